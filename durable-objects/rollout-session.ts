@@ -1,0 +1,72 @@
+/** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
+import { DurableObject } from "cloudflare:workers";
+import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
+import { RolloutSessionCore } from "../src/runtime/session/rollout-session-core";
+import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult, StepCommit } from "../src/runtime/session/session-results";
+
+/**
+ * One rollout's conversation, steps, LLM calls and lease, in SQLite. Single-writer by
+ * construction, so leases and idempotent commits need no further locking.
+ */
+export class RolloutSession extends DurableObject<Env> {
+  readonly #core: RolloutSessionCore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const storage = ctx.storage;
+    this.#core = new RolloutSessionCore({
+      storage: {
+        sql: storage.sql,
+        transactionSync: (fn) => storage.transactionSync(fn),
+        setAlarm: (time) => storage.setAlarm(time),
+      },
+      queue: { send: async (message) => void (await env.ROLLOUT_WORK.send(message)) },
+      now: () => Date.now(),
+    });
+  }
+
+  /** Stores and announces a new rollout (idempotent by rollout id). */
+  create(spec: RolloutSpec): Promise<CreateResult> {
+    return this.#core.create(spec);
+  }
+
+  /** Grants a driver the lease and returns what it needs to resume. */
+  lease(driverId: string): Promise<LeaseResult> {
+    return this.#core.lease(driverId);
+  }
+
+  /** Commits one step and its LLM calls under a lease (idempotent by step id). */
+  commitStep(leaseId: string, commit: StepCommit): Promise<CommitResult> {
+    return this.#core.commitStep(leaseId, commit);
+  }
+
+  /** Releases the lease and re-enqueues the rollout for the next invocation. */
+  handoff(leaseId: string): Promise<FinishResult> {
+    return this.#core.handoff(leaseId);
+  }
+
+  /** Ends the rollout with a termination reason and reward. */
+  finish(leaseId: string, input: FinishInput): Promise<FinishResult> {
+    return this.#core.finish(leaseId, input);
+  }
+
+  /** Cancels the rollout unless it already ended. */
+  cancel(): Promise<FinishResult> {
+    return this.#core.cancel();
+  }
+
+  /** The rollout's full view, or undefined if it was never created. */
+  read(): RolloutView | undefined {
+    return this.#core.read();
+  }
+
+  /** An SSE byte stream of steps after `afterStepIndex` and of what follows. */
+  subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
+    return this.#core.subscribe(afterStepIndex);
+  }
+
+  /** The watchdog. */
+  override async alarm(): Promise<void> {
+    await this.#core.onAlarm();
+  }
+}

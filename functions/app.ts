@@ -1,0 +1,20 @@
+/** @module The Hono application: middleware, routes and error rendering. */
+import { Hono } from "hono";
+import { NotFoundError } from "../src/errors";
+import { agentRegistry } from "../src/sdk/agent-registry";
+import type { AppEnv } from "./env";
+import { bearerAuth } from "./middleware/bearer-auth";
+import { problemResponse } from "./middleware/problem-details";
+import { rolloutsRoutes } from "./rollouts.routes";
+
+/** Builds the HTTP API. Every error, including 404 for unknown routes, is problem+json. */
+export function createApp(): Hono<{ Bindings: AppEnv }> {
+  const app = new Hono<{ Bindings: AppEnv }>();
+  app.onError((error, c) => problemResponse(c, error));
+  app.notFound((c) => problemResponse(c, new NotFoundError(`no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.get("/health", (c) => c.json({ ok: true }));
+  app.use("/v1/*", bearerAuth());
+  app.get("/v1/agents", (c) => c.json({ agents: agentRegistry.names() }));
+  app.route("/v1/rollouts", rolloutsRoutes());
+  return app;
+}

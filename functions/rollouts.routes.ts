@@ -1,0 +1,71 @@
+/** @module `/v1/rollouts`: create, read, follow (SSE) and cancel rollouts. */
+import { Hono } from "hono";
+import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
+import { CreateRolloutRequest, RolloutId, type RolloutSpec } from "../src/schemas/rollout-api";
+import { agentRegistry } from "../src/sdk/agent-registry";
+import type { AppEnv } from "./env";
+import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
+import { sessionStub } from "./session-stub";
+
+/** Validates the `:id` path parameter. */
+function rolloutIdParam(raw: string): string {
+  const parsed = RolloutId.safeParse(raw);
+  if (!parsed.success) throw new InvalidInputError(`rollout_id: ${parsed.error.issues[0]?.message}`, { status: 400, details: fieldProblems(parsed.error).map((p) => ({ ...p, path: "rollout_id" })) });
+  return parsed.data;
+}
+
+/** Where a step to resume after comes from: `Last-Event-ID` (set by EventSource on reconnect) or `?after=`. */
+function afterStepIndex(lastEventId: string | undefined, after: string | undefined): number {
+  const raw = lastEventId ?? after;
+  if (raw === undefined || raw === "") return -1;
+  const index = Number(raw);
+  if (!Number.isInteger(index) || index < -1) throw new InvalidInputError("after must be a step index (integer >= -1)", { status: 400, details: [{ path: "after", message: "must be an integer >= -1" }] });
+  return index;
+}
+
+/** Routes under `/v1/rollouts`. */
+export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
+  const routes = new Hono<{ Bindings: AppEnv }>();
+
+  routes.post("/", async (c) => {
+    const body = await parseJsonBody(c, CreateRolloutRequest);
+    if (!agentRegistry.get(body.agent)) {
+      throw new InvalidInputError(`agent: "${body.agent}" is not registered (known: ${agentRegistry.names().join(", ")})`, {
+        details: [{ path: "agent", message: `unknown agent "${body.agent}"` }],
+      });
+    }
+    const rolloutId = body.rollout_id ?? crypto.randomUUID();
+    const task = { ...body.task, task_id: body.task.task_id || rolloutId, agent_name: body.task.agent_name || body.agent };
+    const spec: RolloutSpec = { rollout_id: rolloutId, agent: body.agent, task, config: body.config, created_at: Date.now() };
+    const created = await sessionStub(c.env, rolloutId).create(spec);
+    if (!created.ok) throw new ConflictError(created.message);
+    return c.json({ rollout_id: rolloutId, status: created.status, created: created.created, links: { self: `/v1/rollouts/${rolloutId}`, events: `/v1/rollouts/${rolloutId}/events` } }, created.created ? 202 : 200);
+  });
+
+  routes.get("/:id", async (c) => {
+    const rolloutId = rolloutIdParam(c.req.param("id"));
+    const view = await sessionStub(c.env, rolloutId).read();
+    if (!view) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    return c.json(view);
+  });
+
+  routes.get("/:id/events", async (c) => {
+    const rolloutId = rolloutIdParam(c.req.param("id"));
+    const after = afterStepIndex(c.req.header("last-event-id"), c.req.query("after"));
+    const stream = await sessionStub(c.env, rolloutId).subscribe(after);
+    if (!stream) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" } });
+  });
+
+  routes.post("/:id/cancel", async (c) => {
+    const rolloutId = rolloutIdParam(c.req.param("id"));
+    const cancelled = await sessionStub(c.env, rolloutId).cancel();
+    if (!cancelled.ok) {
+      if (cancelled.reason === "not_found") throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+      throw new ConflictError(`rollout ${rolloutId} already ended (${cancelled.status})`);
+    }
+    return c.json({ rollout_id: rolloutId, status: cancelled.status, termination_reason: cancelled.termination_reason });
+  });
+
+  return routes;
+}

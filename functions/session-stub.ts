@@ -1,0 +1,27 @@
+/** @module Reaching a rollout's Durable Object by rollout id. */
+import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
+import type { SessionHandle, SessionLocator } from "../src/runtime/session/session-handle";
+import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
+import type { AppEnv } from "./env";
+
+/**
+ * The RPC surface of a RolloutSession stub, spelled out: the generic `DurableObjectStub<T>` types
+ * are too deep for the compiler on view-sized return types.
+ */
+export interface SessionRpc extends SessionHandle {
+  create(spec: RolloutSpec): Promise<CreateResult>;
+  cancel(): Promise<FinishResult>;
+  read(): Promise<RolloutView | undefined>;
+  subscribe(afterStepIndex: number): Promise<ReadableStream<Uint8Array> | undefined>;
+}
+
+/** The RolloutSession stub for `rolloutId` (one object per rollout, named by its id). */
+export function sessionStub(env: AppEnv, rolloutId: string): SessionRpc {
+  const namespace = env.ROLLOUT_SESSION;
+  return namespace.get(namespace.idFromName(rolloutId)) as unknown as SessionRpc;
+}
+
+/** A locator the driver uses; the stub's RPC methods are the SessionHandle. */
+export function sessionLocator(env: AppEnv): SessionLocator {
+  return { get: (rolloutId) => sessionStub(env, rolloutId) };
+}

@@ -1,0 +1,47 @@
+/** @module The ROLLOUT_WORK queue consumer: the stateless driver's entry point. */
+import { createModelClient } from "../src/gateway/model-client";
+import { createVllmBackend } from "../src/gateway/vllm-backend";
+import { driveRollout, type DriverDeps } from "../src/runtime/driver/drive-rollout";
+import { WorkMessage } from "../src/schemas/work-message";
+import { agentRegistry } from "../src/sdk/agent-registry";
+import type { AppEnv } from "./env";
+import { sessionLocator } from "./session-stub";
+
+/** The driver's dependencies for one invocation, built from the Worker's bindings. */
+export function driverDeps(env: AppEnv): DriverDeps {
+  return {
+    sessions: sessionLocator(env),
+    resolveAgent: (name) => agentRegistry.get(name),
+    model: createModelClient({ backend: createVllmBackend({ baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY }), model: env.LLM_MODEL }),
+    now: () => Date.now(),
+    driverId: `driver-${crypto.randomUUID()}`,
+    newId: () => crypto.randomUUID().slice(0, 8),
+  };
+}
+
+/**
+ * Drives every message's rollout concurrently (a batch is at most 6, the number of model calls
+ * one invocation can have in flight in production). A malformed message is acknowledged and
+ * logged, never retried forever; an unexpected failure is retried by the queue (bounded by
+ * max_retries), and the session's watchdog covers anything the queue gives up on.
+ */
+export async function handleWorkBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
+  const deps = driverDeps(env);
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const parsed = WorkMessage.safeParse(message.body);
+      if (!parsed.success) {
+        console.error("dropping malformed work message", { id: message.id, issues: parsed.error.issues });
+        message.ack();
+        return;
+      }
+      try {
+        await driveRollout(deps, parsed.data.rollout_id);
+        message.ack();
+      } catch (error) {
+        console.error("driver failed", { rollout_id: parsed.data.rollout_id, error: String(error) });
+        message.retry({ delaySeconds: 2 });
+      }
+    }),
+  );
+}

@@ -1,0 +1,39 @@
+/** @module Deterministic demo tasks for the `math` and `calculator` agents. */
+import { evaluateArithmetic, formatNumber } from "../src/agents/arithmetic";
+
+/** One task to submit: which agent, and the task body. */
+export interface DemoTask {
+  agent: "math" | "calculator";
+  task: { problem: string; ground_truth: string; task_id: string };
+}
+
+/** A small seeded PRNG (mulberry32), so the demo set is the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function expression(random: () => number): string {
+  const n = () => 2 + Math.floor(random() * 48);
+  const shapes = [() => `${n()} * ${n()} + ${n()}`, () => `(${n()} + ${n()}) * ${n()}`, () => `${n()} * ${n()} - ${n()}`, () => `(${n()} - ${n()}) * (${n()} + ${n()})`];
+  return shapes[Math.floor(random() * shapes.length)]!();
+}
+
+/** `perAgent` math and `perAgent` calculator tasks with exact ground truths. */
+export function demoTasks(perAgent: number, seed = 1): DemoTask[] {
+  const random = rng(seed);
+  const tasks: DemoTask[] = [];
+  for (let i = 0; i < perAgent; i++) {
+    const math = expression(random);
+    tasks.push({ agent: "math", task: { task_id: `math-${i}`, problem: `What is ${math}?`, ground_truth: formatNumber(evaluateArithmetic(math)) } });
+    const calc = expression(random);
+    tasks.push({ agent: "calculator", task: { task_id: `calculator-${i}`, problem: `Use the calculator to compute ${calc}.`, ground_truth: formatNumber(evaluateArithmetic(calc)) } });
+  }
+  return tasks;
+}

@@ -1,0 +1,48 @@
+/** @module A small typed client for the rollouts HTTP API, used by the demo, benchmarks and e2e tests. */
+import type { RolloutView } from "../src/schemas/rollout-api";
+
+const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+
+/** Talks to one edge-rollout deployment. */
+export class RolloutClient {
+  readonly #url: string;
+  readonly #headers: Record<string, string>;
+
+  constructor(url: string, token?: string) {
+    this.#url = url.replace(/\/+$/, "");
+    this.#headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  }
+
+  /** `POST /v1/rollouts`; returns the rollout id. Throws with the problem detail on 4xx/5xx. */
+  async create(body: { agent: string; task: unknown; config?: unknown; rollout_id?: string }): Promise<string> {
+    const response = await fetch(`${this.#url}/v1/rollouts`, { method: "POST", headers: this.#headers, body: JSON.stringify(body) });
+    const json = (await response.json()) as { rollout_id?: string; detail?: string };
+    if (!response.ok || !json.rollout_id) throw new Error(`create failed (${response.status}): ${json.detail ?? JSON.stringify(json)}`);
+    return json.rollout_id;
+  }
+
+  /** `GET /v1/rollouts/:id`. */
+  async get(rolloutId: string): Promise<RolloutView> {
+    const response = await fetch(`${this.#url}/v1/rollouts/${rolloutId}`, { headers: this.#headers });
+    if (!response.ok) throw new Error(`get ${rolloutId} failed (${response.status}): ${await response.text()}`);
+    return (await response.json()) as RolloutView;
+  }
+
+  /** Polls until every rollout is terminal; calls `onProgress` with the number done. */
+  async waitAll(rolloutIds: string[], options: { timeoutMs?: number; pollMs?: number; onProgress?: (done: number) => void } = {}): Promise<RolloutView[]> {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const done = new Map<string, RolloutView>();
+    while (done.size < rolloutIds.length) {
+      if (Date.now() > deadline) throw new Error(`${rolloutIds.length - done.size} rollouts still running after timeout`);
+      const pending = rolloutIds.filter((id) => !done.has(id));
+      // Bounded parallel polling: a handful of GETs at once is plenty for a local stack.
+      for (let i = 0; i < pending.length; i += 16) {
+        const views = await Promise.all(pending.slice(i, i + 16).map((id) => this.get(id)));
+        for (const view of views) if (TERMINAL.has(view.status)) done.set(view.rollout_id, view);
+      }
+      options.onProgress?.(done.size);
+      if (done.size < rolloutIds.length) await new Promise((r) => setTimeout(r, options.pollMs ?? 200));
+    }
+    return rolloutIds.map((id) => done.get(id)!);
+  }
+}

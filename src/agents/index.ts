@@ -1,0 +1,12 @@
+/** @module The demo agents, registered by name when this module is imported. */
+import { defineAgent } from "../sdk/agent-registry";
+import { CalculatorAgent } from "./calculator/calculator-agent";
+import { CalculatorEnv } from "./calculator/calculator-env";
+import { MathAgent } from "./math/math-agent";
+import { MathEnv } from "./math/math-env";
+
+/** `math`: single turn, the boxed answer graded against ground_truth. */
+export const mathAgent = defineAgent({ name: "math", envClass: MathEnv, agentClass: MathAgent });
+
+/** `calculator`: multi-turn, the model calls `calculate`, then answers. */
+export const calculatorAgent = defineAgent({ name: "calculator", envClass: CalculatorEnv, agentClass: CalculatorAgent });

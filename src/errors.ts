@@ -1,0 +1,94 @@
+/** @module One error hierarchy: each error knows its HTTP status and a stable code. */
+
+/** Base of every error this project throws on purpose. `code` is stable; `status` is the HTTP status. */
+export class AppError extends Error {
+  override name = "AppError";
+  readonly code: string = "internal";
+  readonly status: number = 500;
+  /** Field-level details, e.g. zod issues, rendered into problem+json. */
+  readonly details: unknown;
+
+  constructor(message: string, options: { cause?: unknown; details?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.details = options.details;
+  }
+}
+
+/** The caller sent something malformed (400) or semantically invalid (422). */
+export class InvalidInputError extends AppError {
+  override name = "InvalidInputError";
+  override readonly code: string = "invalid_input";
+  override readonly status: number;
+  constructor(message: string, options: { status?: 400 | 422; details?: unknown; cause?: unknown } = {}) {
+    super(message, options);
+    this.status = options.status ?? 422;
+  }
+}
+
+/** The caller is not authenticated (401) or not allowed (403). */
+export class UnauthorizedError extends AppError {
+  override name = "UnauthorizedError";
+  override readonly code: string = "unauthorized";
+  override readonly status: number;
+  constructor(message: string, status: 401 | 403 = 401) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** The named thing does not exist (404). */
+export class NotFoundError extends AppError {
+  override name = "NotFoundError";
+  override readonly code = "not_found";
+  override readonly status = 404;
+}
+
+/** The request conflicts with current state, e.g. cancelling a finished rollout (409). */
+export class ConflictError extends AppError {
+  override name = "ConflictError";
+  override readonly code = "conflict";
+  override readonly status = 409;
+}
+
+/**
+ * The model server failed or answered something unusable (502; 504 for timeouts). `retryable`
+ * is decided from the HTTP status or the transport failure, never from message text.
+ */
+export class ModelError extends AppError {
+  override name = "ModelError";
+  override readonly code = "model_error";
+  override readonly status: number;
+  readonly retryable: boolean;
+  readonly upstreamStatus: number | null;
+  /** Seconds the upstream asked us to wait (Retry-After), if it said. */
+  readonly retryAfterSeconds: number | null;
+
+  constructor(
+    message: string,
+    options: { retryable: boolean; upstreamStatus?: number | null; timeout?: boolean; retryAfterSeconds?: number | null; cause?: unknown },
+  ) {
+    super(message, { cause: options.cause });
+    this.retryable = options.retryable;
+    this.upstreamStatus = options.upstreamStatus ?? null;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? null;
+    this.status = options.timeout ? 504 : 502;
+  }
+}
+
+/** User agent or environment code threw; recorded on the rollout as a failed episode, never a 500. */
+export class UserCodeError extends AppError {
+  override name = "UserCodeError";
+  override readonly code = "user_code_error";
+  override readonly status = 500;
+  readonly source: "agent" | "env";
+  constructor(source: "agent" | "env", message: string, cause: unknown) {
+    super(message, { cause });
+    this.source = source;
+  }
+}
+
+/** A short, safe description of anything thrown, for termination records. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 2000);
+  return String(error).slice(0, 2000);
+}

@@ -1,0 +1,26 @@
+/** @module The small interfaces through which runtime code reaches platform services. */
+import type { WorkMessage } from "./schemas/work-message";
+
+/** A value SQLite stores. */
+export type SqlValue = string | number | null | ArrayBuffer;
+
+/** The slice of a Durable Object's `ctx.storage.sql` the session uses. */
+export interface SqlPort {
+  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): { toArray(): T[] };
+}
+
+/** The slice of a Durable Object's storage beyond SQL: atomic writes and the alarm. */
+export interface StoragePort {
+  sql: SqlPort;
+  /** Runs `fn` in one SQLite transaction. */
+  transactionSync<T>(fn: () => T): T;
+  setAlarm(scheduledTime: number): Promise<void> | void;
+}
+
+/** Sends work to the driver queue (ROLLOUT_WORK). */
+export interface WorkQueuePort {
+  send(message: WorkMessage): Promise<void>;
+}
+
+/** The clock; injected so tests can move time. */
+export type Clock = () => number;

@@ -1,0 +1,100 @@
+/** @module One step of the stepwise loop: env feedback → model call → action → env step. */
+import { describeError, ModelError, UserCodeError } from "../../errors";
+import { Action } from "../../schemas/action";
+import type { JsonObject, JsonValue } from "../../schemas/json";
+import type { RolloutSpec } from "../../schemas/rollout-api";
+import { Step, stepIdFor } from "../../schemas/step";
+import type { TerminationReason } from "../../schemas/termination";
+import type { Clock } from "../../ports";
+import type { ModelClient } from "../../gateway/model-client";
+import type { StepCommit } from "../session/session-results";
+import type { Episode } from "./episode";
+import { maxTokensForNextCall, promptTokenUpperBound } from "./prompt-budget";
+import { callUserCode, raceSignal } from "./user-code";
+
+/** A step either produced something to commit, or ended the rollout. */
+export type StepOutcome =
+  | { kind: "commit"; commit: StepCommit; step: Step; completionTokens: number }
+  | { kind: "terminate"; reason: TerminationReason; error: string | null };
+
+/** What one step needs. `signal` aborts at the step's (or the rollout's) time limit. */
+export interface StepContext {
+  episode: Episode;
+  spec: RolloutSpec;
+  model: ModelClient;
+  signal: AbortSignal;
+  now: Clock;
+  newId: () => string;
+}
+
+function isEnvStepResult(value: unknown): value is [JsonValue, number, boolean, JsonObject] {
+  return Array.isArray(value) && value.length === 4 && typeof value[1] === "number" && Number.isFinite(value[1]) && typeof value[2] === "boolean" && typeof value[3] === "object" && value[3] !== null && !Array.isArray(value[3]);
+}
+
+/** Runs the step and classifies any failure into a termination reason. Never throws for user or model faults. */
+export async function runStep(context: StepContext): Promise<StepOutcome> {
+  try {
+    return await raceSignal(runStepUnguarded(context), context.signal);
+  } catch (error) {
+    if (context.signal.aborted) return { kind: "terminate", reason: "TIMEOUT", error: `step ${context.episode.steps.length} exceeded its time limit` };
+    if (error instanceof UserCodeError) return { kind: "terminate", reason: error.source === "env" ? "ENV_ERROR" : "AGENT_ERROR", error: error.message };
+    if (error instanceof ModelError) return { kind: "terminate", reason: "MODEL_ERROR", error: error.message };
+    throw error;
+  }
+}
+
+async function runStepUnguarded({ episode, spec, model, signal, now, newId }: StepContext): Promise<StepOutcome> {
+  const { agent, env, pending } = episode;
+  const config = spec.config;
+  const stepIndex = episode.steps.length;
+  const stepId = stepIdFor(spec.rollout_id, stepIndex);
+  const startedAt = now();
+
+  await callUserCode("agent", "agent.updateFromEnv", () => agent.updateFromEnv(pending.observation, pending.reward, pending.done, pending.info));
+  const messages = structuredClone(await callUserCode("agent", "agent.chatCompletions", () => agent.chatCompletions));
+  const tools = await callUserCode("agent", "agent.tools", () => agent.tools);
+
+  const maxTokens = maxTokensForNextCall(config, episode.completionTokens);
+  if (maxTokens <= 0) return { kind: "terminate", reason: "MAX_RESPONSE_LENGTH", error: null };
+  const input = { messages, tools, maxTokens, temperature: config.temperature, topP: config.top_p, seed: config.seed, model: config.model };
+  const bound = promptTokenUpperBound(messages, tools, { contextTokens: episode.lastContextTokens, contextMessages: episode.lastContextMessages });
+  if (bound > config.max_prompt_length) {
+    const exact = await model.countPromptTokens(input, { rolloutId: spec.rollout_id, signal });
+    if (exact !== null && exact > config.max_prompt_length) {
+      return { kind: "terminate", reason: "MAX_PROMPT_LENGTH", error: `prompt of ${exact} tokens exceeds max_prompt_length ${config.max_prompt_length}` };
+    }
+  }
+
+  const { response, call } = await model.chat(input, { rolloutId: spec.rollout_id, stepId, callId: `${stepId}/call/${newId()}`, train: config.mode === "train", signal });
+  const rawAction = await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));
+  const action = Action.safeParse(rawAction);
+  if (!action.success) {
+    throw new UserCodeError("agent", `agent.updateFromModel must return {action: <JSON value>}: ${describeError(action.error)}`, action.error);
+  }
+  const result: unknown = await callUserCode("env", "env.step", () => env.step(action.data.action));
+  if (!isEnvStepResult(result)) throw new UserCodeError("env", "env.step must return [observation, finite reward, done boolean, info object]", result);
+  const [observation, reward, done, info] = result;
+  const snapshot = env.snapshot ? await callUserCode("env", "env.snapshot", () => env.snapshot!()) : null;
+
+  const step = Step.safeParse({
+    schema_version: 1,
+    step_id: stepId,
+    step_index: stepIndex,
+    chat_completions: [],
+    thought: response.message.reasoning_content ?? "",
+    action: action.data.action,
+    observation: pending.observation,
+    next_observation: observation,
+    model_response: response.text,
+    info,
+    reward,
+    done,
+    mc_return: 0,
+    llm_call_ids: [call.call_id],
+    started_at: startedAt,
+    duration_ms: now() - startedAt,
+  });
+  // The action was validated above, so what fails here is the env's observation or info.
+  if (!step.success) throw new UserCodeError("env", `env.step returned a value that is not JSON: ${describeError(step.error)}`, step.error);
+  return { kind: "commit", step: step.data, commit: { step: step.data, llm_calls: [call], env_snapshot: snapshot }, completionTokens: call.completion_token_ids.length || call.usage.completion_tokens };
+}

@@ -1,0 +1,53 @@
+/** @module Result unions of the session's RPC methods: expected failures are values, not throws. */
+import type { LlmCall, LlmCallInput } from "../../schemas/llm-call";
+import type { JsonValue } from "../../schemas/json";
+import type { RolloutSpec } from "../../schemas/rollout-api";
+import type { StepInput } from "../../schemas/step";
+import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
+import type { Lease } from "./session-state";
+import type { StoredStep } from "./session-store";
+
+/** `create`: new or the same rollout again; a different rollout under the same id conflicts. */
+export type CreateResult =
+  | { ok: true; created: boolean; rollout_id: string; status: RolloutStatus }
+  | { ok: false; reason: "conflict"; message: string };
+
+/** What a driver needs to rebuild the agent and env: committed steps and a summary of every call. */
+export interface ResumeState {
+  spec: RolloutSpec;
+  steps: StoredStep[];
+  calls: Array<{ call_id: string; step_id: string | null; response_message: LlmCall["response_message"]; finish_reason: string | null }>;
+  completion_tokens: number;
+  last_context_tokens: number;
+  last_context_messages: number;
+  deadline: number;
+}
+
+/** `lease`: the lease and the state to resume from, or why not. */
+export type LeaseResult =
+  | { ok: true; lease: Lease; resume: ResumeState }
+  | { ok: false; reason: "terminal" | "held" | "not_found"; status: RolloutStatus | null };
+
+/** One step with the calls made for it and the env snapshot after it. */
+export interface StepCommit {
+  step: StepInput;
+  llm_calls: LlmCallInput[];
+  env_snapshot: JsonValue | null;
+}
+
+/** `commitStep`: stored (or already stored), or refused. */
+export type CommitResult =
+  | { ok: true; duplicate: boolean; lease: Lease }
+  | { ok: false; reason: "stale_lease" | "terminal" | "out_of_order" | "invalid" | "not_found"; message: string };
+
+/** How the driver ends a rollout. */
+export interface FinishInput {
+  termination_reason: TerminationReason;
+  reward: number | null;
+  error: string | null;
+}
+
+/** `finish`/`cancel`: the terminal outcome (`already` when it was terminal before the call). */
+export type FinishResult =
+  | { ok: true; already: boolean; status: RolloutStatus; termination_reason: TerminationReason | null }
+  | { ok: false; reason: "stale_lease" | "not_found" | "terminal"; status: RolloutStatus | null };

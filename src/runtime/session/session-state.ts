@@ -1,0 +1,67 @@
+/** @module The mutable part of a rollout session, persisted as one validated row. */
+import { z } from "zod";
+import { RolloutStatus, TerminationReason } from "../../schemas/termination";
+
+/** Version of the persisted SessionState shape. */
+export const SESSION_STATE_SCHEMA_VERSION = 1;
+
+/** A driver's exclusive right to advance the rollout until `expires_at`. */
+export const Lease = z.object({
+  lease_id: z.string(),
+  driver_id: z.string(),
+  epoch: z.int().min(1),
+  expires_at: z.number(),
+  /** Steps committed when the lease was granted: no new step by expiry counts as a stall. */
+  steps_at_start: z.int().min(0),
+});
+export type Lease = z.infer<typeof Lease>;
+
+/** Everything about a rollout that changes while it runs (steps and calls live in their own tables). */
+export const SessionState = z.object({
+  schema_version: z.literal(SESSION_STATE_SCHEMA_VERSION),
+  status: RolloutStatus,
+  termination_reason: TerminationReason.nullable(),
+  reward: z.number().nullable(),
+  error: z.string().nullable(),
+  lease: Lease.nullable(),
+  /** Incremented per lease granted, so an old lease id can never match again. */
+  epoch: z.int().min(0),
+  stalls: z.int().min(0),
+  handoffs: z.int().min(0),
+  step_count: z.int().min(0),
+  prompt_tokens: z.int().min(0),
+  completion_tokens: z.int().min(0),
+  llm_calls: z.int().min(0),
+  /** Prompt + completion length of the latest call: a cheap upper bound for the next prompt. */
+  last_context_tokens: z.int().min(0),
+  /** Messages the latest call sent plus its answer, to know which messages are new since. */
+  last_context_messages: z.int().min(0),
+  deadline: z.number(),
+  updated_at: z.number(),
+  finished_at: z.number().nullable(),
+});
+export type SessionState = z.infer<typeof SessionState>;
+
+/** The state of a rollout that was just created. */
+export function initialState(now: number, deadline: number): SessionState {
+  return {
+    schema_version: SESSION_STATE_SCHEMA_VERSION,
+    status: "queued",
+    termination_reason: null,
+    reward: null,
+    error: null,
+    lease: null,
+    epoch: 0,
+    stalls: 0,
+    handoffs: 0,
+    step_count: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    llm_calls: 0,
+    last_context_tokens: 0,
+    last_context_messages: 0,
+    deadline,
+    updated_at: now,
+    finished_at: null,
+  };
+}

@@ -1,0 +1,109 @@
+/** @module SQLite tables of one rollout session: meta (spec, state), steps, llm_calls. */
+import { LlmCall } from "../../schemas/llm-call";
+import { RolloutSpec } from "../../schemas/rollout-api";
+import { Step } from "../../schemas/step";
+import type { JsonValue } from "../../schemas/json";
+import type { SqlPort } from "../../ports";
+import { SessionState } from "./session-state";
+
+const MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS steps (
+     step_index INTEGER PRIMARY KEY,
+     step_id TEXT NOT NULL UNIQUE,
+     body TEXT NOT NULL,
+     env_snapshot TEXT
+   )`,
+  `CREATE TABLE IF NOT EXISTS llm_calls (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     call_id TEXT NOT NULL UNIQUE,
+     step_id TEXT,
+     body TEXT NOT NULL
+   )`,
+];
+
+/** A committed step with the env snapshot taken after it (null when the env has none). */
+export interface StoredStep {
+  step: Step;
+  envSnapshot: JsonValue | null;
+}
+
+/**
+ * Typed reads and validated writes over a session's SQLite tables. Every write parses its value
+ * with the persisted schema first, so a bad value is refused before it reaches storage.
+ */
+export class SessionStore {
+  readonly #sql: SqlPort;
+
+  constructor(sql: SqlPort) {
+    this.#sql = sql;
+  }
+
+  /** Creates the tables if they do not exist (idempotent). */
+  migrate(): void {
+    for (const statement of MIGRATIONS) this.#sql.exec(statement);
+  }
+
+  #getMeta(key: string): unknown {
+    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+    return row ? JSON.parse(row.value) : undefined;
+  }
+
+  #putMeta(key: string, value: unknown): void {
+    this.#sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, JSON.stringify(value));
+  }
+
+  /** The rollout's spec, or undefined before `create`. */
+  readSpec(): RolloutSpec | undefined {
+    const raw = this.#getMeta("spec");
+    return raw === undefined ? undefined : RolloutSpec.parse(raw);
+  }
+
+  writeSpec(spec: RolloutSpec): void {
+    this.#putMeta("spec", RolloutSpec.parse(spec));
+  }
+
+  readState(): SessionState | undefined {
+    const raw = this.#getMeta("state");
+    return raw === undefined ? undefined : SessionState.parse(raw);
+  }
+
+  writeState(state: SessionState): void {
+    this.#putMeta("state", SessionState.parse(state));
+  }
+
+  /** Whether a step with this id is already stored. */
+  hasStep(stepId: string): boolean {
+    return this.#sql.exec(`SELECT 1 AS found FROM steps WHERE step_id = ?`, stepId).toArray().length > 0;
+  }
+
+  insertStep(step: Step, envSnapshot: JsonValue | null): void {
+    const valid = Step.parse(step);
+    this.#sql.exec(
+      `INSERT INTO steps (step_index, step_id, body, env_snapshot) VALUES (?, ?, ?, ?)`,
+      valid.step_index,
+      valid.step_id,
+      JSON.stringify(valid),
+      envSnapshot === null ? null : JSON.stringify(envSnapshot),
+    );
+  }
+
+  /** Stores a call; a call id seen before is ignored (calls are idempotent by id). */
+  insertCall(call: LlmCall): void {
+    const valid = LlmCall.parse(call);
+    this.#sql.exec(`INSERT OR IGNORE INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?)`, valid.call_id, valid.step_id, JSON.stringify(valid));
+  }
+
+  /** Steps in order, from `afterIndex + 1` on. */
+  listSteps(afterIndex = -1): StoredStep[] {
+    return this.#sql
+      .exec<{ body: string; env_snapshot: string | null }>(`SELECT body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`, afterIndex)
+      .toArray()
+      .map((row) => ({ step: JSON.parse(row.body) as Step, envSnapshot: row.env_snapshot === null ? null : (JSON.parse(row.env_snapshot) as JsonValue) }));
+  }
+
+  /** Every call in the order recorded. */
+  listCalls(): LlmCall[] {
+    return this.#sql.exec<{ body: string }>(`SELECT body FROM llm_calls ORDER BY seq`).toArray().map((row) => JSON.parse(row.body) as LlmCall);
+  }
+}

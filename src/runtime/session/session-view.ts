@@ -1,0 +1,79 @@
+/** @module How a session presents itself: the rollout view and its SSE events. */
+import type { LlmCall } from "../../schemas/llm-call";
+import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
+import type { Step } from "../../schemas/step";
+import type { SseEvent } from "./event-hub";
+import type { SessionState } from "./session-state";
+
+/**
+ * Steps are stored without their prompt (the LlmCall already holds it, and a conversation copied
+ * into every step would grow quadratically); the view puts each step's prompt back from its call.
+ */
+function withChatCompletions(step: Step, callsById: Map<string, LlmCall>): Step {
+  const firstCall = step.llm_call_ids.map((id) => callsById.get(id)).find((call) => call !== undefined);
+  const messages = firstCall?.request.messages;
+  return Array.isArray(messages) ? { ...step, chat_completions: messages as Step["chat_completions"] } : step;
+}
+
+/** Assembles `GET /v1/rollouts/:id` from the stored spec, state, steps and calls. */
+export function buildRolloutView(spec: RolloutSpec, state: SessionState, steps: Step[], calls: LlmCall[]): RolloutView {
+  const callsById = new Map(calls.map((call) => [call.call_id, call]));
+  return {
+    rollout_id: spec.rollout_id,
+    agent: spec.agent,
+    status: state.status,
+    termination_reason: state.termination_reason,
+    reward: state.reward,
+    error: state.error,
+    created_at: spec.created_at,
+    updated_at: state.updated_at,
+    finished_at: state.finished_at,
+    config: spec.config,
+    usage: { prompt_tokens: state.prompt_tokens, completion_tokens: state.completion_tokens, llm_calls: state.llm_calls },
+    trajectory: {
+      schema_version: 1,
+      task: spec.task,
+      steps: steps.map((step) => withChatCompletions(step, callsById)),
+      reward: state.reward,
+      toolcall_reward: 0,
+      res_reward: state.reward ?? 0,
+      prompt_id: spec.task.prompt_id,
+      data_id: spec.task.task_id,
+      training_id: "",
+      epoch_id: 0,
+      iteration_id: spec.task.iteration,
+      sample_id: spec.task.sample_id,
+      trajectory_id: spec.rollout_id,
+      application_id: spec.agent,
+      termination_reason: state.termination_reason,
+    },
+    llm_calls: calls,
+  };
+}
+
+/** The event sent when a step is committed: the step and a token summary of its calls. */
+export function stepEvent(step: Step, calls: LlmCall[]): SseEvent {
+  return {
+    id: String(step.step_index),
+    event: "step",
+    data: {
+      step,
+      llm_calls: calls.map((call) => ({
+        call_id: call.call_id,
+        prompt_tokens: call.prompt_token_ids.length,
+        completion_tokens: call.completion_token_ids.length,
+        finish_reason: call.finish_reason,
+        latency_ms: call.latency_ms,
+      })),
+    },
+  };
+}
+
+/** The last event of a stream: how the rollout ended. */
+export function endEvent(state: SessionState): SseEvent {
+  return {
+    id: "end",
+    event: "end",
+    data: { status: state.status, termination_reason: state.termination_reason, reward: state.reward, error: state.error, steps: state.step_count },
+  };
+}

@@ -1,0 +1,9 @@
+/** @module What an agent decided to do after a model response. */
+import { z } from "zod";
+
+/**
+ * An agent's action, as in the seed (`Action(action=...)`): any JSON value the environment
+ * understands. It is committed with the step, so a resumed driver can replay it into a fresh env.
+ */
+export const Action = z.object({ action: z.json() });
+export type Action = z.infer<typeof Action>;

@@ -1,0 +1,25 @@
+/** @module The task one rollout works on (the seed's AgentTask). */
+import { z } from "zod";
+
+/** Version of the persisted AgentTask shape; bump with a fixture when the shape changes. */
+export const AGENT_TASK_SCHEMA_VERSION = 1;
+
+/**
+ * One task for one rollout. Field names follow the seed; all but `problem` have defaults so a
+ * caller can send `{problem, ground_truth}` and the API fills the rest.
+ */
+export const AgentTask = z.object({
+  schema_version: z.literal(AGENT_TASK_SCHEMA_VERSION).default(AGENT_TASK_SCHEMA_VERSION),
+  task_id: z.string().default(""),
+  sample_id: z.int().min(0).default(0),
+  iteration: z.int().min(0).default(0),
+  agent_name: z.string().default(""),
+  problem: z.string(),
+  ground_truth: z.json().default(null),
+  prompt_id: z.string().default(""),
+  content: z.json().default(null),
+  extra_args: z.record(z.string(), z.json()).default({}),
+});
+export type AgentTask = z.infer<typeof AgentTask>;
+/** What a caller may send for a task (defaults not yet applied). */
+export type AgentTaskInput = z.input<typeof AgentTask>;

@@ -1,0 +1,52 @@
+/** @module One model call as the inference engine saw it: token ids in, token ids and logprobs out. */
+import { z } from "zod";
+import { ChatMessage } from "./chat";
+
+/** Version of the persisted LlmCall shape. */
+export const LLM_CALL_SCHEMA_VERSION = 1;
+
+/** Token accounting as OpenAI and vLLM report it. */
+export const Usage = z.looseObject({
+  prompt_tokens: z.int().min(0),
+  completion_tokens: z.int().min(0),
+  total_tokens: z.int().min(0),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/** Which logprobs the engine returned: vLLM's modes, or none (a backend without logprobs). */
+export const LogprobsMode = z.enum(["raw_logprobs", "processed_logprobs", "none"]);
+export type LogprobsMode = z.infer<typeof LogprobsMode>;
+
+/**
+ * One recorded model call. `prompt_token_ids`/`completion_token_ids` are the engine's own ids
+ * (never re-tokenized text); `logprobs` has one entry per completion token, or is empty when the
+ * backend gave none (then `trainable` is false).
+ */
+export const LlmCall = z.object({
+  schema_version: z.literal(LLM_CALL_SCHEMA_VERSION).default(LLM_CALL_SCHEMA_VERSION),
+  call_id: z.string().min(1),
+  rollout_id: z.string().min(1),
+  step_id: z.string().nullable().default(null),
+  request: z.record(z.string(), z.json()),
+  response_message: ChatMessage,
+  prompt_token_ids: z.array(z.int()),
+  completion_token_ids: z.array(z.int()),
+  logprobs: z.array(z.number()),
+  logprobs_mode: LogprobsMode,
+  finish_reason: z.string().nullable(),
+  usage: Usage,
+  backend: z.string(),
+  replica: z.string(),
+  policy_version_start: z.int().min(0).default(0),
+  policy_version_end: z.int().min(0).default(0),
+  latency_ms: z.number().min(0),
+  attempts: z.int().min(1).default(1),
+  trainable: z.boolean(),
+  created_at: z.number(),
+}).refine((call) => call.logprobs.length === 0 || call.logprobs.length === call.completion_token_ids.length, {
+  message: "logprobs must have one entry per completion token",
+  path: ["logprobs"],
+});
+export type LlmCall = z.infer<typeof LlmCall>;
+/** An LlmCall before defaults are applied. */
+export type LlmCallInput = z.input<typeof LlmCall>;

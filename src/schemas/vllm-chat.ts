@@ -1,0 +1,46 @@
+/** @module vLLM's chat-completions response, validated before anything is recorded from it. */
+import { z } from "zod";
+import { ToolCall } from "./chat";
+
+/** One token's logprob entry in `choices[0].logprobs.content`. */
+export const TokenLogprob = z.looseObject({
+  token: z.string(),
+  logprob: z.number(),
+});
+
+/**
+ * A chat completion as vLLM returns it with `return_token_ids: true`. Fields vLLM adds beyond
+ * OpenAI's (`prompt_token_ids`, `choices[].token_ids`, `stop_reason`) are optional so a plain
+ * OpenAI-compatible server still validates (its calls are then marked untrainable).
+ */
+export const VllmChatCompletion = z.looseObject({
+  id: z.string(),
+  model: z.string(),
+  prompt_token_ids: z.array(z.int()).nullable().optional(),
+  choices: z.array(z.looseObject({
+    index: z.int(),
+    message: z.looseObject({
+      role: z.literal("assistant"),
+      content: z.string().nullable().optional(),
+      reasoning_content: z.string().nullable().optional(),
+      tool_calls: z.array(ToolCall).nullable().optional(),
+    }),
+    logprobs: z.looseObject({ content: z.array(TokenLogprob).nullable() }).nullable().optional(),
+    finish_reason: z.string().nullable(),
+    token_ids: z.array(z.int()).nullable().optional(),
+  })).min(1, "choices must not be empty"),
+  usage: z.looseObject({
+    prompt_tokens: z.int(),
+    completion_tokens: z.int(),
+    total_tokens: z.int(),
+  }).nullable().optional(),
+});
+export type VllmChatCompletion = z.infer<typeof VllmChatCompletion>;
+
+/** vLLM's `/tokenize` answer. */
+export const VllmTokenizeResponse = z.looseObject({
+  count: z.int().min(0),
+  max_model_len: z.int().optional(),
+  tokens: z.array(z.int()).optional(),
+});
+export type VllmTokenizeResponse = z.infer<typeof VllmTokenizeResponse>;
