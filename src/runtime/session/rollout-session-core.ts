@@ -3,7 +3,7 @@ import { LlmCall } from "../../schemas/llm-call";
 import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import { leaseTtlMs } from "../../schemas/rollout-config";
 import { Step } from "../../schemas/step";
-import { statusForReason, TERMINAL_STATUSES, type TerminationReason } from "../../schemas/termination";
+import { statusForReason, TERMINAL_STATUSES } from "../../schemas/termination";
 import type { Clock, StoragePort, WorkQueuePort } from "../../ports";
 import type { WorkMessage } from "../../schemas/work-message";
 import { EventHub } from "./event-hub";
@@ -23,32 +23,37 @@ export interface SessionDeps {
 }
 
 /**
- * One rollout's state machine. The Durable Object makes every method single-writer; this class
- * keeps spec and state cached in memory and writes each change through to SQLite.
+ * One rollout's state machine. The Durable Object makes every method single-writer. Spec and
+ * state are read from SQLite on each call rather than cached, so the object's memory can never
+ * disagree with its storage (SQLite reads in a Durable Object are in-process and cheap).
  */
 export class RolloutSessionCore {
   readonly #deps: SessionDeps;
   readonly #store: SessionStore;
   readonly #events = new EventHub();
-  #spec: RolloutSpec | undefined;
-  #state: SessionState | undefined;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
     this.#store = new SessionStore(deps.storage.sql);
     this.#store.migrate();
-    this.#spec = this.#store.readSpec();
-    this.#state = this.#store.readState();
   }
 
-  #save(state: SessionState): void {
+  get #spec(): RolloutSpec | undefined {
+    return this.#store.readSpec();
+  }
+
+  get #state(): SessionState | undefined {
+    return this.#store.readState();
+  }
+
+  #save(state: SessionState): SessionState {
     state.updated_at = this.#deps.now();
     this.#store.writeState(state);
-    this.#state = state;
+    return state;
   }
 
-  async #announce(reason: WorkMessage["reason"]): Promise<void> {
-    await this.#deps.queue.send({ rollout_id: this.#spec!.rollout_id, reason, sent_at: this.#deps.now() });
+  async #announce(rolloutId: string, reason: WorkMessage["reason"]): Promise<void> {
+    await this.#deps.queue.send({ rollout_id: rolloutId, reason, sent_at: this.#deps.now() });
   }
 
   async #scheduleWatchdog(state: SessionState): Promise<void> {
@@ -59,10 +64,12 @@ export class RolloutSessionCore {
 
   /** Stores a new rollout and announces it; the same rollout again is a no-op, a different one a conflict. */
   async create(spec: RolloutSpec): Promise<CreateResult> {
-    if (this.#spec && this.#state) {
-      const same = JSON.stringify([this.#spec.agent, this.#spec.task, this.#spec.config]) === JSON.stringify([spec.agent, spec.task, spec.config]);
+    const existing = this.#spec;
+    const existingState = this.#state;
+    if (existing && existingState) {
+      const same = JSON.stringify([existing.agent, existing.task, existing.config]) === JSON.stringify([spec.agent, spec.task, spec.config]);
       if (!same) return { ok: false, reason: "conflict", message: `rollout ${spec.rollout_id} already exists with a different agent, task or config` };
-      return { ok: true, created: false, rollout_id: spec.rollout_id, status: this.#state.status };
+      return { ok: true, created: false, rollout_id: spec.rollout_id, status: existingState.status };
     }
     const now = this.#deps.now();
     const state = initialState(now, spec.created_at + spec.config.rollout_timeout_ms);
@@ -70,8 +77,7 @@ export class RolloutSessionCore {
       this.#store.writeSpec(spec);
       this.#save(state);
     });
-    this.#spec = spec;
-    await this.#announce("created");
+    await this.#announce(spec.rollout_id, "created");
     await this.#scheduleWatchdog(state);
     return { ok: true, created: true, rollout_id: spec.rollout_id, status: state.status };
   }
@@ -90,8 +96,7 @@ export class RolloutSessionCore {
     if (state.lease && state.lease.expires_at > now) return { ok: false, reason: "held", status: state.status };
     const epoch = state.epoch + 1;
     const lease = { lease_id: `${epoch}:${driverId}`, driver_id: driverId, epoch, expires_at: now + leaseTtlMs(spec.config), steps_at_start: state.step_count };
-    this.#save({ ...state, status: "running", epoch, lease });
-    await this.#scheduleWatchdog(this.#state!);
+    await this.#scheduleWatchdog(this.#save({ ...state, status: "running", epoch, lease }));
     const calls = this.#store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
     return {
       ok: true,
@@ -111,7 +116,8 @@ export class RolloutSessionCore {
   /** Stores one step and its calls atomically, if `leaseId` is the current lease; idempotent by step id. */
   async commitStep(leaseId: string, commit: StepCommit): Promise<CommitResult> {
     const state = this.#state;
-    if (!this.#spec || !state) return { ok: false, reason: "not_found", message: "no such rollout" };
+    const spec = this.#spec;
+    if (!spec || !state) return { ok: false, reason: "not_found", message: "no such rollout" };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", message: `rollout is ${state.status}` };
     if (!state.lease || state.lease.lease_id !== leaseId) return { ok: false, reason: "stale_lease", message: "lease was superseded" };
     const step = Step.safeParse(commit.step);
@@ -125,7 +131,7 @@ export class RolloutSessionCore {
     if (step.data.step_index !== state.step_count) {
       return { ok: false, reason: "out_of_order", message: `expected step ${state.step_count}, got ${step.data.step_index}` };
     }
-    const lease = { ...state.lease, expires_at: this.#deps.now() + leaseTtlMs(this.#spec.config) };
+    const lease = { ...state.lease, expires_at: this.#deps.now() + leaseTtlMs(spec.config) };
     const next = { ...state, lease, step_count: state.step_count + 1 };
     for (const call of calls) {
       const data = call.data!;
@@ -147,13 +153,14 @@ export class RolloutSessionCore {
 
   /** Releases the lease and re-announces the rollout so the next invocation continues it. */
   async handoff(leaseId: string): Promise<FinishResult> {
+    const spec = this.#spec;
     const state = this.#state;
-    if (!state) return { ok: false, reason: "not_found", status: null };
+    if (!spec || !state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
     if (state.lease?.lease_id !== leaseId) return { ok: false, reason: "stale_lease", status: state.status };
-    this.#save({ ...state, lease: null, handoffs: state.handoffs + 1 });
-    await this.#announce("handoff");
-    await this.#scheduleWatchdog(this.#state!);
+    const next = this.#save({ ...state, lease: null, handoffs: state.handoffs + 1 });
+    await this.#announce(spec.rollout_id, "handoff");
+    await this.#scheduleWatchdog(next);
     return { ok: true, already: false, status: state.status, termination_reason: null };
   }
 
@@ -178,18 +185,19 @@ export class RolloutSessionCore {
     const state = this.#state!;
     const status = statusForReason(input.termination_reason);
     const now = this.#deps.now();
-    this.#save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: now });
-    this.#events.publish(endEvent(this.#state!), true);
+    const ended = this.#save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: now });
+    this.#events.publish(endEvent(ended), true);
     return { ok: true, already: false, status, termination_reason: input.termination_reason };
   }
 
   /** The watchdog: ends overdue rollouts, re-announces unclaimed ones, and counts stalled leases. */
   async onAlarm(): Promise<void> {
+    const spec = this.#spec;
     const state = this.#state;
-    if (!this.#spec || !state || TERMINAL_STATUSES.has(state.status)) return;
+    if (!spec || !state || TERMINAL_STATUSES.has(state.status)) return;
     const now = this.#deps.now();
     if (now >= state.deadline) {
-      await this.#end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${this.#spec.config.rollout_timeout_ms}) exceeded` });
+      await this.#end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded` });
       return;
     }
     if (state.lease && state.lease.expires_at > now) return this.#scheduleWatchdog(state);
@@ -197,37 +205,33 @@ export class RolloutSessionCore {
     if (state.lease) {
       const stalled = state.step_count === state.lease.steps_at_start;
       const stalls = state.stalls + (stalled ? 1 : 0);
-      if (stalls >= this.#spec.config.max_stalls) {
+      if (stalls >= spec.config.max_stalls) {
         this.#save({ ...state, stalls });
         await this.#end({ termination_reason: "TIMEOUT", reward: null, error: `no step committed during ${stalls} consecutive leases` });
         return;
       }
-      next = { ...state, lease: null, stalls: stalled ? stalls : 0 };
-      this.#save(next);
+      next = this.#save({ ...state, lease: null, stalls: stalled ? stalls : 0 });
     }
-    await this.#announce("watchdog");
+    await this.#announce(spec.rollout_id, "watchdog");
     await this.#scheduleWatchdog(next);
   }
 
   /** The full view for `GET /v1/rollouts/:id`, or undefined if the rollout does not exist. */
   read(): RolloutView | undefined {
-    if (!this.#spec || !this.#state) return undefined;
-    return buildRolloutView(this.#spec, this.#state, this.#store.listSteps().map((stored) => stored.step), this.#store.listCalls());
+    const spec = this.#spec;
+    const state = this.#state;
+    if (!spec || !state) return undefined;
+    return buildRolloutView(spec, state, this.#store.listSteps().map((stored) => stored.step), this.#store.listCalls());
   }
 
   /** An SSE stream: steps after `afterStepIndex`, then live steps, then the end event. */
   subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
     const state = this.#state;
-    if (!this.#spec || !state) return undefined;
+    if (!state) return undefined;
     const calls = this.#store.listCalls();
     const backlog = this.#store.listSteps(afterStepIndex).map(({ step }) => stepEvent(step, calls.filter((call) => call.step_id === step.step_id)));
     const terminal = TERMINAL_STATUSES.has(state.status);
     if (terminal) backlog.push(endEvent(state));
     return this.#events.subscribe(backlog, terminal);
-  }
-
-  /** The termination reason if finished (for callers that only need the outcome). */
-  get outcome(): { status: SessionState["status"]; termination_reason: TerminationReason | null } | undefined {
-    return this.#state && { status: this.#state.status, termination_reason: this.#state.termination_reason };
   }
 }
