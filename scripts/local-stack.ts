@@ -13,6 +13,8 @@ export interface LocalStackOptions {
   workerPort?: number;
   /** Simulator options (port default 8000). */
   simulator?: VllmSimulatorOptions;
+  /** Use an already running model server (root URL, without /v1) instead of starting the simulator. */
+  modelServerUrl?: string;
   /** Extra `--var NAME:VALUE` bindings for the Worker. */
   vars?: Record<string, string>;
   /** Where wrangler keeps local state and logs. Default `.tmp/local-stack`. */
@@ -24,7 +26,10 @@ export interface LocalStackOptions {
 /** A running local stack. */
 export interface LocalStack {
   workerUrl: string;
-  simulator: VllmSimulator;
+  /** Root URL of the model server the Worker calls. */
+  modelServerUrl: string;
+  /** The in-process simulator, unless `modelServerUrl` was given. */
+  simulator: VllmSimulator | undefined;
   /** The wrangler process (its pid identifies the workerd tree for CPU accounting). */
   wrangler: ChildProcess;
   stop(): Promise<void>;
@@ -53,9 +58,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const root = resolve(import.meta.dirname, "..");
   const stateDir = resolve(root, options.stateDir ?? ".tmp/local-stack");
   mkdirSync(stateDir, { recursive: true });
-  const simulator = await startVllmSimulator({ port: 8000, ...options.simulator });
+  const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
+  const modelServerUrl = options.modelServerUrl ?? simulator!.url;
   const workerPort = options.workerPort ?? 8787;
-  const vars = { LLM_BASE_URL: `${simulator.url}/v1`, ...options.vars };
+  const vars = { LLM_BASE_URL: `${modelServerUrl}/v1`, ...options.vars };
   const args = [
     require.resolve("wrangler/bin/wrangler.js"),
     "dev",
@@ -93,7 +99,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
       if (wrangler.exitCode === null) wrangler.kill("SIGKILL");
     }
-    await simulator.close();
+    await simulator?.close();
   };
   try {
     await waitForHealth(workerUrl, wrangler, () => log, 60_000);
@@ -101,5 +107,5 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stop();
     throw error;
   }
-  return { workerUrl, simulator, wrangler, stop };
+  return { workerUrl, modelServerUrl, simulator, wrangler, stop };
 }

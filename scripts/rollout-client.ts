@@ -28,6 +28,31 @@ export class RolloutClient {
     return (await response.json()) as RolloutView;
   }
 
+  /**
+   * Resolves with the `end` event of a rollout's SSE stream (status, termination_reason, reward):
+   * one open stream per rollout costs the server far less than repeated full GETs.
+   */
+  async waitForEnd(rolloutId: string): Promise<{ status: string; termination_reason: string | null; reward: number | null; steps: number }> {
+    const response = await fetch(`${this.#url}/v1/rollouts/${rolloutId}/events`, { headers: this.#headers });
+    if (!response.ok || !response.body) throw new Error(`events ${rolloutId} failed (${response.status})`);
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of response.body) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let boundary: number;
+      while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        if (/^event: end$/m.test(frame)) {
+          const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
+          await response.body.cancel().catch(() => undefined);
+          return JSON.parse(data);
+        }
+      }
+    }
+    throw new Error(`event stream of ${rolloutId} closed before its end event`);
+  }
+
   /** Polls until every rollout is terminal; calls `onProgress` with the number done. */
   async waitAll(rolloutIds: string[], options: { timeoutMs?: number; pollMs?: number; onProgress?: (done: number) => void } = {}): Promise<RolloutView[]> {
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);

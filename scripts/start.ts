@@ -28,7 +28,7 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 try {
-  console.log(`edge-rollout running at ${stack.workerUrl} (vLLM simulator at ${stack.simulator.url})`);
+  console.log(`edge-rollout running at ${stack.workerUrl} (vLLM simulator at ${stack.modelServerUrl})`);
   const client = new RolloutClient(stack.workerUrl);
   const tasks = demoTasks(perAgent);
   const started = Date.now();

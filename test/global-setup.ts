@@ -1,12 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    simulatorUrl: string;
-  }
-}
-
 let simulator: VllmSimulator | undefined;
 
 /** Starts one vLLM simulator on a free loopback port for the whole integration run. */

@@ -20,6 +20,8 @@ export function gradeBoxedAnswer(text: string, groundTruth: JsonValue): number {
   const expected = String(groundTruth).trim();
   const a = Number(answer.replace(/,/g, ""));
   const b = Number(expected);
-  if (answer !== "" && expected !== "" && Number.isFinite(a) && Number.isFinite(b)) return Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b)) ? 1 : 0;
+  // Absolute 1e-6 covers answers rounded to six decimals (formatNumber); a relative 1e-6 would
+  // accept an off-by-one integer above a million. The 1e-12 relative term only absorbs float noise.
+  if (answer !== "" && expected !== "" && Number.isFinite(a) && Number.isFinite(b)) return Math.abs(a - b) <= Math.max(1e-6, 1e-12 * Math.abs(b)) ? 1 : 0;
   return answer === expected ? 1 : 0;
 }

@@ -2,6 +2,8 @@
 import { defineAgent } from "../sdk/agent-registry";
 import { CalculatorAgent } from "./calculator/calculator-agent";
 import { CalculatorEnv } from "./calculator/calculator-env";
+import { DialogueAgent } from "./dialogue/dialogue-agent";
+import { DialogueEnv } from "./dialogue/dialogue-env";
 import { MathAgent } from "./math/math-agent";
 import { MathEnv } from "./math/math-env";
 
@@ -10,3 +12,6 @@ export const mathAgent = defineAgent({ name: "math", envClass: MathEnv, agentCla
 
 /** `calculator`: multi-turn, the model calls `calculate`, then answers. */
 export const calculatorAgent = defineAgent({ name: "calculator", envClass: CalculatorEnv, agentClass: CalculatorAgent });
+
+/** `dialogue`: a fixed number of turns (task.extra_args.turns, default 5); used by the loop benchmark. */
+export const dialogueAgent = defineAgent({ name: "dialogue", envClass: DialogueEnv, agentClass: DialogueAgent });

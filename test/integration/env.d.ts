@@ -4,3 +4,11 @@ declare namespace Cloudflare {
     SIMULATOR_URL: string;
   }
 }
+
+declare namespace Cloudflare {
+  /** Types `exports` from "cloudflare:workers" as the Worker's own entry module. */
+  interface GlobalProps {
+    mainModule: typeof import("../../functions/worker");
+    durableNamespaces: "RolloutSession";
+  }
+}

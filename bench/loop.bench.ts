@@ -1,0 +1,72 @@
+/**
+ * @module `npm run bench:loop`: N rollouts × 5 steps through edge-rollout on the local stack vs a
+ * bare Node loop with the `openai` client, both against one simulator at a fixed latency.
+ */
+import { parseArgs } from "node:util";
+import { RolloutClient } from "../scripts/rollout-client";
+import { startLocalStack } from "../scripts/local-stack";
+import { runBareLoop } from "./bare-loop";
+import { treeCpuMs } from "./process-cpu";
+import { startSimulatorProcess } from "./simulator-process";
+
+const { values } = parseArgs({
+  options: {
+    rollouts: { type: "string", default: "30" },
+    steps: { type: "string", default: "5" },
+    "ttft-ms": { type: "string", default: "50" },
+    "per-token-ms": { type: "string", default: "1" },
+    "max-tokens": { type: "string", default: "24" },
+    port: { type: "string", default: "8797" },
+  },
+});
+const rollouts = Number(values.rollouts);
+const steps = Number(values.steps);
+const maxTokens = Number(values["max-tokens"]);
+/** Rollouts one queue-consumer invocation drives at once (max_batch_size in wrangler.toml). */
+const BATCH = 6;
+
+const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
+const stack = await startLocalStack({ workerPort: Number(values.port), modelServerUrl: simulator.url, stateDir: ".tmp/bench-loop" });
+try {
+  const client = new RolloutClient(stack.workerUrl);
+  const config = { max_steps: steps, max_tokens_per_call: maxTokens };
+  const task = (i: number) => ({ problem: `Tell me about topic ${i}.`, extra_args: { turns: steps } });
+  // Warm-up: first requests compile code paths in workerd and open connections.
+  await Promise.all([0, 1].map(async (i) => client.waitForEnd(await client.create({ agent: "dialogue", task: task(i), config }))));
+
+  const cpuBefore = treeCpuMs(stack.wrangler.pid!);
+  const oursStart = performance.now();
+  const ids = await Promise.all(Array.from({ length: rollouts }, (_, i) => client.create({ agent: "dialogue", task: task(i), config })));
+  const ends = await Promise.all(ids.map((id) => client.waitForEnd(id)));
+  const oursMs = performance.now() - oursStart;
+  const frameworkCpuMs = treeCpuMs(stack.wrangler.pid!) - cpuBefore;
+  const oursSteps = ends.reduce((n, end) => n + end.steps, 0);
+  const failed = ends.filter((end) => end.status !== "succeeded").length;
+
+  const shape = { rollouts, steps, maxTokens };
+  const bareCpu0 = process.cpuUsage();
+  const bareStart = performance.now();
+  const bareCalls = await runBareLoop(simulator.url, "sim-qwen3", { ...shape, concurrency: rollouts });
+  const bareMs = performance.now() - bareStart;
+  const bareCpu = process.cpuUsage(bareCpu0);
+  const sameStart = performance.now();
+  await runBareLoop(simulator.url, "sim-qwen3", { ...shape, concurrency: BATCH });
+  const bareSameMs = performance.now() - sameStart;
+
+  const line = (label: string, ms: number, n: number) => `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
+  console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}`);
+  console.log(line("edge-rollout (wrangler dev, DO per rollout)", oursMs, oursSteps) + (failed ? `  (${failed} not succeeded)` : ""));
+  console.log(line(`bare openai loop, ${rollouts} concurrent`, bareMs, bareCalls));
+  console.log(line(`bare openai loop, ${BATCH} concurrent (= one batch)`, bareSameMs, bareCalls));
+  console.log(`ratio ours / bare (${rollouts} concurrent): ${(oursMs / bareMs).toFixed(2)}x`);
+  console.log(`ratio ours / bare (${BATCH} concurrent):  ${(oursMs / bareSameMs).toFixed(2)}x`);
+  console.log(`framework CPU per step: ${(frameworkCpuMs / oursSteps).toFixed(2)} ms (workerd + wrangler process tree)`);
+  console.log(`baseline CPU per step:  ${((bareCpu.user + bareCpu.system) / 1000 / bareCalls).toFixed(2)} ms (openai client in this process)`);
+  console.log(
+    `note: miniflare runs one queue-consumer batch (${BATCH} rollouts) at a time, so locally at most ${BATCH} rollouts are in flight; ` +
+      `production runs up to max_concurrency=50 consumer invocations of ${BATCH} rollouts each (6 outgoing connections per invocation).`,
+  );
+} finally {
+  await stack.stop();
+  await simulator.stop();
+}

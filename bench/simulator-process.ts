@@ -1,0 +1,39 @@
+/** @module The vLLM simulator in its own process, so its CPU is not counted as anyone else's. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+
+const require = createRequire(import.meta.url);
+
+/** A simulator child process and its URL. */
+export interface SimulatorProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `src/testing/vllm-simulator/cli.ts` with `args` on a free port and waits for its URL. */
+export async function startSimulatorProcess(args: string[]): Promise<SimulatorProcess> {
+  const root = resolve(import.meta.dirname, "..");
+  const tsx = require.resolve("tsx/cli");
+  const child = spawn(process.execPath, [tsx, "src/testing/vllm-simulator/cli.ts", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /http:\/\/\S+/.exec(out);
+      if (match) resolveUrl(match[0]);
+    });
+    child.once("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
+  });
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

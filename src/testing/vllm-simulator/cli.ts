@@ -1,0 +1,98 @@
+/**
+ * @module Command line for the vLLM simulator, for tests and benches that run in another process.
+ *
+ * @example
+ * npx tsx src/testing/vllm-simulator/cli.ts --port 8000 --latency-ttft-ms 20 --latency-per-token-ms 5
+ */
+import { parseArgs } from "node:util";
+import type { VllmSimulatorOptions } from "./options";
+import { startVllmSimulator } from "./server";
+
+const USAGE = `Usage: tsx src/testing/vllm-simulator/cli.ts [options]
+  --host <host>                 default 127.0.0.1
+  --port <n>                    default 8000; 0 picks a free port
+  --model <name>                default sim-qwen3
+  --max-model-len <n>           default 139264
+  --seed <n>                    default 0
+  --success-rate <p>            default 0.7
+  --latency-ttft-ms <ms>        default 0
+  --latency-per-token-ms <ms>   default 0
+  --rate-5xx <p> --rate-429 <p> --rate-timeout <p> --rate-malformed <p>   default 0
+  --hang-ms <ms>                default 30000
+  --thinking                    emit <think>…</think> before answers
+  --strip-think-in-history      template drops <think> from history (not append-only)`;
+
+function number(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed)) throw new RangeError(`--${flag} must be a number, got "${value}"`);
+  return parsed;
+}
+
+/** Parses CLI flags into simulator options. */
+function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      model: { type: "string" },
+      "max-model-len": { type: "string" },
+      seed: { type: "string" },
+      "success-rate": { type: "string" },
+      "latency-ttft-ms": { type: "string" },
+      "latency-per-token-ms": { type: "string" },
+      "rate-5xx": { type: "string" },
+      "rate-429": { type: "string" },
+      "rate-timeout": { type: "string" },
+      "rate-malformed": { type: "string" },
+      "hang-ms": { type: "string" },
+      thinking: { type: "boolean" },
+      "strip-think-in-history": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+  const options: VllmSimulatorOptions = {
+    host: values.host,
+    port: number(values.port, "port"),
+    model: values.model,
+    maxModelLen: number(values["max-model-len"], "max-model-len"),
+    seed: number(values.seed, "seed"),
+    successRate: number(values["success-rate"], "success-rate"),
+    latency: { ttftMs: number(values["latency-ttft-ms"], "latency-ttft-ms") ?? 0, perTokenMs: number(values["latency-per-token-ms"], "latency-per-token-ms") ?? 0 },
+    faults: {
+      rate5xx: number(values["rate-5xx"], "rate-5xx"),
+      rate429: number(values["rate-429"], "rate-429"),
+      rateTimeout: number(values["rate-timeout"], "rate-timeout"),
+      rateMalformed: number(values["rate-malformed"], "rate-malformed"),
+      hangMs: number(values["hang-ms"], "hang-ms"),
+    },
+    thinking: values.thinking,
+    stripThinkInHistory: values["strip-think-in-history"],
+  };
+  // Drop flags that were not given, so defaults apply.
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as VllmSimulatorOptions;
+}
+
+async function main(): Promise<void> {
+  const options = parseCliOptions(process.argv.slice(2));
+  if (options === "help") {
+    console.log(USAGE);
+    return;
+  }
+  const simulator = await startVllmSimulator(options);
+  console.log(simulator.url);
+  const stop = (): void => {
+    void simulator.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  console.error(USAGE);
+  process.exit(1);
+});

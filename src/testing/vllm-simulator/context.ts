@@ -1,0 +1,23 @@
+/** @module What every endpoint handler gets: the live config, counters, and its own request. */
+import type { ServerResponse } from "node:http";
+import type { SimulatorConfig } from "./options";
+import type { StatsRecorder } from "./stats";
+
+/** Server-wide state shared by handlers. */
+export interface SimulatorContext {
+  /** Counters for `/sim/stats`. */
+  stats: StatsRecorder;
+  /** Next per-server request number (varies outcomes of requests without a seed). */
+  nextRequestNumber(): number;
+}
+
+/** One request being answered. */
+export interface RequestScope {
+  res: ServerResponse;
+  /** Aborts when the client disconnects or the simulator closes. */
+  signal: AbortSignal;
+  /** Config as it was when the request arrived, so a concurrent `configure()` cannot tear it. */
+  config: SimulatorConfig;
+  /** Answer with a broken body (an injected "malformed" fault). */
+  malformed: boolean;
+}

@@ -1,0 +1,101 @@
+/**
+ * @module Turns the policy's message into generated tokens: render it with the template's
+ * assistant-body rule, append EOS, then apply stop strings and max_tokens as vLLM would.
+ */
+import { renderAssistantBody } from "./chat-template";
+import type { PolicyOutput } from "./policy";
+import { hashParts } from "./rng";
+import { CONTROL_TOKEN_IDS, EOS_TOKEN_ID, createUtf8Decoder, decode, tokenBytes } from "./tokenizer";
+
+/** Limits on one generation. */
+export interface GenerateLimits {
+  /** Most tokens to generate (already resolved from max_tokens or the free context). */
+  maxTokens: number;
+  /** Stop strings; the text is cut before the first one found. */
+  stop: readonly string[];
+}
+
+/** One generated completion. */
+export interface Generation {
+  /** Generated ids: ends with EOS when finished by "stop" without a stop string. */
+  tokenIds: number[];
+  finishReason: "stop" | "length";
+  /** The stop string that ended generation, else null (also null for EOS, as in vLLM). */
+  stopReason: string | null;
+  /** Generated text without control tokens, cut before a matched stop string. */
+  text: string;
+  /** Text each token adds to `text`, in order (empty for control tokens and cut-off tails). */
+  textDeltas: string[];
+}
+
+/**
+ * Seed of one sampled outcome. temperature 0 is greedy, so it depends only on the prompt; a
+ * request seed makes it reproducible; otherwise a per-server request number varies it.
+ */
+export function generationSeed(serverSeed: number, request: { seed?: number | null; temperature?: number | null }, requestNumber: number, promptIds: readonly number[]): number {
+  if (request.temperature === 0) return hashParts(serverSeed, "greedy", promptIds);
+  if (request.seed !== null && request.seed !== undefined) return hashParts(serverSeed, "seed", request.seed, promptIds);
+  return hashParts(serverSeed, "request", requestNumber, promptIds);
+}
+
+function textDeltasOf(ids: readonly number[]): string[] {
+  // A streaming decoder holds back a partial UTF-8 character until its last byte arrives, as
+  // vLLM's incremental detokenizer does.
+  const decoder = createUtf8Decoder();
+  return ids.map((id) => (CONTROL_TOKEN_IDS.has(id) ? "" : decoder.decode(tokenBytes(id), { stream: true })));
+}
+
+function findStop(text: string, stop: readonly string[]): { index: number; stop: string } | undefined {
+  let best: { index: number; stop: string } | undefined;
+  for (const s of stop) {
+    if (s === "") continue;
+    const index = text.indexOf(s);
+    if (index >= 0 && (best === undefined || index < best.index)) best = { index, stop: s };
+  }
+  return best;
+}
+
+/** Generates the tokens of `output` under `limits`. */
+export function generate(output: PolicyOutput, limits: GenerateLimits): Generation {
+  let ids = [...renderAssistantBody(output.content, output.toolCalls), EOS_TOKEN_ID];
+  let finishReason: Generation["finishReason"] = "stop";
+  let stopReason: string | null = null;
+  let cut: number | undefined;
+
+  if (limits.stop.length > 0) {
+    const deltas = textDeltasOf(ids);
+    let text = "";
+    for (let i = 0; i < ids.length; i++) {
+      text += deltas[i];
+      const hit = findStop(text, limits.stop);
+      if (hit) {
+        // vLLM keeps the token that completed the stop string but cuts the text before it.
+        ids = ids.slice(0, i + 1);
+        stopReason = hit.stop;
+        cut = hit.index;
+        break;
+      }
+    }
+  }
+  if (ids.length > limits.maxTokens) {
+    ids = ids.slice(0, limits.maxTokens);
+    finishReason = "length";
+    stopReason = null;
+    cut = undefined;
+  }
+
+  const full = decode(ids, { skipSpecialTokens: true });
+  const text = cut === undefined ? full : full.slice(0, cut);
+  const textDeltas = textDeltasOf(ids);
+  if (cut !== undefined) clipDeltas(textDeltas, text.length);
+  return { tokenIds: ids, finishReason, stopReason, text, textDeltas };
+}
+
+function clipDeltas(deltas: string[], length: number): void {
+  let remaining = length;
+  for (let i = 0; i < deltas.length; i++) {
+    const delta = deltas[i] as string;
+    deltas[i] = delta.slice(0, Math.max(0, remaining));
+    remaining -= delta.length;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * @module Deterministic fake logprobs in vLLM's two wire shapes (chat `content[]` entries and
+ * the legacy completions arrays). The sampled token is always the most likely one listed.
+ */
+import { createRng, hashParts } from "./rng";
+import { FIRST_PLAIN_TOKEN_ID, VOCAB_SIZE, tokenToString } from "./tokenizer";
+
+/** One alternative token and its logprob. */
+export interface TokenChoice {
+  id: number;
+  logprob: number;
+}
+
+/**
+ * The sampled token's logprob, in [-3, 0) and strictly negative, followed by `count - 1`
+ * less likely alternatives; a pure function of (seed, position, token).
+ */
+export function tokenChoices(seed: number, position: number, id: number, count: number): TokenChoice[] {
+  const rng = createRng(hashParts(seed, "logprob", position, id));
+  const logprob = -3 * (1 - rng.next());
+  const choices: TokenChoice[] = [{ id, logprob }];
+  const used = new Set([id]);
+  let current = logprob;
+  while (choices.length < count) {
+    const alt = rng.int(FIRST_PLAIN_TOKEN_ID, VOCAB_SIZE - 1);
+    if (used.has(alt)) continue;
+    used.add(alt);
+    current -= 0.01 + rng.next() * 1.5;
+    choices.push({ id: alt, logprob: current });
+  }
+  return choices;
+}
+
+/** A chat logprob entry: `{token, logprob, bytes}` (bytes of the token's display string, as vLLM encodes it). */
+export interface ChatLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+}
+
+/** One entry of `choices[].logprobs.content`. */
+export interface ChatLogprobEntry extends ChatLogprob {
+  top_logprobs: ChatLogprob[];
+}
+
+const utf8 = new TextEncoder();
+
+function chatLogprob(choice: TokenChoice): ChatLogprob {
+  const token = tokenToString(choice.id);
+  return { token, logprob: choice.logprob, bytes: Array.from(utf8.encode(token)) };
+}
+
+/** `logprobs.content` entries for ids starting at `start` in the completion. */
+export function chatLogprobEntries(seed: number, ids: readonly number[], topLogprobs: number, start = 0): ChatLogprobEntry[] {
+  return ids.map((id, i) => {
+    const choices = tokenChoices(seed, start + i, id, Math.max(1, topLogprobs));
+    const [sampled] = choices as [TokenChoice];
+    return { ...chatLogprob(sampled), top_logprobs: topLogprobs > 0 ? choices.map(chatLogprob) : [] };
+  });
+}
+
+/** The legacy completions logprobs object. */
+export interface CompletionLogprobs {
+  text_offset: number[];
+  token_logprobs: number[];
+  tokens: string[];
+  top_logprobs: Array<Record<string, number>>;
+}
+
+/** Completions logprobs for ids starting at `start`, with text offsets counted from `offset`. */
+export function completionLogprobs(seed: number, ids: readonly number[], deltas: readonly string[], topLogprobs: number, start = 0, offset = 0): CompletionLogprobs {
+  const out: CompletionLogprobs = { text_offset: [], token_logprobs: [], tokens: [], top_logprobs: [] };
+  let position = offset;
+  ids.forEach((id, i) => {
+    const choices = tokenChoices(seed, start + i, id, Math.max(1, topLogprobs));
+    out.text_offset.push(position);
+    out.token_logprobs.push((choices[0] as TokenChoice).logprob);
+    out.tokens.push(tokenToString(id));
+    out.top_logprobs.push(Object.fromEntries(choices.map((c) => [tokenToString(c.id), c.logprob])));
+    position += (deltas[i] ?? "").length;
+  });
+  return out;
+}

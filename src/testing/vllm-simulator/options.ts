@@ -1,0 +1,130 @@
+/** @module Options of the vLLM simulator, their defaults, and the runtime patch that changes them. */
+import { z } from "zod";
+
+const Rate = z.number().min(0, "rates must be within 0..1").max(1, "rates must be within 0..1");
+
+/** Simulated timing; applies to non-stream (total wait) and stream (paced chunks). */
+export const LatencyOptions = z.strictObject({
+  /** Time to first token, in ms. Default 0. */
+  ttftMs: z.number().min(0, "latency.ttftMs must be >= 0"),
+  /** Time between generated tokens, in ms. Default 0. */
+  perTokenMs: z.number().min(0, "latency.perTokenMs must be >= 0"),
+});
+export type LatencyOptions = z.infer<typeof LatencyOptions>;
+
+/** Fault injection for the generation endpoints; each rate is a probability per request. */
+export const FaultOptions = z.strictObject({
+  /** Answer 500 with an error body. Default 0. */
+  rate5xx: Rate.optional(),
+  /** Answer 429 with an error body. Default 0. */
+  rate429: Rate.optional(),
+  /** Hold the request `hangMs`, then destroy the socket without answering. Default 0. */
+  rateTimeout: Rate.optional(),
+  /** Answer 200 with a truncated JSON body, or a stream with a broken data line. Default 0. */
+  rateMalformed: Rate.optional(),
+  /** How long a timeout fault holds the request, in ms. Default 30000. */
+  hangMs: z.number().min(0, "faults.hangMs must be >= 0").optional(),
+});
+export type FaultOptions = z.infer<typeof FaultOptions>;
+
+/** Options of `startVllmSimulator`. */
+export const VllmSimulatorOptions = z.strictObject({
+  /** Interface to listen on. Default "127.0.0.1". */
+  host: z.string().min(1).optional(),
+  /** Port to listen on; 0 picks a free one. Default 8000. */
+  port: z.int().min(0, "port must be within 0..65535").max(65535, "port must be within 0..65535").optional(),
+  /** Served model name; requests naming another model get vLLM's 404. Default "sim-qwen3". */
+  model: z.string().min(1, "model must not be empty").optional(),
+  /** Context window in tokens. Default 139264. */
+  maxModelLen: z.int().min(2, "maxModelLen must be >= 2").optional(),
+  /** Seed mixed into every sampled outcome. Default 0. */
+  seed: z.int().optional(),
+  /** Probability the scripted policy answers correctly. Default 0.7. */
+  successRate: Rate.optional(),
+  /** Simulated latency. Default `{ ttftMs: 0, perTokenMs: 0 }`. */
+  latency: LatencyOptions.optional(),
+  /** Injected faults. Default none. */
+  faults: FaultOptions.optional(),
+  /** Emit `<think>…</think>\n` before each answer. Default false. */
+  thinking: z.boolean().optional(),
+  /**
+   * Template-breaking mode: earlier assistant messages lose their `<think>…</think>` when the
+   * history is rendered (as in Qwen3's template), so prompts are no longer append-only. Default false.
+   */
+  stripThinkInHistory: z.boolean().optional(),
+});
+export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
+
+/**
+ * A change to a running simulator (`configure()` or `PUT /sim/config`): any option except
+ * host and port; `latency` and `faults` merge field by field into the current values.
+ */
+export const SimulatorConfigPatch = VllmSimulatorOptions.omit({ host: true, port: true }).extend({
+  latency: LatencyOptions.partial().optional(),
+});
+export type SimulatorConfigPatch = z.infer<typeof SimulatorConfigPatch>;
+
+/** Every option with its default filled in. */
+export interface SimulatorConfig {
+  host: string;
+  port: number;
+  model: string;
+  maxModelLen: number;
+  seed: number;
+  successRate: number;
+  latency: LatencyOptions;
+  faults: Required<FaultOptions>;
+  thinking: boolean;
+  stripThinkInHistory: boolean;
+}
+
+const DEFAULT_CONFIG: SimulatorConfig = {
+  host: "127.0.0.1",
+  port: 8000,
+  model: "sim-qwen3",
+  maxModelLen: 139264,
+  seed: 0,
+  successRate: 0.7,
+  latency: { ttftMs: 0, perTokenMs: 0 },
+  faults: { rate5xx: 0, rate429: 0, rateTimeout: 0, rateMalformed: 0, hangMs: 30_000 },
+  thinking: false,
+  stripThinkInHistory: false,
+};
+
+function describe(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`).join("; ");
+}
+
+/** Validates options eagerly, naming the field, and fills in defaults. */
+export function resolveOptions(options: unknown = {}): SimulatorConfig {
+  const parsed = VllmSimulatorOptions.safeParse(options ?? {});
+  if (!parsed.success) throw new RangeError(`invalid vLLM simulator options: ${describe(parsed.error)}`);
+  return applyPatch({ ...DEFAULT_CONFIG, host: parsed.data.host ?? DEFAULT_CONFIG.host, port: parsed.data.port ?? DEFAULT_CONFIG.port }, parsed.data);
+}
+
+/** Parses a runtime patch; throws a RangeError naming the bad field. */
+export function parseConfigPatch(patch: unknown): SimulatorConfigPatch {
+  const parsed = SimulatorConfigPatch.safeParse(patch ?? {});
+  if (!parsed.success) throw new RangeError(`invalid vLLM simulator config patch: ${describe(parsed.error)}`);
+  return parsed.data;
+}
+
+/** `config` with `patch` applied (latency and faults merged field by field). */
+export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch): SimulatorConfig {
+  return {
+    ...config,
+    model: patch.model ?? config.model,
+    maxModelLen: patch.maxModelLen ?? config.maxModelLen,
+    seed: patch.seed ?? config.seed,
+    successRate: patch.successRate ?? config.successRate,
+    latency: { ...config.latency, ...stripUndefined(patch.latency) },
+    faults: { ...config.faults, ...stripUndefined(patch.faults) },
+    thinking: patch.thinking ?? config.thinking,
+    stripThinkInHistory: patch.stripThinkInHistory ?? config.stripThinkInHistory,
+  };
+}
+
+function stripUndefined<T extends object>(value: T | undefined): Partial<T> {
+  if (!value) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

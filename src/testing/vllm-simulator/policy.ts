@@ -1,0 +1,113 @@
+/**
+ * @module The scripted "model": decides what the simulator answers, from the conversation and
+ * a seeded random source. Three behaviours, tried in order: calculator tool use, worked
+ * arithmetic, and a filler sentence.
+ */
+import { evaluateExpression, findExpression, formatNumber } from "./arithmetic";
+import type { ParsedToolCall } from "./hermes";
+import type { Rng } from "./rng";
+
+/** One turn of the conversation as the policy reads it. */
+export interface PolicyTurn {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+}
+
+/** How the request lets the model use tools. */
+export type ToolMode = "none" | "auto" | "required" | { name: string };
+
+/** Everything the policy decides from. */
+export interface PolicyInput {
+  turns: readonly PolicyTurn[];
+  toolNames: readonly string[];
+  toolMode: ToolMode;
+  rng: Rng;
+  /** Probability of a correct final answer. */
+  successRate: number;
+  /** Prefix the answer with `<think>…</think>\n`. */
+  thinking: boolean;
+}
+
+/** What the model writes: content, then hermes tool-call blocks. */
+export interface PolicyOutput {
+  content: string;
+  toolCalls: ParsedToolCall[];
+}
+
+/** Name of the tool the calculator behaviour calls. */
+export const CALCULATOR_TOOL = "calculate";
+
+const FILLER_WORDS = [
+  "the", "model", "answer", "is", "a", "simple", "question", "with", "some", "words", "and",
+  "more", "text", "here", "for", "you", "to", "read", "today", "value", "result", "time",
+  "people", "work", "good", "first", "new", "way", "think", "about", "this", "that",
+];
+
+function withThinking(input: PolicyInput, reasoning: string, answer: string): string {
+  return input.thinking ? `<think>${reasoning}</think>\n${answer}` : answer;
+}
+
+/** A nearby wrong number: off by 1–9, never equal to the right one. */
+function wrongNumber(value: number, rng: Rng): number {
+  const offset = rng.int(1, 9) * (rng.next() < 0.5 ? -1 : 1);
+  return value + offset;
+}
+
+function calculatorAnswer(input: PolicyInput, toolResult: string): PolicyOutput {
+  const shown = toolResult.trim();
+  const correct = input.rng.next() < input.successRate;
+  const numeric = Number(shown);
+  let answer = shown;
+  if (!correct) answer = Number.isFinite(numeric) && shown !== "" ? formatNumber(wrongNumber(numeric, input.rng)) : String(input.rng.int(0, 99));
+  const content = withThinking(input, `The tool returned ${shown}.`, `The result is \\boxed{${answer}}.`);
+  return { content, toolCalls: [] };
+}
+
+function mathAnswer(input: PolicyInput, expression: string): PolicyOutput {
+  const value = evaluateExpression(expression) ?? 0;
+  const correct = input.rng.next() < input.successRate;
+  const shown = formatNumber(correct ? value : wrongNumber(value, input.rng));
+  const answer = `${expression} = ${shown}, so the answer is \\boxed{${shown}}`;
+  return { content: withThinking(input, `I need to evaluate ${expression}.`, answer), toolCalls: [] };
+}
+
+function fillerAnswer(input: PolicyInput): PolicyOutput {
+  const count = input.rng.int(5, 40);
+  const words: string[] = [];
+  for (let i = 0; i < count; i++) words.push(input.rng.pick(FILLER_WORDS));
+  const sentence = words.join(" ");
+  const text = `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
+  return { content: withThinking(input, "Let me think about this.", text), toolCalls: [] };
+}
+
+function mayCallCalculator(input: PolicyInput): boolean {
+  if (!input.toolNames.includes(CALCULATOR_TOOL)) return false;
+  if (input.toolMode === "none") return false;
+  return typeof input.toolMode === "string" || input.toolMode.name === CALCULATOR_TOOL;
+}
+
+/** Decides the next assistant message. */
+export function runPolicy(input: PolicyInput): PolicyOutput {
+  const turns = input.turns;
+  let lastUser = -1;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    if (turns[i]?.role === "user") {
+      lastUser = i;
+      break;
+    }
+  }
+  const question = turns[lastUser]?.content ?? "";
+  const toolResults = turns.slice(lastUser + 1).filter((turn) => turn.role === "tool");
+  const expression = findExpression(question);
+
+  if (mayCallCalculator(input)) {
+    const lastResult = toolResults[toolResults.length - 1];
+    if (lastResult !== undefined) return calculatorAnswer(input, lastResult.content);
+    if (expression !== undefined) {
+      const call: ParsedToolCall = { name: CALCULATOR_TOOL, arguments: { expression } };
+      return { content: input.thinking ? `<think>I should use the ${CALCULATOR_TOOL} tool for ${expression}.</think>\n` : "", toolCalls: [call] };
+    }
+  }
+  if (expression !== undefined) return mathAnswer(input, expression);
+  return fillerAnswer(input);
+}

@@ -1,0 +1,103 @@
+/** @module Starting and stopping the vLLM simulator's HTTP server. */
+import { type IncomingMessage, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type SimulatorConfig, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
+import { type Rng, createRng, hashParts } from "./rng";
+import { createRouter } from "./router";
+import { type SimulatorStats, createStatsRecorder } from "./stats";
+
+/** A running simulator. */
+export interface VllmSimulator {
+  /** Base URL without `/v1`, e.g. `"http://127.0.0.1:8000"`. */
+  url: string;
+  /** The port actually bound (useful with `port: 0`). */
+  port: number;
+  /** Stops listening, drops open connections (including held timeout faults), and resolves when closed. */
+  close(): Promise<void>;
+  /** A snapshot of request, fault and token counters. */
+  stats(): SimulatorStats;
+  /**
+   * Changes behaviour for requests that arrive afterwards; `latency` and `faults` merge field by
+   * field. Throws a RangeError naming the field for bad values, or for host/port, which cannot change.
+   */
+  configure(patch: Partial<VllmSimulatorOptions>): void;
+}
+
+/**
+ * Starts a vLLM-compatible server on loopback with a scripted model.
+ *
+ * @example
+ * const sim = await startVllmSimulator({ port: 0, seed: 1, successRate: 1 });
+ * const client = new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: "unused" });
+ * await sim.close();
+ */
+export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Promise<VllmSimulator> {
+  let config: SimulatorConfig = resolveOptions(options);
+  let faultRng: Rng = createRng(hashParts(config.seed, "faults"));
+  let requestNumber = 0;
+  const stats = createStatsRecorder();
+  const closing = new AbortController();
+  const held = new Set<IncomingMessage>();
+
+  const configure = (patch: unknown): SimulatorConfig => {
+    if (typeof patch === "object" && patch !== null && ("host" in patch || "port" in patch)) {
+      throw new RangeError("invalid vLLM simulator config patch: host and port cannot change after the simulator starts");
+    }
+    const parsed = parseConfigPatch(patch);
+    const next = applyPatch(config, parsed);
+    if (next.seed !== config.seed) faultRng = createRng(hashParts(next.seed, "faults"));
+    config = next;
+    return config;
+  };
+
+  const server = createServer(
+    createRouter({
+      config: () => config,
+      configure,
+      faultRng: () => faultRng,
+      stats,
+      nextRequestNumber: () => requestNumber++,
+      closing: closing.signal,
+      hold(req, ms) {
+        held.add(req);
+        const timer = setTimeout(() => req.socket.destroy(), ms);
+        timer.unref();
+        req.socket.once("close", () => {
+          clearTimeout(timer);
+          held.delete(req);
+        });
+      },
+    }),
+  );
+  // Agent loops keep connections alive between turns; Node's default 5 s would drop them mid-rollout.
+  server.keepAliveTimeout = 60_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
+  const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
+
+  return {
+    url: `http://${hostInUrl}:${port}`,
+    port,
+    stats: () => stats.snapshot(),
+    configure(patch) {
+      configure(patch);
+    },
+    close() {
+      closed ??= new Promise<void>((resolve, reject) => {
+        closing.abort();
+        for (const req of held) req.socket.destroy();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/** @module Request and fault counters, readable in-process (`stats()`) or over HTTP (`GET /sim/stats`). */
+import { z } from "zod";
+
+/** Kinds of injected fault. */
+export const FaultKind = z.enum(["5xx", "429", "timeout", "malformed"]);
+export type FaultKind = z.infer<typeof FaultKind>;
+
+/** A snapshot of the simulator's counters. */
+export const SimulatorStats = z.object({
+  /** Every request received, including unknown routes. */
+  requests: z.int(),
+  /** Requests per `"METHOD /path"`; unknown routes count under `"other"`. */
+  byEndpoint: z.record(z.string(), z.int()),
+  /** Faults injected, by kind. */
+  faults: z.record(FaultKind, z.int()),
+  /** Generation requests answered (chat and completions, fault-free). */
+  completions: z.int(),
+  /** Prompt tokens over answered generation requests. */
+  promptTokens: z.int(),
+  /** Completion tokens over answered generation requests. */
+  completionTokens: z.int(),
+});
+export type SimulatorStats = z.infer<typeof SimulatorStats>;
+
+/** Mutable counters behind `SimulatorStats`. */
+export interface StatsRecorder {
+  request(endpoint: string): void;
+  fault(kind: FaultKind): void;
+  completion(promptTokens: number, completionTokens: number): void;
+  snapshot(): SimulatorStats;
+}
+
+/** A fresh set of zeroed counters. */
+export function createStatsRecorder(): StatsRecorder {
+  const stats: SimulatorStats = {
+    requests: 0,
+    byEndpoint: {},
+    faults: { "5xx": 0, "429": 0, timeout: 0, malformed: 0 },
+    completions: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+  };
+  return {
+    request(endpoint) {
+      stats.requests++;
+      stats.byEndpoint[endpoint] = (stats.byEndpoint[endpoint] ?? 0) + 1;
+    },
+    fault(kind) {
+      stats.faults[kind]++;
+    },
+    completion(promptTokens, completionTokens) {
+      stats.completions++;
+      stats.promptTokens += promptTokens;
+      stats.completionTokens += completionTokens;
+    },
+    snapshot: () => structuredClone(stats),
+  };
+}

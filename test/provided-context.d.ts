@@ -1,0 +1,8 @@
+/** Values test/global-setup.ts hands to test projects with `project.provide`. */
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Root URL (no /v1) of the vLLM simulator started for the run. */
+    simulatorUrl: string;
+  }
+}
+export {};

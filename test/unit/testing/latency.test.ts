@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { postJson } from "./simulator-fixtures";
+
+const CHAT = { messages: [{ role: "user", content: "What is 3 + 4?" }], seed: 1 };
+
+describe("simulated latency", () => {
+  let sim: VllmSimulator;
+  let url: string;
+  beforeAll(async () => {
+    sim = await startVllmSimulator({ port: 0, latency: { ttftMs: 60, perTokenMs: 2 } });
+    url = `${sim.url}/v1/chat/completions`;
+  });
+  afterAll(() => sim.close());
+
+  it("delays a non-stream answer by ttft plus per-token time", async () => {
+    const started = Date.now();
+    const { body } = await postJson(url, CHAT);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55 + 2 * body.usage.completion_tokens);
+  });
+
+  it("sends the first stream chunk after ttft and paces the rest", async () => {
+    const started = Date.now();
+    const response = await fetch(url, { method: "POST", body: JSON.stringify({ ...CHAT, stream: true }) });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    const firstChunkAt = Date.now() - started;
+    while (!(await reader.read()).done) {
+      // Drain the stream.
+    }
+    expect(firstChunkAt).toBeGreaterThanOrEqual(55);
+    expect(Date.now() - started).toBeGreaterThan(firstChunkAt + 10);
+  });
+
+  it("serves concurrent requests in parallel rather than in turn", async () => {
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 40 }, () => postJson(url, CHAT)));
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
