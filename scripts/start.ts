@@ -16,7 +16,7 @@ const { values } = parseArgs({
 });
 
 const perAgent = Number(values["per-agent"]);
-const stack = await startLocalStack({ workerPort: Number(values.port), simulator: { port: Number(values["simulator-port"]), seed: 1 }, verbose: values.verbose });
+const stack = await startLocalStack({ workerPort: Number(values.port), stateDir: `.tmp/local-stack-${values.port}`, simulator: { port: Number(values["simulator-port"]), seed: 1 }, verbose: values.verbose });
 let stopping = false;
 const shutdown = async (code: number) => {
   if (stopping) return;

@@ -1,0 +1,32 @@
+import { execFile } from "node:child_process";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { freePort } from "../fixtures/free-port";
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, "../..");
+const tsx = createRequire(import.meta.url).resolve("tsx/cli");
+
+describe("npm start --once (end to end, wrangler dev + simulator)", () => {
+  it("runs the demo set of both agents, prints the summary with non-zero mean rewards and exits 0", async () => {
+    const port = await freePort();
+    const { stdout } = await run(process.execPath, [tsx, "scripts/start.ts", "--once", "--port", String(port), "--simulator-port", "0"], {
+      cwd: root,
+      timeout: 120_000,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
+    const rows = Object.fromEntries(
+      stdout.split("\n").filter((line) => /^(math|calculator)\s/.test(line)).map((line) => {
+        const [agent, rollouts, ok, meanReward, meanSteps] = line.split(/\s+/);
+        return [agent, { rollouts: Number(rollouts), ok: Number(ok), meanReward: Number(meanReward), meanSteps: Number(meanSteps) }];
+      }),
+    );
+    expect(rows.math).toMatchObject({ rollouts: 8, ok: 8, meanSteps: 1 });
+    expect(rows.calculator).toMatchObject({ rollouts: 8, ok: 8, meanSteps: 2 });
+    expect(rows.math.meanReward).toBeGreaterThan(0);
+    expect(rows.calculator.meanReward).toBeGreaterThan(0);
+    expect(stdout).toMatch(/16 rollouts in [\d.]+ s wall time/);
+  }, 150_000);
+});
