@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { RolloutClient } from "../scripts/rollout-client";
 import { startLocalStack } from "../scripts/local-stack";
 import { runBareLoop } from "./bare-loop";
-import { treeCpuMs } from "./process-cpu";
+import { cpuDelta, treeCpuByName } from "./process-cpu";
 import { startSimulatorProcess } from "./simulator-process";
 
 const { values } = parseArgs({
@@ -22,11 +22,13 @@ const { values } = parseArgs({
 const rollouts = Number(values.rollouts);
 const steps = Number(values.steps);
 const maxTokens = Number(values["max-tokens"]);
-/** Rollouts one queue-consumer invocation drives at once (max_batch_size in wrangler.toml). */
+/** Rollouts one production queue-consumer invocation drives at once (max_batch_size in wrangler.toml). */
 const BATCH = 6;
+/** The local stack's batch size (scripts/local-stack.ts), standing in for parallel invocations. */
+const LOCAL_BATCH = 48;
 
 const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
-const stack = await startLocalStack({ workerPort: Number(values.port), modelServerUrl: simulator.url, stateDir: ".tmp/bench-loop" });
+const stack = await startLocalStack({ workerPort: Number(values.port), modelServerUrl: simulator.url, stateDir: ".tmp/bench-loop", localBatchSize: LOCAL_BATCH });
 try {
   const client = new RolloutClient(stack.workerUrl);
   const config = { max_steps: steps, max_tokens_per_call: maxTokens };
@@ -34,12 +36,14 @@ try {
   // Warm-up: first requests compile code paths in workerd and open connections.
   await Promise.all([0, 1].map(async (i) => client.waitForEnd(await client.create({ agent: "dialogue", task: task(i), config }))));
 
-  const cpuBefore = treeCpuMs(stack.wrangler.pid!);
+  const cpuBefore = treeCpuByName(stack.wrangler.pid!);
   const oursStart = performance.now();
   const ids = await Promise.all(Array.from({ length: rollouts }, (_, i) => client.create({ agent: "dialogue", task: task(i), config })));
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id)));
   const oursMs = performance.now() - oursStart;
-  const frameworkCpuMs = treeCpuMs(stack.wrangler.pid!) - cpuBefore;
+  const cpu = cpuDelta(cpuBefore, treeCpuByName(stack.wrangler.pid!));
+  const workerdCpuMs = cpu.workerd ?? 0;
+  const devProxyCpuMs = Object.entries(cpu).filter(([name]) => name !== "workerd").reduce((sum, [, ms]) => sum + ms, 0);
   const oursSteps = ends.reduce((n, end) => n + end.steps, 0);
   const failed = ends.filter((end) => end.status !== "succeeded").length;
 
@@ -57,14 +61,15 @@ try {
   console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}`);
   console.log(line("edge-rollout (wrangler dev, DO per rollout)", oursMs, oursSteps) + (failed ? `  (${failed} not succeeded)` : ""));
   console.log(line(`bare openai loop, ${rollouts} concurrent`, bareMs, bareCalls));
-  console.log(line(`bare openai loop, ${BATCH} concurrent (= one batch)`, bareSameMs, bareCalls));
+  console.log(line(`bare openai loop, ${BATCH} concurrent (= one prod batch)`, bareSameMs, bareCalls));
   console.log(`ratio ours / bare (${rollouts} concurrent): ${(oursMs / bareMs).toFixed(2)}x`);
   console.log(`ratio ours / bare (${BATCH} concurrent):  ${(oursMs / bareSameMs).toFixed(2)}x`);
-  console.log(`framework CPU per step: ${(frameworkCpuMs / oursSteps).toFixed(2)} ms (workerd + wrangler process tree)`);
+  console.log(`framework CPU per step: ${(workerdCpuMs / oursSteps).toFixed(2)} ms in workerd (the part production bills)`);
+  console.log(`wrangler dev's Node processes (local proxy, not in production): ${(devProxyCpuMs / oursSteps).toFixed(2)} ms per step`);
   console.log(`baseline CPU per step:  ${((bareCpu.user + bareCpu.system) / 1000 / bareCalls).toFixed(2)} ms (openai client in this process)`);
   console.log(
-    `note: miniflare runs one queue-consumer batch (${BATCH} rollouts) at a time, so locally at most ${BATCH} rollouts are in flight; ` +
-      `production runs up to max_concurrency=50 consumer invocations of ${BATCH} rollouts each (6 outgoing connections per invocation).`,
+    `note: miniflare runs one queue-consumer batch at a time, so the local stack uses batches of ${LOCAL_BATCH} to stand in for ` +
+      `production's parallel invocations (max_concurrency=50 × max_batch_size=${BATCH}, 6 outgoing connections per invocation).`,
   );
 } finally {
   await stack.stop();

@@ -1,37 +1,50 @@
-/** @module CPU time of a process and its descendants, read from /proc (Linux). */
+/** @module CPU time of a process tree, by process name, read from /proc (Linux). */
 import { readdirSync, readFileSync } from "node:fs";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-function statOf(pid: number): { ppid: number; ticks: number } | null {
+interface ProcStat {
+  name: string;
+  ppid: number;
+  ticks: number;
+}
+
+function statOf(pid: number): ProcStat | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may contain spaces) start after the last ")".
+    // The command name is in parentheses and may contain spaces; fields follow the last ")".
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+    return { name, ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return null;
   }
 }
 
-/** User + system CPU milliseconds used so far by `rootPid` and every live descendant. */
-export function treeCpuMs(rootPid: number): number {
+/** User + system CPU milliseconds used so far by `rootPid` and its live descendants, summed per process name. */
+export function treeCpuByName(rootPid: number): Record<string, number> {
   const children = new Map<number, number[]>();
-  const ticks = new Map<number, number>();
+  const stats = new Map<number, ProcStat>();
   for (const entry of readdirSync("/proc")) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     const stat = statOf(pid);
     if (!stat) continue;
-    ticks.set(pid, stat.ticks);
+    stats.set(pid, stat);
     children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), pid]);
   }
-  let total = 0;
+  const totals: Record<string, number> = {};
   const queue = [rootPid];
   while (queue.length > 0) {
     const pid = queue.pop()!;
-    total += ticks.get(pid) ?? 0;
+    const stat = stats.get(pid);
+    if (stat) totals[stat.name] = (totals[stat.name] ?? 0) + (stat.ticks * 1000) / TICKS_PER_SECOND;
     queue.push(...(children.get(pid) ?? []));
   }
-  return (total * 1000) / TICKS_PER_SECOND;
+  return totals;
+}
+
+/** The CPU milliseconds each process name used between two `treeCpuByName` readings. */
+export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - (before[name] ?? 0)]));
 }

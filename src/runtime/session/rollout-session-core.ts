@@ -146,7 +146,8 @@ export class RolloutSessionCore {
       this.#store.insertStep(step.data, commit.env_snapshot);
       this.#save(next);
     });
-    await this.#scheduleWatchdog(next);
+    // The alarm stays at the lease's earlier expiry: when it fires it finds the lease extended and
+    // moves itself, which saves an alarm write on every step.
     this.#events.publish(stepEvent(step.data, calls.map((call) => call.data!)));
     return { ok: true, duplicate: false, lease };
   }
