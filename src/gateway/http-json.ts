@@ -50,7 +50,9 @@ export async function postJson(
     throw new ModelError(`reading the reply of ${url} failed`, { retryable: !aborted, timeout: aborted, cause });
   }
   if (!response.ok) {
-    const retryAfter = Number(response.headers.get("retry-after"));
+    // Number(null) and Number("") are 0: an absent header must stay "not said", not "retry now".
+    const header = response.headers.get("retry-after")?.trim();
+    const retryAfter = header ? Number(header) : Number.NaN;
     throw new ModelError(`upstream ${response.status}: ${upstreamMessage(text)}`, {
       retryable: isRetryableStatus(response.status),
       upstreamStatus: response.status,

@@ -75,12 +75,13 @@ export function defineAgent<A extends BaseAgent, E extends BaseEnv>(
   options: DefineAgentOptions<A, E>,
   registry: AgentRegistry = agentRegistry,
 ): StepwiseAgentDefinition<A, E> {
+  // Defaults are applied with ?? so an option passed as `undefined` does not erase its default.
   const definition: StepwiseAgentDefinition<A, E> = {
-    kind: "stepwise",
-    envArgs: {},
-    agentArgs: {},
-    computeTrajectoryReward: sumStepRewards,
     ...options,
+    kind: "stepwise",
+    envArgs: options.envArgs ?? {},
+    agentArgs: options.agentArgs ?? {},
+    computeTrajectoryReward: options.computeTrajectoryReward ?? sumStepRewards,
   };
   registry.register(definition as unknown as AgentDefinition);
   return definition;
