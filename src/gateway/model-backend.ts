@@ -1,16 +1,34 @@
 /** @module The seam between the recording client and a concrete inference server. */
 import type { JsonObject } from "../schemas/json";
 
-/** What a backend hands back for one chat-completions request. */
+/** The OpenAI endpoints a backend forwards. */
+export type UpstreamPath = "/chat/completions" | "/completions";
+
+/** What a backend hands back for one non-streaming request. */
 export interface BackendReply {
   /** The parsed JSON body (validated by the caller). */
   body: unknown;
-  /** Which replica answered (its base URL), for routing and the LlmCall record. */
+  /** Which replica answered (its base URL), for stickiness and the LlmCall record. */
   replica: string;
 }
 
+/** What a backend hands back for one streaming request: the upstream's SSE response (status 2xx). */
+export interface BackendStream {
+  response: Response;
+  replica: string;
+}
+
+/** Per-request routing context. */
+export interface BackendCallOptions {
+  /** The rollout the call belongs to: backends with replicas pin a rollout to one (prefix-cache reuse). */
+  rolloutId: string;
+  /** The replica this rollout used last, if any: kept while it is healthy. */
+  replicaHint?: string | null;
+  signal?: AbortSignal;
+}
+
 /**
- * One inference backend (`vllm` now; `vllm_pd` and `openai` plug in here). Implementations throw
+ * One inference backend (`vllm`, `vllm_pd`, `openai`, or a user's). Implementations throw
  * `ModelError` for transport or HTTP failures and decide `retryable` from the status alone.
  */
 export interface ModelBackend {
@@ -18,8 +36,12 @@ export interface ModelBackend {
   readonly name: string;
   /** Whether the server returns token ids and logprobs (vLLM does; plain OpenAI does not). */
   readonly returnsTokenIds: boolean;
-  /** POSTs an OpenAI chat-completions body. `rolloutId` lets a backend pin a rollout to one replica. */
-  chatCompletions(body: JsonObject, options: { rolloutId: string; signal?: AbortSignal }): Promise<BackendReply>;
+  /** POSTs a non-streaming OpenAI body to `path`. */
+  request(path: UpstreamPath, body: JsonObject, options: BackendCallOptions): Promise<BackendReply>;
+  /** POSTs a streaming body (`stream: true`) and returns the open SSE response. */
+  openStream(path: UpstreamPath, body: JsonObject, options: BackendCallOptions): Promise<BackendStream>;
   /** Exact prompt length of a chat request, or null when the server cannot tell. */
-  countChatTokens?(body: JsonObject, options: { rolloutId: string; signal?: AbortSignal }): Promise<number | null>;
+  countChatTokens?(body: JsonObject, options: BackendCallOptions): Promise<number | null>;
+  /** Replica health as last observed (for `doctor` and tests). */
+  health?(): Array<{ replica: string; healthy: boolean; in_flight: number }>;
 }

@@ -131,7 +131,7 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
       const body = buildChatBody(input, options.model, context.train);
       const started = now();
       const { value, attempts } = await withRetries(retry, context.signal, async () => {
-        const reply = await options.backend.chatCompletions(body, { rolloutId: context.rolloutId, signal: context.signal });
+        const reply = await options.backend.request("/chat/completions", body, { rolloutId: context.rolloutId, signal: context.signal });
         return capture(reply.body, body, context, { backend: options.backend, replica: reply.replica, latencyMs: 0, attempts: 1, createdAt: started });
       });
       value.call.latency_ms = now() - started;

@@ -3,7 +3,7 @@ import { ModelError } from "../errors";
 import type { JsonObject } from "../schemas/json";
 import { VllmTokenizeResponse } from "../schemas/vllm-chat";
 import { postJson } from "./http-json";
-import type { BackendReply, ModelBackend } from "./model-backend";
+import type { BackendReply, BackendStream, ModelBackend, UpstreamPath } from "./model-backend";
 
 /** Options of `createVllmBackend`. */
 export interface VllmBackendOptions {
@@ -25,9 +25,12 @@ export function createVllmBackend(options: VllmBackendOptions): ModelBackend {
   return {
     name: "vllm",
     returnsTokenIds: true,
-    async chatCompletions(body: JsonObject, { signal }): Promise<BackendReply> {
-      const reply = await postJson(fetcher, `${baseUrl}/chat/completions`, body, { apiKey: options.apiKey, signal });
+    async request(path: UpstreamPath, body: JsonObject, { signal }): Promise<BackendReply> {
+      const reply = await postJson(fetcher, `${baseUrl}${path}`, body, { apiKey: options.apiKey, signal });
       return { body: reply, replica: baseUrl };
+    },
+    async openStream(_path: UpstreamPath, _body: JsonObject): Promise<BackendStream> {
+      throw new Error("streaming arrives with the replica-aware vllm backend");
     },
     async countChatTokens(body: JsonObject, { signal }): Promise<number | null> {
       if (!tokenizeSupported) return null;

@@ -30,7 +30,7 @@ describe("createVllmBackend", () => {
   it("posts chat completions under the base URL and names it as the replica", async () => {
     const backend = createVllmBackend({ baseUrl: `${sim.url}/v1/` });
     const before = sim.stats().byEndpoint["POST /v1/chat/completions"] ?? 0;
-    const reply = await backend.chatCompletions({ messages, max_tokens: 16 }, ctx);
+    const reply = await backend.request("/chat/completions", { messages, max_tokens: 16 }, ctx);
     expect(reply.replica).toBe(`${sim.url}/v1`);
     expect((reply.body as { object: string }).object).toBe("chat.completion");
     expect(sim.stats().byEndpoint["POST /v1/chat/completions"]).toBe(before + 1);
@@ -40,7 +40,7 @@ describe("createVllmBackend", () => {
     const backend = createVllmBackend({ baseUrl: `${sim.url}/v1` });
     for (const extra of [{}, { tools: [CALCULATE_TOOL] }] as JsonObject[]) {
       const body: JsonObject = { model: "sim-qwen3", messages, ...extra, max_tokens: 16, return_token_ids: true };
-      const chat = (await backend.chatCompletions(body, ctx)).body as { prompt_token_ids: number[] };
+      const chat = (await backend.request("/chat/completions", body, ctx)).body as { prompt_token_ids: number[] };
       expect(await backend.countChatTokens!(body, ctx)).toBe(chat.prompt_token_ids.length);
     }
     expect(sim.stats().byEndpoint["POST /tokenize"]).toBe(2);
