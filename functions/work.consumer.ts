@@ -1,10 +1,10 @@
 /** @module The ROLLOUT_WORK queue consumer: the stateless driver's entry point. */
 import { createModelClient } from "../src/gateway/model-client";
-import { createVllmBackend } from "../src/gateway/vllm-backend";
 import { driveRollout, type DriverDeps } from "../src/runtime/driver/drive-rollout";
 import { WorkMessage } from "../src/schemas/work-message";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import type { AppEnv } from "./env";
+import { gatewayFor } from "./gateway-deps";
 import { sessionLocator } from "./session-stub";
 
 /** The driver's dependencies for one invocation, built from the Worker's bindings. */
@@ -12,7 +12,7 @@ export function driverDeps(env: AppEnv): DriverDeps {
   return {
     sessions: sessionLocator(env),
     resolveAgent: (name) => agentRegistry.get(name),
-    model: createModelClient({ backend: createVllmBackend({ baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY }), model: env.LLM_MODEL }),
+    model: createModelClient(gatewayFor(env)),
     now: () => Date.now(),
     driverId: `driver-${crypto.randomUUID()}`,
     newId: () => crypto.randomUUID().slice(0, 8),

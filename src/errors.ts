@@ -92,3 +92,28 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 2000);
   return String(error).slice(0, 2000);
 }
+
+/** A model call the rollout's limits do not allow; it was not forwarded. `reason` is how the rollout ends. */
+export class LimitExceededError extends AppError {
+  override name = "LimitExceededError";
+  override readonly code: string;
+  override readonly status = 400;
+  readonly reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH";
+  constructor(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string) {
+    super(message);
+    this.reason = reason;
+    this.code = reason.toLowerCase();
+  }
+}
+
+/** The trainer is syncing weights: model calls are refused until it ends (429 with Retry-After). */
+export class PolicySyncingError extends AppError {
+  override name = "PolicySyncingError";
+  override readonly code = "policy_syncing";
+  override readonly status = 429;
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
+    super(`weights are being synced; retry after ${retryAfterSeconds} s`);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -44,3 +44,22 @@ export const VllmTokenizeResponse = z.looseObject({
   tokens: z.array(z.int()).optional(),
 });
 export type VllmTokenizeResponse = z.infer<typeof VllmTokenizeResponse>;
+
+/**
+ * A text completion (`/v1/completions`) as vLLM returns it with `return_token_ids: true`: the
+ * prompt's ids sit on the choice, and logprobs use the legacy `token_logprobs` list.
+ */
+export const VllmCompletion = z.looseObject({
+  id: z.string(),
+  model: z.string(),
+  choices: z.array(z.looseObject({
+    index: z.int(),
+    text: z.string(),
+    prompt_token_ids: z.array(z.int()).nullable().optional(),
+    token_ids: z.array(z.int()).nullable().optional(),
+    logprobs: z.looseObject({ token_logprobs: z.array(z.number().nullable()) }).nullable().optional(),
+    finish_reason: z.string().nullable(),
+  })).min(1, "choices must not be empty"),
+  usage: z.looseObject({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() }).nullable().optional(),
+});
+export type VllmCompletion = z.infer<typeof VllmCompletion>;

@@ -9,6 +9,7 @@ import type { Lease } from "../session/session-state";
 import type { ResumeState } from "../session/session-results";
 import { type Episode, rebuildEpisode } from "./episode";
 import { runStep } from "./run-step";
+import { StepTimer } from "./step-timer";
 
 /** What the driver needs; all of it is injected so the loop runs the same in tests and in Workers. */
 export interface DriverDeps {
@@ -72,8 +73,8 @@ async function stepUntilStopped(deps: DriverDeps, session: SessionHandle, lease:
       const handed = await session.handoff(lease.lease_id);
       return handed.ok ? { result: "handed_off", steps: stepIndex } : { result: "lost_lease", steps: stepIndex, reason: handed.reason };
     }
-    const signal = AbortSignal.timeout(Math.max(1, Math.min(config.step_timeout_ms, resume.deadline - now)));
-    const outcome = await runStep({ episode, spec, model: deps.model, signal, now: deps.now, newId: deps.newId });
+    const timer = new StepTimer(config.step_timeout_ms, resume.deadline, deps.now);
+    const outcome = await runStep({ episode, spec, model: deps.model, timer, now: deps.now, newId: deps.newId });
     if (outcome.kind === "terminate") return finish(session, lease, definition, resume, outcome.reason, outcome.error, episode);
     const committed = await session.commitStep(lease.lease_id, outcome.commit);
     if (!committed.ok) {
@@ -87,6 +88,7 @@ async function stepUntilStopped(deps: DriverDeps, session: SessionHandle, lease:
     if (call) {
       episode.lastContextTokens = (call.prompt_token_ids?.length ?? 0) + (call.completion_token_ids?.length ?? 0) || (call.usage?.total_tokens ?? 0);
       episode.lastContextMessages = (Array.isArray(call.request.messages) ? call.request.messages.length : 0) + 1;
+      episode.lastReplica = call.replica ?? null;
     }
   }
 }

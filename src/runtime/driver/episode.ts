@@ -25,6 +25,8 @@ export interface Episode {
   completionTokens: number;
   lastContextTokens: number;
   lastContextMessages: number;
+  /** The replica of the latest call, so the next call sticks to it. */
+  lastReplica: string | null;
 }
 
 type CallSummary = ResumeState["calls"][number];
@@ -69,5 +71,6 @@ export async function rebuildEpisode(definition: StepwiseAgentDefinition, resume
     completionTokens: resume.completion_tokens,
     lastContextTokens: resume.last_context_tokens,
     lastContextMessages: resume.last_context_messages,
+    lastReplica: resume.last_replica,
   };
 }

@@ -1,5 +1,5 @@
 /** @module One step of the stepwise loop: env feedback → model call → action → env step. */
-import { describeError, ModelError, UserCodeError } from "../../errors";
+import { describeError, LimitExceededError, ModelError, UserCodeError } from "../../errors";
 import { Action } from "../../schemas/action";
 import type { JsonObject, JsonValue } from "../../schemas/json";
 import type { RolloutSpec } from "../../schemas/rollout-api";
@@ -9,7 +9,7 @@ import type { Clock } from "../../ports";
 import type { ModelClient } from "../../gateway/model-client";
 import type { StepCommit } from "../session/session-results";
 import type { Episode } from "./episode";
-import { maxTokensForNextCall, promptTokenUpperBound } from "./prompt-budget";
+import type { StepTimer } from "./step-timer";
 import { callUserCode, raceSignal } from "./user-code";
 
 /** A step either produced something to commit, or ended the rollout. */
@@ -17,12 +17,12 @@ export type StepOutcome =
   | { kind: "commit"; commit: StepCommit; step: Step; completionTokens: number }
   | { kind: "terminate"; reason: TerminationReason; error: string | null };
 
-/** What one step needs. `signal` aborts at the step's (or the rollout's) time limit. */
+/** What one step needs. `timer` aborts at the step's (or the rollout's) time limit. */
 export interface StepContext {
   episode: Episode;
   spec: RolloutSpec;
   model: ModelClient;
-  signal: AbortSignal;
+  timer: StepTimer;
   now: Clock;
   newId: () => string;
 }
@@ -33,17 +33,22 @@ function isEnvStepResult(value: unknown): value is [JsonValue, number, boolean, 
 
 /** Runs the step and classifies any failure into a termination reason. Never throws for user or model faults. */
 export async function runStep(context: StepContext): Promise<StepOutcome> {
+  const { signal } = context.timer;
   try {
-    return await raceSignal(runStepUnguarded(context), context.signal);
+    return await raceSignal(runStepUnguarded(context), signal);
   } catch (error) {
-    if (context.signal.aborted) return { kind: "terminate", reason: "TIMEOUT", error: `step ${context.episode.steps.length} exceeded its time limit` };
+    const expired = context.timer.expired;
+    if (expired) return { kind: "terminate", reason: "TIMEOUT", error: expired === "step" ? `step ${context.episode.steps.length} exceeded step_timeout_ms (${context.spec.config.step_timeout_ms})` : `rollout_timeout_ms (${context.spec.config.rollout_timeout_ms}) exceeded` };
     if (error instanceof UserCodeError) return { kind: "terminate", reason: error.source === "env" ? "ENV_ERROR" : "AGENT_ERROR", error: error.message };
+    if (error instanceof LimitExceededError) return { kind: "terminate", reason: error.reason, error: error.message };
     if (error instanceof ModelError) return { kind: "terminate", reason: "MODEL_ERROR", error: error.message };
     throw error;
+  } finally {
+    context.timer.dispose();
   }
 }
 
-async function runStepUnguarded({ episode, spec, model, signal, now, newId }: StepContext): Promise<StepOutcome> {
+async function runStepUnguarded({ episode, spec, model, timer, now, newId }: StepContext): Promise<StepOutcome> {
   const { agent, env, pending } = episode;
   const config = spec.config;
   const stepIndex = episode.steps.length;
@@ -54,18 +59,27 @@ async function runStepUnguarded({ episode, spec, model, signal, now, newId }: St
   const messages = structuredClone(await callUserCode("agent", "agent.chatCompletions", () => agent.chatCompletions));
   const tools = await callUserCode("agent", "agent.tools", () => agent.tools);
 
-  const maxTokens = maxTokensForNextCall(config, episode.completionTokens);
-  if (maxTokens <= 0) return { kind: "terminate", reason: "MAX_RESPONSE_LENGTH", error: null };
-  const input = { messages, tools, maxTokens, temperature: config.temperature, topP: config.top_p, seed: config.seed, model: config.model };
-  const bound = promptTokenUpperBound(messages, tools, { contextTokens: episode.lastContextTokens, contextMessages: episode.lastContextMessages });
-  if (bound > config.max_prompt_length) {
-    const exact = await model.countPromptTokens(input, { rolloutId: spec.rollout_id, signal });
-    if (exact !== null && exact > config.max_prompt_length) {
-      return { kind: "terminate", reason: "MAX_PROMPT_LENGTH", error: `prompt of ${exact} tokens exceeds max_prompt_length ${config.max_prompt_length}` };
-    }
-  }
-
-  const { response, call } = await model.chat(input, { rolloutId: spec.rollout_id, stepId, callId: `${stepId}/call/${newId()}`, train: config.mode === "train", signal });
+  const { response, call } = await model.chat(
+    { messages, tools, temperature: config.temperature, topP: config.top_p, seed: config.seed },
+    {
+      rolloutId: spec.rollout_id,
+      stepId,
+      callId: `${stepId}/call/${newId()}`,
+      train: config.mode === "train",
+      model: config.model,
+      limits: {
+        max_prompt_length: config.max_prompt_length,
+        max_response_length: config.max_response_length,
+        max_tokens_per_call: config.max_tokens_per_call,
+        completion_tokens_used: episode.completionTokens,
+        last_context_tokens: episode.lastContextTokens,
+        last_context_messages: episode.lastContextMessages,
+      },
+      replicaHint: episode.lastReplica,
+      signal: timer.signal,
+      onSyncWait: (waiting) => timer.pause(waiting),
+    },
+  );
   const rawAction = await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));
   const action = Action.safeParse(rawAction);
   if (!action.success) {

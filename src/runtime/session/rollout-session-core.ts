@@ -108,6 +108,7 @@ export class RolloutSessionCore {
         completion_tokens: state.completion_tokens,
         last_context_tokens: state.last_context_tokens,
         last_context_messages: state.last_context_messages,
+        last_replica: state.last_replica,
         deadline: state.deadline,
       },
     };
@@ -140,6 +141,7 @@ export class RolloutSessionCore {
       next.completion_tokens += data.usage.completion_tokens;
       next.last_context_tokens = data.prompt_token_ids.length + data.completion_token_ids.length || data.usage.total_tokens;
       next.last_context_messages = (Array.isArray(data.request.messages) ? data.request.messages.length : 0) + 1;
+      next.last_replica = data.replica;
     }
     this.#deps.storage.transactionSync(() => {
       for (const call of calls) this.#store.insertCall(call.data!);

@@ -20,6 +20,7 @@ export interface ResumeState {
   completion_tokens: number;
   last_context_tokens: number;
   last_context_messages: number;
+  last_replica: string | null;
   deadline: number;
 }
 

@@ -36,6 +36,8 @@ export const SessionState = z.object({
   last_context_tokens: z.int().min(0),
   /** Messages the latest call sent plus its answer, to know which messages are new since. */
   last_context_messages: z.int().min(0),
+  /** The replica that served the latest call: later calls stick to it (prefix-cache reuse). */
+  last_replica: z.string().nullable().default(null),
   deadline: z.number(),
   updated_at: z.number(),
   finished_at: z.number().nullable(),
@@ -60,6 +62,7 @@ export function initialState(now: number, deadline: number): SessionState {
     llm_calls: 0,
     last_context_tokens: 0,
     last_context_messages: 0,
+    last_replica: null,
     deadline,
     updated_at: now,
     finished_at: null,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALCULATE_TOOL } from "../../../src/agents/calculator/calculate-tool";
 import { ModelError } from "../../../src/errors";
+import { createGateway } from "../../../src/gateway/gateway";
 import { type ChatInput, createModelClient } from "../../../src/gateway/model-client";
 import type { RetryPolicy } from "../../../src/gateway/retry";
 import { createVllmBackend } from "../../../src/gateway/vllm-backend";
@@ -12,24 +13,26 @@ const RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
 const input: ChatInput = {
   messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "What is 17 * 3? Ünïcödé 🧮" }],
   tools: [],
-  maxTokens: 64,
   temperature: 1,
   topP: 1,
   seed: 1234,
 };
-const context = (train = true) => ({ rolloutId: "r-1", stepId: "r-1/step/0", callId: "r-1/step/0/call/a", train });
+const limits = { max_prompt_length: 131072, max_response_length: 64, max_tokens_per_call: null, completion_tokens_used: 0, last_context_tokens: 0, last_context_messages: 0 };
+const context = (train = true, model: string | null = null) => ({ rolloutId: "r-1", stepId: "r-1/step/0", callId: "r-1/step/0/call/a", train, model, limits, replicaHint: null });
+const clientOver = (backend: ReturnType<typeof createVllmBackend>, retry: RetryPolicy) =>
+  createModelClient(createGateway({ policy: null, backendFor: () => backend, defaultModel: MODEL, retry, now: Date.now }));
 
 interface DirectReply {
   prompt_token_ids: number[];
   choices: Array<{ token_ids: number[]; logprobs: { content: Array<{ logprob: number }> } }>;
 }
 
-describe("createModelClient with the vLLM backend", () => {
+describe("createModelClient over the gateway with the vLLM backend", () => {
   let sim: VllmSimulator;
   let chatRequests: () => number;
   const clientFor = (onFetch?: () => void) => {
     const backend = createVllmBackend({ baseUrl: `${sim.url}/v1`, fetch: (url, init) => (onFetch?.(), fetch(url, init)) });
-    return createModelClient({ backend, model: MODEL, retry: RETRY });
+    return clientOver(backend, RETRY);
   };
   beforeAll(async () => {
     sim = await startVllmSimulator({ port: 0, seed: 9, successRate: 1 });
@@ -55,8 +58,8 @@ describe("createModelClient with the vLLM backend", () => {
     const client = clientFor();
     const train = (await client.chat(input, context(true))).call;
     const val = (await client.chat({ ...input, seed: null }, context(false))).call;
-    expect(train.request).toEqual({ model: MODEL, messages: input.messages, max_tokens: 64, temperature: 1, top_p: 1, seed: 1234, return_token_ids: true, logprobs: true, top_logprobs: 0 });
-    expect(val.request).toEqual({ model: MODEL, messages: input.messages, max_tokens: 64, temperature: 1, top_p: 1, return_token_ids: true });
+    expect(train.request).toEqual({ model: MODEL, messages: input.messages, max_tokens: 64, temperature: 1, top_p: 1, seed: 1234, stream: false, return_token_ids: true, logprobs: true, top_logprobs: 0 });
+    expect(val.request).toEqual({ model: MODEL, messages: input.messages, max_tokens: 64, temperature: 1, top_p: 1, stream: false, return_token_ids: true });
     expect(val).toMatchObject({ logprobs: [], logprobs_mode: "none", trainable: false });
     expect(val.completion_token_ids.length).toBeGreaterThan(0);
     expect(train).toMatchObject({ call_id: "r-1/step/0/call/a", rollout_id: "r-1", step_id: "r-1/step/0" });
@@ -100,20 +103,11 @@ describe("createModelClient with the vLLM backend", () => {
 
   it("does not retry an unknown model and passes on the upstream message", async () => {
     const before = chatRequests();
-    const error = await clientFor().chat({ ...input, model: "gpt-nope" }, context()).catch((e: unknown) => e);
+    const error = await clientFor().chat(input, context(true, "gpt-nope")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ retryable: false, upstreamStatus: 404 });
     expect((error as ModelError).message).toContain("The model `gpt-nope` does not exist.");
     expect(chatRequests() - before).toBe(1);
-  });
-
-  it("counts the same prompt tokens the chat call sends, with and without tools", async () => {
-    const client = clientFor();
-    for (const tools of [[], [CALCULATE_TOOL]]) {
-      const counted = await client.countPromptTokens({ ...input, tools }, { rolloutId: "r-1" });
-      const { call } = await client.chat({ ...input, tools }, context());
-      expect(counted).toBe(call.prompt_token_ids.length);
-    }
   });
 });
 
@@ -121,7 +115,7 @@ describe("createModelClient under a partial fault rate", () => {
   it("gets every call through within the attempt budget and counts each retry", async () => {
     const sim = await startVllmSimulator({ port: 0, seed: 21, faults: { rate5xx: 0.3, rateMalformed: 0.2 } });
     // At a 50% fault rate, 8 attempts all failing has probability 1/256 per call; the seed fixes the draws.
-    const client = createModelClient({ backend: createVllmBackend({ baseUrl: `${sim.url}/v1` }), model: MODEL, retry: { maxAttempts: 8, baseDelayMs: 1, maxDelayMs: 2 } });
+    const client = clientOver(createVllmBackend({ baseUrl: `${sim.url}/v1` }), { maxAttempts: 8, baseDelayMs: 1, maxDelayMs: 2 });
     const calls = [];
     for (let i = 0; i < 6; i++) calls.push(LlmCall.parse((await client.chat(input, context())).call));
     const stats = sim.stats();

@@ -1,6 +1,6 @@
 /** @module Keeping every model request inside the rollout's prompt and response budgets. */
-import type { ChatMessage, ToolDefinition } from "../../schemas/chat";
-import type { RolloutConfig } from "../../schemas/rollout-config";
+import type { ChatMessage, ToolDefinition } from "../schemas/chat";
+import type { RolloutConfig } from "../schemas/rollout-config";
 
 const encoder = new TextEncoder();
 /** Chat-template glue per message (role markers, separators) is a handful of tokens; stay generous. */
@@ -30,7 +30,7 @@ export function promptTokenUpperBound(
  * `max_tokens` for the next call: what remains of the trajectory's response budget, capped by
  * `max_tokens_per_call`. Zero means the budget is spent (the rollout ends MAX_RESPONSE_LENGTH).
  */
-export function maxTokensForNextCall(config: RolloutConfig, completionTokensUsed: number): number {
+export function maxTokensForNextCall(config: Pick<RolloutConfig, "max_response_length" | "max_tokens_per_call">, completionTokensUsed: number): number {
   const remaining = Math.max(0, config.max_response_length - completionTokensUsed);
   return config.max_tokens_per_call === null ? remaining : Math.min(remaining, config.max_tokens_per_call);
 }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CALCULATE_TOOL } from "../../../../src/agents/calculator/calculate-tool";
-import { maxTokensForNextCall, promptTokenUpperBound } from "../../../../src/runtime/driver/prompt-budget";
-import type { ChatMessage, ToolDefinition } from "../../../../src/schemas/chat";
-import { RolloutConfig } from "../../../../src/schemas/rollout-config";
-import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
+import { CALCULATE_TOOL } from "../../../src/agents/calculator/calculate-tool";
+import { maxTokensForNextCall, promptTokenUpperBound } from "../../../src/gateway/prompt-budget";
+import type { ChatMessage, ToolDefinition } from "../../../src/schemas/chat";
+import { RolloutConfig } from "../../../src/schemas/rollout-config";
+import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
 
 interface Turn {
   promptTokens: number;

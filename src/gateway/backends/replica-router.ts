@@ -1,0 +1,150 @@
+/**
+ * @module Picks the replica for one call: the rollout's own replica while it is healthy,
+ * otherwise rendezvous order with bounded load, skipping unhealthy replicas until a lazy
+ * `/health` probe readmits them. All state is per backend instance, hence per isolate.
+ */
+import { rendezvousOrder } from "./rendezvous";
+import { DEFAULT_HEALTH_TIMING, type HealthTiming, ReplicaState } from "./replica-state";
+import { replicaUrls } from "./replica-url";
+import { StickyAssignments } from "./sticky-assignments";
+
+/** How a call on a leased replica ended: success, a replica fault, or something that says nothing about the replica. */
+export type CallOutcome = "ok" | "failed" | "neutral";
+
+/** One call's hold on a replica; `release` exactly once. */
+export interface ReplicaLease {
+  /** OpenAI base of the replica (`…/v1`), reported as the call's replica. */
+  readonly url: string;
+  /** Server root (`/health`, `/tokenize`). */
+  readonly root: string;
+  /** Ends the call: "ok" keeps the rollout here, "failed" marks the replica unhealthy, "neutral" only frees the slot. */
+  release(outcome: CallOutcome): void;
+}
+
+/** One replica's state for `ModelBackend.health()`. */
+export interface ReplicaHealth {
+  replica: string;
+  healthy: boolean;
+  in_flight: number;
+}
+
+/** Options of `ReplicaRouter`. */
+export interface ReplicaRouterOptions {
+  /** Bounded-load factor c: a new rollout skips a replica already at ⌈c·(in-flight total + 1)/healthy⌉. */
+  loadFactor: number;
+  now: () => number;
+  /** Asks the replica whether it is up (`GET /health`); resolves true for a 2xx, never rejects. */
+  probe: (replica: ReplicaState) => Promise<boolean>;
+  timing?: Partial<HealthTiming>;
+  /** Rollouts remembered without a hint. Default 10,000. */
+  stickyCapacity?: number;
+}
+
+/** Routes calls over a fixed list of replicas. */
+export class ReplicaRouter {
+  readonly #replicas: ReplicaState[];
+  readonly #byUrl = new Map<string, ReplicaState>();
+  readonly #sticky: StickyAssignments;
+  readonly #options: ReplicaRouterOptions;
+
+  /** `urls` must be non-empty and distinct once normalised (the backend config checks both). */
+  constructor(urls: readonly string[], options: ReplicaRouterOptions) {
+    const timing = { ...DEFAULT_HEALTH_TIMING, ...options.timing };
+    this.#replicas = urls.map((url) => new ReplicaState(url, timing));
+    for (const replica of this.#replicas) this.#byUrl.set(replica.url, replica);
+    this.#sticky = new StickyAssignments(options.stickyCapacity);
+    this.#options = options;
+  }
+
+  /** Replica names (`…/v1`) in configuration order. */
+  get urls(): string[] {
+    return this.#replicas.map((replica) => replica.url);
+  }
+
+  /**
+   * Leases the replica for one call of `rolloutId`. Order of preference: `hint` (else the replica
+   * this isolate last saw the rollout use) while healthy or readmitted by a probe; then the
+   * rendezvous ranking, probing unhealthy replicas that rank above the first healthy one and
+   * applying bounded load; with every replica unhealthy, the one that failed longest ago.
+   * Placement is synchronous unless a probe runs, so concurrent first calls see each other's load.
+   */
+  async acquire(rolloutId: string, hint?: string | null): Promise<ReplicaLease> {
+    const sticky = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
+    if (sticky && (sticky.healthy || (await this.#probeIfDue(sticky)))) return this.#lease(sticky, rolloutId);
+    const ranked = rendezvousOrder(rolloutId, this.#replicas);
+    for (const replica of ranked) {
+      if (replica.healthy || (await this.#probeIfDue(replica))) break;
+    }
+    return this.#lease(this.#pickBounded(ranked), rolloutId);
+  }
+
+  /** The replica a call of `rolloutId` would most likely use, without probing or counting load (for `/tokenize`). */
+  peek(rolloutId: string, hint?: string | null): ReplicaState {
+    const sticky = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
+    if (sticky?.healthy) return sticky;
+    const ranked = rendezvousOrder(rolloutId, this.#replicas);
+    return ranked.find((replica) => replica.healthy) ?? (ranked[0] as ReplicaState);
+  }
+
+  /** Health and load of every replica as this isolate sees them. */
+  health(): ReplicaHealth[] {
+    const now = this.#options.now();
+    return this.#replicas.map((replica) => ({ replica: replica.url, healthy: replica.healthy, in_flight: replica.inFlight(now) }));
+  }
+
+  #find(url: string | null | undefined): ReplicaState | undefined {
+    return url ? this.#byUrl.get(replicaUrls(url).api) : undefined;
+  }
+
+  /** Bounded load over the healthy replicas in rendezvous order; least busy if all are at capacity. */
+  #pickBounded(ranked: ReplicaState[]): ReplicaState {
+    const now = this.#options.now();
+    const healthy = ranked.filter((replica) => replica.healthy);
+    if (healthy.length === 0) {
+      return ranked.reduce((best, replica) => (replica.lastFailureAt < best.lastFailureAt ? replica : best));
+    }
+    const total = healthy.reduce((sum, replica) => sum + replica.inFlight(now), 0);
+    const capacity = Math.ceil((this.#options.loadFactor * (total + 1)) / healthy.length);
+    const open = healthy.find((replica) => replica.inFlight(now) + 1 <= capacity);
+    return open ?? healthy.reduce((best, replica) => (replica.inFlight(now) < best.inFlight(now) ? replica : best));
+  }
+
+  /**
+   * Probes an unhealthy replica whose cooldown has passed, unless a probe is already running (a
+   * concurrent call skips the replica rather than wait on another call's probe, which in Workers
+   * may belong to another request's I/O context). Resolves whether the replica is now healthy.
+   */
+  async #probeIfDue(replica: ReplicaState): Promise<boolean> {
+    if (!replica.probeDue(this.#options.now())) return false;
+    const probing = this.#options.probe(replica).catch(() => false);
+    replica.probing = probing;
+    try {
+      const ok = await probing;
+      if (ok) replica.recordSuccess();
+      else replica.recordFailure(this.#options.now());
+      return ok;
+    } finally {
+      replica.probing = null;
+    }
+  }
+
+  #lease(replica: ReplicaState, rolloutId: string): ReplicaLease {
+    const id = replica.beginLease(this.#options.now());
+    let released = false;
+    return {
+      url: replica.url,
+      root: replica.root,
+      release: (outcome) => {
+        if (released) return;
+        released = true;
+        replica.endLease(id);
+        if (outcome === "ok") {
+          replica.recordSuccess();
+          this.#sticky.set(rolloutId, replica.url);
+        } else if (outcome === "failed") {
+          replica.recordFailure(this.#options.now());
+        }
+      },
+    };
+  }
+}

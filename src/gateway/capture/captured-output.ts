@@ -1,0 +1,31 @@
+/** @module What the gateway keeps from one engine reply, whatever its endpoint or transport. */
+import { ModelError } from "../../errors";
+import type { ChatMessage } from "../../schemas/chat";
+import type { Usage } from "../../schemas/llm-call";
+
+/** The engine's tokens and the answer they decode to. */
+export interface CapturedOutput {
+  response_message: ChatMessage;
+  prompt_token_ids: number[];
+  completion_token_ids: number[];
+  /** One per completion token, or empty when the engine sent none. */
+  logprobs: number[];
+  finish_reason: string | null;
+  usage: Usage;
+}
+
+/**
+ * Finishes a capture: checks that logprobs line up with the completion tokens (a mismatch is an
+ * upstream fault, retryable, never stored) and fills usage from the token counts if absent.
+ */
+export function completeCapture(parts: Omit<CapturedOutput, "usage"> & { usage?: Usage | null }): CapturedOutput {
+  if (parts.logprobs.length > 0 && parts.logprobs.length !== parts.completion_token_ids.length) {
+    throw new ModelError(`engine returned ${parts.logprobs.length} logprobs for ${parts.completion_token_ids.length} completion tokens`, { retryable: true });
+  }
+  const usage = parts.usage ?? {
+    prompt_tokens: parts.prompt_token_ids.length,
+    completion_tokens: parts.completion_token_ids.length,
+    total_tokens: parts.prompt_token_ids.length + parts.completion_token_ids.length,
+  };
+  return { ...parts, usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } };
+}

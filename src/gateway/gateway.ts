@@ -1,0 +1,163 @@
+/** @module The gateway: every model call of every rollout, admitted by the policy, limited, token-exact. */
+import { PolicySyncingError } from "../errors";
+import type { BackendConfig } from "../schemas/backend-config";
+import type { JsonObject } from "../schemas/json";
+import { LlmCall } from "../schemas/llm-call";
+import type { PolicySnapshot } from "../schemas/policy";
+import type { Clock } from "../ports";
+import { captureChatCompletion } from "./capture/chat-capture";
+import type { CapturedOutput } from "./capture/captured-output";
+import { captureCompletion } from "./capture/completion-capture";
+import type { ModelBackend, UpstreamPath } from "./model-backend";
+import type { PolicyPort } from "./policy-port";
+import { type CallLimits, checkPromptLength, shapeRequest } from "./request-shaping";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep, withRetries } from "./retry";
+import { relayStream } from "./stream-relay";
+
+/** The policy in force when no policy object is wired (tests, or a deployment that never set one). */
+export const DEFAULT_POLICY: PolicySnapshot = { policy_version: 0, model: null, backend: null, sampling: { temperature: 1, top_p: 1 } };
+
+/** An in-flight admission expires after this long if its release never arrives (a dead invocation). */
+const ADMISSION_TTL_MS = 15 * 60_000;
+
+/** What the gateway is built from. */
+export interface GatewayDeps {
+  /** Null: no policy object (version 0, deployment defaults, never syncing). */
+  policy: PolicyPort | null;
+  /** The backend for a policy's backend config (null = the deployment default); reuse instances. */
+  backendFor(config: BackendConfig | null): ModelBackend;
+  defaultModel: string;
+  retry?: RetryPolicy;
+  now: Clock;
+}
+
+/** One call: whose it is, its budgets, and how to behave during a weight sync. */
+export interface GatewayCall {
+  rolloutId: string;
+  stepId: string | null;
+  callId: string;
+  /** Training mode: the policy's sampling parameters apply and logprobs are requested. */
+  train: boolean;
+  /** Another served model than the policy's (evaluation against a different checkpoint); null = the policy's. */
+  model?: string | null;
+  limits: CallLimits;
+  /** The replica the rollout used last (kept while healthy). */
+  replicaHint: string | null;
+  signal?: AbortSignal;
+  /** In-process callers wait a weight sync out; HTTP callers get 429 with Retry-After. */
+  whileSyncing: "wait" | "refuse";
+  /** Told when the call starts and stops waiting for a sync (a step timer pauses meanwhile). */
+  onSyncWait?: (waiting: boolean) => void;
+}
+
+/** Routes, records and versions model calls for rollouts. */
+export interface Gateway {
+  /** A non-streaming call: the upstream's JSON reply (to pass on unchanged) and the call's record. */
+  send(path: UpstreamPath, body: JsonObject, call: GatewayCall): Promise<{ reply: unknown; call: LlmCall }>;
+  /**
+   * A streaming call: the SSE response to hand to the caller unchanged. `record` is awaited with
+   * the assembled call before the stream's final `[DONE]` goes out, so a caller that has read the
+   * whole stream finds the call recorded.
+   */
+  stream(path: UpstreamPath, body: JsonObject, call: GatewayCall, record: (call: LlmCall) => Promise<void>): Promise<Response>;
+}
+
+/**
+ * Builds the gateway.
+ *
+ * @example
+ * const gateway = createGateway({ policy: null, backendFor: () => backend, defaultModel: "sim-qwen3", now: Date.now });
+ */
+export function createGateway(deps: GatewayDeps): Gateway {
+  const retry = deps.retry ?? DEFAULT_RETRY_POLICY;
+
+  async function admit(call: GatewayCall): Promise<PolicySnapshot> {
+    if (!deps.policy) return DEFAULT_POLICY;
+    let waiting = false;
+    for (;;) {
+      const admission = await deps.policy.acquire(call.callId, ADMISSION_TTL_MS);
+      if (admission.ok) {
+        if (waiting) call.onSyncWait?.(false);
+        return admission;
+      }
+      if (call.whileSyncing === "refuse") throw new PolicySyncingError(admission.retry_after_s);
+      if (!waiting) call.onSyncWait?.(true);
+      waiting = true;
+      await sleep(admission.retry_after_s * 1000, call.signal);
+    }
+  }
+
+  /** Releases the admission once, reporting the version in force when the call ended. */
+  function releaser(call: GatewayCall, admitted: PolicySnapshot): () => Promise<number> {
+    let released: Promise<number> | undefined;
+    return () => (released ??= deps.policy ? deps.policy.release(call.callId).then((r) => r.policy_version, () => admitted.policy_version) : Promise.resolve(admitted.policy_version));
+  }
+
+  async function prepare(path: UpstreamPath, body: JsonObject, call: GatewayCall) {
+    const policy = await admit(call);
+    const release = releaser(call, policy);
+    try {
+      const backend = deps.backendFor(policy.backend);
+      const shaped = shapeRequest(path, body, call.model ? { ...policy, model: call.model } : policy, { defaultModel: deps.defaultModel, train: call.train, limits: call.limits });
+      const routing = { rolloutId: call.rolloutId, replicaHint: call.replicaHint, signal: call.signal };
+      await checkPromptLength(path, shaped, call.limits, backend, routing);
+      return { policy, release, backend, shaped, routing, started: deps.now() };
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  /** The call's record, validated where it is made so a bad one never travels. */
+  function record(call: GatewayCall, prepared: Awaited<ReturnType<typeof prepare>>, captured: CapturedOutput, meta: { replica: string; attempts: number; versionEnd: number }): LlmCall {
+    return LlmCall.parse({
+      call_id: call.callId,
+      rollout_id: call.rolloutId,
+      step_id: call.stepId,
+      request: prepared.shaped,
+      ...captured,
+      logprobs_mode: captured.logprobs.length > 0 ? "raw_logprobs" : "none",
+      backend: prepared.backend.name,
+      replica: meta.replica,
+      policy_version_start: prepared.policy.policy_version,
+      policy_version_end: meta.versionEnd,
+      latency_ms: deps.now() - prepared.started,
+      attempts: meta.attempts,
+      trainable: prepared.backend.returnsTokenIds && captured.prompt_token_ids.length > 0 && captured.completion_token_ids.length > 0 && captured.logprobs.length === captured.completion_token_ids.length,
+      created_at: prepared.started,
+    });
+  }
+
+  return {
+    async send(path, body, call) {
+      const prepared = await prepare(path, { ...body, stream: false }, call);
+      try {
+        const capture = path === "/chat/completions" ? captureChatCompletion : captureCompletion;
+        const { value, attempts } = await withRetries(retry, call.signal, async () => {
+          const reply = await prepared.backend.request(path, prepared.shaped, prepared.routing);
+          return { reply, captured: capture(reply.body) };
+        });
+        const versionEnd = await prepared.release();
+        return { reply: value.reply.body, call: record(call, prepared, value.captured, { replica: value.reply.replica, attempts, versionEnd }) };
+      } finally {
+        await prepared.release();
+      }
+    },
+
+    async stream(path, body, call, onRecorded) {
+      const prepared = await prepare(path, { ...body, stream: true }, call);
+      let opened;
+      try {
+        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, prepared.shaped, prepared.routing));
+      } catch (error) {
+        await prepared.release();
+        throw error;
+      }
+      const { value, attempts } = opened;
+      return relayStream(value.response, async (captured) => {
+        const versionEnd = await prepared.release();
+        if (captured) await onRecorded(record(call, prepared, captured, { replica: value.replica, attempts, versionEnd }));
+      });
+    },
+  };
+}

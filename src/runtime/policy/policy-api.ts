@@ -1,0 +1,67 @@
+/** @module Wire shapes of `/v1/policy` and `/v1/resources`: request bodies and the answers. */
+import { z } from "zod";
+import { PolicySnapshot, SamplingDefaults } from "../../schemas/policy";
+import { PolicyBackend } from "./policy-backend";
+import { SyncState } from "./policy-state";
+
+/** Longest a `sync/begin` may wait for in-flight calls to drain: 10 minutes. */
+export const MAX_SYNC_WAIT_MS = 600_000;
+
+/**
+ * Sampling keys to change. Built from SamplingDefaults without its defaults: `.partial()` would
+ * fill every missing key with its default and so reset what the caller did not mention.
+ */
+export const SamplingPatch = z.object({
+  temperature: SamplingDefaults.shape.temperature.unwrap().optional(),
+  top_p: SamplingDefaults.shape.top_p.unwrap().optional(),
+}).strict();
+export type SamplingPatch = z.infer<typeof SamplingPatch>;
+
+/**
+ * `PUT /v1/policy`: each field given replaces the current one (`null` restores the deployment
+ * default for `model`/`backend`); `sampling` keys merge into the current sampling. The version is
+ * not settable here: only `sync/end` moves it.
+ */
+export const PolicyUpdate = z.object({
+  model: z.string().min(1, "model must not be empty").nullable().optional(),
+  backend: PolicyBackend.nullable().optional(),
+  sampling: SamplingPatch.optional(),
+}).strict();
+export type PolicyUpdate = z.infer<typeof PolicyUpdate>;
+
+/** `POST /v1/policy/sync/begin`: optionally wait up to `wait_ms` for in-flight calls to drain. */
+export const SyncBeginRequest = z.object({
+  wait_ms: z.int().min(0, "wait_ms must be >= 0").max(MAX_SYNC_WAIT_MS, `wait_ms must be <= ${MAX_SYNC_WAIT_MS}`).optional(),
+  /** The version the trainer intends to end with (recorded, not enforced). */
+  policy_version: z.int().min(0, "policy_version must be >= 0").optional(),
+}).strict();
+export type SyncBeginRequest = z.infer<typeof SyncBeginRequest>;
+
+/** `POST /v1/policy/sync/end`: the version of the weights now loaded; must exceed the current one. */
+export const SyncEndRequest = z.object({
+  policy_version: z.int().min(0, "policy_version must be >= 0"),
+}).strict();
+export type SyncEndRequest = z.infer<typeof SyncEndRequest>;
+
+/** A resource's name: what goes in `/v1/resources/:name` and before the `@` of its id. */
+export const ResourceName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must be 1-64 characters of A-Z a-z 0-9 _ . -");
+export type ResourceName = z.infer<typeof ResourceName>;
+
+/** A resource name with its latest version. */
+export const ResourceVersion = z.object({ name: ResourceName, version: z.int().min(1) });
+export type ResourceVersion = z.infer<typeof ResourceVersion>;
+
+/** `GET /v1/policy`: the snapshot the gateway hands out, plus sync state, load and resources. */
+export const PolicyView = PolicySnapshot.extend({
+  syncing: SyncState.nullable(),
+  /** Model calls admitted and not yet released (expired ones are not counted). */
+  in_flight: z.int().min(0),
+  resources: z.array(ResourceVersion),
+  updated_at: z.number(),
+});
+export type PolicyView = z.infer<typeof PolicyView>;
+
+/** The immutable id of one resource version, `name@version`. */
+export function resourceId(name: string, version: number): string {
+  return `${name}@${version}`;
+}

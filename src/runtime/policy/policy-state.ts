@@ -1,0 +1,48 @@
+/** @module The policy object's mutable state, persisted as one validated row. */
+import { z } from "zod";
+import { BackendConfig } from "../../schemas/backend-config";
+import { SamplingDefaults, type PolicySnapshot } from "../../schemas/policy";
+
+/** Version of the persisted PolicyState shape. */
+export const POLICY_STATE_SCHEMA_VERSION = 1;
+
+/** A weight sync under way: set by `beginSync`, cleared by `endSync`. */
+export const SyncState = z.object({
+  since: z.number(),
+  /** The version the trainer said it will end with, if it said (informational; `endSync` decides). */
+  requested_version: z.int().min(0).optional(),
+}).strict();
+export type SyncState = z.infer<typeof SyncState>;
+
+/** The policy in force and whether a weight sync is under way (in-flight calls and resources live in their own tables). */
+export const PolicyState = z.object({
+  schema_version: z.literal(POLICY_STATE_SCHEMA_VERSION),
+  /** Bumped only by `endSync`, after the trainer has pushed new weights. */
+  policy_version: z.int().min(0),
+  /** null: the deployment default (`LLM_MODEL`). */
+  model: z.string().min(1).nullable(),
+  /** null: the deployment default (`LLM_BASE_URL`). */
+  backend: BackendConfig.nullable(),
+  sampling: SamplingDefaults,
+  syncing: SyncState.nullable(),
+  updated_at: z.number(),
+}).strict();
+export type PolicyState = z.infer<typeof PolicyState>;
+
+/** The policy before anyone configured it: version 0, deployment defaults, default sampling. */
+export function initialPolicyState(now: number): PolicyState {
+  return {
+    schema_version: POLICY_STATE_SCHEMA_VERSION,
+    policy_version: 0,
+    model: null,
+    backend: null,
+    sampling: SamplingDefaults.parse({}),
+    syncing: null,
+    updated_at: now,
+  };
+}
+
+/** The part of the state a model call needs. */
+export function snapshotOf(state: PolicyState): PolicySnapshot {
+  return { policy_version: state.policy_version, model: state.model, backend: state.backend, sampling: state.sampling };
+}
