@@ -1,8 +1,11 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
 import { DurableObject } from "cloudflare:workers";
-import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
+import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
+import type { LlmCallInput } from "../src/schemas/llm-call";
+import type { Span, SpanInput } from "../src/schemas/span";
 import { RolloutSessionCore } from "../src/runtime/session/rollout-session-core";
-import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult, StepCommit } from "../src/runtime/session/session-results";
+import { SessionGatewayOps } from "../src/runtime/session/session-gateway";
+import type { AdmitCallResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**
  * One rollout's conversation, steps, LLM calls and lease, in SQLite. Single-writer by
@@ -10,6 +13,7 @@ import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult
  */
 export class RolloutSession extends DurableObject<Env> {
   readonly #core: RolloutSessionCore;
+  readonly #gateway: SessionGatewayOps;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -23,6 +27,7 @@ export class RolloutSession extends DurableObject<Env> {
       queue: { send: async (message) => void (await env.ROLLOUT_WORK.send(message)) },
       now: () => Date.now(),
     });
+    this.#gateway = new SessionGatewayOps(this.#core.kernel);
   }
 
   /** Stores and announces a new rollout (idempotent by rollout id). */
@@ -63,6 +68,31 @@ export class RolloutSession extends DurableObject<Env> {
   /** An SSE byte stream of steps after `afterStepIndex` and of what follows. */
   subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
     return this.#core.subscribe(afterStepIndex);
+  }
+
+  /** Limits and replica for a gateway call, unless the rollout is missing or finished. */
+  admitCall(): AdmitCallResult {
+    return this.#gateway.admitCall();
+  }
+
+  /** Records a call made through the rollout's gateway endpoint. */
+  recordCall(call: LlmCallInput): GatewayWriteResult {
+    return this.#gateway.recordCall(call);
+  }
+
+  /** Appends spans (rewards, messages, …) in order. */
+  addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
+    return this.#gateway.addEvents(events);
+  }
+
+  /** Ends an external rollout with its reported outcome. */
+  finishExternal(input: FinishRolloutRequest): FinishResult | Exclude<GatewayWriteResult, { ok: true }> {
+    return this.#gateway.finishExternal(input);
+  }
+
+  /** Ends an external rollout whose call the gateway refused for a limit. */
+  endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void {
+    this.#gateway.endForLimit(reason, message);
   }
 
   /** The watchdog. */

@@ -5,6 +5,8 @@ import { agentRegistry } from "../src/sdk/agent-registry";
 import type { AppEnv } from "./env";
 import { bearerAuth } from "./middleware/bearer-auth";
 import { problemResponse } from "./middleware/problem-details";
+import { gatewayRoutes } from "./gateway.routes";
+import { policyRoutes } from "./policy.routes";
 import { rolloutsRoutes } from "./rollouts.routes";
 
 /** Builds the HTTP API. Every error, including 404 for unknown routes, is problem+json. */
@@ -15,6 +17,8 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.get("/health", (c) => c.json({ ok: true }));
   app.use("/v1/*", bearerAuth());
   app.get("/v1/agents", (c) => c.json({ agents: agentRegistry.names() }));
+  app.route("/v1/rollouts/:id/llm/v1", gatewayRoutes());
   app.route("/v1/rollouts", rolloutsRoutes());
+  app.route("/v1", policyRoutes());
   return app;
 }

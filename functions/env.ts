@@ -6,4 +6,14 @@ export type AppEnv = Env & {
   API_TOKEN?: string;
   /** Sent to the model server as a bearer token, if it needs one. */
   LLM_API_KEY?: string;
+  /** Signs per-rollout gateway keys. Falls back to API_TOKEN, then to a fixed local-development secret. */
+  GATEWAY_SECRET?: string;
 };
+
+/** The local-development signing secret: fine on one machine, never for a deployment (set GATEWAY_SECRET). */
+const LOCAL_GATEWAY_SECRET = "edge-rollout-local-development-only";
+
+/** The secret rollout keys are signed with. */
+export function gatewaySecret(env: AppEnv): string {
+  return env.GATEWAY_SECRET || env.API_TOKEN || LOCAL_GATEWAY_SECRET;
+}

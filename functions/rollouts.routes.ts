@@ -1,9 +1,10 @@
 /** @module `/v1/rollouts`: create, read, follow (SSE) and cancel rollouts. */
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
-import { CreateRolloutRequest, RolloutId, type RolloutSpec } from "../src/schemas/rollout-api";
+import { AddEventsRequest, CreateRolloutRequest, EXTERNAL_AGENT, FinishRolloutRequest, RolloutId, type RolloutSpec } from "../src/schemas/rollout-api";
+import { rolloutKey } from "../src/gateway/rollout-keys";
 import { agentRegistry } from "../src/sdk/agent-registry";
-import type { AppEnv } from "./env";
+import { type AppEnv, gatewaySecret } from "./env";
 import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
 import { sessionStub } from "./session-stub";
 
@@ -23,23 +24,58 @@ function afterStepIndex(lastEventId: string | undefined, after: string | undefin
   return index;
 }
 
+/** The HTTP error for a refused session write. */
+function writeError(rolloutId: string, refused: { reason: string; message?: string; status?: string | null }): Error {
+  if (refused.reason === "not_found") return new NotFoundError(`rollout ${rolloutId} does not exist`);
+  const message = refused.message ?? `rollout ${rolloutId} is ${refused.status ?? refused.reason}`;
+  if (refused.reason === "invalid") return new InvalidInputError(message);
+  return new ConflictError(message);
+}
+
 /** Routes under `/v1/rollouts`. */
 export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
   routes.post("/", async (c) => {
     const body = await parseJsonBody(c, CreateRolloutRequest);
-    if (!agentRegistry.get(body.agent)) {
-      throw new InvalidInputError(`agent: "${body.agent}" is not registered (known: ${agentRegistry.names().join(", ")})`, {
+    const kind = body.agent === EXTERNAL_AGENT ? "external" : "driven";
+    if (kind === "driven" && !agentRegistry.get(body.agent)) {
+      throw new InvalidInputError(`agent: "${body.agent}" is not registered (known: ${[EXTERNAL_AGENT, ...agentRegistry.names()].join(", ")})`, {
         details: [{ path: "agent", message: `unknown agent "${body.agent}"` }],
       });
     }
     const rolloutId = body.rollout_id ?? crypto.randomUUID();
     const task = { ...body.task, task_id: body.task.task_id || rolloutId, agent_name: body.task.agent_name || body.agent };
-    const spec: RolloutSpec = { rollout_id: rolloutId, agent: body.agent, task, config: body.config, created_at: Date.now() };
+    const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, created_at: Date.now() };
     const created = await sessionStub(c.env, rolloutId).create(spec);
     if (!created.ok) throw new ConflictError(created.message);
-    return c.json({ rollout_id: rolloutId, status: created.status, created: created.created, links: { self: `/v1/rollouts/${rolloutId}`, events: `/v1/rollouts/${rolloutId}/events` } }, created.created ? 202 : 200);
+    const origin = new URL(c.req.url).origin;
+    return c.json(
+      {
+        rollout_id: rolloutId,
+        status: created.status,
+        created: created.created,
+        llm: { base_url: `${origin}/v1/rollouts/${rolloutId}/llm/v1`, api_key: await rolloutKey(gatewaySecret(c.env), rolloutId) },
+        links: { self: `/v1/rollouts/${rolloutId}`, events: `/v1/rollouts/${rolloutId}/events` },
+      },
+      created.created ? 202 : 200,
+    );
+  });
+
+  routes.post("/:id/events", async (c) => {
+    const rolloutId = rolloutIdParam(c.req.param("id"));
+    const body = await parseJsonBody(c, AddEventsRequest);
+    const added = await sessionStub(c.env, rolloutId).addEvents(body.events);
+    if (!added.ok) throw writeError(rolloutId, added);
+    return c.json({ rollout_id: rolloutId, sequence_ids: added.spans.map((span) => span.sequence_id) }, 201);
+  });
+
+  routes.post("/:id/finish", async (c) => {
+    const rolloutId = rolloutIdParam(c.req.param("id"));
+    const body = await parseJsonBody(c, FinishRolloutRequest);
+    const ended = await sessionStub(c.env, rolloutId).finishExternal(body);
+    if (!ended.ok) throw writeError(rolloutId, ended);
+    return c.json({ rollout_id: rolloutId, status: ended.status, termination_reason: ended.termination_reason });
   });
 
   routes.get("/:id", async (c) => {

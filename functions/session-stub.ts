@@ -1,7 +1,9 @@
 /** @module Reaching a rollout's Durable Object by rollout id. */
-import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
+import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
+import type { LlmCall } from "../src/schemas/llm-call";
+import type { Span, SpanInput } from "../src/schemas/span";
 import type { SessionHandle, SessionLocator } from "../src/runtime/session/session-handle";
-import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
+import type { AdmitCallResult, CreateResult, FinishResult, GatewayWriteResult } from "../src/runtime/session/session-results";
 import type { AppEnv } from "./env";
 
 /**
@@ -13,6 +15,11 @@ export interface SessionRpc extends SessionHandle {
   cancel(): Promise<FinishResult>;
   read(): Promise<RolloutView | undefined>;
   subscribe(afterStepIndex: number): Promise<ReadableStream<Uint8Array> | undefined>;
+  admitCall(): Promise<AdmitCallResult>;
+  recordCall(call: LlmCall): Promise<GatewayWriteResult>;
+  addEvents(events: SpanInput[]): Promise<{ ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>>;
+  finishExternal(input: FinishRolloutRequest): Promise<FinishResult | Exclude<GatewayWriteResult, { ok: true }>>;
+  endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): Promise<void>;
 }
 
 /** The RolloutSession stub for `rolloutId` (one object per rollout, named by its id). */

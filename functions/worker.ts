@@ -5,6 +5,7 @@ import type { AppEnv } from "./env";
 import { handleWorkBatch } from "./work.consumer";
 
 export { RolloutSession } from "../durable-objects/rollout-session";
+export { PolicyStore } from "../durable-objects/policy-store";
 
 const app = createApp();
 

@@ -15,11 +15,17 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
   return diff === 0;
 }
 
-/** Requires `Authorization: Bearer <API_TOKEN>` on every route when `API_TOKEN` is set; open otherwise. */
+/** A rollout's gateway (`/v1/rollouts/:id/llm/…`) takes that rollout's own key instead of API_TOKEN. */
+const ROLLOUT_GATEWAY_PATH = /^\/v1\/rollouts\/[^/]+\/llm(\/|$)/;
+
+/**
+ * Requires `Authorization: Bearer <API_TOKEN>` on every route when `API_TOKEN` is set; open
+ * otherwise. Rollout gateway routes are left to their own per-rollout key check.
+ */
 export function bearerAuth(): MiddlewareHandler<{ Bindings: AppEnv }> {
   return async function bearerAuthMiddleware(c, next) {
     const expected = c.env.API_TOKEN;
-    if (expected) {
+    if (expected && !ROLLOUT_GATEWAY_PATH.test(c.req.path)) {
       const header = c.req.header("authorization") ?? "";
       const match = /^Bearer\s+(.+)$/i.exec(header);
       if (!match) throw new UnauthorizedError("missing Authorization: Bearer token", 401);

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { AppError, InvalidInputError } from "../../src/errors";
+import { AppError, InvalidInputError, PolicySyncingError } from "../../src/errors";
 
 /** One field-level problem: where (dot path) and what. */
 export interface FieldProblem {
@@ -29,7 +29,13 @@ export function problemResponse(c: Context, error: unknown): Response {
     instance: new URL(c.req.url).pathname,
   };
   if (appError?.details !== undefined) body.errors = appError.details;
-  return c.body(JSON.stringify(body), status, { "content-type": "application/problem+json" });
+  // OpenAI-compatible clients (on the rollout gateway) read `error.message`; problem+json readers ignore it.
+  body.error = { message: body.detail, type: code, code: status };
+  const headers: Record<string, string> = { "content-type": "application/problem+json" };
+  if (error instanceof PolicySyncingError) headers["retry-after"] = String(error.retryAfterSeconds);
+  // RFC 9110 §15.5.2: a 401 must carry a challenge, or clients cannot tell which scheme to use.
+  if (status === 401) headers["www-authenticate"] = 'Bearer realm="edge-rollout"';
+  return c.body(JSON.stringify(body), status, headers);
 }
 
 /** Parses the request's JSON body with `schema`: malformed JSON is a 400, schema violations a 422 naming each field. */

@@ -5,6 +5,8 @@ import { RolloutConfig } from "./rollout-config";
 import { RolloutStatus, TerminationReason } from "./termination";
 import { Trajectory } from "./trajectory";
 import { LlmCall } from "./llm-call";
+import { ChatMessage } from "./chat";
+import { Span, SpanInput } from "./span";
 
 /** Rollout ids become DO names and R2 key parts: keep them printable and bounded. */
 export const RolloutId = z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/, "rollout_id must be 1-200 characters of A-Z a-z 0-9 . _ : -");
@@ -18,9 +20,20 @@ export const CreateRolloutRequest = z.object({
 }).strict();
 export type CreateRolloutRequest = z.infer<typeof CreateRolloutRequest>;
 
+/**
+ * How a rollout is run: `driven` by our step loop (a registered agent), or `external`: an agent
+ * running elsewhere calls the rollout's gateway and finishes the rollout itself.
+ */
+export const RolloutKind = z.enum(["driven", "external"]);
+export type RolloutKind = z.infer<typeof RolloutKind>;
+
+/** The agent name that creates an external rollout. */
+export const EXTERNAL_AGENT = "external";
+
 /** What the session stores at creation. */
 export const RolloutSpec = z.object({
   rollout_id: RolloutId,
+  kind: RolloutKind.default("driven"),
   agent: z.string(),
   task: AgentTask,
   config: RolloutConfig,
@@ -43,5 +56,24 @@ export const RolloutView = z.object({
   usage: z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), llm_calls: z.int() }),
   trajectory: Trajectory,
   llm_calls: z.array(LlmCall),
+  spans: z.array(Span),
+  /** The conversation an external agent reported when it finished (null otherwise). */
+  final_messages: z.array(ChatMessage).nullable(),
 });
 export type RolloutView = z.infer<typeof RolloutView>;
+
+/** `POST /v1/rollouts/:id/events`: spans to add, in order. */
+export const AddEventsRequest = z.object({ events: z.array(SpanInput).min(1, "events must not be empty").max(1000, "events must hold at most 1000 spans") }).strict();
+export type AddEventsRequest = z.infer<typeof AddEventsRequest>;
+
+/** `POST /v1/rollouts/:id/finish` (external rollouts): the outcome the agent reports. */
+export const FinishRolloutRequest = z.object({
+  /** Final reward; default: the last reward span's primary value, else none. */
+  reward: z.number().refine(Number.isFinite, "reward must be a finite number").nullable().optional(),
+  /** The final conversation, kept with the rollout. */
+  messages: z.array(ChatMessage).optional(),
+  /** Default ENV_DONE. CANCELLED is what /cancel is for. */
+  termination_reason: TerminationReason.exclude(["CANCELLED"]).default("ENV_DONE"),
+  error: z.string().max(2000).nullable().optional(),
+}).strict();
+export type FinishRolloutRequest = z.infer<typeof FinishRolloutRequest>;

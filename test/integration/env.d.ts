@@ -5,10 +5,3 @@ declare namespace Cloudflare {
   }
 }
 
-declare namespace Cloudflare {
-  /** Types `exports` from "cloudflare:workers" as the Worker's own entry module. */
-  interface GlobalProps {
-    mainModule: typeof import("../../functions/worker");
-    durableNamespaces: "RolloutSession";
-  }
-}

@@ -2,7 +2,7 @@
 import { describeError, UserCodeError } from "../../errors";
 import type { ModelClient } from "../../gateway/model-client";
 import type { Clock } from "../../ports";
-import type { TerminationReason } from "../../schemas/termination";
+import { statusForReason, type TerminationReason } from "../../schemas/termination";
 import type { AgentDefinition } from "../../sdk/agent-registry";
 import type { SessionHandle, SessionLocator } from "../session/session-handle";
 import type { Lease } from "../session/session-state";
@@ -108,7 +108,8 @@ async function finish(session: SessionHandle, lease: Lease, definition: AgentDef
   let reward: number | null = null;
   let finalReason = reason;
   let finalError = error;
-  if (definition && episode) {
+  // A failed rollout has no reward (null), whoever ended it; only completed episodes are scored.
+  if (definition && episode && statusForReason(reason) === "succeeded") {
     const scored = trajectoryReward(definition, resume, episode);
     reward = scored.reward;
     if (scored.error && finalError === null) {

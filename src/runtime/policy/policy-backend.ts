@@ -1,25 +1,26 @@
 /** @module How the policy object validates a backend configuration before storing it. */
 import { z } from "zod";
-import { BackendConfig, OpenAiBackendConfig, VllmBackendConfig, VllmPdBackendConfig } from "../../schemas/backend-config";
-
-// TODO(backend-registry): look the schema up in the registry of src/gateway/backends once it
-// exists, so user-registered backends are validated too and unknown names are refused.
-const BUILT_IN: Record<string, z.ZodType<BackendConfig>> = {
-  vllm: VllmBackendConfig,
-  vllm_pd: VllmPdBackendConfig,
-  openai: OpenAiBackendConfig,
-};
+import { backendRegistry } from "../../gateway/backends/index";
+import { BackendConfig } from "../../schemas/backend-config";
 
 /**
- * A backend as `PUT /v1/policy` accepts it: a built-in name is checked against its own schema
- * (so a bad replica URL is reported at `backend.replicas.0`) and stored with its defaults filled
- * in; any other name passes with the loose BackendConfig shape.
+ * A backend as `PUT /v1/policy` accepts it: `name` must be registered in the Worker's backend
+ * registry, and the rest is checked by that backend's own schema (so a bad replica URL is
+ * reported at `backend.replicas.0`) and stored with its defaults filled in. The gateway resolves
+ * the stored config against the same registry, so what is accepted here is what it can build.
  */
-export const PolicyBackend = BackendConfig.transform((value, ctx) => {
-  const schema = BUILT_IN[value.name];
-  if (!schema) return value;
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+export const PolicyBackend = BackendConfig.transform((value, ctx): BackendConfig => {
+  const factory = backendRegistry.get(value.name);
+  if (!factory) {
+    ctx.addIssue({ code: "custom", path: ["name"], message: `unknown backend "${value.name}"; known backends: ${backendRegistry.names().join(", ")}` });
+    return z.NEVER;
+  }
+  const parsed = factory.schema.safeParse(value);
+  if (parsed.success) return parsed.data as BackendConfig;
+  for (const issue of parsed.error.issues) {
+    // Report an unknown key at its own path, as the registry does, rather than at `backend`.
+    if (issue.code === "unrecognized_keys") for (const key of issue.keys) ctx.addIssue({ code: "custom", path: [...issue.path, key], message: "is not a known field" });
+    else ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  }
   return z.NEVER;
 });

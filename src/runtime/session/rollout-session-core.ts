@@ -3,63 +3,49 @@ import { LlmCall } from "../../schemas/llm-call";
 import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import { leaseTtlMs } from "../../schemas/rollout-config";
 import { Step } from "../../schemas/step";
-import { statusForReason, TERMINAL_STATUSES } from "../../schemas/termination";
-import type { Clock, StoragePort, WorkQueuePort } from "../../ports";
-import type { WorkMessage } from "../../schemas/work-message";
-import { EventHub } from "./event-hub";
+import { TERMINAL_STATUSES } from "../../schemas/termination";
+import type { EventHub } from "./event-hub";
+import { type SessionDeps, SessionKernel } from "./session-kernel";
 import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult, StepCommit } from "./session-results";
 import { initialState, type SessionState } from "./session-state";
 import { SessionStore } from "./session-store";
 import { buildRolloutView, endEvent, stepEvent } from "./session-view";
-
-/** How often an unleased rollout is re-announced to the work queue if no driver picked it up. */
-export const UNCLAIMED_RECHECK_MS = 60_000;
-
-/** What the session logic needs from its Durable Object. */
-export interface SessionDeps {
-  storage: StoragePort;
-  queue: WorkQueuePort;
-  now: Clock;
-}
+import { accountCall } from "./call-accounting";
 
 /**
- * One rollout's state machine. The Durable Object makes every method single-writer. Spec and
- * state are read from SQLite on each call rather than cached, so the object's memory can never
- * disagree with its storage (SQLite reads in a Durable Object are in-process and cheap).
+ * One rollout's lifecycle as a driver sees it: create, lease, commit, hand off, finish, cancel,
+ * the watchdog, and reads. The Durable Object makes every method single-writer.
  */
 export class RolloutSessionCore {
-  readonly #deps: SessionDeps;
-  readonly #store: SessionStore;
-  readonly #events = new EventHub();
+  /** Shared with the gateway-facing part of the session (same storage, same subscribers). */
+  readonly kernel: SessionKernel;
 
   constructor(deps: SessionDeps) {
-    this.#deps = deps;
-    this.#store = new SessionStore(deps.storage.sql);
-    this.#store.migrate();
+    this.kernel = new SessionKernel(deps);
+  }
+
+  get #deps(): SessionDeps {
+    return this.kernel.deps;
+  }
+
+  get #store(): SessionStore {
+    return this.kernel.store;
+  }
+
+  get #events(): EventHub {
+    return this.kernel.events;
   }
 
   get #spec(): RolloutSpec | undefined {
-    return this.#store.readSpec();
+    return this.kernel.spec;
   }
 
   get #state(): SessionState | undefined {
-    return this.#store.readState();
+    return this.kernel.state;
   }
 
   #save(state: SessionState): SessionState {
-    state.updated_at = this.#deps.now();
-    this.#store.writeState(state);
-    return state;
-  }
-
-  async #announce(rolloutId: string, reason: WorkMessage["reason"]): Promise<void> {
-    await this.#deps.queue.send({ rollout_id: rolloutId, reason, sent_at: this.#deps.now() });
-  }
-
-  async #scheduleWatchdog(state: SessionState): Promise<void> {
-    if (TERMINAL_STATUSES.has(state.status)) return;
-    const next = state.lease ? state.lease.expires_at : this.#deps.now() + UNCLAIMED_RECHECK_MS;
-    await this.#deps.storage.setAlarm(Math.min(next, state.deadline));
+    return this.kernel.save(state);
   }
 
   /** Stores a new rollout and announces it; the same rollout again is a no-op, a different one a conflict. */
@@ -72,13 +58,15 @@ export class RolloutSessionCore {
       return { ok: true, created: false, rollout_id: spec.rollout_id, status: existingState.status };
     }
     const now = this.#deps.now();
-    const state = initialState(now, spec.created_at + spec.config.rollout_timeout_ms);
+    const fresh = initialState(now, spec.created_at + spec.config.rollout_timeout_ms);
+    // An external rollout runs from the moment it exists; no driver will ever lease it.
+    const state = spec.kind === "external" ? { ...fresh, status: "running" as const } : fresh;
     this.#deps.storage.transactionSync(() => {
       this.#store.writeSpec(spec);
       this.#save(state);
     });
-    await this.#announce(spec.rollout_id, "created");
-    await this.#scheduleWatchdog(state);
+    if (spec.kind === "driven") await this.kernel.announce(spec.rollout_id, "created");
+    await this.kernel.scheduleWatchdog(state, spec);
     return { ok: true, created: true, rollout_id: spec.rollout_id, status: state.status };
   }
 
@@ -88,15 +76,16 @@ export class RolloutSessionCore {
     const state = this.#state;
     if (!spec || !state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
+    if (spec.kind === "external") return { ok: false, reason: "held", status: state.status };
     const now = this.#deps.now();
     if (now >= state.deadline) {
-      await this.#end({ termination_reason: "TIMEOUT", reward: null, error: "rollout_timeout_ms exceeded before a driver could continue" });
+      this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: "rollout_timeout_ms exceeded before a driver could continue" });
       return { ok: false, reason: "terminal", status: "failed" };
     }
     if (state.lease && state.lease.expires_at > now) return { ok: false, reason: "held", status: state.status };
     const epoch = state.epoch + 1;
     const lease = { lease_id: `${epoch}:${driverId}`, driver_id: driverId, epoch, expires_at: now + leaseTtlMs(spec.config), steps_at_start: state.step_count };
-    await this.#scheduleWatchdog(this.#save({ ...state, status: "running", epoch, lease }));
+    await this.kernel.scheduleWatchdog(this.#save({ ...state, status: "running", epoch, lease }), spec);
     const calls = this.#store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
     return {
       ok: true,
@@ -133,16 +122,8 @@ export class RolloutSessionCore {
       return { ok: false, reason: "out_of_order", message: `expected step ${state.step_count}, got ${step.data.step_index}` };
     }
     const lease = { ...state.lease, expires_at: this.#deps.now() + leaseTtlMs(spec.config) };
-    const next = { ...state, lease, step_count: state.step_count + 1 };
-    for (const call of calls) {
-      const data = call.data!;
-      next.llm_calls += 1;
-      next.prompt_tokens += data.usage.prompt_tokens;
-      next.completion_tokens += data.usage.completion_tokens;
-      next.last_context_tokens = data.prompt_token_ids.length + data.completion_token_ids.length || data.usage.total_tokens;
-      next.last_context_messages = (Array.isArray(data.request.messages) ? data.request.messages.length : 0) + 1;
-      next.last_replica = data.replica;
-    }
+    let next: SessionState = { ...state, lease, step_count: state.step_count + 1 };
+    for (const call of calls) next = accountCall(next, call.data!);
     this.#deps.storage.transactionSync(() => {
       for (const call of calls) this.#store.insertCall(call.data!);
       this.#store.insertStep(step.data, commit.env_snapshot);
@@ -162,8 +143,8 @@ export class RolloutSessionCore {
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
     if (state.lease?.lease_id !== leaseId) return { ok: false, reason: "stale_lease", status: state.status };
     const next = this.#save({ ...state, lease: null, handoffs: state.handoffs + 1 });
-    await this.#announce(spec.rollout_id, "handoff");
-    await this.#scheduleWatchdog(next);
+    await this.kernel.announce(spec.rollout_id, "handoff");
+    await this.kernel.scheduleWatchdog(next, spec);
     return { ok: true, already: false, status: state.status, termination_reason: null };
   }
 
@@ -173,7 +154,7 @@ export class RolloutSessionCore {
     if (!state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: true, already: true, status: state.status, termination_reason: state.termination_reason };
     if (state.lease?.lease_id !== leaseId) return { ok: false, reason: "stale_lease", status: state.status };
-    return this.#end(input);
+    return this.kernel.end(input);
   }
 
   /** Cancels a rollout that has not finished; a driver's next commit is then refused. */
@@ -181,16 +162,7 @@ export class RolloutSessionCore {
     const state = this.#state;
     if (!state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
-    return this.#end({ termination_reason: "CANCELLED", reward: null, error: null });
-  }
-
-  async #end(input: FinishInput): Promise<FinishResult> {
-    const state = this.#state!;
-    const status = statusForReason(input.termination_reason);
-    const now = this.#deps.now();
-    const ended = this.#save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: now });
-    this.#events.publish(endEvent(ended), true);
-    return { ok: true, already: false, status, termination_reason: input.termination_reason };
+    return this.kernel.end({ termination_reason: "CANCELLED", reward: null, error: null });
   }
 
   /** The watchdog: ends overdue rollouts, re-announces unclaimed ones, and counts stalled leases. */
@@ -200,23 +172,29 @@ export class RolloutSessionCore {
     if (!spec || !state || TERMINAL_STATUSES.has(state.status)) return;
     const now = this.#deps.now();
     if (now >= state.deadline) {
-      await this.#end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded` });
+      this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded` });
       return;
     }
-    if (state.lease && state.lease.expires_at > now) return this.#scheduleWatchdog(state);
+    if (spec.kind === "external") {
+      const idleMs = now - state.last_activity_at;
+      if (idleMs < spec.config.step_timeout_ms) return this.kernel.scheduleWatchdog(state, spec);
+      this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `no model call or event for ${idleMs} ms (step_timeout_ms ${spec.config.step_timeout_ms})` });
+      return;
+    }
+    if (state.lease && state.lease.expires_at > now) return this.kernel.scheduleWatchdog(state, spec);
     let next = state;
     if (state.lease) {
       const stalled = state.step_count === state.lease.steps_at_start;
       const stalls = state.stalls + (stalled ? 1 : 0);
       if (stalls >= spec.config.max_stalls) {
         this.#save({ ...state, stalls });
-        await this.#end({ termination_reason: "TIMEOUT", reward: null, error: `no step committed during ${stalls} consecutive leases` });
+        this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `no step committed during ${stalls} consecutive leases` });
         return;
       }
       next = this.#save({ ...state, lease: null, stalls: stalled ? stalls : 0 });
     }
-    await this.#announce(spec.rollout_id, "watchdog");
-    await this.#scheduleWatchdog(next);
+    await this.kernel.announce(spec.rollout_id, "watchdog");
+    await this.kernel.scheduleWatchdog(next, spec);
   }
 
   /** The full view for `GET /v1/rollouts/:id`, or undefined if the rollout does not exist. */
@@ -224,7 +202,8 @@ export class RolloutSessionCore {
     const spec = this.#spec;
     const state = this.#state;
     if (!spec || !state) return undefined;
-    return buildRolloutView(spec, state, this.#store.listSteps().map((stored) => stored.step), this.#store.listCalls());
+    const store = this.#store;
+    return buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
   }
 
   /** An SSE stream: steps after `afterStepIndex`, then live steps, then the end event. */
@@ -238,3 +217,5 @@ export class RolloutSessionCore {
     return this.#events.subscribe(backlog, terminal);
   }
 }
+
+export { type SessionDeps, UNCLAIMED_RECHECK_MS } from "./session-kernel";

@@ -52,3 +52,25 @@ export interface FinishInput {
 export type FinishResult =
   | { ok: true; already: boolean; status: RolloutStatus; termination_reason: TerminationReason | null }
   | { ok: false; reason: "stale_lease" | "not_found" | "terminal"; status: RolloutStatus | null };
+
+/** What the gateway needs before forwarding a call for this rollout. */
+export type AdmitCallResult =
+  | {
+      ok: true;
+      kind: "driven" | "external";
+      train: boolean;
+      model: string | null;
+      limits: {
+        max_prompt_length: number;
+        max_response_length: number;
+        max_tokens_per_call: number | null;
+        completion_tokens_used: number;
+        last_context_tokens: number;
+        last_context_messages: number;
+      };
+      replica_hint: string | null;
+    }
+  | { ok: false; reason: "not_found" | "terminal"; status: RolloutStatus | null };
+
+/** Results of the gateway-facing writes. */
+export type GatewayWriteResult = { ok: true } | { ok: false; reason: "not_found" | "terminal" | "invalid" | "driven"; message: string };

@@ -39,6 +39,8 @@ export const SessionState = z.object({
   /** The replica that served the latest call: later calls stick to it (prefix-cache reuse). */
   last_replica: z.string().nullable().default(null),
   deadline: z.number(),
+  /** Last call or event: an external rollout idle for step_timeout_ms ends TIMEOUT. */
+  last_activity_at: z.number().default(0),
   updated_at: z.number(),
   finished_at: z.number().nullable(),
 });
@@ -64,6 +66,7 @@ export function initialState(now: number, deadline: number): SessionState {
     last_context_messages: 0,
     last_replica: null,
     deadline,
+    last_activity_at: now,
     updated_at: now,
     finished_at: null,
   };

@@ -3,6 +3,8 @@ import { LlmCall } from "../../schemas/llm-call";
 import { RolloutSpec } from "../../schemas/rollout-api";
 import { Step } from "../../schemas/step";
 import type { JsonValue } from "../../schemas/json";
+import { ChatMessage } from "../../schemas/chat";
+import { Span, SpanInput } from "../../schemas/span";
 import type { SqlPort } from "../../ports";
 import { SessionState } from "./session-state";
 
@@ -20,6 +22,7 @@ const MIGRATIONS = [
      step_id TEXT,
      body TEXT NOT NULL
    )`,
+  `CREATE TABLE IF NOT EXISTS spans (sequence_id INTEGER PRIMARY KEY, body TEXT NOT NULL)`,
 ];
 
 /** A committed step with the env snapshot taken after it (null when the env has none). */
@@ -100,6 +103,32 @@ export class SessionStore {
       .exec<{ body: string; env_snapshot: string | null }>(`SELECT body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`, afterIndex)
       .toArray()
       .map((row) => ({ step: JSON.parse(row.body) as Step, envSnapshot: row.env_snapshot === null ? null : (JSON.parse(row.env_snapshot) as JsonValue) }));
+  }
+
+  /** Appends spans in order and returns them with their sequence ids (1, 2, … per rollout). */
+  appendSpans(inputs: SpanInput[], now: number): Span[] {
+    // The object is single-writer, so the next id read here cannot be taken by anyone else.
+    let next = this.#sql.exec<{ last: number }>(`SELECT COALESCE(MAX(sequence_id), 0) AS last FROM spans`).toArray()[0]!.last + 1;
+    return inputs.map((input) => {
+      const span = Span.parse({ ...SpanInput.parse(input), sequence_id: next++, created_at: now });
+      this.#sql.exec(`INSERT INTO spans (sequence_id, body) VALUES (?, ?)`, span.sequence_id, JSON.stringify(span));
+      return span;
+    });
+  }
+
+  /** Every span in sequence order. */
+  listSpans(): Span[] {
+    return this.#sql.exec<{ body: string }>(`SELECT body FROM spans ORDER BY sequence_id`).toArray().map((row) => JSON.parse(row.body) as Span);
+  }
+
+  /** The conversation an external agent reported at finish, if any. */
+  readFinalMessages(): ChatMessage[] | null {
+    const raw = this.#getMeta("final_messages");
+    return raw === undefined ? null : (raw as ChatMessage[]);
+  }
+
+  writeFinalMessages(messages: ChatMessage[]): void {
+    this.#putMeta("final_messages", ChatMessage.array().parse(messages));
   }
 
   /** Every call in the order recorded. */

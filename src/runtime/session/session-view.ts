@@ -2,6 +2,8 @@
 import type { LlmCall } from "../../schemas/llm-call";
 import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import type { Step } from "../../schemas/step";
+import type { ChatMessage } from "../../schemas/chat";
+import type { Span } from "../../schemas/span";
 import type { SseEvent } from "./event-hub";
 import type { SessionState } from "./session-state";
 
@@ -16,7 +18,8 @@ function withChatCompletions(step: Step, callsById: Map<string, LlmCall>): Step 
 }
 
 /** Assembles `GET /v1/rollouts/:id` from the stored spec, state, steps and calls. */
-export function buildRolloutView(spec: RolloutSpec, state: SessionState, steps: Step[], calls: LlmCall[]): RolloutView {
+export function buildRolloutView(spec: RolloutSpec, state: SessionState, records: { steps: Step[]; calls: LlmCall[]; spans: Span[]; finalMessages: ChatMessage[] | null }): RolloutView {
+  const { steps, calls } = records;
   const callsById = new Map(calls.map((call) => [call.call_id, call]));
   return {
     rollout_id: spec.rollout_id,
@@ -48,6 +51,8 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, steps: 
       termination_reason: state.termination_reason,
     },
     llm_calls: calls,
+    spans: records.spans,
+    final_messages: records.finalMessages,
   };
 }
 

@@ -9,6 +9,7 @@ import { truncateJson } from "./faults";
 import { type Generation, generate, generationSeed } from "./generation";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
+import { admitPdRequest } from "./pd-handshake";
 import { pause, parseBody, sendJson } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
 import { type PolicyTurn, type ToolMode, runPolicy } from "./policy";
@@ -28,6 +29,8 @@ export interface ChatGeneration {
   parseTools: boolean;
   /** A named tool_choice finishes with "stop", not "tool_calls" (vLLM follows OpenAI here). */
   namedToolChoice: boolean;
+  /** A prefill-role answer's handle for the decode server, else null. */
+  kvTransferParams: Record<string, unknown> | null;
 }
 
 function toolModeOf(request: ChatCompletionRequest): ToolMode {
@@ -75,6 +78,7 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
     stripThinkInHistory: config.stripThinkInHistory,
   });
   checkContextLength(config.maxModelLen, promptIds.length, maxTokens);
+  const kvTransferParams = admitPdRequest(config.role, request, promptIds, context.engine(), context.stats);
 
   const toolMode = toolModeOf(request);
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
@@ -90,7 +94,7 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
     maxTokens: maxTokens ?? config.maxModelLen - promptIds.length,
     stop: stopList(request.stop),
   });
-  return { request, promptIds, generation, seed, parseTools: toolMode !== "none" && Boolean(request.tools?.length), namedToolChoice: typeof toolMode === "object" };
+  return { request, promptIds, generation, seed, parseTools: toolMode !== "none" && Boolean(request.tools?.length), namedToolChoice: typeof toolMode === "object", kvTransferParams };
 }
 
 /** The non-streaming response body, field for field as vLLM serialises it. */
@@ -135,7 +139,7 @@ function chatCompletionBody(chat: ChatGeneration, model: string): Record<string,
     usage: { prompt_tokens: promptIds.length, total_tokens: promptIds.length + completionTokens, completion_tokens: completionTokens, prompt_tokens_details: null },
     prompt_logprobs: null,
     prompt_token_ids: request.return_token_ids ? promptIds : null,
-    kv_transfer_params: null,
+    kv_transfer_params: chat.kvTransferParams,
   };
 }
 

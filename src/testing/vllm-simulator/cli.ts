@@ -20,7 +20,8 @@ const USAGE = `Usage: tsx src/testing/vllm-simulator/cli.ts [options]
   --rate-5xx <p> --rate-429 <p> --rate-timeout <p> --rate-malformed <p>   default 0
   --hang-ms <ms>                default 30000
   --thinking                    emit <think>…</think> before answers
-  --strip-think-in-history      template drops <think> from history (not append-only)`;
+  --strip-think-in-history      template drops <think> from history (not append-only)
+  --role <both|prefill|decode>  prefill/decode disaggregation role; default both`;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -50,6 +51,7 @@ function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       "hang-ms": { type: "string" },
       thinking: { type: "boolean" },
       "strip-think-in-history": { type: "boolean" },
+      role: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -71,6 +73,8 @@ function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
     },
     thinking: values.thinking,
     stripThinkInHistory: values["strip-think-in-history"],
+    // Checked with the other options by resolveOptions, which names the field when it is wrong.
+    role: values.role as VllmSimulatorOptions["role"],
   };
   // Drop flags that were not given, so defaults apply.
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as VllmSimulatorOptions;

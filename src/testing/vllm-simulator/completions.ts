@@ -10,6 +10,7 @@ import { truncateJson } from "./faults";
 import { type Generation, generate, generationSeed } from "./generation";
 import { pause, parseBody, sendJson, startSse } from "./http-io";
 import { completionLogprobs } from "./logprobs";
+import { admitPdRequest } from "./pd-handshake";
 import { runPolicy } from "./policy";
 import { CompletionRequest } from "./request-schemas";
 import { checkMaxTokens, checkModel, checkSingleChoice, checkStreamOptions, checkTokenIds, responseId, stopList } from "./request-checks";
@@ -24,6 +25,8 @@ interface PreparedCompletion {
   promptIds: number[];
   generation: Generation;
   seed: number;
+  /** A prefill-role answer's handle for the decode server, else null. */
+  kvTransferParams: Record<string, unknown> | null;
 }
 
 function prepare(body: unknown, scope: RequestScope, context: SimulatorContext): PreparedCompletion {
@@ -41,6 +44,7 @@ function prepare(body: unknown, scope: RequestScope, context: SimulatorContext):
   const promptIds = typeof request.prompt === "string" ? encode(request.prompt) : request.prompt;
   checkTokenIds(promptIds, "prompt");
   checkContextLength(config.maxModelLen, promptIds.length, maxTokens);
+  const kvTransferParams = admitPdRequest(config.role, request, promptIds, context.engine(), context.stats);
 
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
   const read = readChatMlPrompt(decode(promptIds));
@@ -53,7 +57,7 @@ function prepare(body: unknown, scope: RequestScope, context: SimulatorContext):
     thinking: config.thinking,
   });
   const generation = generate(output, { maxTokens, stop: stopList(request.stop) });
-  return { request, promptIds, generation, seed };
+  return { request, promptIds, generation, seed, kvTransferParams };
 }
 
 function usage(promptTokens: number, completionTokens: number): Record<string, unknown> {
@@ -83,7 +87,7 @@ function completionBody(prepared: PreparedCompletion, model: string): Record<str
     service_tier: null,
     system_fingerprint: null,
     usage: usage(promptIds.length, ids.length),
-    kv_transfer_params: null,
+    kv_transfer_params: prepared.kvTransferParams,
   };
 }
 

@@ -9,6 +9,17 @@ export interface SimulatorContext {
   stats: StatsRecorder;
   /** Next per-server request number (varies outcomes of requests without a seed). */
   nextRequestNumber(): number;
+  /** This server as a KV-cache source: what a prefill-role answer puts in `kv_transfer_params`. */
+  engine(): PdEngine;
+}
+
+/** Identity of one simulated engine in the prefill/decode handshake. */
+export interface PdEngine {
+  /** Stable for the server's lifetime, like vLLM's engine id. */
+  engineId: string;
+  host: string;
+  /** The bound port (the real one, also when started with port 0). */
+  port: number;
 }
 
 /** One request being answered. */

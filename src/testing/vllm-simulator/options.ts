@@ -27,6 +27,14 @@ export const FaultOptions = z.strictObject({
 });
 export type FaultOptions = z.infer<typeof FaultOptions>;
 
+/**
+ * The server's part in prefill/decode disaggregation (vLLM's NixlConnector protocol): "both"
+ * serves requests whole and ignores `kv_transfer_params`; "prefill" answers only the proxy's
+ * prefill leg; "decode" answers only requests carrying a prefill's `kv_transfer_params`.
+ */
+export const PdRole = z.enum(["both", "prefill", "decode"], { error: 'role must be "both", "prefill" or "decode"' });
+export type PdRole = z.infer<typeof PdRole>;
+
 /** Options of `startVllmSimulator`. */
 export const VllmSimulatorOptions = z.strictObject({
   /** Interface to listen on. Default "127.0.0.1". */
@@ -52,6 +60,8 @@ export const VllmSimulatorOptions = z.strictObject({
    * history is rendered (as in Qwen3's template), so prompts are no longer append-only. Default false.
    */
   stripThinkInHistory: z.boolean().optional(),
+  /** Prefill/decode role (see `PdRole`). Default "both". */
+  role: PdRole.optional(),
 });
 export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
 
@@ -76,6 +86,7 @@ export interface SimulatorConfig {
   faults: Required<FaultOptions>;
   thinking: boolean;
   stripThinkInHistory: boolean;
+  role: PdRole;
 }
 
 const DEFAULT_CONFIG: SimulatorConfig = {
@@ -89,6 +100,7 @@ const DEFAULT_CONFIG: SimulatorConfig = {
   faults: { rate5xx: 0, rate429: 0, rateTimeout: 0, rateMalformed: 0, hangMs: 30_000 },
   thinking: false,
   stripThinkInHistory: false,
+  role: "both",
 };
 
 function describe(error: z.ZodError): string {
@@ -121,6 +133,7 @@ export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch)
     faults: { ...config.faults, ...stripUndefined(patch.faults) },
     thinking: patch.thinking ?? config.thinking,
     stripThinkInHistory: patch.stripThinkInHistory ?? config.stripThinkInHistory,
+    role: patch.role ?? config.role,
   };
 }
 

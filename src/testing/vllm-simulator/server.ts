@@ -1,6 +1,8 @@
 /** @module Starting and stopping the vLLM simulator's HTTP server. */
+import { randomUUID } from "node:crypto";
 import { type IncomingMessage, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { PdEngine } from "./context";
 import { type SimulatorConfig, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
 import { type Rng, createRng, hashParts } from "./rng";
 import { createRouter } from "./router";
@@ -38,6 +40,8 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
   const stats = createStatsRecorder();
   const closing = new AbortController();
   const held = new Set<IncomingMessage>();
+  // The port is filled in once bound; requests cannot arrive before that.
+  const engine: PdEngine = { engineId: `sim-${randomUUID()}`, host: config.host, port: config.port };
 
   const configure = (patch: unknown): SimulatorConfig => {
     if (typeof patch === "object" && patch !== null && ("host" in patch || "port" in patch)) {
@@ -57,6 +61,7 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
       faultRng: () => faultRng,
       stats,
       nextRequestNumber: () => requestNumber++,
+      engine: () => engine,
       closing: closing.signal,
       hold(req, ms) {
         held.add(req);
@@ -80,6 +85,7 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
     });
   });
   const port = (server.address() as AddressInfo).port;
+  engine.port = port;
   let closed: Promise<void> | undefined;
   const hostInUrl = config.host.includes(":") ? `[${config.host}]` : config.host;
 

@@ -19,14 +19,20 @@ export const SimulatorStats = z.object({
   promptTokens: z.int(),
   /** Completion tokens over answered generation requests. */
   completionTokens: z.int(),
+  /** Prefill/decode handshakes: prefill legs answered, decode legs admitted, requests refused by a role check. */
+  pd: z.object({ prefill: z.int(), decode: z.int(), rejected: z.int() }),
 });
 export type SimulatorStats = z.infer<typeof SimulatorStats>;
+
+/** One prefill/decode handshake event. */
+export type PdEvent = "prefill" | "decode" | "rejected";
 
 /** Mutable counters behind `SimulatorStats`. */
 export interface StatsRecorder {
   request(endpoint: string): void;
   fault(kind: FaultKind): void;
   completion(promptTokens: number, completionTokens: number): void;
+  pd(event: PdEvent): void;
   snapshot(): SimulatorStats;
 }
 
@@ -39,6 +45,7 @@ export function createStatsRecorder(): StatsRecorder {
     completions: 0,
     promptTokens: 0,
     completionTokens: 0,
+    pd: { prefill: 0, decode: 0, rejected: 0 },
   };
   return {
     request(endpoint) {
@@ -52,6 +59,9 @@ export function createStatsRecorder(): StatsRecorder {
       stats.completions++;
       stats.promptTokens += promptTokens;
       stats.completionTokens += completionTokens;
+    },
+    pd(event) {
+      stats.pd[event]++;
     },
     snapshot: () => structuredClone(stats),
   };

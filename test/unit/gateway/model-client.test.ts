@@ -4,7 +4,7 @@ import { ModelError } from "../../../src/errors";
 import { createGateway } from "../../../src/gateway/gateway";
 import { type ChatInput, createModelClient } from "../../../src/gateway/model-client";
 import type { RetryPolicy } from "../../../src/gateway/retry";
-import { createVllmBackend } from "../../../src/gateway/vllm-backend";
+import { createVllmBackend } from "../../../src/gateway/backends";
 import { LlmCall } from "../../../src/schemas/llm-call";
 import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
 

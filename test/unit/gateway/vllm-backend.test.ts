@@ -2,7 +2,7 @@ import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALCULATE_TOOL } from "../../../src/agents/calculator/calculate-tool";
-import { createVllmBackend } from "../../../src/gateway/vllm-backend";
+import { createVllmBackend } from "../../../src/gateway/backends";
 import type { JsonObject } from "../../../src/schemas/json";
 import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
 

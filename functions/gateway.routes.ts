@@ -1,0 +1,72 @@
+/** @module A rollout's own OpenAI-compatible endpoint: `/v1/rollouts/:id/llm/v1/*`, keyed per rollout. */
+import { Hono, type Context } from "hono";
+import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../src/errors";
+import type { GatewayCall } from "../src/gateway/gateway";
+import type { UpstreamPath } from "../src/gateway/model-backend";
+import { checkRolloutKey } from "../src/gateway/rollout-keys";
+import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
+import type { JsonObject } from "../src/schemas/json";
+import { RolloutId } from "../src/schemas/rollout-api";
+import { type AppEnv, gatewaySecret } from "./env";
+import { gatewayFor } from "./gateway-deps";
+import { parseJsonBody } from "./middleware/problem-details";
+import { policyStub } from "./policy-stub";
+import { type SessionRpc, sessionStub } from "./session-stub";
+
+type GatewayContext = Context<{ Bindings: AppEnv }>;
+
+/** Checks `Authorization: Bearer <rollout key>` for the rollout in the path: 401 forged/missing, 403 another rollout's. */
+async function authorize(c: GatewayContext): Promise<string> {
+  const parsed = RolloutId.safeParse(c.req.param("id"));
+  if (!parsed.success) throw new NotFoundError("no such rollout");
+  const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+  if (!match) throw new UnauthorizedError("missing Authorization: Bearer <rollout api_key>", 401);
+  const verdict = await checkRolloutKey(gatewaySecret(c.env), match[1]!, parsed.data);
+  if (verdict === "invalid") throw new UnauthorizedError("invalid rollout api_key", 401);
+  if (verdict === "other_rollout") throw new UnauthorizedError("this api_key belongs to another rollout", 403);
+  return parsed.data;
+}
+
+/** The session's admission for a call: its limits and replica, or 404/409. */
+async function admit(stub: SessionRpc, rolloutId: string): Promise<Omit<GatewayCall, "whileSyncing" | "callId">> {
+  const admitted = await stub.admitCall();
+  if (!admitted.ok) {
+    if (admitted.reason === "not_found") throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    throw new ConflictError(`rollout ${rolloutId} has ended (${admitted.status}); its gateway accepts no more calls`);
+  }
+  return { rolloutId, stepId: null, train: admitted.train, model: admitted.model, limits: admitted.limits, replicaHint: admitted.replica_hint };
+}
+
+/** Forwards one call through the gateway and records it on the rollout; ends an external rollout a limit refuses. */
+async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject & { stream?: boolean }): Promise<Response> {
+  const rolloutId = await authorize(c);
+  const stub = sessionStub(c.env, rolloutId);
+  const call: GatewayCall = { ...(await admit(stub, rolloutId)), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal };
+  const gateway = gatewayFor(c.env);
+  try {
+    if (body.stream) {
+      return await gateway.stream(path, body, call, async (record) => {
+        await stub.recordCall(record);
+      });
+    }
+    const { reply, call: record } = await gateway.send(path, body, call);
+    await stub.recordCall(record);
+    return c.json(reply as JsonObject);
+  } catch (error) {
+    if (error instanceof LimitExceededError) await stub.endForLimit(error.reason, error.message);
+    throw error;
+  }
+}
+
+/** Routes mounted at `/v1/rollouts/:id/llm/v1`. */
+export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {
+  const routes = new Hono<{ Bindings: AppEnv }>();
+  routes.post("/chat/completions", async (c) => forward(c, "/chat/completions", (await parseJsonBody(c, GatewayChatRequest)) as JsonObject));
+  routes.post("/completions", async (c) => forward(c, "/completions", (await parseJsonBody(c, GatewayCompletionRequest)) as JsonObject));
+  routes.get("/models", async (c) => {
+    await authorize(c);
+    const model = (await policyStub(c.env).snapshot()).model ?? c.env.LLM_MODEL;
+    return c.json({ object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "edge-rollout" }] });
+  });
+  return routes;
+}

@@ -1,0 +1,88 @@
+/** @module `/v1/policy` and `/v1/resources`: what the trainer controls, and named versioned resources. */
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
+import { PolicyUpdate, ResourceName, SyncBeginRequest, SyncEndRequest } from "../src/runtime/policy/policy-api";
+import type { AppEnv } from "./env";
+import { parseJsonBody } from "./middleware/problem-details";
+import { policyStub } from "./policy-stub";
+
+/** Validates a path parameter with `schema`; a bad one is a 400 naming `path`. */
+function pathParam<S extends z.ZodType>(raw: string, schema: S, path: string): z.infer<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const message = parsed.error.issues[0]?.message ?? "invalid";
+    throw new InvalidInputError(`${path}: ${message}`, { status: 400, details: [{ path, message }] });
+  }
+  return parsed.data;
+}
+
+const VersionParam = z.string().regex(/^[1-9][0-9]{0,8}$/, "version must be an integer >= 1").transform(Number);
+
+/** Like parseJsonBody, but an empty body means `{}` (every field of `schema` is optional). */
+async function optionalJsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+  // Hono caches the body text, so parseJsonBody can read it again.
+  if ((await c.req.text()).trim() === "") return schema.parse({});
+  return parseJsonBody(c, schema);
+}
+
+/** Routes under `/v1`: `/policy`, `/policy/sync/{begin,end}` and `/resources/:name`. */
+export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
+  const routes = new Hono<{ Bindings: AppEnv }>();
+
+  routes.get("/policy", async (c) => c.json(await policyStub(c.env).snapshot()));
+
+  routes.put("/policy", async (c) => {
+    const patch = await parseJsonBody(c, PolicyUpdate);
+    const updated = await policyStub(c.env).update(patch);
+    if (!updated.ok) throw new InvalidInputError(updated.errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: updated.errors });
+    return c.json(updated.policy);
+  });
+
+  routes.post("/policy/sync/begin", async (c) => {
+    const body = await optionalJsonBody(c, SyncBeginRequest);
+    const policy = policyStub(c.env);
+    const begun = await policy.beginSync(body.policy_version);
+    let inFlight = begun.in_flight;
+    if (body.wait_ms !== undefined && inFlight > 0) inFlight = (await policy.waitIdle(body.wait_ms)).in_flight;
+    return c.json({ policy_version: begun.policy_version, syncing: true, in_flight: inFlight });
+  });
+
+  routes.post("/policy/sync/end", async (c) => {
+    const body = await parseJsonBody(c, SyncEndRequest);
+    const ended = await policyStub(c.env).endSync(body.policy_version);
+    if (!ended.ok) {
+      const why = ended.reason === "not_syncing" ? "no weight sync is under way (POST /v1/policy/sync/begin first)" : `policy_version must be greater than the current ${ended.policy_version}`;
+      throw new ConflictError(why, { details: [{ path: "policy_version", message: why }] });
+    }
+    return c.json({ policy_version: ended.policy_version, previous_version: ended.previous_version, syncing: false });
+  });
+
+  routes.put("/resources/:name", async (c) => {
+    const name = pathParam(c.req.param("name"), ResourceName, "name");
+    const value = await parseJsonBody(c, z.json());
+    const stored = await policyStub(c.env).putResource(name, value);
+    if (!stored.ok) throw new InvalidInputError(stored.errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: stored.errors });
+    const { name: storedName, version, id } = stored;
+    return c.json({ name: storedName, version, id }, 201, { location: `/v1/resources/${name}/versions/${version}` });
+  });
+
+  routes.get("/resources/:name", async (c) => {
+    const name = pathParam(c.req.param("name"), ResourceName, "name");
+    const found = await policyStub(c.env).getResource(name);
+    if (!found.ok) throw new NotFoundError(`resource ${name} does not exist`);
+    const { ok: _ok, ...record } = found;
+    return c.json(record);
+  });
+
+  routes.get("/resources/:name/versions/:version", async (c) => {
+    const name = pathParam(c.req.param("name"), ResourceName, "name");
+    const version = pathParam(c.req.param("version"), VersionParam, "version");
+    const found = await policyStub(c.env).getResource(name, version);
+    if (!found.ok) throw new NotFoundError(`resource ${name}@${version} does not exist`);
+    const { ok: _ok, ...record } = found;
+    return c.json(record);
+  });
+
+  return routes;
+}

@@ -1,0 +1,81 @@
+/**
+ * @module The `vllm` backend: N vLLM servers, each rollout pinned to one (prefix-cache reuse)
+ * by rendezvous hashing with bounded load, unhealthy replicas routed around. Routing state
+ * (health, in-flight counts, remembered assignments) lives in the instance, i.e. per isolate.
+ */
+import type { JsonObject } from "../../schemas/json";
+import { VllmBackendConfig } from "../../schemas/backend-config";
+import type { ModelBackend } from "../model-backend";
+import { type BackendDeps, type BackendFactory, parseBackendConfig } from "./backend-registry";
+import { callOnReplica, openOnReplica } from "./replica-call";
+import { createReplicaPool } from "./replica-pool";
+import type { HealthTiming } from "./replica-state";
+import { createTokenCounter } from "./token-counter";
+import { postUpstreamJson, sendUpstream } from "./upstream-call";
+
+/** Options of `createVllmBackend`: either one server (`baseUrl`) or a list (`replicas`). */
+export type VllmBackendOptions = ({ baseUrl: string; replicas?: undefined } | { replicas: readonly string[]; baseUrl?: undefined }) & {
+  apiKey?: string | undefined;
+  /** Bounded-load factor (>= 1). Default 1.25. */
+  loadFactor?: number;
+  /** Default: global fetch. */
+  fetch?: typeof fetch;
+  /** Default: Date.now. */
+  now?: () => number;
+};
+
+/** The default single-server config for a URL: the Worker's backend when the policy names none (`LLM_BASE_URL`). */
+export function vllmServerConfig(baseUrl: string, apiKey?: string): VllmBackendConfig {
+  return { name: "vllm", replicas: [baseUrl], load_factor: 1.25, ...(apiKey ? { api_key: apiKey } : {}) };
+}
+
+/** Builds the `vllm` backend from a validated config. `timing` overrides health cooldowns (tests). */
+export function buildVllmBackend(config: VllmBackendConfig, deps: BackendDeps, timing?: Partial<HealthTiming>): ModelBackend {
+  const apiKey = config.api_key;
+  const router = createReplicaPool("replicas", config.replicas, deps, { apiKey, loadFactor: config.load_factor, timing });
+  const countTokens = createTokenCounter(deps.fetch, apiKey);
+  return {
+    name: "vllm",
+    returnsTokenIds: true,
+    async request(path, body, { rolloutId, replicaHint, signal }) {
+      const lease = await router.acquire(rolloutId, replicaHint);
+      const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal }));
+      return { body: reply, replica: lease.url };
+    },
+    async openStream(path, body, { rolloutId, replicaHint, signal }) {
+      const lease = await router.acquire(rolloutId, replicaHint);
+      const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal }));
+      return { response, replica: lease.url };
+    },
+    countChatTokens(body: JsonObject, { rolloutId, replicaHint, signal }) {
+      return countTokens(router.peek(rolloutId, replicaHint).root, body, signal);
+    },
+    health: () => router.health(),
+  };
+}
+
+/**
+ * Builds a `vllm` backend directly (the registry path is `backendRegistry.create(config, deps)`).
+ * Throws InvalidInputError naming the field for a bad URL or load factor.
+ *
+ * @example
+ * const single = createVllmBackend({ baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY });
+ * const pool = createVllmBackend({ replicas: ["http://gpu-0:8000", "http://gpu-1:8000/v1"] });
+ */
+export function createVllmBackend(options: VllmBackendOptions): ModelBackend {
+  const replicas = options.replicas ?? [options.baseUrl];
+  const config = parseBackendConfig(VllmBackendConfig, {
+    name: "vllm",
+    replicas,
+    ...(options.apiKey ? { api_key: options.apiKey } : {}),
+    ...(options.loadFactor !== undefined ? { load_factor: options.loadFactor } : {}),
+  });
+  const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+  return buildVllmBackend(config, { fetch: fetcher, now: options.now ?? Date.now });
+}
+
+/** Registry entry of the `vllm` backend. */
+export const vllmBackendFactory: BackendFactory<typeof VllmBackendConfig> = {
+  schema: VllmBackendConfig,
+  create: (config, deps) => buildVllmBackend(config, deps),
+};

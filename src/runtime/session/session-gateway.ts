@@ -1,0 +1,101 @@
+/** @module The gateway-facing part of a rollout session: admitting and recording calls, spans, external finishes. */
+import { LlmCall, type LlmCallInput } from "../../schemas/llm-call";
+import type { FinishRolloutRequest } from "../../schemas/rollout-api";
+import { primaryReward, type Span, type SpanInput } from "../../schemas/span";
+import { TERMINAL_STATUSES, type TerminationReason } from "../../schemas/termination";
+import { accountCall } from "./call-accounting";
+import type { SessionKernel } from "./session-kernel";
+import type { AdmitCallResult, FinishResult, GatewayWriteResult } from "./session-results";
+
+/**
+ * Calls that reach a rollout through its gateway endpoint (external agents, user code inside
+ * the Worker) and the spans and outcome an external agent reports. Shares the kernel with the
+ * driver-facing core, so both write the same tables and notify the same subscribers.
+ */
+export class SessionGatewayOps {
+  readonly #kernel: SessionKernel;
+
+  constructor(kernel: SessionKernel) {
+    this.#kernel = kernel;
+  }
+
+  /** The rollout's limits and replica for the next call, unless it is missing or finished. */
+  admitCall(): AdmitCallResult {
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
+    if (!spec || !state) return { ok: false, reason: "not_found", status: null };
+    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
+    const config = spec.config;
+    return {
+      ok: true,
+      kind: spec.kind,
+      train: config.mode === "train",
+      model: config.model,
+      limits: {
+        max_prompt_length: config.max_prompt_length,
+        max_response_length: config.max_response_length,
+        max_tokens_per_call: config.max_tokens_per_call,
+        completion_tokens_used: state.completion_tokens,
+        last_context_tokens: state.last_context_tokens,
+        last_context_messages: state.last_context_messages,
+      },
+      replica_hint: state.last_replica,
+    };
+  }
+
+  /**
+   * Records a call made outside the step loop. A call that completes after the rollout ended is
+   * still recorded (it happened, and its tokens were spent); it simply belongs to no step.
+   */
+  recordCall(input: LlmCallInput): GatewayWriteResult {
+    const state = this.#kernel.state;
+    if (!state) return { ok: false, reason: "not_found", message: "no such rollout" };
+    const call = LlmCall.safeParse(input);
+    if (!call.success) return { ok: false, reason: "invalid", message: `${call.error.issues[0]?.path.join(".")}: ${call.error.issues[0]?.message}` };
+    const { store, deps } = this.#kernel;
+    deps.storage.transactionSync(() => {
+      store.insertCall(call.data);
+      this.#kernel.save({ ...accountCall(state, call.data), last_activity_at: deps.now() });
+    });
+    return { ok: true };
+  }
+
+  /** Appends spans (numbered per rollout) to a rollout that has not ended. */
+  addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
+    const state = this.#kernel.state;
+    if (!state) return { ok: false, reason: "not_found", message: "no such rollout" };
+    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", message: `rollout is ${state.status}` };
+    const { store, deps } = this.#kernel;
+    const now = deps.now();
+    const spans = deps.storage.transactionSync(() => {
+      const added = store.appendSpans(events, now);
+      this.#kernel.save({ ...state, last_activity_at: now });
+      return added;
+    });
+    return { ok: true, spans };
+  }
+
+  /**
+   * Ends an external rollout with what its agent reports. The reward defaults to the last reward
+   * span's primary value (Agent-lightning's rule), else none.
+   */
+  finishExternal(input: FinishRolloutRequest): FinishResult | Exclude<GatewayWriteResult, { ok: true }> {
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
+    if (!spec || !state) return { ok: false, reason: "not_found", message: "no such rollout" };
+    if (spec.kind !== "external") return { ok: false, reason: "driven", message: `rollout is driven by agent "${spec.agent}"; cancel it instead` };
+    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", message: `rollout is already ${state.status}` };
+    const lastReward = this.#kernel.store.listSpans().filter((span) => span.kind === "reward").at(-1);
+    const reward = input.reward ?? (lastReward ? primaryReward(lastReward) : null);
+    if (input.messages) this.#kernel.store.writeFinalMessages(input.messages);
+    return this.#kernel.end({ termination_reason: input.termination_reason, reward, error: input.error ?? null });
+  }
+
+  /** Ends a rollout whose next call the gateway refused for a limit (external rollouts only; a driver ends its own). */
+  endForLimit(reason: Extract<TerminationReason, "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH">, message: string): void {
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
+    if (!spec || !state || spec.kind !== "external" || TERMINAL_STATUSES.has(state.status)) return;
+    this.#kernel.end({ termination_reason: reason, reward: null, error: message });
+  }
+}

@@ -1,0 +1,81 @@
+/** @module What every part of a rollout session shares: storage, state transitions, events, the alarm. */
+import type { Clock, StoragePort, WorkQueuePort } from "../../ports";
+import type { RolloutSpec } from "../../schemas/rollout-api";
+import { statusForReason, TERMINAL_STATUSES } from "../../schemas/termination";
+import type { WorkMessage } from "../../schemas/work-message";
+import { EventHub } from "./event-hub";
+import type { FinishInput, FinishResult } from "./session-results";
+import type { SessionState } from "./session-state";
+import { SessionStore } from "./session-store";
+import { endEvent } from "./session-view";
+
+/** How often an unleased rollout is re-announced to the work queue if no driver picked it up. */
+export const UNCLAIMED_RECHECK_MS = 60_000;
+
+/** What the session logic needs from its Durable Object. */
+export interface SessionDeps {
+  storage: StoragePort;
+  queue: WorkQueuePort;
+  now: Clock;
+}
+
+/**
+ * The session's shared machinery. Spec and state are read from SQLite on each access rather
+ * than cached, so the object's memory can never disagree with its storage (SQLite reads in a
+ * Durable Object are in-process and cheap).
+ */
+export class SessionKernel {
+  readonly deps: SessionDeps;
+  readonly store: SessionStore;
+  readonly events = new EventHub();
+
+  constructor(deps: SessionDeps) {
+    this.deps = deps;
+    this.store = new SessionStore(deps.storage.sql);
+    this.store.migrate();
+  }
+
+  get spec(): RolloutSpec | undefined {
+    return this.store.readSpec();
+  }
+
+  get state(): SessionState | undefined {
+    return this.store.readState();
+  }
+
+  /** Writes `state` (stamping updated_at) and returns it. */
+  save(state: SessionState): SessionState {
+    state.updated_at = this.deps.now();
+    this.store.writeState(state);
+    return state;
+  }
+
+  /** Puts the rollout on the work queue for a driver. */
+  async announce(rolloutId: string, reason: WorkMessage["reason"]): Promise<void> {
+    await this.deps.queue.send({ rollout_id: rolloutId, reason, sent_at: this.deps.now() });
+  }
+
+  /**
+   * Sets the alarm to the next moment something may need doing: the rollout's deadline, or
+   * earlier the lease's expiry (driven), the idle limit (external), or a re-announcement.
+   */
+  async scheduleWatchdog(state: SessionState, spec: RolloutSpec): Promise<void> {
+    if (TERMINAL_STATUSES.has(state.status)) return;
+    const next =
+      spec.kind === "external"
+        ? state.last_activity_at + spec.config.step_timeout_ms
+        : state.lease
+          ? state.lease.expires_at
+          : this.deps.now() + UNCLAIMED_RECHECK_MS;
+    await this.deps.storage.setAlarm(Math.min(next, state.deadline));
+  }
+
+  /** Moves a live rollout to its terminal state and tells every subscriber. */
+  end(input: FinishInput): FinishResult {
+    const state = this.state!;
+    const status = statusForReason(input.termination_reason);
+    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: this.deps.now() });
+    this.events.publish(endEvent(ended), true);
+    return { ok: true, already: false, status, termination_reason: input.termination_reason };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * @module The policy object in integration tests. It is a singleton shared by every test of a
+ * file (and by rollouts that call the gateway), so tests that change it restore it afterwards
+ * and never leave it syncing.
+ */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { policyStub, type PolicyRpc } from "../../functions/policy-stub";
+import type { PolicyState } from "../../src/runtime/policy/policy-state";
+import { PolicyStorage } from "../../src/runtime/policy/policy-storage";
+
+/** The "default" PolicyStore stub, typed by its RPC methods. */
+export function policy(): PolicyRpc {
+  return policyStub(env);
+}
+
+function objectOf() {
+  return env.POLICY_STORE.get(env.POLICY_STORE.idFromName("default"));
+}
+
+/** The persisted policy state row as the object stores it. */
+export function readPolicyState(): Promise<PolicyState> {
+  return runInDurableObject(objectOf(), (_instance, state) => new PolicyStorage(state.storage.sql).readState(Date.now()));
+}
+
+/** Writes `saved` back (version included, sync cleared): how a test undoes its changes. */
+export function restorePolicyState(saved: PolicyState): Promise<void> {
+  return runInDurableObject(objectOf(), (_instance, state) => {
+    new PolicyStorage(state.storage.sql).writeState({ ...saved, syncing: null, updated_at: Date.now() });
+  });
+}
+
+/** A call id no other test uses. */
+export function uniqueCallId(label: string): string {
+  return `${label}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,70 @@
+/** Integration: `GET /v1/rollouts/:id/events` — Server-Sent Events of steps and the end. */
+import { describe, expect, it } from "vitest";
+import { api, runRollout, startRollout, uniqueId } from "../fixtures/rollouts";
+import "../fixtures/test-agents";
+
+interface SseFrame {
+  id?: string;
+  event: string;
+  data: unknown;
+}
+
+/** Parses a whole `text/event-stream` body into frames (comments skipped). */
+function parseSse(text: string): SseFrame[] {
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "" && !block.startsWith(":"))
+    .map((block) => {
+      const fields = new Map(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
+      return { id: fields.get("id"), event: fields.get("event") ?? "message", data: JSON.parse(fields.get("data") ?? "null") };
+    });
+}
+
+async function readEvents(rolloutId: string, headers: Record<string, string> = {}, query = ""): Promise<SseFrame[]> {
+  const response = await api(`/v1/rollouts/${rolloutId}/events${query}`, { headers });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+  return parseSse(await response.text());
+}
+
+const threeSteps = { problem: "Say hello.", extra_args: { done_after: 3 } };
+
+describe("rollout events", () => {
+  it("streams one step event per step of a finished rollout, then the end", async () => {
+    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-done"), task: threeSteps });
+    const frames = await readEvents(view.rollout_id);
+    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual(["step:0", "step:1", "step:2", "end:end"]);
+    const first = frames[0]!.data as { step: { step_id: string }; llm_calls: Array<{ call_id: string; completion_tokens: number }> };
+    expect(first.step.step_id).toBe(view.trajectory.steps[0]!.step_id);
+    expect(first.llm_calls.map((call) => call.call_id)).toEqual(view.trajectory.steps[0]!.llm_call_ids);
+    expect(first.llm_calls[0]!.completion_tokens).toBe(view.llm_calls[0]!.completion_token_ids.length);
+    expect(frames.at(-1)!.data).toEqual({ status: "succeeded", termination_reason: "ENV_DONE", reward: 1, error: null, steps: 3 });
+  });
+
+  it("skips the steps up to Last-Event-ID", async () => {
+    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-resume"), task: threeSteps });
+    const frames = await readEvents(view.rollout_id, { "last-event-id": "0" });
+    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual(["step:1", "step:2", "end:end"]);
+  });
+
+  it("skips the steps up to ?after= as well", async () => {
+    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-after"), task: threeSteps });
+    const frames = await readEvents(view.rollout_id, {}, "?after=1");
+    expect(frames.map((frame) => frame.id)).toEqual(["2", "end"]);
+  });
+
+  it("answers 400 problem+json to a Last-Event-ID that is not a step index", async () => {
+    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-bad"), task: threeSteps });
+    const response = await api(`/v1/rollouts/${view.rollout_id}/events`, { headers: { "last-event-id": "two" } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toMatchObject({ errors: [{ path: "after" }] });
+  });
+
+  it("streams a running rollout's steps as they are committed, then ends the stream", async () => {
+    const rolloutId = await startRollout({ agent: "test-loop", rollout_id: uniqueId("sse-live"), task: { ...threeSteps, extra_args: { done_after: 3, step_sleep_ms: 50 } } });
+    const frames = await readEvents(rolloutId);
+    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual(["step:0", "step:1", "step:2", "end:end"]);
+    expect(frames.at(-1)!.data).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
+  });
+});

@@ -1,0 +1,88 @@
+/** Integration: the ROLLOUT_WORK queue handler of the Worker, called with hand-made batches. */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import worker from "../../functions/worker";
+import { createByHand, patchState } from "../fixtures/hand-session";
+import { getRollout, uniqueId } from "../fixtures/rollouts";
+import "../fixtures/test-agents";
+
+/** Delivers `bodies` to the Worker's queue handler as one batch and returns what it acked and retried. */
+async function deliver(bodies: unknown[], queue = "edge-rollout-work") {
+  const batch = createMessageBatch(queue, bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: 1, body })));
+  await worker.queue(batch as MessageBatch<unknown>, env);
+  return getQueueResult(batch, createExecutionContext());
+}
+
+const work = (rolloutId: string) => ({ rollout_id: rolloutId, reason: "created", sent_at: Date.now() });
+
+describe("the work queue consumer", () => {
+  let errorLog: MockInstance<typeof console.error>;
+  beforeEach(() => void (errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined)));
+  afterEach(() => vi.restoreAllMocks());
+
+  it("acks a malformed message instead of retrying it, and logs it", async () => {
+    const result = await deliver([{ rollout: "missing fields" }]);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.retryBatch.retry).toBe(false);
+    expect(errorLog).toHaveBeenCalledWith("dropping malformed work message", expect.objectContaining({ id: "msg-0" }));
+  });
+
+  it("acks a message whose reason is unknown", async () => {
+    const result = await deliver([{ ...work(uniqueId("odd-reason")), reason: "because" }]);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    expect(result.retryMessages).toEqual([]);
+  });
+
+  it("acks a message for a rollout that does not exist", async () => {
+    const result = await deliver([work(uniqueId("ghost"))]);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    expect(result.retryMessages).toEqual([]);
+  });
+
+  it("drives the message's rollout to its end before acking it", async () => {
+    const rolloutId = uniqueId("consume");
+    await createByHand(rolloutId, { task: { extra_args: { done_after: 2 } } });
+    const result = await deliver([work(rolloutId)]);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    const view = await getRollout(rolloutId);
+    expect(view).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
+    expect(view.trajectory.steps).toHaveLength(2);
+  });
+
+  it("ends AGENT_ERROR for a rollout whose agent this deployment does not have", async () => {
+    const rolloutId = uniqueId("unknown-agent");
+    await createByHand(rolloutId, { agent: "retired-agent" });
+    expect((await deliver([work(rolloutId)])).explicitAcks).toEqual(["msg-0"]);
+    expect(await getRollout(rolloutId)).toMatchObject({ status: "failed", termination_reason: "AGENT_ERROR", error: 'agent "retired-agent" is not registered in this deployment' });
+  });
+
+  it("ends TIMEOUT for a rollout whose deadline passed before a driver could lease it", async () => {
+    const rolloutId = uniqueId("late");
+    await createByHand(rolloutId);
+    await patchState(rolloutId, (state) => ({ ...state, deadline: Date.now() - 1 }));
+    expect((await deliver([work(rolloutId)])).explicitAcks).toEqual(["msg-0"]);
+    const view = await getRollout(rolloutId);
+    expect(view).toMatchObject({ status: "failed", termination_reason: "TIMEOUT", error: "rollout_timeout_ms exceeded before a driver could continue" });
+    expect(view.llm_calls).toHaveLength(0);
+  });
+
+  it("acks a duplicate message for a rollout that already ended, leaving it unchanged", async () => {
+    const rolloutId = uniqueId("duplicate");
+    await createByHand(rolloutId, { task: { extra_args: { done_after: 1 } } });
+    await deliver([work(rolloutId)]);
+    const before = await getRollout(rolloutId);
+    const result = await deliver([work(rolloutId), work(rolloutId)]);
+    expect(result.explicitAcks).toEqual(["msg-0", "msg-1"]);
+    expect(await getRollout(rolloutId)).toEqual(before);
+  });
+
+  it("drives every rollout of a batch, mixed with a malformed message", async () => {
+    const ids = [uniqueId("batch-a"), uniqueId("batch-b")];
+    for (const id of ids) await createByHand(id, { task: { extra_args: { done_after: 1 } } });
+    const result = await deliver([work(ids[0]!), 42, work(ids[1]!)]);
+    expect([...result.explicitAcks].sort()).toEqual(["msg-0", "msg-1", "msg-2"]);
+    for (const id of ids) expect((await getRollout(id)).termination_reason).toBe("ENV_DONE");
+  });
+});
