@@ -3,6 +3,7 @@ import { LimitExceededError } from "../errors";
 import type { ChatMessage, ToolDefinition } from "../schemas/chat";
 import type { JsonObject } from "../schemas/json";
 import type { PolicySnapshot } from "../schemas/policy";
+import type { RolloutConfig } from "../schemas/rollout-config";
 import type { BackendCallOptions, ModelBackend, UpstreamPath } from "./model-backend";
 import { maxTokensForNextCall, promptTokenUpperBound } from "./prompt-budget";
 
@@ -16,6 +17,21 @@ export interface CallLimits {
   /** Prompt + completion length of the rollout's previous call, and its message count + 1. */
   last_context_tokens: number;
   last_context_messages: number;
+}
+
+/** A rollout's limits for its next call, from its config and what it has used so far. */
+export function callLimitsFor(
+  config: Pick<RolloutConfig, "max_prompt_length" | "max_response_length" | "max_tokens_per_call">,
+  used: { completion_tokens: number; last_context_tokens: number; last_context_messages: number },
+): CallLimits {
+  return {
+    max_prompt_length: config.max_prompt_length,
+    max_response_length: config.max_response_length,
+    max_tokens_per_call: config.max_tokens_per_call,
+    completion_tokens_used: used.completion_tokens,
+    last_context_tokens: used.last_context_tokens,
+    last_context_messages: used.last_context_messages,
+  };
 }
 
 /**

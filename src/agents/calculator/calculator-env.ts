@@ -1,7 +1,7 @@
 /** @module Multi-turn arithmetic with a calculator tool; the final boxed answer is graded. */
-import type { AgentTask } from "../../schemas/agent-task";
-import type { JsonObject, JsonValue } from "../../schemas/json";
-import { BaseEnv, type EnvReset, type EnvStepResult } from "../../sdk/base-env";
+import type { JsonValue } from "../../schemas/json";
+import type { EnvStepResult } from "../../sdk/base-env";
+import { ProblemEnv } from "../problem-env";
 import { gradeBoxedAnswer } from "../grading";
 import { runCalculate } from "./calculate-tool";
 
@@ -32,23 +32,7 @@ function toolCallsOf(action: JsonValue): CalculatorToolCall[] | null {
  * (graded against ground_truth, episode done). Stateless between steps apart from the task, so
  * replaying actions rebuilds it exactly.
  */
-export class CalculatorEnv extends BaseEnv {
-  readonly #task: AgentTask;
-
-  constructor(task: AgentTask) {
-    super();
-    this.#task = task;
-  }
-
-  /** Builds the env from `{ task }`. */
-  static fromDict(info: JsonObject): CalculatorEnv {
-    return new CalculatorEnv(info.task as unknown as AgentTask);
-  }
-
-  reset(): EnvReset {
-    return [this.#task.problem, {}];
-  }
-
+export class CalculatorEnv extends ProblemEnv {
   step(action: JsonValue): EnvStepResult {
     const calls = toolCallsOf(action);
     if (calls) {
@@ -60,7 +44,7 @@ export class CalculatorEnv extends BaseEnv {
       return [{ tool_results: results as unknown as JsonValue[] }, 0, false, { tool_calls: calls.length }];
     }
     const answer = typeof action === "object" && action !== null && !Array.isArray(action) && typeof action.answer === "string" ? action.answer : "";
-    const reward = gradeBoxedAnswer(answer, this.#task.ground_truth);
+    const reward = gradeBoxedAnswer(answer, this.task.ground_truth);
     return ["", reward, true, { correct: reward === 1 }];
   }
 }

@@ -1,7 +1,8 @@
 /** @module A fixed-length multi-turn conversation: the user asks follow-ups for `turns` turns. */
 import type { AgentTask } from "../../schemas/agent-task";
-import type { JsonObject, JsonValue } from "../../schemas/json";
-import { BaseEnv, type EnvReset, type EnvStepResult } from "../../sdk/base-env";
+import type { JsonValue } from "../../schemas/json";
+import type { EnvReset, EnvStepResult } from "../../sdk/base-env";
+import { ProblemEnv } from "../problem-env";
 
 /** Turns when the task does not say (`extra_args.turns`). */
 export const DEFAULT_DIALOGUE_TURNS = 5;
@@ -10,26 +11,19 @@ export const DEFAULT_DIALOGUE_TURNS = 5;
  * Asks the task's problem, then "Go on (k/n)." until `turns` replies were given. Each non-empty
  * reply earns 1/turns, so a full conversation scores 1. Deterministic, so replay rebuilds it.
  */
-export class DialogueEnv extends BaseEnv {
-  readonly #task: AgentTask;
+export class DialogueEnv extends ProblemEnv {
   readonly #turns: number;
   #replies = 0;
 
   constructor(task: AgentTask) {
-    super();
-    this.#task = task;
+    super(task);
     const turns = Number(task.extra_args.turns ?? DEFAULT_DIALOGUE_TURNS);
     this.#turns = Number.isInteger(turns) && turns >= 1 ? turns : DEFAULT_DIALOGUE_TURNS;
   }
 
-  /** Builds the env from `{ task }`. */
-  static fromDict(info: JsonObject): DialogueEnv {
-    return new DialogueEnv(info.task as unknown as AgentTask);
-  }
-
-  reset(): EnvReset {
+  override reset(): EnvReset {
     this.#replies = 0;
-    return [this.#task.problem, { turns: this.#turns }];
+    return [this.task.problem, { turns: this.#turns }];
   }
 
   step(action: JsonValue): EnvStepResult {

@@ -1,7 +1,7 @@
 /**
  * @module POSTs to an upstream with failures mapped to ModelError by status only, as `postJson`
  * does, split in two so a stream can be handed over open: `sendUpstream` returns the 2xx
- * response unread, `readUpstreamJson` parses it. (The mapping mirrors `../http-json.ts`.)
+ * response unread, `readUpstreamJson` parses it. Failures are classified by status alone, never by message text.
  */
 import { ModelError } from "../../errors";
 
@@ -14,12 +14,12 @@ export interface UpstreamOptions {
 }
 
 /** Statuses worth retrying: rate limits and server-side failures. */
-function isRetryableStatus(status: number): boolean {
+export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** `message` out of OpenAI/vLLM error bodies (`{error: {message}}`, `{error}` or `{message}`), else the raw text. */
-function upstreamMessage(text: string): string {
+/** Pulls `message` out of OpenAI/vLLM error bodies (`{error: {message}}` or `{message}`), else the raw text. */
+export function upstreamMessage(text: string): string {
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
     if (typeof parsed.error === "object" && typeof parsed.error?.message === "string") return parsed.error.message;

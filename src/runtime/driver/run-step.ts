@@ -10,6 +10,7 @@ import type { ModelClient } from "../../gateway/model-client";
 import type { StepCommit } from "../session/session-results";
 import type { Episode } from "./episode";
 import type { StepTimer } from "./step-timer";
+import { callLimitsFor } from "../../gateway/request-shaping";
 import { callUserCode, raceSignal } from "./user-code";
 
 /** A step either produced something to commit, or ended the rollout. */
@@ -67,14 +68,7 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
       callId: `${stepId}/call/${newId()}`,
       train: config.mode === "train",
       model: config.model,
-      limits: {
-        max_prompt_length: config.max_prompt_length,
-        max_response_length: config.max_response_length,
-        max_tokens_per_call: config.max_tokens_per_call,
-        completion_tokens_used: episode.completionTokens,
-        last_context_tokens: episode.lastContextTokens,
-        last_context_messages: episode.lastContextMessages,
-      },
+      limits: callLimitsFor(config, { completion_tokens: episode.completionTokens, last_context_tokens: episode.lastContextTokens, last_context_messages: episode.lastContextMessages }),
       replicaHint: episode.lastReplica,
       signal: timer.signal,
       onSyncWait: (waiting) => timer.pause(waiting),

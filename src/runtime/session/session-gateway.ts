@@ -3,6 +3,7 @@ import { LlmCall, type LlmCallInput } from "../../schemas/llm-call";
 import type { FinishRolloutRequest } from "../../schemas/rollout-api";
 import { primaryReward, type Span, type SpanInput } from "../../schemas/span";
 import { TERMINAL_STATUSES, type TerminationReason } from "../../schemas/termination";
+import { callLimitsFor } from "../../gateway/request-shaping";
 import { accountCall } from "./call-accounting";
 import type { SessionKernel } from "./session-kernel";
 import type { AdmitCallResult, FinishResult, GatewayWriteResult } from "./session-results";
@@ -31,14 +32,7 @@ export class SessionGatewayOps {
       kind: spec.kind,
       train: config.mode === "train",
       model: config.model,
-      limits: {
-        max_prompt_length: config.max_prompt_length,
-        max_response_length: config.max_response_length,
-        max_tokens_per_call: config.max_tokens_per_call,
-        completion_tokens_used: state.completion_tokens,
-        last_context_tokens: state.last_context_tokens,
-        last_context_messages: state.last_context_messages,
-      },
+      limits: callLimitsFor(config, state),
       replica_hint: state.last_replica,
     };
   }

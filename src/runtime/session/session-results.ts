@@ -5,6 +5,7 @@ import type { RolloutSpec } from "../../schemas/rollout-api";
 import type { StepInput } from "../../schemas/step";
 import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
 import type { Lease } from "./session-state";
+import type { CallLimits } from "../../gateway/request-shaping";
 import type { StoredStep } from "./session-store";
 
 /** `create`: new or the same rollout again; a different rollout under the same id conflicts. */
@@ -60,14 +61,7 @@ export type AdmitCallResult =
       kind: "driven" | "external";
       train: boolean;
       model: string | null;
-      limits: {
-        max_prompt_length: number;
-        max_response_length: number;
-        max_tokens_per_call: number | null;
-        completion_tokens_used: number;
-        last_context_tokens: number;
-        last_context_messages: number;
-      };
+      limits: CallLimits;
       replica_hint: string | null;
     }
   | { ok: false; reason: "not_found" | "terminal"; status: RolloutStatus | null };

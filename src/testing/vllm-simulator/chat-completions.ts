@@ -5,12 +5,12 @@
 import { renderChatPrompt } from "./chat-template";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, validationError } from "./errors";
-import { truncateJson } from "./faults";
+import { replyAfterLatency } from "./faults";
 import { type Generation, generate, generationSeed } from "./generation";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
 import { admitPdRequest } from "./pd-handshake";
-import { pause, parseBody, sendJson } from "./http-io";
+import { parseBody } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
 import { type PolicyTurn, type ToolMode, runPolicy } from "./policy";
 import { ChatCompletionRequest, contentText } from "./request-schemas";
@@ -151,14 +151,5 @@ export async function handleChatCompletions(body: unknown, scope: RequestScope, 
     await streamChatCompletion(chat, scope, context);
     return;
   }
-  const { latency } = scope.config;
-  if (!(await pause(latency.ttftMs + latency.perTokenMs * chat.generation.tokenIds.length, scope.signal))) return;
-  const responseBody = chatCompletionBody(chat, scope.config.model);
-  if (scope.malformed) {
-    context.stats.fault("malformed");
-    scope.res.writeHead(200, { "content-type": "application/json" });
-    scope.res.end(truncateJson(responseBody));
-    return;
-  }
-  sendJson(scope.res, 200, responseBody);
+  await replyAfterLatency(scope, context, chat.generation.tokenIds.length, () => chatCompletionBody(chat, scope.config.model));
 }

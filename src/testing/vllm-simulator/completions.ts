@@ -6,9 +6,9 @@
 import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, validationError } from "./errors";
-import { truncateJson } from "./faults";
+import { replyAfterLatency } from "./faults";
 import { type Generation, generate, generationSeed } from "./generation";
-import { pause, parseBody, sendJson, startSse } from "./http-io";
+import { pause, parseBody, startSse } from "./http-io";
 import { completionLogprobs } from "./logprobs";
 import { admitPdRequest } from "./pd-handshake";
 import { runPolicy } from "./policy";
@@ -133,14 +133,5 @@ export async function handleCompletions(body: unknown, scope: RequestScope, cont
     await stream(prepared, scope, context);
     return;
   }
-  const { latency } = scope.config;
-  if (!(await pause(latency.ttftMs + latency.perTokenMs * prepared.generation.tokenIds.length, scope.signal))) return;
-  const responseBody = completionBody(prepared, scope.config.model);
-  if (scope.malformed) {
-    context.stats.fault("malformed");
-    scope.res.writeHead(200, { "content-type": "application/json" });
-    scope.res.end(truncateJson(responseBody));
-    return;
-  }
-  sendJson(scope.res, 200, responseBody);
+  await replyAfterLatency(scope, context, prepared.generation.tokenIds.length, () => completionBody(prepared, scope.config.model));
 }

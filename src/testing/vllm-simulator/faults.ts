@@ -4,7 +4,9 @@
  */
 import type { SimulatorConfig } from "./options";
 import type { Rng } from "./rng";
+import type { RequestScope, SimulatorContext } from "./context";
 import { SimulatorHttpError } from "./errors";
+import { pause, sendJson } from "./http-io";
 import type { FaultKind } from "./stats";
 
 /**
@@ -41,4 +43,20 @@ export function injected429(): SimulatorHttpError {
 export function truncateJson(body: unknown): string {
   const text = JSON.stringify(body);
   return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+}
+
+/**
+ * Answers a non-streaming generation after its modelled latency: the body, or (when the request
+ * drew the malformed fault) the body cut in half. Nothing is sent if the client went away.
+ */
+export async function replyAfterLatency(scope: RequestScope, context: SimulatorContext, completionTokens: number, body: () => unknown): Promise<void> {
+  const { latency } = scope.config;
+  if (!(await pause(latency.ttftMs + latency.perTokenMs * completionTokens, scope.signal))) return;
+  if (scope.malformed) {
+    context.stats.fault("malformed");
+    scope.res.writeHead(200, { "content-type": "application/json" });
+    scope.res.end(truncateJson(body()));
+    return;
+  }
+  sendJson(scope.res, 200, body());
 }

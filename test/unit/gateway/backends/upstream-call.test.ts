@@ -1,9 +1,9 @@
 import { type IncomingHttpHeaders, type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ModelError } from "../../../src/errors";
-import { postJson } from "../../../src/gateway/http-json";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { ModelError } from "../../../../src/errors";
+import { postUpstreamJson } from "../../../../src/gateway/backends/upstream-call";
+import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
 
 const CHAT = { messages: [{ role: "user", content: "What is 2 + 3?" }], max_tokens: 32 };
 
@@ -25,7 +25,7 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
   return error as ModelError;
 }
 
-describe("postJson", () => {
+describe("postUpstreamJson", () => {
   let sim: VllmSimulator;
   let chatUrl: string;
   beforeAll(async () => {
@@ -35,13 +35,13 @@ describe("postJson", () => {
   afterAll(() => sim.close());
 
   it("returns the parsed reply of a successful call", async () => {
-    const reply = (await postJson(fetch, chatUrl, CHAT, {})) as { object: string; choices: unknown[] };
+    const reply = (await postUpstreamJson(fetch, chatUrl, CHAT, {})) as { object: string; choices: unknown[] };
     expect(reply.object).toBe("chat.completion");
     expect(reply.choices).toHaveLength(1);
   });
 
   it("maps a 4xx to a non-retryable error carrying the upstream message", async () => {
-    const error = await failure(postJson(fetch, chatUrl, { ...CHAT, model: "no-such-model" }, {}));
+    const error = await failure(postUpstreamJson(fetch, chatUrl, { ...CHAT, model: "no-such-model" }, {}));
     expect(error).toMatchObject({ retryable: false, upstreamStatus: 404, status: 502 });
     expect(error.message).toContain("The model `no-such-model` does not exist.");
   });
@@ -49,7 +49,7 @@ describe("postJson", () => {
   it("maps 5xx, 429 and malformed bodies to retryable errors", async () => {
     for (const faults of [{ rate5xx: 1 }, { rate429: 1 }, { rateMalformed: 1 }]) {
       sim.configure({ faults });
-      const error = await failure(postJson(fetch, chatUrl, CHAT, {}));
+      const error = await failure(postUpstreamJson(fetch, chatUrl, CHAT, {}));
       sim.configure({ faults: { rate5xx: 0, rate429: 0, rateMalformed: 0 } });
       expect(error.retryable, JSON.stringify(faults)).toBe(true);
     }
@@ -58,9 +58,9 @@ describe("postJson", () => {
   it("maps an unreachable server to a retryable error and an abort to a non-retryable timeout", async () => {
     const upstream = await startUpstream({ status: 200, body: "{}" });
     await upstream.close();
-    expect(await failure(postJson(fetch, upstream.url, CHAT, {}))).toMatchObject({ retryable: true, status: 502 });
+    expect(await failure(postUpstreamJson(fetch, upstream.url, CHAT, {}))).toMatchObject({ retryable: true, status: 502 });
     sim.configure({ faults: { rateTimeout: 1, hangMs: 5_000 } });
-    const aborted = await failure(postJson(fetch, chatUrl, CHAT, { signal: AbortSignal.timeout(50) }));
+    const aborted = await failure(postUpstreamJson(fetch, chatUrl, CHAT, { signal: AbortSignal.timeout(50) }));
     sim.configure({ faults: { rateTimeout: 0 } });
     expect(aborted).toMatchObject({ retryable: false, status: 504 });
   });
@@ -68,8 +68,8 @@ describe("postJson", () => {
   it("reads Retry-After seconds, and leaves them null when the upstream did not say", async () => {
     const limited = await startUpstream({ status: 503, headers: { "retry-after": "3" }, body: '{"error": {"message": "overloaded"}}' });
     const silent = await startUpstream({ status: 503, body: '{"message": "down"}' });
-    const told = await failure(postJson(fetch, limited.url, CHAT, {}));
-    const untold = await failure(postJson(fetch, silent.url, CHAT, {}));
+    const told = await failure(postUpstreamJson(fetch, limited.url, CHAT, {}));
+    const untold = await failure(postUpstreamJson(fetch, silent.url, CHAT, {}));
     await Promise.all([limited.close(), silent.close()]);
     expect(told).toMatchObject({ retryAfterSeconds: 3, upstreamStatus: 503, retryable: true });
     expect(told.message).toContain("overloaded");
@@ -79,9 +79,9 @@ describe("postJson", () => {
 
   it("sends JSON with a bearer token only when an api key is given", async () => {
     const upstream = await startUpstream({ status: 200, body: '{"ok": true}' });
-    expect(await postJson(fetch, upstream.url, CHAT, { apiKey: "sk-test" })).toEqual({ ok: true });
+    expect(await postUpstreamJson(fetch, upstream.url, CHAT, { apiKey: "sk-test" })).toEqual({ ok: true });
     expect(upstream.seen.headers).toMatchObject({ authorization: "Bearer sk-test", "content-type": "application/json" });
-    await postJson(fetch, upstream.url, CHAT, {});
+    await postUpstreamJson(fetch, upstream.url, CHAT, {});
     expect(upstream.seen.headers?.authorization).toBeUndefined();
     await upstream.close();
   });

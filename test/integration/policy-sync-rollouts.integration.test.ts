@@ -1,0 +1,108 @@
+/**
+ * Integration: rollouts across a weight sync. An external rollout's HTTP gateway refuses calls
+ * with 429 while weights sync; a driven rollout waits the sync out with its step clock paused
+ * and picks up the new policy version. Each test restores the policy, never leaving it syncing.
+ */
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { PolicyState } from "../../src/runtime/policy/policy-state";
+import { createExternal, openaiFor } from "../fixtures/external-rollouts";
+import { api, getRollout, startRollout, uniqueId, waitFor, waitForEnd } from "../fixtures/rollouts";
+import "../fixtures/test-agents";
+import { readPolicyState, restorePolicyState, sleep } from "./policy-fixtures";
+
+const post = (path: string, body: unknown) => api(path, { method: "POST", body: JSON.stringify(body) });
+
+let saved: PolicyState;
+beforeAll(async () => void (saved = await readPolicyState()));
+afterEach(async () => restorePolicyState(saved));
+
+/** Begins a sync, waiting for in-flight calls to drain; returns when no call is in flight. */
+async function beginSync(): Promise<void> {
+  const begun = await post("/v1/policy/sync/begin", { wait_ms: 5_000 });
+  expect(await begun.json()).toEqual({ policy_version: 0, syncing: true, in_flight: 0 });
+}
+
+async function endSync(version: number): Promise<void> {
+  const ended = await post("/v1/policy/sync/end", { policy_version: version });
+  expect(ended.status).toBe(200);
+}
+
+describe("an external rollout's gateway during a weight sync", () => {
+  it("answers 429 problem+json with Retry-After while syncing, and serves the call under the new version after sync/end", async () => {
+    const rollout = await createExternal();
+    const client = openaiFor(rollout.llm.base_url, rollout.llm.api_key);
+    const ask = () => client.chat.completions.create({ model: "any", messages: [{ role: "user", content: "What is 2 + 2?" }], max_tokens: 8 });
+    await beginSync();
+    const refused = await ask().then(() => null, (error: unknown) => error as { status: number; headers: Headers; error: { type: string; message: string } });
+    expect(refused?.status).toBe(429);
+    expect(refused?.headers.get("retry-after")).toBe("1");
+    expect(refused?.headers.get("content-type")).toBe("application/problem+json");
+    expect(refused?.error).toMatchObject({ type: "policy_syncing", message: expect.stringMatching(/retry after 1 s/) });
+    expect(await getRollout(rollout.rollout_id)).toMatchObject({ status: "running", llm_calls: [] });
+
+    await endSync(1);
+    const completion = await ask();
+    expect(completion.choices[0]?.message.content).toEqual(expect.any(String));
+    const view = await getRollout(rollout.rollout_id);
+    expect(view.status).toBe("running");
+    expect(view.llm_calls.map((call) => [call.policy_version_start, call.policy_version_end])).toEqual([[1, 1]]);
+  });
+
+  it("renders the refusal as RFC 9457 problem+json for a plain HTTP client", async () => {
+    const rollout = await createExternal();
+    await beginSync();
+    const response = await api(`/v1/rollouts/${rollout.rollout_id}/llm/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${rollout.llm.api_key}` },
+      body: JSON.stringify({ model: "any", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.json()).toMatchObject({
+      type: "urn:edge-rollout:problem:policy_syncing",
+      title: "PolicySyncingError",
+      status: 429,
+      instance: `/v1/rollouts/${rollout.rollout_id}/llm/v1/chat/completions`,
+    });
+  });
+});
+
+describe("a driven rollout across a weight sync", () => {
+  // Each env step sleeps 300 ms; a step may run 800 ms. The sync is held 1.5 s, so a step that
+  // waits for it outlasts step_timeout_ms unless its clock pauses while it waits.
+  const STEP_TIMEOUT_MS = 800;
+  const HOLD_MS = 1_500;
+
+  it("waits the sync out without TIMEOUT or lost steps, sends nothing upstream meanwhile, and records the new version after it", async () => {
+    const rolloutId = await startRollout({
+      agent: "test-loop",
+      rollout_id: uniqueId("sync-driven"),
+      task: { problem: "Say hello.", extra_args: { done_after: 4, step_sleep_ms: 300 } },
+      config: { step_timeout_ms: STEP_TIMEOUT_MS, max_steps: 6 },
+    });
+    await waitFor("the first step to be committed", async () => ((await getRollout(rolloutId)).trajectory.steps.length >= 1 ? true : undefined));
+    await beginSync();
+    const windowStart = Date.now();
+    await sleep(HOLD_MS);
+    const during = await getRollout(rolloutId);
+    const windowEnd = Date.now();
+    await endSync(1);
+
+    const view = await waitForEnd(rolloutId, 15_000);
+    expect(during.status).toBe("running");
+    expect(view).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE", error: null });
+    const steps = view.trajectory.steps;
+    expect(steps.map((step) => step.step_index)).toEqual([0, 1, 2, 3]);
+    expect(view.llm_calls.map((call) => call.call_id)).toEqual(steps.map((step) => step.llm_call_ids[0]));
+    // The step that waited for the sync ran longer than step_timeout_ms and still committed.
+    expect(Math.max(...steps.map((step) => step.duration_ms))).toBeGreaterThan(STEP_TIMEOUT_MS);
+
+    const before = view.llm_calls.filter((call) => call.created_at < windowStart);
+    const after = view.llm_calls.filter((call) => call.created_at > windowEnd);
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    expect(after.length).toBeGreaterThanOrEqual(1);
+    expect(before.length + after.length).toBe(view.llm_calls.length);
+    for (const call of before) expect([call.policy_version_start, call.policy_version_end]).toEqual([0, 0]);
+    for (const call of after) expect([call.policy_version_start, call.policy_version_end]).toEqual([1, 1]);
+  });
+});
