@@ -35,7 +35,6 @@ export class StepTimer {
 
   /** Stops (true) or restarts (false) the step clock; the rollout deadline keeps running. */
   pause(paused: boolean): void {
-    return;
     if (this.#controller.signal.aborted) return;
     if (paused && this.#timer !== undefined) {
       clearTimeout(this.#timer);
