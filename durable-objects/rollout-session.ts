@@ -1,5 +1,6 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
 import { DurableObject } from "cloudflare:workers";
+import { r2Blobs } from "./r2-blobs";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import type { LlmCallInput } from "../src/schemas/llm-call";
 import type { Span, SpanInput } from "../src/schemas/span";
@@ -26,6 +27,11 @@ export class RolloutSession extends DurableObject<Env> {
       },
       queue: { send: async (message) => void (await env.ROLLOUT_WORK.send(message)) },
       now: () => Date.now(),
+      sink: {
+        blobs: r2Blobs(env.TRAJECTORIES),
+        results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
+        now: () => Date.now(),
+      },
     });
     this.#gateway = new SessionGatewayOps(this.#core.kernel);
   }

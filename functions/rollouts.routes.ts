@@ -46,7 +46,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
     }
     const rolloutId = body.rollout_id ?? crypto.randomUUID();
     const task = { ...body.task, task_id: body.task.task_id || rolloutId, agent_name: body.task.agent_name || body.agent };
-    const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, created_at: Date.now() };
+    const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, group: body.group ?? null, created_at: Date.now() };
     const created = await sessionStub(c.env, rolloutId).create(spec);
     if (!created.ok) throw new ConflictError(created.message);
     const origin = new URL(c.req.url).origin;

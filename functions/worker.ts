@@ -2,17 +2,27 @@
 import "../src/agents";
 import { createApp } from "./app";
 import type { AppEnv } from "./env";
+import { handleResultsBatch } from "./results.consumer";
 import { handleWorkBatch } from "./work.consumer";
 
 export { RolloutSession } from "../durable-objects/rollout-session";
 export { PolicyStore } from "../durable-objects/policy-store";
+export { TrainerFeed } from "../durable-objects/trainer-feed";
+export { BatchTracker } from "../durable-objects/batch-tracker";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
   async queue(batch, env) {
-    if (batch.queue.startsWith("edge-rollout-work")) return handleWorkBatch(batch, env);
-    console.error(`no consumer for queue ${batch.queue}`);
+    // Queue names are fixed in wrangler.toml; a renamed deployment renames them here too.
+    switch (batch.queue) {
+      case "edge-rollout-work":
+        return handleWorkBatch(batch, env);
+      case "edge-rollout-results":
+        return handleResultsBatch(batch, env);
+      default:
+        console.error(`no consumer for queue ${batch.queue}`);
+    }
   },
 } satisfies ExportedHandler<AppEnv>;

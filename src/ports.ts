@@ -24,3 +24,14 @@ export interface WorkQueuePort {
 
 /** The clock; injected so tests can move time. */
 export type Clock = () => number;
+
+/** The slice of an R2 bucket the sink and datasets use (keys are strings, bodies UTF-8 JSON or bytes). */
+export interface BlobStorePort {
+  put(key: string, body: string | ArrayBuffer, contentType: string): Promise<void>;
+  get(key: string): Promise<ArrayBuffer | null>;
+}
+
+/** Sends finished-rollout announcements (ROLLOUT_RESULTS). */
+export interface ResultsQueuePort {
+  send(message: import("./schemas/result-message").ResultMessage): Promise<void>;
+}

@@ -7,6 +7,7 @@ import { Trajectory } from "./trajectory";
 import { LlmCall } from "./llm-call";
 import { ChatMessage } from "./chat";
 import { Span, SpanInput } from "./span";
+import { RolloutGroup } from "./rollout-group";
 
 /** Rollout ids become DO names and R2 key parts: keep them printable and bounded. */
 export const RolloutId = z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/, "rollout_id must be 1-200 characters of A-Z a-z 0-9 . _ : -");
@@ -17,6 +18,8 @@ export const CreateRolloutRequest = z.object({
   task: AgentTask,
   config: RolloutConfig.default(RolloutConfig.parse({})),
   rollout_id: RolloutId.optional(),
+  /** The GRPO group this rollout samples (batches set it); default: a group of one, stored, not fed to the trainer. */
+  group: RolloutGroup.optional(),
 }).strict();
 export type CreateRolloutRequest = z.infer<typeof CreateRolloutRequest>;
 
@@ -37,6 +40,8 @@ export const RolloutSpec = z.object({
   agent: z.string(),
   task: AgentTask,
   config: RolloutConfig,
+  /** Null for a rollout created alone: it is then its own group of one (uid = rollout id), `infer` only. */
+  group: RolloutGroup.nullable().default(null),
   created_at: z.number(),
 });
 export type RolloutSpec = z.infer<typeof RolloutSpec>;

@@ -34,6 +34,11 @@ export const RolloutConfig = z.object({
   model: z.string().min(1).nullable().default(null),
   /** `train` asks the engine for logprobs; `val` does not need them. Default "train". */
   mode: z.enum(["train", "val"]).default("train"),
+  /**
+   * How training samples are cut from the rollout's calls: `cumulative` merges consecutive calls
+   * whose prompts extend each other into one sample; `per_call` makes one sample per call.
+   */
+  sample_mode: z.enum(["cumulative", "per_call"]).default("cumulative"),
 }).strict();
 export type RolloutConfig = z.infer<typeof RolloutConfig>;
 /** A config as a caller sends it: every field optional. */

@@ -6,6 +6,7 @@ import { Step } from "../../schemas/step";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { EventHub } from "./event-hub";
 import { type SessionDeps, SessionKernel } from "./session-kernel";
+import { publishIfPending } from "./sink-publication";
 import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult, StepCommit } from "./session-results";
 import { initialState, type SessionState } from "./session-state";
 import { SessionStore } from "./session-store";
@@ -167,6 +168,7 @@ export class RolloutSessionCore {
 
   /** The watchdog: ends overdue rollouts, re-announces unclaimed ones, and counts stalled leases. */
   async onAlarm(): Promise<void> {
+    if (await publishIfPending(this.kernel)) return;
     const spec = this.#spec;
     const state = this.#state;
     if (!spec || !state || TERMINAL_STATUSES.has(state.status)) return;

@@ -7,6 +7,7 @@ import { EventHub } from "./event-hub";
 import type { FinishInput, FinishResult } from "./session-results";
 import type { SessionState } from "./session-state";
 import { SessionStore } from "./session-store";
+import type { SinkDeps } from "../../sink/publish-rollout";
 import { endEvent } from "./session-view";
 
 /** How often an unleased rollout is re-announced to the work queue if no driver picked it up. */
@@ -17,6 +18,8 @@ export interface SessionDeps {
   storage: StoragePort;
   queue: WorkQueuePort;
   now: Clock;
+  /** Where finished rollouts are published; absent, nothing is published (hand-built test sessions). */
+  sink?: SinkDeps;
 }
 
 /**
@@ -74,8 +77,13 @@ export class SessionKernel {
   end(input: FinishInput): FinishResult {
     const state = this.state!;
     const status = statusForReason(input.termination_reason);
-    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: this.deps.now() });
+    const now = this.deps.now();
+    const sink = this.deps.sink ? { ...state.sink, status: "pending" as const } : state.sink;
+    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: now, sink });
     this.events.publish(endEvent(ended), true);
+    // Publication runs from the alarm, which the runtime retries and which survives eviction; a
+    // Durable Object's output gate keeps this write ordered before any reply goes out.
+    if (this.deps.sink) void this.deps.storage.setAlarm(now);
     return { ok: true, already: false, status, termination_reason: input.termination_reason };
   }
 }

@@ -16,6 +16,15 @@ export const Lease = z.object({
 });
 export type Lease = z.infer<typeof Lease>;
 
+/** Publication of a finished rollout to R2 and ROLLOUT_RESULTS, retried by the alarm until it succeeds. */
+export const SinkProgress = z.object({
+  status: z.enum(["none", "pending", "published", "failed"]),
+  attempts: z.int().min(0),
+  last_error: z.string().nullable(),
+  published_at: z.number().nullable(),
+});
+export type SinkProgress = z.infer<typeof SinkProgress>;
+
 /** Everything about a rollout that changes while it runs (steps and calls live in their own tables). */
 export const SessionState = z.object({
   schema_version: z.literal(SESSION_STATE_SCHEMA_VERSION),
@@ -43,6 +52,7 @@ export const SessionState = z.object({
   last_activity_at: z.number().default(0),
   updated_at: z.number(),
   finished_at: z.number().nullable(),
+  sink: SinkProgress.default({ status: "none", attempts: 0, last_error: null, published_at: null }),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -69,5 +79,6 @@ export function initialState(now: number, deadline: number): SessionState {
     last_activity_at: now,
     updated_at: now,
     finished_at: null,
+    sink: { status: "none", attempts: 0, last_error: null, published_at: null },
   };
 }

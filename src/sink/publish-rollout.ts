@@ -1,0 +1,67 @@
+/** @module Publishing a finished rollout: R2 record + ATIF document, then a pointer on ROLLOUT_RESULTS. */
+import type { BlobStorePort, ResultsQueuePort } from "../ports";
+import type { RolloutView } from "../schemas/rollout-api";
+import type { RolloutGroup } from "../schemas/rollout-group";
+import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-message";
+import { toAtif } from "./atif";
+import { rolloutAtifKey, rolloutRecordKey } from "./r2-keys";
+import { ROLLOUT_RECORD_SCHEMA_VERSION, RolloutRecord } from "./rollout-record";
+import { buildTrainingSamples } from "./sample-builder";
+
+/** Where a finished rollout goes. */
+export interface SinkDeps {
+  blobs: BlobStorePort;
+  results: ResultsQueuePort;
+  now: () => number;
+}
+
+/** The group of a rollout created alone: itself, stored but not fed to a trainer. */
+export function soloGroup(rolloutId: string): RolloutGroup {
+  return { uid: rolloutId, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "infer" };
+}
+
+/**
+ * Writes the record and the ATIF document, then announces them. Every write is idempotent (same
+ * keys, same content), so a publish that failed halfway is simply run again; the announcement goes
+ * last, so a consumer never sees a pointer to an object that is not there yet.
+ */
+export async function publishRollout(deps: SinkDeps, view: RolloutView, group: RolloutGroup | null): Promise<ResultMessage> {
+  const placement = group ?? soloGroup(view.rollout_id);
+  const built = buildTrainingSamples({
+    rollout_id: view.rollout_id,
+    status: view.status,
+    termination_reason: view.termination_reason,
+    reward: view.reward,
+    calls: view.llm_calls,
+    uid: placement.uid,
+    sample_index: placement.sample_index,
+    mode: view.config.sample_mode,
+  });
+  const record = RolloutRecord.parse({ schema_version: ROLLOUT_RECORD_SCHEMA_VERSION, rollout: view, samples: built.samples, sample_mode: view.config.sample_mode, drift_splits: built.drift_splits });
+  const key = rolloutRecordKey(view.rollout_id);
+  const atifKey = rolloutAtifKey(view.rollout_id);
+  await deps.blobs.put(key, JSON.stringify(record), "application/json");
+  await deps.blobs.put(atifKey, JSON.stringify(toAtif(view)), "application/json");
+  const versions = view.llm_calls.length > 0 ? view.llm_calls : [{ policy_version_start: 0, policy_version_end: 0 }];
+  const message = ResultMessage.parse({
+    schema_version: RESULT_MESSAGE_SCHEMA_VERSION,
+    rollout_id: view.rollout_id,
+    status: view.status,
+    termination_reason: view.termination_reason,
+    reward: view.reward,
+    uid: placement.uid,
+    sample_index: placement.sample_index,
+    group_size: placement.group_size,
+    batch_id: placement.batch_id,
+    training_mode: placement.training_mode,
+    data_manager: placement.data_manager,
+    policy_version_start: Math.min(...versions.map((call) => call.policy_version_start)),
+    policy_version_end: Math.max(...versions.map((call) => call.policy_version_end)),
+    key,
+    atif_key: atifKey,
+    samples: built.samples.length,
+    finished_at: view.finished_at ?? deps.now(),
+  });
+  await deps.results.send(message);
+  return message;
+}
