@@ -1,5 +1,84 @@
-/** @module One batch of rollouts: its rows, fan-out, progress and cancel. */
+/** @module One batch of rollouts: its rows, fan-out, progress and cancel, as typed RPC methods over BatchCore. */
 import { DurableObject } from "cloudflare:workers";
+import type { BatchProgress, BatchRolloutEntry } from "../src/schemas/batch";
+import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
+import { EXTERNAL_AGENT } from "../src/schemas/rollout-api";
+import { agentRegistry } from "../src/sdk/agent-registry";
+import { BatchCore } from "../src/runtime/batch/batch-core";
+import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
+import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
+import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
+import { r2Blobs } from "./r2-blobs";
 
-/** Placeholder until batches land; declared now so its binding and migration exist. */
-export class BatchTracker extends DurableObject<Env> {}
+/** The RolloutSession methods a batch calls (spelled out: the generic stub types are too deep). */
+interface SessionCalls {
+  create(spec: RolloutSpec): Promise<CreateResult>;
+  cancel(): Promise<FinishResult>;
+  read(): Promise<RolloutView | undefined>;
+}
+
+function sessions(namespace: Env["ROLLOUT_SESSION"]): RolloutSessionsPort {
+  const stub = (rolloutId: string) => namespace.get(namespace.idFromName(rolloutId)) as unknown as SessionCalls;
+  return {
+    create: (spec) => stub(spec.rollout_id).create(spec),
+    cancel: (rolloutId) => stub(rolloutId).cancel(),
+    async outcome(rolloutId) {
+      const view = await stub(rolloutId).read();
+      return view ? { status: view.status, termination_reason: view.termination_reason, reward: view.reward } : undefined;
+    },
+  };
+}
+
+/**
+ * A batch's rows and the state of each of its rollouts (`<batch_id>:<row>:<sample>`). One
+ * instance per batch id (see functions/batch-stub.ts); the alarm resumes a fan-out that an
+ * eviction or crash interrupted.
+ */
+export class BatchTracker extends DurableObject<Env> {
+  readonly #core: BatchCore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const storage = ctx.storage;
+    this.#core = new BatchCore({
+      storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
+      sessions: sessions(env.ROLLOUT_SESSION),
+      blobs: r2Blobs(env.TRAJECTORIES),
+      agents: {
+        has: (name) => name === EXTERNAL_AGENT || agentRegistry.get(name) !== undefined,
+        names: () => [EXTERNAL_AGENT, ...agentRegistry.names()],
+      },
+      now: () => Date.now(),
+    });
+  }
+
+  /** Starts the batch described by a BatchMessage (validated here: RPC callers are not trusted); idempotent. */
+  submit(message: unknown): Promise<SubmitResult> {
+    return this.#core.submit(message);
+  }
+
+  /** Records one finished rollout (a ResultMessage) and releases the next. */
+  onResult(message: unknown): Promise<ResultAck> {
+    return this.#core.onResult(message);
+  }
+
+  /** Stops the batch: cancels released rollouts still running; unreleased ones are never created. */
+  cancel(): Promise<CancelResult> {
+    return this.#core.cancel();
+  }
+
+  /** Counts by status and termination reason, reward mean, done flag. */
+  progress(): BatchProgress | undefined {
+    return this.#core.progress();
+  }
+
+  /** Released rollouts in (row, sample) order. */
+  rollouts(offset: number, limit: number): BatchRolloutEntry[] | undefined {
+    return this.#core.rollouts(offset, limit);
+  }
+
+  /** Resumes fan-out, checks on live rollouts, reads back lost results. */
+  override async alarm(): Promise<void> {
+    await this.#core.tick();
+  }
+}

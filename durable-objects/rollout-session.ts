@@ -6,7 +6,9 @@ import type { LlmCallInput } from "../src/schemas/llm-call";
 import type { Span, SpanInput } from "../src/schemas/span";
 import { RolloutSessionCore } from "../src/runtime/session/rollout-session-core";
 import { SessionGatewayOps } from "../src/runtime/session/session-gateway";
-import type { AdmitCallResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, StepCommit } from "../src/runtime/session/session-results";
+import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
+import type { LlmCall } from "../src/schemas/llm-call";
+import type { AdmitCallResult, BeginAttemptResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**
  * One rollout's conversation, steps, LLM calls and lease, in SQLite. Single-writer by
@@ -15,6 +17,7 @@ import type { AdmitCallResult, CommitResult, CreateResult, FinishInput, FinishRe
 export class RolloutSession extends DurableObject<Env> {
   readonly #core: RolloutSessionCore;
   readonly #gateway: SessionGatewayOps;
+  readonly #attempts: SessionAttemptOps;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -34,6 +37,7 @@ export class RolloutSession extends DurableObject<Env> {
       },
     });
     this.#gateway = new SessionGatewayOps(this.#core.kernel);
+    this.#attempts = new SessionAttemptOps(this.#core.kernel);
   }
 
   /** Stores and announces a new rollout (idempotent by rollout id). */
@@ -59,6 +63,21 @@ export class RolloutSession extends DurableObject<Env> {
   /** Ends the rollout with a termination reason and reward. */
   finish(leaseId: string, input: FinishInput): Promise<FinishResult> {
     return this.#core.finish(leaseId, input);
+  }
+
+  /** Counts and persists the next attempt of an attempt agent before its code runs. */
+  beginAttempt(leaseId: string): BeginAttemptResult {
+    return this.#attempts.beginAttempt(leaseId);
+  }
+
+  /** Extends the lease of a driver whose attempt is still running. */
+  renewLease(leaseId: string): RenewLeaseResult {
+    return this.#attempts.renewLease(leaseId);
+  }
+
+  /** The calls one attempt made, in order. */
+  attemptCalls(attempt: number): LlmCall[] {
+    return this.#attempts.attemptCalls(attempt);
   }
 
   /** Cancels the rollout unless it already ended. */

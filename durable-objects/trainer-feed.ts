@@ -1,5 +1,59 @@
-/** @module The trainer feed: finished rollouts grouped by uid, leased to a trainer and acked. */
+/** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
 import { DurableObject } from "cloudflare:workers";
+import type { FeedConfig, FeedStats } from "../src/schemas/feed";
+import { FeedCore } from "../src/runtime/feed/feed-core";
+import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 
-/** Placeholder until the feed lands; declared now so its binding and migration exist. */
-export class TrainerFeed extends DurableObject<Env> {}
+/**
+ * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too
+ * stale for their training mode, leased on pull and deleted on ack. One instance, named "default"
+ * (see functions/feed-stub.ts), for every training mode; the alarm expires leases and releases
+ * timed-out groups. Reading samples from R2 is left to the Worker, so calls here stay small.
+ */
+export class TrainerFeed extends DurableObject<Env> {
+  readonly #core: FeedCore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const storage = ctx.storage;
+    this.#core = new FeedCore({
+      storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
+      now: () => Date.now(),
+    });
+  }
+
+  /** Holds one finished rollout (a ResultMessage; validated here too) in its group; idempotent by rollout id. */
+  ingest(message: unknown): Promise<IngestResult> {
+    return this.#core.ingest(message);
+  }
+
+  /** Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body). */
+  pull(request: unknown, currentPolicyVersion: number): Promise<PullResult> {
+    return this.#core.pull(request, currentPolicyVersion);
+  }
+
+  /** Deletes a lease's groups (idempotent); an unknown or expired lease is a result, not a throw. */
+  ack(leaseId: string): Promise<AckResult> {
+    return this.#core.ack(leaseId);
+  }
+
+  /** Counters and live counts, in total and per training mode. */
+  stats(): Promise<FeedStats> {
+    return this.#core.stats();
+  }
+
+  /** The config in force. */
+  config(): FeedConfig {
+    return this.#core.config();
+  }
+
+  /** Changes the config (e.g. `group_timeout_ms`). */
+  configure(patch: unknown): Promise<ConfigureResult> {
+    return this.#core.configure(patch);
+  }
+
+  /** Expires leases, releases timed-out groups and re-arms. */
+  override async alarm(): Promise<void> {
+    await this.#core.alarm();
+  }
+}

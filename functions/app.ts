@@ -3,8 +3,10 @@ import { Hono } from "hono";
 import { NotFoundError } from "../src/errors";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import type { AppEnv } from "./env";
+import { batchesRoutes } from "./batches.routes";
 import { bearerAuth } from "./middleware/bearer-auth";
 import { problemResponse } from "./middleware/problem-details";
+import { feedRoutes } from "./feed.routes";
 import { gatewayRoutes } from "./gateway.routes";
 import { policyRoutes } from "./policy.routes";
 import { rolloutsRoutes } from "./rollouts.routes";
@@ -20,5 +22,7 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.route("/v1/rollouts/:id/llm/v1", gatewayRoutes());
   app.route("/v1/rollouts", rolloutsRoutes());
   app.route("/v1", policyRoutes());
+  app.route("/v1/batches", batchesRoutes());
+  app.route("/v1/feed", feedRoutes());
   return app;
 }

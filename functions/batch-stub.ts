@@ -1,6 +1,36 @@
-/** @module Reaching a batch's tracker from the results consumer. */
+/** @module Reaching a batch's tracker (one Durable Object per batch id): start, results, progress. */
+import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
+import type { BatchMessage, BatchProgress, BatchRolloutEntry } from "../src/schemas/batch";
 import type { ResultMessage } from "../src/schemas/result-message";
 import type { AppEnv } from "./env";
 
-/** Reports one finished rollout to its batch's progress. (Filled in with batches.) */
-export async function reportBatchResult(_env: AppEnv, _message: ResultMessage): Promise<void> {}
+/** The RPC surface of the BatchTracker stub, spelled out (the generic stub types are too deep for the compiler). */
+export interface BatchRpc {
+  submit(message: BatchMessage): Promise<SubmitResult>;
+  onResult(message: ResultMessage): Promise<ResultAck>;
+  cancel(): Promise<CancelResult>;
+  progress(): Promise<BatchProgress | undefined>;
+  rollouts(offset: number, limit: number): Promise<BatchRolloutEntry[] | undefined>;
+}
+
+/** The BatchTracker stub for `batchId`. */
+export function batchStub(env: AppEnv, batchId: string): BatchRpc {
+  const namespace = env.BATCH_TRACKER;
+  return namespace.get(namespace.idFromName(batchId)) as unknown as BatchRpc;
+}
+
+/**
+ * Starts a batch: the one code path behind `POST /v1/batches` and the `edge-rollout-batches`
+ * queue. The tracker validates, loads the dataset, stores the rows and releases the first chunk;
+ * the same message again is a no-op.
+ */
+export function startBatch(env: AppEnv, message: BatchMessage): Promise<SubmitResult> {
+  return batchStub(env, message.batch_id).submit(message);
+}
+
+/** Reports one finished rollout to its batch's progress (the tracker dedupes by rollout id). */
+export async function reportBatchResult(env: AppEnv, message: ResultMessage): Promise<void> {
+  if (!message.batch_id) return;
+  const ack = await batchStub(env, message.batch_id).onResult(message);
+  if (!ack.ok) console.warn("batch result not recorded", { rollout_id: message.rollout_id, reason: ack.reason, message: ack.message });
+}

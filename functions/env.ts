@@ -8,6 +8,8 @@ export type AppEnv = Env & {
   LLM_API_KEY?: string;
   /** Signs per-rollout gateway keys. Falls back to API_TOKEN, then to a fixed local-development secret. */
   GATEWAY_SECRET?: string;
+  /** The Worker's public origin (`https://rollouts.example.com`), used in the `llm.base_url` agents inside the Worker see. */
+  PUBLIC_URL?: string;
 };
 
 /** The local-development signing secret: fine on one machine, never for a deployment (set GATEWAY_SECRET). */

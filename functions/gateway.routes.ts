@@ -1,11 +1,12 @@
 /** @module A rollout's own OpenAI-compatible endpoint: `/v1/rollouts/:id/llm/v1/*`, keyed per rollout. */
 import { Hono, type Context } from "hono";
-import { ConflictError, LimitExceededError, NotFoundError, UnauthorizedError } from "../src/errors";
+import { ConflictError, InvalidInputError, LimitExceededError, NotFoundError, UnauthorizedError } from "../src/errors";
 import type { GatewayCall } from "../src/gateway/gateway";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import { checkRolloutKey } from "../src/gateway/rollout-keys";
 import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
 import type { JsonObject } from "../src/schemas/json";
+import { ATTEMPT_HEADER, type LlmCall } from "../src/schemas/llm-call";
 import { RolloutId } from "../src/schemas/rollout-api";
 import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
@@ -37,20 +38,31 @@ async function admit(stub: SessionRpc, rolloutId: string): Promise<Omit<GatewayC
   return { rolloutId, stepId: null, train: admitted.train, model: admitted.model, limits: admitted.limits, replicaHint: admitted.replica_hint };
 }
 
+/** The attempt a call belongs to, as an in-Worker attempt's fetch declares it; null when the header is absent. */
+function attemptOf(c: GatewayContext): number | null {
+  const raw = c.req.header(ATTEMPT_HEADER);
+  if (raw === undefined) return null;
+  const attempt = Number(raw);
+  if (!Number.isInteger(attempt) || attempt < 1) throw new InvalidInputError(`${ATTEMPT_HEADER} must be an attempt number >= 1`, { status: 400 });
+  return attempt;
+}
+
 /** Forwards one call through the gateway and records it on the rollout; ends an external rollout a limit refuses. */
 async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject & { stream?: boolean }): Promise<Response> {
   const rolloutId = await authorize(c);
   const stub = sessionStub(c.env, rolloutId);
+  const attempt = attemptOf(c);
+  const stamp = (record: LlmCall): LlmCall => (attempt === null ? record : { ...record, attempt });
   const call: GatewayCall = { ...(await admit(stub, rolloutId)), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal };
   const gateway = gatewayFor(c.env);
   try {
     if (body.stream) {
       return await gateway.stream(path, body, call, async (record) => {
-        await stub.recordCall(record);
+        await stub.recordCall(stamp(record));
       });
     }
     const { reply, call: record } = await gateway.send(path, body, call);
-    await stub.recordCall(record);
+    await stub.recordCall(stamp(record));
     return c.json(reply as JsonObject);
   } catch (error) {
     if (error instanceof LimitExceededError) await stub.endForLimit(error.reason, error.message);

@@ -2,6 +2,7 @@
 import "../src/agents";
 import { createApp } from "./app";
 import type { AppEnv } from "./env";
+import { handleBatchesBatch } from "./batches.consumer";
 import { handleResultsBatch } from "./results.consumer";
 import { handleWorkBatch } from "./work.consumer";
 
@@ -21,6 +22,8 @@ export default {
         return handleWorkBatch(batch, env);
       case "edge-rollout-results":
         return handleResultsBatch(batch, env);
+      case "edge-rollout-batches":
+        return handleBatchesBatch(batch, env);
       default:
         console.error(`no consumer for queue ${batch.queue}`);
     }

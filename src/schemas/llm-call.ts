@@ -2,6 +2,12 @@
 import { z } from "zod";
 import { ChatMessage } from "./chat";
 
+/**
+ * Request header an attempt's own `fetch` puts on its gateway calls: the attempt number, so a call
+ * that completes after its attempt was given up is still recorded under that attempt.
+ */
+export const ATTEMPT_HEADER = "x-edge-rollout-attempt";
+
 /** Version of the persisted LlmCall shape. */
 export const LLM_CALL_SCHEMA_VERSION = 1;
 
@@ -40,9 +46,21 @@ export const LlmCall = z.object({
   policy_version_start: z.int().min(0).default(0),
   policy_version_end: z.int().min(0).default(0),
   latency_ms: z.number().min(0),
+  /** Upstream tries the gateway needed for this call (transport retries), not the rollout's attempt. */
   attempts: z.int().min(1).default(1),
   trainable: z.boolean(),
   created_at: z.number(),
+  /**
+   * Which attempt of the rollout made the call (function, LitAgent and workflow agents run as
+   * numbered attempts, from 1); null for stepwise and external rollouts, which have no attempts.
+   */
+  attempt: z.int().min(1).nullable().default(null),
+  /**
+   * True when the call belongs to an attempt other than the one whose outcome the rollout reports
+   * (a crashed or abandoned attempt that was retried). Such calls stay recorded for inspection
+   * but must never enter a training sample. Computed when the rollout is read; stored as false.
+   */
+  excluded_from_training: z.boolean().default(false),
 }).refine((call) => call.logprobs.length === 0 || call.logprobs.length === call.completion_token_ids.length, {
   message: "logprobs must have one entry per completion token",
   path: ["logprobs"],

@@ -62,8 +62,19 @@ export const RolloutView = z.object({
   trajectory: Trajectory,
   llm_calls: z.array(LlmCall),
   spans: z.array(Span),
-  /** The conversation an external agent reported when it finished (null otherwise). */
+  /** The conversation an external agent reported when it finished, or a workflow returned (null otherwise). */
   final_messages: z.array(ChatMessage).nullable(),
+  /** Attempts started (function, LitAgent and workflow agents); 0 for stepwise and external rollouts. */
+  attempts: z.int().min(0).default(0),
+  /** The attempt whose outcome the rollout reports; calls of every other attempt are `excluded_from_training`. */
+  final_attempt: z.int().min(1).nullable().default(null),
+  /** Publication to R2 and ROLLOUT_RESULTS once finished: none, pending, published or failed (with the error). */
+  publication: z.object({
+    status: z.enum(["none", "pending", "published", "failed"]),
+    attempts: z.int().min(0),
+    last_error: z.string().nullable(),
+    published_at: z.number().nullable(),
+  }).default({ status: "none", attempts: 0, last_error: null, published_at: null }),
 });
 export type RolloutView = z.infer<typeof RolloutView>;
 

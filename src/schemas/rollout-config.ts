@@ -24,6 +24,12 @@ export const RolloutConfig = z.object({
   slice_ms: positiveInt("slice_ms").default(30_000),
   /** Lease expirations without a committed step before the rollout fails with TIMEOUT. Default 3. */
   max_stalls: positiveInt("max_stalls").max(20, "max_stalls must be <= 20").default(3),
+  /**
+   * Attempts a function, LitAgent or workflow agent gets: a crash (throw) or going silent for
+   * step_timeout_ms starts the next attempt until this many have run. Stepwise agents resume from
+   * their last step instead and ignore it. Default 3.
+   */
+  max_attempts: positiveInt("max_attempts").max(10, "max_attempts must be <= 10").default(3),
   /** Sampling temperature sent to the model. Default 1.0. */
   temperature: z.number().min(0, "temperature must be >= 0").max(2, "temperature must be <= 2").default(1),
   /** Nucleus sampling. Default 1.0. */

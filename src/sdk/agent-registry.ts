@@ -3,6 +3,9 @@ import type { JsonObject } from "../schemas/json";
 import type { Trajectory } from "../schemas/trajectory";
 import type { AgentClass, BaseAgent } from "./base-agent";
 import type { BaseEnv, EnvClass } from "./base-env";
+import type { FunctionAgentDefinition } from "./function-agent";
+import type { LitAgentDefinition } from "./lit-agent";
+import type { WorkflowAgentDefinition } from "./agent-workflow";
 
 /** How to build and score one stepwise (BaseAgent + BaseEnv) agent. */
 export interface StepwiseAgentDefinition<A extends BaseAgent = BaseAgent, E extends BaseEnv = BaseEnv> {
@@ -19,8 +22,14 @@ export interface StepwiseAgentDefinition<A extends BaseAgent = BaseAgent, E exte
   computeTrajectoryReward: (trajectory: Pick<Trajectory, "steps" | "task">) => number;
 }
 
-/** Any agent the runtime can run (more kinds arrive with the authoring APIs). */
-export type AgentDefinition = StepwiseAgentDefinition;
+/**
+ * Any agent the runtime can run. `kind` names the engine that runs it: `stepwise` (BaseAgent +
+ * BaseEnv, resumable step by step), or `function`, `lit` and `workflow`, which run as attempts.
+ */
+export type AgentDefinition = StepwiseAgentDefinition | FunctionAgentDefinition | LitAgentDefinition | WorkflowAgentDefinition;
+
+/** The engine kinds. */
+export type AgentKind = AgentDefinition["kind"];
 
 /** Options of `defineAgent`; `envArgs`, `agentArgs` and `computeTrajectoryReward` are optional. */
 export type DefineAgentOptions<A extends BaseAgent, E extends BaseEnv> = Omit<

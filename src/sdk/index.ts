@@ -9,12 +9,43 @@ export {
   getAgentByName,
   sumStepRewards,
   type AgentDefinition,
+  type AgentKind,
   type DefineAgentOptions,
   type StepwiseAgentDefinition,
 } from "./agent-registry";
+export {
+  defineRollout,
+  rollout,
+  ROLLOUT_CONTEXT_FIELDS,
+  type BaseRolloutContext,
+  type DefineRolloutOptions,
+  type FunctionAgentDefinition,
+  type RolloutContext,
+  type RolloutFunction,
+  type RolloutResult,
+} from "./function-agent";
+export { defineLitAgent, LitAgent, type DefineLitAgentOptions, type LitAgentClass, type LitAgentDefinition, type NamedResources } from "./lit-agent";
+export {
+  AgentWorkflow,
+  AgentWorkflowOutput,
+  defineWorkflow,
+  Grader,
+  type DefineWorkflowOptions,
+  type GraderContext,
+  type WorkflowAgentDefinition,
+  type WorkflowContext,
+  type WorkflowResult,
+  type WorkflowSample,
+} from "./agent-workflow";
+export { emitAnnotation, emitException, emitMessage, emitObject, emitReward, heartbeat, operation, type SpanAttributes } from "./emitters";
+export { jsonResource, promptTemplate, type FetchFunction, type LlmResource, type ResolvedResources, type ResourceSpec, type ResourceSpecs, type SamplingParameters } from "./resources";
+export { PromptTemplate } from "./prompt-template";
+export type { Artifacts, AttemptInfo, RolloutInfo } from "./rollout-info";
+export { AgentContractError } from "./contract-error";
 export type { Action } from "../schemas/action";
 export type { ChatMessage, ToolCall, ToolDefinition } from "../schemas/chat";
 export type { JsonObject, JsonValue } from "../schemas/json";
 export type { AgentTask } from "../schemas/agent-task";
+export type { Span, SpanInput } from "../schemas/span";
 export type { Step } from "../schemas/step";
 export type { Trajectory } from "../schemas/trajectory";

@@ -1,7 +1,15 @@
-/** @module Cutting token-exact training samples from a rollout's recorded LLM calls. (Placeholder: being written.) */
+/**
+ * @module Cutting token-exact training samples from a rollout's recorded LLM calls.
+ *
+ * Every token of a sample is copied from a recorded call (`prompt_token_ids`,
+ * `completion_token_ids`); nothing is re-tokenized. In `cumulative` mode consecutive calls are
+ * merged while each call's prompt extends the previous call's prompt + completion (an
+ * append-only chat template); where it does not (a template that re-renders history, such as
+ * Qwen3 dropping `<think>` from earlier turns) a new sample starts and a drift split is counted.
+ */
 import type { LlmCall } from "../schemas/llm-call";
 import type { TerminationReason, RolloutStatus } from "../schemas/termination";
-import type { TrainingSample } from "../schemas/training-sample";
+import { TrainingSample } from "../schemas/training-sample";
 
 /** What the builder needs to know about one finished rollout. */
 export interface SampleBuildInput {
@@ -22,7 +30,162 @@ export interface SampleBuildResult {
   drift_splits: number;
 }
 
-/** Builds the samples. */
-export function buildTrainingSamples(_input: SampleBuildInput): SampleBuildResult {
-  return { samples: [], drift_splits: 0 };
+/** Termination reasons that cut a trajectory short without an error (rLLM's overlong filter masks these). */
+const TRUNCATING_REASONS: ReadonlySet<TerminationReason> = new Set(["MAX_STEPS", "MAX_PROMPT_LENGTH", "MAX_RESPONSE_LENGTH"]);
+
+/**
+ * Why a call cannot be trained on, or null when it can. A training call needs the engine's prompt
+ * and completion ids and one logprob per completion token; a call recorded without them (an
+ * `openai` backend, validation mode) is skipped, never filled in.
+ *
+ * This is the one place to exclude more calls: when LlmCall gains the flag for calls of a
+ * retried, abandoned attempt (`excluded_from_training`), add
+ * `if (call.excluded_from_training) return "abandoned_attempt";` here and nothing else changes.
+ */
+export function untrainableReason(call: LlmCall): string | null {
+  // A retried attempt's calls stay recorded but never train: only the final attempt's do.
+  if (call.excluded_from_training) return "abandoned_attempt";
+  if (!call.trainable) return "untrainable";
+  if (call.prompt_token_ids.length === 0 || call.completion_token_ids.length === 0) return "missing_token_ids";
+  if (call.logprobs.length !== call.completion_token_ids.length) return "missing_logprobs";
+  return null;
+}
+
+/** A sample being assembled: the first call's prompt, then everything after it. */
+interface Segment {
+  prompt_ids: number[];
+  response_ids: number[];
+  response_mask: Array<0 | 1>;
+  response_logprobs: number[];
+  calls: LlmCall[];
+}
+
+function push<T>(target: T[], items: readonly T[]): void {
+  // A loop, not push(...items): a long response would overflow the call stack.
+  for (const item of items) target.push(item);
+}
+
+function startSegment(call: LlmCall): Segment {
+  const segment: Segment = { prompt_ids: [...call.prompt_token_ids], response_ids: [], response_mask: [], response_logprobs: [], calls: [] };
+  appendCompletion(segment, call);
+  return segment;
+}
+
+function appendCompletion(segment: Segment, call: LlmCall): void {
+  push(segment.response_ids, call.completion_token_ids);
+  for (let i = 0; i < call.completion_token_ids.length; i++) {
+    segment.response_mask.push(1);
+    segment.response_logprobs.push(call.logprobs[i]!);
+  }
+  segment.calls.push(call);
+}
+
+/** True when `prompt` starts with the segment's prompt ids followed by its response ids. */
+function extendsSegment(segment: Segment, prompt: readonly number[]): boolean {
+  const { prompt_ids: head, response_ids: tail } = segment;
+  if (prompt.length < head.length + tail.length) return false;
+  for (let i = 0; i < head.length; i++) if (prompt[i] !== head[i]) return false;
+  for (let i = 0; i < tail.length; i++) if (prompt[head.length + i] !== tail[i]) return false;
+  return true;
+}
+
+/** Appends the tokens between the segment's end and `call`'s completion (mask 0, logprob 0.0), then the completion. */
+function mergeCall(segment: Segment, call: LlmCall): void {
+  const between = call.prompt_token_ids.slice(segment.prompt_ids.length + segment.response_ids.length);
+  push(segment.response_ids, between);
+  for (let i = 0; i < between.length; i++) {
+    segment.response_mask.push(0);
+    segment.response_logprobs.push(0);
+  }
+  appendCompletion(segment, call);
+}
+
+/** Groups the trainable calls into segments and counts the prefix breaks. */
+function segmentCalls(calls: readonly LlmCall[], mode: SampleBuildInput["mode"]): { segments: Segment[]; drift_splits: number } {
+  const segments: Segment[] = [];
+  let drift_splits = 0;
+  let current: Segment | null = null;
+  for (const call of calls) {
+    if (current && mode === "cumulative" && extendsSegment(current, call.prompt_token_ids)) {
+      mergeCall(current, call);
+      continue;
+    }
+    if (current && mode === "cumulative") drift_splits += 1;
+    current = startSegment(call);
+    segments.push(current);
+  }
+  return { segments, drift_splits };
+}
+
+/** Why the sample is truncated (a MAX_* ending, or its last call stopped at `max_tokens`), or null. */
+function truncationOf(input: SampleBuildInput, segment: Segment): string | null {
+  if (input.termination_reason && TRUNCATING_REASONS.has(input.termination_reason)) return input.termination_reason;
+  return segment.calls.at(-1)?.finish_reason === "length" ? "length" : null;
+}
+
+/**
+ * Builds the training samples of one rollout.
+ *
+ * - `cumulative` (default): one sample per run of calls whose prompts extend each other; the
+ *   completions are mask 1 with their logprobs, the tokens in between (tool results, environment
+ *   text, template glue) mask 0 with logprob 0.0. A prefix break closes the sample and counts a
+ *   drift split.
+ * - `per_call`: one sample per trainable call (its prompt; its completion, mask all 1).
+ *
+ * Untrainable calls (see `untrainableReason`) are skipped and counted; a later call's prompt still
+ * carries their tokens, which then appear as mask-0 context. Failed, cancelled and truncated
+ * rollouts still yield samples, flagged in `extra_fields` so a trainer can mask them:
+ *
+ * - `trainable`: false when the sample should be masked by default (failed or truncated);
+ * - `failed`: the rollout failed or was cancelled; `truncated` (+ `truncated_by`): it ended on a
+ *   MAX_* limit, or the sample's last call stopped with finish_reason "length";
+ * - `drift_splits`, `untrainable_calls`, `segments`: rollout totals; `calls`: this sample's call ids;
+ * - `reward_missing`: the rollout has no reward, so `reward_score` is 0.0.
+ *
+ * `num_turns` counts the model calls (assistant turns) merged into the sample. verl's multi-turn
+ * agent loop counts user and assistant messages; we count calls because a sample is cut from
+ * calls and a call is what the policy generated.
+ *
+ * @example
+ * const { samples, drift_splits } = buildTrainingSamples({ rollout_id, status, termination_reason, reward, calls: view.llm_calls, uid, sample_index: 0, mode: "cumulative" });
+ */
+export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult {
+  const trainable = input.calls.filter((call) => untrainableReason(call) === null);
+  const untrainableCalls = input.calls.length - trainable.length;
+  const { segments, drift_splits } = segmentCalls(trainable, input.mode);
+  const failed = input.status === "failed" || input.status === "cancelled";
+  const samples = segments.map((segment, segmentIndex) => {
+    const truncatedBy = truncationOf(input, segment);
+    return TrainingSample.parse({
+      uid: input.uid,
+      sample_index: input.sample_index,
+      rollout_id: input.rollout_id,
+      segment_index: segmentIndex,
+      prompt_ids: segment.prompt_ids,
+      response_ids: segment.response_ids,
+      response_mask: segment.response_mask,
+      response_logprobs: segment.response_logprobs,
+      reward_score: input.reward ?? 0,
+      num_turns: segment.calls.length,
+      termination_reason: input.termination_reason,
+      policy_version: {
+        start: Math.min(...segment.calls.map((call) => call.policy_version_start)),
+        end: Math.max(...segment.calls.map((call) => call.policy_version_end)),
+      },
+      extra_fields: {
+        trainable: !failed && truncatedBy === null,
+        failed,
+        truncated: truncatedBy !== null,
+        truncated_by: truncatedBy,
+        status: input.status,
+        sample_mode: input.mode,
+        drift_splits,
+        untrainable_calls: untrainableCalls,
+        segments: segments.length,
+        calls: segment.calls.map((call) => call.call_id),
+        ...(input.reward === null ? { reward_missing: true } : {}),
+      },
+    });
+  });
+  return { samples, drift_splits };
 }

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import worker from "../../functions/worker";
 import { createByHand, patchState } from "../fixtures/hand-session";
-import { getRollout, uniqueId } from "../fixtures/rollouts";
+import { getRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 
 /** Delivers `bodies` to the Worker's queue handler as one batch and returns what it acked and retried. */
@@ -72,7 +72,11 @@ describe("the work queue consumer", () => {
     const rolloutId = uniqueId("duplicate");
     await createByHand(rolloutId, { task: { extra_args: { done_after: 1 } } });
     await deliver([work(rolloutId)]);
-    const before = await getRollout(rolloutId);
+    // Publication to R2 runs from the alarm after the end and stamps updated_at; let it finish first.
+    const before = await waitFor("publication", async () => {
+      const view = await getRollout(rolloutId);
+      return view.publication.status === "published" ? view : undefined;
+    });
     const result = await deliver([work(rolloutId), work(rolloutId)]);
     expect(result.explicitAcks).toEqual(["msg-0", "msg-1"]);
     expect(await getRollout(rolloutId)).toEqual(before);

@@ -85,7 +85,7 @@ export class RolloutSessionCore {
     }
     if (state.lease && state.lease.expires_at > now) return { ok: false, reason: "held", status: state.status };
     const epoch = state.epoch + 1;
-    const lease = { lease_id: `${epoch}:${driverId}`, driver_id: driverId, epoch, expires_at: now + leaseTtlMs(spec.config), steps_at_start: state.step_count };
+    const lease = { lease_id: `${epoch}:${driverId}`, driver_id: driverId, epoch, expires_at: now + leaseTtlMs(spec.config), steps_at_start: state.step_count, attempts_at_start: state.attempt };
     await this.kernel.scheduleWatchdog(this.#save({ ...state, status: "running", epoch, lease }), spec);
     const calls = this.#store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
     return {
@@ -155,6 +155,7 @@ export class RolloutSessionCore {
     if (!state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: true, already: true, status: state.status, termination_reason: state.termination_reason };
     if (state.lease?.lease_id !== leaseId) return { ok: false, reason: "stale_lease", status: state.status };
+    if (input.messages) this.#store.writeFinalMessages(input.messages);
     return this.kernel.end(input);
   }
 
@@ -186,7 +187,8 @@ export class RolloutSessionCore {
     if (state.lease && state.lease.expires_at > now) return this.kernel.scheduleWatchdog(state, spec);
     let next = state;
     if (state.lease) {
-      const stalled = state.step_count === state.lease.steps_at_start;
+      // Progress is a committed step (stepwise) or a started attempt (attempt agents commit no steps).
+      const stalled = state.step_count === state.lease.steps_at_start && state.attempt === state.lease.attempts_at_start;
       const stalls = state.stalls + (stalled ? 1 : 0);
       if (stalls >= spec.config.max_stalls) {
         this.#save({ ...state, stalls });

@@ -46,10 +46,13 @@ export class SessionGatewayOps {
     if (!state) return { ok: false, reason: "not_found", message: "no such rollout" };
     const call = LlmCall.safeParse(input);
     if (!call.success) return { ok: false, reason: "invalid", message: `${call.error.issues[0]?.path.join(".")}: ${call.error.issues[0]?.message}` };
+    // A call that does not say which attempt made it (a client that bypassed the attempt's own
+    // fetch) belongs to the attempt running now.
+    const record = call.data.attempt === null && state.attempt > 0 ? { ...call.data, attempt: state.attempt } : call.data;
     const { store, deps } = this.#kernel;
     deps.storage.transactionSync(() => {
-      store.insertCall(call.data);
-      this.#kernel.save({ ...accountCall(state, call.data), last_activity_at: deps.now() });
+      store.insertCall(record);
+      this.#kernel.save({ ...accountCall(state, record), last_activity_at: deps.now() });
     });
     return { ok: true };
   }

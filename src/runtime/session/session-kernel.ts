@@ -79,7 +79,8 @@ export class SessionKernel {
     const status = statusForReason(input.termination_reason);
     const now = this.deps.now();
     const sink = this.deps.sink ? { ...state.sink, status: "pending" as const } : state.sink;
-    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: now, sink });
+    const final_attempt = input.final_attempt ?? state.final_attempt;
+    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: now, sink, final_attempt });
     this.events.publish(endEvent(ended), true);
     // Publication runs from the alarm, which the runtime retries and which survives eviction; a
     // Durable Object's output gate keeps this write ordered before any reply goes out.

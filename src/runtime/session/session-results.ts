@@ -2,6 +2,7 @@
 import type { LlmCall, LlmCallInput } from "../../schemas/llm-call";
 import type { JsonValue } from "../../schemas/json";
 import type { RolloutSpec } from "../../schemas/rollout-api";
+import type { ChatMessage } from "../../schemas/chat";
 import type { StepInput } from "../../schemas/step";
 import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
 import type { Lease } from "./session-state";
@@ -47,7 +48,22 @@ export interface FinishInput {
   termination_reason: TerminationReason;
   reward: number | null;
   error: string | null;
+  /** Attempt agents: the attempt whose outcome this is (calls of other attempts are excluded from training). */
+  final_attempt?: number | null;
+  /** The final conversation (a workflow's output), kept as the rollout's `final_messages`. */
+  messages?: ChatMessage[];
 }
+
+/** `beginAttempt`: the number of the attempt that may start now, or why none may. */
+export type BeginAttemptResult =
+  | { ok: true; attempt: number; lease: Lease }
+  | { ok: false; reason: "exhausted"; attempts: number }
+  | { ok: false; reason: "stale_lease" | "terminal" | "not_found"; attempts: number };
+
+/** `renewLease`: the extended lease, or why it is no longer this driver's. */
+export type RenewLeaseResult =
+  | { ok: true; lease: Lease }
+  | { ok: false; reason: "stale_lease" | "terminal" | "not_found" };
 
 /** `finish`/`cancel`: the terminal outcome (`already` when it was terminal before the call). */
 export type FinishResult =

@@ -13,6 +13,8 @@ export const Lease = z.object({
   expires_at: z.number(),
   /** Steps committed when the lease was granted: no new step by expiry counts as a stall. */
   steps_at_start: z.int().min(0),
+  /** Attempts started when the lease was granted: starting one is progress too (attempt agents commit no steps). */
+  attempts_at_start: z.int().min(0).default(0),
 });
 export type Lease = z.infer<typeof Lease>;
 
@@ -53,6 +55,10 @@ export const SessionState = z.object({
   updated_at: z.number(),
   finished_at: z.number().nullable(),
   sink: SinkProgress.default({ status: "none", attempts: 0, last_error: null, published_at: null }),
+  /** Attempts started (attempt agents); persisted before an attempt runs, so a dead invocation's attempt still counts. */
+  attempt: z.int().min(0).default(0),
+  /** The attempt whose outcome the rollout reports, set when it ends; calls of other attempts are excluded from training. */
+  final_attempt: z.int().min(1).nullable().default(null),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -80,5 +86,7 @@ export function initialState(now: number, deadline: number): SessionState {
     updated_at: now,
     finished_at: null,
     sink: { status: "none", attempts: 0, last_error: null, published_at: null },
+    attempt: 0,
+    final_attempt: null,
   };
 }

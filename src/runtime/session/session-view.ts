@@ -6,6 +6,7 @@ import type { ChatMessage } from "../../schemas/chat";
 import type { Span } from "../../schemas/span";
 import type { SseEvent } from "./event-hub";
 import type { SessionState } from "./session-state";
+import { attemptSteps, withTrainingExclusion } from "./attempt-view";
 
 /**
  * Steps are stored without their prompt (the LlmCall already holds it, and a conversation copied
@@ -19,7 +20,9 @@ function withChatCompletions(step: Step, callsById: Map<string, LlmCall>): Step 
 
 /** Assembles `GET /v1/rollouts/:id` from the stored spec, state, steps and calls. */
 export function buildRolloutView(spec: RolloutSpec, state: SessionState, records: { steps: Step[]; calls: LlmCall[]; spans: Span[]; finalMessages: ChatMessage[] | null }): RolloutView {
-  const { steps, calls } = records;
+  const calls = records.calls.map((call) => withTrainingExclusion(call, state));
+  // Attempt agents commit no steps; their trajectory is read off the final attempt's calls.
+  const steps = records.steps.length === 0 && state.final_attempt !== null ? attemptSteps(spec.rollout_id, calls, state) : records.steps;
   const callsById = new Map(calls.map((call) => [call.call_id, call]));
   return {
     rollout_id: spec.rollout_id,
@@ -53,6 +56,9 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     llm_calls: calls,
     spans: records.spans,
     final_messages: records.finalMessages,
+    attempts: state.attempt,
+    final_attempt: state.final_attempt,
+    publication: state.sink,
   };
 }
 

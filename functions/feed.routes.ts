@@ -1,0 +1,60 @@
+/** @module `/v1/feed`: the trainer pulls complete GRPO groups under a lease, acks them, reads stats. */
+import { Hono } from "hono";
+import { r2Blobs } from "../durable-objects/r2-blobs";
+import { ConflictError, InvalidInputError } from "../src/errors";
+import { inlineSamples } from "../src/runtime/feed/inline-samples";
+import type { FieldIssue } from "../src/runtime/feed/feed-results";
+import { AckRequest, FeedConfigUpdate, PullRequest } from "../src/schemas/feed";
+import { trainingModes } from "../src/sink/training-modes";
+import type { AppEnv } from "./env";
+import { feedStub } from "./feed-stub";
+import { parseJsonBody } from "./middleware/problem-details";
+import { policyStub } from "./policy-stub";
+
+function invalid(errors: FieldIssue[]): InvalidInputError {
+  return new InvalidInputError(errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: errors });
+}
+
+/** Routes under `/v1/feed`: `POST /pull`, `POST /ack`, `GET /stats`, `GET|PUT /config`. */
+export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
+  const routes = new Hono<{ Bindings: AppEnv }>();
+
+  routes.post("/pull", async (c) => {
+    const body = await parseJsonBody(c, PullRequest);
+    if (body.training_mode !== undefined) trainingModes.resolve(body.training_mode);
+    // Staleness is judged against the version in force now; the feed object never calls the policy itself.
+    const { policy_version } = await policyStub(c.env).snapshot();
+    const pulled = await feedStub(c.env).pull(body, policy_version);
+    if (!pulled.ok) throw invalid(pulled.errors);
+    const { ok: _ok, ...response } = pulled;
+    if (!body.inline) return c.json(response);
+    return c.json({ ...response, groups: await inlineSamples(r2Blobs(c.env.TRAJECTORIES), response.groups) });
+  });
+
+  routes.post("/ack", async (c) => {
+    const { lease_id } = await parseJsonBody(c, AckRequest);
+    const acked = await feedStub(c.env).ack(lease_id);
+    if (!acked.ok) {
+      const why = acked.reason === "lease_expired" ? `lease ${lease_id} expired; its groups will be delivered again` : `no lease ${lease_id}`;
+      throw new ConflictError(why, { details: [{ path: "lease_id", message: why }] });
+    }
+    const { ok: _ok, ...response } = acked;
+    return c.json(response);
+  });
+
+  routes.get("/stats", async (c) => {
+    const [stats, policy] = await Promise.all([feedStub(c.env).stats(), policyStub(c.env).snapshot()]);
+    return c.json({ policy_version: policy.policy_version, ...stats });
+  });
+
+  routes.get("/config", async (c) => c.json(await feedStub(c.env).config()));
+
+  routes.put("/config", async (c) => {
+    const patch = await parseJsonBody(c, FeedConfigUpdate);
+    const configured = await feedStub(c.env).configure(patch);
+    if (!configured.ok) throw invalid(configured.errors);
+    return c.json(configured.config);
+  });
+
+  return routes;
+}

@@ -1,0 +1,187 @@
+/** @module The logic of a batch tracker: submit, fan-out as results arrive, progress, cancel, the alarm. */
+import type { BlobStorePort, Clock, StoragePort } from "../../ports";
+import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress, type BatchRolloutEntry } from "../../schemas/batch";
+import { ResultMessage } from "../../schemas/result-message";
+import { TERMINAL_STATUSES } from "../../schemas/termination";
+import { fingerprintBatch, prepareTasks, resolveSettings } from "./batch-input";
+import type { AgentCatalog, RolloutSessionsPort } from "./batch-ports";
+import { buildProgress } from "./batch-progress";
+import type { CancelResult, ResultAck, SubmitResult } from "./batch-results";
+import { BATCH_RECORD_SCHEMA_VERSION, type BatchRecord } from "./batch-state";
+import { BatchStorage } from "./batch-storage";
+import { FanOut } from "./fan-out";
+
+/** How often the alarm checks on a running batch (re-creates, status checks, read-backs, release). */
+export const TICK_MS = 5_000;
+/** A rollout whose session ended this long ago without a result message is read back from the session. */
+export const RESULT_GRACE_MS = 30_000;
+/** Live rollouts whose status one alarm asks their sessions about. */
+export const CHECK_PER_TICK = 64;
+
+/** What the batch logic needs from its Durable Object. */
+export interface BatchDeps {
+  storage: StoragePort;
+  sessions: RolloutSessionsPort;
+  /** Where `dataset_key` objects are read from (the TRAJECTORIES bucket). */
+  blobs: BlobStorePort;
+  agents: AgentCatalog;
+  now: Clock;
+}
+
+/**
+ * One batch: its rows, the rollouts released so far and their outcomes. The Durable Object makes
+ * each method single-writer; fan-out reserves slots before any await, so interleaved calls never
+ * exceed `max_concurrent`. Everything is read from SQLite on each call, never cached.
+ */
+export class BatchCore {
+  readonly #deps: BatchDeps;
+  readonly #storage: BatchStorage;
+  readonly #fanOut: FanOut;
+
+  constructor(deps: BatchDeps) {
+    this.#deps = deps;
+    this.#storage = new BatchStorage(deps.storage.sql);
+    this.#storage.migrate();
+    this.#fanOut = new FanOut({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), sessions: deps.sessions, now: deps.now });
+  }
+
+  /** The answer for a batch that exists: the same message is a no-op, another one a conflict. */
+  #existing(fingerprint: string): SubmitResult | undefined {
+    const record = this.#storage.readBatch();
+    if (!record) return undefined;
+    const progress = buildProgress(record, this.#storage);
+    if (record.fingerprint === fingerprint) return { ok: true, created: false, progress };
+    return { ok: false, reason: "conflict", message: `batch ${record.batch_id} already exists with different content`, progress };
+  }
+
+  /**
+   * Stores a batch and releases its first chunk. Idempotent by batch id: the same message again
+   * answers the current progress and creates nothing; a different one is a conflict. Invalid
+   * input (fields, rows, an unreadable dataset) is returned with each problem's path.
+   */
+  async submit(input: unknown): Promise<SubmitResult> {
+    const parsed = BatchMessage.safeParse(input);
+    if (!parsed.success) {
+      return { ok: false, reason: "invalid", errors: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(body)", message: issue.message })) };
+    }
+    const message = parsed.data;
+    const fingerprint = await fingerprintBatch(message);
+    const known = this.#existing(fingerprint);
+    if (known) return known;
+    const prepared = await prepareTasks(message, this.#deps.blobs, this.#deps.agents);
+    if (!prepared.ok) return { ok: false, reason: "invalid", errors: prepared.errors };
+    // Another submit of this batch may have finished while the dataset was read.
+    const raced = this.#existing(fingerprint);
+    if (raced) return raced;
+    const now = this.#deps.now();
+    const settings = resolveSettings(message);
+    const record: BatchRecord = {
+      schema_version: BATCH_RECORD_SCHEMA_VERSION,
+      batch_id: message.batch_id,
+      fingerprint,
+      agent: message.agent,
+      mode: message.mode,
+      n: message.n,
+      config: settings.config,
+      training_mode: message.training_mode,
+      data_manager: settings.data_manager,
+      max_concurrent: message.max_concurrent,
+      dataset_key: message.dataset_key ?? null,
+      rows: prepared.tasks.length,
+      total: prepared.tasks.length * message.n,
+      next_index: 0,
+      cancelled_at: null,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+    };
+    this.#deps.storage.transactionSync(() => {
+      this.#storage.insertRows(prepared.tasks);
+      this.#storage.writeBatch(record);
+    });
+    // The alarm is armed before the first create, so a crash mid-fan-out resumes from it.
+    await this.#deps.storage.setAlarm(now + TICK_MS);
+    await this.#fanOut.release();
+    return { ok: true, created: true, progress: this.#progressOf(this.#storage.readBatch()!) };
+  }
+
+  /** Records a finished rollout (deduped by rollout id) and releases the next rollout into its slot. */
+  async onResult(input: unknown): Promise<ResultAck> {
+    const parsed = ResultMessage.safeParse(input);
+    if (!parsed.success) return { ok: false, reason: "invalid", message: "not a result message" };
+    const message = parsed.data;
+    const record = this.#storage.readBatch();
+    if (!record) return { ok: false, reason: "not_found", message: `batch ${message.batch_id} does not exist` };
+    if (message.batch_id !== record.batch_id || !TERMINAL_STATUSES.has(message.status)) {
+      return { ok: false, reason: "invalid", message: `result for batch ${message.batch_id} with status ${message.status} does not belong here` };
+    }
+    const outcome = { status: message.status, termination_reason: message.termination_reason, reward: message.reward };
+    if (!this.#storage.recordOutcome(message.rollout_id, outcome, this.#deps.now())) {
+      if (this.#storage.hasRollout(message.rollout_id)) return { ok: true, duplicate: true };
+      return { ok: false, reason: "unknown_rollout", message: `${message.rollout_id} was not released by batch ${record.batch_id}` };
+    }
+    await this.#fanOut.release();
+    this.#finishIfDone();
+    return { ok: true, duplicate: false };
+  }
+
+  /** Stops releasing, cancels every released rollout still running; unreleased ones are never created. */
+  async cancel(): Promise<CancelResult> {
+    const record = this.#storage.readBatch();
+    if (!record) return { ok: false, reason: "not_found" };
+    const now = this.#deps.now();
+    if (record.cancelled_at === null && record.finished_at === null) this.#storage.writeBatch({ ...record, cancelled_at: now, updated_at: now });
+    await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT);
+    this.#finishIfDone();
+    return { ok: true, progress: this.#progressOf(this.#storage.readBatch()!) };
+  }
+
+  /** Progress of the batch, or undefined if it was never submitted. */
+  progress(): BatchProgress | undefined {
+    const record = this.#storage.readBatch();
+    return record ? this.#progressOf(record) : undefined;
+  }
+
+  /** Released rollouts in (row, sample) order, or undefined if the batch was never submitted. */
+  rollouts(offset: number, limit: number): BatchRolloutEntry[] | undefined {
+    const record = this.#storage.readBatch();
+    if (!record) return undefined;
+    return this.#storage.listRollouts(record.batch_id, Math.max(0, Math.trunc(offset)), Math.min(1000, Math.max(0, Math.trunc(limit))));
+  }
+
+  /**
+   * The alarm: recreate unconfirmed rollouts and ask sessions how live ones are, read back results
+   * that never arrived, release into free slots (or keep cancelling), then re-arm until done.
+   */
+  async tick(): Promise<void> {
+    const record = this.#storage.readBatch();
+    if (!record || record.finished_at !== null) return;
+    const now = this.#deps.now();
+    if (record.cancelled_at !== null) {
+      await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT);
+    } else {
+      await this.#fanOut.check(record, CHECK_PER_TICK);
+      await this.#fanOut.release();
+    }
+    await this.#fanOut.readBack(now - RESULT_GRACE_MS, CHECK_PER_TICK);
+    if (!this.#finishIfDone()) await this.#deps.storage.setAlarm(this.#deps.now() + TICK_MS);
+  }
+
+  /** Marks the batch finished once nothing is left to release and nothing is live; returns whether it is. */
+  #finishIfDone(): boolean {
+    return this.#deps.storage.transactionSync(() => {
+      const record = this.#storage.readBatch();
+      if (!record) return false;
+      if (record.finished_at !== null) return true;
+      const drained = record.cancelled_at !== null || record.next_index === record.total;
+      if (!drained || this.#storage.countLive() > 0) return false;
+      const now = this.#deps.now();
+      this.#storage.writeBatch({ ...record, finished_at: now, updated_at: now });
+      return true;
+    });
+  }
+
+  #progressOf(record: BatchRecord): BatchProgress {
+    return buildProgress(record, this.#storage);
+  }
+}

@@ -1,0 +1,85 @@
+/** @module From a batch message to stored tasks: defaults, fingerprint, dataset loading, row checks. */
+import type { BlobStorePort } from "../../ports";
+import type { BatchMessage, DatasetRow } from "../../schemas/batch";
+import { RolloutConfig } from "../../schemas/rollout-config";
+import { readDataset } from "../../sink/dataset-reader";
+import type { AgentCatalog } from "./batch-ports";
+import type { BatchIssue } from "./batch-results";
+import { rowToTask, type RowTask } from "./row-task";
+
+/** Largest stored task per row (JSON bytes): Durable Object rows are capped at 2 MB. */
+export const MAX_ROW_TASK_BYTES = 1_000_000;
+
+/** The settings a batch message implies once defaults are applied. */
+export interface BatchSettings {
+  config: RolloutConfig;
+  data_manager: string;
+}
+
+/** `config.mode` follows the batch mode; `data_manager` defaults to `train` (train) or `infer` (val). */
+export function resolveSettings(message: BatchMessage): BatchSettings {
+  return {
+    config: RolloutConfig.parse({ ...(message.config ?? {}), mode: message.mode }),
+    data_manager: message.data_manager ?? (message.mode === "train" ? "train" : "infer"),
+  };
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== "object") return value;
+  const entries = Object.entries(value).filter(([, field]) => field !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([key, field]) => [key, canonical(field)]));
+}
+
+/**
+ * SHA-256 (hex) of the message with defaults applied and keys sorted: two messages that would
+ * make the same rollouts hash the same. A dataset is identified by its key, not its bytes, so a
+ * resubmission is answered without reading the dataset again.
+ */
+export async function fingerprintBatch(message: BatchMessage): Promise<string> {
+  const { schema_version: _version, batch_id: _id, config: _config, data_manager: _manager, ...rest } = message;
+  const text = JSON.stringify(canonical({ ...rest, ...resolveSettings(message) }));
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** The batch's rows: inline, or read from the dataset object (first `limit` rows either way). */
+async function loadRows(message: BatchMessage, blobs: BlobStorePort): Promise<{ ok: true; rows: DatasetRow[] } | { ok: false; errors: BatchIssue[] }> {
+  if (message.rows) return { ok: true, rows: message.limit === undefined ? message.rows : message.rows.slice(0, message.limit) };
+  const key = message.dataset_key!;
+  const bytes = await blobs.get(key);
+  if (!bytes) return { ok: false, errors: [{ path: "dataset_key", message: `no object named ${key} in the TRAJECTORIES bucket` }] };
+  return readDataset(bytes, key, message.limit === undefined ? {} : { limit: message.limit });
+}
+
+function rowIssue(inline: boolean, row: number, field: string, message: string): BatchIssue {
+  if (inline) return { path: `rows.${row}.${field}`, message };
+  return { path: "dataset_key", row, field, message: `row ${row}: ${field}: ${message}` };
+}
+
+/**
+ * Loads the rows and maps each to its task, checking what the schema cannot: a user message in
+ * the prompt, a registered agent (per-row `agent_name` too) and the stored size. Every bad row is
+ * reported (up to 20), by `rows.<i>.<field>` inline or by row number in a dataset.
+ */
+export async function prepareTasks(message: BatchMessage, blobs: BlobStorePort, agents: AgentCatalog): Promise<{ ok: true; tasks: RowTask[] } | { ok: false; errors: BatchIssue[] }> {
+  if (!agents.has(message.agent)) {
+    return { ok: false, errors: [{ path: "agent", message: `"${message.agent}" is not registered (known: ${agents.names().join(", ")})` }] };
+  }
+  const loaded = await loadRows(message, blobs);
+  if (!loaded.ok) return loaded;
+  const inline = message.rows !== undefined;
+  const tasks: RowTask[] = [];
+  const errors: BatchIssue[] = [];
+  const encoder = new TextEncoder();
+  loaded.rows.forEach((row, index) => {
+    const mapped = rowToTask(row, index, message.agent);
+    if (!mapped.ok) return void errors.push(rowIssue(inline, index, mapped.field, mapped.message));
+    if (!agents.has(mapped.agent)) return void errors.push(rowIssue(inline, index, "agent_name", `"${mapped.agent}" is not registered`));
+    const bytes = encoder.encode(JSON.stringify(mapped.task)).byteLength;
+    if (bytes > MAX_ROW_TASK_BYTES) return void errors.push(rowIssue(inline, index, "prompt", `the row's task is ${bytes} bytes; at most ${MAX_ROW_TASK_BYTES}`));
+    tasks.push({ agent: mapped.agent, task: mapped.task });
+  });
+  if (errors.length > 0) return { ok: false, errors: errors.slice(0, 20) };
+  return { ok: true, tasks };
+}

@@ -1,0 +1,56 @@
+/** @module A batch's progress, computed from its record and its rollouts table. */
+import { BatchProgress, type BatchCounts, type BatchStatus } from "../../schemas/batch";
+import { TerminationReason } from "../../schemas/termination";
+import type { BatchRecord } from "./batch-state";
+import type { BatchStorage } from "./batch-storage";
+
+function statusOf(record: BatchRecord): BatchStatus {
+  if (record.cancelled_at !== null) return record.finished_at === null ? "cancelling" : "cancelled";
+  return record.finished_at === null ? "running" : "completed";
+}
+
+/**
+ * Counts by status add up to rows × n: rollouts not yet released are `not_released`, or
+ * `cancelled` once the batch is cancelled (they are never created). Termination reasons and the
+ * reward mean cover rollouts that finished.
+ */
+export function buildProgress(record: BatchRecord, storage: BatchStorage): BatchProgress {
+  const byStatus = storage.countByStatus();
+  const unreleased = record.total - record.next_index;
+  const cancelled = record.cancelled_at !== null;
+  const counts: BatchCounts = {
+    not_released: cancelled ? 0 : unreleased,
+    queued: byStatus.get("queued") ?? 0,
+    running: byStatus.get("running") ?? 0,
+    succeeded: byStatus.get("succeeded") ?? 0,
+    failed: byStatus.get("failed") ?? 0,
+    cancelled: (byStatus.get("cancelled") ?? 0) + (cancelled ? unreleased : 0),
+  };
+  const reasons: Partial<Record<TerminationReason, number>> = {};
+  for (const [reason, count] of storage.countByReason()) {
+    const parsed = TerminationReason.safeParse(reason);
+    if (parsed.success) reasons[parsed.data] = count;
+  }
+  return BatchProgress.parse({
+    batch_id: record.batch_id,
+    agent: record.agent,
+    mode: record.mode,
+    training_mode: record.training_mode,
+    data_manager: record.data_manager,
+    dataset_key: record.dataset_key,
+    status: statusOf(record),
+    done: record.finished_at !== null,
+    rows: record.rows,
+    n: record.n,
+    rollouts: record.total,
+    released: record.next_index,
+    in_flight: counts.queued + counts.running,
+    max_concurrent: record.max_concurrent,
+    counts,
+    termination_reasons: reasons,
+    reward: storage.rewardStats(),
+    created_at: record.created_at,
+    updated_at: Math.max(record.updated_at, storage.lastChange()),
+    finished_at: record.finished_at,
+  });
+}

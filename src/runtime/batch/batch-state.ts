@@ -1,0 +1,56 @@
+/** @module A batch's spec and progress cursor, persisted as one validated row of its tracker. */
+import { z } from "zod";
+import { BatchId } from "../../schemas/batch";
+import { RolloutConfig } from "../../schemas/rollout-config";
+import { DataManagerName } from "../../schemas/rollout-group";
+
+/** Version of the persisted BatchRecord shape. */
+export const BATCH_RECORD_SCHEMA_VERSION = 1;
+
+/**
+ * What a batch is (with defaults resolved) and how far its fan-out got. Rollout `k` of the batch
+ * is row `floor(k / n)`, sample `k % n`; rollouts below `next_index` were released (created or
+ * being created), the rest wait.
+ */
+export const BatchRecord = z.object({
+  schema_version: z.literal(BATCH_RECORD_SCHEMA_VERSION),
+  batch_id: BatchId,
+  /** SHA-256 of the canonical batch message: the same message again is a no-op, another a conflict. */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  agent: z.string().min(1),
+  mode: z.enum(["train", "val"]),
+  n: z.int().min(1),
+  config: RolloutConfig,
+  training_mode: z.string().min(1),
+  data_manager: DataManagerName,
+  max_concurrent: z.int().min(1),
+  dataset_key: z.string().nullable(),
+  rows: z.int().min(1),
+  /** rows × n. */
+  total: z.int().min(1),
+  next_index: z.int().min(0),
+  cancelled_at: z.number().nullable(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  finished_at: z.number().nullable(),
+}).strict().refine((record) => record.next_index <= record.total, { message: "next_index must be <= total", path: ["next_index"] });
+export type BatchRecord = z.infer<typeof BatchRecord>;
+
+/** Where rollout `k` of a batch sits: its row, its sample, and its deterministic ids. */
+export interface RolloutSlot {
+  rollout_id: string;
+  row_index: number;
+  sample_index: number;
+}
+
+/** Rollout `index` of the batch: id `<batch_id>:<row>:<sample>`. */
+export function slotAt(record: Pick<BatchRecord, "batch_id" | "n">, index: number): RolloutSlot {
+  const row = Math.floor(index / record.n);
+  const sample = index % record.n;
+  return { rollout_id: `${record.batch_id}:${row}:${sample}`, row_index: row, sample_index: sample };
+}
+
+/** The GRPO group uid of a row: `<batch_id>:<row>`. */
+export function groupUid(batchId: string, rowIndex: number): string {
+  return `${batchId}:${rowIndex}`;
+}

@@ -1,0 +1,196 @@
+/** @module SQLite tables of a batch tracker: meta (the record), rows (one task each), rollouts. */
+import type { SqlPort } from "../../ports";
+import { AgentTask } from "../../schemas/agent-task";
+import type { BatchRolloutEntry } from "../../schemas/batch";
+import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
+import { BatchRecord, groupUid, type RolloutSlot } from "./batch-state";
+import type { RowTask } from "./row-task";
+
+const MIGRATIONS = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS rows (row_index INTEGER PRIMARY KEY, agent TEXT NOT NULL, task TEXT NOT NULL)`,
+  // One row per released rollout; `created` is 1 once its session confirmed the create.
+  `CREATE TABLE IF NOT EXISTS rollouts (
+     rollout_id TEXT PRIMARY KEY,
+     row_index INTEGER NOT NULL,
+     sample_index INTEGER NOT NULL,
+     status TEXT NOT NULL,
+     termination_reason TEXT,
+     reward REAL,
+     created INTEGER NOT NULL DEFAULT 0,
+     released_at INTEGER NOT NULL,
+     checked_at INTEGER NOT NULL DEFAULT 0,
+     terminal_seen_at INTEGER,
+     finished_at INTEGER
+   )`,
+  `CREATE INDEX IF NOT EXISTS rollouts_status ON rollouts (status, created, checked_at)`,
+  `CREATE INDEX IF NOT EXISTS rollouts_position ON rollouts (row_index, sample_index)`,
+];
+
+/** A released rollout not yet terminal, with what the tracker knows about it. */
+export interface LiveRollout extends RolloutSlot {
+  created: boolean;
+  terminal_seen_at: number | null;
+}
+
+/** How a rollout ended, as a result message or the session reports it. */
+export interface RolloutOutcome {
+  status: RolloutStatus;
+  termination_reason: TerminationReason | null;
+  reward: number | null;
+}
+
+const LIVE = `status IN ('queued', 'running')`;
+
+/** Typed reads and validated writes over the tracker's tables. */
+export class BatchStorage {
+  readonly #sql: SqlPort;
+
+  constructor(sql: SqlPort) {
+    this.#sql = sql;
+  }
+
+  /** Creates the tables if they do not exist (idempotent). */
+  migrate(): void {
+    for (const statement of MIGRATIONS) this.#sql.exec(statement);
+  }
+
+  /** The batch, or undefined before it was submitted. */
+  readBatch(): BatchRecord | undefined {
+    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'batch'`).toArray()[0];
+    return row ? BatchRecord.parse(JSON.parse(row.value)) : undefined;
+  }
+
+  /** Validates and stores the batch record. */
+  writeBatch(record: BatchRecord): void {
+    const value = JSON.stringify(BatchRecord.parse(record));
+    this.#sql.exec(`INSERT INTO meta (key, value) VALUES ('batch', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, value);
+  }
+
+  /** Stores the rows' tasks, one SQLite row each (the caller keeps each under the 2 MB row limit). */
+  insertRows(tasks: RowTask[]): void {
+    tasks.forEach((rowTask, index) => {
+      this.#sql.exec(`INSERT INTO rows (row_index, agent, task) VALUES (?, ?, ?)`, index, rowTask.agent, JSON.stringify(AgentTask.parse(rowTask.task)));
+    });
+  }
+
+  /** The task of row `rowIndex`. */
+  readRow(rowIndex: number): RowTask {
+    const row = this.#sql.exec<{ agent: string; task: string }>(`SELECT agent, task FROM rows WHERE row_index = ?`, rowIndex).toArray()[0];
+    if (!row) throw new Error(`batch row ${rowIndex} is missing`);
+    return { agent: row.agent, task: AgentTask.parse(JSON.parse(row.task)) };
+  }
+
+  /** Records rollouts as released (queued, not yet confirmed by their sessions). */
+  insertReleased(slots: RolloutSlot[], now: number): void {
+    for (const slot of slots) {
+      this.#sql.exec(
+        `INSERT OR IGNORE INTO rollouts (rollout_id, row_index, sample_index, status, released_at) VALUES (?, ?, ?, 'queued', ?)`,
+        slot.rollout_id,
+        slot.row_index,
+        slot.sample_index,
+        now,
+      );
+    }
+  }
+
+  /** Whether the batch released `rolloutId`. */
+  hasRollout(rolloutId: string): boolean {
+    return this.#sql.exec(`SELECT 1 AS found FROM rollouts WHERE rollout_id = ?`, rolloutId).toArray().length > 0;
+  }
+
+  /** Released rollouts that are not terminal: they hold a slot of `max_concurrent`. */
+  countLive(): number {
+    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE ${LIVE}`).toArray()[0]?.n ?? 0;
+  }
+
+  /** Live rollouts, unconfirmed ones first, then the longest unchecked; at most `limit`. */
+  listLive(limit: number): LiveRollout[] {
+    return this.#sql
+      .exec<{ rollout_id: string; row_index: number; sample_index: number; created: number; terminal_seen_at: number | null }>(
+        `SELECT rollout_id, row_index, sample_index, created, terminal_seen_at FROM rollouts WHERE ${LIVE} ORDER BY created, checked_at LIMIT ?`,
+        limit,
+      )
+      .toArray()
+      .map((row) => ({ ...row, created: row.created === 1 }));
+  }
+
+  /** Live rollouts whose sessions said they ended at or before `before` (their result is overdue). */
+  listOverdue(before: number, limit: number): LiveRollout[] {
+    return this.#sql
+      .exec<{ rollout_id: string; row_index: number; sample_index: number; created: number; terminal_seen_at: number | null }>(
+        `SELECT rollout_id, row_index, sample_index, created, terminal_seen_at FROM rollouts WHERE ${LIVE} AND terminal_seen_at <= ? LIMIT ?`,
+        before,
+        limit,
+      )
+      .toArray()
+      .map((row) => ({ ...row, created: row.created === 1 }));
+  }
+
+  /** The session confirmed the rollout exists and is `status` (live only; a terminal row never changes). */
+  markCreated(rolloutId: string, status: "queued" | "running", now: number): void {
+    this.#sql.exec(`UPDATE rollouts SET created = 1, status = ?, checked_at = ? WHERE rollout_id = ? AND ${LIVE}`, status, now, rolloutId);
+  }
+
+  /** The session says the rollout ended; its result message should follow (else it is read back). */
+  markTerminalSeen(rolloutId: string, now: number): void {
+    this.#sql.exec(`UPDATE rollouts SET created = 1, checked_at = ?, terminal_seen_at = COALESCE(terminal_seen_at, ?) WHERE rollout_id = ? AND ${LIVE}`, now, now, rolloutId);
+  }
+
+  /** Records how a live rollout ended; false when it was already terminal or is unknown (a duplicate). */
+  recordOutcome(rolloutId: string, outcome: RolloutOutcome, now: number): boolean {
+    return (
+      this.#sql
+        .exec(
+          `UPDATE rollouts SET status = ?, termination_reason = ?, reward = ?, finished_at = ? WHERE rollout_id = ? AND ${LIVE} RETURNING rollout_id`,
+          outcome.status,
+          outcome.termination_reason,
+          outcome.reward,
+          now,
+          rolloutId,
+        )
+        .toArray().length > 0
+    );
+  }
+
+  /** Released rollouts by status. */
+  countByStatus(): Map<string, number> {
+    const rows = this.#sql.exec<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM rollouts GROUP BY status`).toArray();
+    return new Map(rows.map((row) => [row.status, row.n]));
+  }
+
+  /** Finished rollouts by termination reason. */
+  countByReason(): Map<string, number> {
+    const rows = this.#sql.exec<{ reason: string; n: number }>(`SELECT termination_reason AS reason, COUNT(*) AS n FROM rollouts WHERE termination_reason IS NOT NULL GROUP BY termination_reason`).toArray();
+    return new Map(rows.map((row) => [row.reason, row.n]));
+  }
+
+  /** Mean reward over finished rollouts with a reward. */
+  rewardStats(): { mean: number | null; count: number } {
+    const row = this.#sql.exec<{ mean: number | null; n: number }>(`SELECT AVG(reward) AS mean, COUNT(reward) AS n FROM rollouts WHERE NOT ${LIVE} AND reward IS NOT NULL`).toArray()[0];
+    return { mean: row?.mean ?? null, count: row?.n ?? 0 };
+  }
+
+  /** When anything about a rollout last changed (0 before the first release). */
+  lastChange(): number {
+    const row = this.#sql.exec<{ t: number | null }>(`SELECT MAX(MAX(released_at), COALESCE(MAX(checked_at), 0), COALESCE(MAX(finished_at), 0)) AS t FROM rollouts`).toArray()[0];
+    return row?.t ?? 0;
+  }
+
+  /** Released rollouts in (row, sample) order. */
+  listRollouts(batchId: string, offset: number, limit: number): BatchRolloutEntry[] {
+    return this.#sql
+      .exec<{ rollout_id: string; row_index: number; sample_index: number; status: string; termination_reason: string | null; reward: number | null }>(
+        `SELECT rollout_id, row_index, sample_index, status, termination_reason, reward FROM rollouts ORDER BY row_index, sample_index LIMIT ? OFFSET ?`,
+        limit,
+        offset,
+      )
+      .toArray()
+      .map((row) => ({
+        ...row,
+        uid: groupUid(batchId, row.row_index),
+        status: row.status as BatchRolloutEntry["status"],
+        termination_reason: row.termination_reason as TerminationReason | null,
+      }));
+  }
+}

@@ -1,0 +1,157 @@
+/** @module Releasing a batch's rollouts in chunks, checking on them, and cancelling them. */
+import type { Clock, StoragePort } from "../../ports";
+import { EXTERNAL_AGENT, RolloutSpec } from "../../schemas/rollout-api";
+import { TERMINAL_STATUSES } from "../../schemas/termination";
+import type { RolloutSessionsPort } from "./batch-ports";
+import { groupUid, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
+import type { BatchStorage } from "./batch-storage";
+
+/** Session RPCs a tracker keeps in flight at once while creating, checking or cancelling. */
+export const SESSION_RPC_PARALLELISM = 16;
+
+/** What fan-out needs from its tracker. */
+export interface FanOutDeps {
+  storage: BatchStorage;
+  transactionSync: StoragePort["transactionSync"];
+  sessions: RolloutSessionsPort;
+  now: Clock;
+}
+
+/** Runs `fn` over `items` with at most `parallelism` calls pending. */
+async function eachLimited<T>(items: readonly T[], parallelism: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The batch's side of its rollouts. Slots are reserved in one transaction before any session is
+ * called, so calls interleaving at an await (results arriving, the alarm, a cancel) can never put
+ * more than `max_concurrent` rollouts in flight; a create that failed or never happened (a crash)
+ * leaves its slot unconfirmed, and the alarm's `check` creates it again (create is idempotent).
+ */
+export class FanOut {
+  readonly #deps: FanOutDeps;
+
+  constructor(deps: FanOutDeps) {
+    this.#deps = deps;
+  }
+
+  /** The spec of one rollout: the row's task as sample `s`, in group `<batch_id>:<row>` of size n. */
+  specFor(record: BatchRecord, slot: RolloutSlot): RolloutSpec {
+    const row = this.#deps.storage.readRow(slot.row_index);
+    return RolloutSpec.parse({
+      rollout_id: slot.rollout_id,
+      kind: row.agent === EXTERNAL_AGENT ? "external" : "driven",
+      agent: row.agent,
+      task: { ...row.task, sample_id: slot.sample_index },
+      config: record.config,
+      group: {
+        uid: groupUid(record.batch_id, slot.row_index),
+        sample_index: slot.sample_index,
+        group_size: record.n,
+        batch_id: record.batch_id,
+        training_mode: record.training_mode,
+        data_manager: record.data_manager,
+      },
+      created_at: this.#deps.now(),
+    });
+  }
+
+  /** Releases rollouts into free slots (none once cancelled) and creates them; returns how many. */
+  async release(): Promise<number> {
+    const { storage } = this.#deps;
+    const reserved = this.#deps.transactionSync(() => {
+      const record = storage.readBatch();
+      if (!record || record.cancelled_at !== null) return null;
+      const count = Math.min(record.max_concurrent - storage.countLive(), record.total - record.next_index);
+      if (count <= 0) return null;
+      const now = this.#deps.now();
+      const slots = Array.from({ length: count }, (_, offset) => slotAt(record, record.next_index + offset));
+      storage.insertReleased(slots, now);
+      const updated = { ...record, next_index: record.next_index + count, updated_at: now };
+      storage.writeBatch(updated);
+      return { record: updated, slots };
+    });
+    if (!reserved) return 0;
+    await this.launch(reserved.record, reserved.slots);
+    return reserved.slots.length;
+  }
+
+  /**
+   * Creates each rollout, or asks again (the same spec is a no-op that answers its status), and
+   * records what the session says. A rollout id taken by a different rollout counts as failed.
+   */
+  async launch(record: BatchRecord, slots: readonly RolloutSlot[]): Promise<void> {
+    const { storage, sessions } = this.#deps;
+    const created: RolloutSlot[] = [];
+    await eachLimited(slots, SESSION_RPC_PARALLELISM, async (slot) => {
+      let result;
+      try {
+        result = await sessions.create(this.specFor(record, slot));
+      } catch (error) {
+        // Left unconfirmed: the next check creates it again.
+        console.error("batch rollout create failed", { rollout_id: slot.rollout_id, error: describe(error) });
+        return;
+      }
+      const now = this.#deps.now();
+      if (!result.ok) {
+        console.error("batch rollout id is taken by another rollout", { rollout_id: slot.rollout_id, message: result.message });
+        storage.recordOutcome(slot.rollout_id, { status: "failed", termination_reason: null, reward: null }, now);
+        return;
+      }
+      created.push(slot);
+      if (TERMINAL_STATUSES.has(result.status)) storage.markTerminalSeen(slot.rollout_id, now);
+      else storage.markCreated(slot.rollout_id, result.status as "queued" | "running", now);
+    });
+    // A cancel that ran while these creates were in flight found nothing to cancel yet.
+    if (created.length > 0 && storage.readBatch()?.cancelled_at != null) await this.#cancelSessions(created);
+  }
+
+  /** Asks the sessions of up to `limit` live rollouts how they are (unconfirmed ones first). */
+  async check(record: BatchRecord, limit: number): Promise<void> {
+    await this.launch(record, this.#deps.storage.listLive(limit));
+  }
+
+  /** Reads back rollouts whose sessions ended before `before` but whose result message never came. */
+  async readBack(before: number, limit: number): Promise<void> {
+    const { storage, sessions } = this.#deps;
+    await eachLimited(storage.listOverdue(before, limit), SESSION_RPC_PARALLELISM, async (slot) => {
+      try {
+        const outcome = await sessions.outcome(slot.rollout_id);
+        if (outcome && TERMINAL_STATUSES.has(outcome.status)) storage.recordOutcome(slot.rollout_id, outcome, this.#deps.now());
+      } catch (error) {
+        console.error("batch rollout read-back failed", { rollout_id: slot.rollout_id, error: describe(error) });
+      }
+    });
+  }
+
+  /** Cancels every live rollout of the batch (those never created become cancelled as they are). */
+  async cancelLive(limit: number): Promise<void> {
+    await this.#cancelSessions(this.#deps.storage.listLive(limit));
+  }
+
+  async #cancelSessions(slots: readonly RolloutSlot[]): Promise<void> {
+    const { storage, sessions } = this.#deps;
+    await eachLimited(slots, SESSION_RPC_PARALLELISM, async (slot) => {
+      let result;
+      try {
+        result = await sessions.cancel(slot.rollout_id);
+      } catch (error) {
+        console.error("batch rollout cancel failed", { rollout_id: slot.rollout_id, error: describe(error) });
+        return;
+      }
+      const now = this.#deps.now();
+      const cancelled = { status: "cancelled" as const, termination_reason: "CANCELLED" as const, reward: null };
+      if (result.ok || result.reason === "not_found" || result.status === "cancelled") storage.recordOutcome(slot.rollout_id, cancelled, now);
+      // It ended on its own first: its result message carries the outcome.
+      else storage.markTerminalSeen(slot.rollout_id, now);
+    });
+  }
+}

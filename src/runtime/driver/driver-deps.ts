@@ -1,0 +1,37 @@
+/** @module What the stateless driver is given, and how one drive of a rollout ends. */
+import type { ModelClient } from "../../gateway/model-client";
+import type { BlobStorePort, Clock } from "../../ports";
+import type { TerminationReason } from "../../schemas/termination";
+import type { AgentDefinition } from "../../sdk/agent-registry";
+import type { InWorkerGateway } from "../engines/llm-resource";
+import type { ResourcePort } from "../engines/named-resources";
+import type { SessionLocator } from "../session/session-handle";
+
+/** What attempt engines (function, LitAgent, workflow agents) need to run agent code inside the Worker. */
+export interface InWorkerDeps {
+  /** The Worker's own gateway routes, reached in-process. */
+  gateway: InWorkerGateway;
+  /** The policy object's versioned resources. */
+  resources: ResourcePort;
+  /** Where `ctx.artifacts` writes (the TRAJECTORIES bucket). */
+  artifacts: BlobStorePort;
+}
+
+/** What the driver needs; all of it is injected so the loop runs the same in tests and in Workers. */
+export interface DriverDeps {
+  sessions: SessionLocator;
+  resolveAgent: (name: string) => AgentDefinition | undefined;
+  model: ModelClient;
+  now: Clock;
+  /** Identifies this invocation in leases. */
+  driverId: string;
+  newId: () => string;
+  inWorker: InWorkerDeps;
+}
+
+/** How one `driveRollout` call ended. */
+export type DriveOutcome =
+  | { result: "finished"; steps: number; termination_reason: TerminationReason; attempts?: number }
+  | { result: "handed_off"; steps: number }
+  | { result: "skipped"; reason: string }
+  | { result: "lost_lease"; steps: number; reason: string };

@@ -1,0 +1,39 @@
+/** @module Loading an agent's declared resources from the policy object, with their defaults. */
+import type { ResourceSpecs } from "../../sdk/resources";
+import { AgentContractError } from "../../sdk/contract-error";
+import type { GetResourceResult } from "../policy/policy-results";
+
+/** The policy object's resource store, as attempt engines read it (`PolicyStore.getResource`). */
+export interface ResourcePort {
+  getResource(name: string): Promise<GetResourceResult>;
+}
+
+/** Resource values by key, and which version each came from (`name@version`, or `default`). */
+export interface LoadedResources {
+  values: Record<string, unknown>;
+  versions: Record<string, string>;
+}
+
+/**
+ * Reads the latest version of each declared resource (concurrently), falling back to its declared
+ * default when the policy has none. A stored value the declaration cannot parse is a contract
+ * error naming the version, so a bad PUT fails rollouts loudly instead of running on the default.
+ */
+export async function loadResources(port: ResourcePort, specs: ResourceSpecs): Promise<LoadedResources> {
+  const entries = await Promise.all(
+    Object.entries(specs).map(async ([key, spec]) => {
+      const name = spec.name ?? key;
+      const stored = await port.getResource(name);
+      if (!stored.ok) return [key, spec.default, "default"] as const;
+      try {
+        return [key, spec.parse(stored.value), stored.id] as const;
+      } catch (error) {
+        throw new AgentContractError(`resource "${key}" (${stored.id}) cannot be used: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }),
+  );
+  return {
+    values: Object.fromEntries(entries.map(([key, value]) => [key, value])),
+    versions: Object.fromEntries(entries.map(([key, , version]) => [key, version])),
+  };
+}

@@ -1,0 +1,110 @@
+/** @module The stepwise engine: a BaseAgent/BaseEnv pair advanced step by step, one commit per step. */
+import { describeError, UserCodeError } from "../../errors";
+import type { AgentTask } from "../../schemas/agent-task";
+import { statusForReason, type TerminationReason } from "../../schemas/termination";
+import type { StepwiseAgentDefinition } from "../../sdk/agent-registry";
+import type { DriveOutcome } from "../driver/driver-deps";
+import { type Episode, rebuildEpisode } from "../driver/episode";
+import { runStep } from "../driver/run-step";
+import { StepTimer } from "../driver/step-timer";
+import type { AgentEngine, EngineRun, EngineStream } from "./agent-engine";
+
+/**
+ * Rebuilds the episode from the committed steps, then loops `runStep` → `commitStep` until a
+ * termination condition, the time slice (handoff), or a lost lease.
+ */
+export class StepwiseEngine implements AgentEngine {
+  readonly kind = "stepwise";
+  readonly #definition: StepwiseAgentDefinition;
+  readonly #run: EngineRun;
+
+  constructor(definition: StepwiseAgentDefinition, run: EngineRun) {
+    this.#definition = definition;
+    this.#run = run;
+  }
+
+  async generateTrajectory(_task: AgentTask, stream?: EngineStream): Promise<DriveOutcome> {
+    let episode: Episode;
+    try {
+      // The task is the rollout's (resume.spec.task): the episode is rebuilt from the session.
+      episode = await rebuildEpisode(this.#definition, this.#run.resume);
+    } catch (error) {
+      if (!(error instanceof UserCodeError)) throw error;
+      return this.#finish(error.source === "env" ? "ENV_ERROR" : "AGENT_ERROR", error.message);
+    }
+    try {
+      return await this.#stepUntilStopped(episode, stream);
+    } finally {
+      await Promise.resolve(episode.env.close()).catch(() => undefined);
+    }
+  }
+
+  async #stepUntilStopped(episode: Episode, stream?: EngineStream): Promise<DriveOutcome> {
+    const { deps, session, lease, resume } = this.#run;
+    const { spec } = resume;
+    const config = spec.config;
+    const sliceEnd = deps.now() + config.slice_ms;
+    const firstStep = episode.steps.length;
+    for (;;) {
+      const stepIndex = episode.steps.length;
+      // A driver may die between its last commit and finish: the next one finishes from storage.
+      if (episode.pending.done) return this.#finish("ENV_DONE", null, episode);
+      if (stepIndex >= config.max_steps) return this.#finish("MAX_STEPS", null, episode);
+      const now = deps.now();
+      if (now >= resume.deadline) return this.#finish("TIMEOUT", `rollout_timeout_ms (${config.rollout_timeout_ms}) exceeded`, episode);
+      // Hand off only after progress, so a tiny slice can never starve a rollout.
+      if (now >= sliceEnd && stepIndex > firstStep) {
+        const handed = await session.handoff(lease.lease_id);
+        return handed.ok ? { result: "handed_off", steps: stepIndex } : { result: "lost_lease", steps: stepIndex, reason: handed.reason };
+      }
+      const timer = new StepTimer(config.step_timeout_ms, resume.deadline, deps.now);
+      const outcome = await runStep({ episode, spec, model: deps.model, timer, now: deps.now, newId: deps.newId });
+      if (outcome.kind === "terminate") return this.#finish(outcome.reason, outcome.error, episode);
+      const committed = await session.commitStep(lease.lease_id, outcome.commit);
+      if (!committed.ok) {
+        if (committed.reason === "invalid") return this.#finish("AGENT_ERROR", `step rejected by the session: ${committed.message}`, episode);
+        return { result: "lost_lease", steps: stepIndex, reason: committed.reason };
+      }
+      episode.steps.push(outcome.step);
+      stream?.({ type: "step", step: outcome.step });
+      episode.pending = { observation: outcome.step.next_observation, reward: outcome.step.reward, done: outcome.step.done, info: outcome.step.info };
+      episode.completionTokens += outcome.completionTokens;
+      const call = outcome.commit.llm_calls[0];
+      if (call) {
+        episode.lastContextTokens = (call.prompt_token_ids?.length ?? 0) + (call.completion_token_ids?.length ?? 0) || (call.usage?.total_tokens ?? 0);
+        episode.lastContextMessages = (Array.isArray(call.request.messages) ? call.request.messages.length : 0) + 1;
+        episode.lastReplica = call.replica ?? null;
+      }
+    }
+  }
+
+  /** The trajectory reward by the agent's rule; a rule that throws or returns a non-finite number is an agent error. */
+  #trajectoryReward(episode: Episode): { reward: number | null; error: string | null } {
+    try {
+      const reward = this.#definition.computeTrajectoryReward({ steps: episode.steps, task: this.#run.resume.spec.task });
+      if (typeof reward !== "number" || !Number.isFinite(reward)) return { reward: null, error: `computeTrajectoryReward returned ${String(reward)}, not a finite number` };
+      return { reward, error: null };
+    } catch (error) {
+      return { reward: null, error: `computeTrajectoryReward threw ${describeError(error)}` };
+    }
+  }
+
+  async #finish(reason: TerminationReason, error: string | null, episode?: Episode): Promise<DriveOutcome> {
+    let reward: number | null = null;
+    let finalReason = reason;
+    let finalError = error;
+    // A failed rollout has no reward (null), whoever ended it; only completed episodes are scored.
+    if (episode && statusForReason(reason) === "succeeded") {
+      const scored = this.#trajectoryReward(episode);
+      reward = scored.reward;
+      if (scored.error && finalError === null) {
+        finalReason = "AGENT_ERROR";
+        finalError = scored.error;
+      }
+    }
+    const ended = await this.#run.session.finish(this.#run.lease.lease_id, { termination_reason: finalReason, reward, error: finalError });
+    const steps = episode?.steps.length ?? 0;
+    if (!ended.ok) return { result: "lost_lease", steps, reason: ended.reason };
+    return { result: "finished", steps, termination_reason: ended.termination_reason ?? finalReason };
+  }
+}

@@ -1,0 +1,243 @@
+/** @module The logic of the trainer feed: ingest results by uid, drop stale groups, lease, ack. */
+import type { Clock, StoragePort } from "../../ports";
+import { FeedConfigUpdate, PullRequest, type FeedConfig, type FeedGroup, type FeedMember, type FeedStats } from "../../schemas/feed";
+import { ResultMessage } from "../../schemas/result-message";
+import { TERMINAL_STATUSES } from "../../schemas/termination";
+import { trainingModes, type TrainingModeRegistry } from "../../sink/training-modes";
+import type { AckResult, ConfigureResult, FieldIssue, IngestResult, PullResult } from "./feed-results";
+import { buildStats } from "./feed-stats";
+import { FeedStorage, type GroupRow } from "./feed-storage";
+
+/**
+ * How long ingested rollout ids (dedupe) and released uids (late arrivals) are remembered: 7 days,
+ * far beyond the queue's redelivery window (5 retries a few seconds apart, then the DLQ).
+ */
+export const DEDUPE_RETENTION_MS = 7 * 24 * 3_600_000;
+
+/** What the feed logic needs from its Durable Object. */
+export interface FeedDeps {
+  storage: StoragePort;
+  now: Clock;
+  /** New lease ids; default `lease-<uuid>`. */
+  newLeaseId?: () => string;
+  /** Where `training_mode` is resolved; default the Worker's `trainingModes`. */
+  modes?: TrainingModeRegistry;
+}
+
+function issuesOf(error: { issues: Array<{ path: PropertyKey[]; message: string }> }): FieldIssue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(body)", message: issue.message }));
+}
+
+function feedGroupOf(group: GroupRow, members: FeedMember[]): FeedGroup {
+  const { uid, training_mode, group_size, policy_version_start, policy_version_end, partial, deliveries } = group;
+  return { uid, training_mode, group_size, policy_version_start, policy_version_end, partial, deliveries, members };
+}
+
+/**
+ * Finished rollouts held by GRPO group (`uid`) until `group_size` distinct sample indexes have
+ * arrived (any terminal status: failed members are delivered, flagged, for the trainer to mask),
+ * then leased to a trainer and deleted on ack. Every method runs its writes in one transaction;
+ * lease expiry and the group timeout are applied lazily on each call and by the alarm.
+ */
+export class FeedCore {
+  readonly #storage: FeedStorage;
+  readonly #deps: FeedDeps;
+  readonly #modes: TrainingModeRegistry;
+  readonly #newLeaseId: () => string;
+
+  constructor(deps: FeedDeps) {
+    this.#deps = deps;
+    this.#storage = new FeedStorage(deps.storage.sql);
+    this.#storage.migrate();
+    this.#modes = deps.modes ?? trainingModes;
+    this.#newLeaseId = deps.newLeaseId ?? (() => `lease-${crypto.randomUUID()}`);
+  }
+
+  #tx<T>(fn: () => T): T {
+    return this.#deps.storage.transactionSync(fn);
+  }
+
+  /** Holds one finished rollout in its group. A rollout id seen before is a no-op (counted). */
+  async ingest(message: unknown): Promise<IngestResult> {
+    const parsed = ResultMessage.safeParse(message);
+    if (!parsed.success) return { ok: false, reason: "invalid", errors: issuesOf(parsed.error) };
+    const msg = parsed.data;
+    if (!TERMINAL_STATUSES.has(msg.status)) return { ok: false, reason: "invalid", errors: [{ path: "status", message: "status must be succeeded, failed or cancelled" }] };
+    if (msg.sample_index >= msg.group_size) return { ok: false, reason: "invalid", errors: [{ path: "sample_index", message: "sample_index must be < group_size" }] };
+    const mode = this.#modes.get(msg.training_mode);
+    if (!mode) return { ok: false, reason: "unknown_training_mode", errors: [{ path: "training_mode", message: `unknown training mode "${msg.training_mode}"; known modes: ${this.#modes.describeNames()}` }] };
+    const now = this.#deps.now();
+    const result = this.#tx((): IngestResult => {
+      const storage = this.#storage;
+      if (storage.isSeen(msg.rollout_id)) {
+        storage.bump(mode.name, "duplicates");
+        return { ok: true, outcome: "duplicate", uid: msg.uid };
+      }
+      const group = storage.getGroup(msg.uid);
+      if (group && (group.group_size !== msg.group_size || group.training_mode !== msg.training_mode)) {
+        const message = `group ${msg.uid} is ${group.training_mode} with group_size ${group.group_size}; this rollout says ${msg.training_mode} with ${msg.group_size}`;
+        return { ok: false, reason: "group_mismatch", errors: [{ path: "uid", message }] };
+      }
+      storage.markSeen(msg.rollout_id, now);
+      if (storage.isClosed(msg.uid) || (group && group.state !== "pending") || storage.hasMember(msg.uid, msg.sample_index)) {
+        storage.bump(mode.name, "late");
+        return { ok: true, outcome: "late", uid: msg.uid };
+      }
+      const { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples } = msg;
+      storage.insertMember(msg.uid, { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples });
+      const base: GroupRow = group ?? {
+        uid: msg.uid, training_mode: mode.name, max_staleness: mode.max_staleness, group_size: msg.group_size, state: "pending", partial: false,
+        created_at: now, ready_at: null, lease_id: null, deliveries: 0, policy_version_start, policy_version_end, sample_count: 0, arrived: 0,
+      };
+      const arrived = base.arrived + 1;
+      const complete = arrived >= base.group_size;
+      storage.writeGroup({
+        ...base,
+        arrived,
+        sample_count: base.sample_count + samples,
+        policy_version_start: Math.min(base.policy_version_start, policy_version_start),
+        policy_version_end: Math.max(base.policy_version_end, policy_version_end),
+        ...(complete ? { state: "ready" as const, ready_at: now } : {}),
+      });
+      storage.bump(mode.name, "ingested");
+      return { ok: true, outcome: complete ? "completed" : "held", uid: msg.uid, arrived, group_size: base.group_size };
+    });
+    await this.#schedule(now);
+    return result;
+  }
+
+  /**
+   * Drops complete groups too stale for their mode at `currentPolicyVersion` (counted, never
+   * delivered), then leases the oldest ready groups up to the request's limits.
+   */
+  async pull(request: unknown, currentPolicyVersion: number): Promise<PullResult> {
+    const parsed = PullRequest.safeParse(request);
+    if (!parsed.success) return { ok: false, reason: "invalid", errors: issuesOf(parsed.error) };
+    if (!Number.isInteger(currentPolicyVersion) || currentPolicyVersion < 0) throw new RangeError("currentPolicyVersion must be an integer >= 0");
+    const body = parsed.data;
+    const now = this.#deps.now();
+    const result = this.#tx((): PullResult => {
+      this.#settle(now);
+      const dropped = this.#dropStale(currentPolicyVersion, now);
+      const chosen: GroupRow[] = [];
+      let samples = 0;
+      for (const group of this.#storage.groupsIn("ready")) {
+        if (body.training_mode !== undefined && group.training_mode !== body.training_mode) continue;
+        if (body.min_policy_version !== undefined && group.policy_version_start < body.min_policy_version) continue;
+        if (body.max_groups !== undefined && chosen.length >= body.max_groups) break;
+        if (body.max_samples !== undefined && chosen.length > 0 && samples + group.sample_count > body.max_samples) break;
+        chosen.push(group);
+        samples += group.sample_count;
+      }
+      if (chosen.length === 0) return { ok: true, lease_id: null, lease_expires_at: null, policy_version: currentPolicyVersion, dropped_stale: dropped, groups: [] };
+      const leaseId = this.#newLeaseId();
+      const expiresAt = now + body.lease_ms;
+      this.#storage.insertLease({ lease_id: leaseId, state: "active", created_at: now, expires_at: expiresAt, group_count: chosen.length });
+      const groups = chosen.map((group) => {
+        const leased: GroupRow = { ...group, state: "leased", lease_id: leaseId, deliveries: group.deliveries + 1 };
+        this.#storage.writeGroup(leased);
+        this.#storage.bump(group.training_mode, "delivered");
+        return feedGroupOf(leased, this.#storage.members(group.uid));
+      });
+      return { ok: true, lease_id: leaseId, lease_expires_at: expiresAt, policy_version: currentPolicyVersion, dropped_stale: dropped, groups };
+    });
+    await this.#schedule(now);
+    return result;
+  }
+
+  /** Deletes the groups of a live lease; acking the same lease again is a no-op. */
+  async ack(leaseId: string): Promise<AckResult> {
+    const now = this.#deps.now();
+    const result = this.#tx((): AckResult => {
+      this.#settle(now);
+      const lease = typeof leaseId === "string" ? this.#storage.getLease(leaseId) : undefined;
+      if (!lease) return { ok: false, reason: "unknown_lease", lease_id: String(leaseId) };
+      if (lease.state === "acked") return { ok: true, lease_id: leaseId, acked_groups: lease.group_count, already: true };
+      if (lease.state === "expired") return { ok: false, reason: "lease_expired", lease_id: leaseId };
+      const groups = this.#storage.groupsOfLease(leaseId);
+      for (const group of groups) {
+        this.#storage.closeGroup(group.uid, now);
+        this.#storage.bump(group.training_mode, "acked");
+      }
+      this.#storage.setLeaseState(leaseId, "acked");
+      return { ok: true, lease_id: leaseId, acked_groups: groups.length, already: false };
+    });
+    await this.#schedule(now);
+    return result;
+  }
+
+  /** Counters and live group counts, in total and per training mode (expired leases applied first). */
+  async stats(): Promise<FeedStats> {
+    const now = this.#deps.now();
+    const stats = this.#tx(() => {
+      this.#settle(now);
+      return buildStats(this.#storage, this.#storage.readConfig());
+    });
+    await this.#schedule(now);
+    return stats;
+  }
+
+  /** The config in force. */
+  config(): FeedConfig {
+    return this.#storage.readConfig();
+  }
+
+  /** Changes the given config fields (`group_timeout_ms: null` turns the timeout off). */
+  async configure(patch: unknown): Promise<ConfigureResult> {
+    const parsed = FeedConfigUpdate.safeParse(patch);
+    if (!parsed.success) return { ok: false, reason: "invalid", errors: issuesOf(parsed.error) };
+    const changes = Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined));
+    const config = { ...this.#storage.readConfig(), ...changes };
+    this.#storage.writeConfig(config);
+    await this.#schedule(this.#deps.now());
+    return { ok: true, config: this.#storage.readConfig() };
+  }
+
+  /** The alarm: expires leases, releases timed-out groups, forgets old dedupe memory, re-arms. */
+  async alarm(): Promise<void> {
+    const now = this.#deps.now();
+    this.#tx(() => this.#settle(now));
+    await this.#schedule(now);
+  }
+
+  /** Applies everything due at `now`: expired leases, the group timeout, retention. */
+  #settle(now: number): void {
+    const storage = this.#storage;
+    for (const lease of storage.expiredLeases(now)) {
+      for (const group of storage.groupsOfLease(lease.lease_id)) {
+        storage.writeGroup({ ...group, state: "ready", lease_id: null });
+        storage.bump(group.training_mode, "lease_expired");
+      }
+      storage.setLeaseState(lease.lease_id, "expired");
+    }
+    const timeout = storage.readConfig().group_timeout_ms;
+    if (timeout !== null) {
+      for (const group of storage.pendingSince(now - timeout)) {
+        storage.writeGroup({ ...group, state: "ready", partial: true, ready_at: now });
+        storage.bump(group.training_mode, "partial_released");
+      }
+    }
+    storage.prune(now - DEDUPE_RETENTION_MS);
+  }
+
+  /** Drops ready groups whose version lags `current` by more than their mode allows; returns how many. */
+  #dropStale(current: number, now: number): number {
+    let dropped = 0;
+    for (const group of this.#storage.groupsIn("ready")) {
+      if (current - group.policy_version_start <= group.max_staleness) continue;
+      this.#storage.closeGroup(group.uid, now);
+      this.#storage.bump(group.training_mode, "dropped_stale");
+      dropped += 1;
+    }
+    return dropped;
+  }
+
+  /** Sets the alarm for the next lease expiry or group timeout, if any. */
+  async #schedule(now: number): Promise<void> {
+    const timeout = this.#storage.readConfig().group_timeout_ms;
+    const oldest = timeout === null ? null : this.#storage.oldestPending();
+    const candidates = [this.#storage.nextLeaseExpiry(), oldest === null || timeout === null ? null : oldest + timeout].filter((t): t is number => t !== null);
+    if (candidates.length === 0) return;
+    await this.#deps.storage.setAlarm(Math.max(now, Math.min(...candidates)));
+  }
+}

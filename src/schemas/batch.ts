@@ -1,0 +1,166 @@
+/** @module Batches: verl dataset rows, the batch request and queue message, and batch progress. */
+import { z } from "zod";
+import { ChatMessage } from "./chat";
+import { RolloutConfig } from "./rollout-config";
+import { DataManagerName } from "./rollout-group";
+import { TerminationReason } from "./termination";
+
+/** Version of the BatchMessage shape; bump with a fixture when it changes. */
+export const BATCH_MESSAGE_SCHEMA_VERSION = 1;
+/** Most samples (rollouts) per dataset row: the GRPO group size. */
+export const MAX_SAMPLES_PER_ROW = 64;
+/** Most rows one batch holds (after `limit`); larger datasets are split into several batches. */
+export const MAX_BATCH_ROWS = 10_000;
+/** Rollouts a batch keeps in flight at once unless `max_concurrent` says otherwise. */
+export const DEFAULT_MAX_CONCURRENT = 256;
+/** Upper bound of `max_concurrent`: a tracker makes one session RPC per in-flight rollout on cancel. */
+export const MAX_MAX_CONCURRENT = 1000;
+
+/**
+ * Batch ids share the rollout-id charset and leave room for the `:<row>:<sample>` suffix of the
+ * batch's rollout ids (at most 200 characters).
+ */
+export const BatchId = z.string().regex(/^[A-Za-z0-9._:-]{1,160}$/, "batch_id must be 1-160 characters of A-Z a-z 0-9 . _ : -");
+
+/** Parquet writers store absent struct fields as null; a chat message treats null as absent. */
+function dropNullKeys(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([key, field]) => field !== null || key === "content"));
+}
+
+/** One chat message of a dataset row's prompt (OpenAI shape; null fields from parquet dropped). */
+export const DatasetMessage = z.preprocess(dropNullKeys, ChatMessage);
+export type DatasetMessage = z.infer<typeof DatasetMessage>;
+
+/**
+ * One row of a verl RL dataset (the shape verl's preprocessing scripts write to parquet):
+ * `prompt` is the chat (a bare string is read as one user message), `reward_model.ground_truth`
+ * what the grader compares against, `extra_info` free-form (`index`, `split`, `tools_kwargs`, …).
+ * Unknown columns are kept (they reach the task's `extra_args`). `agent_name` overrides the
+ * batch's agent for this row.
+ */
+export const DatasetRow = z.looseObject({
+  prompt: z.union([z.string().min(1, "prompt must not be empty"), z.array(DatasetMessage).min(1, "prompt must hold at least one message")]),
+  data_source: z.string().nullish().transform((value) => value ?? ""),
+  ability: z.string().nullish().transform((value) => value ?? ""),
+  reward_model: z.looseObject({
+    style: z.string().nullish(),
+    ground_truth: z.unknown().refine((value) => value !== undefined, "ground_truth is required (null if there is none)").pipe(z.json()),
+  }),
+  extra_info: z.record(z.string(), z.json()).nullish().transform((value) => value ?? {}),
+  agent_name: z.string().min(1).nullish(),
+});
+export type DatasetRow = z.infer<typeof DatasetRow>;
+/** A row as a producer writes it (defaults not applied). */
+export type DatasetRowInput = z.input<typeof DatasetRow>;
+
+/** The fields a batch request and a batch message share. */
+const batchFields = {
+  /** Registered agent name (or `external`); a row's `agent_name` overrides it. */
+  agent: z.string().min(1, "agent must name a registered agent"),
+  /** Dataset rows inline; exactly one of `rows` and `dataset_key`. */
+  rows: z.array(DatasetRow).min(1, "rows must not be empty").max(MAX_BATCH_ROWS, `rows must hold at most ${MAX_BATCH_ROWS} rows`).optional(),
+  /** Key of a `.jsonl` or `.parquet` object in the TRAJECTORIES bucket. */
+  dataset_key: z.string().min(1).max(1024).regex(/\.(jsonl|parquet)$/, "dataset_key must name a .jsonl or .parquet object").optional(),
+  /** Samples per row (GRPO group size), 1..64. */
+  n: z.int("n must be an integer").min(1, "n must be >= 1").max(MAX_SAMPLES_PER_ROW, `n must be <= ${MAX_SAMPLES_PER_ROW}`),
+  /** `train` feeds the trainer (data_manager `train`), `val` only stores (data_manager `infer`); sets `config.mode`. Default train. */
+  mode: z.enum(["train", "val"]).default("train"),
+  /** Rollout config for every rollout of the batch (its `mode` is set from `mode`). */
+  config: RolloutConfig.optional(),
+  /** Rollouts in flight at once, 1..1000. Default 256. */
+  max_concurrent: z.int("max_concurrent must be an integer").min(1, "max_concurrent must be >= 1").max(MAX_MAX_CONCURRENT, `max_concurrent must be <= ${MAX_MAX_CONCURRENT}`).default(DEFAULT_MAX_CONCURRENT),
+  /** Training mode recorded in each rollout's group. Default `verl/hybrid`. */
+  training_mode: z.string().min(1).max(100).default("verl/hybrid"),
+  /** Default `train` for mode train, `infer` for val. */
+  data_manager: DataManagerName.optional(),
+  /** Use only the first `limit` rows. */
+  limit: z.int("limit must be an integer").min(1, "limit must be >= 1").optional(),
+};
+
+/** Exactly one of `rows` and `dataset_key`. */
+function oneSource(value: { rows?: unknown; dataset_key?: unknown }, ctx: z.RefinementCtx): void {
+  if ((value.rows === undefined) === (value.dataset_key === undefined)) {
+    const message = "exactly one of rows and dataset_key is required";
+    ctx.addIssue({ code: "custom", path: [value.rows === undefined ? "rows" : "dataset_key"], message });
+  }
+}
+
+/** `POST /v1/batches` body: without `batch_id`, one is generated. */
+export const CreateBatchRequest = z.object({ ...batchFields, batch_id: BatchId.optional() }).strict().superRefine(oneSource);
+export type CreateBatchRequest = z.infer<typeof CreateBatchRequest>;
+
+/**
+ * The message on queue `edge-rollout-batches`: a batch request with its `batch_id`. Producers may
+ * send it directly (max 128 KB: large datasets go by `dataset_key`). Starting a batch is idempotent
+ * by `batch_id`, so redelivery is harmless.
+ */
+export const BatchMessage = z
+  .object({ ...batchFields, schema_version: z.literal(BATCH_MESSAGE_SCHEMA_VERSION).default(BATCH_MESSAGE_SCHEMA_VERSION), batch_id: BatchId })
+  .strict()
+  .superRefine(oneSource);
+export type BatchMessage = z.infer<typeof BatchMessage>;
+/** A message as a producer writes it (defaults not applied). */
+export type BatchMessageInput = z.input<typeof BatchMessage>;
+
+/**
+ * How many rollouts of a batch are in each state; `not_released` ones were not created yet.
+ * `queued` vs `running` is as of the tracker's last look at the session (its create, or the alarm).
+ */
+export const BatchCounts = z.object({
+  not_released: z.int(),
+  queued: z.int(),
+  running: z.int(),
+  succeeded: z.int(),
+  failed: z.int(),
+  cancelled: z.int(),
+});
+export type BatchCounts = z.infer<typeof BatchCounts>;
+
+/** `running` until every rollout is terminal (`completed`); `cancelling` until the cancelled ones end. */
+export const BatchStatus = z.enum(["running", "cancelling", "cancelled", "completed"]);
+export type BatchStatus = z.infer<typeof BatchStatus>;
+
+/** `GET /v1/batches/:id`: progress of one batch. `counts` add up to `rollouts`. */
+export const BatchProgress = z.object({
+  batch_id: z.string(),
+  agent: z.string(),
+  mode: z.enum(["train", "val"]),
+  training_mode: z.string(),
+  data_manager: z.string(),
+  /** The R2 key the rows came from, or null for inline rows. */
+  dataset_key: z.string().nullable(),
+  status: BatchStatus,
+  done: z.boolean(),
+  rows: z.int(),
+  n: z.int(),
+  /** rows × n. */
+  rollouts: z.int(),
+  /** Rollouts created so far (the rest are `not_released`, or cancelled without ever being created). */
+  released: z.int(),
+  /** Released and not yet terminal; never above `max_concurrent`. */
+  in_flight: z.int(),
+  max_concurrent: z.int(),
+  counts: BatchCounts,
+  /** Finished rollouts by termination reason (rollouts cancelled before release are not counted). */
+  termination_reasons: z.partialRecord(TerminationReason, z.int()),
+  /** Mean reward over finished rollouts with a reward; null when there are none. */
+  reward: z.object({ mean: z.number().nullable(), count: z.int() }),
+  created_at: z.number(),
+  updated_at: z.number(),
+  finished_at: z.number().nullable(),
+});
+export type BatchProgress = z.infer<typeof BatchProgress>;
+
+/** One released rollout of a batch, as `GET /v1/batches/:id/rollouts` lists it. */
+export const BatchRolloutEntry = z.object({
+  rollout_id: z.string(),
+  row_index: z.int(),
+  sample_index: z.int(),
+  /** The GRPO group uid: `<batch_id>:<row_index>`. */
+  uid: z.string(),
+  status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
+  termination_reason: TerminationReason.nullable(),
+  reward: z.number().nullable(),
+});
+export type BatchRolloutEntry = z.infer<typeof BatchRolloutEntry>;

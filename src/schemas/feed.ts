@@ -1,0 +1,144 @@
+/** @module Wire shapes of the trainer feed: `/v1/feed/{pull,ack,stats,config}` and its persisted config. */
+import { z } from "zod";
+import { RolloutStatus, TerminationReason } from "./termination";
+import { TrainingSample } from "./training-sample";
+
+/** Shortest and longest lease a pull may ask for: 1 s and 1 h. */
+export const MIN_LEASE_MS = 1_000;
+export const MAX_LEASE_MS = 3_600_000;
+/** Lease when a pull does not say: 5 minutes. */
+export const DEFAULT_LEASE_MS = 300_000;
+/** Most groups one pull may ask for. */
+export const MAX_PULL_GROUPS = 1024;
+/** Most training samples one pull may ask for. */
+export const MAX_PULL_SAMPLES = 100_000;
+/** Longest `group_timeout_ms`: 7 days. */
+export const MAX_GROUP_TIMEOUT_MS = 604_800_000;
+
+/**
+ * `POST /v1/feed/pull`. At least one of `max_groups` / `max_samples` (training samples, summed
+ * over members; whole groups only, and the first group is always delivered even if it alone is
+ * larger). `min_policy_version` skips (leaves ready, does not drop) groups older than it;
+ * `training_mode` restricts the pull to one mode; `inline` returns samples instead of R2 keys.
+ */
+export const PullRequest = z.object({
+  max_groups: z.int("max_groups must be an integer").min(1, "max_groups must be >= 1").max(MAX_PULL_GROUPS, `max_groups must be <= ${MAX_PULL_GROUPS}`).optional(),
+  max_samples: z.int("max_samples must be an integer").min(1, "max_samples must be >= 1").max(MAX_PULL_SAMPLES, `max_samples must be <= ${MAX_PULL_SAMPLES}`).optional(),
+  min_policy_version: z.int("min_policy_version must be an integer").min(0, "min_policy_version must be >= 0").optional(),
+  lease_ms: z.int("lease_ms must be an integer").min(MIN_LEASE_MS, `lease_ms must be >= ${MIN_LEASE_MS}`).max(MAX_LEASE_MS, `lease_ms must be <= ${MAX_LEASE_MS}`).default(DEFAULT_LEASE_MS),
+  inline: z.boolean("inline must be a boolean").default(false),
+  training_mode: z.string().min(1, "training_mode must not be empty").optional(),
+}).strict().refine((body) => body.max_groups !== undefined || body.max_samples !== undefined, {
+  path: ["max_groups"],
+  message: "max_groups or max_samples is required",
+});
+export type PullRequest = z.infer<typeof PullRequest>;
+/** A pull as a caller sends it (defaults not yet applied). */
+export type PullRequestInput = z.input<typeof PullRequest>;
+
+/** `POST /v1/feed/ack`: the lease whose groups the trainer has consumed. */
+export const AckRequest = z.object({ lease_id: z.string().min(1, "lease_id must not be empty").max(200, "lease_id must be <= 200 characters") }).strict();
+export type AckRequest = z.infer<typeof AckRequest>;
+
+/** Version of the persisted FeedConfig shape. */
+export const FEED_CONFIG_SCHEMA_VERSION = 1;
+
+/** Time from a group's first arrival after which it is released with what arrived, `partial: true`. */
+const GroupTimeoutMs = z.int("group_timeout_ms must be an integer").min(1, "group_timeout_ms must be >= 1").max(MAX_GROUP_TIMEOUT_MS, `group_timeout_ms must be <= ${MAX_GROUP_TIMEOUT_MS}`);
+
+/** The feed's settings. `group_timeout_ms` null: an incomplete group waits forever (the default). */
+export const FeedConfig = z.object({
+  schema_version: z.literal(FEED_CONFIG_SCHEMA_VERSION).default(FEED_CONFIG_SCHEMA_VERSION),
+  group_timeout_ms: GroupTimeoutMs.nullable().default(null),
+}).strict();
+export type FeedConfig = z.infer<typeof FeedConfig>;
+
+/**
+ * `PUT /v1/feed/config`: the fields to change (`null` turns the timeout off). Spelled out rather
+ * than `.partial()`, which would fill an omitted key with its default and so reset it.
+ */
+export const FeedConfigUpdate = z.object({ group_timeout_ms: GroupTimeoutMs.nullable().optional() }).strict();
+export type FeedConfigUpdate = z.infer<typeof FeedConfigUpdate>;
+
+/** One finished rollout in a group, as pulled: `samples` is how many training samples its R2 record at `key` holds. */
+export const FeedMember = z.object({
+  rollout_id: z.string(),
+  sample_index: z.int().min(0),
+  status: RolloutStatus,
+  termination_reason: TerminationReason.nullable(),
+  reward: z.number().nullable(),
+  policy_version_start: z.int().min(0),
+  policy_version_end: z.int().min(0),
+  key: z.string(),
+  samples: z.int().min(0),
+});
+export type FeedMember = z.infer<typeof FeedMember>;
+
+/**
+ * One GRPO group as pulled. Its version is the lowest `policy_version_start` of its members;
+ * `partial` groups were released by the group timeout before `group_size` members arrived.
+ */
+export const FeedGroup = z.object({
+  uid: z.string(),
+  training_mode: z.string(),
+  group_size: z.int().min(1),
+  policy_version_start: z.int().min(0),
+  policy_version_end: z.int().min(0),
+  partial: z.boolean(),
+  /** How many times this group has been leased (> 1 after an unacked lease expired). */
+  deliveries: z.int().min(1),
+  members: z.array(FeedMember),
+});
+export type FeedGroup = z.infer<typeof FeedGroup>;
+
+/**
+ * A member with its training samples inline (`inline: true`), exactly as its R2 record holds them.
+ * Samples of a member whose status is not `succeeded` are guaranteed `extra_fields.failed: true`,
+ * `trainable: false` and `status` (the sample builder's flags), so the trainer can mask them;
+ * `record_error` says why a record could not be read (then no samples).
+ */
+export const InlineFeedMember = FeedMember.extend({
+  samples: z.array(TrainingSample),
+  record_error: z.string().optional(),
+});
+export type InlineFeedMember = z.infer<typeof InlineFeedMember>;
+
+/** A group whose members carry their samples. */
+export const InlineFeedGroup = FeedGroup.extend({ members: z.array(InlineFeedMember) });
+export type InlineFeedGroup = z.infer<typeof InlineFeedGroup>;
+
+/** `POST /v1/feed/pull` answer: `lease_id` null when nothing was ready. */
+export interface PullResponse<G = FeedGroup> {
+  lease_id: string | null;
+  lease_expires_at: number | null;
+  /** The policy version the staleness check used. */
+  policy_version: number;
+  /** Complete groups this pull found too stale and dropped. */
+  dropped_stale: number;
+  groups: G[];
+}
+
+/** Counters and live group counts, in total and per training mode. */
+export const FeedCounts = z.object({
+  ingested: z.int(),
+  duplicates: z.int(),
+  /** Rollouts for a group already released or a sample index already held: not fed. */
+  late: z.int(),
+  pending_groups: z.int(),
+  ready_groups: z.int(),
+  leased_groups: z.int(),
+  delivered: z.int(),
+  acked: z.int(),
+  dropped_stale: z.int(),
+  partial_released: z.int(),
+  lease_expired: z.int(),
+});
+export type FeedCounts = z.infer<typeof FeedCounts>;
+
+/** `GET /v1/feed/stats`. */
+export const FeedStats = FeedCounts.extend({
+  by_training_mode: z.record(z.string(), FeedCounts),
+  active_leases: z.int(),
+  config: FeedConfig,
+});
+export type FeedStats = z.infer<typeof FeedStats>;

@@ -1,0 +1,127 @@
+/** @module Workflows and graders (Osmosis): a workflow produces a sample, a grader scores it against the label. */
+import { z } from "zod";
+import { ChatMessage } from "../schemas/chat";
+import type { JsonObject, JsonValue } from "../schemas/json";
+import { type AgentRegistry, agentRegistry } from "./agent-registry";
+import { checkResourceSpecs } from "./definition-checks";
+import type { LlmResource, ResolvedResources, ResourceSpecs } from "./resources";
+import type { Artifacts, RolloutInfo } from "./rollout-info";
+
+const finite = (what: string) =>
+  z.custom<number>((value) => typeof value === "number" && Number.isFinite(value), { error: (issue) => `${what} must be a finite number (got ${String(issue.input)})` });
+
+/**
+ * What a workflow's `run` may return: the conversation and named metrics. Unknown fields and
+ * non-finite metrics are refused (the rollout fails AGENT_ERROR naming them), never dropped.
+ */
+export const AgentWorkflowOutput = z.object({
+  messages: z.array(ChatMessage),
+  metrics: z.record(z.string(), finite("a metric")).default({}),
+}).strict();
+export type AgentWorkflowOutput = z.input<typeof AgentWorkflowOutput>;
+
+/** What a workflow sees. The task's ground truth is not here: only the grader gets it (`label`). */
+export interface WorkflowContext<Config = JsonObject, R extends ResourceSpecs = {}> {
+  /** The messages to start from: `task.content` when it is a message list, else the problem as one user message. */
+  prompt: ChatMessage[];
+  /** `task.extra_args`, plus `task_id`. */
+  metadata: JsonObject;
+  /** The workflow's registered config. */
+  config: Config;
+  llm: LlmResource;
+  /** Files under the rollout's prefix in R2 (`rollouts/<id>/artifacts/`). */
+  artifacts: Artifacts;
+  signal: AbortSignal;
+  rollout: RolloutInfo;
+  resources: ResolvedResources<R>;
+  heartbeat: () => void;
+}
+
+/** What `run` returns: an output, a message list, or nothing (the sample is then read off the attempt's LLM calls). */
+export type WorkflowResult = AgentWorkflowOutput | ChatMessage[] | null | undefined | void;
+
+/**
+ * A workflow (Osmosis' AgentWorkflow). A new instance runs each attempt.
+ *
+ * @example
+ * class Solve extends AgentWorkflow {
+ *   async run(ctx: WorkflowContext) {
+ *     const reply = await ctx.llm.openai.chat.completions.create({ model: ctx.llm.model, messages: ctx.prompt as never });
+ *     return { messages: [...ctx.prompt, { role: "assistant", content: reply.choices[0]?.message.content ?? "" }], metrics: {} };
+ *   }
+ * }
+ */
+export abstract class AgentWorkflow<Config = JsonObject, R extends ResourceSpecs = {}> {
+  abstract run(ctx: WorkflowContext<Config, R>): WorkflowResult | Promise<WorkflowResult>;
+}
+
+/** The sample a grader scores: the workflow's messages and metrics. */
+export interface WorkflowSample {
+  messages: ChatMessage[];
+  metrics: Record<string, number>;
+}
+
+/** What a grader sees. */
+export interface GraderContext<Config = JsonObject> {
+  /** The ground truth (`task.ground_truth`), never shown to the workflow. */
+  label: JsonValue;
+  sample: WorkflowSample;
+  metadata: JsonObject;
+  config: Config;
+  rollout: RolloutInfo;
+  /** Sets the rollout's reward; anything but a finite number fails the rollout. */
+  setReward(reward: number): void;
+}
+
+/**
+ * Scores a workflow's sample (Osmosis' Grader). A new instance grades each attempt. Set the reward
+ * with `ctx.setReward(x)` (or return it).
+ *
+ * @example
+ * class ExactMatch extends Grader {
+ *   grade(ctx: GraderContext) { ctx.setReward(ctx.sample.messages.at(-1)?.content === String(ctx.label) ? 1 : 0); }
+ * }
+ */
+export abstract class Grader<Config = JsonObject> {
+  abstract grade(ctx: GraderContext<Config>): void | number | Promise<void | number>;
+}
+
+/** A registered workflow (and grader): run as attempts by the workflow engine. */
+export interface WorkflowAgentDefinition<Config = unknown, R extends ResourceSpecs = ResourceSpecs> {
+  kind: "workflow";
+  name: string;
+  workflow: new () => AgentWorkflow<Config, R>;
+  /** Null: the reward is the last one the workflow emitted. */
+  grader: (new () => Grader<Config>) | null;
+  config: Config;
+  resources: R;
+}
+
+/** Options of `defineWorkflow`. */
+export interface DefineWorkflowOptions<Config, R extends ResourceSpecs> {
+  name: string;
+  workflow: new () => AgentWorkflow<Config, R>;
+  /** Default: none (the reward is the last emitted one). */
+  grader?: new () => Grader<Config>;
+  /** Handed to the workflow and the grader as `ctx.config`. Default `{}`. */
+  config?: Config;
+  /** Named resources, by key (`ctx.resources`). Default: none. */
+  resources?: R;
+}
+
+/**
+ * Registers a workflow and its grader under `name`.
+ *
+ * @example
+ * defineWorkflow({ name: "solve", workflow: Solve, grader: ExactMatch, config: { style: "brief" } });
+ */
+export function defineWorkflow<Config = JsonObject, R extends ResourceSpecs = {}>(options: DefineWorkflowOptions<Config, R>, registry: AgentRegistry = agentRegistry): WorkflowAgentDefinition<Config, R> {
+  const { name, workflow, grader } = options;
+  if (typeof workflow !== "function" || !(workflow.prototype instanceof AgentWorkflow)) throw new TypeError(`agent "${name}": workflow must be a class extending AgentWorkflow`);
+  if (grader !== undefined && (typeof grader !== "function" || !(grader.prototype instanceof Grader))) throw new TypeError(`agent "${name}": grader must be a class extending Grader`);
+  const resources = options.resources ?? ({} as R);
+  checkResourceSpecs(name, resources, []);
+  const definition: WorkflowAgentDefinition<Config, R> = { kind: "workflow", name, workflow, grader: grader ?? null, config: options.config ?? ({} as Config), resources };
+  registry.register(definition as unknown as WorkflowAgentDefinition);
+  return definition;
+}

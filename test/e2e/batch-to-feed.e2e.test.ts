@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
+import { freePort } from "../fixtures/free-port";
+
+const root = resolve(import.meta.dirname, "../..");
+const rows = readFileSync(resolve(root, "test/fixtures/datasets/calculator.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+
+interface Progress {
+  done: boolean;
+  counts: Record<string, number>;
+}
+interface PulledGroup {
+  uid: string;
+  group_size: number;
+  members: Array<{ rollout_id: string; sample_index: number; samples: Array<{ uid: string; response_ids: number[]; response_mask: number[]; response_logprobs: number[] }> }>;
+}
+
+describe("a GRPO batch on the local stack, from rows to pulled groups (end to end)", () => {
+  let stack: LocalStack;
+  const call = async (path: string, body?: unknown) => {
+    const response = await fetch(`${stack.workerUrl}${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ workerPort: await freePort(), simulator: { port: 0, seed: 5 }, stateDir: `.tmp/e2e-batch-${process.pid}` });
+  }, 120_000);
+  afterAll(() => stack?.stop());
+
+  it("runs 16 rows × n=4 calculator rollouts, delivers 16 complete groups once, and re-submission creates nothing", async () => {
+    const batch = { batch_id: `e2e-${Date.now()}`, agent: "calculator", rows, n: 4, mode: "train", data_manager: "train" };
+    const submitted = await call("/v1/batches", batch);
+    expect(submitted.status).toBe(202);
+    expect(submitted.body.rollouts).toBe(64);
+
+    let progress: Progress | undefined;
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+      progress = (await call(`/v1/batches/${batch.batch_id}`)).body as unknown as Progress;
+      if (progress.done) break;
+    }
+    expect(progress?.done).toBe(true);
+    expect((progress!.counts.succeeded ?? 0) + (progress!.counts.failed ?? 0)).toBe(64);
+
+    const groups: PulledGroup[] = [];
+    for (const deadline = Date.now() + 30_000; groups.length < 16 && Date.now() < deadline; ) {
+      const pulled = await call("/v1/feed/pull", { max_groups: 16, lease_ms: 60_000, inline: true });
+      groups.push(...((pulled.body.groups as PulledGroup[]) ?? []));
+      if (pulled.body.lease_id) expect((await call("/v1/feed/ack", { lease_id: pulled.body.lease_id })).status).toBe(200);
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(groups).toHaveLength(16);
+    expect(new Set(groups.map((group) => group.uid)).size).toBe(16);
+    for (const group of groups) {
+      expect(group.members.map((member) => member.sample_index).sort()).toEqual([0, 1, 2, 3]);
+      for (const sample of group.members.flatMap((member) => member.samples)) {
+        expect(sample.uid).toBe(group.uid);
+        expect(sample.response_mask).toHaveLength(sample.response_ids.length);
+        expect(sample.response_logprobs).toHaveLength(sample.response_ids.length);
+      }
+    }
+    const stats = (await call("/v1/feed/stats")).body;
+    expect(stats).toMatchObject({ ready_groups: 0, pending_groups: 0, leased_groups: 0 });
+
+    const again = await call("/v1/batches", batch);
+    expect(again.status).toBe(200);
+    const after = (await call("/v1/feed/pull", { max_groups: 16, lease_ms: 60_000 })).body;
+    expect(after.groups).toEqual([]);
+    expect((await call("/v1/feed/stats")).body.ingested).toBe(stats.ingested);
+  }, 180_000);
+});
