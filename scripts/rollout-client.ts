@@ -30,27 +30,35 @@ export class RolloutClient {
 
   /**
    * Resolves with the `end` event of a rollout's SSE stream (status, termination_reason, reward):
-   * one open stream per rollout costs the server far less than repeated full GETs.
+   * one open stream per rollout costs the server far less than repeated full GETs. A stream that
+   * closes early (a restart, an evicted object) is reopened after the last event seen.
    */
-  async waitForEnd(rolloutId: string): Promise<{ status: string; termination_reason: string | null; reward: number | null; steps: number }> {
-    const response = await fetch(`${this.#url}/v1/rollouts/${rolloutId}/events`, { headers: this.#headers });
-    if (!response.ok || !response.body) throw new Error(`events ${rolloutId} failed (${response.status})`);
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of response.body) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let boundary: number;
-      while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        if (/^event: end$/m.test(frame)) {
-          const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
-          await response.body.cancel().catch(() => undefined);
-          return JSON.parse(data);
+  async waitForEnd(rolloutId: string, reconnects = 5): Promise<{ status: string; termination_reason: string | null; reward: number | null; steps: number }> {
+    let lastEventId: string | undefined;
+    for (let attempt = 0; attempt <= reconnects; attempt++) {
+      const headers = lastEventId === undefined ? this.#headers : { ...this.#headers, "last-event-id": lastEventId };
+      const response = await fetch(`${this.#url}/v1/rollouts/${rolloutId}/events`, { headers });
+      if (!response.ok || !response.body) throw new Error(`events ${rolloutId} failed (${response.status})`);
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let boundary: number;
+        while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+          const frame = buffer.slice(0, boundary);
+          buffer = buffer.slice(boundary + 2);
+          const id = /^id: (.*)$/m.exec(frame)?.[1];
+          if (id !== undefined && id !== "end") lastEventId = id;
+          if (/^event: end$/m.test(frame)) {
+            const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
+            await response.body.cancel().catch(() => undefined);
+            return JSON.parse(data);
+          }
         }
       }
+      await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
     }
-    throw new Error(`event stream of ${rolloutId} closed before its end event`);
+    throw new Error(`event stream of ${rolloutId} kept closing before its end event`);
   }
 
   /** Polls until every rollout is terminal; calls `onProgress` with the number done. */

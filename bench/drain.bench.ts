@@ -1,0 +1,60 @@
+/**
+ * @module `npm run bench:drain`: how fast the Python client turns a pull into verl's padded arrays.
+ *
+ * A Node HTTP server on 127.0.0.1 answers `POST /v1/feed/pull` with one fixed payload of
+ * `--groups` GRPO groups × `--n` samples of `--prompt-tokens` + `--response-tokens` tokens
+ * (inline, as the Worker serves them), and `POST /v1/feed/ack`. `bench/drain_bench.py` then
+ * times, over `--rounds` rounds (median), `Client.pull` + `to_verl_batch` against
+ * `json.loads` of the very same bytes: the floor any JSON client pays. Loopback only, bounded.
+ */
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { drainPayload } from "./drain-payload";
+
+const { values } = parseArgs({
+  options: {
+    groups: { type: "string", default: "32" },
+    n: { type: "string", default: "8" },
+    "prompt-tokens": { type: "string", default: "512" },
+    "response-tokens": { type: "string", default: "1536" },
+    "prompt-length": { type: "string", default: "1024" },
+    "response-length": { type: "string", default: "2048" },
+    rounds: { type: "string", default: "5" },
+    python: { type: "string", default: process.env.PYTHON ?? "python3" },
+  },
+});
+const shape = { groups: Number(values.groups), n: Number(values.n), promptTokens: Number(values["prompt-tokens"]), responseTokens: Number(values["response-tokens"]) };
+const body = Buffer.from(JSON.stringify(drainPayload(shape)));
+const ack = Buffer.from(JSON.stringify({ lease_id: "lease-bench", acked_groups: shape.groups, already: false }));
+
+const server = createServer((request, response) => {
+  request.resume();
+  request.on("end", () => {
+    const payload = request.url === "/v1/feed/pull" ? body : request.url === "/v1/feed/ack" ? ack : null;
+    response.writeHead(payload ? 200 : 404, { "content-type": "application/json", "content-length": payload?.length ?? 0 });
+    response.end(payload ?? undefined);
+  });
+});
+await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const root = resolve(import.meta.dirname, "..");
+const args = ["bench/drain_bench.py", "--url", url, "--groups", values.groups, "--samples", String(shape.groups * shape.n),
+  "--tokens", String(shape.promptTokens + shape.responseTokens), "--prompt-length", values["prompt-length"],
+  "--response-length", values["response-length"], "--rounds", values.rounds];
+const child = spawn(values.python, args, { cwd: root, stdio: "inherit" });
+// Bounded: a stuck child is killed rather than left running.
+const guard = setTimeout(() => child.kill("SIGKILL"), 300_000);
+const code = await new Promise<number>((done) => {
+  child.once("error", (error) => {
+    console.error(`bench:drain needs ${values.python} with numpy (clients/python): ${error.message}`);
+    done(1);
+  });
+  child.once("exit", (exitCode) => done(exitCode ?? 1));
+});
+clearTimeout(guard);
+server.close();
+process.exit(code);
