@@ -1,7 +1,7 @@
 /**
  * @module The scripted "model": decides what the simulator answers, from the conversation and
- * a seeded random source. Three behaviours, tried in order: calculator tool use, worked
- * arithmetic, and a filler sentence.
+ * a seeded random source. Four behaviours, tried in order: room selection (examples/room-selector),
+ * calculator tool use, worked arithmetic, and a filler sentence.
  */
 import { evaluateExpression, findExpression, formatNumber } from "./arithmetic";
 import type { ParsedToolCall } from "./hermes";
@@ -36,6 +36,9 @@ export interface PolicyOutput {
 
 /** Name of the tool the calculator behaviour calls. */
 export const CALCULATOR_TOOL = "calculate";
+
+/** Name of the tool the room-selection behaviour calls (examples/room-selector). */
+export const ROOM_TOOL = "get_rooms_and_availability";
 
 const FILLER_WORDS = [
   "the", "model", "answer", "is", "a", "simple", "question", "with", "some", "words", "and",
@@ -80,10 +83,49 @@ function fillerAnswer(input: PolicyInput): PolicyOutput {
   return { content: withThinking(input, "Let me think about this.", text), toolCalls: [] };
 }
 
-function mayCallCalculator(input: PolicyInput): boolean {
-  if (!input.toolNames.includes(CALCULATOR_TOOL)) return false;
+function mayCall(input: PolicyInput, tool: string): boolean {
+  if (!input.toolNames.includes(tool)) return false;
   if (input.toolMode === "none") return false;
-  return typeof input.toolMode === "string" || input.toolMode.name === CALCULATOR_TOOL;
+  return typeof input.toolMode === "string" || input.toolMode.name === tool;
+}
+
+/** A room as examples/room-selector's tool reports it (the fields the behaviour reads). */
+interface RoomFacts {
+  id: string;
+  capacity: number;
+  equipment: string[];
+  accessible: boolean;
+  distance_m: number;
+  free: boolean;
+}
+
+/**
+ * Room selection: asks the room tool about the slot the question names, then answers
+ * `Final answer: <room>` with the smallest fitting free room (nearest among equals), or, when the
+ * draw fails, another room. Undefined when the question names no slot or the result is not JSON.
+ */
+function roomAnswer(input: PolicyInput, question: string, toolResult: string | undefined): PolicyOutput | undefined {
+  const date = /\d{4}-\d{2}-\d{2}/.exec(question)?.[0];
+  const time = /\b\d{1,2}:\d{2}\b/.exec(question)?.[0];
+  const duration = /(\d+)\s*min/i.exec(question)?.[1];
+  if (date === undefined || time === undefined || duration === undefined) return undefined;
+  if (toolResult === undefined) return { content: "", toolCalls: [{ name: ROOM_TOOL, arguments: { date, time, duration_min: Number(duration) } }] };
+  let rooms: RoomFacts[];
+  try {
+    rooms = (JSON.parse(toolResult) as { rooms: RoomFacts[] }).rooms;
+    if (!Array.isArray(rooms) || rooms.length === 0) return undefined;
+  } catch {
+    return undefined;
+  }
+  const attendees = Number(/(\d+)\s*attendees/i.exec(question)?.[1] ?? 1);
+  const needs = (/needs:\s*([^.\n]*)/i.exec(question)?.[1] ?? "").split(",").map((item) => item.trim().toLowerCase()).filter((item) => item !== "" && item !== "nothing");
+  const accessible = /accessible required:\s*(?:yes|true)/i.test(question);
+  const fitting = rooms
+    .filter((room) => room.free && room.capacity >= attendees && needs.every((item) => room.equipment.includes(item)) && (room.accessible || !accessible))
+    .sort((a, b) => a.capacity - b.capacity || a.distance_m - b.distance_m);
+  const others = rooms.filter((room) => room !== fitting[0]);
+  const pick = fitting[0] !== undefined && (others.length === 0 || input.rng.next() < input.successRate) ? fitting[0] : input.rng.pick(others);
+  return { content: withThinking(input, `Checking ${rooms.length} rooms.`, `${pick.id} is free and fits.\nFinal answer: ${pick.id}`), toolCalls: [] };
 }
 
 /** Decides the next assistant message. */
@@ -100,7 +142,11 @@ export function runPolicy(input: PolicyInput): PolicyOutput {
   const toolResults = turns.slice(lastUser + 1).filter((turn) => turn.role === "tool");
   const expression = findExpression(question);
 
-  if (mayCallCalculator(input)) {
+  if (mayCall(input, ROOM_TOOL)) {
+    const answer = roomAnswer(input, question, toolResults[toolResults.length - 1]?.content);
+    if (answer !== undefined) return answer;
+  }
+  if (mayCall(input, CALCULATOR_TOOL)) {
     const lastResult = toolResults[toolResults.length - 1];
     if (lastResult !== undefined) return calculatorAnswer(input, lastResult.content);
     if (expression !== undefined) {

@@ -1,0 +1,199 @@
+"""The HTTP client: batches, the trainer feed (pull / ack / stream) and the weight-sync handshake.
+
+Standard library only (urllib + json), so it imports anywhere a trainer runs.
+"""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any, Iterator, Mapping, Optional, Sequence
+
+from .errors import TransportError, problem_error
+from .stream import stream_groups
+
+#: Lease the server grants when a pull does not say: 5 minutes.
+DEFAULT_LEASE_MS = 300_000
+
+
+def _to_json(value: Any) -> Any:
+    """JSON fallback for numpy values found in verl rows (arrays, scalars) without importing numpy."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _drop_none(body: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if value is not None}
+
+
+class Client:
+    """Talks to one edge-rollout deployment.
+
+    ``url`` is its origin (``http://127.0.0.1:8787``); ``token`` is the deployment's ``API_TOKEN``
+    (sent as ``Authorization: Bearer``), None when it has none; ``timeout`` (default 60 s) bounds
+    each HTTP request. Every method returns the server's JSON answer as a dict and raises a
+    ``ProblemError`` subclass on a 4xx/5xx (with the problem's ``detail`` and field ``path``) or a
+    ``TransportError`` when the server cannot be reached.
+
+    Example::
+
+        client = Client("http://127.0.0.1:8787")
+        client.submit_batch(rows, agent="calculator", n=4, batch_id="step-1")
+        for group in client.stream_groups(max_groups=8, limit=len(rows)):
+            ...
+    """
+
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0):
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"url must start with http:// or https://, got {url!r}")
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+        self._headers = {"content-type": "application/json", "accept": "application/json"}
+        if token:
+            self._headers["authorization"] = f"Bearer {token}"
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """Sends one request to ``path`` (``/v1/...``) and returns the decoded JSON answer."""
+        data = None if body is None else json.dumps(body, default=_to_json).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=self._headers)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as error:
+            raise self._problem(error) from None
+        except (urllib.error.URLError, OSError) as error:
+            raise TransportError(f"{method} {self.url}{path} failed: {getattr(error, 'reason', error)}") from error
+        try:
+            return json.loads(raw)
+        except ValueError as error:
+            raise TransportError(f"{method} {path} answered something that is not JSON: {raw[:200]!r}") from error
+
+    @staticmethod
+    def _problem(error: urllib.error.HTTPError):
+        raw = error.read()
+        try:
+            problem = json.loads(raw)
+            if not isinstance(problem, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            problem = {"title": error.reason, "detail": raw[:500].decode("utf-8", "replace")}
+        retry_after = error.headers.get("retry-after") if error.headers else None
+        try:
+            seconds = float(retry_after) if retry_after is not None else None
+        except ValueError:
+            seconds = None
+        return problem_error(error.code, problem, seconds)
+
+    # --- batches -------------------------------------------------------------------------------
+
+    def submit_batch(self, rows: Optional[Sequence[Mapping[str, Any]]], agent: str, n: int, mode: str = "train",
+                     batch_id: Optional[str] = None, config: Optional[Mapping[str, Any]] = None,
+                     max_concurrent: Optional[int] = None, training_mode: Optional[str] = None,
+                     data_manager: Optional[str] = None, dataset_key: Optional[str] = None,
+                     limit: Optional[int] = None) -> dict[str, Any]:
+        """``POST /v1/batches``: runs every row ``n`` times (GRPO groups ``<batch_id>:<row>``).
+
+        ``rows`` are verl RL dataset rows (``prompt``, ``data_source``, ``ability``,
+        ``reward_model.ground_truth``, ``extra_info``); pass ``rows=None`` and ``dataset_key`` for
+        a dataset stored in R2. Omitted options take the server's defaults: ``max_concurrent``
+        256, ``training_mode`` ``"verl/hybrid"``, ``data_manager`` ``"train"`` for ``mode="train"``
+        (``"infer"`` for ``"val"``), a generated ``batch_id``. Idempotent by ``batch_id``: the same
+        body again returns the current progress, a different one raises ``ConflictError``.
+        Returns ``{batch_id, rollouts, status, created, progress, links}``.
+        """
+        if (rows is None) == (dataset_key is None):
+            raise ValueError("exactly one of rows and dataset_key is required")
+        body = _drop_none({"agent": agent, "n": n, "mode": mode, "batch_id": batch_id, "config": config,
+                           "max_concurrent": max_concurrent, "training_mode": training_mode,
+                           "data_manager": data_manager, "dataset_key": dataset_key, "limit": limit})
+        if rows is not None:
+            body["rows"] = list(rows)
+        return self.request("POST", "/v1/batches", body)
+
+    def batch_status(self, batch_id: str) -> dict[str, Any]:
+        """``GET /v1/batches/:id``: progress (``status``, ``done``, ``counts``, ``reward``, …)."""
+        return self.request("GET", f"/v1/batches/{batch_id}")
+
+    def cancel_batch(self, batch_id: str) -> dict[str, Any]:
+        """``POST /v1/batches/:id/cancel``: stops releasing rollouts and cancels running ones."""
+        return self.request("POST", f"/v1/batches/{batch_id}/cancel", {})
+
+    # --- the trainer feed ----------------------------------------------------------------------
+
+    def pull(self, max_groups: Optional[int] = None, max_samples: Optional[int] = None,
+             lease_ms: Optional[int] = DEFAULT_LEASE_MS, inline: bool = True,
+             min_policy_version: Optional[int] = None, training_mode: Optional[str] = None) -> dict[str, Any]:
+        """``POST /v1/feed/pull``: leases the oldest ready GRPO groups.
+
+        At least one of ``max_groups`` / ``max_samples`` is required. ``lease_ms`` defaults to
+        300000 (5 min); ``inline=True`` (default here) returns each member's training samples
+        rather than their R2 keys. Returns ``{lease_id, lease_expires_at, policy_version,
+        dropped_stale, groups}``; ``lease_id`` is None when nothing was ready. Ack the lease with
+        ``ack`` once the groups are consumed, or they are delivered again after ``lease_ms``.
+        """
+        if max_groups is None and max_samples is None:
+            raise ValueError("max_groups or max_samples is required")
+        body = _drop_none({"max_groups": max_groups, "max_samples": max_samples, "lease_ms": lease_ms,
+                           "inline": inline, "min_policy_version": min_policy_version,
+                           "training_mode": training_mode})
+        return self.request("POST", "/v1/feed/pull", body)
+
+    def ack(self, lease_id: str) -> dict[str, Any]:
+        """``POST /v1/feed/ack``: deletes the lease's groups (acking twice is fine).
+
+        Raises ``ConflictError`` for an unknown or expired lease (its groups will be delivered again).
+        """
+        return self.request("POST", "/v1/feed/ack", {"lease_id": lease_id})
+
+    def feed_stats(self) -> dict[str, Any]:
+        """``GET /v1/feed/stats``: ingested / ready / leased / acked counts."""
+        return self.request("GET", "/v1/feed/stats")
+
+    def stream_groups(self, max_groups: Optional[int] = 64, max_samples: Optional[int] = None,
+                      lease_ms: Optional[int] = DEFAULT_LEASE_MS, min_policy_version: Optional[int] = None,
+                      training_mode: Optional[str] = None, limit: Optional[int] = None,
+                      timeout: Optional[float] = None, poll_interval: float = 0.5) -> Iterator[dict[str, Any]]:
+        """Yields pulled groups one by one (inline samples) and acks each pull's lease.
+
+        See ``edge_rollout.stream.stream_groups`` for exactly when the ack happens: after the
+        consumer asks for the group that follows a pull's last one. A consumer that raises,
+        breaks or closes the iterator acks nothing still open: those groups come back after
+        ``lease_ms``. ``limit`` ends the stream cleanly after that many groups; ``timeout``
+        raises ``StreamTimeout`` after that many seconds without a group.
+        """
+        return stream_groups(self, max_groups=max_groups, max_samples=max_samples, lease_ms=lease_ms,
+                             min_policy_version=min_policy_version, training_mode=training_mode,
+                             limit=limit, timeout=timeout, poll_interval=poll_interval)
+
+    # --- the policy and the weight-sync handshake ---------------------------------------------
+
+    def policy(self) -> dict[str, Any]:
+        """``GET /v1/policy``: ``{policy_version, model, backend, sampling, syncing, in_flight, …}``."""
+        return self.request("GET", "/v1/policy")
+
+    def begin_sync(self, wait_ms: Optional[int] = None, policy_version: Optional[int] = None) -> dict[str, Any]:
+        """``POST /v1/policy/sync/begin``: new model calls are refused (429) until ``end_sync``.
+
+        With ``wait_ms`` (0..600000) the answer comes once in-flight calls drained or the wait ran
+        out; check ``in_flight`` in the answer before loading weights.
+        """
+        return self.request("POST", "/v1/policy/sync/begin", _drop_none({"wait_ms": wait_ms, "policy_version": policy_version}))
+
+    def end_sync(self, version: int) -> dict[str, Any]:
+        """``POST /v1/policy/sync/end``: the new weights are live as ``version`` (must be newer).
+
+        Raises ``ConflictError`` when no sync is under way or ``version`` is not newer.
+        """
+        return self.request("POST", "/v1/policy/sync/end", {"policy_version": version})
+
+    def health(self) -> bool:
+        """True when ``GET /health`` answers 2xx."""
+        try:
+            req = urllib.request.Request(self.url + "/health", headers=self._headers)
+            with urllib.request.urlopen(req, timeout=self.timeout) as response:
+                return 200 <= response.status < 300
+        except (urllib.error.URLError, OSError):
+            return False

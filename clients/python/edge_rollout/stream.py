@@ -1,0 +1,79 @@
+"""``stream_groups``: pull, yield each group, ack the lease once the pull's groups were consumed.
+
+When the ack happens, exactly:
+
+* each pull's lease is acked inside the ``next()`` call that follows the pull's **last** group,
+  i.e. after the consumer's loop body for that group returned and it asked for more; the
+  stream then pulls again (or, with ``limit`` reached, stops: the ``for`` loop's final ``next()``
+  acks and ends the iteration);
+* a group counts as consumed when the consumer comes back for the next one, so a consumer that
+  **raises** in its loop body, ``break``s, or closes the iterator (including ``islice``, which
+  stops without asking again) acks nothing still open: every group of that pull, even those
+  already processed, is delivered again once ``lease_ms`` runs out (``deliveries`` > 1);
+* an ack refused because the lease expired meanwhile raises ``ConflictError`` from ``next()``:
+  the groups are already being delivered again, so train with a ``lease_ms`` longer than the
+  time one pull takes to consume.
+"""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Iterator, Optional
+
+from .errors import StreamTimeout
+
+if TYPE_CHECKING:
+    from .client import Client
+
+
+def stream_groups(client: "Client", *, max_groups: Optional[int] = 64, max_samples: Optional[int] = None,
+                  lease_ms: Optional[int] = 300_000, min_policy_version: Optional[int] = None,
+                  training_mode: Optional[str] = None, limit: Optional[int] = None,
+                  timeout: Optional[float] = None, poll_interval: float = 0.5) -> Iterator[dict[str, Any]]:
+    """Yields GRPO groups (with inline samples) from ``client``'s feed; see the module doc for acks.
+
+    ``max_groups`` (default 64) / ``max_samples`` bound each pull; ``limit`` stops the stream
+    cleanly after that many groups (pulls never ask for more than remain); ``timeout`` raises
+    ``StreamTimeout`` after that many seconds without a new group (None: wait forever);
+    ``poll_interval`` (default 0.5 s) is the pause between empty pulls. Options are checked
+    when called, before any request.
+
+    Example::
+
+        for group in stream_groups(client, max_groups=8, limit=16, timeout=600):
+            train_on(group)          # acked when the loop asks for the group after a pull's last
+    """
+    if max_groups is None and max_samples is None:
+        raise ValueError("max_groups or max_samples is required")
+    if limit is not None and limit < 1:
+        raise ValueError("limit must be >= 1")
+    if poll_interval <= 0:
+        raise ValueError("poll_interval must be > 0")
+    if timeout is not None and timeout < 0:
+        raise ValueError("timeout must be >= 0")
+    return _groups(client, max_groups, max_samples, lease_ms, min_policy_version, training_mode, limit, timeout, poll_interval)
+
+
+def _groups(client: "Client", max_groups: Optional[int], max_samples: Optional[int], lease_ms: Optional[int],
+            min_policy_version: Optional[int], training_mode: Optional[str], limit: Optional[int],
+            timeout: Optional[float], poll_interval: float) -> Iterator[dict[str, Any]]:
+    delivered = 0
+    waiting_since = time.monotonic()
+    while limit is None or delivered < limit:
+        want = max_groups
+        if limit is not None:
+            want = min(max_groups, limit - delivered) if max_groups is not None else limit - delivered
+        pulled = client.pull(max_groups=want, max_samples=max_samples, lease_ms=lease_ms, inline=True,
+                             min_policy_version=min_policy_version, training_mode=training_mode)
+        lease_id, groups = pulled.get("lease_id"), pulled.get("groups") or []
+        if lease_id is None or not groups:
+            waited = time.monotonic() - waiting_since
+            if timeout is not None and waited >= timeout:
+                raise StreamTimeout(f"no group arrived within {timeout:g} s ({delivered} delivered so far)")
+            time.sleep(poll_interval if timeout is None else max(0.0, min(poll_interval, timeout - waited)))
+            continue
+        for group in groups:
+            yield group
+            delivered += 1
+        # Reached only when the consumer asked for the group after this pull's last one.
+        client.ack(lease_id)
+        waiting_since = time.monotonic()

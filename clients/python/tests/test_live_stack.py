@@ -1,0 +1,134 @@
+"""Integration: the client against the real local stack (wrangler dev + the vLLM simulator).
+
+Skipped, with the reason, only when node or the npm dependencies are missing; with
+EDGE_ROLLOUT_REQUIRE_LIVE=1 (as .ci/run sets it) a missing dependency fails instead.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+from edge_rollout import Client, ConflictError, InvalidInputError, to_verl_batch
+
+ROOT = Path(__file__).resolve().parents[3]
+ROWS = [json.loads(line) for line in (ROOT / "test/fixtures/datasets/calculator.jsonl").read_text().splitlines() if line.strip()]
+
+
+def missing_dependency() -> str | None:
+    if shutil.which("node") is None:
+        return "node is not on PATH"
+    for dep in ("tsx/dist/cli.mjs", "wrangler/bin/wrangler.js"):
+        if not (ROOT / "node_modules" / dep).exists():
+            return f"node_modules/{dep} is missing (run npm ci)"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[str]:
+    missing = missing_dependency()
+    if missing and os.environ.get("EDGE_ROLLOUT_REQUIRE_LIVE") == "1":
+        pytest.fail(f"the live stack is required (EDGE_ROLLOUT_REQUIRE_LIVE=1) but {missing}")
+    if missing:
+        pytest.skip(f"live round trip needs the local stack, but {missing}")
+    log = tempfile.TemporaryFile(mode="w+")
+    launcher = [shutil.which("node"), "node_modules/tsx/dist/cli.mjs", "clients/python/tests/serve-stack.ts", "--port", str(free_port())]
+    # The launcher stops the stack when its stdin closes, so the stack dies with this process.
+    process = subprocess.Popen(launcher, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+    try:
+        first = lines.get(timeout=120)
+    except queue.Empty:
+        first = ""
+    if not first.startswith("{"):
+        process.kill()
+        log.seek(0)
+        pytest.fail(f"the local stack did not start:\n{first}{log.read()[-4000:]}")
+    try:
+        yield json.loads(first)["url"]
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            process.wait(timeout=10)
+        log.close()
+
+
+def wait_done(client: Client, batch_id: str, timeout: float = 90.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        progress = client.batch_status(batch_id)
+        if progress["done"]:
+            return progress
+        time.sleep(0.25)
+    raise AssertionError(f"batch {batch_id} not done after {timeout} s: {progress['counts']}")
+
+
+def test_a_tiny_batch_round_trips_from_submit_to_padded_arrays(stack):
+    client, batch_id = Client(stack), f"py-{uuid.uuid4().hex[:8]}"
+    assert client.submit_batch(ROWS[:2], agent="calculator", n=2, batch_id=batch_id)["rollouts"] == 4
+    assert wait_done(client, batch_id)["counts"]["succeeded"] == 4
+    groups = list(client.stream_groups(max_groups=2, limit=2, timeout=60))
+    assert sorted(g["uid"] for g in groups) == [f"{batch_id}:0", f"{batch_id}:1"]
+    out = to_verl_batch(groups, prompt_length=512, response_length=256, pad_token_id=0)
+    assert out.batch["input_ids"].shape == (4, 768) and len(out) == 4
+    rewards = [s["reward_score"] for g in groups for m in g["members"] for s in m["samples"]]
+    np.testing.assert_allclose(out.batch["rm_scores"].sum(axis=1), rewards)
+    assert np.all(out.batch["response_mask"] <= out.batch["attention_mask"][:, 512:])
+    assert np.all(np.diff(out.batch["position_ids"], axis=1) >= 0)
+    assert client.pull(max_groups=1)["lease_id"] is None  # every lease was acked
+
+
+def test_pull_and_ack_answer_as_the_api_documents(stack):
+    client, batch_id = Client(stack), f"py-{uuid.uuid4().hex[:8]}"
+    client.submit_batch(ROWS[2:3], agent="calculator", n=1, batch_id=batch_id)
+    wait_done(client, batch_id)
+    pulled = client.pull(max_groups=4, lease_ms=60_000)
+    assert [g["uid"] for g in pulled["groups"]] == [f"{batch_id}:0"]
+    assert client.ack(pulled["lease_id"])["acked_groups"] == 1
+    assert client.ack(pulled["lease_id"])["already"] is True
+
+
+def test_a_bad_batch_raises_with_the_problem_detail_and_field_path(stack):
+    with pytest.raises(InvalidInputError) as caught:
+        Client(stack).submit_batch(ROWS[:1], agent="calculator", n=0)
+    assert caught.value.status == 422 and caught.value.path == "n" and "n must be >= 1" in caught.value.detail
+
+
+def test_the_weight_sync_handshake_moves_the_policy_version(stack):
+    client = Client(stack)
+    version = client.policy()["policy_version"]
+    assert client.begin_sync(wait_ms=1_000)["syncing"] is True
+    assert client.end_sync(version + 1)["policy_version"] == version + 1
+    with pytest.raises(ConflictError) as caught:
+        client.end_sync(version + 2)
+    assert caught.value.path == "policy_version"
+
+
+def test_the_verl_example_runs_one_training_step_and_exits_0(stack):
+    run = subprocess.run([sys.executable, "examples/verl/one_step.py", "--url", stack, "--rows", "4", "--n", "2", "--timeout", "120"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    assert "responses          (8, 256)" in run.stdout and "mean reward" in run.stdout
