@@ -1,0 +1,94 @@
+/** @module A small client for the edge-rollout HTTP API that turns every failure into a CliError. */
+import { OperationError, UnreachableError } from "./errors";
+
+/** Where the API is and how to authenticate. */
+export interface ApiClientOptions {
+  /** Origin of the deployment, e.g. http://127.0.0.1:8787 (a trailing slash is fine). */
+  url: string;
+  /** Sent as `Authorization: Bearer <token>` when set. */
+  token?: string | undefined;
+  /** Per-request timeout. Default 60 000 ms. */
+  timeoutMs?: number;
+}
+
+/** One HTTP answer: its status and parsed JSON body (null when empty or not JSON). */
+export interface ApiResponse<T> {
+  status: number;
+  body: T;
+}
+
+/** The problem+json fields the API returns with every error. */
+interface Problem {
+  detail?: string;
+  title?: string;
+  errors?: Array<{ path?: string; message?: string }>;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The hint printed with an HTTP error status. */
+function hintFor(status: number): string | undefined {
+  if (status === 401 || status === 403) return "the API needs a token: pass --token or set EDGE_ROLLOUT_TOKEN";
+  if (status === 413) return "the request is too large: submit fewer rows (--limit) per batch";
+  return undefined;
+}
+
+/** Talks to one deployment; network failures throw UnreachableError, error statuses OperationError. */
+export class ApiClient {
+  readonly url: string;
+  readonly #token: string | undefined;
+  readonly #timeoutMs: number;
+
+  constructor(options: ApiClientOptions) {
+    this.url = options.url.replace(/\/+$/, "");
+    this.#token = options.token || undefined;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** `GET path`, throwing on any status but 2xx. */
+  async get<T>(path: string): Promise<T> {
+    return (await this.request<T>("GET", path)).body;
+  }
+
+  /** `POST path` with a JSON body, throwing on any status but 2xx. */
+  async post<T>(path: string, body: unknown): Promise<T> {
+    return (await this.request<T>("POST", path, body)).body;
+  }
+
+  /**
+   * Sends one request. Statuses in `accept` are returned instead of thrown (2xx always are);
+   * others become an OperationError carrying the problem's detail and field errors.
+   */
+  async request<T>(method: string, path: string, body?: unknown, accept: readonly number[] = []): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    let response: Response;
+    try {
+      response = await fetch(`${this.url}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+    } catch (error) {
+      throw new UnreachableError(this.url, error);
+    }
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text === "" ? null : JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    if (response.ok || accept.includes(response.status)) return { status: response.status, body: parsed as T };
+    const problem = (parsed ?? {}) as Problem;
+    const detail = problem.detail ?? (text.slice(0, 200) || response.statusText);
+    const hint = hintFor(response.status);
+    throw new OperationError(`${method} ${path} failed (${response.status}): ${detail}`, {
+      status: response.status,
+      details: problem.errors,
+      ...(hint ? { hint } : {}),
+    });
+  }
+}

@@ -1,0 +1,83 @@
+/** @module `edge-rollout dev`: the local stack (vLLM simulator + `wrangler dev`) until Ctrl-C. */
+import { createRequire } from "node:module";
+import { ExitCode, OperationError } from "../errors";
+import { formatFields } from "../format";
+import type { Output } from "../output";
+
+/** What `dev` uses of scripts/local-stack.ts (typed here; see the import in runDev). */
+interface LocalStackHandle {
+  workerUrl: string;
+  modelServerUrl: string;
+  simulator: unknown;
+  wrangler: { once(event: "exit", listener: () => void): unknown };
+  stop(): Promise<void>;
+}
+interface LocalStackModule {
+  startLocalStack(options: { workerPort: number; stateDir: string; verbose: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } }): Promise<LocalStackHandle>;
+}
+
+/** `dev`'s options after parsing. */
+export interface DevOptions {
+  port: number;
+  simulatorPort: number;
+  /** Use this model server (root URL) instead of starting the simulator. */
+  modelUrl?: string;
+  /** Default `.tmp/local-stack-<port>` (as `npm start`), relative to the repository. */
+  stateDir?: string;
+  /** Seed of the simulator's scripted policy. Default 1. */
+  seed: number;
+  verbose: boolean;
+}
+
+/**
+ * Starts the stack `npm start` runs, without the demo batch, prints its URLs and serves until
+ * SIGINT/SIGTERM (exit 0). Exit 1 when it cannot start, or when `wrangler dev` dies on its own.
+ * Needs the dev dependencies (wrangler), as `npm ci` installs them.
+ */
+export async function runDev(options: DevOptions, out: Output): Promise<ExitCode> {
+  try {
+    createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
+  } catch {
+    throw new OperationError("dev needs wrangler, a dev dependency of this package", { hint: "run `npm ci` (without --omit=dev)" });
+  }
+  // Loaded here, not at the top, so other commands do not pay for wrangler and the simulator; and by
+  // a computed URL so the Worker tsconfig (which also sees src/) does not pull in Node-only scripts.
+  const { startLocalStack } = (await import(new URL("../../../scripts/local-stack.ts", import.meta.url).href)) as LocalStackModule;
+  const stateDir = options.stateDir ?? `.tmp/local-stack-${options.port}`;
+  out.note(`starting the local stack on 127.0.0.1:${options.port} …`);
+  let stack: LocalStackHandle;
+  try {
+    stack = await startLocalStack({
+      workerPort: options.port,
+      stateDir,
+      verbose: options.verbose,
+      ...(options.modelUrl ? { modelServerUrl: options.modelUrl.replace(/\/+$/, "").replace(/\/v1$/, "") } : { simulator: { port: options.simulatorPort, seed: options.seed } }),
+    });
+  } catch (error) {
+    throw new OperationError(`the local stack did not start: ${error instanceof Error ? error.message : String(error)}`, { hint: "is the port free? Try --port / --simulator-port, or --verbose for wrangler's output" });
+  }
+  const info = { ok: true, worker_url: stack.workerUrl, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, pid: process.pid };
+  out.result(info, () =>
+    [
+      "edge-rollout local stack is up",
+      formatFields([
+        ["API", `${stack.workerUrl}  (GET /health, /v1/…)`],
+        ["model server", `${stack.modelServerUrl}/v1  ${stack.simulator ? "(vLLM simulator)" : "(yours)"}`],
+        ["state", stateDir],
+      ]),
+      "",
+      `try:  export EDGE_ROLLOUT_URL=${stack.workerUrl}`,
+      "      edge-rollout submit test/fixtures/datasets/calculator.parquet --agent calculator --n 4",
+      `      edge-rollout doctor --model-url ${stack.modelServerUrl}`,
+      "Ctrl-C stops the stack.",
+    ].join("\n"),
+  );
+  const ended = await new Promise<"signal" | "crashed">((resolve) => {
+    process.once("SIGINT", () => resolve("signal"));
+    process.once("SIGTERM", () => resolve("signal"));
+    stack.wrangler.once("exit", () => resolve("crashed"));
+  });
+  out.note(ended === "signal" ? "stopping …" : "wrangler dev exited; stopping");
+  await stack.stop();
+  return ended === "signal" ? ExitCode.ok : ExitCode.failure;
+}

@@ -1,0 +1,121 @@
+/** @module `edge-rollout drain --out FILE.jsonl`: pull complete GRPO groups, write their samples, ack. */
+import type { FeedStats, InlineFeedGroup, PullResponse } from "../../schemas/feed";
+import type { ApiClient } from "../api-client";
+import { ExitCode } from "../errors";
+import { InterruptWatch, sleep } from "../interrupt";
+import type { Output } from "../output";
+import { SampleFile } from "../sample-file";
+
+/** `drain`'s options after parsing. */
+export interface DrainOptions {
+  out: string;
+  /** Stop after this many groups (default: until the feed is empty). */
+  maxGroups?: number;
+  /** Groups per pull (1..1024). */
+  perPull: number;
+  leaseMs: number;
+  trainingMode?: string;
+  minPolicyVersion?: number;
+  /** With nothing ready but groups still pending (incomplete), keep polling this long. */
+  waitMs: number;
+  /** Keep polling until Ctrl-C or --max-groups, even when the feed is empty. */
+  follow: boolean;
+  intervalMs: number;
+}
+
+/** What a drain did: the `--json` document. */
+export interface DrainSummary {
+  ok: boolean;
+  out: string;
+  stopped: "empty" | "max_groups" | "waited" | "interrupted";
+  pulls: number;
+  groups: number;
+  /** Samples in the pulled groups: written + duplicates_skipped. */
+  samples_pulled: number;
+  samples_written: number;
+  duplicates_skipped: number;
+  samples_in_file: number;
+  acked_leases: number;
+  expired_leases: number;
+  unacked_leases: number;
+  record_errors: Array<{ rollout_id: string; error: string }>;
+  feed: { ready_groups: number; pending_groups: number; leased_groups: number };
+}
+
+/** The text summary. */
+export function formatDrainSummary(s: DrainSummary): string {
+  const lines = [
+    `wrote ${s.samples_written} samples from ${s.groups} groups to ${s.out} (${s.samples_in_file} samples in the file; ${s.duplicates_skipped} already there, skipped)`,
+    `  ${s.pulls} pulls, ${s.acked_leases} leases acked${s.expired_leases ? `, ${s.expired_leases} expired before the ack (their groups come back; already-written samples are skipped)` : ""}`,
+    `  stopped: ${{ empty: "the feed is empty", max_groups: "--max-groups reached", waited: "nothing became ready within --wait-ms", interrupted: "interrupted" }[s.stopped]}; feed now: ready ${s.feed.ready_groups}, pending ${s.feed.pending_groups}, leased ${s.feed.leased_groups} groups`,
+  ];
+  for (const e of s.record_errors) lines.push(`  record error ${e.rollout_id}: ${e.error} (its lease was not acked; the groups return after it expires)`);
+  return lines.join("\n");
+}
+
+/**
+ * Pulls groups with inline samples, appends every sample not already in the file (fsynced), then
+ * acks the lease. Anything that fails before the ack leaves the lease to expire, so the groups are
+ * delivered again and nothing is lost; the file's keys make the redelivery write nothing twice.
+ * A pull with an unreadable record is written but not acked. Ctrl-C stops after the current pull.
+ */
+export async function runDrain(options: DrainOptions, client: ApiClient, out: Output): Promise<ExitCode> {
+  const file = SampleFile.open(options.out);
+  if (file.repairedBytes > 0) out.note(`${options.out}: removed a partial last line (${file.repairedBytes} bytes) left by an interrupted drain; its samples were not acked and will be delivered again`);
+  if (file.existing > 0) out.note(`${options.out}: already holds ${file.existing} samples; appending, skipping any of them delivered again`);
+  const interrupts = new InterruptWatch();
+  const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], feed: { ready_groups: 0, pending_groups: 0, leased_groups: 0 } };
+  let idleSince: number | null = null;
+  try {
+    while (!interrupts.signal.aborted) {
+      if (options.maxGroups !== undefined && summary.groups >= options.maxGroups) {
+        summary.stopped = "max_groups";
+        break;
+      }
+      const want = Math.min(options.perPull, options.maxGroups === undefined ? options.perPull : options.maxGroups - summary.groups);
+      const body = { max_groups: want, lease_ms: options.leaseMs, inline: true, ...(options.trainingMode ? { training_mode: options.trainingMode } : {}), ...(options.minPolicyVersion === undefined ? {} : { min_policy_version: options.minPolicyVersion }) };
+      const pulled = await client.post<PullResponse<InlineFeedGroup>>("/v1/feed/pull", body);
+      summary.pulls += 1;
+      if (pulled.lease_id === null || pulled.groups.length === 0) {
+        const stats = await client.get<FeedStats>("/v1/feed/stats");
+        if (!options.follow && stats.pending_groups === 0 && stats.ready_groups === 0) break;
+        idleSince ??= Date.now();
+        if (!options.follow && Date.now() - idleSince >= options.waitMs) {
+          summary.stopped = "waited";
+          break;
+        }
+        await sleep(options.intervalMs, interrupts.signal);
+        continue;
+      }
+      idleSince = null;
+      const members = pulled.groups.flatMap((group) => group.members);
+      const samples = members.flatMap((member) => member.samples);
+      const written = file.append(samples);
+      summary.samples_pulled += samples.length;
+      summary.samples_written += written.written;
+      summary.duplicates_skipped += written.skipped;
+      summary.groups += pulled.groups.length;
+      const broken = members.filter((member) => member.record_error !== undefined);
+      if (broken.length > 0) {
+        summary.record_errors.push(...broken.map((member) => ({ rollout_id: member.rollout_id, error: member.record_error! })));
+        summary.unacked_leases += 1;
+        continue;
+      }
+      const acked = await client.request("POST", "/v1/feed/ack", { lease_id: pulled.lease_id }, [409]);
+      if (acked.status === 409) summary.expired_leases += 1;
+      else summary.acked_leases += 1;
+      out.note(`pulled ${pulled.groups.length} groups: wrote ${written.written} samples${written.skipped ? `, skipped ${written.skipped} already in the file` : ""}`);
+    }
+    if (interrupts.signal.aborted) summary.stopped = "interrupted";
+  } finally {
+    interrupts.dispose();
+    file.close();
+  }
+  const stats = await client.get<FeedStats>("/v1/feed/stats");
+  summary.feed = { ready_groups: stats.ready_groups, pending_groups: stats.pending_groups, leased_groups: stats.leased_groups };
+  summary.samples_in_file = file.existing + summary.samples_written;
+  summary.ok = summary.record_errors.length === 0 && summary.stopped !== "interrupted";
+  out.result(summary, () => formatDrainSummary(summary));
+  if (summary.stopped === "interrupted") return ExitCode.interrupted;
+  return summary.record_errors.length > 0 ? ExitCode.failure : ExitCode.ok;
+}

@@ -1,0 +1,36 @@
+/** @module Which response tokens of a training sample are trained (mask 1) and which are context (mask 0). */
+import type { TrainingSample } from "../schemas/training-sample";
+
+/** A maximal run of equal mask values in `response_mask`: tokens `[start, start + length)`. */
+export interface MaskRun {
+  mask: 0 | 1;
+  start: number;
+  length: number;
+}
+
+/** Splits a response mask into runs of equal values. */
+export function maskRuns(mask: ReadonlyArray<0 | 1>): MaskRun[] {
+  const runs: MaskRun[] = [];
+  mask.forEach((value, index) => {
+    const last = runs.at(-1);
+    if (last && last.mask === value) last.length += 1;
+    else runs.push({ mask: value, start: index, length: 1 });
+  });
+  return runs;
+}
+
+/** Token counts of a sample: prompt (never trained), trained (mask 1) and context (mask 0) response tokens. */
+export function maskTotals(sample: Pick<TrainingSample, "prompt_ids" | "response_mask">): { prompt: number; trained: number; context: number } {
+  const trained = sample.response_mask.reduce<number>((sum, value) => sum + value, 0);
+  return { prompt: sample.prompt_ids.length, trained, context: sample.response_mask.length - trained };
+}
+
+/**
+ * The GRPO group of a rollout as the sink sees it, read off a batch rollout id
+ * (`<batch>:<row>:<sample>` → uid `<batch>:<row>`, sample index); a rollout created alone is its
+ * own group of one. The view does not carry its group, and only the ids in samples depend on it.
+ */
+export function groupOf(rolloutId: string): { uid: string; sample_index: number } {
+  const match = /^(.+:\d+):(\d+)$/.exec(rolloutId);
+  return match ? { uid: match[1]!, sample_index: Number(match[2]) } : { uid: rolloutId, sample_index: 0 };
+}

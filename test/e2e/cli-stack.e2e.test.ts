@@ -1,0 +1,166 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
+import { validateAtif } from "../../src/sink/atif-schema";
+import { freePort } from "../fixtures/free-port";
+
+const root = resolve(import.meta.dirname, "../..");
+const bin = join(root, "bin/edge-rollout.mjs");
+const parquet = "test/fixtures/datasets/calculator.parquet";
+const jsonl = "test/fixtures/datasets/calculator.jsonl";
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the bin as a user would (no TTY); `onStderr` may signal the child while it runs. */
+function cli(args: string[], env: Record<string, string>, onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      onStderr?.(stderr, child);
+    });
+    child.once("error", reject);
+    child.once("close", (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+describe("the edge-rollout CLI against the local stack (end to end)", () => {
+  let stack: LocalStack;
+  let env: Record<string, string>;
+  const trainBatches: Array<{ id: string; rows: number; n: number }> = [];
+  const dir = mkdtempSync(join(tmpdir(), "cli-e2e-"));
+  const stateDir = `.tmp/e2e-cli-${process.pid}`;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ workerPort: await freePort(), simulator: { port: 0, seed: 7 }, stateDir });
+    env = { EDGE_ROLLOUT_URL: stack.workerUrl };
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    for (const path of [dir, resolve(root, stateDir)]) rmSync(path, { recursive: true, force: true });
+  });
+
+  it("submits the parquet dataset, prints progress lines without a TTY and a final summary, and exits 0", async () => {
+    const id = `cli-parquet-${Date.now()}`;
+    const run = await cli(["submit", parquet, "--agent", "calculator", "--n", "4", "--batch-id", id, "--interval", "200"], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`started batch ${id}: 64 rollouts (16 rows × n=4)`);
+    expect(run.stderr).toMatch(/^\[[\d.]+m?s\] \d+\/64 done \(\d+%\) ok \d+ failed \d+ running \d+ queued \d+ \| reward .* rollouts\/s \| ETA /m);
+    expect(run.stderr).toMatch(/64\/64 done \(100%\)/);
+    expect(run.stdout).toContain(`batch ${id}: completed`);
+    expect(run.stdout).toMatch(/finished 64\/64 in [\d.]+m?s \([\d.]+ rollouts\/s\): succeeded \d+, failed \d+, cancelled 0/);
+    expect(run.stdout).toMatch(/reward mean 0\.\d{3} over \d+ rollouts/);
+    trainBatches.push({ id, rows: 16, n: 4 });
+  }, 120_000);
+
+  it("submits the JSONL dataset with --json and --limit, and re-submitting the same batch id follows it instead of duplicating it", async () => {
+    const id = `cli-jsonl-${Date.now()}`;
+    const args = ["submit", jsonl, "--agent", "calculator", "--n", "2", "--limit", "6", "--batch-id", id, "--interval", "200", "--json"];
+    const run = await cli(args, env);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stderr).toBe("");
+    const summary = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject({ ok: true, status: "completed", batch_ids: [id], rows: 6, n: 2, rollouts: 12, finished: 12, cancelled: 0 });
+    trainBatches.push({ id, rows: 6, n: 2 });
+    const again = await cli(args.slice(0, -1), env);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`already submitted, following batch ${id}`);
+  }, 120_000);
+
+  it("splits a dataset over --chunk-rows into batches run one after another, keeping each row's task id", async () => {
+    const id = `cli-chunks-${Date.now()}`;
+    const run = await cli(["submit", jsonl, "--agent", "math", "--n", "2", "--chunk-rows", "6", "--batch-id", id, "--interval", "200", "--json"], env);
+    expect(run.code, run.stdout).toBe(0);
+    const ids = [0, 1, 2].map((k) => `${id}.chunk${k}`);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, status: "completed", batch_ids: ids, rows: 16, rollouts: 32, finished: 32 });
+    trainBatches.push({ id: ids[0]!, rows: 6, n: 2 }, { id: ids[1]!, rows: 6, n: 2 }, { id: ids[2]!, rows: 4, n: 2 });
+    const view = (await (await fetch(`${stack.workerUrl}/v1/rollouts/${ids[1]}:0:0`)).json()) as { trajectory: { task: { task_id: string } } };
+    expect(view.trajectory.task.task_id).toBe("6");
+  }, 120_000);
+
+  it("shows a finished rollout's turns, tool calls, tokens, reward and mask, and exports it as valid ATIF and as JSON", async () => {
+    const rollout = `${trainBatches[0]!.id}:1:0`;
+    const shown = await cli(["show", rollout], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/status: +(succeeded|failed) · [A-Z_]+/);
+    expect(shown.stdout).toContain("── call 1 · step 0 · prompt");
+    expect(shown.stdout).toContain("→ tool call calculate(");
+    expect(shown.stdout).toMatch(/sample 0 \(uid .*:1, sample_index 0\): prompt \d+ tokens \(context, not trained\), response \d+ tokens: \d+ trained \(mask 1\), \d+ context \(mask 0\)/);
+    const json = JSON.parse((await cli(["show", rollout, "--json"], env)).stdout) as { samples: Array<{ response_ids: number[]; response_mask: number[] }> };
+    expect(json.samples.length).toBeGreaterThan(0);
+    for (const sample of json.samples) expect(sample.response_mask).toHaveLength(sample.response_ids.length);
+
+    const atif = await cli(["export", rollout, "--format", "atif"], env);
+    expect(atif.code).toBe(0);
+    expect(validateAtif(JSON.parse(atif.stdout))).toEqual([]);
+    const file = join(dir, "view.json");
+    const written = await cli(["export", rollout, "--format", "json", "--out", file, "--json"], env);
+    expect(JSON.parse(written.stdout)).toMatchObject({ ok: true, format: "json", path: file });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ rollout_id: rollout });
+  }, 60_000);
+
+  it("drains every sample of the submitted batches exactly once, acks them, and leaves the feed empty", async () => {
+    const out = join(dir, "samples.jsonl");
+    const run = await cli(["drain", "--out", out, "--per-pull", "5", "--json"], env);
+    expect(run.code, run.stdout).toBe(0);
+    const summary = JSON.parse(run.stdout) as { ok: boolean; groups: number; samples_pulled: number; samples_written: number; stopped: string; feed: Record<string, number> };
+    const lines = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { rollout_id: string; segment_index: number; uid: string });
+    expect(summary).toMatchObject({ ok: true, stopped: "empty", groups: 16 + 6 + 16, feed: { ready_groups: 0, pending_groups: 0, leased_groups: 0 } });
+    expect(lines).toHaveLength(summary.samples_pulled);
+    expect(summary.samples_written).toBe(summary.samples_pulled);
+    expect(new Set(lines.map((s) => `${s.rollout_id}#${s.segment_index}`)).size).toBe(lines.length);
+    const expected = trainBatches.flatMap((b) => Array.from({ length: b.rows * b.n }, (_, i) => `${b.id}:${Math.floor(i / b.n)}:${i % b.n}`));
+    expect(new Set(lines.map((s) => s.rollout_id))).toEqual(new Set(expected));
+
+    const again = await cli(["drain", "--out", out, "--json"], env);
+    expect(JSON.parse(again.stdout)).toMatchObject({ ok: true, groups: 0, samples_written: 0, samples_in_file: lines.length });
+    expect(readFileSync(out, "utf8").trim().split("\n")).toHaveLength(lines.length);
+  }, 60_000);
+
+  it("reports a batch's status and the feed and policy as JSON, and a missing rollout as exit 1", async () => {
+    const batch = JSON.parse((await cli(["status", trainBatches[0]!.id, "--json"], env)).stdout) as Record<string, unknown>;
+    expect(batch).toMatchObject({ batch_id: trainBatches[0]!.id, status: "completed", done: true, rollouts: 64 });
+    const overview = JSON.parse((await cli(["status", "--json"], env)).stdout) as { feed: Record<string, unknown>; policy: Record<string, unknown> };
+    expect(overview.feed).toMatchObject({ ready_groups: 0, pending_groups: 0 });
+    expect(overview.policy).toMatchObject({ policy_version: 0 });
+    const missing = await cli(["show", "no-such-rollout"], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("(404)");
+  }, 30_000);
+
+  it("doctor passes against the stack and the simulator, with token ids", async () => {
+    const run = await cli(["doctor", "--model-url", stack.modelServerUrl, "--json"], env);
+    expect(run.code, run.stdout).toBe(0);
+    const report = JSON.parse(run.stdout) as { ok: boolean; checks: Array<{ name: string; status: string; detail: string }> };
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c) => c.status)).not.toContain("fail");
+    expect(report.checks.some((c) => c.name.startsWith("model server") && /returns token ids/.test(c.detail))).toBe(true);
+  }, 30_000);
+
+  it("cancels the batch on Ctrl-C with --on-interrupt cancel and exits 130", async () => {
+    const id = `cli-interrupt-${Date.now()}`;
+    let sent = false;
+    const run = await cli(["submit", jsonl, "--agent", "calculator", "--n", "8", "--mode", "val", "--max-concurrent", "1", "--batch-id", id, "--on-interrupt", "cancel", "--interval", "200"], env, (text, child) => {
+      if (!sent && /\] [1-9]\d*\/128 done/.test(text)) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toContain(`cancelled batch ${id}`);
+    expect(run.stdout).toContain(`batch ${id}: cancelled`);
+    const status = JSON.parse((await cli(["status", id, "--json"], env)).stdout) as { status: string; counts: { cancelled: number } };
+    expect(["cancelling", "cancelled"]).toContain(status.status);
+    expect(status.counts.cancelled).toBeGreaterThan(0);
+  }, 60_000);
+});
