@@ -12,12 +12,9 @@ export interface SimulatorProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `src/testing/vllm-simulator/cli.ts` with `args` on a free port and waits for its URL. */
-export async function startSimulatorProcess(args: string[]): Promise<SimulatorProcess> {
-  const root = resolve(import.meta.dirname, "..");
-  const tsx = require.resolve("tsx/cli");
-  const child = spawn(process.execPath, [tsx, "src/testing/vllm-simulator/cli.ts", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolveUrl, reject) => {
+/** Resolves with the first http URL a child prints on stdout (the simulator CLI prints its URL first). */
+export function printedUrl(child: ChildProcess, timeoutMs = 30_000): Promise<string> {
+  return new Promise<string>((resolveUrl, reject) => {
     let out = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();
@@ -25,7 +22,16 @@ export async function startSimulatorProcess(args: string[]): Promise<SimulatorPr
       if (match) resolveUrl(match[0]);
     });
     child.once("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
+    setTimeout(() => reject(new Error(`simulator did not print its URL within ${timeoutMs / 1000} s`)), timeoutMs).unref();
   });
+}
+
+/** Starts `src/testing/vllm-simulator/cli.ts` with `args` on a free port and waits for its URL. */
+export async function startSimulatorProcess(args: string[]): Promise<SimulatorProcess> {
+  const root = resolve(import.meta.dirname, "..");
+  const tsx = require.resolve("tsx/cli");
+  const child = spawn(process.execPath, [tsx, "src/testing/vllm-simulator/cli.ts", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const url = await printedUrl(child);
   return {
     url,
     child,

@@ -1,6 +1,7 @@
 /** @module The vLLM simulator in its own process, reporting each chat call's service time (see timed-simulator-child.ts). */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { printedUrl } from "./simulator-process";
 
 /** A simulator child process that measures its own per-request service time. */
 export interface TimedSimulator {
@@ -18,16 +19,7 @@ export async function startTimedSimulator(args: string[]): Promise<TimedSimulato
     cwd: root,
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /http:\/\/\S+/.exec(out);
-      if (match) resolveUrl(match[0]);
-    });
-    child.once("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
-    setTimeout(() => reject(new Error("simulator did not print its URL within 30 s")), 30_000).unref();
-  });
+  const url = await printedUrl(child);
   return {
     url,
     take: () =>

@@ -6,7 +6,7 @@ import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-
 import { toAtif } from "./atif";
 import { rolloutAtifKey, rolloutRecordKey } from "./r2-keys";
 import { ROLLOUT_RECORD_SCHEMA_VERSION, RolloutRecord } from "./rollout-record";
-import { buildTrainingSamples } from "./sample-builder";
+import { buildSamplesForView } from "./sample-builder";
 
 /** Where a finished rollout goes. */
 export interface SinkDeps {
@@ -27,16 +27,7 @@ export function soloGroup(rolloutId: string): RolloutGroup {
  */
 export async function publishRollout(deps: SinkDeps, view: RolloutView, group: RolloutGroup | null): Promise<ResultMessage> {
   const placement = group ?? soloGroup(view.rollout_id);
-  const built = buildTrainingSamples({
-    rollout_id: view.rollout_id,
-    status: view.status,
-    termination_reason: view.termination_reason,
-    reward: view.reward,
-    calls: view.llm_calls,
-    uid: placement.uid,
-    sample_index: placement.sample_index,
-    mode: view.config.sample_mode,
-  });
+  const built = buildSamplesForView(view, placement);
   const record = RolloutRecord.parse({ schema_version: ROLLOUT_RECORD_SCHEMA_VERSION, rollout: view, samples: built.samples, sample_mode: view.config.sample_mode, drift_splits: built.drift_splits });
   const key = rolloutRecordKey(view.rollout_id);
   const atifKey = rolloutAtifKey(view.rollout_id);

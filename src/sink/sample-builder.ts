@@ -8,6 +8,7 @@
  * Qwen3 dropping `<think>` from earlier turns) a new sample starts and a drift split is counted.
  */
 import type { LlmCall } from "../schemas/llm-call";
+import type { RolloutView } from "../schemas/rollout-api";
 import type { TerminationReason, RolloutStatus } from "../schemas/termination";
 import { TrainingSample } from "../schemas/training-sample";
 
@@ -188,4 +189,18 @@ export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult
     });
   });
   return { samples, drift_splits };
+}
+
+/** The samples of a finished rollout's view, as the sink publishes them. */
+export function buildSamplesForView(view: Pick<RolloutView, "rollout_id" | "status" | "termination_reason" | "reward" | "llm_calls" | "config">, group: { uid: string; sample_index: number }): SampleBuildResult {
+  return buildTrainingSamples({
+    rollout_id: view.rollout_id,
+    status: view.status,
+    termination_reason: view.termination_reason,
+    reward: view.reward,
+    calls: view.llm_calls,
+    uid: group.uid,
+    sample_index: group.sample_index,
+    mode: view.config.sample_mode,
+  });
 }

@@ -1,6 +1,6 @@
 /** @module `edge-rollout show ROLLOUT`: a trajectory in the terminal with its training mask. */
 import { RolloutView } from "../../schemas/rollout-api";
-import { buildTrainingSamples } from "../../sink/sample-builder";
+import { buildSamplesForView } from "../../sink/sample-builder";
 import type { ApiClient } from "../api-client";
 import { OperationError } from "../errors";
 import { groupOf } from "../mask-runs";
@@ -23,16 +23,7 @@ export async function readRollout(client: ApiClient, rolloutId: string): Promise
 export async function runShow(rolloutId: string, options: RenderOptions, client: ApiClient, out: Output): Promise<0> {
   const view = await readRollout(client, rolloutId);
   const group = groupOf(view.rollout_id);
-  const built = buildTrainingSamples({
-    rollout_id: view.rollout_id,
-    status: view.status,
-    termination_reason: view.termination_reason,
-    reward: view.reward,
-    calls: view.llm_calls,
-    uid: group.uid,
-    sample_index: group.sample_index,
-    mode: view.config.sample_mode,
-  });
+  const built = buildSamplesForView(view, group);
   const data = { rollout: view, samples: built.samples, drift_splits: built.drift_splits, samples_source: "computed from llm_calls by src/sink/sample-builder.ts" };
   out.result(data, () => formatRollout(view, built.samples, built.drift_splits, options));
   return 0;
