@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { type IncomingMessage, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PdEngine } from "./context";
-import { type SimulatorConfig, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
+import type { z } from "zod";
+import { type SimulatorConfig, type SimulatorConfigPatch, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
 import { type Rng, createRng, hashParts } from "./rng";
 import { createRouter } from "./router";
 import { type SimulatorStats, createStatsRecorder } from "./stats";
@@ -22,7 +23,7 @@ export interface VllmSimulator {
    * Changes behaviour for requests that arrive afterwards; `latency` and `faults` merge field by
    * field. Throws a RangeError naming the field for bad values, or for host/port, which cannot change.
    */
-  configure(patch: Partial<VllmSimulatorOptions>): void;
+  configure(patch: z.input<typeof SimulatorConfigPatch>): void;
 }
 
 /**

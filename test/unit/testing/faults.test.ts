@@ -65,6 +65,6 @@ describe("vLLM simulator fault injection", () => {
     const put = await fetch(`${sim.url}/sim/config`, { method: "PUT", body: JSON.stringify({ faults: { rate5xx: 2 } }) });
     expect(put.status).toBe(400);
     expect(((await put.json()) as { error: { message: string } }).error.message).toContain("faults.rate5xx");
-    expect(() => sim.configure({ port: 1 })).toThrow(RangeError);
+    expect(() => sim.configure({ port: 1 } as never)).toThrow(RangeError);
   });
 });

@@ -1,0 +1,150 @@
+/**
+ * End to end (wrangler dev + vLLM simulators on loopback): the policy's `vllm` backend over three
+ * replicas — sticky, load-bounded placement and failover when a replica dies mid-rollout — and
+ * the `vllm_pd` backend over a prefill/decode pair. This file owns its wrangler dev instance.
+ */
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
+import { RolloutClient } from "../../scripts/rollout-client";
+import type { LlmCall } from "../../src/schemas/llm-call";
+import type { RolloutView } from "../../src/schemas/rollout-api";
+import { type SimulatorStats, startVllmSimulator, type VllmSimulator } from "../../src/testing";
+import { freePort } from "../fixtures/free-port";
+
+const TTFT_MS = 20;
+/** First calls are held this long at the simulators so that all of them are in flight at once. */
+const HOLD_TTFT_MS = 2_000;
+const ROLLOUTS = 30;
+/** The backend's bounded load (replica-router.ts): ⌈1.25·(in flight + 1)/3⌉ per replica, so 30 concurrent first calls put at most ⌈1.25·30/3⌉ = 13 on one replica and at least 30 − 2·13 = 4. */
+const MOST_PER_REPLICA = Math.ceil((1.25 * ROLLOUTS) / 3);
+const LEAST_PER_REPLICA = ROLLOUTS - 2 * MOST_PER_REPLICA;
+const CHAT = "POST /v1/chat/completions";
+
+const stateDir = `.tmp/e2e-replicas-${randomUUID().slice(0, 8)}`;
+let sims: VllmSimulator[];
+let stack: LocalStack;
+let client: RolloutClient;
+let policyVersion = 0;
+
+const dialogue = (i: number) => ({ agent: "dialogue", task: { problem: `Tell me about topic ${i}.`, extra_args: { turns: 5 } }, config: { max_tokens_per_call: 16 } });
+const arrived = (sim: VllmSimulator) => sim.stats().byEndpoint[CHAT] ?? 0;
+const apiUrl = (sim: VllmSimulator) => `${sim.url}/v1`;
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const response = await fetch(`${stack.workerUrl}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return response;
+}
+
+async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/**
+ * Creates rollouts so that they run in one queue batch with every first call in flight at once,
+ * as the bound assumes. miniflare dispatches one batch at a time, so a blocker rollout is kept
+ * in its own batch by a weight sync while the rollouts queue up behind it; when the sync ends,
+ * the blocker finishes and the queued rollouts flush together. Returns once all their first
+ * calls have reached the simulators (held there for HOLD_TTFT_MS), with later calls fast again.
+ */
+async function startTogether(sims: VllmSimulator[], count: number): Promise<string[]> {
+  await send("POST", "/v1/policy/sync/begin", {});
+  const blocker = await client.create({ ...dialogue(-1), task: { problem: "Hold the queue.", extra_args: { turns: 1 } } });
+  await until("the blocker to be leased", async () => (await client.get(blocker)).status === "running");
+  const ids = await Promise.all(Array.from({ length: count }, (_, i) => client.create(dialogue(i))));
+  const base = sims.reduce((n, sim) => n + arrived(sim), 0);
+  for (const sim of sims) sim.configure({ latency: { ttftMs: HOLD_TTFT_MS } });
+  await send("POST", "/v1/policy/sync/end", { policy_version: ++policyVersion });
+  await until("the first calls to arrive", () => sims.reduce((n, sim) => n + arrived(sim), 0) >= base + 1 + count);
+  for (const sim of sims) sim.configure({ latency: { ttftMs: TTFT_MS } });
+  return ids;
+}
+
+/** Every first call started before any of them ended (what bounded load needs to count them all). */
+function firstCallsOverlap(views: RolloutView[]): boolean {
+  const first = views.map((view) => view.llm_calls[0]!);
+  return Math.max(...first.map((call) => call.created_at)) < Math.min(...first.map((call) => call.created_at + call.latency_ms));
+}
+
+const replicasOf = (calls: LlmCall[]) => calls.map((call) => call.replica);
+
+beforeAll(async () => {
+  sims = await Promise.all([1, 2, 3].map((seed) => startVllmSimulator({ port: 0, seed, latency: { ttftMs: TTFT_MS, perTokenMs: 0 } })));
+  stack = await startLocalStack({ workerPort: await freePort(), modelServerUrl: sims[0]!.url, stateDir });
+  client = new RolloutClient(stack.workerUrl);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all((sims ?? []).map((sim) => sim.close()));
+  rmSync(resolve(import.meta.dirname, "../..", stateDir), { recursive: true, force: true });
+});
+
+describe("the vllm backend over three replicas (end to end)", () => {
+  it("keeps each of 30 concurrent rollouts on one replica and spreads them within the bounded load", async () => {
+    await send("PUT", "/v1/policy", { backend: { name: "vllm", replicas: sims.map((sim) => sim.url) } });
+    const ids = await startTogether(sims, ROLLOUTS);
+    const views = await client.waitAll(ids, { timeoutMs: 30_000 });
+    expect(views.map((view) => view.status)).toEqual(ids.map(() => "succeeded"));
+    expect(firstCallsOverlap(views)).toBe(true);
+    for (const view of views) {
+      expect(view.llm_calls).toHaveLength(5);
+      expect(new Set(replicasOf(view.llm_calls)).size).toBe(1);
+    }
+    const perReplica = sims.map((sim) => views.filter((view) => view.llm_calls[0]!.replica === apiUrl(sim)).length);
+    expect(perReplica.reduce((a, b) => a + b)).toBe(ROLLOUTS);
+    for (const count of perReplica) {
+      expect(count).toBeGreaterThanOrEqual(LEAST_PER_REPLICA);
+      expect(count).toBeLessThanOrEqual(MOST_PER_REPLICA);
+    }
+  });
+
+  it("moves the rollouts of a replica that dies mid-rollout to another one for good, and leaves the others where they were", async () => {
+    const victim = sims[2]!;
+    const ids = await startTogether(sims, ROLLOUTS);
+    // A second-turn call at the victim means its first calls have been answered: close it then.
+    const firstCalls = arrived(victim);
+    await until("a second call at the victim", () => arrived(victim) > firstCalls);
+    await victim.close();
+
+    const views = await client.waitAll(ids, { timeoutMs: 45_000 });
+    expect(views.map((view) => [view.status, view.termination_reason])).toEqual(ids.map(() => ["succeeded", "ENV_DONE"]));
+    let moved = 0;
+    for (const view of views) {
+      const replicas = replicasOf(view.llm_calls);
+      expect(replicas).toHaveLength(5);
+      const firstElsewhere = replicas.findIndex((replica) => replica !== apiUrl(victim));
+      if (firstElsewhere > 0) moved++;
+      // Calls on the dead replica (if any) come first; every later call is on one other replica.
+      expect(replicas.slice(0, Math.max(firstElsewhere, 0)).every((replica) => replica === apiUrl(victim))).toBe(true);
+      expect(new Set(replicas.slice(firstElsewhere))).toEqual(new Set([replicas.at(-1)]));
+      expect(replicas.at(-1)).not.toBe(apiUrl(victim));
+    }
+    expect(moved).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("the vllm_pd backend (end to end)", () => {
+  it("runs a calculator rollout through a prefill/decode pair, every call handed from prefill to decode", async () => {
+    const prefill = await startVllmSimulator({ port: 0, seed: 4, role: "prefill", latency: { ttftMs: TTFT_MS, perTokenMs: 0 } });
+    const decode = await startVllmSimulator({ port: 0, seed: 5, role: "decode", latency: { ttftMs: TTFT_MS, perTokenMs: 0 } });
+    sims.push(prefill, decode);
+    await send("PUT", "/v1/policy", { backend: { name: "vllm_pd", prefill: [prefill.url], decode: [decode.url] } });
+    const id = await client.create({ agent: "calculator", task: { problem: "Use the calculator to compute 6 * 7.", ground_truth: "42" } });
+    const [view] = await client.waitAll([id], { timeoutMs: 20_000 });
+    expect(view).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
+    const calls = view!.llm_calls;
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    for (const call of calls) expect(call).toMatchObject({ backend: "vllm_pd", replica: apiUrl(decode), trainable: true });
+    const pdStats = async (sim: VllmSimulator) => ((await (await fetch(`${sim.url}/sim/stats`)).json()) as SimulatorStats).pd;
+    expect(await pdStats(prefill)).toEqual({ prefill: calls.length, decode: 0, rejected: 0 });
+    expect(await pdStats(decode)).toEqual({ prefill: 0, decode: calls.length, rejected: 0 });
+  });
+});
