@@ -2,7 +2,7 @@
 import { PolicySyncingError } from "../errors";
 import type { BackendConfig } from "../schemas/backend-config";
 import type { JsonObject } from "../schemas/json";
-import { LlmCall } from "../schemas/llm-call";
+import { LLM_CALL_SCHEMA_VERSION, type LlmCall } from "../schemas/llm-call";
 import type { PolicySnapshot } from "../schemas/policy";
 import type { Clock } from "../ports";
 import { captureChatCompletion } from "./capture/chat-capture";
@@ -108,9 +108,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
   }
 
-  /** The call's record, validated where it is made so a bad one never travels. */
+  /**
+   * The call's record, every field set. Its parts were validated on the way in (the reply by the
+   * capture schemas); the session validates the whole record where it is stored.
+   */
   function record(call: GatewayCall, prepared: Awaited<ReturnType<typeof prepare>>, captured: CapturedOutput, meta: { replica: string; attempts: number; versionEnd: number }): LlmCall {
-    return LlmCall.parse({
+    return {
+      schema_version: LLM_CALL_SCHEMA_VERSION,
       call_id: call.callId,
       rollout_id: call.rolloutId,
       step_id: call.stepId,
@@ -125,7 +129,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
       attempts: meta.attempts,
       trainable: prepared.backend.returnsTokenIds && captured.prompt_token_ids.length > 0 && captured.completion_token_ids.length > 0 && captured.logprobs.length === captured.completion_token_ids.length,
       created_at: prepared.started,
-    });
+      attempt: null,
+      excluded_from_training: false,
+    };
   }
 
   return {

@@ -19,6 +19,15 @@ export const Usage = z.looseObject({
 });
 export type Usage = z.infer<typeof Usage>;
 
+/**
+ * Token ids: one pass over the array. A per-element zod schema costs far more, and inside workerd
+ * (no code generation) zod's slow path made validating a call's ids the hottest part of a step.
+ */
+export const TokenIds = z.custom<number[]>((value) => Array.isArray(value) && value.every((id) => Number.isSafeInteger(id) && id >= 0), "must be an array of non-negative integer token ids");
+
+/** Logprobs: finite numbers, checked in one pass for the same reason as token ids. */
+export const Logprobs = z.custom<number[]>((value) => Array.isArray(value) && value.every((x) => typeof x === "number" && Number.isFinite(x)), "must be an array of finite numbers");
+
 /** Which logprobs the engine returned: vLLM's modes, or none (a backend without logprobs). */
 export const LogprobsMode = z.enum(["raw_logprobs", "processed_logprobs", "none"]);
 export type LogprobsMode = z.infer<typeof LogprobsMode>;
@@ -33,11 +42,15 @@ export const LlmCall = z.object({
   call_id: z.string().min(1),
   rollout_id: z.string().min(1),
   step_id: z.string().nullable().default(null),
-  request: z.record(z.string(), z.json()),
+  /**
+   * The body sent upstream. Checked to be an object only: it is what the gateway itself built and
+   * serialized, and walking the whole conversation on every write was a measured hot spot.
+   */
+  request: z.record(z.string(), z.unknown()),
   response_message: ChatMessage,
-  prompt_token_ids: z.array(z.int()),
-  completion_token_ids: z.array(z.int()),
-  logprobs: z.array(z.number()),
+  prompt_token_ids: TokenIds,
+  completion_token_ids: TokenIds,
+  logprobs: Logprobs,
   logprobs_mode: LogprobsMode,
   finish_reason: z.string().nullable(),
   usage: Usage,

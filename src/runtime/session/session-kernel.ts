@@ -46,11 +46,11 @@ export class SessionKernel {
     return this.store.readState();
   }
 
-  /** Writes `state` (stamping updated_at) and returns it. */
+  /** Writes `state` stamped with updated_at and returns what was written (never mutates its argument). */
   save(state: SessionState): SessionState {
-    state.updated_at = this.deps.now();
-    this.store.writeState(state);
-    return state;
+    const stamped = { ...state, updated_at: this.deps.now() };
+    this.store.writeState(stamped);
+    return stamped;
   }
 
   /** Puts the rollout on the work queue for a driver. */

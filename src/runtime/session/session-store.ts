@@ -1,7 +1,7 @@
 /** @module SQLite tables of one rollout session: meta (spec, state), steps, llm_calls. */
-import { LlmCall } from "../../schemas/llm-call";
+import type { LlmCall } from "../../schemas/llm-call";
 import { RolloutSpec } from "../../schemas/rollout-api";
-import { Step } from "../../schemas/step";
+import type { Step } from "../../schemas/step";
 import type { JsonValue } from "../../schemas/json";
 import { ChatMessage } from "../../schemas/chat";
 import { Span, SpanInput } from "../../schemas/span";
@@ -32,11 +32,14 @@ export interface StoredStep {
 }
 
 /**
- * Typed reads and validated writes over a session's SQLite tables. Every write parses its value
- * with the persisted schema first, so a bad value is refused before it reaches storage.
+ * Typed reads and validated writes over a session's SQLite tables. Spec and state are parsed
+ * with their persisted schema on write; steps and calls arrive already parsed by the core (their
+ * `safeParse` decides the RPC's answer), so they are not parsed twice.
  */
 export class SessionStore {
   readonly #sql: SqlPort;
+  /** The last raw JSON read per meta key and what it parsed to: a row read again unchanged is not re-validated. */
+  readonly #parsed = new Map<string, { raw: string; value: unknown }>();
 
   constructor(sql: SqlPort) {
     this.#sql = sql;
@@ -52,14 +55,28 @@ export class SessionStore {
     return row ? JSON.parse(row.value) : undefined;
   }
 
+  /**
+   * Reads and validates a meta row, reusing the previous result while the stored text is the same.
+   * Spec and state are read on every RPC; validating them each time was a measured hot spot. The
+   * cached value is shared: callers copy before changing it (they build new objects with spread).
+   */
+  #readParsed<T>(key: string, parse: (raw: unknown) => T): T | undefined {
+    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+    if (!row) return undefined;
+    const cached = this.#parsed.get(key);
+    if (cached?.raw === row.value) return cached.value as T;
+    const value = parse(JSON.parse(row.value));
+    this.#parsed.set(key, { raw: row.value, value });
+    return value;
+  }
+
   #putMeta(key: string, value: unknown): void {
     this.#sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, JSON.stringify(value));
   }
 
   /** The rollout's spec, or undefined before `create`. */
   readSpec(): RolloutSpec | undefined {
-    const raw = this.#getMeta("spec");
-    return raw === undefined ? undefined : RolloutSpec.parse(raw);
+    return this.#readParsed("spec", (raw) => RolloutSpec.parse(raw));
   }
 
   writeSpec(spec: RolloutSpec): void {
@@ -67,12 +84,15 @@ export class SessionStore {
   }
 
   readState(): SessionState | undefined {
-    const raw = this.#getMeta("state");
-    return raw === undefined ? undefined : SessionState.parse(raw);
+    return this.#readParsed("state", (raw) => SessionState.parse(raw));
   }
 
   writeState(state: SessionState): void {
-    this.#putMeta("state", SessionState.parse(state));
+    const valid = SessionState.parse(state);
+    const raw = JSON.stringify(valid);
+    this.#sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, "state", raw);
+    // The next read of this very text needs no second validation.
+    this.#parsed.set("state", { raw, value: valid });
   }
 
   /** Whether a step with this id is already stored. */
@@ -80,8 +100,8 @@ export class SessionStore {
     return this.#sql.exec(`SELECT 1 AS found FROM steps WHERE step_id = ?`, stepId).toArray().length > 0;
   }
 
-  insertStep(step: Step, envSnapshot: JsonValue | null): void {
-    const valid = Step.parse(step);
+  /** Stores a step parsed with the Step schema (the caller parsed it). */
+  insertStep(valid: Step, envSnapshot: JsonValue | null): void {
     this.#sql.exec(
       `INSERT INTO steps (step_index, step_id, body, env_snapshot) VALUES (?, ?, ?, ?)`,
       valid.step_index,
@@ -91,9 +111,8 @@ export class SessionStore {
     );
   }
 
-  /** Stores a call; a call id seen before is ignored (calls are idempotent by id). */
-  insertCall(call: LlmCall): void {
-    const valid = LlmCall.parse(call);
+  /** Stores a call parsed with the LlmCall schema (the caller parsed it); a call id seen before is ignored. */
+  insertCall(valid: LlmCall): void {
     this.#sql.exec(`INSERT OR IGNORE INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?)`, valid.call_id, valid.step_id, JSON.stringify(valid));
   }
 
