@@ -93,8 +93,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     "--log-level", options.verbose ? "info" : "warn",
     ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
+  // Its own process group, so stopping it also stops the workerd processes it starts.
   const wrangler = spawn(process.execPath, args, {
     cwd: root,
+    detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
@@ -112,13 +114,24 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   wrangler.stdout?.on("data", keep);
   wrangler.stderr?.on("data", keep);
   const workerUrl = `http://127.0.0.1:${workerPort}`;
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-wrangler.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  // Never leave the group behind if this process exits without calling stop().
+  const onExit = () => killGroup("SIGKILL");
+  process.once("exit", onExit);
   const stop = async () => {
+    process.off("exit", onExit);
     if (wrangler.exitCode === null) {
       const exited = new Promise((r) => wrangler.once("exit", r));
-      wrangler.kill("SIGTERM");
+      killGroup("SIGTERM");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-      if (wrangler.exitCode === null) wrangler.kill("SIGKILL");
     }
+    killGroup("SIGKILL");
     await simulator?.close();
   };
   try {
