@@ -5,9 +5,10 @@ import type { BatchRolloutEntry } from "../../schemas/batch";
 import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
 import { BatchRecord, groupUid, type RolloutSlot } from "./batch-state";
 import type { RowTask } from "./row-task";
+import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 
 const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  CREATE_META_TABLE,
   `CREATE TABLE IF NOT EXISTS rows (row_index INTEGER PRIMARY KEY, agent TEXT NOT NULL, task TEXT NOT NULL)`,
   // One row per released rollout; `created` is 1 once its session confirmed the create.
   `CREATE TABLE IF NOT EXISTS rollouts (
@@ -57,14 +58,14 @@ export class BatchStorage {
 
   /** The batch, or undefined before it was submitted. */
   readBatch(): BatchRecord | undefined {
-    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'batch'`).toArray()[0];
-    return row ? BatchRecord.parse(JSON.parse(row.value)) : undefined;
+    const text = readMetaText(this.#sql, "batch");
+    return text !== undefined ? BatchRecord.parse(JSON.parse(text)) : undefined;
   }
 
   /** Validates and stores the batch record. */
   writeBatch(record: BatchRecord): void {
     const value = JSON.stringify(BatchRecord.parse(record));
-    this.#sql.exec(`INSERT INTO meta (key, value) VALUES ('batch', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, value);
+    writeMetaText(this.#sql, "batch", value);
   }
 
   /** Stores the rows' tasks, one SQLite row each (the caller keeps each under the 2 MB row limit). */

@@ -2,9 +2,10 @@
 import { z } from "zod";
 import type { SqlPort } from "../../ports";
 import { FeedConfig, FeedMember } from "../../schemas/feed";
+import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 
 const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  CREATE_META_TABLE,
   `CREATE TABLE IF NOT EXISTS counters (training_mode TEXT NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (training_mode, name))`,
   // Rollout ids ever ingested (dedupe) and uids already released: kept for DEDUPE_RETENTION_MS.
   `CREATE TABLE IF NOT EXISTS seen (rollout_id TEXT PRIMARY KEY, seen_at INTEGER NOT NULL)`,
@@ -96,13 +97,13 @@ export class FeedStorage {
 
   /** The stored config, or the default (no group timeout). */
   readConfig(): FeedConfig {
-    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'config'`).toArray()[0];
-    return FeedConfig.parse(row ? JSON.parse(row.value) : {});
+    const text = readMetaText(this.#sql, "config");
+    return FeedConfig.parse(text !== undefined ? JSON.parse(text) : {});
   }
 
   /** Validates and stores the config. */
   writeConfig(config: FeedConfig): void {
-    this.#sql.exec(`INSERT INTO meta (key, value) VALUES ('config', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, JSON.stringify(FeedConfig.parse(config)));
+    writeMetaText(this.#sql, "config", JSON.stringify(FeedConfig.parse(config)));
   }
 
   /** Adds `by` to counter `name` of `mode`. */

@@ -7,9 +7,10 @@ import type { SqlPort } from "../../ports";
 import { resourceId, type ResourceVersion } from "./policy-api";
 import type { ResourceRecord } from "./policy-results";
 import { initialPolicyState, PolicyState } from "./policy-state";
+import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 
 const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  CREATE_META_TABLE,
   `CREATE TABLE IF NOT EXISTS in_flight (
      call_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL,
@@ -44,14 +45,14 @@ export class PolicyStorage {
 
   /** The stored state, or the initial one (not written) before the first change. */
   readState(now: number): PolicyState {
-    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'state'`).toArray()[0];
-    return row ? PolicyState.parse(JSON.parse(row.value)) : initialPolicyState(now);
+    const text = readMetaText(this.#sql, "state");
+    return text !== undefined ? PolicyState.parse(JSON.parse(text)) : initialPolicyState(now);
   }
 
   /** Validates and stores the state. */
   writeState(state: PolicyState): void {
     const value = JSON.stringify(PolicyState.parse(state));
-    this.#sql.exec(`INSERT INTO meta (key, value) VALUES ('state', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, value);
+    writeMetaText(this.#sql, "state", value);
   }
 
   /** Whether `callId` is registered and not expired at `now` (a lookup by key). */

@@ -7,9 +7,10 @@ import { ChatMessage } from "../../schemas/chat";
 import { Span, SpanInput } from "../../schemas/span";
 import type { SqlPort } from "../../ports";
 import { SessionState } from "./session-state";
+import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 
 const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  CREATE_META_TABLE,
   `CREATE TABLE IF NOT EXISTS steps (
      step_index INTEGER PRIMARY KEY,
      step_id TEXT NOT NULL UNIQUE,
@@ -51,8 +52,8 @@ export class SessionStore {
   }
 
   #getMeta(key: string): unknown {
-    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
-    return row ? JSON.parse(row.value) : undefined;
+    const text = readMetaText(this.#sql, key);
+    return text === undefined ? undefined : JSON.parse(text);
   }
 
   /**
@@ -61,17 +62,17 @@ export class SessionStore {
    * cached value is shared: callers copy before changing it (they build new objects with spread).
    */
   #readParsed<T>(key: string, parse: (raw: unknown) => T): T | undefined {
-    const row = this.#sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
-    if (!row) return undefined;
+    const text = readMetaText(this.#sql, key);
+    if (text === undefined) return undefined;
     const cached = this.#parsed.get(key);
-    if (cached?.raw === row.value) return cached.value as T;
-    const value = parse(JSON.parse(row.value));
-    this.#parsed.set(key, { raw: row.value, value });
+    if (cached?.raw === text) return cached.value as T;
+    const value = parse(JSON.parse(text));
+    this.#parsed.set(key, { raw: text, value });
     return value;
   }
 
   #putMeta(key: string, value: unknown): void {
-    this.#sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, JSON.stringify(value));
+    writeMetaText(this.#sql, key, JSON.stringify(value));
   }
 
   /** The rollout's spec, or undefined before `create`. */
@@ -90,7 +91,7 @@ export class SessionStore {
   writeState(state: SessionState): void {
     const valid = SessionState.parse(state);
     const raw = JSON.stringify(valid);
-    this.#sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, "state", raw);
+    writeMetaText(this.#sql, "state", raw);
     // The next read of this very text needs no second validation.
     this.#parsed.set("state", { raw, value: valid });
   }
