@@ -1,4 +1,5 @@
 /** @module A synthetic `POST /v1/feed/pull` answer (inline samples) for `bench:drain`, deterministic. */
+import { createRng } from "../src/testing";
 
 /** Shape of the payload. */
 export interface DrainPayloadOptions {
@@ -9,17 +10,6 @@ export interface DrainPayloadOptions {
   responseTokens: number;
 }
 
-/** mulberry32: a tiny seeded PRNG, so every run serves the same bytes. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A multi-turn response: model turns (mask 1, float32 logprobs as vLLM returns them) alternating
@@ -48,7 +38,7 @@ function sample(random: () => number, uid: string, index: number, options: Drain
 
 /** The pull answer: `groups` complete groups of `n` members, one 2k-token-class sample each. */
 export function drainPayload(options: DrainPayloadOptions): Record<string, unknown> {
-  const random = prng(42);
+  const random = createRng(42).next;
   const groups = Array.from({ length: options.groups }, (_, g) => {
     const uid = `bench:${g}`;
     const members = Array.from({ length: options.n }, (_, k) => {

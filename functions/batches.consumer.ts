@@ -2,6 +2,7 @@
 import { BatchMessage } from "../src/schemas/batch";
 import { startBatch } from "./batch-stub";
 import type { AppEnv } from "./env";
+import { consumeEach } from "./queue-messages";
 
 /**
  * Starts each batch (the same path as `POST /v1/batches`). Starting is idempotent by batch id, so a
@@ -9,25 +10,17 @@ import type { AppEnv } from "./env";
  * acknowledged and logged (retrying cannot fix them); a failure to reach the tracker is retried.
  */
 export async function handleBatchesBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
-  await Promise.all(
-    batch.messages.map(async (message) => {
-      const parsed = BatchMessage.safeParse(message.body);
-      if (!parsed.success) {
-        console.error("dropping malformed batch message", { id: message.id, issues: parsed.error.issues.slice(0, 20) });
-        message.ack();
-        return;
+  await consumeEach(
+    batch,
+    BatchMessage,
+    "batch",
+    async (message) => {
+      const started = await startBatch(env, message);
+      if (!started.ok) {
+        const details = started.reason === "invalid" ? started.errors : started.message;
+        console.error("batch message refused", { batch_id: message.batch_id, reason: started.reason, details });
       }
-      try {
-        const started = await startBatch(env, parsed.data);
-        if (!started.ok) {
-          const details = started.reason === "invalid" ? started.errors : started.message;
-          console.error("batch message refused", { batch_id: parsed.data.batch_id, reason: started.reason, details });
-        }
-        message.ack();
-      } catch (error) {
-        console.error("batch start failed", { batch_id: parsed.data.batch_id, error: String(error) });
-        message.retry({ delaySeconds: 5 });
-      }
-    }),
+    },
+    5,
   );
 }

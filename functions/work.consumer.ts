@@ -11,6 +11,7 @@ import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
 import { policyStub } from "./policy-stub";
 import { sessionLocator } from "./session-stub";
+import { consumeEach } from "./queue-messages";
 
 /** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
 const app = createApp();
@@ -45,21 +46,7 @@ export function driverDeps(env: AppEnv): DriverDeps {
  */
 export async function handleWorkBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
   const deps = driverDeps(env);
-  await Promise.all(
-    batch.messages.map(async (message) => {
-      const parsed = WorkMessage.safeParse(message.body);
-      if (!parsed.success) {
-        console.error("dropping malformed work message", { id: message.id, issues: parsed.error.issues });
-        message.ack();
-        return;
-      }
-      try {
-        await driveRollout(deps, parsed.data.rollout_id);
-        message.ack();
-      } catch (error) {
-        console.error("driver failed", { rollout_id: parsed.data.rollout_id, error: String(error) });
-        message.retry({ delaySeconds: 2 });
-      }
-    }),
-  );
+  await consumeEach(batch, WorkMessage, "work", async (work) => {
+    await driveRollout(deps, work.rollout_id);
+  });
 }

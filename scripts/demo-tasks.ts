@@ -1,5 +1,6 @@
 /** @module Deterministic demo tasks for the `math` and `calculator` agents. */
 import { evaluateArithmetic, formatNumber } from "../src/agents/arithmetic";
+import { createRng } from "../src/testing";
 
 /** One task to submit: which agent, and the task body. */
 export interface DemoTask {
@@ -7,17 +8,6 @@ export interface DemoTask {
   task: { problem: string; ground_truth: string; task_id: string };
 }
 
-/** A small seeded PRNG (mulberry32), so the demo set is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function expression(random: () => number): string {
   const n = () => 2 + Math.floor(random() * 48);
@@ -27,7 +17,7 @@ function expression(random: () => number): string {
 
 /** `perAgent` math and `perAgent` calculator tasks with exact ground truths. */
 export function demoTasks(perAgent: number, seed = 1): DemoTask[] {
-  const random = rng(seed);
+  const random = createRng(seed).next;
   const tasks: DemoTask[] = [];
   for (let i = 0; i < perAgent; i++) {
     const math = expression(random);

@@ -17,3 +17,4 @@ export {
 } from "./vllm-simulator/tokenizer";
 export { renderChatPrompt, renderAssistantBody, toolCallBlockText, toolsBlockText, type RenderChatOptions } from "./vllm-simulator/chat-template";
 export { parseHermesOutput, type ParsedCompletion, type ParsedToolCall } from "./vllm-simulator/hermes";
+export { createRng, type Rng } from "./vllm-simulator/rng";
