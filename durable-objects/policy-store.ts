@@ -1,69 +1,90 @@
 /** @module The Durable Object that holds the policy and named resources: typed RPC methods over PolicyCore. */
 import { DurableObject } from "cloudflare:workers";
-import type { PolicyAdmission } from "../src/schemas/policy";
 import type { PolicyView } from "../src/runtime/policy/policy-api";
-import { PolicyCore } from "../src/runtime/policy/policy-core";
-import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, ReleaseResult, UpdateResult, WaitIdleResult } from "../src/runtime/policy/policy-results";
+import { admissionShardCount, shardName, type AdmissionFence } from "../src/runtime/policy/admission-fence";
+import { PolicyCore, type ShardPort } from "../src/runtime/policy/policy-core";
+import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "../src/runtime/policy/policy-results";
+import { RequestCounter, type RequestCounts } from "./request-counter";
 
 /**
- * The policy version, model, backend and sampling defaults the trainer controls, the admission of
- * every model call around a weight sync, and immutable versioned resources. One instance, named
- * "default" (see functions/policy-stub.ts); single-writer, so admission needs no further locking.
+ * The policy version, model, backend and sampling defaults the trainer controls, the weight-sync
+ * handshake, and immutable versioned resources. One instance, named "default" (see
+ * functions/policy-stub.ts). Model calls never come here: the admission shards admit them under
+ * the fence this object pushes on every change (so it serves trainer requests, not traffic).
  */
 export class PolicyStore extends DurableObject<Env> {
   readonly #core: PolicyCore;
+  readonly #requests = new RequestCounter();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
+    const namespace = env.ADMISSION_SHARD;
+    const shards = Array.from({ length: admissionShardCount(env.ADMISSION_SHARDS) }, (_, k) => namespace.get(namespace.idFromName(shardName(k))) as unknown as ShardPort);
     this.#core = new PolicyCore({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn) },
       now: () => Date.now(),
+      shards,
     });
   }
 
-  /** The policy, sync state, live in-flight count and resources. */
-  snapshot(): PolicyView {
+  /** The policy, sync state, in-flight count over all shards, and resources. */
+  snapshot(): Promise<PolicyView> {
+    this.#requests.count("snapshot");
     return this.#core.snapshot();
   }
 
+  /** The fence in force (what a shard without one asks for; also the cheap way to read the version). */
+  fence(): AdmissionFence {
+    this.#requests.count("fence");
+    return this.#core.fence();
+  }
+
+  /** Pushes the current fence to every shard again. */
+  republish(): Promise<number> {
+    this.#requests.count("republish");
+    return this.#core.republish();
+  }
+
   /** Changes model, backend and/or sampling (validated here too: RPC callers are not trusted). */
-  update(patch: unknown): UpdateResult {
+  update(patch: unknown): Promise<UpdateResult> {
+    this.#requests.count("update");
     return this.#core.update(patch);
   }
 
-  /** Starts refusing new model calls until `endSync` (idempotent). */
-  beginSync(requestedVersion?: number): BeginSyncResult {
+  /** Starts refusing new model calls in every shard until `endSync` (idempotent). */
+  beginSync(requestedVersion?: number): Promise<BeginSyncResult> {
+    this.#requests.count("beginSync");
     return this.#core.beginSync(requestedVersion);
   }
 
-  /** Resolves when no call is in flight or after `timeoutMs`. */
+  /** Resolves when no call is in flight in any shard, or after `timeoutMs`. */
   waitIdle(timeoutMs: number): Promise<WaitIdleResult> {
+    this.#requests.count("waitIdle");
     return this.#core.waitIdle(timeoutMs);
   }
 
   /** Ends the sync with a newer policy version. */
-  endSync(policyVersion: number): EndSyncResult {
+  endSync(policyVersion: number): Promise<EndSyncResult> {
+    this.#requests.count("endSync");
     return this.#core.endSync(policyVersion);
-  }
-
-  /** Admits one model call, or refuses it while weights sync. */
-  acquire(callId: string, ttlMs: number): PolicyAdmission {
-    return this.#core.acquire(callId, ttlMs);
-  }
-
-  /** Ends an in-flight call; returns the version in force now. */
-  release(callId: string): ReleaseResult {
-    return this.#core.release(callId);
   }
 
   /** Appends a new immutable version of a resource. */
   putResource(name: string, value: unknown): PutResourceResult {
+    this.#requests.count("putResource");
     return this.#core.putResource(name, value);
   }
 
   /** One version of a resource (the latest by default). */
   getResource(name: string, version?: number): GetResourceResult {
+    this.#requests.count("getResource");
     return this.#core.getResource(name, version);
   }
+
+  /** Requests this object served since it started (benchmarks read it; not persisted). */
+  requestCounts(): RequestCounts {
+    return this.#requests.read();
+  }
 }
+

@@ -23,7 +23,7 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     const body = await parseJsonBody(c, PullRequest);
     if (body.training_mode !== undefined) trainingModes.resolve(body.training_mode);
     // Staleness is judged against the version in force now; the feed object never calls the policy itself.
-    const { policy_version } = await policyStub(c.env).snapshot();
+    const { policy_version } = (await policyStub(c.env).fence()).snapshot;
     const pulled = await feedStub(c.env).pull(body, policy_version);
     if (!pulled.ok) throw invalid(pulled.errors);
     const { ok: _ok, ...response } = pulled;
@@ -43,8 +43,8 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   });
 
   routes.get("/stats", async (c) => {
-    const [stats, policy] = await Promise.all([feedStub(c.env).stats(), policyStub(c.env).snapshot()]);
-    return c.json({ policy_version: policy.policy_version, ...stats });
+    const [stats, fence] = await Promise.all([feedStub(c.env).stats(), policyStub(c.env).fence()]);
+    return c.json({ policy_version: fence.snapshot.policy_version, ...stats });
   });
 
   routes.get("/config", async (c) => c.json(await feedStub(c.env).config()));

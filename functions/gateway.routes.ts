@@ -35,7 +35,7 @@ async function admit(stub: SessionRpc, rolloutId: string): Promise<Omit<GatewayC
     if (admitted.reason === "not_found") throw new NotFoundError(`rollout ${rolloutId} does not exist`);
     throw new ConflictError(`rollout ${rolloutId} has ended (${admitted.status}); its gateway accepts no more calls`);
   }
-  return { rolloutId, stepId: null, train: admitted.train, model: admitted.model, limits: admitted.limits, replicaHint: admitted.replica_hint };
+  return { rolloutId, stepId: null, train: admitted.train, model: admitted.model, limits: admitted.limits, replicaHint: admitted.replica_hint, admissionTtlMs: admitted.call_ttl_ms };
 }
 
 /** The attempt a call belongs to, as an in-Worker attempt's fetch declares it; null when the header is absent. */
@@ -47,13 +47,23 @@ function attemptOf(c: GatewayContext): number | null {
   return attempt;
 }
 
+/** The invocation's `waitUntil`, when there is one (the in-Worker `llm.fetch` calls the app without an execution context). */
+function keepAliveOf(c: GatewayContext): ((work: Promise<unknown>) => void) | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Forwards one call through the gateway and records it on the rollout; ends an external rollout a limit refuses. */
 async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject & { stream?: boolean }): Promise<Response> {
   const rolloutId = await authorize(c);
   const stub = sessionStub(c.env, rolloutId);
   const attempt = attemptOf(c);
   const stamp = (record: LlmCall): LlmCall => (attempt === null ? record : { ...record, attempt });
-  const call: GatewayCall = { ...(await admit(stub, rolloutId)), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal };
+  const call: GatewayCall = { ...(await admit(stub, rolloutId)), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
   const gateway = gatewayFor(c.env);
   try {
     if (body.stream) {
@@ -77,7 +87,7 @@ export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/completions", async (c) => forward(c, "/completions", (await parseJsonBody(c, GatewayCompletionRequest)) as JsonObject));
   routes.get("/models", async (c) => {
     await authorize(c);
-    const model = (await policyStub(c.env).snapshot()).model ?? c.env.LLM_MODEL;
+    const model = (await policyStub(c.env).fence()).snapshot.model ?? c.env.LLM_MODEL;
     return c.json({ object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "edge-rollout" }] });
   });
   return routes;

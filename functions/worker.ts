@@ -8,6 +8,7 @@ import { handleWorkBatch } from "./work.consumer";
 
 export { RolloutSession } from "../durable-objects/rollout-session";
 export { PolicyStore } from "../durable-objects/policy-store";
+export { AdmissionShard } from "../durable-objects/admission-shard";
 export { TrainerFeed } from "../durable-objects/trainer-feed";
 export { BatchTracker } from "../durable-objects/batch-tracker";
 

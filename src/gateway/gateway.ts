@@ -17,8 +17,11 @@ import { relayStream } from "./stream-relay";
 /** The policy in force when no policy object is wired (tests, or a deployment that never set one). */
 export const DEFAULT_POLICY: PolicySnapshot = { policy_version: 0, model: null, backend: null, sampling: { temperature: 1, top_p: 1 } };
 
-/** An in-flight admission expires after this long if its release never arrives (a dead invocation). */
-const ADMISSION_TTL_MS = 15 * 60_000;
+/**
+ * An in-flight admission expires after this long if its release never arrives (a dead
+ * invocation), unless the call names its own bound (`admissionTtlMs`: the rollout's lease ttl).
+ */
+const DEFAULT_ADMISSION_TTL_MS = 15 * 60_000;
 
 /** What the gateway is built from. */
 export interface GatewayDeps {
@@ -48,6 +51,16 @@ export interface GatewayCall {
   whileSyncing: "wait" | "refuse";
   /** Told when the call starts and stops waiting for a sync (a step timer pauses meanwhile). */
   onSyncWait?: (waiting: boolean) => void;
+  /**
+   * Longest the call may count as in flight without a release: past it a weight sync stops
+   * waiting for it (its invocation died). Default 15 minutes; callers pass the rollout's lease ttl.
+   */
+  admissionTtlMs?: number;
+  /**
+   * Keeps work alive that runs after the response is handed back (recording an aborted stream's
+   * call and releasing its admission), e.g. `ExecutionContext.waitUntil`.
+   */
+  keepAlive?: (work: Promise<unknown>) => void;
 }
 
 /** Routes, records and versions model calls for rollouts. */
@@ -75,7 +88,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (!deps.policy) return DEFAULT_POLICY;
     let waiting = false;
     for (;;) {
-      const admission = await deps.policy.acquire(call.callId, ADMISSION_TTL_MS);
+      const admission = await deps.policy.acquire(call.rolloutId, call.callId, call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS);
       if (admission.ok) {
         if (waiting) call.onSyncWait?.(false);
         return admission;
@@ -90,7 +103,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   /** Releases the admission once, reporting the version in force when the call ended. */
   function releaser(call: GatewayCall, admitted: PolicySnapshot): () => Promise<number> {
     let released: Promise<number> | undefined;
-    return () => (released ??= deps.policy ? deps.policy.release(call.callId).then((r) => r.policy_version, () => admitted.policy_version) : Promise.resolve(admitted.policy_version));
+    return () => (released ??= deps.policy ? deps.policy.release(call.rolloutId, call.callId).then((r) => r.policy_version, () => admitted.policy_version) : Promise.resolve(admitted.policy_version));
   }
 
   async function prepare(path: UpstreamPath, body: JsonObject, call: GatewayCall) {
@@ -160,10 +173,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
         throw error;
       }
       const { value, attempts } = opened;
-      return relayStream(value.response, async (captured) => {
-        const versionEnd = await prepared.release();
-        if (captured) await onRecorded(record(call, prepared, captured, { replica: value.replica, attempts, versionEnd }));
-      });
+      return relayStream(
+        value.response,
+        async (end) => {
+          const versionEnd = await prepared.release();
+          if (!end.captured) return;
+          const recorded = record(call, prepared, end.captured, { replica: value.replica, attempts, versionEnd });
+          // An aborted call is kept (its tokens were spent) but can never train: its output is cut off.
+          await onRecorded(end.outcome === "aborted" ? { ...recorded, trainable: false } : recorded);
+        },
+        call.keepAlive,
+      );
     },
   };
 }

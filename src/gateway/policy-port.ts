@@ -1,12 +1,13 @@
-/** @module How the gateway asks the policy object for admission around each model call. */
+/** @module How the gateway asks for admission around each model call. */
 import type { PolicyAdmission } from "../schemas/policy";
 
 /**
- * The policy object as the gateway sees it. `acquire` registers an in-flight call (it expires
- * after `ttlMs` if `release` never comes, e.g. when an invocation dies) and refuses calls while a
- * weight sync is under way; `release` ends it and reports the version in force at the end.
+ * Admission as the gateway sees it (in a Worker: the rollout's admission shard). `acquire`
+ * registers an in-flight call (it expires after `ttlMs` if `release` never comes, e.g. when an
+ * invocation dies) and refuses calls while a weight sync is under way; `release` ends it and
+ * reports the version in force at the end. The rollout id picks where the call is counted.
  */
 export interface PolicyPort {
-  acquire(callId: string, ttlMs: number): Promise<PolicyAdmission>;
-  release(callId: string): Promise<{ policy_version: number }>;
+  acquire(rolloutId: string, callId: string, ttlMs: number): Promise<PolicyAdmission>;
+  release(rolloutId: string, callId: string): Promise<{ policy_version: number }>;
 }

@@ -6,34 +6,49 @@ import { StreamAssembler } from "./capture/stream-assembler";
 const encoder = new TextEncoder();
 
 /**
- * Relays `upstream`'s events to the caller byte for byte, event by event. The assembled record
- * is handed to `finalize` before the `data: [DONE]` event is forwarded (or at the end of a stream
- * without one), so a caller that saw the end can already read the recorded call. A stream that
- * cannot be assembled is still relayed; `finalize` then gets null.
+ * How a relayed stream ended: `complete` with the assembled record (null when it could not be
+ * assembled), or `aborted` (the caller went away, or the upstream failed mid-stream) with what
+ * had arrived so far.
  */
-export function relayStream(upstream: Response, finalize: (captured: CapturedOutput | null) => Promise<void>): Response {
+export type RelayEnd = { outcome: "complete"; captured: CapturedOutput | null } | { outcome: "aborted"; captured: CapturedOutput };
+
+/**
+ * Relays `upstream`'s events to the caller byte for byte, event by event. `finalize` runs exactly
+ * once: before the `data: [DONE]` event is forwarded (or at the end of a stream without one), so a
+ * caller that saw the end can already read the recorded call; or, when the caller cancels the
+ * stream or the upstream breaks off, with the partial output, so the call's admission is
+ * released and the call recorded as aborted instead of staying in flight. `keepAlive` receives
+ * that late work (the caller is gone, so nothing else keeps the invocation alive for it).
+ */
+export function relayStream(upstream: Response, finalize: (end: RelayEnd) => Promise<void>, keepAlive?: (work: Promise<unknown>) => void): Response {
   const decoder = new TextDecoder();
   const reader = new SseDataReader();
   const assembler = new StreamAssembler();
+  const source = upstream.body!.getReader();
   let pending = "";
   let broken = false;
-  let finalized = false;
+  let finalized: Promise<void> | undefined;
 
-  const finish = async () => {
-    if (finalized) return;
-    finalized = true;
-    let captured: CapturedOutput | null = null;
-    if (!broken) {
-      try {
-        captured = assembler.finish();
-      } catch (error) {
-        console.error("stream capture failed", String(error));
+  const finish = () => {
+    finalized ??= (async () => {
+      let captured: CapturedOutput | null = null;
+      if (!broken) {
+        try {
+          captured = assembler.finish();
+        } catch (error) {
+          console.error("stream capture failed", String(error));
+        }
       }
-    }
-    await finalize(captured);
+      await finalize({ outcome: "complete", captured });
+    })();
+    return finalized;
+  };
+  const abort = () => {
+    finalized ??= finalize({ outcome: "aborted", captured: assembler.partial() });
+    return finalized;
   };
 
-  const relayEvents = async (controller: TransformStreamDefaultController<Uint8Array>, flushAll: boolean) => {
+  const relayEvents = async (controller: ReadableStreamDefaultController<Uint8Array>, flushAll: boolean) => {
     let boundary: number;
     while ((boundary = pending.indexOf("\n\n")) >= 0 || (flushAll && pending.length > 0)) {
       const end = boundary >= 0 ? boundary + 2 : pending.length;
@@ -52,18 +67,33 @@ export function relayStream(upstream: Response, finalize: (captured: CapturedOut
     }
   };
 
-  const body = upstream.body!.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      async transform(chunk, controller) {
-        pending += decoder.decode(chunk, { stream: true });
-        await relayEvents(controller, false);
-      },
-      async flush(controller) {
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await source.read();
+      } catch (error) {
+        // The upstream broke off mid-stream: release and record what arrived, then fail the caller's stream.
+        await abort();
+        controller.error(error);
+        return;
+      }
+      if (chunk.done) {
         pending += decoder.decode();
         await relayEvents(controller, true);
         await finish();
-      },
-    }),
-  );
+        controller.close();
+        return;
+      }
+      pending += decoder.decode(chunk.value, { stream: true });
+      await relayEvents(controller, false);
+    },
+    async cancel(reason) {
+      const work = abort();
+      keepAlive?.(work);
+      await source.cancel(reason).catch(() => undefined);
+      await work;
+    },
+  });
   return new Response(body, { status: upstream.status, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
 }

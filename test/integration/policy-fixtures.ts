@@ -5,7 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { policyStub, type PolicyRpc } from "../../functions/policy-stub";
+import { policyPort, policyStub, type PolicyRpc } from "../../functions/policy-stub";
+import type { PolicyPort } from "../../src/gateway/policy-port";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { PolicyStorage } from "../../src/runtime/policy/policy-storage";
 
@@ -23,11 +24,22 @@ export function readPolicyState(): Promise<PolicyState> {
   return runInDurableObject(objectOf(), (_instance, state) => new PolicyStorage(state.storage.sql).readState(Date.now()));
 }
 
-/** Writes `saved` back (version included, sync cleared): how a test undoes its changes. */
-export function restorePolicyState(saved: PolicyState): Promise<void> {
-  return runInDurableObject(objectOf(), (_instance, state) => {
-    new PolicyStorage(state.storage.sql).writeState({ ...saved, syncing: null, updated_at: Date.now() });
+/**
+ * Writes `saved` back (version included, sync cleared) as a newer generation and pushes it to the
+ * admission shards: how a test undoes its changes.
+ */
+export async function restorePolicyState(saved: PolicyState): Promise<void> {
+  await runInDurableObject(objectOf(), (_instance, state) => {
+    const storage = new PolicyStorage(state.storage.sql);
+    const generation = storage.readState(Date.now()).generation + 1;
+    storage.writeState({ ...saved, syncing: null, generation, updated_at: Date.now() });
   });
+  await policy().republish();
+}
+
+/** Admission as the gateway uses it (each rollout id's calls go to its own shard). */
+export function admission(): PolicyPort {
+  return policyPort(env);
 }
 
 /** A call id no other test uses. */

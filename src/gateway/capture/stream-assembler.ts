@@ -81,6 +81,22 @@ export class StreamAssembler {
     }
   }
 
+  /**
+   * What arrived before the stream was cut off, never throwing: finish reason `abort` (vLLM's own
+   * for an aborted request), logprobs dropped unless they line up with the tokens received.
+   */
+  partial(): CapturedOutput {
+    const logprobs = this.#logprobs.length === this.#completionIds.length ? this.#logprobs : [];
+    return completeCapture({
+      response_message: assistantMessage(this.#content, [], this.#reasoning || null),
+      prompt_token_ids: this.#promptIds,
+      completion_token_ids: this.#completionIds,
+      logprobs,
+      finish_reason: "abort",
+      usage: null,
+    });
+  }
+
   /** The record of the whole stream. */
   finish(): CapturedOutput {
     if (this.#chunks === 0) throw new ModelError("upstream stream ended without any chunk", { retryable: false });

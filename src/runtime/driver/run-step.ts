@@ -3,6 +3,7 @@ import { describeError, LimitExceededError, ModelError, UserCodeError } from "..
 import { Action } from "../../schemas/action";
 import type { JsonObject, JsonValue } from "../../schemas/json";
 import type { RolloutSpec } from "../../schemas/rollout-api";
+import { leaseTtlMs } from "../../schemas/rollout-config";
 import { Step, stepIdFor } from "../../schemas/step";
 import type { TerminationReason } from "../../schemas/termination";
 import type { Clock } from "../../ports";
@@ -72,6 +73,8 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
       replicaHint: episode.lastReplica,
       signal: timer.signal,
       onSyncWait: (waiting) => timer.pause(waiting),
+      // A driver that dies mid-call leaves its admission for no longer than its lease would live.
+      admissionTtlMs: leaseTtlMs(config),
     },
   );
   const rawAction = await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { BackendConfig } from "../../schemas/backend-config";
 import { SamplingDefaults, type PolicySnapshot } from "../../schemas/policy";
+import type { AdmissionFence } from "./admission-fence";
 
 /** Version of the persisted PolicyState shape. */
 export const POLICY_STATE_SCHEMA_VERSION = 1;
@@ -25,6 +26,8 @@ export const PolicyState = z.object({
   backend: BackendConfig.nullable(),
   sampling: SamplingDefaults,
   syncing: SyncState.nullable(),
+  /** Grows with every change; orders the fences pushed to the admission shards (absent in rows written before shards: 0). */
+  generation: z.int().min(0).default(0),
   updated_at: z.number(),
 }).strict();
 export type PolicyState = z.infer<typeof PolicyState>;
@@ -38,6 +41,7 @@ export function initialPolicyState(now: number): PolicyState {
     backend: null,
     sampling: SamplingDefaults.parse({}),
     syncing: null,
+    generation: 0,
     updated_at: now,
   };
 }
@@ -45,4 +49,9 @@ export function initialPolicyState(now: number): PolicyState {
 /** The part of the state a model call needs. */
 export function snapshotOf(state: PolicyState): PolicySnapshot {
   return { policy_version: state.policy_version, model: state.model, backend: state.backend, sampling: state.sampling };
+}
+
+/** The fence the admission shards enforce for `state`. */
+export function fenceOf(state: PolicyState): AdmissionFence {
+  return { generation: state.generation, snapshot: snapshotOf(state), syncing: state.syncing !== null };
 }

@@ -1,5 +1,5 @@
 /**
- * @module SQLite tables of the policy object: meta (state), in_flight, resources. Named
+ * @module SQLite tables of the policy object: meta (state), resources (in-flight calls live in the admission shards). Named
  * PolicyStorage because PolicyStore is the Durable Object class that owns it.
  */
 import type { JsonValue } from "../../schemas/json";
@@ -11,13 +11,6 @@ import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 
 const MIGRATIONS = [
   CREATE_META_TABLE,
-  `CREATE TABLE IF NOT EXISTS in_flight (
-     call_id TEXT PRIMARY KEY,
-     expires_at INTEGER NOT NULL,
-     acquired_version INTEGER NOT NULL
-   )`,
-  // Counting and purging go by expiry, so neither scans the whole table.
-  `CREATE INDEX IF NOT EXISTS in_flight_expires_at ON in_flight (expires_at)`,
   `CREATE TABLE IF NOT EXISTS resources (
      name TEXT NOT NULL,
      version INTEGER NOT NULL,
@@ -53,37 +46,6 @@ export class PolicyStorage {
   writeState(state: PolicyState): void {
     const value = JSON.stringify(PolicyState.parse(state));
     writeMetaText(this.#sql, "state", value);
-  }
-
-  /** Whether `callId` is registered and not expired at `now` (a lookup by key). */
-  isLive(callId: string, now: number): boolean {
-    return this.#sql.exec(`SELECT 1 AS found FROM in_flight WHERE call_id = ? AND expires_at > ?`, callId, now).toArray().length > 0;
-  }
-
-  /** Registers an in-flight call; a call id seen before keeps its first version and the later expiry. */
-  upsertCall(callId: string, expiresAt: number, version: number): void {
-    this.#sql.exec(
-      `INSERT INTO in_flight (call_id, expires_at, acquired_version) VALUES (?, ?, ?)
-       ON CONFLICT(call_id) DO UPDATE SET expires_at = MAX(expires_at, excluded.expires_at)`,
-      callId,
-      expiresAt,
-      version,
-    );
-  }
-
-  /** Forgets an in-flight call (no-op for an unknown id). */
-  deleteCall(callId: string): void {
-    this.#sql.exec(`DELETE FROM in_flight WHERE call_id = ?`, callId);
-  }
-
-  /** Drops calls whose ttl passed without a release (their invocation died or forgot). */
-  purgeExpired(now: number): void {
-    this.#sql.exec(`DELETE FROM in_flight WHERE expires_at <= ?`, now);
-  }
-
-  /** Calls registered and not expired at `now`. */
-  countLive(now: number): number {
-    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM in_flight WHERE expires_at > ?`, now).toArray()[0]?.n ?? 0;
   }
 
   /** The newest version of `name`, 0 when there is none. */

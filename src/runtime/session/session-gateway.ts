@@ -4,6 +4,7 @@ import type { FinishRolloutRequest } from "../../schemas/rollout-api";
 import { primaryReward, type Span, type SpanInput } from "../../schemas/span";
 import { TERMINAL_STATUSES, type TerminationReason } from "../../schemas/termination";
 import { callLimitsFor } from "../../gateway/request-shaping";
+import { leaseTtlMs } from "../../schemas/rollout-config";
 import { accountCall } from "./call-accounting";
 import type { SessionKernel } from "./session-kernel";
 import type { AdmitCallResult, FinishResult, GatewayWriteResult } from "./session-results";
@@ -34,6 +35,7 @@ export class SessionGatewayOps {
       model: config.model,
       limits: callLimitsFor(config, state),
       replica_hint: state.last_replica,
+      call_ttl_ms: leaseTtlMs(config),
     };
   }
 

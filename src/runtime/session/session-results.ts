@@ -79,6 +79,8 @@ export type AdmitCallResult =
       model: string | null;
       limits: CallLimits;
       replica_hint: string | null;
+      /** How long the call may count as in flight without a release (the rollout's lease ttl). */
+      call_ttl_ms: number;
     }
   | { ok: false; reason: "not_found" | "terminal"; status: RolloutStatus | null };
 

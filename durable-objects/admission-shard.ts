@@ -1,0 +1,52 @@
+/** @module The Durable Object that admits and counts model calls for a slice of the rollouts: typed RPC over AdmissionShardCore. */
+import { DurableObject } from "cloudflare:workers";
+import type { PolicyAdmission } from "../src/schemas/policy";
+import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
+import { AdmissionShardCore, type ApplyResult } from "../src/runtime/policy/admission-shard-core";
+import type { ReleaseResult } from "../src/runtime/policy/policy-results";
+import { RequestCounter, type RequestCounts } from "./request-counter";
+
+/**
+ * One of `ADMISSION_SHARDS` objects named `admission-<k>`: every model call of the rollouts that
+ * hash to it is admitted and released here, so no model call reaches a deployment-wide object.
+ * The policy object pushes its fence here before a change is answered.
+ */
+export class AdmissionShard extends DurableObject<Env> {
+  readonly #core: AdmissionShardCore;
+  readonly #requests = new RequestCounter();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const policy = env.POLICY_STORE.get(env.POLICY_STORE.idFromName("default")) as unknown as { fence(): Promise<AdmissionFence> };
+    this.#core = new AdmissionShardCore({ sql: ctx.storage.sql, now: () => Date.now(), fetchFence: () => policy.fence() });
+  }
+
+  /** Admits one model call, or refuses it while weights sync. */
+  acquire(callId: string, ttlMs: number): Promise<PolicyAdmission> {
+    this.#requests.count("acquire");
+    return this.#core.acquire(callId, ttlMs);
+  }
+
+  /** Ends an in-flight call; returns the version in force now. */
+  release(callId: string): ReleaseResult {
+    this.#requests.count("release");
+    return this.#core.release(callId);
+  }
+
+  /** Takes the policy's fence (if newer) and reports the calls in flight. */
+  apply(fence: AdmissionFence): ApplyResult {
+    this.#requests.count("apply");
+    return this.#core.apply(fence);
+  }
+
+  /** Calls admitted and not released or expired. */
+  inFlight(): number {
+    this.#requests.count("inFlight");
+    return this.#core.inFlight();
+  }
+
+  /** Requests this object served since it started (benchmarks read it; not persisted). */
+  requestCounts(): RequestCounts {
+    return this.#requests.read();
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * @module One admission shard: admits and counts model calls for the rollouts hashed to it,
+ * under the fence the policy object pushed last.
+ */
+import type { Clock, SqlPort } from "../../ports";
+import type { PolicyAdmission } from "../../schemas/policy";
+import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
+import { AdmissionFence } from "./admission-fence";
+import { InFlightTable, IN_FLIGHT_MIGRATIONS } from "./in-flight-table";
+import type { ReleaseResult } from "./policy-results";
+
+/** Seconds a refused call is told to wait while weights sync (the gateway's Retry-After). */
+export const SYNC_RETRY_AFTER_S = 1;
+/** Longest an admitted call counts as in flight without a release (a dead invocation's call). */
+export const MAX_CALL_TTL_MS = 3_600_000;
+/** While syncing, a shard re-reads the policy's fence at most this often (heals a lost `sync/end` push). */
+const REFRESH_WHILE_SYNCING_MS = 1_000;
+
+/** What a shard needs from its Durable Object. */
+export interface AdmissionShardDeps {
+  sql: SqlPort;
+  now: Clock;
+  /** Reads the policy object's current fence (a shard that never received a push asks once). */
+  fetchFence: () => Promise<AdmissionFence>;
+}
+
+/** What `apply` reports back to the policy object: the fence kept and the calls admitted before it. */
+export interface ApplyResult {
+  generation: number;
+  in_flight: number;
+}
+
+/**
+ * Admission for a slice of the deployment's rollouts. Every decision is one synchronous step of
+ * a single-writer object, so a call is either admitted before a sync's fence arrives (and then
+ * counted until released) or refused after it: `sync/begin`, which pushes the fence to every
+ * shard and sums their counts, can never miss a call admitted under the old version.
+ */
+export class AdmissionShardCore {
+  readonly #sql: SqlPort;
+  readonly #deps: AdmissionShardDeps;
+  readonly #calls: InFlightTable;
+  #fence: AdmissionFence | undefined;
+  #refreshedAt = 0;
+
+  constructor(deps: AdmissionShardDeps) {
+    this.#deps = deps;
+    this.#sql = deps.sql;
+    for (const statement of [CREATE_META_TABLE, ...IN_FLIGHT_MIGRATIONS]) this.#sql.exec(statement);
+    this.#calls = new InFlightTable(this.#sql);
+    const stored = readMetaText(this.#sql, "fence");
+    this.#fence = stored === undefined ? undefined : AdmissionFence.parse(JSON.parse(stored));
+  }
+
+  /** Keeps `fence` if it is newer than the one held; reports the fence kept and the live calls. */
+  apply(fence: AdmissionFence): ApplyResult {
+    const parsed = AdmissionFence.parse(fence);
+    if (!this.#fence || parsed.generation > this.#fence.generation) {
+      writeMetaText(this.#sql, "fence", JSON.stringify(parsed));
+      this.#fence = parsed;
+    }
+    return { generation: this.#fence.generation, in_flight: this.#calls.countLive(this.#deps.now()) };
+  }
+
+  /** Calls admitted and neither released nor expired. */
+  inFlight(): number {
+    return this.#calls.countLive(this.#deps.now());
+  }
+
+  async #currentFence(): Promise<AdmissionFence> {
+    const now = this.#deps.now();
+    const stale = this.#fence?.syncing === true && now - this.#refreshedAt >= REFRESH_WHILE_SYNCING_MS;
+    if (!this.#fence || stale) {
+      this.#refreshedAt = now;
+      // A push may land while this read is under way; `apply` keeps whichever is newer.
+      this.apply(await this.#deps.fetchFence());
+    }
+    return this.#fence!;
+  }
+
+  /**
+   * Admits one call and counts it for `ttlMs`, or refuses it while weights sync. Idempotent by
+   * `callId`: a call admitted before the sync began is admitted again (it is already counted).
+   */
+  async acquire(callId: string, ttlMs: number): Promise<PolicyAdmission> {
+    if (typeof callId !== "string" || callId === "") throw new TypeError("callId must be a non-empty string");
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError("ttlMs must be a positive number");
+    const fence = await this.#currentFence();
+    const now = this.#deps.now();
+    if (fence.syncing) {
+      if (this.#calls.isLive(callId, now)) return { ok: true, ...fence.snapshot };
+      return { ok: false, reason: "syncing", retry_after_s: SYNC_RETRY_AFTER_S, policy_version: fence.snapshot.policy_version };
+    }
+    this.#calls.upsert(callId, now + Math.min(ttlMs, MAX_CALL_TTL_MS), fence.snapshot.policy_version);
+    return { ok: true, ...fence.snapshot };
+  }
+
+  /** Ends an in-flight call (unknown ids are fine) and reports the version in force now. */
+  release(callId: string): ReleaseResult {
+    this.#calls.delete(callId);
+    return { policy_version: this.#fence?.snapshot.policy_version ?? 0 };
+  }
+}
