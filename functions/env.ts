@@ -10,6 +10,10 @@ export type AppEnv = Env & {
   GATEWAY_SECRET?: string;
   /** The Worker's public origin (`https://rollouts.example.com`), used in the `llm.base_url` agents inside the Worker see. */
   PUBLIC_URL?: string;
+  /** Per-attempt upstream deadline until the first byte, in ms (default 30000; see `UpstreamTimeouts`). */
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS?: string;
+  /** Extra per-attempt allowance per `max_tokens` of a non-streaming call, in ms (default 25). */
+  UPSTREAM_MS_PER_TOKEN?: string;
 };
 
 /** The local-development signing secret: fine on one machine, never for a deployment (set GATEWAY_SECRET). */

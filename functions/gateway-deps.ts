@@ -1,6 +1,7 @@
 /** @module The gateway as the Worker builds it from its bindings (one place for the driver and the HTTP routes). */
 import { backendRegistry, defaultBackendDeps, resolveBackend, vllmServerConfig } from "../src/gateway/backends";
 import { createGateway, type Gateway } from "../src/gateway/gateway";
+import { upstreamTimeoutsFrom } from "../src/gateway/upstream-timeouts";
 import type { AppEnv } from "./env";
 import { policyPort } from "./policy-stub";
 
@@ -14,6 +15,7 @@ export function gatewayFor(env: AppEnv): Gateway {
     policy: policyPort(env),
     backendFor: (config) => resolveBackend(backendRegistry, config ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY), defaultBackendDeps),
     defaultModel: env.LLM_MODEL,
+    timeouts: upstreamTimeoutsFrom(env),
     now: () => Date.now(),
   });
 }

@@ -51,12 +51,14 @@ export class ConflictError extends AppError {
 }
 
 /**
- * The model server failed or answered something unusable (502; 504 for timeouts). `retryable`
- * is decided from the HTTP status or the transport failure, never from message text.
+ * The model server failed or answered something unusable (502; 504 for timeouts), or refused the
+ * request itself (`clientStatus`: the upstream's own 400/413/422, passed on so OpenAI clients,
+ * which retry 502, do not resend a request that can never succeed). `retryable` is decided from
+ * the HTTP status or the transport failure, never from message text.
  */
 export class ModelError extends AppError {
   override name = "ModelError";
-  override readonly code = "model_error";
+  override readonly code: string;
   override readonly status: number;
   readonly retryable: boolean;
   readonly upstreamStatus: number | null;
@@ -65,13 +67,14 @@ export class ModelError extends AppError {
 
   constructor(
     message: string,
-    options: { retryable: boolean; upstreamStatus?: number | null; timeout?: boolean; retryAfterSeconds?: number | null; cause?: unknown },
+    options: { retryable: boolean; upstreamStatus?: number | null; timeout?: boolean; clientStatus?: 400 | 413 | 422; retryAfterSeconds?: number | null; cause?: unknown },
   ) {
     super(message, { cause: options.cause });
     this.retryable = options.retryable;
     this.upstreamStatus = options.upstreamStatus ?? null;
     this.retryAfterSeconds = options.retryAfterSeconds ?? null;
-    this.status = options.timeout ? 504 : 502;
+    this.status = options.clientStatus ?? (options.timeout ? 504 : 502);
+    this.code = options.clientStatus ? "upstream_rejected_request" : "model_error";
   }
 }
 

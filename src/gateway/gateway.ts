@@ -13,6 +13,7 @@ import type { PolicyPort } from "./policy-port";
 import { type CallLimits, checkPromptLength, shapeRequest } from "./request-shaping";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep, withRetries } from "./retry";
 import { relayStream } from "./stream-relay";
+import { attemptTimeoutMs, DEFAULT_UPSTREAM_TIMEOUTS, type UpstreamTimeouts } from "./upstream-timeouts";
 
 /** The policy in force when no policy object is wired (tests, or a deployment that never set one). */
 export const DEFAULT_POLICY: PolicySnapshot = { policy_version: 0, model: null, backend: null, sampling: { temperature: 1, top_p: 1 } };
@@ -31,6 +32,8 @@ export interface GatewayDeps {
   backendFor(config: BackendConfig | null): ModelBackend;
   defaultModel: string;
   retry?: RetryPolicy;
+  /** Per-attempt upstream deadlines; default `DEFAULT_UPSTREAM_TIMEOUTS`. */
+  timeouts?: UpstreamTimeouts;
   now: Clock;
 }
 
@@ -112,7 +115,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     try {
       const backend = deps.backendFor(policy.backend);
       const shaped = shapeRequest(path, body, call.model ? { ...policy, model: call.model } : policy, { defaultModel: deps.defaultModel, train: call.train, limits: call.limits });
-      const routing = { rolloutId: call.rolloutId, replicaHint: call.replicaHint, signal: call.signal };
+      const routing = { rolloutId: call.rolloutId, replicaHint: call.replicaHint, signal: call.signal, attemptTimeoutMs: attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, shaped) };
       await checkPromptLength(path, shaped, call.limits, backend, routing);
       return { policy, release, backend, shaped, routing, started: deps.now() };
     } catch (error) {

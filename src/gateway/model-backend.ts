@@ -25,6 +25,11 @@ export interface BackendCallOptions {
   /** The replica this rollout used last, if any: kept while it is healthy. */
   replicaHint?: string | null;
   signal?: AbortSignal;
+  /**
+   * One upstream attempt's deadline (see `attemptTimeoutMs`): a hung connection fails the attempt,
+   * which the gateway retries on a fresh one. Absent: only `signal` bounds the call.
+   */
+  attemptTimeoutMs?: number;
 }
 
 /**

@@ -62,12 +62,12 @@ export function buildOpenAiBackend(config: OpenAiBackendConfig, deps: BackendDep
   return {
     name: "openai",
     returnsTokenIds: false,
-    async request(path, body, { signal }) {
-      const reply = await postUpstreamJson(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal });
+    async request(path, body, { signal, attemptTimeoutMs }) {
+      const reply = await postUpstreamJson(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal, timeoutMs: attemptTimeoutMs });
       return { body: reply, replica: baseUrl };
     },
-    async openStream(path, body, { signal }) {
-      const response = await sendUpstream(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal });
+    async openStream(path, body, { signal, attemptTimeoutMs }) {
+      const response = await sendUpstream(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal, timeoutMs: attemptTimeoutMs });
       return { response, replica: baseUrl };
     },
   };

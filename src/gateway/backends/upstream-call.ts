@@ -1,9 +1,13 @@
 /**
  * @module POSTs to an upstream with failures mapped to ModelError by status only, as `postJson`
- * does, split in two so a stream can be handed over open: `sendUpstream` returns the 2xx
- * response unread, `readUpstreamJson` parses it. Failures are classified by status alone, never by message text.
+ * does, in two forms: `postUpstreamJson` reads and parses the reply, `sendUpstream` hands a
+ * stream over open. Failures are classified by status alone, never
+ * by message text. Each attempt may carry its own deadline (`timeoutMs`), so a hung connection
+ * fails that attempt (retryable) instead of the caller's whole budget.
  */
 import { ModelError } from "../../errors";
+import { startAttemptDeadline } from "./attempt-deadline";
+import { withFirstChunk } from "./first-chunk";
 
 /** Per-call options of an upstream POST. */
 export interface UpstreamOptions {
@@ -11,11 +15,26 @@ export interface UpstreamOptions {
   signal?: AbortSignal | undefined;
   /** Extra headers, e.g. `x-request-id` shared by both legs of a prefill/decode pair. */
   headers?: Record<string, string> | undefined;
+  /**
+   * This attempt's deadline: until the whole JSON reply is read (`postUpstreamJson`) or until the
+   * response headers and first body chunk arrived (`sendUpstream` of a stream). Absent: none.
+   */
+  timeoutMs?: number | undefined;
 }
 
 /** Statuses worth retrying: rate limits and server-side failures. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
+}
+
+/**
+ * The status the gateway answers for an upstream refusal of the request itself: vLLM's 400 (bad
+ * parameters, prompt over the context window), 413 and 422 are the caller's to fix and go back
+ * as they came. Other 4xx (401/403 for the deployment's own key, 404 for a model the policy
+ * names) are the deployment's fault and stay 502.
+ */
+export function clientStatusFor(status: number): 400 | 413 | 422 | undefined {
+  return status === 400 || status === 413 || status === 422 ? status : undefined;
 }
 
 /** Pulls `message` out of OpenAI/vLLM error bodies (`{error: {message}}` or `{message}`), else the raw text. */
@@ -31,27 +50,16 @@ export function upstreamMessage(text: string): string {
   return text.slice(0, 500);
 }
 
-/** A failure before any status was seen: retryable unless the caller aborted (then a 504 timeout). */
-function transportError(message: string, signal: AbortSignal | undefined, cause: unknown): ModelError {
-  const aborted = signal?.aborted ?? false;
-  return new ModelError(message, { retryable: !aborted, timeout: aborted, cause });
+/**
+ * A failure before any status was seen. The caller's own abort is final (a 504 timeout); the
+ * attempt's deadline passing is a 504 too, but retryable: the next attempt gets a fresh connection.
+ */
+function transportError(message: string, caller: AbortSignal | undefined, attemptTimedOut: boolean, cause: unknown): ModelError {
+  if (caller?.aborted) return new ModelError(message, { retryable: false, timeout: true, cause });
+  return new ModelError(message, { retryable: true, timeout: attemptTimedOut, cause });
 }
 
-/**
- * POSTs `body` as JSON and returns the response when it is 2xx, body unread. Throws ModelError:
- * retryable for network errors and 408/429/5xx (with Retry-After), not for other 4xx or aborts.
- */
-export async function sendUpstream(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  let response: Response;
-  try {
-    response = await fetcher(url, { method: "POST", headers, body: JSON.stringify(body), signal: options.signal });
-  } catch (cause) {
-    const message = options.signal?.aborted ? `request to ${url} timed out` : `cannot reach ${url}: ${String(cause)}`;
-    throw transportError(message, options.signal, cause);
-  }
-  if (response.ok) return response;
+async function fail(response: Response): Promise<never> {
   let text = "";
   try {
     text = await response.text();
@@ -64,26 +72,71 @@ export async function sendUpstream(fetcher: typeof fetch, url: string, body: unk
   throw new ModelError(`upstream ${response.status}: ${upstreamMessage(text)}`, {
     retryable: isRetryableStatus(response.status),
     upstreamStatus: response.status,
+    clientStatus: clientStatusFor(response.status),
     retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null,
   });
 }
 
-/** Reads and parses a 2xx response; an unreadable or malformed body is a retryable ModelError. */
-export async function readUpstreamJson(response: Response, url: string, signal?: AbortSignal): Promise<unknown> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (cause) {
-    throw transportError(`reading the reply of ${url} failed`, signal, cause);
-  }
+/** Parses a read body; malformed JSON is a retryable ModelError. */
+function parseReply(text: string, status: number): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ModelError(`upstream sent malformed JSON (${text.length} bytes)`, { retryable: true, upstreamStatus: response.status, cause });
+    throw new ModelError(`upstream sent malformed JSON (${text.length} bytes)`, { retryable: true, upstreamStatus: status, cause });
   }
 }
 
-/** `sendUpstream` then `readUpstreamJson`: one non-streaming JSON call. */
+/**
+ * POSTs `body` as JSON and returns the response when it is 2xx, body unread except for its first
+ * chunk, which the returned body still starts with (the deadline covers headers and first byte).
+ * Throws ModelError: retryable for network errors, a passed deadline and 408/429/5xx (with
+ * Retry-After), not for other 4xx or the caller's abort.
+ */
+export async function sendUpstream(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<Response> {
+  const deadline = startAttemptDeadline(options.signal, options.timeoutMs);
+  try {
+    const response = await fetchUpstream(fetcher, url, body, options, deadline.signal, () => deadline.timedOut);
+    if (!response.ok) return await fail(response);
+    if (options.timeoutMs === undefined) return response;
+    return await withFirstChunk(response).catch((cause: unknown) => {
+      throw transportError(deadline.timedOut ? `no first byte from ${url} within ${options.timeoutMs} ms` : `reading the reply of ${url} failed`, options.signal, deadline.timedOut, cause);
+    });
+  } finally {
+    // The stream, once started, belongs to the caller: only their signal may cut it now.
+    deadline.settle();
+  }
+}
+
+/** One non-streaming JSON call, the whole reply within `timeoutMs` when given. */
 export async function postUpstreamJson(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<unknown> {
-  return readUpstreamJson(await sendUpstream(fetcher, url, body, options), url, options.signal);
+  const deadline = startAttemptDeadline(options.signal, options.timeoutMs);
+  try {
+    const response = await fetchUpstream(fetcher, url, body, options, deadline.signal, () => deadline.timedOut);
+    if (!response.ok) return await fail(response);
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (cause) {
+      const message = deadline.timedOut ? `no reply from ${url} within ${options.timeoutMs} ms` : `reading the reply of ${url} failed`;
+      throw transportError(message, options.signal, deadline.timedOut, cause);
+    }
+    return parseReply(text, response.status);
+  } finally {
+    deadline.settle();
+  }
+}
+
+async function fetchUpstream(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions, signal: AbortSignal | undefined, timedOut: () => boolean): Promise<Response> {
+  const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  try {
+    return await fetcher(url, { method: "POST", headers, body: JSON.stringify(body), signal });
+  } catch (cause) {
+    const message = timedOut()
+      ? `no reply from ${url} within ${options.timeoutMs} ms`
+      : options.signal?.aborted
+        ? `request to ${url} timed out`
+        : `cannot reach ${url}: ${String(cause)}`;
+    throw transportError(message, options.signal, timedOut(), cause);
+  }
 }

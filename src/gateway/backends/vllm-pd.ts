@@ -55,10 +55,10 @@ export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDep
    * which then recomputes the prompt itself.
    */
   async function prefill(path: UpstreamPath, body: JsonObject, options: BackendCallOptions, requestId: string): Promise<JsonObject> {
-    const { rolloutId, signal } = options;
+    const { rolloutId, signal, attemptTimeoutMs } = options;
     const lease = await prefillPool.acquire(rolloutId, null);
     const headers = { "x-request-id": requestId };
-    const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, prefillRequestBody(body), { apiKey, signal, headers }));
+    const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, prefillRequestBody(body), { apiKey, signal, headers, timeoutMs: attemptTimeoutMs }));
     const params: JsonValue | undefined = isJsonObject(reply) ? reply.kv_transfer_params : undefined;
     return isJsonObject(params) ? { ...body, kv_transfer_params: params } : body;
   }
@@ -73,7 +73,7 @@ export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDep
       const { signal } = options;
       const lease = await decodePool.acquire(options.rolloutId, options.replicaHint);
       const headers = { "x-request-id": requestId };
-      const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers }));
+      const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers, timeoutMs: options.attemptTimeoutMs }));
       return { body: reply, replica: lease.url };
     },
     async openStream(path, body, options) {
@@ -82,12 +82,12 @@ export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDep
       const { signal } = options;
       const lease = await decodePool.acquire(options.rolloutId, options.replicaHint);
       const headers = { "x-request-id": requestId };
-      const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers }));
+      const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers, timeoutMs: options.attemptTimeoutMs }));
       return { response, replica: lease.url };
     },
-    countChatTokens(body, { rolloutId, replicaHint, signal }) {
+    countChatTokens(body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       // Both pools serve the same model and template; the decode replica is the rollout's own.
-      return countTokens(decodePool.peek(rolloutId, replicaHint).root, body, signal);
+      return countTokens(decodePool.peek(rolloutId, replicaHint).root, body, signal, attemptTimeoutMs);
     },
     health: () => [...prefillPool.health(), ...decodePool.health()],
   };

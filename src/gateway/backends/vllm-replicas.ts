@@ -37,18 +37,18 @@ export function buildVllmBackend(config: VllmBackendConfig, deps: BackendDeps, t
   return {
     name: "vllm",
     returnsTokenIds: true,
-    async request(path, body, { rolloutId, replicaHint, signal }) {
+    async request(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       const lease = await router.acquire(rolloutId, replicaHint);
-      const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal }));
+      const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
       return { body: reply, replica: lease.url };
     },
-    async openStream(path, body, { rolloutId, replicaHint, signal }) {
+    async openStream(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       const lease = await router.acquire(rolloutId, replicaHint);
-      const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal }));
+      const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
       return { response, replica: lease.url };
     },
-    countChatTokens(body: JsonObject, { rolloutId, replicaHint, signal }) {
-      return countTokens(router.peek(rolloutId, replicaHint).root, body, signal);
+    countChatTokens(body: JsonObject, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
+      return countTokens(router.peek(rolloutId, replicaHint).root, body, signal, attemptTimeoutMs);
     },
     health: () => router.health(),
   };

@@ -4,6 +4,7 @@ import { ModelError } from "../../../src/errors";
 import { createGateway } from "../../../src/gateway/gateway";
 import { type ChatInput, createModelClient } from "../../../src/gateway/model-client";
 import type { RetryPolicy } from "../../../src/gateway/retry";
+import type { UpstreamTimeouts } from "../../../src/gateway/upstream-timeouts";
 import { createVllmBackend } from "../../../src/gateway/backends";
 import { LlmCall } from "../../../src/schemas/llm-call";
 import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
@@ -19,8 +20,8 @@ const input: ChatInput = {
 };
 const limits = { max_prompt_length: 131072, max_response_length: 64, max_tokens_per_call: null, completion_tokens_used: 0, last_context_tokens: 0, last_context_messages: 0 };
 const context = (train = true, model: string | null = null) => ({ rolloutId: "r-1", stepId: "r-1/step/0", callId: "r-1/step/0/call/a", train, model, limits, replicaHint: null });
-const clientOver = (backend: ReturnType<typeof createVllmBackend>, retry: RetryPolicy) =>
-  createModelClient(createGateway({ policy: null, backendFor: () => backend, defaultModel: MODEL, retry, now: Date.now }));
+const clientOver = (backend: ReturnType<typeof createVllmBackend>, retry: RetryPolicy, timeouts?: UpstreamTimeouts) =>
+  createModelClient(createGateway({ policy: null, backendFor: () => backend, defaultModel: MODEL, retry, ...(timeouts ? { timeouts } : {}), now: Date.now }));
 
 interface DirectReply {
   prompt_token_ids: number[];
@@ -88,6 +89,22 @@ describe("createModelClient over the gateway with the vLLM backend", () => {
       expect(call.attempts, JSON.stringify(faults)).toBe(2);
       expect(() => LlmCall.parse(call)).not.toThrow();
     }
+  });
+
+  it("gives up a hung connection at the attempt's deadline and gets the call through on a fresh one", async () => {
+    sim.configure({ faults: { rateTimeout: 1, hangMs: 60_000 } });
+    let fetches = 0;
+    const backend = createVllmBackend({
+      baseUrl: `${sim.url}/v1`,
+      fetch: (url, init) => {
+        if (++fetches === 2) sim.configure({ faults: { rateTimeout: 0 } });
+        return fetch(url, init);
+      },
+    });
+    const client = clientOver(backend, RETRY, { firstByteMs: 200, msPerToken: 0 });
+    const { call } = await client.chat(input, context());
+    expect(call.attempts).toBe(2);
+    expect(sim.stats().faults.timeout).toBeGreaterThanOrEqual(1);
   });
 
   it("ends in a retryable ModelError after exactly maxAttempts failed attempts", async () => {

@@ -2,7 +2,7 @@ import { type IncomingHttpHeaders, type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelError } from "../../../../src/errors";
-import { postUpstreamJson } from "../../../../src/gateway/backends/upstream-call";
+import { postUpstreamJson, sendUpstream } from "../../../../src/gateway/backends/upstream-call";
 import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
 
 const CHAT = { messages: [{ role: "user", content: "What is 2 + 3?" }], max_tokens: 32 };
@@ -77,6 +77,22 @@ describe("postUpstreamJson", () => {
     expect(untold.message).toContain("down");
   });
 
+  it("passes the upstream's own 400 on as a 400 the caller must fix, not a 502 clients retry", async () => {
+    const error = await failure(postUpstreamJson(fetch, chatUrl, { ...CHAT, stream_options: { include_usage: true } }, {}));
+    expect(error).toMatchObject({ retryable: false, upstreamStatus: 400, status: 400, code: "upstream_rejected_request" });
+    expect(error.message).toContain("Stream options can only be defined when `stream=True`.");
+  });
+
+  it("gives up a hung attempt at its own deadline as retryable, while the caller's abort stays final", async () => {
+    sim.configure({ faults: { rateTimeout: 1, hangMs: 10_000 } });
+    const hung = await failure(postUpstreamJson(fetch, chatUrl, CHAT, { timeoutMs: 100 }));
+    const aborted = await failure(postUpstreamJson(fetch, chatUrl, CHAT, { timeoutMs: 10_000, signal: AbortSignal.timeout(50) }));
+    sim.configure({ faults: { rateTimeout: 0 } });
+    expect(hung).toMatchObject({ retryable: true, status: 504, upstreamStatus: null });
+    expect(hung.message).toContain("within 100 ms");
+    expect(aborted).toMatchObject({ retryable: false, status: 504 });
+  });
+
   it("sends JSON with a bearer token only when an api key is given", async () => {
     const upstream = await startUpstream({ status: 200, body: '{"ok": true}' });
     expect(await postUpstreamJson(fetch, upstream.url, CHAT, { apiKey: "sk-test" })).toEqual({ ok: true });
@@ -84,5 +100,27 @@ describe("postUpstreamJson", () => {
     await postUpstreamJson(fetch, upstream.url, CHAT, {});
     expect(upstream.seen.headers?.authorization).toBeUndefined();
     await upstream.close();
+  });
+});
+
+describe("sendUpstream with an attempt deadline", () => {
+  it("fails a stream whose headers came but whose first byte never does, and relays a live one whole", async () => {
+    const server: Server = createServer((req, res) => {
+      req.resume().on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.flushHeaders();
+        if (req.url === "/live") setTimeout(() => res.end("data: one\n\ndata: [DONE]\n\n"), 30);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const silent = await failure(sendUpstream(fetch, `${url}/silent`, CHAT, { timeoutMs: 150 }));
+    const live = await sendUpstream(fetch, `${url}/live`, CHAT, { timeoutMs: 5_000 });
+    const text = await live.text();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(silent).toMatchObject({ retryable: true, status: 504 });
+    expect(silent.message).toContain("no first byte");
+    expect(text).toBe("data: one\n\ndata: [DONE]\n\n");
   });
 });
