@@ -22,7 +22,11 @@ export function startAttemptDeadline(caller: AbortSignal | undefined, timeoutMs:
     timedOut = true;
     controller.abort(new Error(`upstream attempt exceeded ${timeoutMs} ms`));
   }, timeoutMs);
-  const signal = caller ? AbortSignal.any([caller, controller.signal]) : controller.signal;
+  // Linked by hand: inside workerd (wrangler 4.86's runtime) a fetch given `AbortSignal.any([...])`
+  // got no response in our tests, while a plain controller's signal works.
+  if (caller?.aborted) controller.abort(caller.reason);
+  else caller?.addEventListener("abort", () => controller.abort(caller.reason), { once: true });
+  const signal = controller.signal;
   return {
     signal,
     get timedOut() {
