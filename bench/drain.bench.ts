@@ -11,19 +11,21 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { drainPayload } from "./drain-payload";
+import { commandLine } from "../scripts/command-line";
 
-const { values } = parseArgs({
-  options: {
-    groups: { type: "string", default: "32" },
-    n: { type: "string", default: "8" },
-    "prompt-tokens": { type: "string", default: "512" },
-    "response-tokens": { type: "string", default: "1536" },
-    "prompt-length": { type: "string", default: "1024" },
-    "response-length": { type: "string", default: "2048" },
-    rounds: { type: "string", default: "5" },
-    python: { type: "string", default: process.env.PYTHON ?? "python3" },
+const values = commandLine({
+  usage: "npm run bench:drain -- [options]",
+  description: "Samples/s from a feed pull to verl padded arrays (clients/python) vs decoding the same JSON.",
+  flags: {
+    groups: { type: "string", default: "32", help: "GRPO groups per pull" },
+    n: { type: "string", default: "8", help: "samples per group" },
+    "prompt-tokens": { type: "string", default: "512", help: "prompt tokens per sample" },
+    "response-tokens": { type: "string", default: "1536", help: "response tokens per sample" },
+    "prompt-length": { type: "string", default: "1024", help: "padded prompt length" },
+    "response-length": { type: "string", default: "2048", help: "padded response length" },
+    rounds: { type: "string", default: "5", help: "timed rounds" },
+    python: { type: "string", default: process.env.PYTHON ?? "python3", help: "python interpreter with numpy (clients/python), from $PYTHON if set" },
   },
 });
 const shape = { groups: Number(values.groups), n: Number(values.n), promptTokens: Number(values["prompt-tokens"]), responseTokens: Number(values["response-tokens"]) };

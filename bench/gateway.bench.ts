@@ -20,7 +20,6 @@
  * `--concurrency` conversations (or rollouts) at once, each path in turn.
  */
 import { cpus } from "node:os";
-import { parseArgs } from "node:util";
 import { startLocalStack } from "../scripts/local-stack";
 import { RolloutClient } from "../scripts/rollout-client";
 import { runConversations } from "./chat-calls";
@@ -30,20 +29,23 @@ import { formatTable, percentile, type Series } from "./latency-table";
 import { treeCpuByName } from "./process-cpu";
 import { startTimedSimulator } from "./timed-simulator";
 import { findWorkerSocket, healthRoundTrips } from "./worker-socket";
+import { commandLine } from "../scripts/command-line";
 
-const { values } = parseArgs({
-  options: {
-    "seq-rounds": { type: "string", default: "4" },
-    "seq-conversations": { type: "string", default: "5" },
-    "conc-rounds": { type: "string", default: "2" },
-    "conc-conversations": { type: "string", default: "32" },
-    concurrency: { type: "string", default: "16" },
-    turns: { type: "string", default: "5" },
-    "max-tokens": { type: "string", default: "16" },
-    "ttft-ms": { type: "string", default: "20" },
-    "per-token-ms": { type: "string", default: "0.5" },
-    port: { type: "string", default: "8798" },
-    "budget-s": { type: "string", default: "600" },
+const values = commandLine({
+  usage: "npm run bench:gateway -- [options]",
+  description: "Chat calls directly, through a rollout's HTTP gateway and in-process: added latency p50/p99 and ratios.",
+  flags: {
+    "seq-rounds": { type: "string", default: "4", help: "sequential rounds" },
+    "seq-conversations": { type: "string", default: "5", help: "conversations per sequential round" },
+    "conc-rounds": { type: "string", default: "2", help: "concurrent rounds" },
+    "conc-conversations": { type: "string", default: "32", help: "conversations per concurrent round" },
+    concurrency: { type: "string", default: "16", help: "conversations at once" },
+    turns: { type: "string", default: "5", help: "turns per conversation" },
+    "max-tokens": { type: "string", default: "16", help: "max_tokens per call" },
+    "ttft-ms": { type: "string", default: "20", help: "simulator time to first token" },
+    "per-token-ms": { type: "string", default: "0.5", help: "simulator time per generated token" },
+    port: { type: "string", default: "8798", help: "Worker port" },
+    "budget-s": { type: "string", default: "600", help: "stop starting rounds after this many seconds" },
   },
 });
 /** A numeric flag, checked eagerly: `--name must be a number >= min`. */

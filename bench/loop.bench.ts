@@ -2,21 +2,23 @@
  * @module `npm run bench:loop`: N rollouts × 5 steps through edge-rollout on the local stack vs a
  * bare Node loop with the `openai` client, both against one simulator at a fixed latency.
  */
-import { parseArgs } from "node:util";
 import { RolloutClient } from "../scripts/rollout-client";
 import { startLocalStack } from "../scripts/local-stack";
 import { runBareLoop } from "./bare-loop";
 import { cpuDelta, treeCpuByName } from "./process-cpu";
 import { startSimulatorProcess } from "./simulator-process";
+import { commandLine } from "../scripts/command-line";
 
-const { values } = parseArgs({
-  options: {
-    rollouts: { type: "string", default: "30" },
-    steps: { type: "string", default: "5" },
-    "ttft-ms": { type: "string", default: "50" },
-    "per-token-ms": { type: "string", default: "1" },
-    "max-tokens": { type: "string", default: "24" },
-    port: { type: "string", default: "8797" },
+const values = commandLine({
+  usage: "npm run bench:loop -- [options]",
+  description: "N rollouts × steps through edge-rollout on the local stack vs a bare openai-client loop, against one simulator.",
+  flags: {
+    rollouts: { type: "string", default: "30", help: "rollouts (each a dialogue)" },
+    steps: { type: "string", default: "5", help: "steps (model calls) per rollout" },
+    "ttft-ms": { type: "string", default: "50", help: "simulator time to first token" },
+    "per-token-ms": { type: "string", default: "1", help: "simulator time per generated token" },
+    "max-tokens": { type: "string", default: "24", help: "max_tokens per call" },
+    port: { type: "string", default: "8797", help: "Worker port" },
   },
 });
 const rollouts = Number(values.rollouts);

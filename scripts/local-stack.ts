@@ -1,9 +1,10 @@
 /** @module The local stack: the vLLM simulator in-process plus `wrangler dev` as a child process. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { startVllmSimulator, type VllmSimulator, type VllmSimulatorOptions } from "../src/testing";
+import { agentLogLines } from "./agent-log-lines";
 
 const require = createRequire(import.meta.url);
 
@@ -17,10 +18,20 @@ export interface LocalStackOptions {
   modelServerUrl?: string;
   /** Extra `--var NAME:VALUE` bindings for the Worker. */
   vars?: Record<string, string>;
-  /** Where wrangler keeps local state and logs. Default `.tmp/local-stack`. */
+  /**
+   * Where wrangler keeps local state (Durable Objects, queues, R2) and logs. Default
+   * `.tmp/local-stack`. State persists across runs: rollouts, the policy version, feed totals.
+   */
   stateDir?: string;
-  /** Print wrangler's output. Default false (it is kept for error reports). */
+  /** Delete `stateDir` before starting, for a stack with no rollouts, policy or feed history. */
+  reset?: boolean;
+  /** Print all of wrangler's output. Default false (it is kept for error reports). */
   verbose?: boolean;
+  /**
+   * Where agent log lines (`[rollout <id>] …`, what agent code passes to `console`) go when not
+   * verbose. Default: stderr. `null` drops them.
+   */
+  onAgentLog?: ((line: string) => void) | null;
   /** Work-queue batch size locally (see `localWranglerConfig`). Default 48. */
   localBatchSize?: number;
 }
@@ -76,6 +87,7 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const root = resolve(import.meta.dirname, "..");
   const stateDir = resolve(root, options.stateDir ?? ".tmp/local-stack");
+  if (options.reset) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
@@ -90,7 +102,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     "--inspector-port", "0",
     "--persist-to", join(stateDir, "state"),
     "--show-interactive-dev-session=false",
-    "--log-level", options.verbose ? "info" : "warn",
+    // "log" is the quietest level at which wrangler prints the Worker's console output; only the
+    // agents' prefixed lines are shown unless verbose (see `keep` below).
+    "--log-level", options.verbose ? "info" : "log",
     ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   // Its own process group, so stopping it also stops the workerd processes it starts.
@@ -107,9 +121,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     },
   });
   let log = "";
+  const onAgentLog = options.onAgentLog === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.onAgentLog;
+  const agentLines = agentLogLines((line) => onAgentLog?.(line));
   const keep = (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-20_000);
     if (options.verbose) process.stderr.write(chunk);
+    else agentLines(chunk);
   };
   wrangler.stdout?.on("data", keep);
   wrangler.stderr?.on("data", keep);

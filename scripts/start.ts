@@ -1,22 +1,31 @@
 /** @module `npm start`: the local stack plus a demo batch of rollouts of both demo agents. */
-import { parseArgs } from "node:util";
+import { commandLine, integerFlag } from "./command-line";
 import { demoTasks } from "./demo-tasks";
 import { startLocalStack } from "./local-stack";
 import { RolloutClient } from "./rollout-client";
 import { formatSummary, summarize } from "./summary";
 
-const { values } = parseArgs({
-  options: {
-    once: { type: "boolean", default: false },
-    "per-agent": { type: "string", default: "8" },
-    port: { type: "string", default: "8787" },
-    "simulator-port": { type: "string", default: "8000" },
-    verbose: { type: "boolean", default: false },
+const values = commandLine({
+  usage: "npm start -- [options]",
+  description:
+    "Starts the local stack (the vLLM simulator plus wrangler dev: Durable Objects, queues and R2 in miniflare),\nruns demo rollouts of the calculator and math agents, prints a summary, then serves until Ctrl-C.\nAgent console output is shown prefixed with [rollout <id>].",
+  flags: {
+    once: { type: "boolean", default: false, help: "exit after the summary (exit 0 when the demo ran)" },
+    "per-agent": { type: "string", default: "8", placeholder: "n", help: "demo rollouts per agent" },
+    port: { type: "string", default: "8787", placeholder: "port", help: "Worker port" },
+    "simulator-port": { type: "string", default: "8000", placeholder: "port", help: "vLLM simulator port (0 = any free port)" },
+    "state-dir": { type: "string", placeholder: "dir", help: "local state: rollouts, policy, feed, R2 objects (default .tmp/local-stack-<port>, kept across runs)" },
+    reset: { type: "boolean", default: false, help: "delete the state dir first (policy version 0, empty feed)" },
+    verbose: { type: "boolean", default: false, help: "print all of wrangler's output" },
   },
+  epilogue: "The same stack without the demo: npx edge-rollout dev (same --port, --state-dir, --reset).",
 });
 
-const perAgent = Number(values["per-agent"]);
-const stack = await startLocalStack({ workerPort: Number(values.port), stateDir: `.tmp/local-stack-${values.port}`, simulator: { port: Number(values["simulator-port"]), seed: 1 }, verbose: values.verbose });
+const port = integerFlag("--port", values.port, 1, 65535, "npm start -- --help");
+const simulatorPort = integerFlag("--simulator-port", values["simulator-port"], 0, 65535, "npm start -- --help");
+const perAgent = integerFlag("--per-agent", values["per-agent"], 1, 1000, "npm start -- --help");
+const stateDir = values["state-dir"] ?? `.tmp/local-stack-${port}`;
+const stack = await startLocalStack({ workerPort: port, stateDir, reset: values.reset, simulator: { port: simulatorPort, seed: 1 }, verbose: values.verbose });
 let stopping = false;
 const shutdown = async (code: number) => {
   if (stopping) return;
@@ -28,7 +37,7 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 try {
-  console.log(`edge-rollout running at ${stack.workerUrl} (vLLM simulator at ${stack.modelServerUrl})`);
+  console.log(`edge-rollout running at ${stack.workerUrl} (vLLM simulator at ${stack.modelServerUrl}; state in ${stateDir}${values.reset ? ", reset" : ""})`);
   const client = new RolloutClient(stack.workerUrl);
   const tasks = demoTasks(perAgent);
   const started = Date.now();
@@ -38,10 +47,13 @@ try {
   });
   if (process.stdout.isTTY) process.stdout.write("\n");
   console.log(formatSummary(summarize(views), Date.now() - started));
-  const example = views.find((view) => view.agent === "calculator");
-  if (example) console.log(`\nInspect one: curl ${stack.workerUrl}/v1/rollouts/${example.rollout_id}`);
   if (values.once) await shutdown(0);
-  else console.log(`\nServing at ${stack.workerUrl} — POST /v1/rollouts to run more. Ctrl-C to stop.`);
+  else {
+    // Only while serving: after --once the stack is gone and the hint would point at nothing.
+    const example = views.find((view) => view.agent === "calculator");
+    if (example) console.log(`\nInspect one: curl ${stack.workerUrl}/v1/rollouts/${example.rollout_id}   (or npx edge-rollout show ${example.rollout_id} --url ${stack.workerUrl})`);
+    console.log(`\nServing at ${stack.workerUrl} — POST /v1/rollouts to run more. Ctrl-C to stop.`);
+  }
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   await shutdown(1);

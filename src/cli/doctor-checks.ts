@@ -44,7 +44,7 @@ export async function checkStack(client: ApiClient): Promise<{ checks: Check[]; 
   try {
     await client.get("/health");
   } catch (error) {
-    const fix = error instanceof UnreachableError ? "start the stack with `edge-rollout dev` (or `npm start`), or point --url / EDGE_ROLLOUT_URL at your deployment" : "check that --url is an edge-rollout deployment";
+    const fix = error instanceof UnreachableError ? "start the stack with `npx edge-rollout dev` (or `npm start`), or point --url / EDGE_ROLLOUT_URL at your deployment" : "check that --url is an edge-rollout deployment";
     return { checks: [{ name: "stack", status: "fail", detail: `${client.url}/health: ${error instanceof Error ? error.message : String(error)}`, fix }], unreachable: error instanceof UnreachableError };
   }
   const checks: Check[] = [{ name: "stack", status: "ok", detail: `${client.url}/health answered in ${formatDuration(Date.now() - started)}` }];

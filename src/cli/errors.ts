@@ -50,7 +50,7 @@ export class UnreachableError extends CliError {
   constructor(url: string, cause: unknown) {
     super(`cannot reach ${url} (${describeCause(cause)})`, ExitCode.unreachable, {
       cause,
-      hint: "is the stack running? Start it with `edge-rollout dev`, or pass --url / set EDGE_ROLLOUT_URL",
+      hint: "is the stack running? Start it with `npx edge-rollout dev`, or pass --url / set EDGE_ROLLOUT_URL",
     });
   }
 }

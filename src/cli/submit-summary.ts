@@ -55,8 +55,8 @@ export function summarize(
 const HEADLINES: Record<SubmitStatus, string> = {
   completed: "completed",
   cancelled: "cancelled",
-  submitted: "submitted (not waiting; follow with `edge-rollout status <batch>`)",
-  left_running: "left running (follow it with `edge-rollout status <batch>`)",
+  submitted: "submitted (not waiting; follow with `npx edge-rollout status <batch>`)",
+  left_running: "left running (follow it with `npx edge-rollout status <batch>`)",
 };
 
 /** The text summary, e.g. `batch b1: completed, 64 rollouts (16 rows × n=4) in 12.3s (5.2 rollouts/s)`. */
@@ -69,6 +69,6 @@ export function formatSubmitSummary(summary: SubmitSummary): string {
     lines.push(`  reward mean ${formatNumber(summary.reward_mean)} over ${summary.reward_count} rollouts`);
     lines.push(`  termination reasons: ${formatCounts(summary.termination_reasons)}`);
   }
-  if (summary.status === "completed" && summary.mode === "train") lines.push("next: edge-rollout drain --out samples.jsonl  (the groups are in the trainer feed)");
+  if (summary.status === "completed" && summary.mode === "train") lines.push("next: npx edge-rollout drain --out samples.jsonl  (the groups are in the trainer feed)");
   return lines.join("\n");
 }

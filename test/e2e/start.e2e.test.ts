@@ -28,5 +28,8 @@ describe("npm start --once (end to end, wrangler dev + simulator)", () => {
     expect(rows.math.meanReward).toBeGreaterThan(0);
     expect(rows.calculator.meanReward).toBeGreaterThan(0);
     expect(stdout).toMatch(/16 rollouts in [\d.]+ s wall time/);
+    // --once has stopped the stack by now: no hint that points at it.
+    expect(stdout).not.toContain("Inspect one");
+    expect(stdout).not.toContain("Serving at");
   }, 150_000);
 });

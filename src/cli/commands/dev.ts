@@ -13,7 +13,7 @@ interface LocalStackHandle {
   stop(): Promise<void>;
 }
 interface LocalStackModule {
-  startLocalStack(options: { workerPort: number; stateDir: string; verbose: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } }): Promise<LocalStackHandle>;
+  startLocalStack(options: { workerPort: number; stateDir: string; reset: boolean; verbose: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } }): Promise<LocalStackHandle>;
 }
 
 /** `dev`'s options after parsing. */
@@ -24,6 +24,8 @@ export interface DevOptions {
   modelUrl?: string;
   /** Default `.tmp/local-stack-<port>` (as `npm start`), relative to the repository. */
   stateDir?: string;
+  /** Delete the state dir before starting. Default false: state persists across runs. */
+  reset: boolean;
   /** Seed of the simulator's scripted policy. Default 1. */
   seed: number;
   verbose: boolean;
@@ -50,25 +52,27 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
     stack = await startLocalStack({
       workerPort: options.port,
       stateDir,
+      reset: options.reset,
       verbose: options.verbose,
       ...(options.modelUrl ? { modelServerUrl: options.modelUrl.replace(/\/+$/, "").replace(/\/v1$/, "") } : { simulator: { port: options.simulatorPort, seed: options.seed } }),
     });
   } catch (error) {
     throw new OperationError(`the local stack did not start: ${error instanceof Error ? error.message : String(error)}`, { hint: "is the port free? Try --port / --simulator-port, or --verbose for wrangler's output" });
   }
-  const info = { ok: true, worker_url: stack.workerUrl, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, pid: process.pid };
+  const info = { ok: true, worker_url: stack.workerUrl, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, reset: options.reset, pid: process.pid };
   out.result(info, () =>
     [
       "edge-rollout local stack is up",
       formatFields([
         ["API", `${stack.workerUrl}  (GET /health, /v1/…)`],
         ["model server", `${stack.modelServerUrl}/v1  ${stack.simulator ? "(vLLM simulator)" : "(yours)"}`],
-        ["state", stateDir],
+        ["state", `${stateDir}  (${options.reset ? "reset" : "kept across runs; --reset starts empty"})`],
+        ["agent logs", "below, as [rollout <id>] …  (--verbose: all of wrangler's output)"],
       ]),
       "",
       `try:  export EDGE_ROLLOUT_URL=${stack.workerUrl}`,
-      "      edge-rollout submit test/fixtures/datasets/calculator.parquet --agent calculator --n 4",
-      `      edge-rollout doctor --model-url ${stack.modelServerUrl}`,
+      "      npx edge-rollout submit test/fixtures/datasets/calculator.parquet --agent calculator --n 4",
+      `      npx edge-rollout doctor --model-url ${stack.modelServerUrl}`,
       "Ctrl-C stops the stack.",
     ].join("\n"),
   );

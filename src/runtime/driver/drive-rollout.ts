@@ -1,6 +1,7 @@
 /** @module The stateless driver: lease a rollout, hand it to its agent's engine. */
 import { createEngine, type EngineStream } from "../engines/agent-engine";
 import type { DriverDeps, DriveOutcome } from "./driver-deps";
+import { runWithRolloutConsole } from "./rollout-console";
 
 export type { DriverDeps, DriveOutcome, InWorkerDeps } from "./driver-deps";
 
@@ -23,5 +24,6 @@ export async function driveRollout(deps: DriverDeps, rolloutId: string, stream?:
     return { result: "finished", steps: 0, termination_reason: ended.termination_reason ?? "AGENT_ERROR" };
   }
   const engine = createEngine(definition, { deps, session, lease, resume });
-  return engine.generateTrajectory(resume.spec.task, stream);
+  // The agent's console output is prefixed with the rollout id (see rollout-console.ts).
+  return runWithRolloutConsole(rolloutId, () => engine.generateTrajectory(resume.spec.task, stream));
 }

@@ -8,7 +8,8 @@ import { parseArgs } from "node:util";
 import type { VllmSimulatorOptions } from "./options";
 import { startVllmSimulator } from "./server";
 
-const USAGE = `Usage: tsx src/testing/vllm-simulator/cli.ts [options]
+const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx src/testing/vllm-simulator/cli.ts [options])
+  -h, --help                    print this help
   --host <host>                 default 127.0.0.1
   --port <n>                    default 8000; 0 picks a free port
   --model <name>                default sim-qwen3
@@ -98,5 +99,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   console.error(USAGE);
-  process.exit(1);
+  // 2 for a usage error (unknown flag, missing value, bad number), as every command of ours.
+  const usage = error instanceof RangeError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
+  process.exit(usage ? 2 : 1);
 });

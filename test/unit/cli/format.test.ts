@@ -52,7 +52,7 @@ describe("formatting for people (unit)", () => {
     const text = formatSubmitSummary(summary);
     expect(text).toContain("batch b: completed");
     expect(text).toContain("finished 64/64 in 8.0s (8.0 rollouts/s): succeeded 60, failed 4, cancelled 0");
-    expect(text).toContain("edge-rollout drain");
+    expect(text).toContain("next: npx edge-rollout drain");
     expect(summarize({ status: "cancelled", batch_ids: ["b"], agent: "a", mode: "val", dataset: "d", rows: 1, n: 1 }, tally, 1).ok).toBe(false);
   });
 });

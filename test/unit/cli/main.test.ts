@@ -45,6 +45,6 @@ describe("edge-rollout's exit codes, in process (unit)", () => {
     const out = buffers();
     expect(await main(["status", "--url", `http://127.0.0.1:${await freePort()}`], out.io)).toBe(3);
     expect(out.stderr()).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
-    expect(out.stderr()).toContain("hint: is the stack running?");
+    expect(out.stderr()).toContain("hint: is the stack running? Start it with `npx edge-rollout dev`");
   });
 });
