@@ -16,6 +16,8 @@ export interface LocalStackOptions {
   simulator?: VllmSimulatorOptions;
   /** Use an already running model server (root URL, without /v1) instead of starting the simulator. */
   modelServerUrl?: string;
+  /** The Worker entry, relative to the repository. Default `functions/worker.ts` (`examples/worker.ts` adds the examples). */
+  main?: string;
   /** Extra `--var NAME:VALUE` bindings for the Worker. */
   vars?: Record<string, string>;
   /**
@@ -42,10 +44,10 @@ export interface LocalStackOptions {
  * `batchSize` (with a 50 ms fill window instead of 0) stands in for those parallel invocations.
  * Everything else is the production config unchanged.
  */
-export function localWranglerConfig(root: string, stateDir: string, batchSize: number): string {
+export function localWranglerConfig(root: string, stateDir: string, batchSize: number, main = "functions/worker.ts"): string {
   const production = readFileSync(join(root, "wrangler.toml"), "utf8");
   const local = production
-    .replace(/^main = ".*"$/m, `main = ${JSON.stringify(join(root, "functions/worker.ts"))}`)
+    .replace(/^main = ".*"$/m, `main = ${JSON.stringify(resolve(root, main))}`)
     .replace(/^max_batch_size = \d+$/m, `max_batch_size = ${batchSize}`)
     .replace(/^max_batch_timeout = [\d.]+$/m, "max_batch_timeout = 0.05");
   const path = join(stateDir, "wrangler.local.toml");
@@ -96,7 +98,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const args = [
     require.resolve("wrangler/bin/wrangler.js"),
     "dev",
-    "--config", localWranglerConfig(root, stateDir, options.localBatchSize ?? 48),
+    "--config", localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, options.main),
     "--ip", "127.0.0.1",
     "--port", String(workerPort),
     "--inspector-port", "0",

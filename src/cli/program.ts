@@ -65,12 +65,13 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
     .option("--port <port>", "Worker port", integerIn("--port", 1, 65535), 8787)
     .option("--simulator-port <port>", "simulator port (0 = any free port)", integerIn("--simulator-port", 0, 65535), 8000)
     .option("--model-url <url>", "use this model server instead of the simulator")
+    .option("--worker <file>", "the Worker entry to serve, e.g. examples/worker.ts (the examples' agents too)", "functions/worker.ts")
     .option("--state-dir <dir>", "local state: rollouts, policy, feed, R2 objects, logs (default .tmp/local-stack-<port>, kept across runs)")
     .option("--reset", "delete the state dir first (policy version 0, empty feed)", false)
     .option("--seed <n>", "seed of the simulator's scripted policy", integerIn("--seed", 0), 1)
     .option("--verbose", "print wrangler's output", false)
     .option("--json", "print the URLs as one JSON document")
-    .action(async (flags: { port: number; simulatorPort: number; modelUrl?: string; stateDir?: string; reset: boolean; seed: number; verbose: boolean }) => {
+    .action(async (flags: { port: number; simulatorPort: number; modelUrl?: string; worker: string; stateDir?: string; reset: boolean; seed: number; verbose: boolean }) => {
       state.exitCode = await runDev(flags, out);
     });
 

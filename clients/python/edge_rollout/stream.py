@@ -68,7 +68,8 @@ def _groups(client: "Client", max_groups: Optional[int], max_samples: Optional[i
         if lease_id is None or not groups:
             waited = time.monotonic() - waiting_since
             if timeout is not None and waited >= timeout:
-                raise StreamTimeout(f"no group arrived within {timeout:g} s ({delivered} delivered so far)")
+                raise StreamTimeout(f"no group arrived within {timeout:g} s ({delivered} delivered so far)"
+                                    + _why_nothing_arrives(client))
             time.sleep(poll_interval if timeout is None else max(0.0, min(poll_interval, timeout - waited)))
             continue
         for group in groups:
@@ -77,3 +78,17 @@ def _groups(client: "Client", max_groups: Optional[int], max_samples: Optional[i
         # Reached only when the consumer asked for the group after this pull's last one.
         client.ack(lease_id)
         waiting_since = time.monotonic()
+
+
+def _why_nothing_arrives(client: "Client") -> str:
+    """The feed's counts, to tell an empty feed (e.g. a re-submitted, already consumed batch) from a slow one."""
+    try:
+        stats = client.feed_stats()
+    except Exception:  # the timeout is the error to report; the stats only explain it
+        return ""
+    pending, ready, leased = stats.get("pending_groups", 0), stats.get("ready_groups", 0), stats.get("leased_groups", 0)
+    if pending or ready or leased:
+        return f"; the feed has {pending} incomplete, {ready} ready and {leased} leased groups"
+    return ("; the feed has no incomplete, ready or leased group"
+            f" ({stats.get('acked', 0)} acked so far): a batch submitted again under the same batch_id"
+            " is not run again, and its groups were already consumed; use a new batch_id")

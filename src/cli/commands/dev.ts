@@ -1,6 +1,8 @@
 /** @module `edge-rollout dev`: the local stack (vLLM simulator + `wrangler dev`) until Ctrl-C. */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { ExitCode, OperationError } from "../errors";
+import { fileURLToPath } from "node:url";
+import { ExitCode, OperationError, UsageError } from "../errors";
 import { formatFields } from "../format";
 import type { Output } from "../output";
 
@@ -13,7 +15,7 @@ interface LocalStackHandle {
   stop(): Promise<void>;
 }
 interface LocalStackModule {
-  startLocalStack(options: { workerPort: number; stateDir: string; reset: boolean; verbose: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } }): Promise<LocalStackHandle>;
+  startLocalStack(options: { workerPort: number; main: string; stateDir: string; reset: boolean; verbose: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } }): Promise<LocalStackHandle>;
 }
 
 /** `dev`'s options after parsing. */
@@ -24,6 +26,8 @@ export interface DevOptions {
   modelUrl?: string;
   /** Default `.tmp/local-stack-<port>` (as `npm start`), relative to the repository. */
   stateDir?: string;
+  /** The Worker entry, relative to the repository (`examples/worker.ts` serves the examples too). */
+  worker: string;
   /** Delete the state dir before starting. Default false: state persists across runs. */
   reset: boolean;
   /** Seed of the simulator's scripted policy. Default 1. */
@@ -45,12 +49,15 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
   // Loaded here, not at the top, so other commands do not pay for wrangler and the simulator; and by
   // a computed URL so the Worker tsconfig (which also sees src/) does not pull in Node-only scripts.
   const { startLocalStack } = (await import(new URL("../../../scripts/local-stack.ts", import.meta.url).href)) as LocalStackModule;
+  const worker = fileURLToPath(new URL(`../../../${options.worker}`, import.meta.url));
+  if (!existsSync(worker)) throw new UsageError(`--worker ${options.worker}: no such file in this repository`);
   const stateDir = options.stateDir ?? `.tmp/local-stack-${options.port}`;
   out.note(`starting the local stack on 127.0.0.1:${options.port} …`);
   let stack: LocalStackHandle;
   try {
     stack = await startLocalStack({
       workerPort: options.port,
+      main: options.worker,
       stateDir,
       reset: options.reset,
       verbose: options.verbose,
@@ -64,7 +71,7 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
     [
       "edge-rollout local stack is up",
       formatFields([
-        ["API", `${stack.workerUrl}  (GET /health, /v1/…)`],
+        ["API", `${stack.workerUrl}  (GET /health, /v1/…; Worker ${options.worker})`],
         ["model server", `${stack.modelServerUrl}/v1  ${stack.simulator ? "(vLLM simulator)" : "(yours)"}`],
         ["state", `${stateDir}  (${options.reset ? "reset" : "kept across runs; --reset starts empty"})`],
         ["agent logs", "below, as [rollout <id>] …  (--verbose: all of wrangler's output)"],
