@@ -33,8 +33,17 @@ describe("simulated latency", () => {
   });
 
   it("serves concurrent requests in parallel rather than in turn", async () => {
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 40 }, () => postJson(url, CHAT)));
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Order, not milliseconds: a slow request taken in first is overtaken by a fast one sent while
+    // it is still pending, which a server answering in turn could not do.
+    const before = sim.stats().requests;
+    sim.configure({ latency: { ttftMs: 3000 } });
+    const finished: string[] = [];
+    const slow = postJson(url, CHAT).then(() => finished.push("slow"));
+    while (sim.stats().requests === before) await new Promise((r) => setTimeout(r, 5));
+    sim.configure({ latency: { ttftMs: 0 } });
+    const fast = postJson(url, CHAT).then(() => finished.push("fast"));
+    await Promise.all([slow, fast]);
+    sim.configure({ latency: { ttftMs: 60 } });
+    expect(finished).toEqual(["fast", "slow"]);
   });
 });
