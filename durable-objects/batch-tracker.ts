@@ -2,9 +2,11 @@
 import { DurableObject } from "cloudflare:workers";
 import type { BatchProgress, BatchRolloutEntry } from "../src/schemas/batch";
 import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
-import { EXTERNAL_AGENT } from "../src/schemas/rollout-api";
+import { EXTERNAL_AGENT, isExternalAgent } from "../src/schemas/rollout-api";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import { BatchCore } from "../src/runtime/batch/batch-core";
+import { BatchRunnersStore } from "../src/runtime/batch/batch-runners";
+import type { BatchRunners } from "../src/schemas/batch-runners";
 import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
@@ -36,16 +38,18 @@ function sessions(namespace: Env["ROLLOUT_SESSION"]): RolloutSessionsPort {
  */
 export class BatchTracker extends DurableObject<Env> {
   readonly #core: BatchCore;
+  readonly #runners: BatchRunnersStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
+    this.#runners = new BatchRunnersStore(storage.sql, () => Date.now());
     this.#core = new BatchCore({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
       sessions: sessions(env.ROLLOUT_SESSION),
       blobs: r2Blobs(env.TRAJECTORIES),
       agents: {
-        has: (name) => name === EXTERNAL_AGENT || agentRegistry.get(name) !== undefined,
+        has: (name) => isExternalAgent(name) || agentRegistry.get(name) !== undefined,
         names: () => [EXTERNAL_AGENT, ...agentRegistry.names()],
       },
       now: () => Date.now(),
@@ -75,6 +79,21 @@ export class BatchTracker extends DurableObject<Env> {
   /** Released rollouts in (row, sample) order. */
   rollouts(offset: number, limit: number): BatchRolloutEntry[] | undefined {
     return this.#core.rollouts(offset, limit);
+  }
+
+  /** Counts what a runner did with one attempt of this batch (reported by the rollout's session). */
+  runnerEvent(event: unknown): void {
+    this.#runners.record(event);
+  }
+
+  /** A heartbeat of a runner holding leases of this batch. */
+  runnerSeen(runnerId: string, leaseMs: number): void {
+    this.#runners.seen(runnerId, leaseMs);
+  }
+
+  /** The runners working on this batch: claimed, heartbeating, lost. */
+  runners(): BatchRunners {
+    return this.#runners.view();
   }
 
   /** Resumes fan-out, checks on live rollouts, reads back lost results. */

@@ -8,7 +8,9 @@ import { RolloutSessionCore } from "../src/runtime/session/rollout-session-core"
 import { SessionGatewayOps } from "../src/runtime/session/session-gateway";
 import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
 import type { LlmCall } from "../src/schemas/llm-call";
-import type { AdmitCallResult, BeginAttemptResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
+import type { RunnerEvent } from "../src/schemas/batch-runners";
+import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
+import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**
  * One rollout's conversation, steps, LLM calls and lease, in SQLite. Single-writer by
@@ -34,6 +36,18 @@ export class RolloutSession extends DurableObject<Env> {
         blobs: r2Blobs(env.TRAJECTORIES),
         results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
         now: () => Date.now(),
+      },
+      claims: {
+        offer: async (runnerAgent, rolloutId) => {
+          const queue = env.CLAIM_QUEUE.get(env.CLAIM_QUEUE.idFromName(claimQueueName(runnerAgent, shardOf(rolloutId))));
+          await (queue as unknown as { offer(id: string): Promise<void> }).offer(rolloutId);
+        },
+      },
+      runnerEvents: {
+        report: async (batchId, event) => {
+          const batch = env.BATCH_TRACKER.get(env.BATCH_TRACKER.idFromName(batchId));
+          await (batch as unknown as { runnerEvent(event: RunnerEvent): Promise<void> }).runnerEvent(event);
+        },
       },
     });
     this.#gateway = new SessionGatewayOps(this.#core.kernel);
@@ -95,9 +109,29 @@ export class RolloutSession extends DurableObject<Env> {
     return this.#core.subscribe(afterStepIndex);
   }
 
-  /** Limits and replica for a gateway call, unless the rollout is missing or finished. */
-  admitCall(): AdmitCallResult {
-    return this.#gateway.admitCall();
+  /** Limits and replica for a gateway call, unless the rollout is missing or finished (or `attempt` is no longer live). */
+  admitCall(attempt?: number): AdmitCallResult {
+    return this.#gateway.admitCall(attempt);
+  }
+
+  /** Grants a runner the next attempt of an external rollout offered to runners. */
+  claim(runnerId: string, leaseMs: number): Promise<ClaimResult> {
+    return this.#core.claims.claim(runnerId, leaseMs);
+  }
+
+  /** Renews the lease of the runner holding `attempt`. */
+  heartbeat(attempt: number, runnerId: string, leaseMs: number): HeartbeatResult {
+    return this.#core.claims.heartbeat(attempt, runnerId, leaseMs);
+  }
+
+  /** Ends the rollout with the outcome of the attempt a runner holds. */
+  finishAttempt(attempt: number, runnerId: string, input: FinishRolloutRequest): Promise<AttemptEndResult> {
+    return this.#core.claims.finishAttempt(attempt, runnerId, input);
+  }
+
+  /** A runner hands its attempt back (shutdown) or reports it crashed. */
+  releaseAttempt(attempt: number, runnerId: string, reason: "shutdown" | "crashed", error: string | null): Promise<AttemptEndResult> {
+    return this.#core.claims.releaseAttempt(attempt, runnerId, reason, error);
   }
 
   /** Records a call made through the rollout's gateway endpoint. */

@@ -10,6 +10,8 @@ import { feedRoutes } from "./feed.routes";
 import { gatewayRoutes } from "./gateway.routes";
 import { policyRoutes } from "./policy.routes";
 import { rolloutsRoutes } from "./rollouts.routes";
+import { attemptsRoutes } from "./attempts.routes";
+import { runnersRoutes } from "./runners.routes";
 
 /** Builds the HTTP API. Every error, including 404 for unknown routes, is problem+json. */
 export function createApp(): Hono<{ Bindings: AppEnv }> {
@@ -20,6 +22,9 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.use("/v1/*", bearerAuth());
   app.get("/v1/agents", (c) => c.json({ agents: agentRegistry.names() }));
   app.route("/v1/rollouts/:id/llm/v1", gatewayRoutes());
+  app.route("/v1/rollouts/:id/attempts/:attempt/llm/v1", gatewayRoutes());
+  app.route("/v1/rollouts/:id/attempts/:attempt", attemptsRoutes());
+  app.route("/v1/runners", runnersRoutes());
   app.route("/v1/rollouts", rolloutsRoutes());
   app.route("/v1", policyRoutes());
   app.route("/v1/batches", batchesRoutes());

@@ -2,6 +2,7 @@
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { BatchMessage, BatchProgress, BatchRolloutEntry } from "../src/schemas/batch";
 import type { ResultMessage } from "../src/schemas/result-message";
+import type { BatchRunners } from "../src/schemas/batch-runners";
 import type { AppEnv } from "./env";
 
 /** The RPC surface of the BatchTracker stub, spelled out (the generic stub types are too deep for the compiler). */
@@ -11,6 +12,8 @@ export interface BatchRpc {
   cancel(): Promise<CancelResult>;
   progress(): Promise<BatchProgress | undefined>;
   rollouts(offset: number, limit: number): Promise<BatchRolloutEntry[] | undefined>;
+  runnerSeen(runnerId: string, leaseMs: number): Promise<void>;
+  runners(): Promise<BatchRunners>;
 }
 
 /** The BatchTracker stub for `batchId`. */

@@ -49,9 +49,11 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.get("/:id", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));
-    const progress = await batchStub(c.env, batchId).progress();
+    const stub = batchStub(c.env, batchId);
+    const [progress, runners] = await Promise.all([stub.progress(), stub.runners()]);
     if (!progress) throw new NotFoundError(`batch ${batchId} does not exist`);
-    return c.json(progress);
+    // Runners that claimed this batch's external rollouts (empty for driven batches).
+    return c.json({ ...progress, runners });
   });
 
   routes.get("/:id/rollouts", async (c) => {

@@ -29,17 +29,29 @@ async function authorize(c: GatewayContext): Promise<string> {
 }
 
 /** The session's admission for a call: its limits and replica, or 404/409. */
-async function admit(stub: SessionRpc, rolloutId: string): Promise<Omit<GatewayCall, "whileSyncing" | "callId">> {
-  const admitted = await stub.admitCall();
+async function admit(stub: SessionRpc, rolloutId: string, runnerAttempt: number | undefined): Promise<Omit<GatewayCall, "whileSyncing" | "callId">> {
+  const admitted = await stub.admitCall(runnerAttempt);
   if (!admitted.ok) {
     if (admitted.reason === "not_found") throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    if (admitted.reason === "superseded") throw new ConflictError(`attempt ${runnerAttempt} of rollout ${rolloutId} is no longer live (its lease expired or it was handed back); stop this attempt`);
     throw new ConflictError(`rollout ${rolloutId} has ended (${admitted.status}); its gateway accepts no more calls`);
   }
   return { rolloutId, stepId: null, train: admitted.train, model: admitted.model, limits: admitted.limits, replicaHint: admitted.replica_hint, admissionTtlMs: admitted.call_ttl_ms };
 }
 
-/** The attempt a call belongs to, as an in-Worker attempt's fetch declares it; null when the header is absent. */
+/** The runner attempt in the path (`/v1/rollouts/:id/attempts/:attempt/llm/v1`), if the call came that way. */
+function pathAttemptOf(c: GatewayContext): number | undefined {
+  const raw = c.req.param("attempt");
+  if (raw === undefined) return undefined;
+  const attempt = Number(raw);
+  if (!Number.isInteger(attempt) || attempt < 1) throw new NotFoundError(`no attempt ${raw} of this rollout`);
+  return attempt;
+}
+
+/** The attempt a call belongs to: the path's, else what an in-Worker attempt's fetch declares in its header; null when neither. */
 function attemptOf(c: GatewayContext): number | null {
+  const fromPath = pathAttemptOf(c);
+  if (fromPath !== undefined) return fromPath;
   const raw = c.req.header(ATTEMPT_HEADER);
   if (raw === undefined) return null;
   const attempt = Number(raw);
@@ -63,7 +75,7 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
   const stub = sessionStub(c.env, rolloutId);
   const attempt = attemptOf(c);
   const stamp = (record: LlmCall): LlmCall => (attempt === null ? record : { ...record, attempt });
-  const call: GatewayCall = { ...(await admit(stub, rolloutId)), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
+  const call: GatewayCall = { ...(await admit(stub, rolloutId, pathAttemptOf(c))), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
   const gateway = gatewayFor(c.env);
   try {
     if (body.stream) {
@@ -80,7 +92,7 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
   }
 }
 
-/** Routes mounted at `/v1/rollouts/:id/llm/v1`. */
+/** Routes mounted at `/v1/rollouts/:id/llm/v1` and, for runner attempts, `/v1/rollouts/:id/attempts/:attempt/llm/v1`. */
 export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
   routes.post("/chat/completions", async (c) => forward(c, "/chat/completions", (await parseJsonBody(c, GatewayChatRequest)) as JsonObject));

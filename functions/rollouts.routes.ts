@@ -1,7 +1,7 @@
 /** @module `/v1/rollouts`: create, read, follow (SSE) and cancel rollouts. */
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
-import { AddEventsRequest, CreateRolloutRequest, EXTERNAL_AGENT, FinishRolloutRequest, RolloutId, type RolloutSpec } from "../src/schemas/rollout-api";
+import { AddEventsRequest, CreateRolloutRequest, EXTERNAL_AGENT, FinishRolloutRequest, isExternalAgent, RolloutId, runnerAgentOf, type RolloutSpec } from "../src/schemas/rollout-api";
 import { rolloutKey } from "../src/gateway/rollout-keys";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import { type AppEnv, gatewaySecret } from "./env";
@@ -38,15 +38,17 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/", async (c) => {
     const body = await parseJsonBody(c, CreateRolloutRequest);
-    const kind = body.agent === EXTERNAL_AGENT ? "external" : "driven";
+    const kind = isExternalAgent(body.agent) ? "external" : "driven";
     if (kind === "driven" && !agentRegistry.get(body.agent)) {
-      throw new InvalidInputError(`agent: "${body.agent}" is not registered (known: ${[EXTERNAL_AGENT, ...agentRegistry.names()].join(", ")})`, {
+      throw new InvalidInputError(`agent: "${body.agent}" is not registered (known: ${[EXTERNAL_AGENT, "external:<runner agent>", ...agentRegistry.names()].join(", ")})`, {
         details: [{ path: "agent", message: `unknown agent "${body.agent}"` }],
       });
     }
     const rolloutId = body.rollout_id ?? crypto.randomUUID();
     const task = { ...body.task, task_id: body.task.task_id || rolloutId, agent_name: body.task.agent_name || body.agent };
-    const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, group: body.group ?? null, created_at: Date.now() };
+    // `external` alone is run by its creator with the key answered here; `external:<name>` is offered to runners of <name>.
+    const runner = body.agent === EXTERNAL_AGENT ? null : runnerAgentOf(body.agent);
+    const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, group: body.group ?? null, created_at: Date.now(), runner };
     const created = await sessionStub(c.env, rolloutId).create(spec);
     if (!created.ok) throw new ConflictError(created.message);
     const origin = new URL(c.req.url).origin;

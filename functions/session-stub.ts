@@ -3,7 +3,7 @@ import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/sche
 import type { LlmCall } from "../src/schemas/llm-call";
 import type { Span, SpanInput } from "../src/schemas/span";
 import type { SessionHandle, SessionLocator } from "../src/runtime/session/session-handle";
-import type { AdmitCallResult, CreateResult, FinishResult, GatewayWriteResult } from "../src/runtime/session/session-results";
+import type { AdmitCallResult, AttemptEndResult, ClaimResult, CreateResult, FinishResult, GatewayWriteResult, HeartbeatResult } from "../src/runtime/session/session-results";
 import type { AppEnv } from "./env";
 
 /**
@@ -15,11 +15,15 @@ export interface SessionRpc extends SessionHandle {
   cancel(): Promise<FinishResult>;
   read(): Promise<RolloutView | undefined>;
   subscribe(afterStepIndex: number): Promise<ReadableStream<Uint8Array> | undefined>;
-  admitCall(): Promise<AdmitCallResult>;
+  admitCall(attempt?: number): Promise<AdmitCallResult>;
   recordCall(call: LlmCall): Promise<GatewayWriteResult>;
   addEvents(events: SpanInput[]): Promise<{ ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>>;
   finishExternal(input: FinishRolloutRequest): Promise<FinishResult | Exclude<GatewayWriteResult, { ok: true }>>;
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): Promise<void>;
+  claim(runnerId: string, leaseMs: number): Promise<ClaimResult>;
+  heartbeat(attempt: number, runnerId: string, leaseMs: number): Promise<HeartbeatResult>;
+  finishAttempt(attempt: number, runnerId: string, input: FinishRolloutRequest): Promise<AttemptEndResult>;
+  releaseAttempt(attempt: number, runnerId: string, reason: "shutdown" | "crashed", error: string | null): Promise<AttemptEndResult>;
 }
 
 /** The RolloutSession stub for `rolloutId` (one object per rollout, named by its id). */

@@ -11,6 +11,7 @@ export { PolicyStore } from "../durable-objects/policy-store";
 export { AdmissionShard } from "../durable-objects/admission-shard";
 export { TrainerFeed } from "../durable-objects/trainer-feed";
 export { BatchTracker } from "../durable-objects/batch-tracker";
+export { ClaimQueue } from "../durable-objects/claim-queue";
 
 const app = createApp();
 

@@ -35,3 +35,13 @@ export interface BlobStorePort {
 export interface ResultsQueuePort {
   send(message: import("./schemas/result-message").ResultMessage): Promise<void>;
 }
+
+/** Offers an external rollout to the runners of its runner agent (the sharded claim queue). */
+export interface ClaimOfferPort {
+  offer(runnerAgent: string, rolloutId: string): Promise<void>;
+}
+
+/** Tells a batch what a runner did with one of its rollouts (shown per runner by `GET /v1/batches/:id`). */
+export interface RunnerEventsPort {
+  report(batchId: string, event: import("./schemas/batch-runners").RunnerEvent): Promise<void>;
+}

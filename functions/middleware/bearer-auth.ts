@@ -15,8 +15,8 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
   return diff === 0;
 }
 
-/** A rollout's gateway (`/v1/rollouts/:id/llm/…`) takes that rollout's own key instead of API_TOKEN. */
-const ROLLOUT_GATEWAY_PATH = /^\/v1\/rollouts\/[^/]+\/llm(\/|$)/;
+/** A rollout's gateway (`/v1/rollouts/:id/llm/…`, `/v1/rollouts/:id/attempts/:n/llm/…`) takes that rollout's own key instead of API_TOKEN. */
+const ROLLOUT_GATEWAY_PATH = /^\/v1\/rollouts\/[^/]+\/(attempts\/[^/]+\/)?llm(\/|$)/;
 
 /**
  * Requires `Authorization: Bearer <API_TOKEN>` on every route when `API_TOKEN` is set; open

@@ -33,6 +33,20 @@ export type RolloutKind = z.infer<typeof RolloutKind>;
 /** The agent name that creates an external rollout. */
 export const EXTERNAL_AGENT = "external";
 
+/** Prefix of an external agent that names the runner agent serving it: `external:<runner agent>`. */
+export const EXTERNAL_AGENT_PREFIX = "external:";
+
+/** Whether `agent` makes an external rollout (`external`, or `external:<runner agent>`). */
+export function isExternalAgent(agent: string): boolean {
+  return agent === EXTERNAL_AGENT || (agent.startsWith(EXTERNAL_AGENT_PREFIX) && agent.length > EXTERNAL_AGENT_PREFIX.length);
+}
+
+/** The runner agent name that may claim rollouts of `agent`: `external` → "external", `external:calc` → "calc"; null when driven. */
+export function runnerAgentOf(agent: string): string | null {
+  if (agent === EXTERNAL_AGENT) return EXTERNAL_AGENT;
+  return isExternalAgent(agent) ? agent.slice(EXTERNAL_AGENT_PREFIX.length) : null;
+}
+
 /** What the session stores at creation. */
 export const RolloutSpec = z.object({
   rollout_id: RolloutId,
@@ -43,6 +57,11 @@ export const RolloutSpec = z.object({
   /** Null for a rollout created alone: it is then its own group of one (uid = rollout id), `infer` only. */
   group: RolloutGroup.nullable().default(null),
   created_at: z.number(),
+  /**
+   * The runner agent whose runners claim this external rollout (`POST /v1/runners/claim`), or null:
+   * a driven rollout, or an external one its creator runs with the key it was given.
+   */
+  runner: z.string().nullable().default(null),
 });
 export type RolloutSpec = z.infer<typeof RolloutSpec>;
 

@@ -1,6 +1,6 @@
 /** @module Releasing a batch's rollouts in chunks, checking on them, and cancelling them. */
 import type { Clock, StoragePort } from "../../ports";
-import { EXTERNAL_AGENT, RolloutSpec } from "../../schemas/rollout-api";
+import { isExternalAgent, RolloutSpec, runnerAgentOf } from "../../schemas/rollout-api";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { RolloutSessionsPort } from "./batch-ports";
 import { groupUid, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
@@ -48,7 +48,9 @@ export class FanOut {
     const row = this.#deps.storage.readRow(slot.row_index);
     return RolloutSpec.parse({
       rollout_id: slot.rollout_id,
-      kind: row.agent === EXTERNAL_AGENT ? "external" : "driven",
+      kind: isExternalAgent(row.agent) ? "external" : "driven",
+      // Nobody holds the key of a batch's external rollout: runners of its agent claim it.
+      runner: runnerAgentOf(row.agent),
       agent: row.agent,
       task: { ...row.task, sample_id: slot.sample_index },
       config: record.config,

@@ -12,6 +12,7 @@ import { initialState, type SessionState } from "./session-state";
 import { SessionStore } from "./session-store";
 import { buildRolloutView, endEvent, stepEvent } from "./session-view";
 import { accountCall } from "./call-accounting";
+import { SessionClaimOps } from "./session-claims";
 
 /**
  * One rollout's lifecycle as a driver sees it: create, lease, commit, hand off, finish, cancel,
@@ -21,8 +22,12 @@ export class RolloutSessionCore {
   /** Shared with the gateway-facing part of the session (same storage, same subscribers). */
   readonly kernel: SessionKernel;
 
+  /** Claims, heartbeats and attempt outcomes of runner rollouts (same kernel). */
+  readonly claims: SessionClaimOps;
+
   constructor(deps: SessionDeps) {
     this.kernel = new SessionKernel(deps);
+    this.claims = new SessionClaimOps(this.kernel);
   }
 
   get #deps(): SessionDeps {
@@ -60,13 +65,15 @@ export class RolloutSessionCore {
     }
     const now = this.#deps.now();
     const fresh = initialState(now, spec.created_at + spec.config.rollout_timeout_ms);
-    // An external rollout runs from the moment it exists; no driver will ever lease it.
-    const state = spec.kind === "external" ? { ...fresh, status: "running" as const } : fresh;
+    // An external rollout its creator runs is running from the moment it exists; no driver will
+    // ever lease it. One for runners waits, queued, until a runner claims it.
+    const state = spec.kind === "external" && spec.runner === null ? { ...fresh, status: "running" as const } : fresh;
     this.#deps.storage.transactionSync(() => {
       this.#store.writeSpec(spec);
       this.#save(state);
     });
     if (spec.kind === "driven") await this.kernel.announce(spec.rollout_id, "created");
+    if (spec.runner !== null) await this.claims.offer(spec);
     await this.kernel.scheduleWatchdog(state, spec);
     return { ok: true, created: true, rollout_id: spec.rollout_id, status: state.status };
   }
@@ -178,6 +185,7 @@ export class RolloutSessionCore {
       this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded` });
       return;
     }
+    if (spec.runner !== null) return this.claims.watch(spec, state);
     if (spec.kind === "external") {
       const idleMs = now - state.last_activity_at;
       if (idleMs < spec.config.step_timeout_ms) return this.kernel.scheduleWatchdog(state, spec);

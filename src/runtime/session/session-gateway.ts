@@ -21,12 +21,17 @@ export class SessionGatewayOps {
     this.#kernel = kernel;
   }
 
-  /** The rollout's limits and replica for the next call, unless it is missing or finished. */
-  admitCall(): AdmitCallResult {
+  /**
+   * The rollout's limits and replica for the next call, unless it is missing or finished. A call
+   * through a runner attempt's endpoint (`attempt` given) is refused once that attempt is no longer
+   * the live one, so a runner that lost its lease stops spending the GPU on a rollout someone else runs.
+   */
+  admitCall(attempt?: number): AdmitCallResult {
     const spec = this.#kernel.spec;
     const state = this.#kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
+    if (attempt !== undefined && spec.runner !== null && (state.attempt !== attempt || state.lease === null)) return { ok: false, reason: "superseded", status: state.status };
     const config = spec.config;
     return {
       ok: true,

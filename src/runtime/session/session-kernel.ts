@@ -1,5 +1,5 @@
 /** @module What every part of a rollout session shares: storage, state transitions, events, the alarm. */
-import type { Clock, StoragePort, WorkQueuePort } from "../../ports";
+import type { ClaimOfferPort, Clock, RunnerEventsPort, StoragePort, WorkQueuePort } from "../../ports";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import { statusForReason, TERMINAL_STATUSES } from "../../schemas/termination";
 import type { WorkMessage } from "../../schemas/work-message";
@@ -20,6 +20,10 @@ export interface SessionDeps {
   now: Clock;
   /** Where finished rollouts are published; absent, nothing is published (hand-built test sessions). */
   sink?: SinkDeps;
+  /** The claim queue runner rollouts are offered on; absent, they can only be claimed by id (tests). */
+  claims?: ClaimOfferPort;
+  /** Where a batch rollout's runner events go (the batch's tracker); absent, they are not reported. */
+  runnerEvents?: RunnerEventsPort;
 }
 
 /**
@@ -60,12 +64,13 @@ export class SessionKernel {
 
   /**
    * Sets the alarm to the next moment something may need doing: the rollout's deadline, or
-   * earlier the lease's expiry (driven), the idle limit (external), or a re-announcement.
+   * earlier the lease's expiry (driven, or claimed by a runner), the idle limit (external, run by
+   * its creator), or a re-announcement (re-offer for runner rollouts).
    */
   async scheduleWatchdog(state: SessionState, spec: RolloutSpec): Promise<void> {
     if (TERMINAL_STATUSES.has(state.status)) return;
     const next =
-      spec.kind === "external"
+      spec.kind === "external" && spec.runner === null
         ? state.last_activity_at + spec.config.step_timeout_ms
         : state.lease
           ? state.lease.expires_at

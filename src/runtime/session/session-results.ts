@@ -82,7 +82,22 @@ export type AdmitCallResult =
       /** How long the call may count as in flight without a release (the rollout's lease ttl). */
       call_ttl_ms: number;
     }
-  | { ok: false; reason: "not_found" | "terminal"; status: RolloutStatus | null };
+  | { ok: false; reason: "not_found" | "terminal" | "superseded"; status: RolloutStatus | null };
 
 /** Results of the gateway-facing writes. */
 export type GatewayWriteResult = { ok: true } | { ok: false; reason: "not_found" | "terminal" | "invalid" | "driven"; message: string };
+
+/** `claim`: the attempt a runner may run now (with the spec it needs), or why not. */
+export type ClaimResult =
+  | { ok: true; attempt: number; lease: Lease; spec: RolloutSpec }
+  | { ok: false; reason: "not_found" | "not_claimable" | "terminal" | "held" };
+
+/** `heartbeat`: the renewed lease, or why the runner must stop. */
+export type HeartbeatResult =
+  | { ok: true; lease: Lease; batch_id: string | null }
+  | { ok: false; reason: "lost" | "terminal" | "not_found" };
+
+/** `finishAttempt` / `releaseAttempt`: the rollout's status after it, or why the runner may not. */
+export type AttemptEndResult =
+  | { ok: true; status: RolloutStatus; termination_reason: TerminationReason | null }
+  | { ok: false; reason: "lost" | "terminal" | "not_found"; message: string };

@@ -59,6 +59,8 @@ export const SessionState = z.object({
   attempt: z.int().min(0).default(0),
   /** The attempt whose outcome the rollout reports, set when it ends; calls of other attempts are excluded from training. */
   final_attempt: z.int().min(1).nullable().default(null),
+  /** Attempts a runner handed back at shutdown: numbered like any attempt, but they do not use up `max_attempts`. */
+  released: z.int().min(0).default(0),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -88,5 +90,6 @@ export function initialState(now: number, deadline: number): SessionState {
     sink: { status: "none", attempts: 0, last_error: null, published_at: null },
     attempt: 0,
     final_attempt: null,
+    released: 0,
   };
 }

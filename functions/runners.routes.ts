@@ -1,0 +1,114 @@
+/** @module `/v1/runners`: runners claim external rollouts and keep their leases with heartbeats. */
+import { Hono } from "hono";
+import { rolloutKey } from "../src/gateway/rollout-keys";
+import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
+import { shardVisitOrder } from "../src/runtime/claims/claim-shards";
+import type { ClaimResult } from "../src/runtime/session/session-results";
+import { ClaimRequest, type ClaimedRollout, HeartbeatRequest, type HeartbeatOutcome } from "../src/schemas/runner-claims";
+import type { JsonValue } from "../src/schemas/json";
+import { batchStub } from "./batch-stub";
+import { claimQueueStub } from "./claim-stub";
+import { type AppEnv, gatewaySecret } from "./env";
+import { parseJsonBody } from "./middleware/problem-details";
+import { policyStub } from "./policy-stub";
+import { sessionStub } from "./session-stub";
+
+/** Session RPCs one request keeps in flight: production allows 6 simultaneous outgoing connections per invocation. */
+const RPC_PARALLELISM = 6;
+
+/** Runs `fn` over `items` with at most RPC_PARALLELISM pending. */
+async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(RPC_PARALLELISM, items.length) }, worker));
+}
+
+type Granted = Extract<ClaimResult, { ok: true }>;
+
+/**
+ * Takes offers from `agent`'s shards (random start) and asks each rollout's session for the next
+ * attempt. An offer is settled (removed) once its session answered, granted or refused; one whose
+ * session could not be reached stays hidden and comes back after OFFER_HIDE_MS.
+ */
+async function claimFromAgent(env: AppEnv, agent: string, body: ClaimRequest, granted: Granted[]): Promise<void> {
+  for (const shard of shardVisitOrder()) {
+    const wanted = body.max - granted.length;
+    if (wanted <= 0) return;
+    const queue = claimQueueStub(env, agent, shard);
+    const offers = await queue.take(wanted);
+    if (offers.length === 0) continue;
+    const settled: TakenOffer[] = [];
+    await eachLimited(offers, async (offer) => {
+      try {
+        const result = await sessionStub(env, offer.rollout_id).claim(body.runner_id, body.lease_ms);
+        settled.push(offer);
+        if (result.ok) granted.push(result);
+      } catch (error) {
+        console.error("claim failed; the offer comes back", { rollout_id: offer.rollout_id, error: error instanceof Error ? error.message : String(error) });
+      }
+    });
+    await queue.settle(settled);
+  }
+}
+
+/** The latest version of each named resource the runner asked for (missing ones are left out). */
+async function latestResources(env: AppEnv, names: readonly string[]): Promise<Record<string, JsonValue>> {
+  const policy = policyStub(env);
+  const found = await Promise.all(names.map(async (name) => [name, await policy.getResource(name)] as const));
+  return Object.fromEntries(found.flatMap(([name, result]) => (result.ok ? [[name, result.value]] : [])));
+}
+
+/** Routes under `/v1/runners`. */
+export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
+  const routes = new Hono<{ Bindings: AppEnv }>();
+
+  routes.post("/claim", async (c) => {
+    const body = await parseJsonBody(c, ClaimRequest);
+    const granted: Granted[] = [];
+    for (const agent of body.agents) await claimFromAgent(c.env, agent, body, granted);
+    if (granted.length === 0) return c.json({ runner_id: body.runner_id, claimed: [] });
+    // Read once per claim that got work, never per idle poll: the policy object is deployment-wide.
+    const [policy, resources] = await Promise.all([policyStub(c.env).snapshot(), latestResources(c.env, body.resources)]);
+    const origin = new URL(c.req.url).origin;
+    const secret = gatewaySecret(c.env);
+    const claimed: ClaimedRollout[] = await Promise.all(
+      granted.map(async ({ attempt, lease, spec }) => ({
+        rollout_id: spec.rollout_id,
+        attempt,
+        attempt_id: `${spec.rollout_id}/attempt/${attempt}`,
+        runner_id: body.runner_id,
+        agent: spec.runner ?? spec.agent,
+        mode: spec.config.mode,
+        task: spec.task,
+        config: spec.config,
+        group: spec.group,
+        lease_expires_at: lease.expires_at,
+        llm: {
+          base_url: `${origin}/v1/rollouts/${spec.rollout_id}/attempts/${attempt}/llm/v1`,
+          api_key: await rolloutKey(secret, spec.rollout_id),
+          model: spec.config.model ?? policy.model ?? c.env.LLM_MODEL,
+        },
+        resources,
+      })),
+    );
+    return c.json({ runner_id: body.runner_id, claimed });
+  });
+
+  routes.post("/heartbeat", async (c) => {
+    const body = await parseJsonBody(c, HeartbeatRequest);
+    const outcomes: HeartbeatOutcome[] = [];
+    const batches = new Set<string>();
+    await eachLimited(body.leases, async ({ rollout_id, attempt }) => {
+      const result = await sessionStub(c.env, rollout_id).heartbeat(attempt, body.runner_id, body.lease_ms);
+      if (result.ok && result.batch_id) batches.add(result.batch_id);
+      outcomes.push(result.ok ? { rollout_id, attempt, ok: true, lease_expires_at: result.lease.expires_at, reason: null } : { rollout_id, attempt, ok: false, lease_expires_at: null, reason: result.reason });
+    });
+    // One touch per batch and heartbeat, so `GET /v1/batches/:id` can tell heartbeating runners from lost ones.
+    await eachLimited([...batches], async (batchId) => batchStub(c.env, batchId).runnerSeen(body.runner_id, body.lease_ms));
+    return c.json({ runner_id: body.runner_id, leases: outcomes });
+  });
+
+  return routes;
+}
