@@ -23,12 +23,13 @@ describe("runner claims (integration)", () => {
     const agent = uniqueAgent("fin");
     await externalBatch(agent, 1, 1);
     const [claimed] = await claim("runner-a", agent);
+    expect((await getRollout(claimed!.rollout_id)).runner_lease).toMatchObject({ runner_id: "runner-a", attempt: 1 });
     await ask(claimed!.llm.base_url, claimed!.llm.api_key);
     await postJson(`/v1/rollouts/${claimed!.rollout_id}/events`, { events: [{ kind: "reward", value: 0.5, attributes: { attempt: 1 } }] });
     const finish = await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/1/finish`, { runner_id: "runner-a" });
     expect(finish.status).toBe(200);
     const view = await getRollout(claimed!.rollout_id);
-    expect(view).toMatchObject({ status: "succeeded", reward: 0.5, attempts: 1, final_attempt: 1 });
+    expect(view).toMatchObject({ status: "succeeded", reward: 0.5, attempts: 1, final_attempt: 1, runner_lease: null });
     expect(view.llm_calls.map((call) => [call.attempt, call.excluded_from_training])).toEqual([[1, false]]);
     expect((await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/1/finish`, { runner_id: "runner-a" })).status).toBe(200);
     expect((await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/2/finish`, { runner_id: "runner-a" })).status).toBe(409);

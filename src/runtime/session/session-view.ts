@@ -58,6 +58,7 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     final_messages: records.finalMessages,
     attempts: state.attempt,
     final_attempt: state.final_attempt,
+    runner_lease: spec.runner !== null && state.lease ? { runner_id: state.lease.driver_id, attempt: state.attempt, expires_at: state.lease.expires_at } : null,
     publication: state.sink,
   };
 }
