@@ -1,4 +1,9 @@
-/** @module SQLite tables of one rollout session: meta (spec, state), steps, llm_calls. */
+/**
+ * @module SQLite tables of one rollout session: meta (spec, state), steps, llm_calls, spans.
+ * Steps and calls may be longer than a SQLite value allows (~2 MB): their text is split over
+ * `value_parts` (see `value-parts.ts`), and calls are stored against the call before them
+ * (`call-codec.ts`), so storage grows with the conversation, not with calls × context.
+ */
 import type { LlmCall } from "../../schemas/llm-call";
 import { RolloutSpec } from "../../schemas/rollout-api";
 import type { Step } from "../../schemas/step";
@@ -8,6 +13,8 @@ import { Span, SpanInput } from "../../schemas/span";
 import type { SqlPort } from "../../ports";
 import { SessionState } from "./session-state";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
+import { CREATE_VALUE_PARTS_TABLE, readExtraParts, splitText, writeExtraParts } from "../value-parts";
+import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
 
 const MIGRATIONS = [
   CREATE_META_TABLE,
@@ -24,7 +31,19 @@ const MIGRATIONS = [
      body TEXT NOT NULL
    )`,
   `CREATE TABLE IF NOT EXISTS spans (sequence_id INTEGER PRIMARY KEY, body TEXT NOT NULL)`,
+  CREATE_VALUE_PARTS_TABLE,
 ];
+
+/** Owners of a step's and a call's extra parts in `value_parts`. */
+const STEP_PART = "step:";
+const ENV_PART = "env:";
+const CALL_PART = "call:";
+
+/** The last call stored, decoded, with the row it is in (checked against the table before use). */
+interface LastCall {
+  seq: number;
+  call: LlmCall;
+}
 
 /** A committed step with the env snapshot taken after it (null when the env has none). */
 export interface StoredStep {
@@ -41,6 +60,8 @@ export class SessionStore {
   readonly #sql: SqlPort;
   /** The last raw JSON read per meta key and what it parsed to: a row read again unchanged is not re-validated. */
   readonly #parsed = new Map<string, { raw: string; value: unknown }>();
+  /** The base the next call is encoded against; a rolled-back transaction is caught by the row check. */
+  #lastCall: LastCall | null = null;
 
   constructor(sql: SqlPort) {
     this.#sql = sql;
@@ -101,28 +122,46 @@ export class SessionStore {
     return this.#sql.exec(`SELECT 1 AS found FROM steps WHERE step_id = ?`, stepId).toArray().length > 0;
   }
 
-  /** Stores a step parsed with the Step schema (the caller parsed it). */
+  /** Stores a step parsed with the Step schema (the caller parsed it); its texts may be any length. */
   insertStep(valid: Step, envSnapshot: JsonValue | null): void {
-    this.#sql.exec(
-      `INSERT INTO steps (step_index, step_id, body, env_snapshot) VALUES (?, ?, ?, ?)`,
-      valid.step_index,
-      valid.step_id,
-      JSON.stringify(valid),
-      envSnapshot === null ? null : JSON.stringify(envSnapshot),
-    );
+    const body = splitText(JSON.stringify(valid));
+    const env = envSnapshot === null ? null : splitText(JSON.stringify(envSnapshot));
+    this.#sql.exec(`INSERT INTO steps (step_index, step_id, body, env_snapshot) VALUES (?, ?, ?, ?)`, valid.step_index, valid.step_id, body[0]!, env === null ? null : env[0]!);
+    writeExtraParts(this.#sql, `${STEP_PART}${valid.step_index}`, body);
+    if (env) writeExtraParts(this.#sql, `${ENV_PART}${valid.step_index}`, env);
   }
 
-  /** Stores a call parsed with the LlmCall schema (the caller parsed it); a call id seen before is ignored. */
+  /**
+   * Stores a call parsed with the LlmCall schema (the caller parsed it), encoded against the call
+   * stored before it; a call id seen before is ignored.
+   */
   insertCall(valid: LlmCall): void {
-    this.#sql.exec(`INSERT OR IGNORE INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?)`, valid.call_id, valid.step_id, JSON.stringify(valid));
+    if (this.#sql.exec(`SELECT 1 AS found FROM llm_calls WHERE call_id = ?`, valid.call_id).toArray().length > 0) return;
+    const parts = splitText(JSON.stringify(encodeCall(valid, this.#previousCall())));
+    const row = this.#sql.exec<{ seq: number }>(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?) RETURNING seq`, valid.call_id, valid.step_id, parts[0]!).toArray()[0]!;
+    writeExtraParts(this.#sql, `${CALL_PART}${valid.call_id}`, parts);
+    this.#lastCall = { seq: row.seq, call: valid };
+  }
+
+  /** The last stored call, decoded: from memory when the table's last row is still that call. */
+  #previousCall(): LlmCall | null {
+    const last = this.#sql.exec<{ seq: number; call_id: string }>(`SELECT seq, call_id FROM llm_calls ORDER BY seq DESC LIMIT 1`).toArray()[0];
+    if (!last) return null;
+    if (this.#lastCall && this.#lastCall.seq === last.seq && this.#lastCall.call.call_id === last.call_id) return this.#lastCall.call;
+    return this.listCalls().at(-1) ?? null;
   }
 
   /** Steps in order, from `afterIndex + 1` on. */
   listSteps(afterIndex = -1): StoredStep[] {
-    return this.#sql
-      .exec<{ body: string; env_snapshot: string | null }>(`SELECT body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`, afterIndex)
-      .toArray()
-      .map((row) => ({ step: JSON.parse(row.body) as Step, envSnapshot: row.env_snapshot === null ? null : (JSON.parse(row.env_snapshot) as JsonValue) }));
+    const rows = this.#sql
+      .exec<{ step_index: number; body: string; env_snapshot: string | null }>(`SELECT step_index, body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`, afterIndex)
+      .toArray();
+    const bodies = readExtraParts(this.#sql, STEP_PART);
+    const envs = readExtraParts(this.#sql, ENV_PART);
+    return rows.map((row) => ({
+      step: JSON.parse(row.body + (bodies.get(`${STEP_PART}${row.step_index}`) ?? "")) as Step,
+      envSnapshot: row.env_snapshot === null ? null : (JSON.parse(row.env_snapshot + (envs.get(`${ENV_PART}${row.step_index}`) ?? "")) as JsonValue),
+    }));
   }
 
   /** Appends spans in order and returns them with their sequence ids (1, 2, … per rollout). */
@@ -151,8 +190,17 @@ export class SessionStore {
     this.#putMeta("final_messages", ChatMessage.array().parse(messages));
   }
 
-  /** Every call in the order recorded. */
+  /** Every call in the order recorded, decoded. */
   listCalls(): LlmCall[] {
-    return this.#sql.exec<{ body: string }>(`SELECT body FROM llm_calls ORDER BY seq`).toArray().map((row) => JSON.parse(row.body) as LlmCall);
+    const rows = this.#sql.exec<{ seq: number; call_id: string; body: string }>(`SELECT seq, call_id, body FROM llm_calls ORDER BY seq`).toArray();
+    const extra = readExtraParts(this.#sql, CALL_PART);
+    const calls: LlmCall[] = [];
+    for (const row of rows) {
+      const stored = JSON.parse(row.body + (extra.get(`${CALL_PART}${row.call_id}`) ?? "")) as StoredCall;
+      calls.push(decodeCall(stored, calls.at(-1) ?? null));
+    }
+    const last = rows.at(-1);
+    this.#lastCall = last ? { seq: last.seq, call: calls.at(-1)! } : null;
+    return calls;
   }
 }
