@@ -4,11 +4,11 @@ import { r2Blobs } from "../durable-objects/r2-blobs";
 import { ConflictError, InvalidInputError } from "../src/errors";
 import { inlineSamples } from "../src/runtime/feed/inline-samples";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
-import { AckRequest, FeedConfigUpdate, PullRequest } from "../src/schemas/feed";
+import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
 import { trainingModes } from "../src/sink/training-modes";
 import type { AppEnv } from "./env";
 import { feedStub } from "./feed-stub";
-import { parseJsonBody } from "./middleware/problem-details";
+import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
 import { policyStub } from "./policy-stub";
 
 function invalid(errors: FieldIssue[]): InvalidInputError {
@@ -43,7 +43,12 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   });
 
   routes.get("/stats", async (c) => {
-    const [stats, fence] = await Promise.all([feedStub(c.env).stats(), policyStub(c.env).fence()]);
+    // `?batch_id=a&batch_id=b&batch_prefix=x.chunk`: batch_id may repeat, the rest may not.
+    const raw: Record<string, string | string[]> = {};
+    for (const [key, values] of Object.entries(c.req.queries())) raw[key] = key === "batch_id" ? values : values.length === 1 ? values[0]! : values;
+    const query = StatsQuery.safeParse(raw);
+    if (!query.success) throw invalid(fieldProblems(query.error));
+    const [stats, fence] = await Promise.all([feedStub(c.env).stats(query.data), policyStub(c.env).fence()]);
     return c.json({ policy_version: fence.snapshot.policy_version, ...stats });
   });
 

@@ -1,5 +1,6 @@
 /** @module Wire shapes of the trainer feed: `/v1/feed/{pull,ack,stats,config}` and its persisted config. */
 import { z } from "zod";
+import { BatchId } from "./batch";
 import { RolloutStatus, TerminationReason } from "./termination";
 import { TrainingSample } from "./training-sample";
 
@@ -12,14 +13,55 @@ export const DEFAULT_LEASE_MS = 300_000;
 export const MAX_PULL_GROUPS = 1024;
 /** Most training samples one pull may ask for. */
 export const MAX_PULL_SAMPLES = 100_000;
+/** Most batch ids one pull or stats query may name. */
+export const MAX_FILTER_BATCHES = 256;
+/** Longest `batch_prefix` / `uid_prefix`. */
+const MAX_PREFIX_LENGTH = 200;
 /** Longest `group_timeout_ms`: 7 days. */
 export const MAX_GROUP_TIMEOUT_MS = 604_800_000;
+
+/** One batch id or a list of them (1..MAX_FILTER_BATCHES), as a list. */
+export const BatchIds = z.union([BatchId, z.array(BatchId).min(1, "batch_id must not be an empty list").max(MAX_FILTER_BATCHES, `batch_id must name at most ${MAX_FILTER_BATCHES} batches`)])
+  .transform((ids) => (typeof ids === "string" ? [ids] : ids));
+
+function Prefix(field: string) {
+  return z.string(`${field} must be a string`).min(1, `${field} must not be empty`).max(MAX_PREFIX_LENGTH, `${field} must be <= ${MAX_PREFIX_LENGTH} characters`);
+}
+
+/**
+ * Which groups a consumer asks for by batch: ids in `batch_id`, or ids starting with
+ * `batch_prefix`; with neither, every group (including those of no batch).
+ */
+export interface BatchSelector {
+  batch_id?: string[];
+  batch_prefix?: string;
+}
+
+/** Whether a group of batch `batchId` (null: a rollout outside any batch) is selected. */
+export function batchSelected(selector: BatchSelector, batchId: string | null): boolean {
+  if (selector.batch_id === undefined && selector.batch_prefix === undefined) return true;
+  if (batchId === null) return false;
+  return (selector.batch_id?.includes(batchId) ?? false) || (selector.batch_prefix !== undefined && batchId.startsWith(selector.batch_prefix));
+}
+
+/**
+ * `GET /v1/feed/stats` query: `batch_id` (repeatable) and `batch_prefix` narrow `by_batch` to those
+ * batches (each named id listed, with zeros when it holds nothing).
+ */
+export const StatsQuery = z.object({
+  batch_id: z.array(BatchId).max(MAX_FILTER_BATCHES, `batch_id must name at most ${MAX_FILTER_BATCHES} batches`).optional(),
+  batch_prefix: Prefix("batch_prefix").optional(),
+}).strict();
+export type StatsQuery = z.infer<typeof StatsQuery>;
 
 /**
  * `POST /v1/feed/pull`. At least one of `max_groups` / `max_samples` (training samples, summed
  * over members; whole groups only, and the first group is always delivered even if it alone is
  * larger). `min_policy_version` skips (leaves ready, does not drop) groups older than it;
  * `training_mode` restricts the pull to one mode; `inline` returns samples instead of R2 keys.
+ * `batch_id` (one id or a list) and `batch_prefix` (e.g. `"<id>.chunk"` for a chunked submit)
+ * restrict it to groups of those batches (a group matches either); `uid_prefix` to group uids that
+ * start with it. Groups a filter leaves out stay ready for other consumers, their leases untouched.
  */
 export const PullRequest = z.object({
   max_groups: z.int("max_groups must be an integer").min(1, "max_groups must be >= 1").max(MAX_PULL_GROUPS, `max_groups must be <= ${MAX_PULL_GROUPS}`).optional(),
@@ -28,6 +70,9 @@ export const PullRequest = z.object({
   lease_ms: z.int("lease_ms must be an integer").min(MIN_LEASE_MS, `lease_ms must be >= ${MIN_LEASE_MS}`).max(MAX_LEASE_MS, `lease_ms must be <= ${MAX_LEASE_MS}`).default(DEFAULT_LEASE_MS),
   inline: z.boolean("inline must be a boolean").default(false),
   training_mode: z.string().min(1, "training_mode must not be empty").optional(),
+  batch_id: BatchIds.optional(),
+  batch_prefix: Prefix("batch_prefix").optional(),
+  uid_prefix: Prefix("uid_prefix").optional(),
 }).strict().refine((body) => body.max_groups !== undefined || body.max_samples !== undefined, {
   path: ["max_groups"],
   message: "max_groups or max_samples is required",
@@ -80,6 +125,8 @@ export type FeedMember = z.infer<typeof FeedMember>;
  */
 export const FeedGroup = z.object({
   uid: z.string(),
+  /** The batch the group's rollouts came from; null for rollouts created one by one. */
+  batch_id: z.string().nullable(),
   training_mode: z.string(),
   group_size: z.int().min(1),
   policy_version_start: z.int().min(0),
@@ -135,9 +182,15 @@ export const FeedCounts = z.object({
 });
 export type FeedCounts = z.infer<typeof FeedCounts>;
 
+/** Groups of one batch the feed holds now. */
+export const BatchCounts = z.object({ pending_groups: z.int(), ready_groups: z.int(), leased_groups: z.int() });
+export type BatchCounts = z.infer<typeof BatchCounts>;
+
 /** `GET /v1/feed/stats`. */
 export const FeedStats = FeedCounts.extend({
   by_training_mode: z.record(z.string(), FeedCounts),
+  /** Groups held now, per batch (groups of no batch are left out); narrowed by the StatsQuery. */
+  by_batch: z.record(z.string(), BatchCounts),
   active_leases: z.int(),
   config: FeedConfig,
 });

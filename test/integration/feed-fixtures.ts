@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
+import { expect } from "vitest";
 import { feedStub, type FeedRpc } from "../../functions/feed-stub";
 import type { FeedStats } from "../../src/schemas/feed";
 import { LlmCall } from "../../src/schemas/llm-call";
@@ -21,6 +22,8 @@ export interface HandResult {
   uid: string;
   sample_index: number;
   group_size: number;
+  /** The batch it came from; default none. */
+  batch_id?: string;
   training_mode?: string;
   data_manager?: string;
   /** Default ENV_DONE (succeeded); an error reason makes the rollout failed. */
@@ -80,7 +83,7 @@ export async function publishHandResult(input: HandResult): Promise<{ message: R
   await env.TRAJECTORIES.put(key, JSON.stringify(record), { httpMetadata: { contentType: "application/json" } });
   const message = ResultMessage.parse({
     schema_version: RESULT_MESSAGE_SCHEMA_VERSION, rollout_id: rolloutId, status, termination_reason: reason, reward,
-    uid: input.uid, sample_index: input.sample_index, group_size: input.group_size, batch_id: null,
+    uid: input.uid, sample_index: input.sample_index, group_size: input.group_size, batch_id: input.batch_id ?? null,
     training_mode: input.training_mode ?? "verl/hybrid", data_manager: input.data_manager ?? "train",
     policy_version_start: version, policy_version_end: version, key, atif_key: rolloutAtifKey(rolloutId), samples: samples.length, finished_at: now,
   });
@@ -128,4 +131,17 @@ export async function drainDefaultFeed(): Promise<void> {
     if (pulled.lease_id === null) return;
     await postJson("/v1/feed/ack", { lease_id: pulled.lease_id });
   }
+}
+
+/** A problem+json answer's fields the feed tests read. */
+export interface Problem {
+  status: number;
+  errors?: Array<{ path: string; message: string }>;
+}
+
+/** Asserts `response` is a problem+json answer with `status` and returns its body. */
+export async function expectProblem(response: Response, status: number): Promise<Problem> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  return (await response.json()) as Problem;
 }

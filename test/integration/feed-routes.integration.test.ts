@@ -3,18 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FeedGroup, InlineFeedGroup, PullResponse } from "../../src/schemas/feed";
 import { api } from "../fixtures/rollouts";
-import { defaultFeed, drainDefaultFeed, feedStats, ingestAll, postJson, publishGroup, publishHandResult } from "./feed-fixtures";
-
-interface Problem {
-  status: number;
-  errors?: Array<{ path: string; message: string }>;
-}
-
-async function expectProblem(response: Response, status: number): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toBe("application/problem+json");
-  return (await response.json()) as Problem;
-}
+import { defaultFeed, drainDefaultFeed, expectProblem, feedStats, ingestAll, postJson, publishGroup, publishHandResult } from "./feed-fixtures";
 
 beforeEach(drainDefaultFeed);
 

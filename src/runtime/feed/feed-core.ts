@@ -1,6 +1,6 @@
 /** @module The logic of the trainer feed: ingest results by uid, drop stale groups, lease, ack. */
 import type { Clock, StoragePort } from "../../ports";
-import { FeedConfigUpdate, PullRequest, type FeedConfig, type FeedGroup, type FeedMember, type FeedStats } from "../../schemas/feed";
+import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConfig, type FeedGroup, type FeedMember, type FeedStats } from "../../schemas/feed";
 import { ResultMessage } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { trainingModes, type TrainingModeRegistry } from "../../sink/training-modes";
@@ -29,8 +29,8 @@ function issuesOf(error: { issues: Array<{ path: PropertyKey[]; message: string 
 }
 
 function feedGroupOf(group: GroupRow, members: FeedMember[]): FeedGroup {
-  const { uid, training_mode, group_size, policy_version_start, policy_version_end, partial, deliveries } = group;
-  return { uid, training_mode, group_size, policy_version_start, policy_version_end, partial, deliveries, members };
+  const { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries } = group;
+  return { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries, members };
 }
 
 /**
@@ -86,7 +86,7 @@ export class FeedCore {
       const { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples } = msg;
       storage.insertMember(msg.uid, { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples });
       const base: GroupRow = group ?? {
-        uid: msg.uid, training_mode: mode.name, max_staleness: mode.max_staleness, group_size: msg.group_size, state: "pending", partial: false,
+        uid: msg.uid, training_mode: mode.name, batch_id: msg.batch_id, max_staleness: mode.max_staleness, group_size: msg.group_size, state: "pending", partial: false,
         created_at: now, ready_at: null, lease_id: null, deliveries: 0, policy_version_start, policy_version_end, sample_count: 0, arrived: 0,
       };
       const arrived = base.arrived + 1;
@@ -123,6 +123,8 @@ export class FeedCore {
       let samples = 0;
       for (const group of this.#storage.groupsIn("ready")) {
         if (body.training_mode !== undefined && group.training_mode !== body.training_mode) continue;
+        if (!batchSelected(body, group.batch_id)) continue;
+        if (body.uid_prefix !== undefined && !group.uid.startsWith(body.uid_prefix)) continue;
         if (body.min_policy_version !== undefined && group.policy_version_start < body.min_policy_version) continue;
         if (body.max_groups !== undefined && chosen.length >= body.max_groups) break;
         if (body.max_samples !== undefined && chosen.length > 0 && samples + group.sample_count > body.max_samples) break;
@@ -166,12 +168,17 @@ export class FeedCore {
     return result;
   }
 
-  /** Counters and live group counts, in total and per training mode (expired leases applied first). */
-  async stats(): Promise<FeedStats> {
+  /**
+   * Counters and live group counts, in total, per training mode and per batch (expired leases
+   * applied first); `query` (a StatsQuery) narrows the per-batch counts.
+   */
+  async stats(query: StatsQuery = {}): Promise<FeedStats> {
+    // The route validated the query already; a bad one here is a programming error.
+    const selector = StatsQuery.parse(query);
     const now = this.#deps.now();
     const stats = this.#tx(() => {
       this.#settle(now);
-      return buildStats(this.#storage, this.#storage.readConfig());
+      return buildStats(this.#storage, this.#storage.readConfig(), selector);
     });
     await this.#schedule(now);
     return stats;

@@ -34,3 +34,4 @@ export type AckResult =
 export type ConfigureResult =
   | { ok: true; config: FeedConfig }
   | { ok: false; reason: "invalid"; errors: FieldIssue[] };
+

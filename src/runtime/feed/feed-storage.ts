@@ -15,6 +15,7 @@ const MIGRATIONS = [
   `CREATE TABLE IF NOT EXISTS feed_groups (
      uid TEXT PRIMARY KEY,
      training_mode TEXT NOT NULL,
+     batch_id TEXT,
      max_staleness INTEGER NOT NULL,
      group_size INTEGER NOT NULL,
      state TEXT NOT NULL,
@@ -49,6 +50,7 @@ export type GroupState = z.infer<typeof GroupState>;
 export const GroupRow = z.object({
   uid: z.string().min(1),
   training_mode: z.string().min(1),
+  batch_id: z.string().nullable(),
   max_staleness: z.int().min(0),
   group_size: z.int().min(1),
   state: GroupState,
@@ -93,6 +95,10 @@ export class FeedStorage {
   /** Creates the tables if they do not exist (idempotent). */
   migrate(): void {
     for (const statement of MIGRATIONS) this.#sql.exec(statement);
+    // Feeds created before groups knew their batch: add the column (their groups stay batch-less).
+    const columns = this.#sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('feed_groups')`).toArray();
+    if (!columns.some((column) => column.name === "batch_id")) this.#sql.exec(`ALTER TABLE feed_groups ADD COLUMN batch_id TEXT`);
+    this.#sql.exec(`CREATE INDEX IF NOT EXISTS groups_batch ON feed_groups (batch_id, state)`);
   }
 
   /** The stored config, or the default (no group timeout). */
@@ -115,6 +121,11 @@ export class FeedStorage {
   /** Every counter. */
   counters(): Array<{ training_mode: string; name: string; n: number }> {
     return this.#sql.exec<{ training_mode: string; name: string; n: number }>(`SELECT training_mode, name, n FROM counters`).toArray();
+  }
+
+  /** Groups per batch and state (groups of no batch left out). */
+  batchCounts(): Array<{ batch_id: string; state: string; n: number }> {
+    return this.#sql.exec<{ batch_id: string; state: string; n: number }>(`SELECT batch_id, state, COUNT(*) AS n FROM feed_groups WHERE batch_id IS NOT NULL GROUP BY batch_id, state`).toArray();
   }
 
   /** Groups per mode and state. */
@@ -154,9 +165,9 @@ export class FeedStorage {
   writeGroup(group: GroupRow): void {
     const g = GroupRow.parse(group);
     this.#sql.exec(
-      `INSERT OR REPLACE INTO feed_groups (uid, training_mode, max_staleness, group_size, state, partial, created_at, ready_at, lease_id, deliveries, policy_version_start, policy_version_end, sample_count, arrived)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      g.uid, g.training_mode, g.max_staleness, g.group_size, g.state, g.partial ? 1 : 0, g.created_at, g.ready_at, g.lease_id, g.deliveries, g.policy_version_start, g.policy_version_end, g.sample_count, g.arrived,
+      `INSERT OR REPLACE INTO feed_groups (uid, training_mode, batch_id, max_staleness, group_size, state, partial, created_at, ready_at, lease_id, deliveries, policy_version_start, policy_version_end, sample_count, arrived)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      g.uid, g.training_mode, g.batch_id, g.max_staleness, g.group_size, g.state, g.partial ? 1 : 0, g.created_at, g.ready_at, g.lease_id, g.deliveries, g.policy_version_start, g.policy_version_end, g.sample_count, g.arrived,
     );
   }
 
