@@ -1,6 +1,6 @@
 /** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
 import { DurableObject } from "cloudflare:workers";
-import type { FeedConfig, FeedStats, StatsQuery } from "../src/schemas/feed";
+import type { FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import { FeedCore } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 
@@ -38,7 +38,7 @@ export class TrainerFeed extends DurableObject<Env> {
   }
 
   /** Counters and live counts, in total, per training mode and per batch (narrowed by `query`). */
-  stats(query?: StatsQuery): Promise<FeedStats> {
+  stats(query?: StatsQueryInput): Promise<FeedStats> {
     return this.#core.stats(query);
   }
 

@@ -1,6 +1,6 @@
 /** @module Reaching the trainer feed Durable Object (one instance, named "default"), and feeding it results. */
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
-import type { FeedConfig, FeedStats, StatsQuery } from "../src/schemas/feed";
+import type { FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import type { ResultMessage } from "../src/schemas/result-message";
 import { dataManagers } from "../src/sink/training-modes";
 import { InvalidInputError } from "../src/errors";
@@ -18,7 +18,7 @@ export interface FeedRpc {
   ingest(message: unknown): Promise<IngestResult>;
   pull(request: unknown, currentPolicyVersion: number): Promise<PullResult>;
   ack(leaseId: string): Promise<AckResult>;
-  stats(query?: StatsQuery): Promise<FeedStats>;
+  stats(query?: StatsQueryInput): Promise<FeedStats>;
   config(): Promise<FeedConfig>;
   configure(patch: unknown): Promise<ConfigureResult>;
 }

@@ -43,10 +43,8 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   });
 
   routes.get("/stats", async (c) => {
-    // `?batch_id=a&batch_id=b&batch_prefix=x.chunk`: batch_id may repeat, the rest may not.
-    const raw: Record<string, string | string[]> = {};
-    for (const [key, values] of Object.entries(c.req.queries())) raw[key] = key === "batch_id" ? values : values.length === 1 ? values[0]! : values;
-    const query = StatsQuery.safeParse(raw);
+    // `?batch_id=a&batch_id=b&batch_prefix=x.chunk`: each may repeat.
+    const query = StatsQuery.safeParse(c.req.queries());
     if (!query.success) throw invalid(fieldProblems(query.error));
     const [stats, fence] = await Promise.all([feedStub(c.env).stats(query.data), policyStub(c.env).fence()]);
     return c.json({ policy_version: fence.snapshot.policy_version, ...stats });

@@ -116,11 +116,12 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
     .option("--per-pull <n>", `groups per pull (1..${MAX_PULL_GROUPS})`, integerIn("--per-pull", 1, MAX_PULL_GROUPS), 16)
     .option("--lease-ms <ms>", "lease of each pull; unacked groups come back after it", integerIn("--lease-ms", MIN_LEASE_MS, MAX_LEASE_MS), DEFAULT_LEASE_MS)
     .option("--training-mode <mode>", "pull only groups of this training mode")
+    .option("--batch <id...>", "pull only these batches (and their chunks <id>.chunk<k>); other consumers' groups stay in the feed")
     .option("--min-policy-version <v>", "skip groups older than this policy version", integerIn("--min-policy-version", 0))
     .option("--wait-ms <ms>", "when nothing is ready but groups are incomplete, wait this long for them", integerIn("--wait-ms", 0), 5000)
     .option("--follow", "keep pulling until Ctrl-C or --max-groups, even when the feed is empty", false)
     .option("--interval <ms>", "poll interval while waiting", integerIn("--interval", 100), 1000)
-    .action(async (flags: ServerFlags & { out: string; maxGroups?: number; perPull: number; leaseMs: number; trainingMode?: string; minPolicyVersion?: number; waitMs: number; follow: boolean; interval: number }) => {
+    .action(async (flags: ServerFlags & { out: string; maxGroups?: number; perPull: number; leaseMs: number; trainingMode?: string; batch?: string[]; minPolicyVersion?: number; waitMs: number; follow: boolean; interval: number }) => {
       const { interval, url: _url, token: _token, json: _json, ...rest } = flags;
       state.exitCode = await runDrain({ ...rest, intervalMs: interval }, clientFor(flags), out);
     });

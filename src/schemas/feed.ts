@@ -28,38 +28,44 @@ function Prefix(field: string) {
   return z.string(`${field} must be a string`).min(1, `${field} must not be empty`).max(MAX_PREFIX_LENGTH, `${field} must be <= ${MAX_PREFIX_LENGTH} characters`);
 }
 
+/** One batch-id prefix or a list of them, as a list. */
+const BatchPrefixes = z.union([Prefix("batch_prefix"), z.array(Prefix("batch_prefix")).min(1, "batch_prefix must not be an empty list").max(MAX_FILTER_BATCHES, `batch_prefix must name at most ${MAX_FILTER_BATCHES} prefixes`)])
+  .transform((prefixes) => (typeof prefixes === "string" ? [prefixes] : prefixes));
+
 /**
  * Which groups a consumer asks for by batch: ids in `batch_id`, or ids starting with
  * `batch_prefix`; with neither, every group (including those of no batch).
  */
 export interface BatchSelector {
   batch_id?: string[];
-  batch_prefix?: string;
+  batch_prefix?: string[];
 }
 
 /** Whether a group of batch `batchId` (null: a rollout outside any batch) is selected. */
 export function batchSelected(selector: BatchSelector, batchId: string | null): boolean {
   if (selector.batch_id === undefined && selector.batch_prefix === undefined) return true;
   if (batchId === null) return false;
-  return (selector.batch_id?.includes(batchId) ?? false) || (selector.batch_prefix !== undefined && batchId.startsWith(selector.batch_prefix));
+  return (selector.batch_id?.includes(batchId) ?? false) || (selector.batch_prefix?.some((prefix) => batchId.startsWith(prefix)) ?? false);
 }
 
 /**
- * `GET /v1/feed/stats` query: `batch_id` (repeatable) and `batch_prefix` narrow `by_batch` to those
- * batches (each named id listed, with zeros when it holds nothing).
+ * `GET /v1/feed/stats` query: `batch_id` and `batch_prefix` (each repeatable) narrow `by_batch` to
+ * those batches (each named id listed, with zeros when it holds nothing).
  */
 export const StatsQuery = z.object({
-  batch_id: z.array(BatchId).max(MAX_FILTER_BATCHES, `batch_id must name at most ${MAX_FILTER_BATCHES} batches`).optional(),
-  batch_prefix: Prefix("batch_prefix").optional(),
+  batch_id: BatchIds.optional(),
+  batch_prefix: BatchPrefixes.optional(),
 }).strict();
 export type StatsQuery = z.infer<typeof StatsQuery>;
+/** A stats query as a caller passes it (one id or a list). */
+export type StatsQueryInput = z.input<typeof StatsQuery>;
 
 /**
  * `POST /v1/feed/pull`. At least one of `max_groups` / `max_samples` (training samples, summed
  * over members; whole groups only, and the first group is always delivered even if it alone is
  * larger). `min_policy_version` skips (leaves ready, does not drop) groups older than it;
  * `training_mode` restricts the pull to one mode; `inline` returns samples instead of R2 keys.
- * `batch_id` (one id or a list) and `batch_prefix` (e.g. `"<id>.chunk"` for a chunked submit)
+ * `batch_id` and `batch_prefix` (each one or a list; e.g. `"<id>.chunk"` for a chunked submit)
  * restrict it to groups of those batches (a group matches either); `uid_prefix` to group uids that
  * start with it. Groups a filter leaves out stay ready for other consumers, their leases untouched.
  */
@@ -71,7 +77,7 @@ export const PullRequest = z.object({
   inline: z.boolean("inline must be a boolean").default(false),
   training_mode: z.string().min(1, "training_mode must not be empty").optional(),
   batch_id: BatchIds.optional(),
-  batch_prefix: Prefix("batch_prefix").optional(),
+  batch_prefix: BatchPrefixes.optional(),
   uid_prefix: Prefix("uid_prefix").optional(),
 }).strict().refine((body) => body.max_groups !== undefined || body.max_samples !== undefined, {
   path: ["max_groups"],

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
-from typing import Any, Iterator, Mapping, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from .errors import TransportError, problem_error
 from .stream import stream_groups
@@ -27,6 +28,16 @@ def _to_json(value: Any) -> Any:
 
 def _drop_none(body: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in body.items() if value is not None}
+
+
+def _batch_ids(batch_id: Union[str, Sequence[str], None]) -> Optional[list[str]]:
+    """One batch id or several, as the list the feed takes (None: no batch filter)."""
+    if batch_id is None:
+        return None
+    ids = [batch_id] if isinstance(batch_id, str) else list(batch_id)
+    if not ids:
+        raise ValueError("batch_id must name at least one batch")
+    return ids
 
 
 class Client:
@@ -125,20 +136,26 @@ class Client:
 
     def pull(self, max_groups: Optional[int] = None, max_samples: Optional[int] = None,
              lease_ms: Optional[int] = DEFAULT_LEASE_MS, inline: bool = True,
-             min_policy_version: Optional[int] = None, training_mode: Optional[str] = None) -> dict[str, Any]:
+             min_policy_version: Optional[int] = None, training_mode: Optional[str] = None,
+             batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None,
+             uid_prefix: Optional[str] = None) -> dict[str, Any]:
         """``POST /v1/feed/pull``: leases the oldest ready GRPO groups.
 
         At least one of ``max_groups`` / ``max_samples`` is required. ``lease_ms`` defaults to
         300000 (5 min); ``inline=True`` (default here) returns each member's training samples
-        rather than their R2 keys. Returns ``{lease_id, lease_expires_at, policy_version,
-        dropped_stale, groups}``; ``lease_id`` is None when nothing was ready. Ack the lease with
-        ``ack`` once the groups are consumed, or they are delivered again after ``lease_ms``.
+        rather than their R2 keys. ``batch_id`` (one id or a list) and ``batch_prefix`` (e.g.
+        ``"<id>.chunk"``) take only groups of those batches, ``uid_prefix`` only groups whose uid
+        starts with it; every other group stays in the feed for its own consumer. Returns
+        ``{lease_id, lease_expires_at, policy_version, dropped_stale, groups}``; ``lease_id`` is
+        None when nothing was ready. Ack the lease with ``ack`` once the groups are consumed, or
+        they are delivered again after ``lease_ms``.
         """
         if max_groups is None and max_samples is None:
             raise ValueError("max_groups or max_samples is required")
         body = _drop_none({"max_groups": max_groups, "max_samples": max_samples, "lease_ms": lease_ms,
                            "inline": inline, "min_policy_version": min_policy_version,
-                           "training_mode": training_mode})
+                           "training_mode": training_mode, "batch_id": _batch_ids(batch_id),
+                           "batch_prefix": batch_prefix, "uid_prefix": uid_prefix})
         return self.request("POST", "/v1/feed/pull", body)
 
     def ack(self, lease_id: str) -> dict[str, Any]:
@@ -148,25 +165,34 @@ class Client:
         """
         return self.request("POST", "/v1/feed/ack", {"lease_id": lease_id})
 
-    def feed_stats(self) -> dict[str, Any]:
-        """``GET /v1/feed/stats``: ingested / ready / leased / acked counts."""
-        return self.request("GET", "/v1/feed/stats")
+    def feed_stats(self, batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None) -> dict[str, Any]:
+        """``GET /v1/feed/stats``: ingested / ready / leased / acked counts, per training mode and
+        per batch (``by_batch``: pending / ready / leased groups held now); ``batch_id`` /
+        ``batch_prefix`` narrow ``by_batch`` to those batches (a named empty batch shows zeros)."""
+        query = [("batch_id", b) for b in (_batch_ids(batch_id) or [])]
+        if batch_prefix is not None:
+            query.append(("batch_prefix", batch_prefix))
+        return self.request("GET", "/v1/feed/stats" + (f"?{urllib.parse.urlencode(query)}" if query else ""))
 
     def stream_groups(self, max_groups: Optional[int] = 64, max_samples: Optional[int] = None,
                       lease_ms: Optional[int] = DEFAULT_LEASE_MS, min_policy_version: Optional[int] = None,
                       training_mode: Optional[str] = None, limit: Optional[int] = None,
-                      timeout: Optional[float] = None, poll_interval: float = 0.5) -> Iterator[dict[str, Any]]:
+                      timeout: Optional[float] = None, poll_interval: float = 0.5,
+                      batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None,
+                      uid_prefix: Optional[str] = None) -> Iterator[dict[str, Any]]:
         """Yields pulled groups one by one (inline samples) and acks each pull's lease.
 
         See ``edge_rollout.stream.stream_groups`` for exactly when the ack happens: after the
         consumer asks for the group that follows a pull's last one. A consumer that raises,
         breaks or closes the iterator acks nothing still open: those groups come back after
         ``lease_ms``. ``limit`` ends the stream cleanly after that many groups; ``timeout``
-        raises ``StreamTimeout`` after that many seconds without a group.
+        raises ``StreamTimeout`` after that many seconds without a group. ``batch_id`` /
+        ``batch_prefix`` / ``uid_prefix`` pull only those groups (see ``pull``).
         """
         return stream_groups(self, max_groups=max_groups, max_samples=max_samples, lease_ms=lease_ms,
                              min_policy_version=min_policy_version, training_mode=training_mode,
-                             limit=limit, timeout=timeout, poll_interval=poll_interval)
+                             limit=limit, timeout=timeout, poll_interval=poll_interval,
+                             batch_id=batch_id, batch_prefix=batch_prefix, uid_prefix=uid_prefix)
 
     # --- the policy and the weight-sync handshake ---------------------------------------------
 

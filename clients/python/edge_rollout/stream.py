@@ -17,7 +17,7 @@ When the ack happens, exactly:
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Union
 
 from .errors import StreamTimeout
 
@@ -28,8 +28,13 @@ if TYPE_CHECKING:
 def stream_groups(client: "Client", *, max_groups: Optional[int] = 64, max_samples: Optional[int] = None,
                   lease_ms: Optional[int] = 300_000, min_policy_version: Optional[int] = None,
                   training_mode: Optional[str] = None, limit: Optional[int] = None,
-                  timeout: Optional[float] = None, poll_interval: float = 0.5) -> Iterator[dict[str, Any]]:
+                  timeout: Optional[float] = None, poll_interval: float = 0.5,
+                  batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None,
+                  uid_prefix: Optional[str] = None) -> Iterator[dict[str, Any]]:
     """Yields GRPO groups (with inline samples) from ``client``'s feed; see the module doc for acks.
+
+    ``training_mode``, ``batch_id`` (one id or a list), ``batch_prefix`` and ``uid_prefix`` make
+    the feed lease only matching groups: the stream never takes (so never acks) anyone else's.
 
     ``max_groups`` (default 64) / ``max_samples`` bound each pull; ``limit`` stops the stream
     cleanly after that many groups (pulls never ask for more than remain); ``timeout`` raises
@@ -50,11 +55,12 @@ def stream_groups(client: "Client", *, max_groups: Optional[int] = 64, max_sampl
         raise ValueError("poll_interval must be > 0")
     if timeout is not None and timeout < 0:
         raise ValueError("timeout must be >= 0")
-    return _groups(client, max_groups, max_samples, lease_ms, min_policy_version, training_mode, limit, timeout, poll_interval)
+    selector = {"training_mode": training_mode, "batch_id": batch_id, "batch_prefix": batch_prefix, "uid_prefix": uid_prefix}
+    return _groups(client, max_groups, max_samples, lease_ms, min_policy_version, selector, limit, timeout, poll_interval)
 
 
 def _groups(client: "Client", max_groups: Optional[int], max_samples: Optional[int], lease_ms: Optional[int],
-            min_policy_version: Optional[int], training_mode: Optional[str], limit: Optional[int],
+            min_policy_version: Optional[int], selector: Mapping[str, Any], limit: Optional[int],
             timeout: Optional[float], poll_interval: float) -> Iterator[dict[str, Any]]:
     delivered = 0
     waiting_since = time.monotonic()
@@ -63,7 +69,7 @@ def _groups(client: "Client", max_groups: Optional[int], max_samples: Optional[i
         if limit is not None:
             want = min(max_groups, limit - delivered) if max_groups is not None else limit - delivered
         pulled = client.pull(max_groups=want, max_samples=max_samples, lease_ms=lease_ms, inline=True,
-                             min_policy_version=min_policy_version, training_mode=training_mode)
+                             min_policy_version=min_policy_version, **selector)
         lease_id, groups = pulled.get("lease_id"), pulled.get("groups") or []
         if lease_id is None or not groups:
             waited = time.monotonic() - waiting_since

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 import uuid
-import warnings
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
@@ -157,7 +156,7 @@ class EdgeRolloutManager:
         self.client.submit_batch(rows, agent=self.agent, n=n, mode="val" if meta.get("validate") else "train",
                                  batch_id=batch_id, config=self.config, max_concurrent=self.max_concurrent,
                                  training_mode=self.training_mode, data_manager="train")
-        groups, foreign = self._collect(batch_id, len(rows))
+        groups = self._collect(batch_id, len(rows))
         samples, stats = self._aligned(batch_id, len(rows), n, groups)
         out = to_verl_batch(samples, self.prompt_length, self.response_length, self.pad_token_id, truncation=self.truncation,
                             mask_untrainable=self.mask_untrainable, return_tensors=self.return_tensors)
@@ -167,35 +166,26 @@ class EdgeRolloutManager:
             del out.non_tensor_batch["uid"]
         elapsed = time.monotonic() - started
         out.meta_info.update({"timing": {"edge_rollout/generate_sequences": elapsed},
-                              "edge_rollout": {"batch_id": batch_id, "foreign_groups": foreign, **stats}})
+                              "edge_rollout": {"batch_id": batch_id, **stats}})
         return out.to_data_proto() if self.return_tensors == "pt" and _importable("verl") else out
 
-    def _collect(self, batch_id: str, rows: int) -> tuple[dict[str, Mapping[str, Any]], int]:
-        """Pulls until every group of the batch arrived. Groups of other batches pulled meanwhile are
-        acked with their lease (so dropped from the feed) and counted, with a warning."""
-        wanted = {f"{batch_id}:{r}" for r in range(rows)}
+    def _collect(self, batch_id: str, rows: int) -> dict[str, Mapping[str, Any]]:
+        """Pulls this batch's groups (the feed leases no other consumer's) until all arrived."""
         got: dict[str, Mapping[str, Any]] = {}
-        foreign = 0
         deadline = time.monotonic() + self.timeout
         try:
-            while len(got) < rows:
-                stream = self.client.stream_groups(max_groups=rows - len(got), limit=rows - len(got), poll_interval=self.poll_interval,
-                                                   timeout=max(0.0, deadline - time.monotonic()), lease_ms=self.lease_ms)
-                for group in stream:
-                    if group["uid"] in wanted:
-                        got[group["uid"]] = group
-                    else:
-                        foreign += 1
-                    if time.monotonic() > deadline and len(got) < rows:
-                        stream.close()  # the open lease is not acked: its groups come back
-                        raise StreamTimeout("deadline passed")
+            stream = self.client.stream_groups(max_groups=rows, limit=rows, poll_interval=self.poll_interval, timeout=self.timeout,
+                                               lease_ms=self.lease_ms, batch_id=batch_id, training_mode=self.training_mode)
+            for group in stream:
+                got[group["uid"]] = group
+                if time.monotonic() > deadline and len(got) < rows:
+                    stream.close()  # the open lease is not acked: its groups come back
+                    raise StreamTimeout("deadline passed")
         except StreamTimeout:
             progress = self.client.batch_status(batch_id)
             raise StreamTimeout(f"batch {batch_id}: {len(got)}/{rows} groups after {self.timeout:g} s; "
                                 f"counts {progress.get('counts')}") from None
-        if foreign:
-            warnings.warn(f"acked {foreign} group(s) of other batches while waiting for {batch_id}", RuntimeWarning, stacklevel=3)
-        return got, foreign
+        return got
 
     def _aligned(self, batch_id: str, rows: int, n: int, groups: Mapping[str, Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
         """One sample per rollout in (row, sample) order: its last segment, or a placeholder."""

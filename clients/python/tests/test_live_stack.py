@@ -1,89 +1,18 @@
 """Integration: the client against the real local stack (wrangler dev + the vLLM simulator).
 
-Skipped, with the reason, only when node or the npm dependencies are missing; with
-EDGE_ROLLOUT_REQUIRE_LIVE=1 (as .ci/run sets it) a missing dependency fails instead.
+The ``stack`` fixture (conftest.py, live_stack.py) starts it once per session.
 """
 from __future__ import annotations
 
-import json
-import os
-import queue
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import threading
-import time
 import uuid
-from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pytest
 
 from edge_rollout import Client, ConflictError, InvalidInputError, to_verl_batch
-
-ROOT = Path(__file__).resolve().parents[3]
-ROWS = [json.loads(line) for line in (ROOT / "test/fixtures/datasets/calculator.jsonl").read_text().splitlines() if line.strip()]
-
-
-def missing_dependency() -> str | None:
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    for dep in ("tsx/dist/cli.mjs", "wrangler/bin/wrangler.js"):
-        if not (ROOT / "node_modules" / dep).exists():
-            return f"node_modules/{dep} is missing (run npm ci)"
-    return None
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def stack() -> Iterator[str]:
-    missing = missing_dependency()
-    if missing and os.environ.get("EDGE_ROLLOUT_REQUIRE_LIVE") == "1":
-        pytest.fail(f"the live stack is required (EDGE_ROLLOUT_REQUIRE_LIVE=1) but {missing}")
-    if missing:
-        pytest.skip(f"live round trip needs the local stack, but {missing}")
-    log = tempfile.TemporaryFile(mode="w+")
-    launcher = [shutil.which("node"), "node_modules/tsx/dist/cli.mjs", "clients/python/tests/serve-stack.ts", "--port", str(free_port())]
-    # The launcher stops the stack when its stdin closes, so the stack dies with this process.
-    process = subprocess.Popen(launcher, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
-    try:
-        first = lines.get(timeout=120)
-    except queue.Empty:
-        first = ""
-    if not first.startswith("{"):
-        process.kill()
-        log.seek(0)
-        pytest.fail(f"the local stack did not start:\n{first}{log.read()[-4000:]}")
-    try:
-        yield json.loads(first)["url"]
-    finally:
-        process.stdin.close()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.terminate()
-            process.wait(timeout=10)
-        log.close()
-
-
-def wait_done(client: Client, batch_id: str, timeout: float = 90.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        progress = client.batch_status(batch_id)
-        if progress["done"]:
-            return progress
-        time.sleep(0.25)
-    raise AssertionError(f"batch {batch_id} not done after {timeout} s: {progress['counts']}")
+from live_stack import ROOT, ROWS, wait_done
 
 
 def test_a_tiny_batch_round_trips_from_submit_to_padded_arrays(stack):

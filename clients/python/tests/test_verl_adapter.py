@@ -76,13 +76,12 @@ def test_a_rollout_without_samples_becomes_a_masked_placeholder_row(server, clie
     assert out.meta_info["edge_rollout"]["placeholders"] == 1
 
 
-def test_groups_of_other_batches_are_acked_and_counted_with_a_warning(server, client, feed):
-    server.route("POST", "/v1/batches", lambda body: (202, {}, {}))
-    stray = group("old:0", [sample("old:0", 0, [1], [2])])
-    feed.pulls = [pulled("L0", stray), lambda body: full_groups(server.bodies("POST", "/v1/batches")[-1]["batch_id"])]
-    with pytest.warns(RuntimeWarning, match="acked 1 group"):
-        out = manager(client).generate_sequences(verl_batch(ROWS, 2))
-    assert out.meta_info["edge_rollout"]["foreign_groups"] == 1 and feed.acked == ["L0", "L1"]
+def test_pulls_name_the_batch_and_its_training_mode_so_no_other_group_is_taken(server, client, feed):
+    serve_batch(server, feed, full_groups)
+    out = manager(client).generate_sequences(verl_batch(ROWS, 2))
+    pulls = server.bodies("POST", "/v1/feed/pull")
+    assert pulls and all(body["batch_id"] == [out.meta_info["edge_rollout"]["batch_id"]] and body["training_mode"] == "verl/hybrid" for body in pulls)
+    assert "foreign_groups" not in out.meta_info["edge_rollout"]
 
 
 def test_validation_batches_use_val_n_and_mode_val(server, client, feed):

@@ -1,5 +1,5 @@
 /** @module `edge-rollout drain --out FILE.jsonl`: pull complete GRPO groups, write their samples, ack. */
-import type { FeedStats, InlineFeedGroup, PullResponse } from "../../schemas/feed";
+import type { BatchCounts, FeedStats, InlineFeedGroup, PullResponse } from "../../schemas/feed";
 import type { ApiClient } from "../api-client";
 import { ExitCode } from "../errors";
 import { InterruptWatch, sleep } from "../interrupt";
@@ -15,6 +15,8 @@ export interface DrainOptions {
   perPull: number;
   leaseMs: number;
   trainingMode?: string;
+  /** Pull only these batches and their chunks (`<id>.chunk<k>`, as `submit` splits a large file). */
+  batch?: string[];
   minPolicyVersion?: number;
   /** With nothing ready but groups still pending (incomplete), keep polling this long. */
   waitMs: number;
@@ -39,7 +41,8 @@ export interface DrainSummary {
   expired_leases: number;
   unacked_leases: number;
   record_errors: Array<{ rollout_id: string; error: string }>;
-  feed: { ready_groups: number; pending_groups: number; leased_groups: number };
+  /** Groups the feed holds at the end (only `--batch`'s batches when given). */
+  feed: BatchCounts;
 }
 
 /** The text summary. */
@@ -51,6 +54,29 @@ export function formatDrainSummary(s: DrainSummary): string {
   ];
   for (const e of s.record_errors) lines.push(`  record error ${e.rollout_id}: ${e.error} (its lease was not acked; the groups return after it expires)`);
   return lines.join("\n");
+}
+
+/** The pull filter of `--batch`: the ids themselves and their chunks. */
+function batchSelector(batches: string[]): { batch_id: string[]; batch_prefix: string[] } {
+  return { batch_id: batches, batch_prefix: batches.map((id) => `${id}.chunk`) };
+}
+
+/** Groups the feed holds now: all of them, or with `--batch` only those batches' (chunks included). */
+async function waitingGroups(client: ApiClient, batches: string[] | undefined): Promise<BatchCounts> {
+  if (!batches) {
+    const stats = await client.get<FeedStats>("/v1/feed/stats");
+    return { ready_groups: stats.ready_groups, pending_groups: stats.pending_groups, leased_groups: stats.leased_groups };
+  }
+  const selector = batchSelector(batches);
+  const query = new URLSearchParams([...selector.batch_id.map((id) => ["batch_id", id]), ...selector.batch_prefix.map((p) => ["batch_prefix", p])]);
+  const stats = await client.get<FeedStats>(`/v1/feed/stats?${query}`);
+  const total: BatchCounts = { ready_groups: 0, pending_groups: 0, leased_groups: 0 };
+  for (const counts of Object.values(stats.by_batch)) {
+    total.ready_groups += counts.ready_groups;
+    total.pending_groups += counts.pending_groups;
+    total.leased_groups += counts.leased_groups;
+  }
+  return total;
 }
 
 /**
@@ -65,6 +91,7 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
   if (file.existing > 0) out.note(`${options.out}: already holds ${file.existing} samples; appending, skipping any of them delivered again`);
   const interrupts = new InterruptWatch();
   const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], feed: { ready_groups: 0, pending_groups: 0, leased_groups: 0 } };
+  const selector = options.batch ? batchSelector(options.batch) : {};
   let idleSince: number | null = null;
   try {
     while (!interrupts.signal.aborted) {
@@ -73,12 +100,12 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
         break;
       }
       const want = Math.min(options.perPull, options.maxGroups === undefined ? options.perPull : options.maxGroups - summary.groups);
-      const body = { max_groups: want, lease_ms: options.leaseMs, inline: true, ...(options.trainingMode ? { training_mode: options.trainingMode } : {}), ...(options.minPolicyVersion === undefined ? {} : { min_policy_version: options.minPolicyVersion }) };
+      const body = { max_groups: want, lease_ms: options.leaseMs, inline: true, ...selector, ...(options.trainingMode ? { training_mode: options.trainingMode } : {}), ...(options.minPolicyVersion === undefined ? {} : { min_policy_version: options.minPolicyVersion }) };
       const pulled = await client.post<PullResponse<InlineFeedGroup>>("/v1/feed/pull", body);
       summary.pulls += 1;
       if (pulled.lease_id === null || pulled.groups.length === 0) {
-        const stats = await client.get<FeedStats>("/v1/feed/stats");
-        if (!options.follow && stats.pending_groups === 0 && stats.ready_groups === 0) break;
+        const waiting = await waitingGroups(client, options.batch);
+        if (!options.follow && waiting.pending_groups === 0 && waiting.ready_groups === 0) break;
         idleSince ??= Date.now();
         if (!options.follow && Date.now() - idleSince >= options.waitMs) {
           summary.stopped = "waited";
@@ -111,8 +138,7 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
     interrupts.dispose();
     file.close();
   }
-  const stats = await client.get<FeedStats>("/v1/feed/stats");
-  summary.feed = { ready_groups: stats.ready_groups, pending_groups: stats.pending_groups, leased_groups: stats.leased_groups };
+  summary.feed = await waitingGroups(client, options.batch);
   summary.samples_in_file = file.existing + summary.samples_written;
   summary.ok = summary.record_errors.length === 0 && summary.stopped !== "interrupted";
   out.result(summary, () => formatDrainSummary(summary));

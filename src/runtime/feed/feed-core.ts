@@ -1,6 +1,6 @@
 /** @module The logic of the trainer feed: ingest results by uid, drop stale groups, lease, ack. */
 import type { Clock, StoragePort } from "../../ports";
-import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConfig, type FeedGroup, type FeedMember, type FeedStats } from "../../schemas/feed";
+import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConfig, type StatsQueryInput, type FeedGroup, type FeedMember, type FeedStats } from "../../schemas/feed";
 import { ResultMessage } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { trainingModes, type TrainingModeRegistry } from "../../sink/training-modes";
@@ -172,7 +172,7 @@ export class FeedCore {
    * Counters and live group counts, in total, per training mode and per batch (expired leases
    * applied first); `query` (a StatsQuery) narrows the per-batch counts.
    */
-  async stats(query: StatsQuery = {}): Promise<FeedStats> {
+  async stats(query: StatsQueryInput = {}): Promise<FeedStats> {
     // The route validated the query already; a bad one here is a programming error.
     const selector = StatsQuery.parse(query);
     const now = this.#deps.now();
