@@ -58,7 +58,7 @@ describe("the edge-rollout CLI against the local stack (end to end)", () => {
     expect(run.stderr).toMatch(/^\[[\d.]+m?s\] \d+\/64 done \(\d+%\) ok \d+ failed \d+ running \d+ queued \d+ \| reward .* rollouts\/s \| ETA /m);
     expect(run.stderr).toMatch(/64\/64 done \(100%\)/);
     expect(run.stdout).toContain(`batch ${id}: completed`);
-    expect(run.stdout).toMatch(/finished 64\/64 in [\d.]+m?s \([\d.]+ rollouts\/s\): succeeded \d+, failed \d+, cancelled 0/);
+    expect(run.stdout).toMatch(/finished 64\/64 in (?:\d+m)?[\d.]+m?s \([\d.]+ rollouts\/s\): succeeded \d+, failed \d+, cancelled 0/);
     expect(run.stdout).toMatch(/reward mean 0\.\d{3} over \d+ rollouts/);
     trainBatches.push({ id, rows: 16, n: 4 });
   }, 120_000);
