@@ -1,37 +1,24 @@
 /**
- * @module `POST /v1/chat/completions`: validate like vLLM, render the prompt, run the scripted
- * policy, then answer in one JSON body or as a paced SSE stream (`chat-stream.ts`).
+ * @module `POST /v1/chat/completions`: validate like vLLM, render the prompt, generate `n` choices
+ * with the scripted policy, then answer in one JSON body or as a paced SSE stream
+ * (`chat-stream.ts`). Field for field as vllm/entrypoints/openai/chat_completion/protocol.py
+ * serialises them; see docs/vllm.md for the version switches in `compat`.
  */
 import { renderChatPrompt } from "./chat-template";
+import { type ChatGeneration, answerMessage, chatUsage, promptTextField } from "./chat-answer";
+import { type ChatChoice, choiceSeed, generateChoice, parseChoice, toolParsingOf } from "./chat-choices";
 import type { RequestScope, SimulatorContext } from "./context";
-import { checkContextLength, validationError } from "./errors";
+import { checkContextLength, modelValidatorError } from "./errors";
 import { replyAfterLatency } from "./faults";
-import { type Generation, generate, generationSeed } from "./generation";
-import { parseHermesOutput, pythonJsonDumps } from "./hermes";
-import { makeToolCallId } from "./hermes-stream";
-import { admitPdRequest } from "./pd-handshake";
+import { generationSeed } from "./generation";
 import { parseBody } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
-import { type PolicyTurn, type ToolMode, runPolicy } from "./policy";
+import { admitPdRequest, prefillHandle } from "./pd-handshake";
+import type { PolicyTurn, ToolMode } from "./policy";
 import { ChatCompletionRequest, contentText } from "./request-schemas";
-import { checkMaxTokens, checkModel, checkSingleChoice, checkStreamOptions, responseId, stopList } from "./request-checks";
-import { createRng } from "./rng";
+import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, responseId, stopList } from "./request-checks";
+import { requestMetrics } from "./request-metrics";
 import { streamChatCompletion } from "./chat-stream";
-
-/** Everything both answer modes need about one chat generation. */
-export interface ChatGeneration {
-  request: ChatCompletionRequest;
-  promptIds: number[];
-  generation: Generation;
-  /** Seed of the deterministic logprobs. */
-  seed: number;
-  /** Whether the hermes parser runs (tools offered and tool_choice is not "none"). */
-  parseTools: boolean;
-  /** A named tool_choice finishes with "stop", not "tool_calls" (vLLM follows OpenAI here). */
-  namedToolChoice: boolean;
-  /** A prefill-role answer's handle for the decode server, else null. */
-  kvTransferParams: Record<string, unknown> | null;
-}
 
 function toolModeOf(request: ChatCompletionRequest): ToolMode {
   const choice = request.tool_choice;
@@ -39,117 +26,96 @@ function toolModeOf(request: ChatCompletionRequest): ToolMode {
   return typeof choice === "string" ? choice : { name: choice.function.name };
 }
 
-function checkTools(request: ChatCompletionRequest): void {
-  if (request.tools?.length === 0) {
-    throw validationError("`tools` must not be an empty array. Either provide at least one tool or omit the field entirely.", "tools");
+/** ChatCompletionRequest.check_tool_usage and check_logprobs (request-model validators). */
+function checkRequestModel(request: ChatCompletionRequest): void {
+  checkStreamOptions(request.stream, request.stream_options);
+  checkStopCount(request.stop);
+  if (request.top_logprobs && !request.logprobs) throw modelValidatorError("when using `top_logprobs`, `logprobs` must be set to true.", "top_logprobs");
+  if (request.tools?.length === 0 && request.tool_choice !== "required") {
+    throw modelValidatorError("`tools` must not be an empty array. Either provide at least one tool or omit the field entirely.", "tools");
   }
   const choice = request.tool_choice;
   if (choice === null || choice === undefined || choice === "none") return;
-  if (!request.tools) throw validationError("When using `tool_choice`, `tools` must be set.", "tool_choice");
+  if (!request.tools) throw modelValidatorError("When using `tool_choice`, `tools` must be set.", "tool_choice");
   if (typeof choice !== "string" && !request.tools.some((tool) => tool.function.name === choice.function.name)) {
-    throw validationError("The tool specified in `tool_choice` does not match any of the specified `tools`", "tool_choice");
+    throw modelValidatorError("The tool specified in `tool_choice` does not match any of the specified `tools`", "tool_choice");
   }
 }
 
 function turnsOf(request: ChatCompletionRequest): PolicyTurn[] {
-  return request.messages.map((message) => ({
-    role: message.role === "developer" ? "system" : message.role,
-    content: contentText(message.content),
-  }));
+  return request.messages.map((message) => ({ role: message.role === "developer" ? "system" : message.role, content: contentText(message.content) }));
 }
 
-/** Validates the request and generates its completion (shared by both answer modes). */
+/** Validates the request and generates its choices (shared by both answer modes). */
 function prepareChatGeneration(body: unknown, scope: RequestScope, context: SimulatorContext): ChatGeneration {
   const { config } = scope;
-  const request = parseBody(ChatCompletionRequest, "ChatCompletionRequest", body);
+  const request = parseBody(ChatCompletionRequest, body);
   checkModel(request.model, config.model);
-  checkSingleChoice(request.n);
-  checkStreamOptions(request.stream, request.stream_options);
-  checkTools(request);
-  if (request.top_logprobs && !request.logprobs) {
-    throw validationError("when using `top_logprobs`, `logprobs` must be set to true.", "top_logprobs");
-  }
+  checkRequestModel(request);
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? null;
   checkMaxTokens(maxTokens, request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens");
+  if (request.tools?.length === 0) request.tools = null; // "required" with no tools behaves as "none"
 
-  const promptIds = renderChatPrompt(request.messages, {
-    tools: request.tools,
-    addGenerationPrompt: request.add_generation_prompt,
-    stripThinkInHistory: config.stripThinkInHistory,
-  });
+  const promptIds = renderChatPrompt(request.messages, { tools: request.tools, addGenerationPrompt: request.add_generation_prompt, stripThinkInHistory: config.stripThinkInHistory });
   checkContextLength(config.maxModelLen, promptIds.length, maxTokens);
-  const kvTransferParams = admitPdRequest(config.role, request, promptIds, context.engine(), context.stats);
+  const pd = admitPdRequest(config.role, request, promptIds, context.stats);
 
   const toolMode = toolModeOf(request);
+  const parsing = toolParsingOf(toolMode, request.tools?.length ?? 0);
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
-  const output = runPolicy({
-    turns: turnsOf(request),
-    toolNames: (request.tools ?? []).map((tool) => tool.function.name),
-    toolMode,
-    rng: createRng(seed),
-    successRate: config.successRate,
-    thinking: config.thinking,
+  const policy = { turns: turnsOf(request), toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, successRate: config.successRate, thinking: config.thinking };
+  const limits = { maxTokens: maxTokens ?? config.maxModelLen - promptIds.length, stop: stopList(request.stop) };
+  const choices = Array.from({ length: request.n ?? 1 }, (_, index): ChatChoice => {
+    const choice = choiceSeed(seed, index, request.temperature);
+    return { index, seed: choice, generation: generateChoice(policy, config, parsing, choice, limits) };
   });
-  const generation = generate(output, {
-    maxTokens: maxTokens ?? config.maxModelLen - promptIds.length,
-    stop: stopList(request.stop),
-  });
-  return { request, promptIds, generation, seed, parseTools: toolMode !== "none" && Boolean(request.tools?.length), namedToolChoice: typeof toolMode === "object", kvTransferParams };
+  const id = responseId("chatcmpl", scope.requestIdHeader, request.request_id);
+  return { request, id, promptIds, choices, parsing, pd };
 }
 
 /** The non-streaming response body, field for field as vLLM serialises it. */
-function chatCompletionBody(chat: ChatGeneration, model: string): Record<string, unknown> {
-  const { request, generation, promptIds } = chat;
-  const parsed = chat.parseTools ? parseHermesOutput(generation.text) : { content: generation.text, toolCalls: [] };
-  const toolCalls = parsed.toolCalls.map((call) => ({
-    id: makeToolCallId(),
-    type: "function",
-    function: { name: call.name, arguments: pythonJsonDumps(call.arguments) },
-  }));
-  const finishReason = toolCalls.length > 0 && !chat.namedToolChoice && generation.finishReason === "stop" ? "tool_calls" : generation.finishReason;
-  const completionTokens = generation.tokenIds.length;
+function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: SimulatorContext): Record<string, unknown> {
+  const { request } = chat;
+  const { config } = scope;
+  const parsed = chat.choices.map((choice) => parseChoice(choice.generation, chat.parsing, config.reasoningParser, request.include_reasoning !== false));
+  const completionTokens = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
+  const reasoningTokens = config.reasoningParser ? parsed.reduce((sum, p) => sum + p.reasoningTokens, 0) : null;
+  const first = chat.choices[0]!.generation;
+  const handle = chat.pd === "prefill" ? prefillHandle({ engine: context.engine(), promptIds: chat.promptIds, requestId: chat.id, finishReason: first.finishReason }, config.compat) : null;
+  const metrics = requestMetrics(config, request, chat.choices);
   return {
-    id: responseId("chatcmpl"),
+    id: chat.id,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: parsed.content,
-          refusal: null,
-          annotations: null,
-          audio: null,
-          function_call: null,
-          tool_calls: toolCalls,
-          // No reasoning parser runs, so <think> stays in content; both spellings vLLM has used are present.
-          reasoning: null,
-          reasoning_content: null,
-        },
-        logprobs: request.logprobs ? { content: chatLogprobEntries(chat.seed, generation.tokenIds, request.top_logprobs ?? 0) } : null,
-        finish_reason: finishReason,
-        stop_reason: generation.stopReason,
-        token_ids: request.return_token_ids ? generation.tokenIds : null,
-      },
-    ],
+    model: config.model,
+    choices: chat.choices.map((choice, i) => ({
+      index: choice.index,
+      message: answerMessage(parsed[i]!, scope),
+      logprobs: request.logprobs ? { content: chatLogprobEntries(choice.seed, choice.generation.tokenIds, request.top_logprobs ?? 0) } : null,
+      finish_reason: parsed[i]!.finishReason,
+      stop_reason: choice.generation.stopReason,
+      token_ids: request.return_token_ids ? choice.generation.tokenIds : null,
+    })),
     service_tier: null,
     system_fingerprint: null,
-    usage: { prompt_tokens: promptIds.length, total_tokens: promptIds.length + completionTokens, completion_tokens: completionTokens, prompt_tokens_details: null },
+    usage: chatUsage(chat, completionTokens, reasoningTokens),
     prompt_logprobs: null,
-    prompt_token_ids: request.return_token_ids ? promptIds : null,
-    kv_transfer_params: chat.kvTransferParams,
+    prompt_token_ids: request.return_token_ids ? chat.promptIds : null,
+    ...promptTextField(chat, scope),
+    kv_transfer_params: handle,
+    ...(metrics ? { metrics } : {}),
   };
 }
 
 /** Answers one chat-completions request. */
 export async function handleChatCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const chat = prepareChatGeneration(body, scope, context);
-  context.stats.completion(chat.promptIds.length, chat.generation.tokenIds.length);
+  const generated = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
+  context.stats.completion(chat.promptIds.length, generated);
   if (chat.request.stream) {
     await streamChatCompletion(chat, scope, context);
     return;
   }
-  await replyAfterLatency(scope, context, chat.generation.tokenIds.length, () => chatCompletionBody(chat, scope.config.model));
+  const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
+  await replyAfterLatency(scope, context, longest, () => chatCompletionBody(chat, scope, context));
 }

@@ -1,137 +1,171 @@
 /**
- * @module `POST /v1/completions`: one prompt (text or token ids). A prompt in ChatML is read
- * back into turns, so a client that renders chats itself gets the same scripted behaviour.
- * No tool parser runs here: tool calls stay in `text` as hermes blocks.
+ * @module `POST /v1/completions`: one prompt (text or token ids), `n` choices, `echo`. A prompt
+ * in ChatML is read back into turns, so a client that renders chats itself gets the same scripted
+ * behaviour. No tool parser runs here: tool calls stay in `text` as hermes blocks. Shapes follow
+ * vllm/entrypoints/openai/completion/serving.py (`request_output_to_completion_response`).
  */
+import { choiceSeed, isEmptyReply } from "./chat-choices";
 import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
-import { checkContextLength, validationError } from "./errors";
+import { checkContextLength, modelValidatorError } from "./errors";
 import { replyAfterLatency } from "./faults";
-import { type Generation, generate, generationSeed } from "./generation";
+import { type Generation, generate, generateIds, generationSeed } from "./generation";
 import { pause, parseBody, startSse } from "./http-io";
-import { completionLogprobs } from "./logprobs";
-import { admitPdRequest } from "./pd-handshake";
+import { type CompletionLogprobs, completionLogprobs, concatLogprobs, promptLogprobs } from "./logprobs";
+import { type PdAdmission, admitPdRequest, prefillHandle } from "./pd-handshake";
 import { runPolicy } from "./policy";
 import { CompletionRequest } from "./request-schemas";
-import { checkMaxTokens, checkModel, checkSingleChoice, checkStreamOptions, checkTokenIds, responseId, stopList } from "./request-checks";
+import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, checkTokenIds, responseId, stopList } from "./request-checks";
 import { createRng } from "./rng";
 import { decode, encode } from "./tokenizer";
 
 /** vLLM's CompletionRequest default for max_tokens. */
 const DEFAULT_MAX_TOKENS = 16;
 
-interface PreparedCompletion {
-  request: CompletionRequest;
-  promptIds: number[];
+interface CompletionChoice {
+  index: number;
   generation: Generation;
   seed: number;
-  /** A prefill-role answer's handle for the decode server, else null. */
-  kvTransferParams: Record<string, unknown> | null;
+}
+
+interface PreparedCompletion {
+  request: CompletionRequest;
+  id: string;
+  promptIds: number[];
+  choices: CompletionChoice[];
+  pd: PdAdmission;
 }
 
 function prepare(body: unknown, scope: RequestScope, context: SimulatorContext): PreparedCompletion {
   const { config } = scope;
-  const request = parseBody(CompletionRequest, "CompletionRequest", body);
+  const request = parseBody(CompletionRequest, body);
   checkModel(request.model, config.model);
-  checkSingleChoice(request.n);
   checkStreamOptions(request.stream, request.stream_options);
-  if (request.echo) throw validationError("The vLLM simulator does not support echo.", "echo");
+  checkStopCount(request.stop);
   if (request.prompt === "" || (Array.isArray(request.prompt) && request.prompt.length === 0)) {
-    throw validationError("Either prompt or prompt_embeds must be provided and non-empty.", "prompt");
+    throw modelValidatorError("Either prompt or prompt_embeds must be provided and non-empty.", "prompt");
   }
   const maxTokens = request.max_tokens ?? DEFAULT_MAX_TOKENS;
   checkMaxTokens(maxTokens, "max_tokens");
   const promptIds = typeof request.prompt === "string" ? encode(request.prompt) : request.prompt;
   checkTokenIds(promptIds, "prompt");
   checkContextLength(config.maxModelLen, promptIds.length, maxTokens);
-  const kvTransferParams = admitPdRequest(config.role, request, promptIds, context.engine(), context.stats);
+  const pd = admitPdRequest(config.role, request, promptIds, context.stats);
 
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
   const read = readChatMlPrompt(decode(promptIds));
-  const output = runPolicy({
-    turns: read.turns,
-    toolNames: read.toolNames,
-    toolMode: read.toolNames.length > 0 ? "auto" : "none",
-    rng: createRng(seed),
-    successRate: config.successRate,
-    thinking: config.thinking,
+  const choices = Array.from({ length: request.n ?? 1 }, (_, index): CompletionChoice => {
+    const choice = choiceSeed(seed, index, request.temperature);
+    const limits = { maxTokens, stop: stopList(request.stop) };
+    if (isEmptyReply(config.emptyReplyRate, choice)) return { index, seed: choice, generation: generateIds([], limits) };
+    const output = runPolicy({ turns: read.turns, toolNames: read.toolNames, toolMode: read.toolNames.length > 0 ? "auto" : "none", rng: createRng(choice), successRate: config.successRate, thinking: config.thinking });
+    return { index, seed: choice, generation: generate(output, limits) };
   });
-  const generation = generate(output, { maxTokens, stop: stopList(request.stop) });
-  return { request, promptIds, generation, seed, kvTransferParams };
+  return { request, id: responseId("cmpl", scope.requestIdHeader, request.request_id), promptIds, choices, pd };
 }
 
 function usage(promptTokens: number, completionTokens: number): Record<string, unknown> {
   return { prompt_tokens: promptTokens, total_tokens: promptTokens + completionTokens, completion_tokens: completionTokens, prompt_tokens_details: null };
 }
 
-function completionBody(prepared: PreparedCompletion, model: string): Record<string, unknown> {
-  const { request, generation, promptIds } = prepared;
-  const ids = generation.tokenIds;
+/**
+ * What `echo` puts before the generated text: the prompt, or nothing when token ids are returned
+ * (vLLM blanks the echoed text then, the ids already say it).
+ */
+function echoText(prepared: PreparedCompletion): string {
+  const { request, promptIds } = prepared;
+  if (!request.echo || request.return_token_ids) return "";
+  return typeof request.prompt === "string" ? request.prompt : decode(promptIds);
+}
+
+/** Logprobs of tokens `start..` of a choice, behind the prompt's when echoing from the start. */
+function choiceLogprobs(prepared: PreparedCompletion, choice: CompletionChoice, start: number, end: number, offset: number): CompletionLogprobs | null {
+  const { request, promptIds } = prepared;
+  if (request.logprobs === null || request.logprobs === undefined) return null;
+  const { tokenIds, textDeltas } = choice.generation;
+  const own = completionLogprobs(choice.seed, tokenIds.slice(start, end), textDeltas.slice(start, end), request.logprobs, start, offset);
+  if (!request.echo || start > 0) return own;
+  const prompt = promptLogprobs(choice.seed, promptIds, request.logprobs);
+  return concatLogprobs(prompt, prompt.tokens.join("").length, own);
+}
+
+function completionBody(prepared: PreparedCompletion, scope: RequestScope, context: SimulatorContext): Record<string, unknown> {
+  const { request, promptIds } = prepared;
+  const echoed = echoText(prepared);
+  const first = prepared.choices[0]!.generation;
+  const handle = prepared.pd === "prefill" ? prefillHandle({ engine: context.engine(), promptIds, requestId: prepared.id, finishReason: first.finishReason }, scope.config.compat) : null;
   return {
-    id: responseId("cmpl"),
+    id: prepared.id,
     object: "text_completion",
     created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [
-      {
-        index: 0,
-        text: generation.text,
-        logprobs: request.logprobs != null ? completionLogprobs(prepared.seed, ids, generation.textDeltas, request.logprobs) : null,
-        finish_reason: generation.finishReason,
-        stop_reason: generation.stopReason,
-        token_ids: request.return_token_ids ? ids : null,
-        prompt_logprobs: null,
-        prompt_token_ids: request.return_token_ids ? promptIds : null,
-      },
-    ],
+    model: scope.config.model,
+    choices: prepared.choices.map((choice) => ({
+      index: choice.index,
+      text: echoed + choice.generation.text,
+      logprobs: choiceLogprobs(prepared, choice, 0, choice.generation.tokenIds.length, 0),
+      finish_reason: choice.generation.finishReason,
+      stop_reason: choice.generation.stopReason,
+      token_ids: request.return_token_ids ? choice.generation.tokenIds : null,
+      prompt_logprobs: null,
+      prompt_token_ids: request.return_token_ids ? promptIds : null,
+    })),
     service_tier: null,
     system_fingerprint: null,
-    usage: usage(promptIds.length, ids.length),
-    kv_transfer_params: prepared.kvTransferParams,
+    usage: usage(promptIds.length, prepared.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0)),
+    kv_transfer_params: handle,
   };
 }
 
 async function stream(prepared: PreparedCompletion, scope: RequestScope, context: SimulatorContext): Promise<void> {
-  const { request, generation, promptIds } = prepared;
+  const { request, promptIds } = prepared;
   const { latency, model } = scope.config;
-  const head = { id: responseId("cmpl"), object: "text_completion", created: Math.floor(Date.now() / 1000), model };
+  const head = { id: prepared.id, object: "text_completion", created: Math.floor(Date.now() / 1000), model };
   const sse = startSse(scope.res);
-  const ids = generation.tokenIds;
-  let offset = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const wait = i === 0 ? latency.ttftMs : latency.perTokenMs;
-    if (!(await pause(wait, scope.signal))) return sse.abort();
-    const delta = generation.textDeltas[i] ?? "";
-    const last = i === ids.length - 1;
-    const choice = {
-      index: 0,
-      text: delta,
-      logprobs: request.logprobs != null ? completionLogprobs(prepared.seed, [ids[i] as number], [delta], request.logprobs, i, offset) : null,
-      finish_reason: last ? generation.finishReason : null,
-      stop_reason: last ? generation.stopReason : null,
-      // vLLM sends the prompt ids once, with the first token.
-      prompt_token_ids: request.return_token_ids && i === 0 ? promptIds : null,
-      token_ids: request.return_token_ids ? [ids[i]] : null,
-    };
-    offset += delta.length;
-    if (i === 0 && scope.malformed) {
-      context.stats.fault("malformed");
-      sse.sendRaw(JSON.stringify({ ...head, choices: [choice], usage: null }).slice(0, 40));
-      return sse.abort();
+  const echoed = echoText(prepared);
+  const offsets = prepared.choices.map(() => 0);
+  const longest = Math.max(...prepared.choices.map((choice) => choice.generation.tokenIds.length));
+  for (let i = 0; i < longest; i++) {
+    if (!(await pause(i === 0 ? latency.ttftMs : latency.perTokenMs, scope.signal))) return sse.abort();
+    for (const choice of prepared.choices) {
+      const ids = choice.generation.tokenIds;
+      if (i >= ids.length) continue;
+      const delta = (i === 0 ? echoed : "") + (choice.generation.textDeltas[i] ?? "");
+      const last = i === ids.length - 1;
+      const chunkChoice = {
+        index: choice.index,
+        text: delta,
+        logprobs: choiceLogprobs(prepared, choice, i, i + 1, offsets[choice.index]!),
+        finish_reason: last ? choice.generation.finishReason : null,
+        stop_reason: last ? choice.generation.stopReason : null,
+        // vLLM sends the prompt ids once per choice, with its first token.
+        prompt_token_ids: request.return_token_ids && i === 0 ? promptIds : null,
+        token_ids: request.return_token_ids ? [ids[i]] : null,
+      };
+      offsets[choice.index]! += (choice.generation.textDeltas[i] ?? "").length;
+      if (i === 0 && scope.malformed) {
+        context.stats.fault("malformed");
+        sse.sendRaw(JSON.stringify({ ...head, choices: [chunkChoice], usage: null }).slice(0, 40));
+        return sse.abort();
+      }
+      if (!sse.send({ ...head, choices: [chunkChoice], usage: null })) return;
     }
-    if (!sse.send({ ...head, choices: [choice], usage: null })) return;
   }
-  if (request.stream_options?.include_usage) sse.send({ ...head, choices: [], usage: usage(promptIds.length, ids.length) });
+  const total = prepared.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
+  // The final usage chunk is serialised with exclude_none, so prompt_tokens_details is left out.
+  const { prompt_tokens_details: _details, ...finalUsage } = usage(promptIds.length, total);
+  if (request.stream_options?.include_usage) sse.send({ ...head, choices: [], usage: finalUsage });
   sse.done();
 }
 
 /** Answers one completions request. */
 export async function handleCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const prepared = prepare(body, scope, context);
-  context.stats.completion(prepared.promptIds.length, prepared.generation.tokenIds.length);
+  const generated = prepared.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
+  context.stats.completion(prepared.promptIds.length, generated);
   if (prepared.request.stream) {
     await stream(prepared, scope, context);
     return;
   }
-  await replyAfterLatency(scope, context, prepared.generation.tokenIds.length, () => completionBody(prepared, scope.config.model));
+  const longest = Math.max(...prepared.choices.map((choice) => choice.generation.tokenIds.length));
+  await replyAfterLatency(scope, context, longest, () => completionBody(prepared, scope, context));
 }

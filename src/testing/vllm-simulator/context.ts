@@ -31,4 +31,9 @@ export interface RequestScope {
   config: SimulatorConfig;
   /** Answer with a broken body (an injected "malformed" fault). */
   malformed: boolean;
+  /**
+   * The request's `X-Request-Id` header, or null. vLLM's response id is `chatcmpl-<it>` /
+   * `cmpl-<it>` when set (OpenAIServing._base_request_id), else the body's `request_id`, else random.
+   */
+  requestIdHeader: string | null;
 }

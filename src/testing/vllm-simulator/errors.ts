@@ -29,24 +29,58 @@ export class SimulatorHttpError extends Error {
   }
 }
 
-/**
- * A 400 worded like vLLM's VLLMValidationError, whose string form appends
- * `(parameter=…, value=…)` to the message.
- */
-export function validationError(message: string, param?: string, value?: unknown): SimulatorHttpError {
+/** `VLLMValidationError.__str__`: the message, then `(parameter=…, value=…)` when set. */
+function vllmValidationText(message: string, param?: string, value?: unknown): string {
   const extras: string[] = [];
   if (param !== undefined) extras.push(`parameter=${param}`);
   if (value !== undefined && value !== null) extras.push(`value=${String(value)}`);
-  const full = extras.length > 0 ? `${message} (${extras.join(", ")})` : message;
-  return new SimulatorHttpError(400, "BadRequestError", full, param ?? null);
+  return extras.length > 0 ? `${message} (${extras.join(", ")})` : message;
 }
 
-/** vLLM's 400 for a body that fails schema validation (pydantic's wording, approximately). */
-export function schemaError(schemaName: string, error: z.ZodError): SimulatorHttpError {
-  const lines = error.issues.map((issue) => `${["body", ...issue.path].join(".")}\n  ${issue.message}`);
-  const count = error.issues.length;
-  const message = `${count} validation error${count === 1 ? "" : "s"} for ${schemaName}\n${lines.join("\n")}`;
-  return new SimulatorHttpError(400, "BadRequestError", message);
+/**
+ * A 400 raised while serving (vllm/entrypoints/openai/engine/serving.py `create_error_response`):
+ * type "BadRequestError", message worded like VLLMValidationError (vllm/exceptions.py).
+ */
+export function validationError(message: string, param?: string, value?: unknown): SimulatorHttpError {
+  return new SimulatorHttpError(400, "BadRequestError", vllmValidationText(message, param, value), param ?? null);
+}
+
+/** Python's repr of a str, as pydantic error dicts print it. */
+function pyRepr(text: string): string {
+  return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("'", "\\'")}'`;
+}
+
+/** One pydantic error dict, printed as Python prints it inside FastAPI's error list. */
+interface PydanticError {
+  type: string;
+  loc: ReadonlyArray<string | number>;
+  msg: string;
+}
+
+function printErrors(errors: readonly PydanticError[]): string {
+  const loc = (parts: PydanticError["loc"]) => `(${parts.map((p) => (typeof p === "number" ? String(p) : pyRepr(p))).join(", ")}${parts.length === 1 ? "," : ""})`;
+  return `[${errors.map((e) => `{'type': ${pyRepr(e.type)}, 'loc': ${loc(e.loc)}, 'msg': ${pyRepr(e.msg)}}`).join(", ")}]`;
+}
+
+/**
+ * A 400 from request parsing: FastAPI's RequestValidationError as vLLM's api_server handler
+ * answers it (type `HTTPStatus.BAD_REQUEST.phrase` = "Bad Request", the message the printed
+ * error list, `param` from a VLLMValidationError raised in a request-model validator).
+ */
+export function requestValidationError(errors: readonly PydanticError[], param: string | null): SimulatorHttpError {
+  return new SimulatorHttpError(400, "Bad Request", printErrors(errors), param);
+}
+
+/** A request-model validator (a `@model_validator` of ChatCompletionRequest) refusing the body. */
+export function modelValidatorError(message: string, param: string, value?: unknown): SimulatorHttpError {
+  return requestValidationError([{ type: "value_error", loc: ["body"], msg: `Value error, ${vllmValidationText(message, param, value)}` }], param);
+}
+
+/** vLLM's 400 for a body that fails schema validation; `param` names the first bad field. */
+export function schemaError(error: z.ZodError): SimulatorHttpError {
+  const errors = error.issues.map((issue) => ({ type: issue.code, loc: ["body", ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))], msg: issue.message }));
+  const first = error.issues[0]?.path.filter((p) => typeof p === "string");
+  return requestValidationError(errors, first && first.length > 0 ? first.join(".") : null);
 }
 
 /** vLLM's 404 when `model` is not the served name. */

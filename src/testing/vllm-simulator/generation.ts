@@ -55,9 +55,14 @@ function findStop(text: string, stop: readonly string[]): { index: number; stop:
   return best;
 }
 
-/** Generates the tokens of `output` under `limits`. */
+/** Generates the tokens of `output` (rendered in hermes format) under `limits`. */
 export function generate(output: PolicyOutput, limits: GenerateLimits): Generation {
-  let ids = [...renderAssistantBody(output.content, output.toolCalls), EOS_TOKEN_ID];
+  return generateIds(renderAssistantBody(output.content, output.toolCalls), limits);
+}
+
+/** Generates `bodyIds` then EOS under `limits` (for output not in hermes format, e.g. constrained JSON). */
+export function generateIds(bodyIds: readonly number[], limits: GenerateLimits): Generation {
+  let ids = [...bodyIds, EOS_TOKEN_ID];
   let finishReason: Generation["finishReason"] = "stop";
   let stopReason: string | null = null;
   let cut: number | undefined;

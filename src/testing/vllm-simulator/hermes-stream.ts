@@ -39,7 +39,14 @@ function partialOverlap(text: string, tag: string): number {
 function argumentsText(json: string): string | undefined {
   const match = /"arguments"\s*:\s*/.exec(json);
   if (!match) return undefined;
-  const raw = json.slice(match.index + match[0].length);
+  return jsonValueText(json.slice(match.index + match[0].length));
+}
+
+/**
+ * The object or array that `raw` starts with, up to its closing bracket, or all of `raw` while it
+ * is still open; undefined unless `raw` starts with `{` or `[`.
+ */
+export function jsonValueText(raw: string): string | undefined {
   if (raw === "" || (raw[0] !== "{" && raw[0] !== "[")) return undefined;
   const open = raw[0];
   const close = open === "{" ? "}" : "]";

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import type { z } from "zod";
-import { SimulatorHttpError, schemaError } from "./errors";
+import { type SimulatorHttpError, requestValidationError, schemaError } from "./errors";
 
 /** Reads the whole body; an empty body reads as `{}` so schema errors name the missing fields. */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
@@ -12,15 +12,26 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new SimulatorHttpError(400, "BadRequestError", `JSON decode error: ${(error as Error).message}`);
+  } catch {
+    throw requestValidationError([{ type: "json_invalid", loc: ["body", 0], msg: "JSON decode error" }], null);
+  }
+}
+
+/**
+ * vLLM's `validate_json_request` dependency (vllm/entrypoints/openai/utils.py): generation and
+ * tokenize routes refuse any media type but application/json (a missing header included) with 400.
+ */
+export function checkJsonContentType(req: IncomingMessage): void {
+  const mediaType = (req.headers["content-type"] ?? "").toLowerCase().split(";", 1)[0]?.trim();
+  if (mediaType !== "application/json") {
+    throw requestValidationError([{ type: "value_error", loc: ["header", "content-type"], msg: "Unsupported Media Type: Only 'application/json' is allowed" }], null);
   }
 }
 
 /** `schema.parse` that fails with vLLM's 400 body instead of a ZodError. */
-export function parseBody<S extends z.ZodType>(schema: S, name: string, body: unknown): z.infer<S> {
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw schemaError(name, parsed.error);
+  if (!parsed.success) throw schemaError(parsed.error);
   return parsed.data;
 }
 

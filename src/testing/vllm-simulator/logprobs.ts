@@ -62,9 +62,10 @@ export function chatLogprobEntries(seed: number, ids: readonly number[], topLogp
 /** The legacy completions logprobs object. */
 export interface CompletionLogprobs {
   text_offset: number[];
-  token_logprobs: number[];
+  /** Null for a token without a logprob (the first prompt token when `echo` adds the prompt's). */
+  token_logprobs: Array<number | null>;
   tokens: string[];
-  top_logprobs: Array<Record<string, number>>;
+  top_logprobs: Array<Record<string, number> | null>;
 }
 
 /** Completions logprobs for ids starting at `start`, with text offsets counted from `offset`. */
@@ -80,4 +81,28 @@ export function completionLogprobs(seed: number, ids: readonly number[], deltas:
     position += (deltas[i] ?? "").length;
   });
   return out;
+}
+
+/**
+ * Completions logprobs of an echoed prompt (vLLM's prompt_logprobs, which start with None: the
+ * first token has no context), offsets counted from 0 by token strings.
+ */
+export function promptLogprobs(seed: number, promptIds: readonly number[], topLogprobs: number): CompletionLogprobs {
+  const strings = promptIds.map((id) => tokenToString(id));
+  const out = completionLogprobs(hashParts(seed, "prompt"), promptIds, strings, topLogprobs);
+  if (out.token_logprobs.length > 0) {
+    out.token_logprobs[0] = null;
+    out.top_logprobs[0] = null;
+  }
+  return out;
+}
+
+/** `a` then `b`, with `b`'s text offsets moved past `a`'s text. */
+export function concatLogprobs(a: CompletionLogprobs, aTextLength: number, b: CompletionLogprobs): CompletionLogprobs {
+  return {
+    text_offset: [...a.text_offset, ...b.text_offset.map((offset) => offset + aTextLength)],
+    token_logprobs: [...a.token_logprobs, ...b.token_logprobs],
+    tokens: [...a.tokens, ...b.tokens],
+    top_logprobs: [...a.top_logprobs, ...b.top_logprobs],
+  };
 }

@@ -35,6 +35,32 @@ export type FaultOptions = z.infer<typeof FaultOptions>;
 export const PdRole = z.enum(["both", "prefill", "decode"], { error: 'role must be "both", "prefill" or "decode"' });
 export type PdRole = z.infer<typeof PdRole>;
 
+/**
+ * Where vLLM's wire format changed between releases: one switch per change, each defaulting to
+ * current vLLM (see docs/vllm.md for the pull requests and versions).
+ */
+export const CompatOptions = z.strictObject({
+  /**
+   * The field a reasoning parser fills: "reasoning" (vLLM PR #27752 onward, alone since #33402),
+   * "reasoning_content" (before #27752), or "both" (the deprecation window). Default "reasoning".
+   */
+  reasoningField: z.enum(["reasoning", "reasoning_content", "both"], { error: 'compat.reasoningField must be "reasoning", "reasoning_content" or "both"' }).optional(),
+  /** Send `tool_calls: []` when no tool was called (before vLLM PR #44105) instead of omitting it. Default false. */
+  emptyToolCallsList: z.boolean().optional(),
+  /**
+   * A prefill that stops on EOS answers `kv_transfer_params: null` (NixlConnector before it also
+   * handed off FINISHED_STOPPED requests), or "params" as newer connectors do. Default "null".
+   */
+  prefillEosParams: z.enum(["null", "params"], { error: 'compat.prefillEosParams must be "null" or "params"' }).optional(),
+  /** `remote_block_ids` as one list per KV-cache group (current NixlConnector) or one flat list (older). Default "per-group". */
+  blockIdsLayout: z.enum(["per-group", "flat"], { error: 'compat.blockIdsLayout must be "per-group" or "flat"' }).optional(),
+  /** KV-cache groups the model has (hybrid models have several); one block-id list each. Default 1. */
+  kvCacheGroups: z.int().min(1, "compat.kvCacheGroups must be >= 1").max(8, "compat.kvCacheGroups must be <= 8").optional(),
+  /** Send the rendered `prompt_text` with `return_token_ids` (vLLM PR #42052). Default true. */
+  promptText: z.boolean().optional(),
+});
+export type CompatOptions = z.infer<typeof CompatOptions>;
+
 /** Options of `startVllmSimulator`. */
 export const VllmSimulatorOptions = z.strictObject({
   /** Interface to listen on. Default "127.0.0.1". */
@@ -62,16 +88,30 @@ export const VllmSimulatorOptions = z.strictObject({
   stripThinkInHistory: z.boolean().optional(),
   /** Prefill/decode role (see `PdRole`). Default "both". */
   role: PdRole.optional(),
+  /**
+   * Run a reasoning parser (`vllm serve --reasoning-parser qwen3`): the `<think>` block leaves
+   * `content` for the field `compat.reasoningField` names. Default false (thinking stays in content).
+   */
+  reasoningParser: z.boolean().optional(),
+  /** Probability the model ends its reply at once (first token EOS, empty answer). Default 0. */
+  emptyReplyRate: Rate.optional(),
+  /** `--enable-per-request-metrics`: answer `metrics` to requests with `include_metrics: true`. Default false. */
+  perRequestMetrics: z.boolean().optional(),
+  /** Wire-format switches per vLLM version. Default: current vLLM. */
+  compat: CompatOptions.optional(),
 });
 export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
 
 /**
  * A change to a running simulator (`configure()` or `PUT /sim/config`): any option except
- * host and port; `latency` and `faults` merge field by field into the current values.
+ * host and port; `latency`, `faults` and `compat` merge field by field into the current values.
  */
 export const SimulatorConfigPatch = VllmSimulatorOptions.omit({ host: true, port: true }).extend({
   latency: LatencyOptions.partial().optional(),
 });
+
+/** `CompatOptions` with every default filled in. */
+export type CompatConfig = Required<CompatOptions>;
 export type SimulatorConfigPatch = z.infer<typeof SimulatorConfigPatch>;
 
 /** Every option with its default filled in. */
@@ -87,6 +127,10 @@ export interface SimulatorConfig {
   thinking: boolean;
   stripThinkInHistory: boolean;
   role: PdRole;
+  reasoningParser: boolean;
+  emptyReplyRate: number;
+  perRequestMetrics: boolean;
+  compat: CompatConfig;
 }
 
 const DEFAULT_CONFIG: SimulatorConfig = {
@@ -101,6 +145,10 @@ const DEFAULT_CONFIG: SimulatorConfig = {
   thinking: false,
   stripThinkInHistory: false,
   role: "both",
+  reasoningParser: false,
+  emptyReplyRate: 0,
+  perRequestMetrics: false,
+  compat: { reasoningField: "reasoning", emptyToolCallsList: false, prefillEosParams: "null", blockIdsLayout: "per-group", kvCacheGroups: 1, promptText: true },
 };
 
 function describe(error: z.ZodError): string {
@@ -134,6 +182,10 @@ export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch)
     thinking: patch.thinking ?? config.thinking,
     stripThinkInHistory: patch.stripThinkInHistory ?? config.stripThinkInHistory,
     role: patch.role ?? config.role,
+    reasoningParser: patch.reasoningParser ?? config.reasoningParser,
+    emptyReplyRate: patch.emptyReplyRate ?? config.emptyReplyRate,
+    perRequestMetrics: patch.perRequestMetrics ?? config.perRequestMetrics,
+    compat: { ...config.compat, ...stripUndefined(patch.compat) },
   };
 }
 

@@ -69,6 +69,10 @@ const sampling = {
   stream: z.boolean().nullish(),
   stream_options: StreamOptions.nullish(),
   return_token_ids: z.boolean().nullish(),
+  /** Becomes the response id when no X-Request-Id header is sent. */
+  request_id: z.string().nullish(),
+  /** Per-request timing metrics (vLLM PR #46768), answered only with `--enable-per-request-metrics`. */
+  include_metrics: z.boolean().nullish(),
   // Accepted for disaggregated-serving clients; the simulator has no KV cache to transfer.
   kv_transfer_params: z.record(z.string(), z.unknown()).nullish(),
 };
@@ -84,6 +88,8 @@ export const ChatCompletionRequest = z.looseObject({
   logprobs: z.boolean().nullish(),
   top_logprobs: z.int().min(0).max(20).nullish(),
   add_generation_prompt: z.boolean().nullish(),
+  /** With a reasoning parser, false drops the reasoning from the answer. */
+  include_reasoning: z.boolean().nullish(),
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 

@@ -9,7 +9,7 @@ import { handleCompletions } from "./completions";
 import type { RequestScope, SimulatorContext } from "./context";
 import { SimulatorHttpError } from "./errors";
 import { drawFault, injected429, injected500 } from "./faults";
-import { readJsonBody, sendError, sendJson } from "./http-io";
+import { checkJsonContentType, readJsonBody, sendError, sendJson } from "./http-io";
 import type { SimulatorConfig } from "./options";
 import type { Rng } from "./rng";
 import { handleDetokenize, handleTokenize } from "./tokenize";
@@ -68,11 +68,14 @@ async function generateWithFaults(generator: Generator, req: IncomingMessage, re
     sendError(res, fault === "5xx" ? injected500() : injected429());
     return;
   }
+  checkJsonContentType(req);
   const body = await readJsonBody(req);
+  const header = req.headers["x-request-id"];
+  const requestIdHeader = typeof header === "string" && header !== "" ? header : null;
   const disconnected = new AbortController();
   res.on("close", () => disconnected.abort());
   const signal = AbortSignal.any([disconnected.signal, state.closing]);
-  await generator(body, { res, signal, config, malformed: fault === "malformed" }, state);
+  await generator(body, { res, signal, config, malformed: fault === "malformed", requestIdHeader }, state);
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, state: RouterState): Promise<void> {
@@ -89,8 +92,10 @@ async function route(req: IncomingMessage, res: ServerResponse, state: RouterSta
     case "GET /v1/models":
       return sendJson(res, 200, modelsBody(state.config()));
     case "POST /tokenize":
+      checkJsonContentType(req);
       return handleTokenize(await readJsonBody(req), res, state.config());
     case "POST /detokenize":
+      checkJsonContentType(req);
       return handleDetokenize(await readJsonBody(req), res, state.config());
     case "GET /sim/stats":
       return sendJson(res, 200, state.stats.snapshot());

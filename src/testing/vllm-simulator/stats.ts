@@ -19,13 +19,16 @@ export const SimulatorStats = z.object({
   promptTokens: z.int(),
   /** Completion tokens over answered generation requests. */
   completionTokens: z.int(),
-  /** Prefill/decode handshakes: prefill legs answered, decode legs admitted, requests refused by a role check. */
-  pd: z.object({ prefill: z.int(), decode: z.int(), rejected: z.int() }),
+  /**
+   * Prefill/decode handshakes: prefill legs answered, decode legs that pulled a prefill's blocks,
+   * decode requests that computed the prefill themselves (no usable handle), requests refused by a role check.
+   */
+  pd: z.object({ prefill: z.int(), decode: z.int(), recomputed: z.int(), rejected: z.int() }),
 });
 export type SimulatorStats = z.infer<typeof SimulatorStats>;
 
 /** One prefill/decode handshake event. */
-export type PdEvent = "prefill" | "decode" | "rejected";
+export type PdEvent = "prefill" | "decode" | "recomputed" | "rejected";
 
 /** Mutable counters behind `SimulatorStats`. */
 export interface StatsRecorder {
@@ -45,7 +48,7 @@ export function createStatsRecorder(): StatsRecorder {
     completions: 0,
     promptTokens: 0,
     completionTokens: 0,
-    pd: { prefill: 0, decode: 0, rejected: 0 },
+    pd: { prefill: 0, decode: 0, recomputed: 0, rejected: 0 },
   };
   return {
     request(endpoint) {

@@ -12,7 +12,7 @@ import { decode, encode, tokenToString } from "./tokenizer";
  * template, same tools block), so `count` equals that call's prompt length.
  */
 export function handleTokenize(body: unknown, res: ServerResponse, config: SimulatorConfig): void {
-  const request = parseBody(TokenizeRequest, "TokenizeRequest", body);
+  const request = parseBody(TokenizeRequest, body);
   checkModel(request.model, config.model);
   // Both variants are loose objects, so `in` cannot narrow the union; the prompt field decides.
   const tokens =
@@ -33,7 +33,7 @@ export function handleTokenize(body: unknown, res: ServerResponse, config: Simul
 
 /** Decodes ids back to text, special tokens included. */
 export function handleDetokenize(body: unknown, res: ServerResponse, config: SimulatorConfig): void {
-  const request = parseBody(DetokenizeRequest, "DetokenizeRequest", body);
+  const request = parseBody(DetokenizeRequest, body);
   checkModel(request.model, config.model);
   checkTokenIds(request.tokens, "tokens");
   sendJson(res, 200, { prompt: decode(request.tokens) });

@@ -44,7 +44,7 @@ describe("createModelClient over the gateway with the vLLM backend", () => {
   it("records the engine's token ids and logprobs exactly as the simulator returns them", async () => {
     const { call } = await clientFor().chat(input, context());
     const body = { model: MODEL, messages: input.messages, max_tokens: 64, temperature: 1, top_p: 1, seed: 1234, return_token_ids: true, logprobs: true, top_logprobs: 0 };
-    const direct = (await (await fetch(`${sim.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify(body) })).json()) as DirectReply;
+    const direct = (await (await fetch(`${sim.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as DirectReply;
     const choice = direct.choices[0]!;
     expect(call.prompt_token_ids).toEqual(direct.prompt_token_ids);
     expect(call.completion_token_ids).toEqual(choice.token_ids);

@@ -29,7 +29,7 @@ describe("vLLM simulator fault injection", () => {
 
   it("sends invalid JSON with status 200, and a broken data line when streaming", async () => {
     sim.configure({ faults: { rateMalformed: 1 } });
-    const response = await fetch(url, { method: "POST", body: JSON.stringify(CHAT) });
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(CHAT) });
     const text = await response.text();
     const events = await postSse(url, { ...CHAT, stream: true });
     sim.configure({ faults: { rateMalformed: 0 } });
@@ -43,7 +43,7 @@ describe("vLLM simulator fault injection", () => {
   it("holds a request for hangMs and then drops the connection", async () => {
     sim.configure({ faults: { rateTimeout: 1, hangMs: 50 } });
     const started = Date.now();
-    await expect(fetch(url, { method: "POST", body: JSON.stringify(CHAT) })).rejects.toThrow();
+    await expect(fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(CHAT) })).rejects.toThrow();
     sim.configure({ faults: { rateTimeout: 0 } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
   });

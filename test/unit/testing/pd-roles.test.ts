@@ -31,22 +31,29 @@ describe("vLLM simulator prefill/decode roles", () => {
     expect(reply.status).toBe(200);
     expect(reply.body.choices[0].token_ids).toHaveLength(1);
     const params = reply.body.kv_transfer_params;
-    expect(params).toMatchObject({ do_remote_prefill: true, do_remote_decode: false, remote_host: "127.0.0.1", remote_port: prefill.port, tp_size: 1 });
+    const promptTokens = reply.body.prompt_token_ids.length;
+    expect(params).toMatchObject({ do_remote_prefill: true, do_remote_decode: false, remote_host: "127.0.0.1", remote_port: prefill.port, tp_size: 1, remote_num_tokens: promptTokens });
     expect(params.remote_engine_id).toMatch(/^sim-/);
-    // One block id per 16 prompt tokens, as vLLM's NixlConnector reports them.
-    expect(params.remote_block_ids).toHaveLength(Math.ceil(reply.body.prompt_token_ids.length / 16));
-    expect(params.remote_block_ids.every((id: unknown) => Number.isInteger(id) && (id as number) >= 0)).toBe(true);
+    // The engine request id the decode side names in its transfer: the prefill's response id.
+    expect(params.remote_request_id).toBe(reply.body.id);
+    // One list per KV-cache group, one block id per 16 prompt tokens, as vLLM's NixlConnector reports them.
+    expect(params.remote_block_ids).toHaveLength(1);
+    expect(params.remote_block_ids[0]).toHaveLength(Math.ceil(promptTokens / 16));
+    expect(params.remote_block_ids[0].every((id: unknown) => Number.isInteger(id) && (id as number) >= 0)).toBe(true);
     expect(prefill.stats().pd.prefill).toBeGreaterThanOrEqual(1);
   });
 
-  it("refuses generation on a prefill server without do_remote_decode, or streamed", async () => {
+  it("refuses a plain request on a prefill server, and serves a streamed prefill leg without a handle", async () => {
     const before = prefill.stats();
     const plain = await postJson(chatUrl(prefill), CHAT);
-    const streamed = await postJson(chatUrl(prefill), { ...prefillLeg(CHAT), stream: true });
     expect(plain).toMatchObject({ status: 400, body: { error: { type: "BadRequestError", param: "kv_transfer_params", code: 400 } } });
-    expect(streamed).toMatchObject({ status: 400, body: { error: { param: "stream" } } });
-    expect(prefill.stats().pd.rejected - before.pd.rejected).toBe(2);
-    expect(prefill.stats().completions).toBe(before.completions);
+    const events = await postSse(chatUrl(prefill), { ...prefillLeg(CHAT), stream: true });
+    expect(events.at(-1)).toBe("[DONE]");
+    // Stream chunks have no kv_transfer_params field (ChatCompletionStreamResponse), so a proxy gets no handle.
+    expect(events.slice(0, -1).some((event) => "kv_transfer_params" in JSON.parse(event))).toBe(false);
+    expect(events.slice(0, -1).flatMap((event) => JSON.parse(event).choices[0]?.token_ids ?? [])).toHaveLength(1);
+    expect(prefill.stats().pd.rejected - before.pd.rejected).toBe(1);
+    expect(prefill.stats().pd.prefill - before.pd.prefill).toBe(1);
   });
 
   it("generates on a decode server from a genuine handle, unstreamed and streamed alike", async () => {
@@ -66,11 +73,11 @@ describe("vLLM simulator prefill/decode roles", () => {
     expect(decode.stats().pd.decode).toBeGreaterThanOrEqual(2);
   });
 
-  it("rejects a missing, forged or other prompt's handle on a decode server (400 naming kv_transfer_params)", async () => {
+  it("rejects a forged or other prompt's handle, or a prefill leg, on a decode server (400 naming kv_transfer_params)", async () => {
     const { body: other } = await postJson(chatUrl(prefill), prefillLeg({ ...CHAT, messages: [{ role: "user", content: "What is 2 + 2?" }] }));
     const before = decode.stats();
-    const forged = { do_remote_prefill: true, do_remote_decode: false, remote_engine_id: "sim-forged", remote_block_ids: [1, 2], remote_host: "127.0.0.1", remote_port: 1, tp_size: 1 };
-    const cases: Array<Record<string, unknown>> = [CHAT, { ...CHAT, kv_transfer_params: forged }, { ...CHAT, kv_transfer_params: other.kv_transfer_params }, { ...CHAT, kv_transfer_params: PREFILL_PARAMS }];
+    const forged = { do_remote_prefill: true, do_remote_decode: false, remote_engine_id: "sim-forged", remote_request_id: "x", remote_block_ids: [[1, 2]], remote_host: "127.0.0.1", remote_port: 1, tp_size: 1 };
+    const cases: Array<Record<string, unknown>> = [{ ...CHAT, kv_transfer_params: forged }, { ...CHAT, kv_transfer_params: other.kv_transfer_params }, { ...CHAT, kv_transfer_params: PREFILL_PARAMS }];
     for (const body of cases) {
       const reply = await postJson(chatUrl(decode), body);
       expect(reply, JSON.stringify(body.kv_transfer_params ?? null)).toMatchObject({ status: 400, body: { error: { param: "kv_transfer_params", code: 400 } } });
@@ -101,7 +108,8 @@ describe("vLLM simulator role setting", () => {
     expect(both).toMatchObject({ status: 200, body: { kv_transfer_params: null } });
     expect(put.status).toBe(200);
     expect(((await put.json()) as { role: string }).role).toBe("decode");
-    expect(asDecode).toMatchObject({ status: 400, body: { error: { param: "kv_transfer_params" } } });
+    // Without a handle a decode server computes the prefill itself, as vLLM's does.
+    expect(asDecode).toMatchObject({ status: 200, body: { kv_transfer_params: null } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toContain("role");
   });

@@ -39,7 +39,7 @@ describe("vllm_pd backend against prefill and decode simulators", () => {
     expect(decode.stats().completionTokens - before.decodes[index]!.completionTokens).toBe(ids.length);
     // The same request served whole by that decode server yields the same tokens.
     decode.configure({ role: "both" });
-    const direct = (await (await fetch(`${replica}/chat/completions`, { method: "POST", body: JSON.stringify(body) })).json()) as ChatReply;
+    const direct = (await (await fetch(`${replica}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as ChatReply;
     decode.configure({ role: "decode" });
     expect(direct.choices[0]!.token_ids).toEqual(ids);
   });
