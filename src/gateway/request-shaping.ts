@@ -1,5 +1,5 @@
 /** @module Rewriting a caller's request into what the engine gets: policy, token capture, limits. */
-import { LimitExceededError } from "../errors";
+import { InvalidInputError, LimitExceededError } from "../errors";
 import type { ChatMessage, ToolDefinition } from "../schemas/chat";
 import type { JsonObject } from "../schemas/json";
 import type { PolicySnapshot } from "../schemas/policy";
@@ -41,6 +41,7 @@ export function callLimitsFor(
  * `max_tokens` is clamped to the remaining response budget.
  */
 export function shapeRequest(path: UpstreamPath, body: JsonObject, policy: PolicySnapshot, options: { defaultModel: string; train: boolean; limits: CallLimits }): JsonObject {
+  if (options.train) refuseSeveralChoices(body);
   const shaped: JsonObject = { ...body, model: policy.model ?? options.defaultModel, return_token_ids: true };
   if (options.train) {
     shaped.temperature = policy.sampling.temperature;
@@ -61,6 +62,23 @@ export function shapeRequest(path: UpstreamPath, body: JsonObject, policy: Polic
   shaped.max_tokens = typeof requested === "number" && requested > 0 ? Math.min(requested, cap) : cap;
   delete shaped.max_completion_tokens;
   return shaped;
+}
+
+/**
+ * Training mode records one trajectory per rollout, and an agent can follow only one answer, so
+ * `n > 1` (or `best_of > 1`) is refused rather than recorded as choice 0 with the other samples'
+ * tokens thrown away. GRPO groups come from running the same task `group_size` times (each run a
+ * rollout of its own, sharing the prompt's prefix cache on its replica). Outside training mode the
+ * request passes through and the call records choice 0.
+ */
+function refuseSeveralChoices(body: JsonObject): void {
+  for (const field of ["n", "best_of"] as const) {
+    const value = body[field];
+    if (typeof value === "number" && value > 1) {
+      const message = `${field} must be 1 in training mode (got ${value}): each sample is its own rollout; run the task once per group member instead`;
+      throw new InvalidInputError(message, { status: 400, details: [{ path: field, message }] });
+    }
+  }
 }
 
 /**

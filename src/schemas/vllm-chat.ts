@@ -22,6 +22,9 @@ export const VllmChatCompletion = z.looseObject({
     message: z.looseObject({
       role: z.literal("assistant"),
       content: z.string().nullable().optional(),
+      // A reasoning parser's output: `reasoning` since vLLM PR #27752, `reasoning_content` before
+      // (and both during the deprecation window). Either may be absent.
+      reasoning: z.string().nullable().optional(),
       reasoning_content: z.string().nullable().optional(),
       tool_calls: z.array(ToolCall).nullable().optional(),
     }),
@@ -47,7 +50,8 @@ export type VllmTokenizeResponse = z.infer<typeof VllmTokenizeResponse>;
 
 /**
  * A text completion (`/v1/completions`) as vLLM returns it with `return_token_ids: true`: the
- * prompt's ids sit on the choice, and logprobs use the legacy `token_logprobs` list.
+ * prompt's ids sit on the choice, and logprobs use the legacy `token_logprobs` list (with `echo`,
+ * the prompt's logprobs come first, the very first one null).
  */
 export const VllmCompletion = z.looseObject({
   id: z.string(),

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ModelError } from "../../errors";
 import type { ToolCall } from "../../schemas/chat";
-import { assistantMessage } from "./chat-capture";
+import { assistantMessage, replyReasoning } from "./chat-capture";
 import { type CapturedOutput, completeCapture } from "./captured-output";
 
 const Usage = z.looseObject({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() });
@@ -16,6 +16,7 @@ const StreamChunk = z.looseObject({
     text: z.string().optional(),
     delta: z.looseObject({
       content: z.string().nullable().optional(),
+      reasoning: z.string().nullable().optional(),
       reasoning_content: z.string().nullable().optional(),
       tool_calls: z.array(z.looseObject({
         index: z.int(),
@@ -67,9 +68,12 @@ export class StreamAssembler {
       if (choice.prompt_token_ids) this.#promptIds = choice.prompt_token_ids;
       if (choice.token_ids) this.#completionIds.push(...choice.token_ids);
       for (const entry of choice.logprobs?.content ?? []) this.#logprobs.push(entry.logprob);
-      for (const value of choice.logprobs?.token_logprobs ?? []) this.#logprobs.push(value ?? 0);
+      // With `echo`, a completions stream's first chunk lists the prompt's logprobs before its token's: keep the token's.
+      const tokenLogprobs = choice.logprobs?.token_logprobs ?? [];
+      const own = choice.token_ids && tokenLogprobs.length > choice.token_ids.length ? tokenLogprobs.slice(tokenLogprobs.length - choice.token_ids.length) : tokenLogprobs;
+      for (const value of own) this.#logprobs.push(value ?? 0);
       this.#content += choice.text ?? choice.delta?.content ?? "";
-      this.#reasoning += choice.delta?.reasoning_content ?? "";
+      this.#reasoning += (choice.delta && replyReasoning(choice.delta)) ?? "";
       for (const delta of choice.delta?.tool_calls ?? []) {
         const tool = this.#tools.get(delta.index) ?? { id: "", name: "", arguments: "" };
         tool.id ||= delta.id ?? "";
