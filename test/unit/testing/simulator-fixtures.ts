@@ -16,9 +16,9 @@ export interface JsonReply {
   body: any;
 }
 
-/** POSTs JSON and reads the JSON reply. */
-export async function postJson(url: string, body: unknown): Promise<JsonReply> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+/** POSTs JSON (with any extra headers) and reads the JSON reply. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -30,8 +30,8 @@ export async function postJson(url: string, body: unknown): Promise<JsonReply> {
 }
 
 /** POSTs JSON to a streaming endpoint and returns the raw `data:` payloads in order. */
-export async function postSse(url: string, body: unknown): Promise<string[]> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+export async function postSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<string[]> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   const text = await response.text();
   return text
     .split("\n\n")
