@@ -3,7 +3,7 @@
  * it from Node tests, scripts and benches, never from Worker code.
  */
 export { startVllmSimulator, type VllmSimulator } from "./vllm-simulator/server";
-export { VllmSimulatorOptions, LatencyOptions, FaultOptions, SimulatorConfigPatch } from "./vllm-simulator/options";
+export { VllmSimulatorOptions, LatencyOptions, FaultOptions, CompatOptions, SimulatorConfigPatch } from "./vllm-simulator/options";
 export { SimulatorStats, FaultKind } from "./vllm-simulator/stats";
 export {
   encode,

@@ -156,7 +156,7 @@ describe("the vllm_pd backend (end to end)", () => {
     expect(calls.length).toBeGreaterThanOrEqual(1);
     for (const call of calls) expect(call).toMatchObject({ backend: "vllm_pd", replica: apiUrl(decode), trainable: true });
     const pdStats = async (sim: VllmSimulator) => ((await (await fetch(`${sim.url}/sim/stats`)).json()) as SimulatorStats).pd;
-    expect(await pdStats(prefill)).toEqual({ prefill: calls.length, decode: 0, rejected: 0 });
-    expect(await pdStats(decode)).toEqual({ prefill: 0, decode: calls.length, rejected: 0 });
+    expect(await pdStats(prefill)).toEqual({ prefill: calls.length, decode: 0, recomputed: 0, rejected: 0 });
+    expect(await pdStats(decode)).toEqual({ prefill: 0, decode: calls.length, recomputed: 0, rejected: 0 });
   });
 });

@@ -5,7 +5,7 @@
  * npx tsx src/testing/vllm-simulator/cli.ts --port 8000 --latency-ttft-ms 20 --latency-per-token-ms 5
  */
 import { parseArgs } from "node:util";
-import type { VllmSimulatorOptions } from "./options";
+import type { CompatOptions, VllmSimulatorOptions } from "./options";
 import { startVllmSimulator } from "./server";
 
 const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx src/testing/vllm-simulator/cli.ts [options])
@@ -22,7 +22,16 @@ const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx src/testing/
   --hang-ms <ms>                default 30000
   --thinking                    emit <think>…</think> before answers
   --strip-think-in-history      template drops <think> from history (not append-only)
-  --role <both|prefill|decode>  prefill/decode disaggregation role; default both`;
+  --role <both|prefill|decode>  prefill/decode disaggregation role; default both
+  --reasoning-parser            move <think>…</think> out of content (vllm serve --reasoning-parser)
+  --reasoning-field <reasoning|reasoning_content|both>   field the reasoning goes in; default reasoning
+  --empty-reply-rate <p>        probability a reply is EOS at once; default 0
+  --per-request-metrics         answer include_metrics (vllm serve --enable-per-request-metrics)
+  --empty-tool-calls-list       send tool_calls: [] when none (vLLM before PR #44105)
+  --prefill-eos-params <null|params>   handle of a prefill stopped on EOS; default null
+  --block-ids-layout <per-group|flat>  remote_block_ids shape; default per-group
+  --kv-cache-groups <n>         KV-cache groups (one block list each); default 1
+  --no-prompt-text              omit prompt_text (vLLM before PR #42052)`;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -53,6 +62,15 @@ function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       thinking: { type: "boolean" },
       "strip-think-in-history": { type: "boolean" },
       role: { type: "string" },
+      "reasoning-parser": { type: "boolean" },
+      "reasoning-field": { type: "string" },
+      "empty-reply-rate": { type: "string" },
+      "per-request-metrics": { type: "boolean" },
+      "empty-tool-calls-list": { type: "boolean" },
+      "prefill-eos-params": { type: "string" },
+      "block-ids-layout": { type: "string" },
+      "kv-cache-groups": { type: "string" },
+      "no-prompt-text": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -76,9 +94,24 @@ function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
     stripThinkInHistory: values["strip-think-in-history"],
     // Checked with the other options by resolveOptions, which names the field when it is wrong.
     role: values.role as VllmSimulatorOptions["role"],
+    reasoningParser: values["reasoning-parser"],
+    emptyReplyRate: number(values["empty-reply-rate"], "empty-reply-rate"),
+    perRequestMetrics: values["per-request-metrics"],
+    compat: dropUndefined({
+      reasoningField: values["reasoning-field"] as CompatOptions["reasoningField"],
+      emptyToolCallsList: values["empty-tool-calls-list"],
+      prefillEosParams: values["prefill-eos-params"] as CompatOptions["prefillEosParams"],
+      blockIdsLayout: values["block-ids-layout"] as CompatOptions["blockIdsLayout"],
+      kvCacheGroups: number(values["kv-cache-groups"], "kv-cache-groups"),
+      promptText: values["no-prompt-text"] ? false : undefined,
+    }),
   };
   // Drop flags that were not given, so defaults apply.
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as VllmSimulatorOptions;
+  return dropUndefined(options);
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 async function main(): Promise<void> {

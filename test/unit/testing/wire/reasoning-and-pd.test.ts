@@ -45,7 +45,7 @@ describe("vLLM wire: reasoning parser", () => {
     const chunks = jsonChunks(await postSse(url, { ...MATH, stream: true }));
     const deltas = chunks.flatMap((chunk) => chunk.choices.map((choice: { delta: Record<string, string> }) => choice.delta));
     const firstContent = deltas.findIndex((delta) => delta.content);
-    const lastReasoning = deltas.findLastIndex((delta) => delta.reasoning);
+    const lastReasoning = deltas.length - 1 - [...deltas].reverse().findIndex((delta) => delta.reasoning);
     expect(lastReasoning).toBeLessThan(firstContent);
     expect(deltas.map((delta) => delta.reasoning ?? "").join("")).toBe(whole.reasoning);
     expect(deltas.map((delta) => delta.content ?? "").join("")).toBe(whole.content);

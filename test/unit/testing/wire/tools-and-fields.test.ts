@@ -58,7 +58,7 @@ describe("vLLM wire: forced tool choice", () => {
     const required = jsonChunks(await postSse(url, { ...MATH, tool_choice: "required", stream: true }));
     const calls = required.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     expect(calls.map((call: { function: { arguments: string } }) => call.function.arguments).join("")).toBe('{"expression":"(3 + 4) * 5"}');
-    expect(required.findLast((c) => c.choices.length > 0).choices[0].finish_reason).toBe("tool_calls");
+    expect(required.filter((c) => c.choices.length > 0).at(-1).choices[0].finish_reason).toBe("tool_calls");
   });
 });
 
