@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendRegistry, prefillRequestBody } from "../../../../src/gateway/backends";
 import type { ModelBackend } from "../../../../src/gateway/model-backend";
 import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
-import { chatBody, depsWith, modelFailure, ssePayloads, startScriptedUpstream } from "./backend-fixtures";
+import { chatBody, depsWith, ssePayloads, startScriptedUpstream } from "./backend-fixtures";
 
 interface ChatReply {
   prompt_token_ids: number[];
@@ -67,14 +67,15 @@ describe("vllm_pd backend against prefill and decode simulators", () => {
     }
   });
 
-  it("fails without retry when the decode server refuses a request that carries no prefill handle", async () => {
+  it("goes on to decode when the prefill returns no kv_transfer_params, and the decode server computes the prefill itself", async () => {
     prefill.configure({ role: "both" });
-    const rejectedBefore = decodes.reduce((sum, sim) => sum + sim.stats().pd.rejected, 0);
-    const error = await modelFailure(backend.request("/chat/completions", chatBody("no handle"), { rolloutId: "pd-3" }));
+    const before = decodes.reduce((sum, sim) => sum + sim.stats().pd.recomputed, 0);
+    const { body: raw } = await backend.request("/chat/completions", chatBody("no handle"), { rolloutId: "pd-3" });
     prefill.configure({ role: "prefill" });
-    expect(error).toMatchObject({ retryable: false, upstreamStatus: 400 });
-    expect(error.message).toContain("kv_transfer_params");
-    expect(decodes.reduce((sum, sim) => sum + sim.stats().pd.rejected, 0) - rejectedBefore).toBe(1);
+    const reply = raw as ChatReply & { kv_transfer_params: unknown };
+    expect(reply.choices[0]!.token_ids.length).toBeGreaterThan(1);
+    expect(reply.choices[0]!.logprobs.content).toHaveLength(reply.choices[0]!.token_ids.length);
+    expect(decodes.reduce((sum, sim) => sum + sim.stats().pd.recomputed, 0) - before).toBe(1);
   });
 });
 
