@@ -76,7 +76,7 @@ function refuseSeveralChoices(body: JsonObject): void {
     const value = body[field];
     if (typeof value === "number" && value > 1) {
       const message = `${field} must be 1 in training mode (got ${value}): each sample is its own rollout; run the task once per group member instead`;
-      throw new InvalidInputError(message, { status: 400, details: [{ path: field, message }] });
+      throw new InvalidInputError(message, { status: 422, details: [{ path: field, message }] });
     }
   }
 }

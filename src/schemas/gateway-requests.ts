@@ -13,7 +13,8 @@ export const GatewayChatRequest = z.looseObject({
   messages: z.array(ChatMessage).min(1, "messages must not be empty"),
   tools: z.array(ToolDefinition).optional(),
   stream: z.boolean().optional(),
-  n: z.literal(1, "n must be 1: one rollout samples one completion per call").optional(),
+  // Several choices are refused in training mode by the gateway (request-shaping.ts), served otherwise.
+  n: positiveInt("n").optional(),
   max_tokens: positiveInt("max_tokens").nullable().optional(),
   max_completion_tokens: positiveInt("max_completion_tokens").nullable().optional(),
 });
@@ -24,7 +25,7 @@ export const GatewayCompletionRequest = z.looseObject({
   model: z.string().optional(),
   prompt: z.union([z.string(), z.array(z.int().min(0)).min(1)], "prompt must be a string or an array of token ids"),
   stream: z.boolean().optional(),
-  n: z.literal(1, "n must be 1: one rollout samples one completion per call").optional(),
+  n: positiveInt("n").optional(),
   max_tokens: positiveInt("max_tokens").nullable().optional(),
 });
 export type GatewayCompletionRequest = z.infer<typeof GatewayCompletionRequest>;

@@ -63,11 +63,11 @@ describe("gateway against several choices, echo, forced tool choice and validati
   });
   afterAll(() => sim.close());
 
-  it("refuses n > 1 in training mode with a 400 naming n, before anything reaches the engine", async () => {
+  it("refuses n > 1 in training mode with a 422 naming n, before anything reaches the engine", async () => {
     const before = sim.stats().requests;
     const error = await gateway.send("/chat/completions", chat("What is 2 + 2?", { n: 4 }), call(true)).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect(error).toMatchObject({ status: 400, details: [{ path: "n" }] });
+    expect(error).toMatchObject({ status: 422, details: [{ path: "n" }] });
     expect(sim.stats().requests).toBe(before);
   });
 
