@@ -81,6 +81,11 @@ export const RolloutView = z.object({
   trajectory: Trajectory,
   llm_calls: z.array(LlmCall),
   spans: z.array(Span),
+  /**
+   * The named resources the final attempt used, by resource name (`PUT /v1/resources/:name`):
+   * `name@version`, or `default` for the declared default; `{}` for agents that declare none.
+   */
+  resource_versions: z.record(z.string(), z.string()).default({}),
   /** The conversation an external agent reported when it finished, or a workflow returned (null otherwise). */
   final_messages: z.array(ChatMessage).nullable(),
   /** Attempts started (function, LitAgent and workflow agents); 0 for stepwise and external rollouts. */

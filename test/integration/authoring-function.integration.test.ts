@@ -28,6 +28,7 @@ describe("function agents (integration)", () => {
     const prompt = (view.llm_calls[0]!.request.messages as Array<{ content: string }>)[0]!.content;
     expect(prompt).toBe("Solve: What is 6 * 7?\nPut the final answer in \\boxed{}.");
     expect(view.spans.find((span) => span.name === "resources")).toMatchObject({ kind: "annotation", value: { promptTemplate: "default" } });
+    expect(view.resource_versions).toEqual({ authoring_prompt: "default" });
   });
 
   it("uses the policy's latest version of the resource and records its version", async () => {
@@ -37,6 +38,8 @@ describe("function agents (integration)", () => {
     const view = await runRollout({ agent: "authoring-fn-math", rollout_id: uniqueId("fn-versioned"), task: math });
     expect((view.llm_calls[0]!.request.messages as Array<{ content: string }>)[0]!.content).toBe("Question: What is 6 * 7? Answer in \\boxed{}.");
     expect(view.spans.find((span) => span.name === "resources")!.value).toEqual({ promptTemplate: id });
+    // On the rollout itself, by the resource's stored name.
+    expect(view.resource_versions).toEqual({ authoring_prompt: id });
   });
 
   it("takes the reward from the emitted reward when the function returns nothing", async () => {

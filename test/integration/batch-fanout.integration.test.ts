@@ -26,7 +26,9 @@ describe("a batch of 16 calculator rows × n=4", () => {
     expect(final).toMatchObject({ status: "completed", done: true, rows: 16, n: 4, rollouts: 64, released: 64, in_flight: 0 });
     expect(final.counts).toMatchObject({ not_released: 0, queued: 0, running: 0 });
     expect(countsTotal(final)).toBe(64);
-    expect(final.counts.succeeded + final.counts.failed).toBe(64);
+    // The simulator injects no faults here: every rollout must succeed, not merely end.
+    expect(final.counts).toMatchObject({ succeeded: 64, failed: 0, cancelled: 0 });
+    expect(final.termination_reasons).toEqual({ ENV_DONE: 64 });
     expect(Object.values(final.termination_reasons).reduce((sum, count) => sum + count, 0)).toBe(64);
   });
 

@@ -8,10 +8,12 @@ export interface ResourcePort {
   getResource(name: string): Promise<GetResourceResult>;
 }
 
-/** Resource values by key, and which version each came from (`name@version`, or `default`). */
+/** Resource values by key, which version each came from (`name@version`, or `default`), and its stored name. */
 export interface LoadedResources {
   values: Record<string, unknown>;
   versions: Record<string, string>;
+  /** The resource name (`PUT /v1/resources/:name`) behind each key. */
+  names: Record<string, string>;
 }
 
 /**
@@ -35,5 +37,6 @@ export async function loadResources(port: ResourcePort, specs: ResourceSpecs): P
   return {
     values: Object.fromEntries(entries.map(([key, value]) => [key, value])),
     versions: Object.fromEntries(entries.map(([key, , version]) => [key, version])),
+    names: Object.fromEntries(Object.entries(specs).map(([key, spec]) => [key, spec.name ?? key])),
   };
 }

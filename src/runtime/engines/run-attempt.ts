@@ -83,7 +83,7 @@ export async function runAttempt(run: EngineRun, task: AgentTask, agent: Attempt
     const work = (async () => {
       const hooks = { attempt, signal, touch, pause: (waiting: boolean) => watchdog.pause(waiting), onLimit: (reason: LimitReason, message: string) => void (hit.limit ??= { reason, message }) };
       const [llm, loaded] = await Promise.all([createLlmResource(deps.inWorker.gateway, spec, hooks), loadResources(deps.inWorker.resources, agent.resources)]);
-      if (Object.keys(loaded.versions).length > 0) spans.append({ kind: "annotation", name: "resources", value: loaded.versions });
+      if (Object.keys(loaded.versions).length > 0) spans.append({ kind: "annotation", name: "resources", value: loaded.versions, attributes: { resource_names: loaded.names } });
       const rollout: RolloutInfo = {
         rollout_id: spec.rollout_id,
         mode: config.mode,

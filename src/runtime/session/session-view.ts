@@ -18,6 +18,19 @@ function withChatCompletions(step: Step, callsById: Map<string, LlmCall>): Step 
   return Array.isArray(messages) ? { ...step, chat_completions: messages as Step["chat_completions"] } : step;
 }
 
+/**
+ * The versions of named resources the final attempt used, keyed by resource name, read off the
+ * `resources` annotation each attempt records (keyed there by the agent's own context key, with the
+ * stored names in its `resource_names` attribute).
+ */
+function resourceVersions(spans: Span[], finalAttempt: number | null): Record<string, string> {
+  const recorded = spans.filter((span) => span.kind === "annotation" && span.name === "resources");
+  const span = [...recorded].reverse().find((s) => finalAttempt === null || s.attributes.attempt === finalAttempt) ?? recorded.at(-1);
+  if (!span || typeof span.value !== "object" || span.value === null || Array.isArray(span.value)) return {};
+  const names = (span.attributes.resource_names ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(span.value).flatMap(([key, version]) => (typeof version === "string" ? [[typeof names[key] === "string" ? names[key] : key, version]] : [])));
+}
+
 /** Assembles `GET /v1/rollouts/:id` from the stored spec, state, steps and calls. */
 export function buildRolloutView(spec: RolloutSpec, state: SessionState, records: { steps: Step[]; calls: LlmCall[]; spans: Span[]; finalMessages: ChatMessage[] | null }): RolloutView {
   const calls = records.calls.map((call) => withTrainingExclusion(call, state));
@@ -55,6 +68,7 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     },
     llm_calls: calls,
     spans: records.spans,
+    resource_versions: resourceVersions(records.spans, state.final_attempt),
     final_messages: records.finalMessages,
     attempts: state.attempt,
     final_attempt: state.final_attempt,
