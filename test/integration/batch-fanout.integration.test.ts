@@ -6,7 +6,7 @@ import type { BatchProgress } from "../../src/schemas/batch";
 import type { RolloutRecord } from "../../src/sink/rollout-record";
 import { rolloutRecordKey } from "../../src/sink/r2-keys";
 import { batchRollouts, calculatorRows, countsTotal, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
-import { getRollout, uniqueId } from "../fixtures/rollouts";
+import { api, getRollout, uniqueId } from "../fixtures/rollouts";
 
 const batchId = uniqueId("calc-batch");
 const body = { batch_id: batchId, agent: "calculator", rows: calculatorRows(), n: 4, mode: "train" };
@@ -30,6 +30,16 @@ describe("a batch of 16 calculator rows × n=4", () => {
     expect(final.counts).toMatchObject({ succeeded: 64, failed: 0, cancelled: 0 });
     expect(final.termination_reasons).toEqual({ ENV_DONE: 64 });
     expect(Object.values(final.termination_reasons).reduce((sum, count) => sum + count, 0)).toBe(64);
+  });
+
+  it("pages the batch's rollouts with ?offset= and ?limit= in (row, sample) order", async () => {
+    const page = async (query: string) => (await (await api(`/v1/batches/${batchId}/rollouts?${query}`)).json()) as { offset: number; rollouts: Array<{ rollout_id: string; row_index: number; sample_index: number }> };
+    const middle = await page("offset=10&limit=5");
+    expect(middle.offset).toBe(10);
+    expect(middle.rollouts.map((entry) => entry.rollout_id)).toEqual([10, 11, 12, 13, 14].map((i) => `${batchId}:${Math.floor(i / 4)}:${i % 4}`));
+    expect((await page("offset=60&limit=10")).rollouts.map((entry) => entry.sample_index)).toEqual([0, 1, 2, 3]);
+    expect((await page("offset=64")).rollouts).toEqual([]);
+    expect((await api(`/v1/batches/${batchId}/rollouts?offset=-1`)).status).toBe(400);
   });
 
   it("reports a reward mean in [0, 1] over the finished rollouts", () => {

@@ -81,11 +81,10 @@ describe("a driven rollout across a weight sync", () => {
       config: { step_timeout_ms: STEP_TIMEOUT_MS, max_steps: 6 },
     });
     await waitFor("the first step to be committed", async () => ((await getRollout(rolloutId)).trajectory.steps.length >= 1 ? true : undefined));
+    const atBegin = (await getRollout(rolloutId)).llm_calls.length;
     await beginSync();
-    const windowStart = Date.now();
     await sleep(HOLD_MS);
     const during = await getRollout(rolloutId);
-    const windowEnd = Date.now();
     await endSync(1);
 
     const view = await waitForEnd(rolloutId, 15_000);
@@ -97,11 +96,15 @@ describe("a driven rollout across a weight sync", () => {
     // The step that waited for the sync ran longer than step_timeout_ms and still committed.
     expect(Math.max(...steps.map((step) => step.duration_ms))).toBeGreaterThan(STEP_TIMEOUT_MS);
 
-    const before = view.llm_calls.filter((call) => call.created_at < windowStart);
-    const after = view.llm_calls.filter((call) => call.created_at > windowEnd);
+    // By order and version, not clocks: the calls made before the sync are exactly those the
+    // rollout had while it was held (nothing went upstream meanwhile), and every later one ran
+    // under the new version, which exists only after sync/end.
+    const before = view.llm_calls.slice(0, during.llm_calls.length);
+    const after = view.llm_calls.slice(during.llm_calls.length);
+    expect(before.map((call) => call.call_id)).toEqual(during.llm_calls.map((call) => call.call_id));
+    expect(during.llm_calls.length - atBegin).toBeLessThanOrEqual(1); // at most the call in flight at begin
     expect(before.length).toBeGreaterThanOrEqual(1);
     expect(after.length).toBeGreaterThanOrEqual(1);
-    expect(before.length + after.length).toBe(view.llm_calls.length);
     for (const call of before) expect([call.policy_version_start, call.policy_version_end]).toEqual([0, 0]);
     for (const call of after) expect([call.policy_version_start, call.policy_version_end]).toEqual([1, 1]);
   });

@@ -68,10 +68,9 @@ describe("weight sync", () => {
     await release(a);
     await sleep(120);
     expect(settled).toBe(false);
-    const releasedAt = Date.now();
     await release(b);
+    // { in_flight: 0 } is the release's answer: giving up after 10 s would report b still in flight.
     expect(await waiting).toEqual({ in_flight: 0 });
-    expect(Date.now() - releasedAt).toBeLessThan(1_000);
   });
 
   it("waitIdle gives up after its timeout and reports what is still in flight", async () => {

@@ -55,10 +55,15 @@ def test_pulls_never_ask_for_more_groups_than_the_limit_leaves(server, client, f
     assert all(body["inline"] is True for body in server.bodies("POST", "/v1/feed/pull"))
 
 
-def test_polls_while_nothing_is_ready_then_times_out(server, client, feed):
+def test_polls_while_nothing_is_ready_then_times_out(server, client, feed, monkeypatch):
+    # A fake clock that only sleeps move: the count of pulls, not the machine's speed, is asserted.
+    import edge_rollout.stream as stream
+    now = [0.0]
+    monkeypatch.setattr(stream.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(stream.time, "sleep", lambda seconds: now.__setitem__(0, now[0] + seconds))
     with pytest.raises(StreamTimeout, match="no group arrived within 0.3 s"):
-        list(client.stream_groups(limit=1, timeout=0.3, poll_interval=0.05))
-    assert len(server.bodies("POST", "/v1/feed/pull")) >= 3
+        list(client.stream_groups(limit=1, timeout=0.3, poll_interval=0.1))
+    assert len(server.bodies("POST", "/v1/feed/pull")) == 4  # at 0, 0.1, 0.2 and 0.3 s
 
 
 def test_waits_through_empty_pulls_until_a_group_arrives(client, feed):

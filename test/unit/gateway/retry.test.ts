@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ModelError } from "../../../src/errors";
 import { type RetryPolicy, backoffDelayMs, withRetries } from "../../../src/gateway/retry";
 
@@ -71,19 +71,27 @@ describe("withRetries", () => {
   });
 
   it("aborts promptly while waiting between attempts", async () => {
-    const slow: RetryPolicy = { maxAttempts: 5, baseDelayMs: 20_000, maxDelayMs: 20_000 };
-    const controller = new AbortController();
-    const reason = new Error("rollout cancelled");
-    let calls = 0;
-    const started = Date.now();
-    const run = withRetries(slow, controller.signal, async () => {
-      calls++;
-      throw retryable();
-    });
-    setTimeout(() => controller.abort(reason), 20);
-    await expect(run).rejects.toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(calls).toBe(1);
+    // Fake time: the abort lands 20 ms into a backoff of at least 10 s, and ends the wait there.
+    vi.useFakeTimers();
+    try {
+      const slow: RetryPolicy = { maxAttempts: 5, baseDelayMs: 20_000, maxDelayMs: 20_000 };
+      const controller = new AbortController();
+      const reason = new Error("rollout cancelled");
+      let calls = 0;
+      let outcome: unknown = "pending";
+      const run = withRetries(slow, controller.signal, async () => {
+        calls++;
+        throw retryable();
+      }).catch((error: unknown) => (outcome = error));
+      await vi.advanceTimersByTimeAsync(19);
+      expect(outcome).toBe("pending");
+      controller.abort(reason);
+      await run;
+      expect(outcome).toBe(reason);
+      expect(calls).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("does not retry once the signal has aborted", async () => {
