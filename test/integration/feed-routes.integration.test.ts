@@ -64,6 +64,19 @@ describe("POST /v1/feed/pull", () => {
 });
 
 describe("POST /v1/feed/ack", () => {
+  it("answers 409 to an ack of an expired lease over HTTP, and delivers its group again", async () => {
+    const { uid, messages } = await publishGroup(2);
+    await ingestAll(defaultFeed(), messages);
+    const first = (await (await postJson("/v1/feed/pull", { max_groups: 1, lease_ms: 1_000 })).json()) as PullResponse<FeedGroup>;
+    expect(first.groups.map((g) => g.uid)).toEqual([uid]);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const again = (await (await postJson("/v1/feed/pull", { max_groups: 1, lease_ms: 60_000 })).json()) as PullResponse<FeedGroup>;
+    expect(again.groups.map((g) => [g.uid, g.deliveries])).toEqual([[uid, 2]]);
+    const problem = await expectProblem(await postJson("/v1/feed/ack", { lease_id: first.lease_id }), 409);
+    expect(JSON.stringify(problem)).toMatch(/expired/);
+    expect((await postJson("/v1/feed/ack", { lease_id: again.lease_id })).status).toBe(200);
+  });
+
   it("answers 409 for an unknown lease and 422 without a lease_id", async () => {
     const problem = await expectProblem(await postJson("/v1/feed/ack", { lease_id: "lease-unknown" }), 409);
     expect(problem.errors?.[0]?.path).toBe("lease_id");

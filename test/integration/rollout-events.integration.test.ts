@@ -67,4 +67,25 @@ describe("rollout events", () => {
     expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual(["step:0", "step:1", "step:2", "end:end"]);
     expect(frames.at(-1)!.data).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
   });
+
+  it("lets a client that dropped the stream of a live rollout reconnect with Last-Event-ID and get exactly the rest", async () => {
+    const rolloutId = await startRollout({ agent: "test-loop", rollout_id: uniqueId("sse-reconnect"), task: { ...threeSteps, extra_args: { done_after: 4, step_sleep_ms: 300 } } });
+    // Read up to the first step event, then drop the connection while the rollout still runs.
+    const response = await api(`/v1/rollouts/${rolloutId}/events`);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!/event: step\n/.test(seen)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended before a step: ${seen}`);
+      seen += value;
+    }
+    await reader.cancel();
+    const first = parseSse(seen.slice(0, seen.lastIndexOf("\n\n") + 2)).filter((frame) => frame.event === "step");
+    const lastId = first.at(-1)!.id!;
+    expect((await api(`/v1/rollouts/${rolloutId}`).then((r) => r.json())) as { status: string }).toMatchObject({ status: "running" });
+    const rest = await readEvents(rolloutId, { "last-event-id": lastId });
+    const ids = [...first, ...rest].filter((frame) => frame.event === "step").map((frame) => frame.id);
+    expect(ids).toEqual(["0", "1", "2", "3"]);
+    expect(rest.at(-1)).toMatchObject({ event: "end", data: { status: "succeeded" } });
+  });
 });
