@@ -1,5 +1,26 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
+
+/**
+ * Vite's logger without one warning: @openai/agents (a devDependency, for the framework examples)
+ * ships sourcemaps that name source files it does not ship, so loading it into workerd printed
+ * about 190 "Sourcemap for … points to missing source files" lines per run. Stack traces still map
+ * to the dist files; every other warning passes through.
+ */
+function quietSourcemapWarnings(): Plugin {
+  // A plugin, because vitest replaces any customLogger with its own; this wraps that one.
+  return {
+    name: "edge-rollout:quiet-sourcemap-warnings",
+    configResolved(config) {
+      const warnOnce = config.logger.warnOnce.bind(config.logger);
+      config.logger.warnOnce = (message, options) => {
+        if (/^Sourcemap for ".*\/node_modules\/.*" points to missing source files/.test(message)) return;
+        warnOnce(message, options);
+      };
+    },
+  };
+}
 
 /**
  * Integration tests inside workerd: the real Worker (functions/worker.ts) with its Durable
@@ -8,6 +29,7 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   plugins: [
+    quietSourcemapWarnings(),
     cloudflareTest(({ inject }) => ({
       main: "./functions/worker.ts",
       wrangler: { configPath: "./wrangler.toml" },
