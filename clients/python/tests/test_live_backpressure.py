@@ -1,9 +1,8 @@
 """Integration: the client's 429 + Retry-After and expired-lease paths against the real local stack.
 
 The same paths are unit-tested against a fake server (test_client.py, test_stream.py); here the
-Worker, its policy object and its trainer feed give the answers. The stack is this module's own
-(the `stack` fixture of test_live_stack.py, started again), so its weight sync and leases touch
-no other test.
+Worker, its policy object and its trainer feed give the answers (the `stack` fixture is
+conftest.py's session-wide stack; each test uses its own batch and ends its weight sync).
 """
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import uuid
 import pytest
 
 from edge_rollout import Client, ConflictError, SyncingError
-from test_live_stack import ROWS, stack, wait_done  # noqa: F401  (stack is a fixture)
+from live_stack import ROWS, wait_done
 
 CHAT = {"model": "policy", "messages": [{"role": "user", "content": "What is 6 * 7?"}]}
 

@@ -17,7 +17,7 @@ import time
 import uuid
 
 from edge_rollout import Client
-from test_live_stack import ROOT, ROWS, stack  # noqa: F401 - `stack` is the module's local-stack fixture
+from live_stack import ROOT, ROWS  # the `stack` fixture is conftest.py's session-wide local stack
 
 AGENT = "sandbox-calculator"
 EXAMPLE = "examples/python-sandbox/agent.py:SandboxCalculator"
