@@ -1,6 +1,7 @@
 /** @module One batch of rollouts: its rows, fan-out, progress and cancel, as typed RPC methods over BatchCore. */
 import { DurableObject } from "cloudflare:workers";
-import type { BatchProgress, BatchRolloutEntry } from "../src/schemas/batch";
+import type { BatchProgress } from "../src/schemas/batch";
+import type { BatchSummary, EvalRow, RolloutListPage } from "../src/schemas/batch-listing";
 import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import { EXTERNAL_AGENT, isExternalAgent } from "../src/schemas/rollout-api";
 import { agentRegistry } from "../src/sdk/agent-registry";
@@ -76,9 +77,19 @@ export class BatchTracker extends DurableObject<Env> {
     return this.#core.progress();
   }
 
-  /** Released rollouts in (row, sample) order. */
-  rollouts(offset: number, limit: number): BatchRolloutEntry[] | undefined {
-    return this.#core.rollouts(offset, limit);
+  /** One page of the batch's rollouts (a RolloutListQuery: paging and filters). */
+  rollouts(query: unknown): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
+    return this.#core.rollouts(query);
+  }
+
+  /** Reward distribution and means by data source and agent. */
+  summary(): BatchSummary | undefined {
+    return this.#core.summary();
+  }
+
+  /** Per-row pass counts for pass@k and the failures by termination reason. */
+  evaluation(passThreshold: number): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
+    return this.#core.evaluation(passThreshold);
   }
 
   /** Counts what a runner did with one attempt of this batch (reported by the rollout's session). */

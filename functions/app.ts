@@ -4,14 +4,17 @@ import { NotFoundError } from "../src/errors";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import type { AppEnv } from "./env";
 import { batchesRoutes } from "./batches.routes";
+import { dashboardRoutes } from "./dashboard/dashboard.routes";
 import { bearerAuth } from "./middleware/bearer-auth";
 import { problemResponse } from "./middleware/problem-details";
 import { feedRoutes } from "./feed.routes";
 import { gatewayRoutes } from "./gateway.routes";
 import { policyRoutes } from "./policy.routes";
+import { policyStub } from "./policy-stub";
 import { rolloutsRoutes } from "./rollouts.routes";
 import { attemptsRoutes } from "./attempts.routes";
 import { runnersRoutes } from "./runners.routes";
+import { backendsView } from "./views/overview-view";
 
 /** Builds the HTTP API. Every error, including 404 for unknown routes, is problem+json. */
 export function createApp(): Hono<{ Bindings: AppEnv }> {
@@ -29,5 +32,7 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.route("/v1", policyRoutes());
   app.route("/v1/batches", batchesRoutes());
   app.route("/v1/feed", feedRoutes());
+  app.route("/", dashboardRoutes());
+  app.get("/v1/backends", async (c) => c.json(backendsView(c.env, await policyStub(c.env).snapshot())));
   return app;
 }

@@ -1,28 +1,13 @@
 /** @module `/v1/rollouts`: create, read, follow (SSE) and cancel rollouts. */
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
-import { AddEventsRequest, CreateRolloutRequest, EXTERNAL_AGENT, FinishRolloutRequest, isExternalAgent, RolloutId, runnerAgentOf, type RolloutSpec } from "../src/schemas/rollout-api";
+import { AddEventsRequest, CreateRolloutRequest, EXTERNAL_AGENT, FinishRolloutRequest, isExternalAgent, runnerAgentOf, type RolloutSpec } from "../src/schemas/rollout-api";
 import { rolloutKey } from "../src/gateway/rollout-keys";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import { type AppEnv, gatewaySecret } from "./env";
-import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
+import { parseJsonBody } from "./middleware/problem-details";
 import { sessionStub } from "./session-stub";
-
-/** Validates the `:id` path parameter. */
-function rolloutIdParam(raw: string): string {
-  const parsed = RolloutId.safeParse(raw);
-  if (!parsed.success) throw new InvalidInputError(`rollout_id: ${parsed.error.issues[0]?.message}`, { status: 400, details: fieldProblems(parsed.error).map((p) => ({ ...p, path: "rollout_id" })) });
-  return parsed.data;
-}
-
-/** Where a step to resume after comes from: `Last-Event-ID` (set by EventSource on reconnect) or `?after=`. */
-function afterStepIndex(lastEventId: string | undefined, after: string | undefined): number {
-  const raw = lastEventId ?? after;
-  if (raw === undefined || raw === "") return -1;
-  const index = Number(raw);
-  if (!Number.isInteger(index) || index < -1) throw new InvalidInputError("after must be a step index (integer >= -1)", { status: 400, details: [{ path: "after", message: "must be an integer >= -1" }] });
-  return index;
-}
+import { rolloutEvents, rolloutIdParam, rolloutView } from "./views/rollout-views";
 
 /** The HTTP error for a refused session write. */
 function writeError(rolloutId: string, refused: { reason: string; message?: string; status?: string | null }): Error {
@@ -80,18 +65,10 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
     return c.json({ rollout_id: rolloutId, status: ended.status, termination_reason: ended.termination_reason });
   });
 
-  routes.get("/:id", async (c) => {
-    const rolloutId = rolloutIdParam(c.req.param("id"));
-    const view = await sessionStub(c.env, rolloutId).read();
-    if (!view) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
-    return c.json(view);
-  });
+  routes.get("/:id", async (c) => c.json(await rolloutView(c.env, rolloutIdParam(c.req.param("id")))));
 
   routes.get("/:id/events", async (c) => {
-    const rolloutId = rolloutIdParam(c.req.param("id"));
-    const after = afterStepIndex(c.req.header("last-event-id"), c.req.query("after"));
-    const stream = await sessionStub(c.env, rolloutId).subscribe(after);
-    if (!stream) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    const stream = await rolloutEvents(c.env, rolloutIdParam(c.req.param("id")), c.req.header("last-event-id"), c.req.query("after"));
     return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" } });
   });
 

@@ -12,6 +12,7 @@ export { AdmissionShard } from "../durable-objects/admission-shard";
 export { TrainerFeed } from "../durable-objects/trainer-feed";
 export { BatchTracker } from "../durable-objects/batch-tracker";
 export { ClaimQueue } from "../durable-objects/claim-queue";
+export { BatchCatalog } from "../durable-objects/batch-catalog";
 
 const app = createApp();
 

@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 const encoder = new TextEncoder();
 
 /** Compares secrets in time independent of where they first differ. */
-async function sameSecret(given: string, expected: string): Promise<boolean> {
+export async function sameSecret(given: string, expected: string): Promise<boolean> {
   const [a, b] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(given)), crypto.subtle.digest("SHA-256", encoder.encode(expected))]);
   const left = new Uint8Array(a);
   const right = new Uint8Array(b);

@@ -53,3 +53,13 @@ export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S):
   }
   return parsed.data;
 }
+
+/** Parses query parameters with `schema`: a violation is a 400 naming each parameter. */
+export function parseQuery<S extends z.ZodType>(raw: Record<string, string>, schema: S): z.infer<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = fieldProblems(parsed.error);
+    throw new InvalidInputError(problems.map((p) => `${p.path}: ${p.message}`).join("; "), { status: 400, details: problems });
+  }
+  return parsed.data;
+}

@@ -5,7 +5,8 @@ import type { RolloutView } from "../schemas/rollout-api";
 import type { TrainingSample } from "../schemas/training-sample";
 import { untrainableReason } from "../sink/sample-builder";
 import { formatDuration, formatFields, formatNumber, indent, truncate } from "./format";
-import { maskRuns, maskTotals } from "./mask-runs";
+import { newMessages } from "../sink/conversation";
+import { maskRuns, maskTotals } from "../sink/mask-runs";
 
 /** How much to print. */
 export interface RenderOptions {
@@ -24,24 +25,6 @@ export function formatMessage(message: ChatMessage, maxChars: number): string {
   lines.push(text === "" && message.tool_calls?.length ? `[${name}]` : `[${name}] ${truncate(text, maxChars)}`);
   for (const call of message.tool_calls ?? []) lines.push(`  → tool call ${call.function.name}(${truncate(call.function.arguments, maxChars)}) id ${call.id}`);
   return lines.join("\n");
-}
-
-function requestMessages(call: LlmCall): ChatMessage[] | null {
-  const messages = call.request.messages;
-  return Array.isArray(messages) ? (messages as unknown as ChatMessage[]) : null;
-}
-
-/**
- * The messages a call added to the conversation: its request minus what the previous call sent and
- * received. When the prompt does not extend the previous one (history rewritten), all of it.
- */
-export function newMessages(call: LlmCall, previous: LlmCall | undefined): { messages: ChatMessage[]; whole: boolean } {
-  const messages = requestMessages(call) ?? [];
-  const before = previous ? requestMessages(previous) : null;
-  if (!previous || !before) return { messages, whole: false };
-  const seen = before.length + 1;
-  if (messages.length < seen) return { messages, whole: true };
-  return { messages: messages.slice(seen), whole: false };
 }
 
 /** Whether and why a call trains: `trained (mask 1)`, or the reason it is left out. */

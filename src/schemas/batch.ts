@@ -152,15 +152,5 @@ export const BatchProgress = z.object({
 });
 export type BatchProgress = z.infer<typeof BatchProgress>;
 
-/** One released rollout of a batch, as `GET /v1/batches/:id/rollouts` lists it. */
-export const BatchRolloutEntry = z.object({
-  rollout_id: z.string(),
-  row_index: z.int(),
-  sample_index: z.int(),
-  /** The GRPO group uid: `<batch_id>:<row_index>`. */
-  uid: z.string(),
-  status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
-  termination_reason: TerminationReason.nullable(),
-  reward: z.number().nullable(),
-});
-export type BatchRolloutEntry = z.infer<typeof BatchRolloutEntry>;
+/** One rollout of a batch as `GET /v1/batches/:id/rollouts` lists it (see batch-listing.ts). */
+export { RolloutListEntry as BatchRolloutEntry } from "./batch-listing";

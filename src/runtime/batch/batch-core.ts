@@ -1,6 +1,7 @@
 /** @module The logic of a batch tracker: submit, fan-out as results arrive, progress, cancel, the alarm. */
 import type { BlobStorePort, Clock, StoragePort } from "../../ports";
-import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress, type BatchRolloutEntry } from "../../schemas/batch";
+import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress } from "../../schemas/batch";
+import { RolloutListQuery, type BatchSummary, type EvalRow, type RolloutListPage } from "../../schemas/batch-listing";
 import { ResultMessage } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { fingerprintBatch, prepareTasks, resolveSettings } from "./batch-input";
@@ -8,6 +9,7 @@ import type { AgentCatalog, RolloutSessionsPort } from "./batch-ports";
 import { buildProgress } from "./batch-progress";
 import type { CancelResult, ResultAck, SubmitResult } from "./batch-results";
 import { BATCH_RECORD_SCHEMA_VERSION, type BatchRecord } from "./batch-state";
+import { evalRows, failureReasons, listSlots, rewardBy, rewardHistogram } from "./batch-listing";
 import { BatchStorage } from "./batch-storage";
 import { FanOut } from "./fan-out";
 
@@ -142,11 +144,33 @@ export class BatchCore {
     return record ? this.#progressOf(record) : undefined;
   }
 
-  /** Released rollouts in (row, sample) order, or undefined if the batch was never submitted. */
-  rollouts(offset: number, limit: number): BatchRolloutEntry[] | undefined {
+  /**
+   * One page of the batch's rollouts in (row, sample) order, filtered (a RolloutListQuery, validated
+   * here), with the total matching; undefined if the batch was never submitted, an issue list if
+   * the query is invalid.
+   */
+  rollouts(input: unknown): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
     const record = this.#storage.readBatch();
     if (!record) return undefined;
-    return this.#storage.listRollouts(record.batch_id, Math.max(0, Math.trunc(offset)), Math.min(1000, Math.max(0, Math.trunc(limit))));
+    const query = RolloutListQuery.safeParse(input ?? {});
+    if (!query.success) return { invalid: query.error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(query)", message: issue.message })) };
+    return listSlots(this.#deps.storage.sql, record, query.data);
+  }
+
+  /** The reward's distribution and its mean by data source and by agent, over finished rollouts. */
+  summary(): BatchSummary | undefined {
+    const record = this.#storage.readBatch();
+    if (!record) return undefined;
+    const sql = this.#deps.storage.sql;
+    return { batch_id: record.batch_id, histogram: rewardHistogram(sql), by_data_source: rewardBy(sql, "data_source"), by_agent: rewardBy(sql, "agent") };
+  }
+
+  /** Per-row sample counts for pass@k (a sample passes at `passThreshold`) and the non-passing rollouts by termination reason. */
+  evaluation(passThreshold: number): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
+    if (!this.#storage.readBatch()) return undefined;
+    const threshold = Number.isFinite(passThreshold) ? passThreshold : 1;
+    const sql = this.#deps.storage.sql;
+    return { rows: evalRows(sql, threshold), failures: failureReasons(sql, threshold) };
   }
 
   /**

@@ -1,9 +1,8 @@
 /** @module SQLite tables of a batch tracker: meta (the record), rows (one task each), rollouts. */
 import type { SqlPort } from "../../ports";
 import { AgentTask } from "../../schemas/agent-task";
-import type { BatchRolloutEntry } from "../../schemas/batch";
 import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
-import { BatchRecord, groupUid, type RolloutSlot } from "./batch-state";
+import { BatchRecord, type RolloutSlot } from "./batch-state";
 import type { RowTask } from "./row-task";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 
@@ -176,22 +175,5 @@ export class BatchStorage {
   lastChange(): number {
     const row = this.#sql.exec<{ t: number | null }>(`SELECT MAX(MAX(released_at), COALESCE(MAX(checked_at), 0), COALESCE(MAX(finished_at), 0)) AS t FROM rollouts`).toArray()[0];
     return row?.t ?? 0;
-  }
-
-  /** Released rollouts in (row, sample) order. */
-  listRollouts(batchId: string, offset: number, limit: number): BatchRolloutEntry[] {
-    return this.#sql
-      .exec<{ rollout_id: string; row_index: number; sample_index: number; status: string; termination_reason: string | null; reward: number | null }>(
-        `SELECT rollout_id, row_index, sample_index, status, termination_reason, reward FROM rollouts ORDER BY row_index, sample_index LIMIT ? OFFSET ?`,
-        limit,
-        offset,
-      )
-      .toArray()
-      .map((row) => ({
-        ...row,
-        uid: groupUid(batchId, row.row_index),
-        status: row.status as BatchRolloutEntry["status"],
-        termination_reason: row.termination_reason as TerminationReason | null,
-      }));
   }
 }

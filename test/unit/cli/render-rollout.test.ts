@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { groupOf, maskRuns, maskTotals } from "../../../src/cli/mask-runs";
-import { formatMessage, formatRollout, formatSample, newMessages } from "../../../src/cli/render-rollout";
+import { groupOf, maskRuns, maskTotals } from "../../../src/sink/mask-runs";
+import { formatMessage, formatRollout, formatSample } from "../../../src/cli/render-rollout";
+import { newMessages } from "../../../src/sink/conversation";
 import type { ChatMessage } from "../../../src/schemas/chat";
 import type { JsonValue } from "../../../src/schemas/json";
 import { LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";

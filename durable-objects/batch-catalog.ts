@@ -1,0 +1,27 @@
+/** @module The catalog of batches (one instance, named "default"): which batches exist, newest first. */
+import { DurableObject } from "cloudflare:workers";
+import type { BatchCatalogEntry } from "../src/schemas/batch-listing";
+import { BatchCatalogCore, type RegisterResult } from "../src/runtime/catalog/batch-catalog-core";
+
+/**
+ * One row per batch, written once when the batch is submitted: batches are created far below a
+ * Durable Object's ~1,000 requests per second, and no model call or step touches this object.
+ */
+export class BatchCatalog extends DurableObject<Env> {
+  readonly #core: BatchCatalogCore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#core = new BatchCatalogCore(ctx.storage.sql);
+  }
+
+  /** Adds a batch (a BatchCatalogEntry); idempotent by batch id. */
+  register(entry: unknown): RegisterResult {
+    return this.#core.register(entry);
+  }
+
+  /** Batches newest first (a BatchListQuery). */
+  list(query: unknown): BatchCatalogEntry[] {
+    return this.#core.list(query);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * @module The token strip of one training sample: every response token as an element with
+ * `data-mask="0|1"` and `data-logprob`, coloured by mask, each call's completion marked with its
+ * policy version, drift splits and truncation marked. The mask and logprobs shown are the
+ * sample's own arrays (built by the sink's sample builder), never re-derived here.
+ */
+import { html, raw } from "hono/html";
+import type { LlmCall } from "../../../src/schemas/llm-call";
+import type { TrainingSample } from "../../../src/schemas/training-sample";
+import { maskTotals } from "../../../src/sink/mask-runs";
+import type { Html } from "../layout";
+import { num } from "./format";
+
+function escapeAttr(value: string): string {
+  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+}
+
+/**
+ * The tokens `[from, to)` of the sample's response as one string of spans. Built as a raw string:
+ * thousands of tiny template results would cost far more than the tokens themselves.
+ */
+function tokens(sample: TrainingSample, from: number, to: number, callLabel: string): string {
+  let out = "";
+  for (let i = from; i < to; i++) {
+    const mask = sample.response_mask[i]!;
+    const logprob = sample.response_logprobs[i]!;
+    const title = mask === 1 ? `token ${sample.response_ids[i]} · logprob ${logprob.toFixed(4)} · ${callLabel}` : `token ${sample.response_ids[i]} · context (mask 0)`;
+    out += `<span class="t" data-i="${i}" data-mask="${mask}" data-logprob="${logprob}" title="${escapeAttr(title)}">${sample.response_ids[i]}</span>`;
+  }
+  return out;
+}
+
+/**
+ * The response split by call: before call j's completion come the tokens its prompt added after
+ * the previous completion (tool results, template glue: mask 0). Positions come from the recorded
+ * prompt lengths; the mask of each token is read from the sample.
+ */
+function stripBody(sample: TrainingSample, calls: ReadonlyMap<string, LlmCall>, callNumbers: ReadonlyMap<string, number>): string {
+  const ids = Array.isArray(sample.extra_fields.calls) ? (sample.extra_fields.calls as string[]) : [];
+  let out = "";
+  let pos = 0;
+  ids.forEach((id, j) => {
+    const call = calls.get(id);
+    if (!call) return;
+    if (j > 0) {
+      const between = Math.max(0, call.prompt_token_ids.length - (sample.prompt_ids.length + pos));
+      out += tokens(sample, pos, Math.min(sample.response_ids.length, pos + between), "");
+      pos += between;
+    }
+    const end = Math.min(sample.response_ids.length, pos + call.completion_token_ids.length);
+    const version = call.policy_version_start === call.policy_version_end ? `v${call.policy_version_start}` : `v${call.policy_version_start}→v${call.policy_version_end}`;
+    const label = `call ${callNumbers.get(id) ?? "?"} · policy ${version}`;
+    out += `<span class="call-mark" data-call-id="${escapeAttr(id)}" data-policy-version="${call.policy_version_start}">${escapeAttr(label)}</span>`;
+    out += tokens(sample, pos, end, label);
+    pos = end;
+  });
+  // Anything the call walk did not cover (it should not happen) is still shown, with its own mask.
+  if (pos < sample.response_ids.length) out += tokens(sample, pos, sample.response_ids.length, "");
+  return out;
+}
+
+/** One sample's strip with its header (sizes, reward, policy versions, flags). */
+export function tokenStrip(sample: TrainingSample, calls: ReadonlyMap<string, LlmCall>, callNumbers: ReadonlyMap<string, number>): Html {
+  const totals = maskTotals(sample);
+  const extra = sample.extra_fields;
+  const truncatedBy = extra.truncated ? String(extra.truncated_by ?? "yes") : null;
+  const drift = sample.segment_index > 0 && extra.sample_mode === "cumulative";
+  return html`<div class="sample card" data-segment="${sample.segment_index}" data-response-tokens="${sample.response_ids.length}">
+<div><strong>sample ${sample.segment_index}</strong> · uid <code>${sample.uid}</code> · prompt ${totals.prompt} tokens (not trained) · response ${sample.response_ids.length}: <span class="ok">${totals.trained} trained (mask 1)</span>, ${totals.context} context (mask 0) · reward ${num(sample.reward_score)} · policy v${sample.policy_version.start}${sample.policy_version.end !== sample.policy_version.start ? `–v${sample.policy_version.end}` : ""} · ${sample.num_turns} turns${extra.trainable === false ? " · masked by default (failed or truncated)" : ""}</div>
+${drift ? html`<div class="drift warn" data-drift-split="${sample.segment_index}">⤷ drift split: this call's prompt did not extend the previous sample's prompt + response, so a new sample starts here (never re-tokenized).</div>` : ""}
+<details><summary class="muted">prompt token ids (${totals.prompt})</summary><code class="strip">${sample.prompt_ids.join(" ")}</code></details>
+<div class="strip">${raw(stripBody(sample, calls, callNumbers))}${truncatedBy ? html`<span class="cut" data-truncated-by="${truncatedBy}">✂ truncated (${truncatedBy})</span>` : ""}</div></div>`;
+}

@@ -1,0 +1,67 @@
+/** @module `/rollouts/:id`: one rollout turn by turn, its spans and attempts, and the token strip of each training sample; live while it runs. */
+import { html } from "hono/html";
+import type { RolloutView } from "../../../src/schemas/rollout-api";
+import { TERMINAL_STATUSES } from "../../../src/schemas/termination";
+import { groupOf } from "../../../src/sink/mask-runs";
+import { buildSamplesForView } from "../../../src/sink/sample-builder";
+import { duration, num, pill, time } from "../components/format";
+import { tokenStrip } from "../components/token-strip";
+import { spansTable, turns } from "../components/turns";
+import type { Html } from "../layout";
+
+/** Whether the rollout may still change (the page then follows it over SSE). */
+export function isLive(view: RolloutView): boolean {
+  return !TERMINAL_STATUSES.has(view.status);
+}
+
+function batchOf(rolloutId: string): string | null {
+  const match = /^(.+):\d+:\d+$/.exec(rolloutId);
+  return match ? match[1]! : null;
+}
+
+/** Everything below the title: re-rendered and swapped in when the rollout changes. */
+export function rolloutBody(view: RolloutView): Html {
+  const built = buildSamplesForView(view, groupOf(view.rollout_id));
+  const calls = new Map(view.llm_calls.map((call) => [call.call_id, call]));
+  const numbers = new Map(view.llm_calls.map((call, i) => [call.call_id, i + 1]));
+  const batch = batchOf(view.rollout_id);
+  const took = view.finished_at === null ? `running for ${duration(Date.now() - view.created_at)}` : duration(view.finished_at - view.created_at);
+  return html`<table class="card"><tbody>
+<tr><th>status</th><td data-field="status">${pill(view.status)} ${view.termination_reason ?? ""}${view.error ? html` · <span class="bad">${view.error}</span>` : ""}</td></tr>
+<tr><th>reward</th><td data-field="reward">${num(view.reward, 4)}</td></tr>
+<tr><th>agent</th><td>${view.agent}${batch ? html` · batch <a href="/batches/${encodeURIComponent(batch)}">${batch}</a>` : ""}</td></tr>
+<tr><th>task</th><td>${view.trajectory.task.problem.slice(0, 500)}</td></tr>
+<tr><th>model calls</th><td><span data-field="llm-calls">${view.llm_calls.length}</span> · steps <span data-field="steps">${view.trajectory.steps.length}</span> · prompt ${view.usage.prompt_tokens} tok · completion ${view.usage.completion_tokens} tok${view.attempts ? ` · ${view.attempts} attempts (final ${view.final_attempt ?? "–"})` : ""}</td></tr>
+<tr><th>time</th><td>${time(view.created_at)} · ${took} · published: ${view.publication.status}</td></tr>
+</tbody></table>
+<h2>Turns</h2><div id="turns">${turns(view)}</div>
+<h2>Spans</h2>${spansTable(view.spans, view.final_attempt)}
+<h2>Training samples</h2>
+<p class="muted">${view.config.sample_mode} mode · ${built.samples.length} samples · drift splits <span data-field="drift-splits">${built.drift_splits}</span> · cut from the recorded calls by the sink's own sample builder${isLive(view) ? " (the rollout is still running; these are the samples so far)" : ""}. Green tokens train (mask 1); grey are context (mask 0). Hover a token for its id and logprob.</p>
+${built.samples.length === 0 ? html`<p class="muted">No training samples: no call with token ids and logprobs yet.</p>` : built.samples.map((sample) => tokenStrip(sample, calls, numbers))}`;
+}
+
+/** Follows the rollout's events; on each step (and at the end) fetches the body again and swaps it in, without reloading. */
+export function liveScript(rolloutId: string): string {
+  const id = JSON.stringify(encodeURIComponent(rolloutId));
+  return `(() => {
+  const base = "/rollouts/" + ${id};
+  const body = document.getElementById("rollout-body");
+  let pending = false;
+  const refresh = async () => {
+    if (pending) return; pending = true;
+    try { const r = await fetch(base + "?fragment=1", { credentials: "same-origin" }); if (r.ok) { body.innerHTML = await r.text(); body.dataset.updates = String(Number(body.dataset.updates || 0) + 1); } } finally { pending = false; }
+  };
+  const events = new EventSource(base + "/live");
+  events.addEventListener("step", refresh);
+  events.addEventListener("end", () => { events.close(); refresh(); document.getElementById("live").textContent = "finished"; });
+  // Calls of function agents are not steps: poll too while the rollout runs.
+  const timer = setInterval(() => { if (document.getElementById("live").textContent === "finished") clearInterval(timer); else refresh(); }, 3000);
+})();`;
+}
+
+/** The rollout page's body. */
+export function rolloutPage(view: RolloutView): Html {
+  return html`<h1>Rollout <code data-field="rollout-id">${view.rollout_id}</code> ${isLive(view) ? html`<span class="pill running" id="live">live</span>` : ""}</h1>
+<div id="rollout-body" data-updates="0">${rolloutBody(view)}</div>`;
+}
