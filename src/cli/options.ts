@@ -23,6 +23,15 @@ export function integerIn(name: string, min: number, max: number = Number.MAX_SA
   };
 }
 
+/** A commander argument parser for a finite number (`--threshold 0.5`). */
+export function finiteNumber(name: string): (raw: string) => number {
+  return (raw: string) => {
+    const value = Number(raw.trim());
+    if (raw.trim() === "" || !Number.isFinite(value)) throw new InvalidArgumentError(`${name} must be a number (got "${raw}")`);
+    return value;
+  };
+}
+
 /** A commander argument parser accepting only `choices`. */
 export function oneOf<T extends string>(name: string, choices: readonly T[]): (raw: string) => T {
   return (raw: string) => {

@@ -6,12 +6,13 @@ import { ApiClient } from "./api-client";
 import { runDev } from "./commands/dev";
 import { runDoctor } from "./commands/doctor";
 import { runDrain } from "./commands/drain";
+import { runEval } from "./commands/eval";
 import { EXPORT_FORMATS, runExport, type ExportFormat } from "./commands/export";
 import { runShow } from "./commands/show";
 import { runStatus } from "./commands/status";
 import { runSubmit } from "./commands/submit";
 import { INTERRUPT_POLICIES, type InterruptPolicy } from "./interrupt";
-import { integerIn, jsonObject, oneOf, resolveConnection } from "./options";
+import { finiteNumber, integerIn, jsonObject, oneOf, resolveConnection } from "./options";
 import type { Output } from "./output";
 
 /** The help epilogue: environment and exit codes. */
@@ -93,6 +94,23 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
     .action(async (dataset: string, flags: ServerFlags & { agent: string; n: number; limit?: number; batchId?: string; mode: "train" | "val"; maxConcurrent?: number; trainingMode?: string; chunkRows?: number; config?: Record<string, unknown>; interval: number; wait: boolean; yes: boolean; onInterrupt?: InterruptPolicy }) => {
       const { interval, url: _url, token: _token, json: _json, ...rest } = flags;
       state.exitCode = await runSubmit(dataset, { ...rest, intervalMs: interval }, clientFor(flags), out);
+    });
+
+  withServer(program.command("eval").argument("<dataset>", "verl RL dataset: .parquet or .jsonl"))
+    .description("run the dataset as a val batch and print pass@1 / pass@k, mean reward, a per-data_source table and failures by termination reason")
+    .requiredOption("--agent <name>", "registered agent that runs every row")
+    .requiredOption("--n <count>", `samples per row (1..${MAX_SAMPLES_PER_ROW})`, integerIn("--n", 1, MAX_SAMPLES_PER_ROW))
+    .option("--k <k>", "k of pass@k (default: n)", integerIn("--k", 1, MAX_SAMPLES_PER_ROW))
+    .option("--limit <rows>", "use only the first <rows> rows", integerIn("--limit", 1))
+    .option("--compare <batch>", "put this earlier batch's report beside the new one (another policy version or model)")
+    .option("--threshold <reward>", "a sample passes at reward >= this", finiteNumber("--threshold"), 1)
+    .option("--batch-id <id>", "batch id (default: generated)")
+    .option("--max-concurrent <n>", `rollouts in flight at once (1..${MAX_MAX_CONCURRENT})`, integerIn("--max-concurrent", 1, MAX_MAX_CONCURRENT))
+    .option("--config <json>", "rollout config for every rollout, e.g. '{\"model\": \"other-model\"}'", jsonObject("--config"))
+    .option("--interval <ms>", "progress poll interval", integerIn("--interval", 100), 1000)
+    .action(async (dataset: string, flags: ServerFlags & { agent: string; n: number; k?: number; limit?: number; compare?: string; threshold: number; batchId?: string; maxConcurrent?: number; config?: Record<string, unknown>; interval: number }) => {
+      const { interval, url: _url, token: _token, json: _json, ...rest } = flags;
+      state.exitCode = await runEval(dataset, { ...rest, intervalMs: interval }, clientFor(flags), out);
     });
 
   withServer(program.command("status").argument("[batch]", "batch id"))
