@@ -29,8 +29,8 @@ function refreshScript(ms: number): string {
   return `setInterval(async () => { const r = await fetch(location.href, { credentials: "same-origin" }); if (!r.ok) return; const doc = new DOMParser().parseFromString(await r.text(), "text/html"); const fresh = doc.querySelector("main"); if (fresh) document.querySelector("main").innerHTML = fresh.innerHTML; }, ${ms});`;
 }
 
-function render(c: DashboardContext, title: string, body: Html, script?: string): Response | Promise<Response> {
-  return c.html(layout(title, body, { signedIn: Boolean(c.env.API_TOKEN), ...(script ? { script } : {}) }));
+function render(c: DashboardContext, title: string, body: Html, script?: string, signedIn = Boolean(c.env.API_TOKEN)): Response | Promise<Response> {
+  return c.html(layout(title, body, { signedIn, ...(script ? { script } : {}) }));
 }
 
 /** A local path to return to after login; anything else (another origin, `//host`) becomes `/`. */
@@ -42,7 +42,7 @@ function localPath(next: string | undefined): string {
 export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
-  routes.get("/login", (c) => render(c, "Log in", loginPage(localPath(c.req.query("next")), false)));
+  routes.get("/login", (c) => render(c, "Log in", loginPage(localPath(c.req.query("next")), false), undefined, false));
   routes.post("/login", async (c) => {
     const form = await c.req.parseBody();
     const next = localPath(typeof form.next === "string" ? form.next : undefined);
@@ -50,7 +50,7 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
     if (!token) return c.redirect(next, 303);
     if (typeof form.token !== "string" || !(await sameSecret(form.token, token))) {
       c.status(401);
-      return render(c, "Log in", loginPage(next, true));
+      return render(c, "Log in", loginPage(next, true), undefined, false);
     }
     const secure = new URL(c.req.url).protocol === "https:";
     setCookie(c, SESSION_COOKIE, await sessionValue(token, Date.now() + SESSION_TTL_MS), { httpOnly: true, sameSite: "Strict", secure, path: "/", maxAge: SESSION_TTL_MS / 1000 });

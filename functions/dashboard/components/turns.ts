@@ -39,7 +39,7 @@ function stepBlock(step: Step): Html {
   const observation = step.next_observation ?? null;
   return html`<div class="step" data-step-index="${step.step_index}"><div><strong>step ${step.step_index}</strong> · reward ${num(step.reward)} · ${step.done ? "done" : "continues"} · ${duration(step.duration_ms)}</div>
 ${step.action !== null ? html`<div class="muted">action <code>${JSON.stringify(step.action)}</code></div>` : ""}
-${observation !== null ? html`<div class="msg tool">observation: ${typeof observation === "string" ? text(observation) : html`<code>${JSON.stringify(observation)}</code>`}</div>` : ""}</div>`;
+${observation !== null && observation !== "" ? html`<div class="msg tool">observation: ${typeof observation === "string" ? text(observation) : html`<code>${JSON.stringify(observation)}</code>`}</div>` : ""}</div>`;
 }
 
 function attemptHeader(view: RolloutView, attempt: number): Html {

@@ -11,5 +11,5 @@ export function loginPage(next: string, failed: boolean): Html {
 ${failed ? html`<p class="bad" id="login-error">That token is not valid.</p>` : ""}
 <input type="hidden" name="next" value="${next}">
 <p><input type="password" name="token" autocomplete="current-password" required style="width:100%"></p>
-<button type="submit">Log in</button></form></section>`;
+<button type="submit" id="login-submit">Log in</button></form></section>`;
 }

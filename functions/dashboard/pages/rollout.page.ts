@@ -41,22 +41,34 @@ export function rolloutBody(view: RolloutView): Html {
 ${built.samples.length === 0 ? html`<p class="muted">No training samples: no call with token ids and logprobs yet.</p>` : built.samples.map((sample) => tokenStrip(sample, calls, numbers))}`;
 }
 
-/** Follows the rollout's events; on each step (and at the end) fetches the body again and swaps it in, without reloading. */
+/**
+ * Follows the rollout's events; on each step (and at the end) fetches the body again and swaps it
+ * in, without reloading. A refresh asked for while one runs runs once more after it, so the last
+ * state is never skipped; "finished" is shown only once the final body is in.
+ */
 export function liveScript(rolloutId: string): string {
   const id = JSON.stringify(encodeURIComponent(rolloutId));
   return `(() => {
   const base = "/rollouts/" + ${id};
   const body = document.getElementById("rollout-body");
-  let pending = false;
-  const refresh = async () => {
-    if (pending) return; pending = true;
-    try { const r = await fetch(base + "?fragment=1", { credentials: "same-origin" }); if (r.ok) { body.innerHTML = await r.text(); body.dataset.updates = String(Number(body.dataset.updates || 0) + 1); } } finally { pending = false; }
+  const live = document.getElementById("live");
+  let running = null, again = false;
+  const refresh = () => {
+    if (running) { again = true; return running; }
+    running = (async () => {
+      do {
+        again = false;
+        const r = await fetch(base + "?fragment=1", { credentials: "same-origin" });
+        if (r.ok) { body.innerHTML = await r.text(); body.dataset.updates = String(Number(body.dataset.updates || 0) + 1); }
+      } while (again);
+    })().finally(() => { running = null; });
+    return running;
   };
   const events = new EventSource(base + "/live");
   events.addEventListener("step", refresh);
-  events.addEventListener("end", () => { events.close(); refresh(); document.getElementById("live").textContent = "finished"; });
+  events.addEventListener("end", async () => { events.close(); clearInterval(timer); await refresh(); live.textContent = "finished"; });
   // Calls of function agents are not steps: poll too while the rollout runs.
-  const timer = setInterval(() => { if (document.getElementById("live").textContent === "finished") clearInterval(timer); else refresh(); }, 3000);
+  const timer = setInterval(refresh, 3000);
 })();`;
 }
 

@@ -1,0 +1,236 @@
+/**
+ * End to end in a real browser: the local stack behind an API_TOKEN, batches run on it, and every
+ * dashboard page checked against the API's own numbers in headless Chromium. Screenshots go to
+ * .tmp/screenshots/. Timings on big data are printed, not asserted (the machine is shared).
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
+import type { LlmCall } from "../../src/schemas/llm-call";
+import { launchChromium, screenshotPath } from "../fixtures/browser";
+import { freePort } from "../fixtures/free-port";
+import { stackApi, type StackApi } from "../fixtures/stack-api";
+
+const root = resolve(import.meta.dirname, "../..");
+const TOKEN = "e2e-dashboard-token";
+const rows = readFileSync(join(root, "test/fixtures/datasets/calculator.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+const run = `dash${process.pid}`;
+
+interface Progress { done: boolean; status: string; counts: Record<string, number>; reward: { mean: number | null; count: number }; termination_reasons: Record<string, number> }
+interface View { status: string; llm_calls: LlmCall[] }
+
+/** The response tokens of one merged sample as the API's raw calls imply them: [id, mask, logprob]. */
+function expectedStrip(calls: readonly LlmCall[]): Array<[number, 0 | 1, number]> {
+  const tokens: Array<[number, 0 | 1, number]> = [];
+  let covered = calls[0]!.prompt_token_ids.length;
+  for (const call of calls) {
+    for (const id of call.prompt_token_ids.slice(covered)) tokens.push([id, 0, 0]);
+    call.completion_token_ids.forEach((id, i) => tokens.push([id, 1, call.logprobs[i]!]));
+    covered = call.prompt_token_ids.length + call.completion_token_ids.length;
+  }
+  return tokens;
+}
+
+const text = async (page: Page, selector: string) => (await page.locator(selector).first().textContent())?.trim() ?? "";
+
+describe("the dashboard in Chromium against the local stack (end to end)", () => {
+  let stack: LocalStack;
+  let api: StackApi;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const train = [`${run}-step-1`, `${run}-step-2`];
+  const val = `${run}-val-1`;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ workerPort: await freePort(), simulator: { port: 0, seed: 7 }, stateDir: `.tmp/e2e-dashboard-${process.pid}`, vars: { API_TOKEN: TOKEN } });
+    api = stackApi(stack.workerUrl, TOKEN);
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
+    page = await context.newPage();
+    for (const [i, id] of train.entries()) await api.post("/v1/batches", { batch_id: id, agent: "calculator", rows: rows.slice(i * 8, i * 8 + 8), n: 2 });
+    await api.post("/v1/batches", { batch_id: val, agent: "calculator", rows: rows.slice(0, 4), n: 4, mode: "val" });
+    for (const id of [...train, val]) await api.waitForBatch(id);
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it("refuses every page and the live stream without the session cookie, and logs in through the form", async () => {
+    const anonymous = await browser.newContext();
+    const stranger = await anonymous.newPage();
+    await stranger.goto(`${stack.workerUrl}/batches/${train[0]}`);
+    expect(new URL(stranger.url()).pathname).toBe("/login");
+    expect(await stranger.evaluate(async () => (await fetch("/rollouts/x:0:0/live")).status)).toBe(401);
+    expect(await stranger.evaluate(async () => (await fetch("/v1/batches")).status)).toBe(401);
+    await stranger.fill('input[name="token"]', "not-the-token");
+    await stranger.click("#login-submit");
+    await stranger.locator("#login-error").waitFor();
+    expect(new URL(stranger.url()).pathname).toBe("/login");
+    await anonymous.close();
+
+    await page.goto(`${stack.workerUrl}/`);
+    await page.fill('input[name="token"]', TOKEN);
+    await page.click("#login-submit");
+    await page.waitForURL(`${stack.workerUrl}/`);
+    expect(await page.evaluate(() => document.cookie)).not.toContain("edge_rollout_session");
+  });
+
+  it("overview: policy version, feed by training mode, backend replicas and recent batches equal the API's", async () => {
+    let feed = await api.get<{ ingested: number }>("/v1/feed/stats");
+    for (let settled = false; !settled; ) {
+      await new Promise((r) => setTimeout(r, 500));
+      const again = await api.get<{ ingested: number }>("/v1/feed/stats");
+      settled = again.ingested === feed.ingested;
+      feed = again;
+    }
+    const stats = feed as unknown as { by_training_mode: Record<string, { ready_groups: number; leased_groups: number; dropped_stale: number }> };
+    const [policy, backends] = await Promise.all([api.get<{ policy_version: number }>("/v1/policy"), api.get<{ replicas: Array<{ replica: string; healthy: boolean; in_flight: number }> }>("/v1/backends")]);
+    await page.goto(`${stack.workerUrl}/`);
+    expect(await text(page, '[data-field="policy-version"]')).toBe(String(policy.policy_version));
+    expect(Object.keys(stats.by_training_mode).length).toBeGreaterThan(0);
+    for (const [mode, counts] of Object.entries(stats.by_training_mode)) {
+      expect(await text(page, `tr[data-training-mode="${mode}"] [data-field="ready"]`)).toBe(String(counts.ready_groups));
+      expect(await text(page, `tr[data-training-mode="${mode}"] [data-field="dropped-stale"]`)).toBe(String(counts.dropped_stale));
+    }
+    for (const replica of backends.replicas) {
+      expect(await text(page, `tr[data-replica="${replica.replica}"] [data-field="in-flight"]`)).toBe(String(replica.in_flight));
+      expect(await text(page, `tr[data-replica="${replica.replica}"] .pill`)).toBe(replica.healthy ? "healthy" : "unhealthy");
+    }
+    for (const id of [...train, val]) expect(await page.locator(`#recent-batches tr[data-batch-id="${id}"]`).count()).toBe(1);
+    await page.screenshot({ path: screenshotPath("overview"), fullPage: true });
+  });
+
+  it("batch page: counts, reward mean, histogram, reasons and the series chart equal the API's", async () => {
+    const progress = await Promise.all(train.map((id) => api.get<Progress>(`/v1/batches/${id}`)));
+    await page.goto(`${stack.workerUrl}/batches/${train[1]}`);
+    for (const [status, count] of Object.entries(progress[1]!.counts)) expect(await text(page, `[data-count="${status}"]`)).toBe(String(count));
+    expect(Number(await text(page, '[data-field="reward-mean"]'))).toBeCloseTo(progress[1]!.reward.mean!, 4);
+    expect(await text(page, '[data-field="reward-count"]')).toBe(String(progress[1]!.reward.count));
+    const bins = await page.locator(".histogram .bin").evaluateAll((els) => els.map((el) => Number(el.getAttribute("data-count"))));
+    expect(bins.reduce((a, b) => a + b, 0)).toBe(progress[1]!.reward.count);
+    for (const [reason, count] of Object.entries(progress[1]!.termination_reasons)) expect(await text(page, `#termination tr[data-reason="${reason}"] td.num`)).toBe(String(count));
+    const points = await page.locator(".line-chart circle.point").evaluateAll((els) => els.map((el) => [el.getAttribute("data-label"), Number(el.getAttribute("data-value"))]));
+    expect(points).toEqual(train.map((id, i) => [id, progress[i]!.reward.mean]));
+    await page.screenshot({ path: screenshotPath("batch"), fullPage: true });
+  });
+
+  it("rollouts table: filtered totals and the page's rows equal the API's listing", async () => {
+    const listing = await api.get<{ total: number; rollouts: Array<{ rollout_id: string }> }>(`/v1/batches/${train[0]}/rollouts?include_unreleased=true&reward_min=1&limit=50`);
+    await page.goto(`${stack.workerUrl}/rollouts?batch=${train[0]}&reward_min=1`);
+    expect(await text(page, '[data-field="total"]')).toBe(String(listing.total));
+    expect(await page.locator("table.rollouts tr[data-rollout-id]").evaluateAll((els) => els.map((el) => el.getAttribute("data-rollout-id")))).toEqual(listing.rollouts.map((r) => r.rollout_id));
+    await page.goto(`${stack.workerUrl}/rollouts?status=succeeded`);
+    const all = await Promise.all([...train, val].map((id) => api.get<{ total: number }>(`/v1/batches/${id}/rollouts?status=succeeded&limit=1`)));
+    expect(await text(page, '[data-field="total"]')).toBe(String(all.reduce((sum, p) => sum + p.total, 0)));
+    await page.screenshot({ path: screenshotPath("rollouts"), fullPage: true });
+  });
+
+  it("rollout page: the calculator's token strip has one element per response token, with the API's masks, logprobs and policy versions", async () => {
+    const listing = await api.get<{ rollouts: Array<{ rollout_id: string }> }>(`/v1/batches/${train[0]}/rollouts?limit=100`);
+    let view: View | undefined;
+    for (const { rollout_id } of listing.rollouts) {
+      view = await api.get<View>(`/v1/rollouts/${rollout_id}`);
+      if (view.llm_calls.length >= 2 && view.llm_calls.every((c) => c.trainable)) {
+        await page.goto(`${stack.workerUrl}/rollouts/${rollout_id}`);
+        break;
+      }
+    }
+    expect(view!.llm_calls.length).toBeGreaterThanOrEqual(2);
+    const expected = expectedStrip(view!.llm_calls);
+    const shown = await page.locator(".strip .t").evaluateAll((els) => els.map((el) => [Number(el.textContent), Number(el.getAttribute("data-mask")), Number(el.getAttribute("data-logprob"))]));
+    expect(await page.locator(".sample").count()).toBe(1);
+    expect(shown).toEqual(expected);
+    expect(shown.filter(([, mask]) => mask === 1)).toHaveLength(view!.llm_calls.reduce((sum, c) => sum + c.completion_token_ids.length, 0));
+    const versions = await page.locator(".strip .call-mark").evaluateAll((els) => els.map((el) => Number(el.getAttribute("data-policy-version"))));
+    expect(versions).toEqual(view!.llm_calls.map((c) => c.policy_version_start));
+    expect(await page.locator(".turn").count()).toBe(view!.llm_calls.length);
+    await page.locator(".strip").first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath("rollout-token-strip"), fullPage: true });
+  });
+
+  it("val batch page shows the eval report, and `edge-rollout eval --compare` prints the same numbers as the API", async () => {
+    const report = await api.get<{ total: { pass_at_1: number; pass_at_k: number } }>(`/v1/batches/${val}/eval`);
+    await page.goto(`${stack.workerUrl}/batches/${val}`);
+    expect(Number((await text(page, '#evaluation tr[data-row="all"] [data-field="pass-at-1"]')).replace("%", "")) / 100).toBeCloseTo(report.total.pass_at_1, 3);
+    expect(Number((await text(page, '#evaluation tr[data-row="all"] [data-field="pass-at-k"]')).replace("%", "")) / 100).toBeCloseTo(report.total.pass_at_k, 3);
+    await page.locator("#evaluation").screenshot({ path: screenshotPath("eval") });
+
+    const args = [join(root, "bin/edge-rollout.mjs"), "eval", "test/fixtures/datasets/calculator.jsonl", "--agent", "calculator", "--n", "4", "--k", "2", "--limit", "4", "--batch-id", `${run}-val-2`, "--compare", val, "--interval", "200", "--json"];
+    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
+      const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, EDGE_ROLLOUT_URL: stack.workerUrl, EDGE_ROLLOUT_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once("error", fail);
+      child.once("close", (code) => done({ code, stdout, stderr }));
+    });
+    expect(out.code, out.stderr).toBe(0);
+    const printed = JSON.parse(out.stdout) as { report: { batch_id: string; k: number }; compare: { batch_id: string } };
+    expect(printed.report).toEqual(await api.get(`/v1/batches/${run}-val-2/eval?k=2`));
+    expect(printed.compare).toEqual(await api.get(`/v1/batches/${val}/eval?k=2`));
+  }, 120_000);
+
+  it("a running rollout's page follows it without a reload", async () => {
+    stack.simulator!.configure({ latency: { ttftMs: 1500 } });
+    try {
+      const row = rows[3]! as { prompt: Array<{ content: string }>; reward_model: { ground_truth: unknown } };
+      const created = await api.post<{ rollout_id: string }>("/v1/rollouts", { agent: "calculator", task: { problem: row.prompt.at(-1)!.content, ground_truth: row.reward_model.ground_truth } });
+      await page.goto(`${stack.workerUrl}/rollouts/${created.rollout_id}`);
+      expect(await page.locator("#live").count()).toBe(1);
+      await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+      const callsAtStart = Number(await text(page, '[data-field="llm-calls"]'));
+      await page.waitForFunction(() => document.getElementById("live")?.textContent === "finished", undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => Number(document.getElementById("rollout-body")?.dataset.updates) > 0);
+      const view = await api.get<View>(`/v1/rollouts/${created.rollout_id}`);
+      expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+      expect(Number(await text(page, '[data-field="llm-calls"]'))).toBe(view.llm_calls.length);
+      expect(view.llm_calls.length).toBeGreaterThan(callsAtStart);
+      expect(await text(page, '[data-field="status"] .pill')).toBe(view.status);
+      await page.screenshot({ path: screenshotPath("live-rollout"), fullPage: true });
+    } finally {
+      stack.simulator!.configure({ latency: { ttftMs: 0 } });
+    }
+  }, 90_000);
+
+  it("prints how long 10,000 rollouts take to list and a 50-call rollout to render, and cancels a batch from its page", async () => {
+    const big = `${run}-big`;
+    const bigRows = Array.from({ length: 2500 }, (_, i) => ({ prompt: `external row ${i}`, reward_model: { ground_truth: null } }));
+    await api.post("/v1/batches", { batch_id: big, agent: "external", rows: bigRows, n: 4, max_concurrent: 1, mode: "val", config: { step_timeout_ms: 600_000 } });
+    const timings: string[] = [];
+    for (const query of ["", "&offset=9950", "&status=not_released&offset=5000"]) {
+      const started = Date.now();
+      await page.goto(`${stack.workerUrl}/rollouts?batch=${big}${query}`);
+      timings.push(`rollouts?batch=<10,000>${query}: ${Date.now() - started} ms in the browser (server ${await text(page, '[data-field="server-ms"]')} ms), ${await page.locator("table.rollouts tr[data-rollout-id]").count()} rows shown`);
+    }
+    expect(await text(page, '[data-field="total"]')).toBe("9999");
+
+    const external = await api.post<{ rollout_id: string; llm: { base_url: string; api_key: string } }>("/v1/rollouts", { agent: "external", task: { problem: "Talk for fifty turns." } });
+    const messages: Array<{ role: string; content: string }> = [{ role: "user", content: "Talk for fifty turns." }];
+    for (let i = 0; i < 50; i++) {
+      const reply = await api.post<{ choices: Array<{ message: { content: string } }> }>("/v1/rollouts/" + external.rollout_id + "/llm/v1/chat/completions", { model: "any", messages, max_tokens: 24 }, { authorization: `Bearer ${external.llm.api_key}` });
+      messages.push({ role: "assistant", content: reply.choices[0]!.message.content }, { role: "user", content: `Turn ${i + 2}.` });
+    }
+    await api.post(`/v1/rollouts/${external.rollout_id}/finish`, { reward: 1 });
+    const started = Date.now();
+    await page.goto(`${stack.workerUrl}/rollouts/${external.rollout_id}`);
+    const loaded = Date.now() - started;
+    const frameMs = await page.evaluate(() => new Promise<number>((done) => { const t = performance.now(); requestAnimationFrame(() => done(performance.now() - t)); }));
+    const tokens = await page.locator(".strip .t").count();
+    timings.push(`rollout with 50 calls: loaded in ${loaded} ms, ${tokens} token elements, next frame after ${frameMs.toFixed(1)} ms`);
+    expect(await page.locator(".turn").count()).toBe(50);
+    console.log(`dashboard timings (printed, not asserted):\n  ${timings.join("\n  ")}`);
+
+    await page.goto(`${stack.workerUrl}/batches/${big}`);
+    await page.click("#cancel-batch");
+    await page.waitForURL(`${stack.workerUrl}/batches/${big}`);
+    expect(["cancelling", "cancelled"]).toContain((await api.get<Progress>(`/v1/batches/${big}`)).status);
+    expect(await page.locator("#cancel-batch").count()).toBe(0);
+  }, 180_000);
+});
