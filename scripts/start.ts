@@ -51,8 +51,9 @@ try {
   else {
     // Only while serving: after --once the stack is gone and the hint would point at nothing.
     const example = views.find((view) => view.agent === "calculator");
-    if (example) console.log(`\nInspect one: curl ${stack.workerUrl}/v1/rollouts/${example.rollout_id}   (or npx edge-rollout show ${example.rollout_id} --url ${stack.workerUrl})`);
-    console.log(`\nServing at ${stack.workerUrl} — POST /v1/rollouts to run more. Ctrl-C to stop.`);
+    if (example) console.log(`\nInspect one: ${stack.workerUrl}/rollouts/${encodeURIComponent(example.rollout_id)} in a browser, curl ${stack.workerUrl}/v1/rollouts/${example.rollout_id}   (or npx edge-rollout show ${example.rollout_id} --url ${stack.workerUrl})`);
+    console.log(`\nDashboard: ${stack.workerUrl}/`);
+    console.log(`Serving at ${stack.workerUrl} — POST /v1/rollouts to run more. Ctrl-C to stop.`);
   }
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);

@@ -12,7 +12,7 @@ describe("edge-rollout dev (end to end)", () => {
     const stateDir = `.tmp/e2e-cli-dev-${process.pid}`;
     const child = spawn(process.execPath, [join(root, "bin/edge-rollout.mjs"), "dev", "--port", String(port), "--simulator-port", "0", "--state-dir", stateDir, "--json"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     const exited = new Promise<number | null>((done) => child.once("close", done));
-    const info = await new Promise<{ worker_url: string; model_server_url: string }>((done, fail) => {
+    const info = await new Promise<{ worker_url: string; dashboard_url: string; model_server_url: string }>((done, fail) => {
       let stdout = "";
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString();
@@ -22,6 +22,8 @@ describe("edge-rollout dev (end to end)", () => {
     });
     expect(info.worker_url).toBe(`http://127.0.0.1:${port}`);
     expect((await fetch(`${info.worker_url}/health`)).status).toBe(200);
+    expect(info.dashboard_url).toBe(`${info.worker_url}/`);
+    expect(await (await fetch(info.dashboard_url)).text()).toContain("<h1>Overview</h1>");
     expect((await fetch(`${info.model_server_url}/health`)).status).toBe(200);
     child.kill("SIGINT");
     expect(await exited).toBe(0);

@@ -66,11 +66,12 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
   } catch (error) {
     throw new OperationError(`the local stack did not start: ${error instanceof Error ? error.message : String(error)}`, { hint: "is the port free? Try --port / --simulator-port, or --verbose for wrangler's output" });
   }
-  const info = { ok: true, worker_url: stack.workerUrl, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, reset: options.reset, pid: process.pid };
+  const info = { ok: true, worker_url: stack.workerUrl, dashboard_url: `${stack.workerUrl}/`, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, reset: options.reset, pid: process.pid };
   out.result(info, () =>
     [
       "edge-rollout local stack is up",
       formatFields([
+        ["dashboard", `${stack.workerUrl}/  (batches, rollouts and their token strips, in a browser)`],
         ["API", `${stack.workerUrl}  (GET /health, /v1/…; Worker ${options.worker})`],
         ["model server", `${stack.modelServerUrl}/v1  ${stack.simulator ? "(vLLM simulator)" : "(yours)"}`],
         ["state", `${stateDir}  (${options.reset ? "reset" : "kept across runs; --reset starts empty"})`],
