@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { tokenStrip } from "../../../functions/dashboard/components/token-strip";
+import { LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";
+import { buildTrainingSamples } from "../../../src/sink/sample-builder";
+
+function call(id: string, prompt: number[], completion: number[], version: number): LlmCall {
+  const input: LlmCallInput = {
+    call_id: id, rollout_id: "r", request: {}, response_message: { role: "assistant", content: "x" },
+    prompt_token_ids: prompt, completion_token_ids: completion, logprobs: completion.map((_, i) => -0.25 * (i + 1)), logprobs_mode: "processed_logprobs",
+    finish_reason: "stop", usage: { prompt_tokens: prompt.length, completion_tokens: completion.length, total_tokens: prompt.length + completion.length },
+    backend: "vllm", replica: "http://sim/v1", policy_version_start: version, policy_version_end: version, latency_ms: 1, trainable: true, created_at: 0,
+  };
+  return LlmCall.parse(input);
+}
+
+async function render(calls: LlmCall[], termination: "ENV_DONE" | "MAX_RESPONSE_LENGTH") {
+  const { samples } = buildTrainingSamples({ rollout_id: "r", status: "succeeded", termination_reason: termination, reward: 1, calls, uid: "g", sample_index: 0, mode: "cumulative" });
+  const byId = new Map(calls.map((c) => [c.call_id, c]));
+  const numbers = new Map(calls.map((c, i) => [c.call_id, i + 1]));
+  return Promise.all(samples.map(async (sample) => ({ sample, html: String(await tokenStrip(sample, byId, numbers)) })));
+}
+
+const attr = (html: string, name: string) => [...html.matchAll(new RegExp(`class="t"[^>]* ${name}="([^"]*)"`, "g"))].map((m) => m[1]);
+
+describe("tokenStrip (unit)", () => {
+  it("renders one element per response token with the sample's mask and logprob, and each call's policy version", async () => {
+    // call 2's prompt extends call 1's prompt + completion by two tokens of tool output (mask 0)
+    const [only, ...rest] = await render([call("a", [1, 2, 3], [10, 11], 4), call("b", [1, 2, 3, 10, 11, 50, 51], [12], 5)], "ENV_DONE");
+    expect(rest).toHaveLength(0);
+    expect(attr(only!.html, "data-mask")).toEqual(["1", "1", "0", "0", "1"]);
+    expect(attr(only!.html, "data-logprob").map(Number)).toEqual([-0.25, -0.5, 0, 0, -0.25]);
+    expect([...only!.html.matchAll(/data-policy-version="(\d+)"/g)].map((m) => m[1])).toEqual(["4", "5"]);
+    expect(only!.html).not.toContain("data-drift-split");
+    expect(only!.html).not.toContain("data-truncated-by");
+  });
+
+  it("marks the sample after a drift split and a truncated ending", async () => {
+    // call 2's prompt rewrites history (a stripped <think>): a new sample starts
+    const samples = await render([call("a", [1, 2, 3], [10, 11], 0), call("b", [1, 2, 9], [12, 13], 0)], "MAX_RESPONSE_LENGTH");
+    expect(samples.map((s) => s.sample.segment_index)).toEqual([0, 1]);
+    expect(samples[0]!.html).not.toContain("data-drift-split");
+    expect(samples[1]!.html).toContain('data-drift-split="1"');
+    expect(samples[1]!.html).toContain('data-truncated-by="MAX_RESPONSE_LENGTH"');
+    expect(attr(samples[1]!.html, "data-mask")).toEqual(["1", "1"]);
+  });
+});
