@@ -1,0 +1,35 @@
+/**
+ * @module `npm run soak`: 500 rollouts of every style under injected faults, two crashes of the
+ * local stack and duplicated queue deliveries; prints what was lost, duplicated and delivered.
+ * Not part of `npm test` (it takes minutes); `test/e2e/soak.e2e.test.ts` runs a tiny one.
+ */
+import { freePort } from "../test/fixtures/free-port";
+import { runSoak } from "./soak/run-soak";
+
+const report = await runSoak({
+  batchesPerAgent: 4,
+  rowsPerBatch: 5,
+  n: 4,
+  externalGroups: 25,
+  kills: 2,
+  // 12% of generation requests draw a fault.
+  faults: { rate5xx: 0.04, rate429: 0.03, rateTimeout: 0.02, rateMalformed: 0.03 },
+  duplicateRate: 0.2,
+  workerPort: await freePort(),
+  timeoutMs: 15 * 60_000,
+  log: (line) => console.error(`[soak] ${line}`),
+});
+
+const injectedTotal = Object.values(report.injected).reduce((a, b) => a + b, 0);
+console.log(`soak: ${report.total} rollouts (batches of n=4 over math, calculator, soak-function, soak-lit, soak-workflow; external groups with aborted streams) in ${report.seconds} s`);
+console.log(`  injected faults:            ${JSON.stringify(report.injected)} = ${injectedTotal} of ${report.generationRequests} generation requests (${((100 * injectedTotal) / Math.max(1, report.generationRequests)).toFixed(1)}%)`);
+console.log(`  stack kills (SIGKILL):      ${report.kills}; duplicated queue deliveries: ${report.duplicatedDeliveries} messages`);
+console.log(`  terminal with a reason:     ${report.terminalWithReason} / ${report.total}  ${JSON.stringify(report.byReason)}`);
+console.log(`  lost:                       ${report.lost.length}${report.lost.length ? ` (${report.lost.slice(0, 5).join(", ")}…)` : ""}`);
+console.log(`  groups expected/delivered:  ${report.groupsExpected} / ${report.groupsDelivered} (with failed members: ${report.groupsWithFailedMembers})`);
+console.log(`  members expected/delivered: ${report.membersExpected} / ${report.membersDelivered}; samples delivered: ${report.samplesDelivered}`);
+console.log(`  duplicate samples:          ${report.duplicateSamples}`);
+console.log(`  admissions in flight after: ${report.admissionsInFlight ?? "unknown"}`);
+console.log(`  5xx answers seen:           ${report.fivexx} ${JSON.stringify(report.fivexxBy)} (requests that found the stack down: ${report.unreachable})`);
+const ok = report.lost.length === 0 && report.duplicateSamples === 0 && report.groupsDelivered === report.groupsExpected;
+process.exitCode = ok ? 0 : 1;

@@ -1,0 +1,208 @@
+/**
+ * @module The soak: batches of every authoring style and external rollouts against the vLLM
+ * simulator with injected faults, the local stack killed and restarted mid-run, queue batches
+ * delivered twice; then every rollout is checked terminal and the feed drained.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
+import { startVllmSimulator } from "../../src/testing";
+import { createSoakHttp, type HttpTally } from "./soak-http";
+import { runExternalGroups } from "./soak-externals";
+
+/** Agents run as batches: two stepwise (math, calculator with tools), a function agent, a LitAgent, a workflow. */
+export const BATCH_AGENTS = ["math", "calculator", "soak-function", "soak-lit", "soak-workflow"] as const;
+
+/** The soak's size and faults. */
+export interface SoakOptions {
+  batchesPerAgent: number;
+  rowsPerBatch: number;
+  n: number;
+  externalGroups: number;
+  /** Stack kills, spread over the run (at progress (k+1)/(kills+1)). */
+  kills: number;
+  /** Fault rates of the simulator (5xx, 429, hang, malformed). */
+  faults: { rate5xx: number; rate429: number; rateTimeout: number; rateMalformed: number };
+  duplicateRate: number;
+  workerPort: number;
+  /** Gives up waiting for the run after this long. */
+  timeoutMs: number;
+  log?: (line: string) => void;
+}
+
+/** What the soak measured. */
+export interface SoakReport {
+  total: number;
+  terminalWithReason: number;
+  lost: string[];
+  byReason: Record<string, number>;
+  groupsExpected: number;
+  groupsDelivered: number;
+  groupsWithFailedMembers: number;
+  membersExpected: number;
+  membersDelivered: number;
+  samplesDelivered: number;
+  duplicateSamples: number;
+  admissionsInFlight: number | null;
+  fivexx: number;
+  fivexxBy: Record<string, number>;
+  unreachable: number;
+  kills: number;
+  duplicatedDeliveries: number;
+  injected: Record<string, number>;
+  generationRequests: number;
+  seconds: number;
+}
+
+interface PulledGroup {
+  uid: string;
+  members: Array<{ rollout_id: string; sample_index: number; status?: string; samples?: unknown[] }>;
+}
+
+const root = resolve(import.meta.dirname, "../..");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs the soak and returns its figures; every process it starts is stopped before it returns. */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const log = options.log ?? (() => undefined);
+  const started = Date.now();
+  const runId = started.toString(36);
+  const rows = readFileSync(resolve(root, "test/fixtures/datasets/calculator.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+  const sim = await startVllmSimulator({ port: 0, seed: 11, faults: { ...options.faults, hangMs: 20_000 } });
+  const stackOptions = {
+    workerPort: options.workerPort,
+    modelServerUrl: sim.url,
+    main: "bench/soak/soak-worker.ts",
+    stateDir: `.tmp/soak-${runId}`,
+    // A hang costs one short attempt, not a step: first byte within 1.5 s, 10 ms per allowed token.
+    vars: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1500", UPSTREAM_MS_PER_TOKEN: "10", SOAK_DUPLICATE_RATE: String(options.duplicateRate) },
+  };
+  let stack: LocalStack = await startLocalStack(stackOptions);
+  const tally: HttpTally = { fivexx: 0, fivexxBy: {}, unreachable: 0 };
+  const http = createSoakHttp(() => stack.workerUrl, tally);
+  let duplicatedDeliveries = 0;
+  let kills = 0;
+  try {
+    const batchIds: string[] = [];
+    for (const agent of BATCH_AGENTS) {
+      for (let b = 0; b < options.batchesPerAgent; b++) {
+        const offset = (b * options.rowsPerBatch) % rows.length;
+        const batch = {
+          batch_id: `soak-${runId}-${agent}-${b}`,
+          agent,
+          rows: Array.from({ length: options.rowsPerBatch }, (_, i) => rows[(offset + i) % rows.length]),
+          n: options.n,
+          mode: "train",
+          training_mode: "async",
+          data_manager: "train",
+          // A short step budget keeps a crashed driver's lease (step_timeout_ms + 15 s) from stalling the run.
+          config: { max_steps: 6, step_timeout_ms: 20_000 },
+        };
+        // Submitted twice: the second submission must create nothing.
+        for (let copy = 0; copy < 2; copy++) {
+          const answer = await http.json<{ rollouts?: number }>("/v1/batches", batch);
+          if (answer.status >= 300) throw new Error(`batch ${batch.batch_id}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+        }
+        batchIds.push(batch.batch_id);
+      }
+    }
+    const batchTotal = batchIds.length * options.rowsPerBatch * options.n;
+    log(`submitted ${batchIds.length} batches (${batchTotal} rollouts), starting ${options.externalGroups * 4} external rollouts`);
+    const externals = runExternalGroups(http, runId, options.externalGroups, 6);
+    externals.catch(() => undefined);
+
+    const progress = async (): Promise<number> => {
+      let ended = 0;
+      for (const id of batchIds) {
+        const view = await http.json<{ counts?: Record<string, number> }>(`/v1/batches/${id}`);
+        const counts = view.body.counts ?? {};
+        ended += (counts.succeeded ?? 0) + (counts.failed ?? 0) + (counts.cancelled ?? 0);
+      }
+      return ended;
+    };
+    const deadline = started + options.timeoutMs;
+    for (;;) {
+      const ended = await progress();
+      log(`progress ${ended}/${batchTotal} (kills ${kills}, 5xx seen ${tally.fivexx})`);
+      if (ended >= batchTotal || Date.now() > deadline) break;
+      if (kills < options.kills && ended >= ((kills + 1) * batchTotal) / (options.kills + 1)) {
+        duplicatedDeliveries += ((await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body.duplicated_deliveries ?? 0);
+        // A crash, not a shutdown: the whole workerd tree dies at once.
+        process.kill(-stack.wrangler.pid!, "SIGKILL");
+        await stack.stop();
+        kills++;
+        log(`killed the stack (${kills}); restarting`);
+        stack = await startLocalStack(stackOptions);
+      }
+      await sleep(1_000);
+    }
+    const externalIds = await externals;
+    duplicatedDeliveries += ((await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body.duplicated_deliveries ?? 0);
+
+    // Every rollout: terminal with a reason? (External ones may still be waiting for their idle watchdog.)
+    const ids = [...batchIds.flatMap((id) => Array.from({ length: options.rowsPerBatch * options.n }, (_, i) => `${id}:${Math.floor(i / options.n)}:${i % options.n}`)), ...externalIds];
+    const byReason: Record<string, number> = {};
+    const lost: string[] = [];
+    for (const id of ids) {
+      let view: { status?: string; termination_reason?: string | null } = {};
+      for (let tries = 0; tries < 40; tries++) {
+        view = (await http.json<typeof view>(`/v1/rollouts/${encodeURIComponent(id)}`)).body;
+        if (view.termination_reason) break;
+        await sleep(1_000);
+      }
+      if (view.termination_reason) byReason[view.termination_reason] = (byReason[view.termination_reason] ?? 0) + 1;
+      else lost.push(id);
+    }
+
+    // Drain the feed until every group has arrived (or nothing more comes for a while).
+    const groupsExpected = batchIds.length * options.rowsPerBatch + options.externalGroups;
+    const seenMembers = new Map<string, number>();
+    const groupUids = new Set<string>();
+    let samplesDelivered = 0;
+    let groupsWithFailedMembers = 0;
+    for (let idle = 0; groupUids.size < groupsExpected && idle < 30; ) {
+      const pulled = await http.json<{ lease_id?: string | null; groups?: PulledGroup[] }>("/v1/feed/pull", { max_groups: 8, lease_ms: 60_000, inline: true });
+      const groups = pulled.body.groups ?? [];
+      for (const group of groups) {
+        groupUids.add(group.uid);
+        if (group.members.some((member) => member.status !== undefined && member.status !== "succeeded")) groupsWithFailedMembers++;
+        for (const member of group.members) {
+          seenMembers.set(member.rollout_id, (seenMembers.get(member.rollout_id) ?? 0) + 1);
+          samplesDelivered += member.samples?.length ?? 0;
+        }
+      }
+      if (pulled.body.lease_id) await http.json("/v1/feed/ack", { lease_id: pulled.body.lease_id });
+      if (groups.length === 0) {
+        idle++;
+        await sleep(1_000);
+      } else idle = 0;
+    }
+    const policy = (await http.json<{ in_flight?: number }>("/v1/policy")).body;
+    const stats = sim.stats();
+    return {
+      total: ids.length,
+      terminalWithReason: ids.length - lost.length,
+      lost,
+      byReason,
+      groupsExpected,
+      groupsDelivered: groupUids.size,
+      groupsWithFailedMembers,
+      membersExpected: ids.length,
+      membersDelivered: seenMembers.size,
+      samplesDelivered,
+      duplicateSamples: [...seenMembers.values()].reduce((sum, count) => sum + count - 1, 0),
+      admissionsInFlight: typeof policy.in_flight === "number" ? policy.in_flight : null,
+      fivexx: tally.fivexx,
+      fivexxBy: tally.fivexxBy,
+      unreachable: tally.unreachable,
+      kills,
+      duplicatedDeliveries,
+      injected: { ...stats.faults },
+      generationRequests: (stats.byEndpoint["POST /v1/chat/completions"] ?? 0) + (stats.byEndpoint["POST /v1/completions"] ?? 0),
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
+  } finally {
+    await stack.stop();
+    await sim.close();
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * @module The attempt-style agents the soak runs beside the built-in stepwise ones: a function
+ * agent, a LitAgent and a workflow with a grader, each one arithmetic question per rollout.
+ */
+import { gradeBoxedAnswer } from "../../src/agents/grading";
+import type { AgentTask } from "../../src/schemas/agent-task";
+import { messageText } from "../../src/schemas/chat";
+import { AgentWorkflow, defineWorkflow, Grader, type GraderContext, type WorkflowContext, type WorkflowResult } from "../../src/sdk/agent-workflow";
+import { rollout } from "../../src/sdk/function-agent";
+import { defineLitAgent, LitAgent, type NamedResources } from "../../src/sdk/lit-agent";
+import type { LlmResource } from "../../src/sdk/resources";
+
+async function ask(llm: LlmResource, content: string): Promise<string> {
+  const reply = await llm.openai.chat.completions.create({ model: llm.model, messages: [{ role: "user", content }], max_tokens: 64 });
+  return reply.choices[0]?.message.content ?? "";
+}
+
+/** `soak-function`: `rollout(...)`, one call, the graded answer. */
+export const soakFunction = rollout(async ({ task, llm }) => gradeBoxedAnswer(await ask(llm, task.problem), task.ground_truth), { name: "soak-function" });
+
+class SoakLit extends LitAgent {
+  override async rollout(task: AgentTask, resources: NamedResources) {
+    return gradeBoxedAnswer(await ask(resources.llm, task.problem), task.ground_truth);
+  }
+}
+/** `soak-lit`: a LitAgent, one call, the graded answer. */
+export const soakLit = defineLitAgent({ name: "soak-lit", agentClass: SoakLit });
+
+class SoakWorkflow extends AgentWorkflow<Record<string, never>> {
+  async run(ctx: WorkflowContext<Record<string, never>>): Promise<WorkflowResult> {
+    const reply = await ctx.llm.openai.chat.completions.create({ model: ctx.llm.model, messages: ctx.prompt as never, max_tokens: 64 });
+    return { messages: [...ctx.prompt, { role: "assistant", content: reply.choices[0]?.message.content ?? "" }], metrics: {} };
+  }
+}
+class SoakGrader extends Grader<Record<string, never>> {
+  grade(ctx: GraderContext<Record<string, never>>) {
+    const answer = ctx.sample.messages.filter((message) => message.role === "assistant").at(-1);
+    ctx.setReward(gradeBoxedAnswer(answer ? messageText(answer) : "", ctx.label));
+  }
+}
+/** `soak-workflow`: an AgentWorkflow and its Grader. */
+export const soakWorkflow = defineWorkflow({ name: "soak-workflow", workflow: SoakWorkflow, grader: SoakGrader, config: {} });

@@ -1,0 +1,67 @@
+/**
+ * @module External rollouts in GRPO groups of 4: each calls the rollout's gateway (some through a
+ * stream it aborts after the first chunk, as a client that gives up would), then finishes.
+ */
+import type { SoakHttp } from "./soak-http";
+
+interface Created {
+  rollout_id: string;
+  llm: { base_url: string; api_key: string };
+}
+
+/** Reads one chunk of a streamed answer and walks away (the admission must still be released). */
+async function abortedStream(http: SoakHttp, path: string, key: string): Promise<void> {
+  const controller = new AbortController();
+  try {
+    const response = await http.send(path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "Count slowly from one to forty." }], stream: true, max_tokens: 64 }),
+      signal: controller.signal,
+    }, 3);
+    await response.body?.getReader().read();
+  } catch {
+    // the stack may be down mid-call; the rollout still ends (finish, or its idle watchdog)
+  } finally {
+    controller.abort();
+  }
+}
+
+/** Runs one external rollout; returns its id (created) or null when it could not be created. */
+async function runOne(http: SoakHttp, runId: string, group: number, index: number): Promise<string> {
+  const rolloutId = `soak-ext-${runId}-${group}-${index}`;
+  const created = await http.json<Created>("/v1/rollouts", {
+    agent: "external",
+    rollout_id: rolloutId,
+    task: { problem: `What is ${group} + ${index}?`, ground_truth: String(group + index) },
+    config: { step_timeout_ms: 20_000 },
+    group: { uid: `soak-ext-${runId}-${group}`, sample_index: index, group_size: 4, batch_id: null, training_mode: "async", data_manager: "train" },
+  });
+  if (created.status >= 300) throw new Error(`external ${rolloutId}: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+  const path = new URL(created.body.llm.base_url).pathname;
+  const key = created.body.llm.api_key;
+  if (index % 2 === 0) await abortedStream(http, `${path}/chat/completions`, key);
+  await http.send(`${path}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ messages: [{ role: "user", content: `What is ${group} + ${index}?` }], max_tokens: 32 }),
+  }, 5);
+  await http.json(`/v1/rollouts/${rolloutId}/finish`, { reward: index % 2 });
+  return rolloutId;
+}
+
+/** Runs `groups` groups of 4 external rollouts, `concurrency` rollouts at a time; returns their ids. */
+export async function runExternalGroups(http: SoakHttp, runId: string, groups: number, concurrency: number): Promise<string[]> {
+  const jobs = Array.from({ length: groups * 4 }, (_, i) => [Math.floor(i / 4), i % 4] as const);
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < jobs.length) {
+        const [group, index] = jobs[next++]!;
+        ids.push(await runOne(http, runId, group, index));
+      }
+    }),
+  );
+  return ids;
+}

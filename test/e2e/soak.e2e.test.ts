@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { runSoak } from "../../bench/soak/run-soak";
+import { freePort } from "../fixtures/free-port";
+
+describe("the soak in a tiny configuration (end to end)", () => {
+  it("ends every rollout with a reason and delivers every group once across a crash of the stack, under faults and duplicated deliveries", async () => {
+    const report = await runSoak({
+      batchesPerAgent: 1,
+      rowsPerBatch: 1,
+      n: 4,
+      externalGroups: 1,
+      kills: 1,
+      faults: { rate5xx: 0.05, rate429: 0.05, rateTimeout: 0.02, rateMalformed: 0.05 },
+      duplicateRate: 0.5,
+      workerPort: await freePort(),
+      timeoutMs: 240_000,
+    });
+    expect(report.total).toBe(24);
+    expect(report.kills).toBe(1);
+    expect(report.lost).toEqual([]);
+    expect(report.terminalWithReason).toBe(24);
+    expect(report.groupsDelivered).toBe(report.groupsExpected);
+    expect(report.membersDelivered).toBe(24);
+    expect(report.duplicateSamples).toBe(0);
+    expect(report.admissionsInFlight).toBe(0);
+  }, 400_000);
+});
