@@ -8,7 +8,11 @@ padding and ``_postprocess``; ``verl/utils/model.py``: ``compute_position_id_wit
   ``truncation``: ``"left"`` keeps its last P tokens (default), ``"right"`` its first P,
   ``"middle"`` its first P//2 and last P - P//2, ``"error"`` raises;
 * ``responses`` [B, R]: right-padded; a longer response keeps its first R tokens, and its mask
-  and logprobs are cut the same way;
+  and logprobs are cut the same way; then, like verl's ToolAgentLoop, which stops before adding
+  an observation that would overflow (tool_agent_loop.py:360), a cut response is cut further back
+  to its last model token (mask 1), so the reward in ``rm_scores`` sits on a trained token and GAE
+  sees it (flag ``response_cut_to_model_token``); a cut response with no model token left keeps
+  its tokens with an all-zero mask (flag ``response_no_model_token``);
 * ``response_mask`` [B, R]: the sample's mask (1 = model token, 0 = tool/env token), 0 on padding
   (and everywhere for untrainable samples with ``mask_untrainable``);
 * ``attention_mask`` [B, P+R]: 1 on real prompt and response tokens, 0 on padding;
@@ -30,7 +34,8 @@ TRUNCATIONS = ("left", "right", "middle", "error")
 
 #: Non-tensor keys this module sets; a sample's ``extra_fields`` may not reuse them.
 RESERVED_KEYS = ("uid", "__num_turns__", "rollout_id", "sample_index", "segment_index", "termination_reason",
-                 "policy_version_start", "policy_version_end", "prompt_truncated", "response_truncated")
+                 "policy_version_start", "policy_version_end", "prompt_truncated", "response_truncated",
+                 "response_cut_to_model_token", "response_no_model_token")
 
 
 @dataclass
@@ -130,12 +135,19 @@ def to_verl_batch(samples: Iterable[Mapping[str, Any]], prompt_length: int, resp
     scores = np.zeros(size, dtype=np.float32)
     prompt_truncated = np.zeros(size, dtype=bool)
     response_truncated = np.zeros(size, dtype=bool)
+    cut_to_model = np.zeros(size, dtype=bool)
+    no_model_token = np.zeros(size, dtype=bool)
     for i, sample in enumerate(items):
         _check_sample(sample, i)
         prompt = _truncate_prompt(sample["prompt_ids"], p_len, truncation, i)
         prompt_truncated[i] = len(prompt) < len(sample["prompt_ids"])
         response_truncated[i] = len(sample["response_ids"]) > r_len
         n_prompt, n_response = len(prompt), min(len(sample["response_ids"]), r_len)
+        if response_truncated[i]:
+            kept = _last_model_token(sample["response_mask"], n_response)
+            cut_to_model[i] = 0 < kept < n_response
+            no_model_token[i] = kept == 0
+            n_response = kept or n_response
         if n_prompt:
             prompts[i, p_len - n_prompt:] = prompt
             attention_mask[i, p_len - n_prompt:p_len] = 1
@@ -143,7 +155,7 @@ def to_verl_batch(samples: Iterable[Mapping[str, Any]], prompt_length: int, resp
             responses[i, :n_response] = sample["response_ids"][:n_response]
             attention_mask[i, p_len:p_len + n_response] = 1
             log_probs[i, :n_response] = sample["response_logprobs"][:n_response]
-            if not (mask_untrainable and sample.get("extra_fields", {}).get("trainable") is False):
+            if not no_model_token[i] and not (mask_untrainable and sample.get("extra_fields", {}).get("trainable") is False):
                 response_mask[i, :n_response] = sample["response_mask"][:n_response]
         scores[i] = sample["reward_score"]
     position_ids = np.clip(np.cumsum(attention_mask, axis=1) - 1, 0, None)
@@ -157,8 +169,17 @@ def to_verl_batch(samples: Iterable[Mapping[str, Any]], prompt_length: int, resp
         batch = _as_torch(batch)
     non_tensor = _non_tensor(items)
     non_tensor["prompt_truncated"], non_tensor["response_truncated"] = prompt_truncated, response_truncated
+    non_tensor["response_cut_to_model_token"], non_tensor["response_no_model_token"] = cut_to_model, no_model_token
     meta = {"prompt_length": p_len, "response_length": r_len, "pad_token_id": pad_token_id, "truncation": truncation}
     return VerlBatch(batch=batch, non_tensor_batch=non_tensor, meta_info=meta)
+
+
+def _last_model_token(mask: Sequence[int], limit: int) -> int:
+    """How many of the first ``limit`` response tokens to keep so the last kept one is a model token (0: none is)."""
+    for end in range(limit, 0, -1):
+        if mask[end - 1]:
+            return end
+    return 0
 
 
 def _non_tensor(items: list[Mapping[str, Any]]) -> dict[str, np.ndarray]:

@@ -1,9 +1,10 @@
-"""A stand-in for verl's agent-loop manager: rollouts run on edge-rollout, verl gets its batch.
+"""verl's ``generate_sequences`` on edge-rollout: rollouts run on edge-rollout, verl gets its batch.
 
 verl is optional: this module imports without it, and returns a ``verl.DataProto`` only when
-verl and torch are importable (a ``VerlBatch`` otherwise).
+verl and torch are importable (a ``VerlBatch`` otherwise). ``edge_rollout.verl_manager`` wraps
+it in the shape verl's ``agent_loop_manager_class`` hook constructs; see ``docs/verl.md``.
 
-Example (in verl's trainer, in place of ``self.async_rollout_manager``)::
+Example (driving it by hand)::
 
     from edge_rollout import Client
     from edge_rollout.verl import EdgeRolloutManager
@@ -21,6 +22,8 @@ import numpy as np
 from .batching import VerlBatch, to_verl_batch
 from .client import DEFAULT_LEASE_MS, Client
 from .errors import StreamTimeout
+from .verl_output import shape_output
+from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
 
 #: Columns of a verl RL row sent to edge-rollout; verl-internal ones (``agent_name`` naming a verl
 #: agent loop, ``index``, ``raw_prompt_ids``, ``tools_kwargs``, …) stay behind.
@@ -85,20 +88,23 @@ def _placeholder(uid: str, index: int, member: Optional[Mapping[str, Any]], pad_
 
 
 class EdgeRolloutManager:
-    """Runs verl's rollouts on edge-rollout: submit rows × n, wait for the groups, pad them.
+    """Runs verl's rollouts on edge-rollout: one batch per call, rows × n, answered aligned.
 
-    ``agent`` is the registered edge-rollout agent; ``n`` is ``rollout.n`` (``val_n`` for
-    validation batches, default 1); ``prompt_length`` / ``response_length`` / ``pad_token_id``
-    shape the arrays (see ``to_verl_batch``). Options: ``config`` (RolloutConfig for every
-    rollout), ``training_mode`` (default ``"verl/hybrid"``), ``max_concurrent``, ``run_id``
-    (batch ids are ``<run_id>-s<global_steps>``; default a random id), ``timeout`` (default 1800 s:
-    the longest wait for all of a batch's groups, then ``StreamTimeout``), ``lease_ms``, ``truncation`` (default ``"left"``),
-    ``mask_untrainable`` (default True), ``return_tensors`` (default ``"pt"`` when torch is
-    installed, else ``"np"``), ``extra_columns`` (more row columns to send).
+    ``agent`` is the registered edge-rollout agent; ``n`` / ``val_n`` are ``rollout.n`` /
+    ``val_kwargs.n``, used only when the input has no ``uid`` column (verl always sets one; the
+    group size is then read from it, see ``verl_plan``); ``prompt_length`` / ``response_length`` /
+    ``pad_token_id`` shape the arrays (see ``to_verl_batch``). Options: ``rollout`` (verl's
+    ``actor_rollout_ref.rollout`` config, for temperature / top_p / val_kwargs), ``config``
+    (RolloutConfig for every rollout), ``training_mode`` (default ``"verl/hybrid"``),
+    ``max_concurrent``, ``run_id`` (batch ids are ``<run_id>-s<step>-<kind><call>``; default a
+    random id), ``timeout`` (default 1800 s: the longest wait for a batch's groups, then
+    ``StreamTimeout``), ``lease_ms``, ``truncation`` (default ``"left"``), ``mask_untrainable``
+    (default True), ``return_tensors`` (default ``"pt"`` when torch is installed, else ``"np"``),
+    ``extra_columns`` (more row columns to send).
     """
 
     def __init__(self, client: Client, agent: str, n: int, prompt_length: int, response_length: int,
-                 pad_token_id: int, *, val_n: int = 1, config: Optional[Mapping[str, Any]] = None,
+                 pad_token_id: int, *, val_n: int = 1, rollout: Any = None, config: Optional[Mapping[str, Any]] = None,
                  training_mode: str = "verl/hybrid", max_concurrent: Optional[int] = None,
                  run_id: Optional[str] = None, timeout: float = 1800.0, lease_ms: int = DEFAULT_LEASE_MS,
                  poll_interval: float = 0.5, truncation: str = "left", mask_untrainable: bool = True,
@@ -107,66 +113,69 @@ class EdgeRolloutManager:
             raise ValueError("n and val_n must be >= 1")
         self.client, self.agent, self.n, self.val_n = client, agent, n, val_n
         self.prompt_length, self.response_length, self.pad_token_id = prompt_length, response_length, pad_token_id
-        self.config, self.training_mode, self.max_concurrent = config, training_mode, max_concurrent
+        self.rollout_config, self.config, self.training_mode, self.max_concurrent = rollout, config, training_mode, max_concurrent
         self.run_id = run_id or uuid.uuid4().hex[:12]
         self.timeout, self.lease_ms, self.poll_interval = timeout, lease_ms, poll_interval
         self.truncation, self.mask_untrainable, self.extra_columns = truncation, mask_untrainable, tuple(extra_columns)
         self.return_tensors = return_tensors or ("pt" if _importable("torch") else "np")
+        self.calls = 0
 
     @classmethod
     def from_verl_config(cls, client: Client, config: Any, tokenizer: Any, agent: str, **options: Any) -> "EdgeRolloutManager":
-        """Reads ``n``, ``prompt_length``, ``response_length`` from ``config.actor_rollout_ref.rollout``,
-        ``val_kwargs.n``, ``config.data.truncation`` and the tokenizer's ``pad_token_id``."""
+        """Reads ``n``, ``prompt_length``, ``response_length``, sampling and ``val_kwargs`` from
+        ``config.actor_rollout_ref.rollout``, ``config.data.truncation`` and the tokenizer's ``pad_token_id``."""
         rollout = config.actor_rollout_ref.rollout
         truncation = getattr(getattr(config, "data", None), "truncation", "left")
         options.setdefault("truncation", truncation if truncation in ("left", "right", "middle", "error") else "left")
         options.setdefault("val_n", getattr(getattr(rollout, "val_kwargs", None), "n", 1) or 1)
+        options.setdefault("rollout", rollout)
         return cls(client, agent, rollout.n, rollout.prompt_length, rollout.response_length, tokenizer.pad_token_id, **options)
 
     def generate_sequences(self, prompts: Any) -> Any:
-        """verl's ``generate_sequences``: ``prompts`` is the generation batch **already repeated**
-        ``n`` times, interleaved (row r's copies at r·n … r·n+n-1), as verl's trainer passes it.
-        Returns one padded row per input row, aligned with it, as a ``DataProto`` when verl and
-        torch are importable, else a ``VerlBatch``. So that verl's ``batch.union(output)`` holds,
-        ``uid`` is the input's ``uid`` column when it has one, and absent otherwise (verl then
-        assigns its own per prompt, which groups the rows the same way)."""
+        """verl's ``generate_sequences``: ``prompts`` as verl's trainer passes it (repeated ``n``
+        times, interleaved; un-repeated for REMAX's baseline; padded for validation). Returns one
+        row per input row, aligned with it, as a ``DataProto`` when verl and torch are importable,
+        else a ``VerlBatch``; padding rows are copies of the rows they duplicate, never rolled out."""
         meta = _meta_info(prompts)
-        n = self.val_n if meta.get("validate") else self.n
-        repeated = rows_of(prompts, self.extra_columns)
-        if len(repeated) % n:
-            raise ValueError(f"prompts has {len(repeated)} rows, not a multiple of n={n}")
-        return self._run(repeated[::n], n, meta, _input_uids(prompts), keep_uid=False)
+        uids = _input_uids(prompts)
+        rows = rows_of(prompts, self.extra_columns)
+        n = self.val_n if meta.get("validate") else (1 if meta.get("do_sample") is False else self.n)  # REMAX: un-repeated
+        plan = plan_call(None if uids is None else list(uids), rows, n)
+        return self._run([rows[i] for i in plan.first_rows], plan, meta, uids)
 
     def rollout(self, rows: Any, validate: bool = False) -> Any:
         """Runs distinct ``rows`` (a list of verl RL rows or a batch) ``n`` times each and returns
-        rows × n padded rows in row-major order (row r's samples at r·n … r·n+n-1)."""
-        return self._run(rows_of(rows, self.extra_columns), self.val_n if validate else self.n, {"validate": validate}, None, keep_uid=True)
+        rows × n padded rows in row-major order (row r's samples at r·n … r·n+n-1), with edge-rollout's uids."""
+        distinct = rows_of(rows, self.extra_columns)
+        n = self.val_n if validate else self.n
+        return self._run(distinct, CallPlan(list(range(len(distinct))), n, 0), {"validate": validate}, None)
 
     def wake_up(self) -> None:
-        """No-op: the model servers live behind edge-rollout (sync weights with ``Client.begin_sync`` / ``end_sync``)."""
+        """No-op: weights reach the model servers through verl's checkpoint manager (see ``verl_trainer``)."""
 
     def sleep(self) -> None:
         """No-op, like ``wake_up``."""
 
-    def _run(self, rows: list[dict[str, Any]], n: int, meta: Mapping[str, Any], uids: Optional[Any], keep_uid: bool) -> Any:
+    def _run(self, rows: list[dict[str, Any]], plan: CallPlan, meta: Mapping[str, Any], uids: Optional[Any]) -> Any:
         started = time.monotonic()
-        step = meta.get("global_steps")
-        batch_id = f"{self.run_id}-s{step}" if step is not None else f"{self.run_id}-{uuid.uuid4().hex[:8]}"
-        batch_id += "-val" if meta.get("validate") else ""
-        self.client.submit_batch(rows, agent=self.agent, n=n, mode="val" if meta.get("validate") else "train",
-                                 batch_id=batch_id, config=self.config, max_concurrent=self.max_concurrent,
-                                 training_mode=self.training_mode, data_manager="train")
-        groups = self._collect(batch_id, len(rows))
-        samples, stats = self._aligned(batch_id, len(rows), n, groups)
+        kind = call_kind(meta)
+        self.calls += 1
+        # One batch per call: REMAX's second call and every validation batch of a step get their own id.
+        batch_id = f"{self.run_id}-s{meta.get('global_steps', 'x')}-{kind}{self.calls}"
+        if rows:
+            self.client.submit_batch(rows, agent=self.agent, n=plan.n, mode="val" if kind == "val" else "train", batch_id=batch_id,
+                                     config=sampling_config(self.rollout_config, meta, self.config) or None,
+                                     max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train")
+        groups = self._collect(batch_id, len(rows)) if rows else {}
+        submitted = time.monotonic()
+        samples, stats = self._aligned(batch_id, len(rows), plan.n, groups)
         out = to_verl_batch(samples, self.prompt_length, self.response_length, self.pad_token_id, truncation=self.truncation,
                             mask_untrainable=self.mask_untrainable, return_tensors=self.return_tensors)
-        if uids is not None and len(uids) == len(samples):
-            out.non_tensor_batch["uid"] = np.array(uids, dtype=object)
-        elif not keep_uid:
-            del out.non_tensor_batch["uid"]
-        elapsed = time.monotonic() - started
-        out.meta_info.update({"timing": {"edge_rollout/generate_sequences": elapsed},
-                              "edge_rollout": {"batch_id": batch_id, **stats}})
+        out = shape_output(out, plan, kind, uids, samples, stats)
+        if "edge_rollout" in out.meta_info:  # not on REMAX's baseline output: its meta stays in fit's batch
+            out.meta_info["edge_rollout"]["batch_id"] = batch_id
+        out.meta_info["timing"]["edge_rollout/wait_s"] = submitted - started
+        out.meta_info["timing"]["edge_rollout/generate_sequences"] = time.monotonic() - started
         return out.to_data_proto() if self.return_tensors == "pt" and _importable("verl") else out
 
     def _collect(self, batch_id: str, rows: int) -> dict[str, Mapping[str, Any]]:
@@ -187,23 +196,35 @@ class EdgeRolloutManager:
                                 f"counts {progress.get('counts')}") from None
         return got
 
-    def _aligned(self, batch_id: str, rows: int, n: int, groups: Mapping[str, Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
-        """One sample per rollout in (row, sample) order: its last segment, or a placeholder."""
+    def _aligned(self, batch_id: str, rows: int, n: int, groups: Mapping[str, Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, Any]]:
+        """One sample per rollout in (row, sample) order: its last drift segment, or a placeholder.
+
+        verl's trainer unions the output with its input row for row (protocol.py:108-121), so a
+        rollout split by chat-template drift contributes one row: its last segment, which carries
+        the rollout's final reward; the earlier segments' model tokens are counted, not trained."""
         samples: list[Mapping[str, Any]] = []
-        placeholders = dropped_segments = 0
+        stats: dict[str, Any] = {"rollouts": rows * n, "placeholders": 0, "failed": 0, "drift_segments": 0,
+                                 "drift_model_tokens_untrained": 0, "policy_versions": set()}
         for r in range(rows):
             uid = f"{batch_id}:{r}"
             members = {member["sample_index"]: member for member in groups[uid]["members"]}
             for k in range(n):
                 member = members.get(k)
+                if member is None or member.get("status") != "succeeded":
+                    stats["failed"] += 1
                 own = sorted((member or {}).get("samples") or [], key=lambda sample: sample.get("segment_index", 0))
                 if own:
                     samples.append(own[-1])
-                    dropped_segments += len(own) - 1
+                    stats["drift_segments"] += len(own) - 1
+                    stats["drift_model_tokens_untrained"] += sum(sum(s.get("response_mask") or []) for s in own[:-1])
+                    for s in own:
+                        version = s.get("policy_version") or {}
+                        stats["policy_versions"].update(v for v in (version.get("start"), version.get("end")) if v is not None)
                 else:
                     samples.append(_placeholder(uid, k, member, self.pad_token_id))
-                    placeholders += 1
-        return samples, {"placeholders": placeholders, "dropped_segments": dropped_segments}
+                    stats["placeholders"] += 1
+        stats["policy_versions"] = sorted(stats["policy_versions"])
+        return samples, stats
 
 
 def _importable(name: str) -> bool:

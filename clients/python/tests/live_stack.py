@@ -23,6 +23,8 @@ import pytest
 from edge_rollout import Client
 
 ROOT = Path(__file__).resolve().parents[3]
+#: The simulator's URL of each running stack, by the stack's URL.
+MODEL_SERVERS: dict[str, str] = {}
 ROWS = [json.loads(line) for line in (ROOT / "test/fixtures/datasets/calculator.jsonl").read_text().splitlines() if line.strip()]
 
 
@@ -65,7 +67,9 @@ def run_stack() -> Iterator[str]:
         log.seek(0)
         pytest.fail(f"the local stack did not start:\n{first}{log.read()[-4000:]}")
     try:
-        yield json.loads(first)["url"]
+        started = json.loads(first)
+        MODEL_SERVERS[started["url"]] = started["model_server"]
+        yield started["url"]
     finally:
         process.stdin.close()
         try:

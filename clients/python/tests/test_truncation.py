@@ -27,15 +27,26 @@ def test_error_truncation_refuses_an_overlong_prompt_naming_the_sample():
         to_verl_batch([overlong()], 3, 2, 0, truncation="error")
 
 
-def test_keeps_the_first_response_tokens_with_their_mask_logprobs_and_the_reward():
-    out = to_verl_batch([overlong()], 8, 2, 0)
-    np.testing.assert_array_equal(out.batch["responses"], [[6, 7]])
+def test_cuts_an_overlong_response_back_to_its_last_model_token_so_the_reward_is_on_a_trained_token():
+    out = to_verl_batch([overlong()], 8, 2, 0)  # first 2 tokens end on a tool token (mask 0): keep only the model token
+    np.testing.assert_array_equal(out.batch["responses"], [[6, 0]])
     np.testing.assert_array_equal(out.batch["response_mask"], [[1, 0]])
-    np.testing.assert_allclose(out.batch["rollout_log_probs"], [[-1.0, -2.0]])
-    np.testing.assert_array_equal(out.batch["rm_scores"], [[0, 1.0]])
-    np.testing.assert_array_equal(out.batch["position_ids"], [[0, 0, 0, 0, 1, 2, 3, 4, 5, 6]])
+    np.testing.assert_allclose(out.batch["rollout_log_probs"], [[-1.0, 0.0]])
+    np.testing.assert_array_equal(out.batch["rm_scores"], [[1.0, 0]])
+    assert (out.batch["rm_scores"] * out.batch["response_mask"]).sum() == 1.0
+    np.testing.assert_array_equal(out.batch["position_ids"], [[0, 0, 0, 0, 1, 2, 3, 4, 5, 5]])
     assert out.non_tensor_batch["response_truncated"].tolist() == [True]
+    assert out.non_tensor_batch["response_cut_to_model_token"].tolist() == [True]
     assert out.non_tensor_batch["prompt_truncated"].tolist() == [False]
+
+
+def test_a_cut_response_with_no_model_token_left_is_kept_fully_masked_and_flagged():
+    s = overlong()
+    s["response_mask"] = [0, 1, 1]
+    out = to_verl_batch([s], 8, 1, 0)
+    np.testing.assert_array_equal(out.batch["responses"], [[6]])
+    np.testing.assert_array_equal(out.batch["response_mask"], [[0]])
+    assert out.non_tensor_batch["response_no_model_token"].tolist() == [True]
 
 
 def test_truncates_both_sides_at_once():

@@ -53,9 +53,9 @@ def test_dedupes_verls_repeated_rows_and_returns_one_aligned_row_per_input_row(s
     serve_batch(server, feed, full_groups)
     out = manager(client).generate_sequences(verl_batch(ROWS, 2))
     submitted = server.bodies("POST", "/v1/batches")[0]
-    assert (submitted["batch_id"], submitted["n"], submitted["data_manager"]) == ("run-s7", 2, "train")
+    assert (submitted["batch_id"], submitted["n"], submitted["data_manager"]) == ("run-s7-train1", 2, "train")
     assert submitted["rows"] == ROWS  # verl's agent_name / index / uid stay behind
-    assert out.non_tensor_batch["rollout_id"].tolist() == ["run-s7:0:0", "run-s7:0:1", "run-s7:1:0", "run-s7:1:1"]
+    assert out.non_tensor_batch["rollout_id"].tolist() == ["run-s7-train1:0:0", "run-s7-train1:0:1", "run-s7-train1:1:0", "run-s7-train1:1:1"]
     np.testing.assert_array_equal(out.batch["responses"], [[10, 20, 0], [10, 21, 0], [11, 20, 0], [11, 21, 0]])
     assert out.non_tensor_batch["uid"].tolist() == ["u0", "u0", "u1", "u1"]  # the input's, so batch.union(output) holds
     assert feed.acked == ["L1"]
@@ -88,13 +88,17 @@ def test_validation_batches_use_val_n_and_mode_val(server, client, feed):
     serve_batch(server, feed, lambda batch_id: full_groups(batch_id, n=1))
     out = manager(client, n=4, val_n=1).generate_sequences(verl_batch(ROWS, 1, validate=True))
     submitted = server.bodies("POST", "/v1/batches")[0]
-    assert (submitted["batch_id"], submitted["n"], submitted["mode"]) == ("run-s7-val", 1, "val")
+    assert (submitted["batch_id"], submitted["n"], submitted["mode"]) == ("run-s7-val1", 1, "val")
     assert len(out) == 2
 
 
-def test_refuses_a_batch_that_is_not_a_multiple_of_n(client):
-    with pytest.raises(ValueError, match="not a multiple of n=2"):
-        manager(client).generate_sequences(ROWS + ROWS[:1])
+def test_refuses_a_batch_that_is_neither_groups_of_n_nor_padded_groups(client):
+    with pytest.raises(ValueError, match="not a multiple of n=2 plus padding rows"):
+        manager(client).generate_sequences(ROWS + [dict(ROWS[0], data_source="other")])
+    batch = verl_batch(ROWS, 2)
+    batch["non_tensor_batch"]["uid"][1] = "u9"
+    with pytest.raises(ValueError, match="uid runs of lengths"):
+        manager(client).generate_sequences(batch)
 
 
 def test_rows_of_reads_verl_columns_as_plain_python():
@@ -130,16 +134,16 @@ def test_returns_a_data_proto_when_verl_and_torch_are_importable(server, client,
     assert made["non_tensors"]["uid"].tolist() == ["u0", "u0", "u1", "u1"] and "timing" in made["meta_info"]
 
 
-def test_without_an_input_uid_the_output_leaves_uid_to_verl(server, client, feed):
+def test_without_an_input_uid_groups_are_n_consecutive_rows_with_edge_rollouts_uids(server, client, feed):
     serve_batch(server, feed, full_groups)
     batch = verl_batch(ROWS, 2)
     del batch["non_tensor_batch"]["uid"]
     out = manager(client).generate_sequences(batch)
-    assert "uid" not in out.non_tensor_batch and len(out) == 4
+    assert out.non_tensor_batch["uid"].tolist() == ["run-s7-train1:0"] * 2 + ["run-s7-train1:1"] * 2
 
 
 def test_gives_up_after_timeout_with_the_batch_progress(server, client, feed):
     server.route("POST", "/v1/batches", lambda body: (202, {}, {}))
-    server.route("GET", "/v1/batches/run-s7", lambda body: (200, {"counts": {"running": 4}}, {}))
-    with pytest.raises(StreamTimeout, match=r"batch run-s7: 0/2 groups after 0.2 s; counts \{'running': 4\}"):
+    server.route("GET", "/v1/batches/run-s7-train1", lambda body: (200, {"counts": {"running": 4}}, {}))
+    with pytest.raises(StreamTimeout, match=r"batch run-s7-train1: 0/2 groups after 0.2 s; counts \{'running': 4\}"):
         manager(client, timeout=0.2).generate_sequences(verl_batch(ROWS, 2))

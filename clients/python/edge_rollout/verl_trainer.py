@@ -1,0 +1,90 @@
+"""verl's trainer with edge-rollout: every weight update bracketed by the policy's sync handshake.
+
+In ``RayPPOTrainer.fit`` weights reach the rollout replicas only through the checkpoint manager:
+``update_weights()`` once before training and after every actor update, ``sleep_replicas()`` after
+every ``generate_sequences`` and before a checkpoint reload (ray_trainer.py:1324, 1397, 1417,
+1610-1611, 1652-1655; checkpoint_engine/base.py:371-379). ``bracket_weight_sync`` wraps both: the
+first call that takes the replicas away (sleep or update) opens ``POST /v1/policy/sync/begin``
+(new model calls wait, in-flight ones drain), and the end of ``update_weights`` closes it with
+``sync/end(version + 1)``, so every model call records the weights that produced it.
+
+Entry point (with verl installed)::
+
+    python3 -m edge_rollout.verl_main <verl's usual ppo_trainer overrides> \\
+        +edge_rollout.url=http://127.0.0.1:8787 +edge_rollout.agent=calculator
+
+It is verl's ``main_ppo`` with ``EdgeRolloutTrainer`` in place of ``RayPPOTrainer`` and
+``EdgeRolloutAgentLoopManager`` as ``agent_loop_manager_class``; see ``docs/verl.md``.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Optional
+
+from .client import Client
+
+#: How long ``sync/begin`` waits for in-flight model calls before weights move: 60 s.
+SYNC_WAIT_MS = 60_000
+
+
+class WeightSyncBracket:
+    """The sync state of one trainer: ``versions`` lists every version ``end_sync`` made live."""
+
+    def __init__(self, client: Client, wait_ms: int = SYNC_WAIT_MS):
+        self.client, self.wait_ms = client, wait_ms
+        self.open = False
+        self.versions: list[int] = []
+        self.version: Optional[int] = None
+
+    def begin(self) -> None:
+        """Opens the sync (idempotent while open): new model calls wait until ``end``."""
+        if self.open:
+            return
+        began = self.client.begin_sync(wait_ms=self.wait_ms)
+        self.version = int(began["policy_version"])
+        self.open = True
+
+    def end(self) -> int:
+        """Closes the sync with the next version and returns it."""
+        version = (self.version if self.version is not None else int(self.client.policy()["policy_version"])) + 1
+        self.client.end_sync(version)
+        self.open, self.version = False, version
+        self.versions.append(version)
+        return version
+
+
+def bracket_weight_sync(checkpoint_manager: Any, client: Client, wait_ms: int = SYNC_WAIT_MS) -> WeightSyncBracket:
+    """Wraps ``checkpoint_manager.sleep_replicas`` / ``update_weights`` in place (see the module doc)."""
+    bracket = WeightSyncBracket(client, wait_ms)
+    sleep: Callable[..., Any] = checkpoint_manager.sleep_replicas
+    update: Callable[..., Any] = checkpoint_manager.update_weights
+
+    @functools.wraps(sleep)
+    def sleep_replicas(*args: Any, **kwargs: Any) -> Any:
+        bracket.begin()
+        return sleep(*args, **kwargs)
+
+    @functools.wraps(update)
+    def update_weights(*args: Any, **kwargs: Any) -> Any:
+        bracket.begin()
+        result = update(*args, **kwargs)
+        bracket.end()
+        return result
+
+    checkpoint_manager.sleep_replicas, checkpoint_manager.update_weights = sleep_replicas, update_weights
+    return bracket
+
+
+try:  # verl is optional: the trainer subclass exists only where it is installed.
+    from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+except ImportError:  # pragma: no cover - exercised wherever verl is absent
+    RayPPOTrainer = None
+
+if RayPPOTrainer is not None:  # pragma: no cover - needs verl and GPUs
+
+    class EdgeRolloutTrainer(RayPPOTrainer):
+        """``RayPPOTrainer`` whose weight updates are bracketed by edge-rollout's sync handshake."""
+
+        def init_workers(self) -> None:
+            super().init_workers()
+            self.weight_sync = bracket_weight_sync(self.checkpoint_manager, self.async_rollout_manager.client)
