@@ -55,7 +55,7 @@ describe("the edge-rollout CLI against the local stack (end to end)", () => {
     const run = await cli(["submit", parquet, "--agent", "calculator", "--n", "4", "--batch-id", id, "--interval", "200"], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(`started batch ${id}: 64 rollouts (16 rows × n=4)`);
-    expect(run.stderr).toMatch(/^\[[\d.]+m?s\] \d+\/64 done \(\d+%\) ok \d+ failed \d+ running \d+ queued \d+ \| reward .* rollouts\/s \| ETA /m);
+    expect(run.stderr).toMatch(/^\[(?:\d+m)?[\d.]+m?s\] \d+\/64 done \(\d+%\) ok \d+ failed \d+ running \d+ queued \d+ \| reward .* rollouts\/s \| ETA /m);
     expect(run.stderr).toMatch(/64\/64 done \(100%\)/);
     expect(run.stdout).toContain(`batch ${id}: completed`);
     expect(run.stdout).toMatch(/finished 64\/64 in (?:\d+m)?[\d.]+m?s \([\d.]+ rollouts\/s\): succeeded \d+, failed \d+, cancelled 0/);
