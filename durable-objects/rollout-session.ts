@@ -10,7 +10,23 @@ import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
 import type { LlmCall } from "../src/schemas/llm-call";
 import type { RunnerEvent } from "../src/schemas/batch-runners";
 import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
+import type { DriveTrigger, RequestDriveResult } from "../src/runtime/session/session-drive";
 import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
+
+/**
+ * Calls the Worker's own drive route for one rollout through the `DRIVER` service binding: a
+ * separate invocation with its own 6 connections, whose CPU counts toward this alarm's budget
+ * (Workers reached through a service binding share the CPU of the top-level request).
+ */
+function driveTrigger(env: Env): DriveTrigger | undefined {
+  const driver = env.DRIVER as Fetcher | undefined;
+  if (!driver) return undefined;
+  return async (rolloutId, timeoutMs) => {
+    const response = await driver.fetch(`https://driver.internal/drive/${encodeURIComponent(rolloutId)}`, { method: "POST", signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`drive route answered ${response.status}`);
+  };
+}
 
 /**
  * One rollout's conversation, steps, LLM calls and lease, in SQLite. Single-writer by
@@ -49,6 +65,7 @@ export class RolloutSession extends DurableObject<Env> {
           await (batch as unknown as { runnerEvent(event: RunnerEvent): Promise<void> }).runnerEvent(event);
         },
       },
+      drive: driveTrigger(env),
     });
     this.#gateway = new SessionGatewayOps(this.#core.kernel);
     this.#attempts = new SessionAttemptOps(this.#core.kernel);
@@ -57,6 +74,11 @@ export class RolloutSession extends DurableObject<Env> {
   /** Stores and announces a new rollout (idempotent by rollout id). */
   create(spec: RolloutSpec): Promise<CreateResult> {
     return this.#core.create(spec);
+  }
+
+  /** Has the alarm drive the rollout now in its own invocation, unless a driver holds the lease. */
+  requestDrive(): Promise<RequestDriveResult> {
+    return this.#core.drive.requestDrive();
   }
 
   /** Grants a driver the lease and returns what it needs to resume. */

@@ -3,6 +3,7 @@ import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/sche
 import type { LlmCall } from "../src/schemas/llm-call";
 import type { Span, SpanInput } from "../src/schemas/span";
 import type { SessionHandle, SessionLocator } from "../src/runtime/session/session-handle";
+import type { RequestDriveResult } from "../src/runtime/session/session-drive";
 import type { AdmitCallResult, AttemptEndResult, ClaimResult, CreateResult, FinishResult, GatewayWriteResult, HeartbeatResult } from "../src/runtime/session/session-results";
 import type { AppEnv } from "./env";
 
@@ -16,6 +17,7 @@ export interface SessionRpc extends SessionHandle {
   read(): Promise<RolloutView | undefined>;
   subscribe(afterStepIndex: number): Promise<ReadableStream<Uint8Array> | undefined>;
   admitCall(attempt?: number): Promise<AdmitCallResult>;
+  requestDrive(): Promise<RequestDriveResult>;
   recordCall(call: LlmCall): Promise<GatewayWriteResult>;
   addEvents(events: SpanInput[]): Promise<{ ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>>;
   finishExternal(input: FinishRolloutRequest): Promise<FinishResult | Exclude<GatewayWriteResult, { ok: true }>>;

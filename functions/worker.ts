@@ -9,6 +9,7 @@ import { handleWorkBatch } from "./work.consumer";
 export { RolloutSession } from "../durable-objects/rollout-session";
 export { PolicyStore } from "../durable-objects/policy-store";
 export { AdmissionShard } from "../durable-objects/admission-shard";
+export { RolloutDriver } from "./drive.entrypoint";
 export { TrainerFeed } from "../durable-objects/trainer-feed";
 export { BatchTracker } from "../durable-objects/batch-tracker";
 export { ClaimQueue } from "../durable-objects/claim-queue";

@@ -13,6 +13,7 @@ import { SessionStore } from "./session-store";
 import { buildRolloutView, endEvent, stepEvent } from "./session-view";
 import { accountCall } from "./call-accounting";
 import { SessionClaimOps } from "./session-claims";
+import { SessionDriveOps } from "./session-drive";
 
 /**
  * One rollout's lifecycle as a driver sees it: create, lease, commit, hand off, finish, cancel,
@@ -25,9 +26,13 @@ export class RolloutSessionCore {
   /** Claims, heartbeats and attempt outcomes of runner rollouts (same kernel). */
   readonly claims: SessionClaimOps;
 
+  /** Work messages ask for a drive here; the alarm runs it (see session-drive.ts). */
+  readonly drive: SessionDriveOps;
+
   constructor(deps: SessionDeps) {
     this.kernel = new SessionKernel(deps);
     this.claims = new SessionClaimOps(this.kernel);
+    this.drive = new SessionDriveOps(this.kernel, deps.drive);
   }
 
   get #deps(): SessionDeps {
@@ -205,8 +210,10 @@ export class RolloutSessionCore {
       }
       next = this.#save({ ...state, lease: null, stalls: stalled ? stalls : 0 });
     }
-    await this.kernel.announce(spec.rollout_id, "watchdog");
     await this.kernel.scheduleWatchdog(next, spec);
+    // Nobody holds the lease: drive it from here in its own invocation, or have the queue find a driver.
+    if (await this.drive.driveFromAlarm(spec, next)) return;
+    await this.kernel.announce(spec.rollout_id, "watchdog");
   }
 
   /** The full view for `GET /v1/rollouts/:id`, or undefined if the rollout does not exist. */

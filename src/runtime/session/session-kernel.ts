@@ -9,6 +9,7 @@ import type { SessionState } from "./session-state";
 import { SessionStore } from "./session-store";
 import type { SinkDeps } from "../../sink/publish-rollout";
 import { endEvent } from "./session-view";
+import type { DriveTrigger } from "./session-drive";
 
 /** How often an unleased rollout is re-announced to the work queue if no driver picked it up. */
 export const UNCLAIMED_RECHECK_MS = 60_000;
@@ -24,6 +25,8 @@ export interface SessionDeps {
   claims?: ClaimOfferPort;
   /** Where a batch rollout's runner events go (the batch's tracker); absent, they are not reported. */
   runnerEvents?: RunnerEventsPort;
+  /** Drives the rollout in an invocation of its own from the alarm; absent, the alarm re-announces to the queue. */
+  drive?: DriveTrigger;
 }
 
 /**

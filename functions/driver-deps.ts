@@ -1,0 +1,37 @@
+/** @module The stateless driver's dependencies, built from the Worker's bindings (one place for the drive route and tests). */
+import { r2Blobs } from "../durable-objects/r2-blobs";
+import { createModelClient } from "../src/gateway/model-client";
+import { rolloutKey } from "../src/gateway/rollout-keys";
+import type { DriverDeps } from "../src/runtime/driver/drive-rollout";
+import { INTERNAL_ORIGIN } from "../src/runtime/engines/llm-resource";
+import { agentRegistry } from "../src/sdk/agent-registry";
+import { createApp } from "./app";
+import { type AppEnv, gatewaySecret } from "./env";
+import { gatewayFor } from "./gateway-deps";
+import { policyStub } from "./policy-stub";
+import { sessionLocator } from "./session-stub";
+
+/** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
+const app = createApp();
+
+/** The driver's dependencies for one invocation, built from the Worker's bindings. */
+export function driverDeps(env: AppEnv): DriverDeps {
+  return {
+    sessions: sessionLocator(env),
+    resolveAgent: (name) => agentRegistry.get(name),
+    model: createModelClient(gatewayFor(env)),
+    now: () => Date.now(),
+    driverId: `driver-${crypto.randomUUID()}`,
+    newId: () => crypto.randomUUID().slice(0, 8),
+    inWorker: {
+      gateway: {
+        origin: (env.PUBLIC_URL || INTERNAL_ORIGIN).replace(/\/+$/, ""),
+        // The same routes an external agent calls, without a network hop: calls are recorded alike.
+        fetch: async (request) => app.fetch(request, env),
+        keyFor: (rolloutId) => rolloutKey(gatewaySecret(env), rolloutId),
+      },
+      resources: policyStub(env),
+      artifacts: r2Blobs(env.TRAJECTORIES),
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * @module How a rollout gets driven in an invocation of its own: a work message asks the session
+ * to drive (`requestDrive` sets the alarm to now), and the alarm, a top-level event with its own
+ * budget, calls the Worker's stateless drive route for this one rollout.
+ */
+import type { RolloutSpec } from "../../schemas/rollout-api";
+import { TERMINAL_STATUSES } from "../../schemas/termination";
+import type { SessionKernel } from "./session-kernel";
+import type { SessionState } from "./session-state";
+
+/**
+ * Drives `rolloutId` in a separate invocation of the Worker (in a Worker: the `DRIVER` service
+ * binding's drive route) and resolves when that invocation is done, or after `timeoutMs`.
+ */
+export type DriveTrigger = (rolloutId: string, timeoutMs: number) => Promise<void>;
+
+/** `requestDrive`: whether the alarm was set (`scheduled`), or why there is nothing to drive. */
+export type RequestDriveResult =
+  | { ok: true; scheduled: boolean }
+  | { ok: false; reason: "not_found" | "terminal" | "external" };
+
+/** Slack past the rollout's deadline before the alarm stops waiting for its driver (the lease and watchdog take over). */
+const DRIVE_TIMEOUT_SLACK_MS = 30_000;
+
+/** Lets the work queue hand a rollout to its session's alarm, and lets the alarm drive it. */
+export class SessionDriveOps {
+  readonly #kernel: SessionKernel;
+  readonly #trigger: DriveTrigger | undefined;
+
+  constructor(kernel: SessionKernel, trigger: DriveTrigger | undefined) {
+    this.#kernel = kernel;
+    this.#trigger = trigger;
+  }
+
+  /** Whether this session drives from its alarm (a `DRIVER` binding exists). */
+  get enabled(): boolean {
+    return this.#trigger !== undefined;
+  }
+
+  /**
+   * Sets the alarm to now unless a live lease means a driver is already at work (duplicate work
+   * messages are therefore harmless). The consumer invocation that calls this ends at once, so
+   * one consumer batch never holds rollouts back until its slowest one is done.
+   */
+  async requestDrive(): Promise<RequestDriveResult> {
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
+    if (!spec || !state) return { ok: false, reason: "not_found" };
+    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal" };
+    if (spec.kind === "external") return { ok: false, reason: "external" };
+    const now = this.#kernel.deps.now();
+    if (state.lease && state.lease.expires_at > now) return { ok: true, scheduled: false };
+    await this.#kernel.deps.storage.setAlarm(now);
+    return { ok: true, scheduled: true };
+  }
+
+  /**
+   * From the alarm, for a rollout with no live lease: drives it in its own invocation and waits
+   * for it (so the object stays awake exactly as long as its rollout is being driven). A driver
+   * that fails or hangs is logged, not thrown: its lease expires and the watchdog takes over.
+   * Returns false when no trigger is wired (the caller re-announces to the queue instead).
+   */
+  async driveFromAlarm(spec: RolloutSpec, state: SessionState): Promise<boolean> {
+    if (!this.#trigger || spec.kind === "external") return false;
+    const timeoutMs = Math.max(0, state.deadline - this.#kernel.deps.now()) + DRIVE_TIMEOUT_SLACK_MS;
+    try {
+      await this.#trigger(spec.rollout_id, timeoutMs);
+    } catch (error) {
+      console.error("drive invocation failed", { rollout_id: spec.rollout_id, error: String(error) });
+    }
+    return true;
+  }
+}
