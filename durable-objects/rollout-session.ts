@@ -21,8 +21,8 @@ import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult
 function driveTrigger(env: Env): DriveTrigger | undefined {
   const driver = env.DRIVER as Fetcher | undefined;
   if (!driver) return undefined;
-  return async (rolloutId, timeoutMs) => {
-    const response = await driver.fetch(`https://driver.internal/drive/${encodeURIComponent(rolloutId)}`, { method: "POST", signal: AbortSignal.timeout(timeoutMs) });
+  return async (rolloutId, signal) => {
+    const response = await driver.fetch(`https://driver.internal/drive/${encodeURIComponent(rolloutId)}`, { method: "POST", signal });
     await response.arrayBuffer();
     if (!response.ok) throw new Error(`drive route answered ${response.status}`);
   };

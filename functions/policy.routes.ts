@@ -5,7 +5,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import { PolicyUpdate, ResourceName, SyncBeginRequest, SyncEndRequest } from "../src/runtime/policy/policy-api";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { policyStub } from "./policy-stub";
+import { admissionShards, policyStub } from "./policy-stub";
 
 /** Validates a path parameter with `schema`; a bad one is a 400 naming `path`. */
 function pathParam<S extends z.ZodType>(raw: string, schema: S, path: string): z.infer<S> {
@@ -31,6 +31,13 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
   routes.get("/policy", async (c) => c.json(await policyStub(c.env).snapshot()));
+
+  // Requests served by the policy object and each admission shard since they started (in memory):
+  // how a benchmark shows that model calls never reach the deployment-wide object.
+  routes.get("/policy/requests", async (c) => {
+    const [policy, shards] = await Promise.all([policyStub(c.env).requestCounts(), Promise.all(admissionShards(c.env).map((shard) => shard.requestCounts()))]);
+    return c.json({ policy, shards });
+  });
 
   routes.put("/policy", async (c) => {
     const patch = await parseJsonBody(c, PolicyUpdate);

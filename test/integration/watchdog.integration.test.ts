@@ -12,18 +12,18 @@ async function runWatchdog(rolloutId: string): Promise<void> {
 }
 
 describe("the watchdog", () => {
-  it("counts a stall and re-enqueues the rollout when a lease expires without progress", async () => {
+  it("counts a stall and drives the rollout again when a lease expires without progress", async () => {
     const rolloutId = uniqueId("stall");
     const session = await createByHand(rolloutId, { task: { extra_args: { done_after: 1 } } });
     expect((await session.lease("silent-driver")).ok).toBe(true);
     const stuck = holdReset(rolloutId);
     await expireLease(rolloutId);
-    await runWatchdog(rolloutId);
-    expect((await readState(rolloutId)).stalls).toBe(1);
-    // Re-enqueued: the real consumer picks it up and holds a new lease.
-    await waitFor("the re-enqueued driver to lease it", async () => stuck.entered() || undefined);
-    expect((await readState(rolloutId)).lease).toMatchObject({ epoch: 2, driver_id: expect.stringMatching(/^driver-/) });
+    // The alarm drives the rollout in an invocation of its own and waits for it.
+    const watchdog = runWatchdog(rolloutId);
+    await waitFor("the new driver to lease it", async () => stuck.entered() || undefined);
+    expect(await readState(rolloutId)).toMatchObject({ stalls: 1, lease: { epoch: 2, driver_id: expect.stringMatching(/^driver-/) } });
     stuck.release();
+    await watchdog;
     expect(await waitForEnd(rolloutId)).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
   });
 
@@ -45,11 +45,13 @@ describe("the watchdog", () => {
     const stuck = holdReset(rolloutId);
     try {
       await expireLease(rolloutId);
-      await runWatchdog(rolloutId);
-      // A second driver now holds the lease and makes no progress either.
-      await waitFor("the re-enqueued driver to lease it", async () => stuck.entered() || undefined);
+      const first = runWatchdog(rolloutId);
+      // A second driver now holds the lease and makes no progress either: once its lease expires,
+      // the alarm waiting for it gives up and sets the next alarm at once, which counts the second stall.
+      await waitFor("the new driver to lease it", async () => stuck.entered() || undefined);
       await expireLease(rolloutId);
-      await runWatchdog(rolloutId);
+      await first;
+      await waitForEnd(rolloutId);
     } finally {
       stuck.release();
     }
@@ -79,7 +81,7 @@ describe("the watchdog", () => {
     expect(late).toMatchObject({ ok: false, reason: "terminal" });
   });
 
-  it("re-announces a rollout no driver picked up", async () => {
+  it("drives a rollout no driver picked up", async () => {
     const rolloutId = uniqueId("unclaimed");
     await createByHand(rolloutId, { task: { extra_args: { done_after: 1 } } });
     expect((await getRollout(rolloutId)).status).toBe("queued");

@@ -10,17 +10,17 @@ import type { SessionState } from "./session-state";
 
 /**
  * Drives `rolloutId` in a separate invocation of the Worker (in a Worker: the `DRIVER` service
- * binding's drive route) and resolves when that invocation is done, or after `timeoutMs`.
+ * binding's drive route) and resolves when that invocation is done; `signal` abandons it.
  */
-export type DriveTrigger = (rolloutId: string, timeoutMs: number) => Promise<void>;
+export type DriveTrigger = (rolloutId: string, signal: AbortSignal) => Promise<void>;
 
 /** `requestDrive`: whether the alarm was set (`scheduled`), or why there is nothing to drive. */
 export type RequestDriveResult =
   | { ok: true; scheduled: boolean }
   | { ok: false; reason: "not_found" | "terminal" | "external" };
 
-/** Slack past the rollout's deadline before the alarm stops waiting for its driver (the lease and watchdog take over). */
-const DRIVE_TIMEOUT_SLACK_MS = 30_000;
+/** How often the alarm, while it waits for its driver, checks that the driver's lease is still alive. */
+export const DRIVE_CHECK_MS = 1_000;
 
 /** Lets the work queue hand a rollout to its session's alarm, and lets the alarm drive it. */
 export class SessionDriveOps {
@@ -56,17 +56,35 @@ export class SessionDriveOps {
 
   /**
    * From the alarm, for a rollout with no live lease: drives it in its own invocation and waits
-   * for it (so the object stays awake exactly as long as its rollout is being driven). A driver
-   * that fails or hangs is logged, not thrown: its lease expires and the watchdog takes over.
+   * for it (so the object stays awake exactly as long as its rollout is being driven). Only one
+   * alarm runs at a time, so while it waits it also does the watchdog's job: once the rollout
+   * ends, or a lease taken since expires unrenewed (a hung or dead driver), it stops waiting and
+   * returns, and the next alarm counts the stall. A driver that fails is logged, not thrown.
    * Returns false when no trigger is wired (the caller re-announces to the queue instead).
    */
   async driveFromAlarm(spec: RolloutSpec, state: SessionState): Promise<boolean> {
     if (!this.#trigger || spec.kind === "external") return false;
-    const timeoutMs = Math.max(0, state.deadline - this.#kernel.deps.now()) + DRIVE_TIMEOUT_SLACK_MS;
-    try {
-      await this.#trigger(spec.rollout_id, timeoutMs);
-    } catch (error) {
-      console.error("drive invocation failed", { rollout_id: spec.rollout_id, error: String(error) });
+    const abandon = new AbortController();
+    let done = false;
+    const drive = this.#trigger(spec.rollout_id, abandon.signal).then(
+      () => void (done = true),
+      (error: unknown) => {
+        done = true;
+        if (!abandon.signal.aborted) console.error("drive invocation failed", { rollout_id: spec.rollout_id, error: String(error) });
+      },
+    );
+    while (!done) {
+      await Promise.race([drive, new Promise((resolve) => setTimeout(resolve, DRIVE_CHECK_MS))]);
+      if (done) break;
+      const now = this.#kernel.deps.now();
+      const current = this.#kernel.state;
+      const lease = current?.lease;
+      const abandoned = !current || TERMINAL_STATUSES.has(current.status) || now >= current.deadline || (lease !== null && lease !== undefined && lease.epoch > state.epoch && lease.expires_at <= now);
+      if (abandoned) {
+        abandon.abort();
+        await this.#kernel.deps.storage.setAlarm(now);
+        break;
+      }
     }
     return true;
   }
