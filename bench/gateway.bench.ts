@@ -26,6 +26,7 @@ import { runConversations } from "./chat-calls";
 import { readDialogueTimings, runDialogues } from "./dialogue-runs";
 import { createExternalRollouts, finishAndReadCalls } from "./external-rollouts";
 import { formatTable, percentile, type Series } from "./latency-table";
+import { formatObjectRequests, readObjectRequests } from "./object-requests";
 import { treeCpuByName } from "./process-cpu";
 import { startTimedSimulator } from "./timed-simulator";
 import { findWorkerSocket, healthRoundTrips } from "./worker-socket";
@@ -169,8 +170,12 @@ try {
   await runPhase(1, 2, 2, 90_000);
 
   const health = socket ? await healthRoundTrips(stack.workerUrl, socket.url, 200) : null;
+  const requestsBefore = await readObjectRequests(stack.workerUrl);
   const sequential = await runPhase(seqRounds, seqConversations, 1, 0);
   const concurrent = await runPhase(concRounds, concConversations, concurrency, 10_000);
+  const requestsAfter = await readObjectRequests(stack.workerUrl);
+  // Model calls through the gateway in both phases: every path but (a) goes through it.
+  const gatewayCalls = [sequential, concurrent].reduce((n, phase) => n + paths.filter((k) => k !== "a").reduce((m, k) => m + phase.get(k)!.latencyMs.length, 0), 0);
 
   const labels: Record<PathKey, string> = {
     a: "(a) direct: openai → simulator",
@@ -228,6 +233,10 @@ try {
       .join(", ");
   const checks = [checkOf(sequential), checkOf(concurrent)];
   console.log(`checks (sequential | concurrent): ${checks.join(" | ")}`);
+  for (const line of formatObjectRequests(requestsBefore, requestsAfter, gatewayCalls)) console.log(line);
+  const added = (key: PathKey, q: number) => percentile(sequential.get(key)!.latencyMs, q) - percentile(sequential.get("a")!.latencyMs, q);
+  const bestHttp: PathKey = socket ? "b'" : "b";
+  console.log(`goal row: gateway over HTTP (${bestHttp}), added sequential p50 / p99: ${added(bestHttp, 50) >= 0 ? "+" : ""}${added(bestHttp, 50).toFixed(1)} / ${added(bestHttp, 99) >= 0 ? "+" : ""}${added(bestHttp, 99).toFixed(1)} ms (issue 11 goal: ≤ +3 / ≤ +10 ms)`);
   console.log(`mean completion tokens per call (sequential | concurrent): ${meanTokens(sequential)} | ${meanTokens(concurrent)}`);
   console.log("");
   const notes = [
