@@ -34,7 +34,8 @@ export default defineConfig({
       main: "./functions/worker.ts",
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { LLM_BASE_URL: `${inject("simulatorUrl")}/v1`, SIMULATOR_URL: inject("simulatorUrl") },
+        // LOCAL_DEV: tests reach the Worker at made-up hosts (http://w), not loopback; they run without secrets.
+        bindings: { LLM_BASE_URL: `${inject("simulatorUrl")}/v1`, SIMULATOR_URL: inject("simulatorUrl"), LOCAL_DEV: "true" },
       },
     })),
   ],

@@ -48,6 +48,7 @@ export class BatchTracker extends DurableObject<Env> {
     this.#core = new BatchCore({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
       sessions: sessions(env.ROLLOUT_SESSION),
+      results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
       blobs: r2Blobs(env.TRAJECTORIES),
       agents: {
         has: (name) => isExternalAgent(name) || agentRegistry.get(name) !== undefined,

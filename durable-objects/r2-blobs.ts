@@ -1,5 +1,6 @@
 /** @module An R2 bucket as the BlobStorePort the sink and datasets use. */
 import type { BlobStorePort } from "../src/ports";
+import type { SizedBlobReader } from "../src/runtime/feed/inline-samples";
 
 /** Wraps an R2 binding: put with a content type, get as bytes (null when absent). */
 export function r2Blobs(bucket: R2Bucket): BlobStorePort {
@@ -10,6 +11,21 @@ export function r2Blobs(bucket: R2Bucket): BlobStorePort {
     async get(key) {
       const object = await bucket.get(key);
       return object ? object.arrayBuffer() : null;
+    },
+  };
+}
+
+/** Wraps an R2 binding as a SizedBlobReader: the object's size is known before its body is read. */
+export function r2SizedReader(bucket: R2Bucket): SizedBlobReader {
+  return {
+    async get(key) {
+      const object = await bucket.get(key);
+      if (!object) return null;
+      return {
+        size: object.size,
+        bytes: () => object.arrayBuffer(),
+        discard: () => void object.body.cancel().catch(() => undefined),
+      };
     },
   };
 }

@@ -1,7 +1,7 @@
 /** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
 import { DurableObject } from "cloudflare:workers";
 import type { FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
-import { FeedCore } from "../src/runtime/feed/feed-core";
+import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 
 /**
@@ -28,8 +28,13 @@ export class TrainerFeed extends DurableObject<Env> {
   }
 
   /** Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body). */
-  pull(request: unknown, currentPolicyVersion: number): Promise<PullResult> {
-    return this.#core.pull(request, currentPolicyVersion);
+  pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits): Promise<PullResult> {
+    return this.#core.pull(request, currentPolicyVersion, limits);
+  }
+
+  /** Puts groups of a live lease back to ready (an inline pull over its budget); returns how many. */
+  returnGroups(leaseId: string, uids: string[]): Promise<number> {
+    return this.#core.returnGroups(leaseId, uids);
   }
 
   /** Deletes a lease's groups (idempotent); an unknown or expired lease is a result, not a throw. */

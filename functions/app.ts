@@ -6,6 +6,7 @@ import type { AppEnv } from "./env";
 import { batchesRoutes } from "./batches.routes";
 import { dashboardRoutes } from "./dashboard/dashboard.routes";
 import { bearerAuth } from "./middleware/bearer-auth";
+import { deploymentGuard } from "./middleware/deployment-guard";
 import { problemResponse } from "./middleware/problem-details";
 import { feedRoutes } from "./feed.routes";
 import { gatewayRoutes } from "./gateway.routes";
@@ -22,6 +23,7 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.onError((error, c) => problemResponse(c, error));
   app.notFound((c) => problemResponse(c, new NotFoundError(`no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.get("/health", (c) => c.json({ ok: true }));
+  app.use("/v1/*", deploymentGuard());
   app.use("/v1/*", bearerAuth());
   app.get("/v1/agents", (c) => c.json({ agents: agentRegistry.names() }));
   app.route("/v1/rollouts/:id/llm/v1", gatewayRoutes());

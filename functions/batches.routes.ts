@@ -8,6 +8,13 @@ import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { batchEvalReport, batchIdParam, batchProgress, batchRolloutsPage, batchSummary, listBatches } from "./views/batch-views";
 
+/**
+ * Largest `POST /v1/batches` body: the rows go to the batch's Durable Object in one RPC (arguments
+ * capped at 32 MiB) and are parsed in a 128 MB isolate; the CLI splits datasets into 24 MiB bodies.
+ * Each row's task is checked against the ~2 MB SQLite value limit separately (MAX_ROW_TASK_BYTES).
+ */
+export const MAX_BATCH_BODY_BYTES = 25 * 1024 * 1024;
+
 /** The HTTP error for a refused submit. */
 function submitError(refused: Exclude<SubmitResult, { ok: true }>): Error {
   if (refused.reason === "conflict") return new ConflictError(refused.message, { details: [{ path: "batch_id", message: refused.message }] });
@@ -20,7 +27,7 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
   routes.post("/", async (c) => {
-    const body = await parseJsonBody(c, CreateBatchRequest);
+    const body = await parseJsonBody(c, CreateBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES });
     const message: BatchMessage = { ...body, schema_version: BATCH_MESSAGE_SCHEMA_VERSION, batch_id: body.batch_id ?? crypto.randomUUID() };
     const started = await startBatch(c.env, message);
     if (!started.ok) throw submitError(started);

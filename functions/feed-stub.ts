@@ -1,4 +1,5 @@
 /** @module Reaching the trainer feed Durable Object (one instance, named "default"), and feeding it results. */
+import type { PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 import type { FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import type { ResultMessage } from "../src/schemas/result-message";
@@ -16,7 +17,8 @@ export const FEED_OBJECT_NAME = "default";
 /** The RPC surface of the TrainerFeed stub, spelled out (the generic stub types are too deep for the compiler). */
 export interface FeedRpc {
   ingest(message: unknown): Promise<IngestResult>;
-  pull(request: unknown, currentPolicyVersion: number): Promise<PullResult>;
+  pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits): Promise<PullResult>;
+  returnGroups(leaseId: string, uids: string[]): Promise<number>;
   ack(leaseId: string): Promise<AckResult>;
   stats(query?: StatsQueryInput): Promise<FeedStats>;
   config(): Promise<FeedConfig>;

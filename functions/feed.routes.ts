@@ -1,8 +1,8 @@
 /** @module `/v1/feed`: the trainer pulls complete GRPO groups under a lease, acks them, reads stats. */
 import { Hono } from "hono";
-import { r2Blobs } from "../durable-objects/r2-blobs";
+import { r2SizedReader } from "../durable-objects/r2-blobs";
 import { ConflictError, InvalidInputError } from "../src/errors";
-import { inlineSamples } from "../src/runtime/feed/inline-samples";
+import { inlineSamples, MAX_INLINE_MEMBERS } from "../src/runtime/feed/inline-samples";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
 import { trainingModes } from "../src/sink/training-modes";
@@ -24,11 +24,16 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     if (body.training_mode !== undefined) trainingModes.resolve(body.training_mode);
     // Staleness is judged against the version in force now; the feed object never calls the policy itself.
     const { policy_version } = (await policyStub(c.env).fence()).snapshot;
-    const pulled = await feedStub(c.env).pull(body, policy_version);
+    const feed = feedStub(c.env);
+    // An inline pull reads every member's record here: lease no more members than one invocation may read.
+    const pulled = await feed.pull(body, policy_version, body.inline ? { max_members: MAX_INLINE_MEMBERS } : {});
     if (!pulled.ok) throw invalid(pulled.errors);
     const { ok: _ok, ...response } = pulled;
     if (!body.inline) return c.json(response);
-    return c.json({ ...response, groups: await inlineSamples(r2Blobs(c.env.TRAJECTORIES), response.groups) });
+    const inlined = await inlineSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups);
+    // Groups over the byte budget go back to the feed now, not when the lease expires.
+    if (inlined.returned.length > 0) await feed.returnGroups(response.lease_id!, inlined.returned);
+    return c.json({ ...response, groups: inlined.groups, returned_groups: inlined.returned.length });
   });
 
   routes.post("/ack", async (c) => {

@@ -92,11 +92,17 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
   }
 }
 
+/**
+ * Largest request body a rollout's gateway accepts: a 128k-token prompt is about 0.5 MB of text;
+ * 4 MiB leaves room for images and tool schemas while bounding what one call may hold in memory.
+ */
+export const MAX_GATEWAY_BODY_BYTES = 4 * 1024 * 1024;
+
 /** Routes mounted at `/v1/rollouts/:id/llm/v1` and, for runner attempts, `/v1/rollouts/:id/attempts/:attempt/llm/v1`. */
 export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
-  routes.post("/chat/completions", async (c) => forward(c, "/chat/completions", (await parseJsonBody(c, GatewayChatRequest)) as JsonObject));
-  routes.post("/completions", async (c) => forward(c, "/completions", (await parseJsonBody(c, GatewayCompletionRequest)) as JsonObject));
+  routes.post("/chat/completions", async (c) => forward(c, "/chat/completions", (await parseJsonBody(c, GatewayChatRequest, { maxBytes: MAX_GATEWAY_BODY_BYTES })) as JsonObject));
+  routes.post("/completions", async (c) => forward(c, "/completions", (await parseJsonBody(c, GatewayCompletionRequest, { maxBytes: MAX_GATEWAY_BODY_BYTES })) as JsonObject));
   routes.get("/models", async (c) => {
     await authorize(c);
     const model = (await policyStub(c.env).fence()).snapshot.model ?? c.env.LLM_MODEL;

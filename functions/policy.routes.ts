@@ -1,8 +1,8 @@
 /** @module `/v1/policy` and `/v1/resources`: what the trainer controls, and named versioned resources. */
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
-import { PolicyUpdate, ResourceName, SyncBeginRequest, SyncEndRequest } from "../src/runtime/policy/policy-api";
+import { PolicyUpdate, redactPolicy, restoreRedacted, ResourceName, SyncBeginRequest, SyncEndRequest } from "../src/runtime/policy/policy-api";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { admissionShards, policyStub } from "./policy-stub";
@@ -19,18 +19,11 @@ function pathParam<S extends z.ZodType>(raw: string, schema: S, path: string): z
 
 const VersionParam = z.string().regex(/^[1-9][0-9]{0,8}$/, "version must be an integer >= 1").transform(Number);
 
-/** Like parseJsonBody, but an empty body means `{}` (every field of `schema` is optional). */
-async function optionalJsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  // Hono caches the body text, so parseJsonBody can read it again.
-  if ((await c.req.text()).trim() === "") return schema.parse({});
-  return parseJsonBody(c, schema);
-}
-
 /** Routes under `/v1`: `/policy`, `/policy/sync/{begin,end}` and `/resources/:name`. */
 export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
-  routes.get("/policy", async (c) => c.json(await policyStub(c.env).snapshot()));
+  routes.get("/policy", async (c) => c.json(redactPolicy(await policyStub(c.env).snapshot())));
 
   // Requests served by the policy object and each admission shard since they started (in memory):
   // how a benchmark shows that model calls never reach the deployment-wide object.
@@ -41,13 +34,15 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.put("/policy", async (c) => {
     const patch = await parseJsonBody(c, PolicyUpdate);
-    const updated = await policyStub(c.env).update(patch);
+    const policy = policyStub(c.env);
+    if (patch.backend) patch.backend = restoreRedacted(patch.backend, (await policy.snapshot()).backend);
+    const updated = await policy.update(patch);
     if (!updated.ok) throw new InvalidInputError(updated.errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: updated.errors });
-    return c.json(updated.policy);
+    return c.json(redactPolicy(updated.policy));
   });
 
   routes.post("/policy/sync/begin", async (c) => {
-    const body = await optionalJsonBody(c, SyncBeginRequest);
+    const body = await parseJsonBody(c, SyncBeginRequest, { emptyAsObject: true });
     const policy = policyStub(c.env);
     const begun = await policy.beginSync(body.policy_version);
     let inFlight = begun.in_flight;

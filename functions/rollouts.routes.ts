@@ -8,6 +8,11 @@ import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { sessionStub } from "./session-stub";
 import { rolloutEvents, rolloutIdParam, rolloutView } from "./views/rollout-views";
+import { batchStub } from "./batch-stub";
+import { batchOfGroupUid } from "../src/runtime/batch/batch-state";
+import type { RolloutGroup } from "../src/schemas/rollout-group";
+import { placementIssues } from "../src/sink/training-modes";
+
 
 /** The HTTP error for a refused session write. */
 function writeError(rolloutId: string, refused: { reason: string; message?: string; status?: string | null }): Error {
@@ -15,6 +20,24 @@ function writeError(rolloutId: string, refused: { reason: string; message?: stri
   const message = refused.message ?? `rollout ${rolloutId} is ${refused.status ?? refused.reason}`;
   if (refused.reason === "invalid") return new InvalidInputError(message);
   return new ConflictError(message);
+}
+
+/**
+ * Checks the group a caller puts a rollout in: a registered training mode and data manager (else
+ * every result would be refused by the feed after the rollout ran), no `batch_id` (only batches
+ * set it), and no uid of an existing batch's group (a stranger's member with another group_size
+ * would make the feed refuse the real members).
+ */
+async function checkGroup(env: AppEnv, group: RolloutGroup | undefined): Promise<void> {
+  if (!group) return;
+  const issues = placementIssues(group, "group.");
+  if (group.batch_id !== null) issues.push({ path: "group.batch_id", message: "batch_id is set only by batches (POST /v1/batches); leave it out" });
+  if (issues.length > 0) throw new InvalidInputError(issues.map((i) => `${i.path}: ${i.message}`).join("; "), { status: 422, details: issues });
+  const batchId = batchOfGroupUid(group.uid);
+  if (batchId !== undefined && (await batchStub(env, batchId).progress())) {
+    const message = `uid ${group.uid} is a group of batch ${batchId}; only that batch adds members to it`;
+    throw new ConflictError(message, { details: [{ path: "group.uid", message }] });
+  }
 }
 
 /** Routes under `/v1/rollouts`. */
@@ -29,6 +52,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
         details: [{ path: "agent", message: `unknown agent "${body.agent}"` }],
       });
     }
+    await checkGroup(c.env, body.group);
     const rolloutId = body.rollout_id ?? crypto.randomUUID();
     const task = { ...body.task, task_id: body.task.task_id || rolloutId, agent_name: body.task.agent_name || body.agent };
     // `external` alone is run by its creator with the key answered here; `external:<name>` is offered to runners of <name>.

@@ -36,6 +36,28 @@ export class UnauthorizedError extends AppError {
   }
 }
 
+/** The request body is larger than the route accepts (413); `limit` is the accepted maximum in bytes. */
+export class PayloadTooLargeError extends AppError {
+  override name = "PayloadTooLargeError";
+  override readonly code = "payload_too_large";
+  override readonly status = 413;
+  readonly limit: number;
+  constructor(message: string, limit: number) {
+    super(message, { details: [{ path: "(body)", message }] });
+    this.limit = limit;
+  }
+}
+
+/**
+ * The deployment is missing a secret it needs to be safe (503): it refuses requests rather than
+ * serve them open. Fixed by configuration, not by the caller.
+ */
+export class InsecureDeploymentError extends AppError {
+  override name = "InsecureDeploymentError";
+  override readonly code = "insecure_deployment";
+  override readonly status = 503;
+}
+
 /** The named thing does not exist (404). */
 export class NotFoundError extends AppError {
   override name = "NotFoundError";

@@ -23,3 +23,15 @@ export const AgentTask = z.object({
 export type AgentTask = z.infer<typeof AgentTask>;
 /** What a caller may send for a task (defaults not yet applied). */
 export type AgentTaskInput = z.input<typeof AgentTask>;
+
+/**
+ * `extra_args` with any verl-style label removed (`reward_model.ground_truth`): only the grader or
+ * environment sees the label, through `ground_truth`, never an agent or workflow. A copy; the
+ * input is not changed.
+ */
+export function withoutGroundTruth(extraArgs: AgentTask["extra_args"]): AgentTask["extra_args"] {
+  const rewardModel = extraArgs.reward_model;
+  if (typeof rewardModel !== "object" || rewardModel === null || Array.isArray(rewardModel) || !("ground_truth" in rewardModel)) return extraArgs;
+  const { ground_truth: _label, ...rest } = rewardModel;
+  return { ...extraArgs, reward_model: rest };
+}

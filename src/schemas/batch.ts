@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ChatMessage } from "./chat";
 import { RolloutConfig } from "./rollout-config";
-import { DataManagerName } from "./rollout-group";
+import { DataManagerName, TrainingModeName } from "./rollout-group";
 import { TerminationReason } from "./termination";
 
 /** Version of the BatchMessage shape; bump with a fixture when it changes. */
@@ -20,7 +20,10 @@ export const MAX_MAX_CONCURRENT = 1000;
  * Batch ids share the rollout-id charset and leave room for the `:<row>:<sample>` suffix of the
  * batch's rollout ids (at most 200 characters).
  */
-export const BatchId = z.string().regex(/^[A-Za-z0-9._:-]{1,160}$/, "batch_id must be 1-160 characters of A-Z a-z 0-9 . _ : -");
+export const BatchId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,160}$/, "batch_id must be 1-160 characters of A-Z a-z 0-9 . _ : -")
+  .refine((id) => id !== "." && id !== "..", "batch_id must not be . or .. (URL normalization would make it unreachable)");
 
 /** Parquet writers store absent struct fields as null; a chat message treats null as absent. */
 function dropNullKeys(value: unknown): unknown {
@@ -71,7 +74,7 @@ const batchFields = {
   /** Rollouts in flight at once, 1..1000. Default 256. */
   max_concurrent: z.int("max_concurrent must be an integer").min(1, "max_concurrent must be >= 1").max(MAX_MAX_CONCURRENT, `max_concurrent must be <= ${MAX_MAX_CONCURRENT}`).default(DEFAULT_MAX_CONCURRENT),
   /** Training mode recorded in each rollout's group. Default `verl/hybrid`. */
-  training_mode: z.string().min(1).max(100).default("verl/hybrid"),
+  training_mode: TrainingModeName.default("verl/hybrid"),
   /** Default `train` for mode train, `infer` for val. */
   data_manager: DataManagerName.optional(),
   /** Use only the first `limit` rows. */

@@ -9,8 +9,14 @@ import { ChatMessage } from "./chat";
 import { Span, SpanInput } from "./span";
 import { RolloutGroup } from "./rollout-group";
 
-/** Rollout ids become DO names and R2 key parts: keep them printable and bounded. */
-export const RolloutId = z.string().regex(/^[A-Za-z0-9._:-]{1,200}$/, "rollout_id must be 1-200 characters of A-Z a-z 0-9 . _ : -");
+/**
+ * Rollout ids become DO names, URL path segments and R2 key parts: printable, bounded, and never
+ * `.` or `..`, which URL normalization turns into another path (the rollout would be unreachable).
+ */
+export const RolloutId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,200}$/, "rollout_id must be 1-200 characters of A-Z a-z 0-9 . _ : -")
+  .refine((id) => id !== "." && id !== "..", "rollout_id must not be . or ..");
 
 /** `POST /v1/rollouts` body. `rollout_id` makes creation idempotent; without it one is generated. */
 export const CreateRolloutRequest = z.object({

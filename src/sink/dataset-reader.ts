@@ -1,5 +1,6 @@
 /** @module Reading a verl RL dataset (JSONL or parquet bytes) into validated rows, naming each bad row. */
 import { DatasetRow, MAX_BATCH_ROWS } from "../schemas/batch";
+import { jsonNestingDepth, MAX_JSON_DEPTH } from "../schemas/json";
 import { readParquetRecords } from "./parquet-records";
 
 /** Largest dataset object read into memory (a Worker has 128 MB; decoding needs room too). */
@@ -55,6 +56,11 @@ function jsonlRecords(bytes: ArrayBuffer, rowEnd: number): { records: SourceReco
     const line = lines[i]!.trim();
     if (line === "") continue;
     const row = records.length;
+    if (jsonNestingDepth(line, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      records.push({ value: undefined, line: i + 1 });
+      issues.push({ path: "dataset_key", row, line: i + 1, message: `${where(row, i + 1)}: nested deeper than ${MAX_JSON_DEPTH} levels` });
+      continue;
+    }
     try {
       records.push({ value: JSON.parse(line), line: i + 1 });
     } catch {

@@ -142,3 +142,25 @@ export const trainingModes = new TrainingModeRegistry()
 export const dataManagers = new DataManagerRegistry()
   .register("train", { feeds_trainer: true, description: "results go to the trainer feed" })
   .register("infer", { feeds_trainer: false, description: "trajectories are stored in R2 only" });
+
+/** A field naming an unregistered mode or manager, with the path a caller sent it under. */
+export interface PlacementIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * Checks a group's `training_mode` and `data_manager` against the registries at submit time: an
+ * unknown name (a typo such as `verl/hybird`) would otherwise run every rollout, then have each
+ * result refused by the feed and dead-lettered. `prefix` is prepended to the paths (`group.`).
+ */
+export function placementIssues(placement: { training_mode: string; data_manager: string }, prefix = "", registries = { modes: trainingModes, managers: dataManagers }): PlacementIssue[] {
+  const issues: PlacementIssue[] = [];
+  if (!registries.modes.get(placement.training_mode)) {
+    issues.push({ path: `${prefix}training_mode`, message: `unknown training mode "${placement.training_mode}"; known modes: ${registries.modes.describeNames()}` });
+  }
+  if (!registries.managers.get(placement.data_manager)) {
+    issues.push({ path: `${prefix}data_manager`, message: `unknown data manager "${placement.data_manager}"; known data managers: ${registries.managers.names().join(", ")}` });
+  }
+  return issues;
+}

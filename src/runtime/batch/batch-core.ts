@@ -1,5 +1,6 @@
 /** @module The logic of a batch tracker: submit, fan-out as results arrive, progress, cancel, the alarm. */
-import type { BlobStorePort, Clock, StoragePort } from "../../ports";
+import type { BlobStorePort, Clock, ResultsQueuePort, StoragePort } from "../../ports";
+import { slotOfStandIn } from "./taken-slot";
 import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress } from "../../schemas/batch";
 import { RolloutListQuery, type BatchSummary, type EvalRow, type RolloutListPage } from "../../schemas/batch-listing";
 import { ResultMessage } from "../../schemas/result-message";
@@ -24,6 +25,8 @@ export const CHECK_PER_TICK = 64;
 export interface BatchDeps {
   storage: StoragePort;
   sessions: RolloutSessionsPort;
+  /** ROLLOUT_RESULTS: stand-in results for slots whose rollout id another rollout holds. */
+  results: ResultsQueuePort;
   /** Where `dataset_key` objects are read from (the TRAJECTORIES bucket). */
   blobs: BlobStorePort;
   agents: AgentCatalog;
@@ -44,7 +47,7 @@ export class BatchCore {
     this.#deps = deps;
     this.#storage = new BatchStorage(deps.storage.sql);
     this.#storage.migrate();
-    this.#fanOut = new FanOut({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), sessions: deps.sessions, now: deps.now });
+    this.#fanOut = new FanOut({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), sessions: deps.sessions, results: deps.results, now: deps.now });
   }
 
   /** The answer for a batch that exists: the same message is a no-op, another one a conflict. */
@@ -120,6 +123,9 @@ export class BatchCore {
     const outcome = { status: message.status, termination_reason: message.termination_reason, reward: message.reward };
     if (!this.#storage.recordOutcome(message.rollout_id, outcome, this.#deps.now())) {
       if (this.#storage.hasRollout(message.rollout_id)) return { ok: true, duplicate: true };
+      // The stand-in for a taken id comes back through the queue; its slot was closed when it was sent.
+      const slot = slotOfStandIn(message.rollout_id);
+      if (slot !== undefined && this.#storage.hasRollout(slot)) return { ok: true, duplicate: true };
       return { ok: false, reason: "unknown_rollout", message: `${message.rollout_id} was not released by batch ${record.batch_id}` };
     }
     await this.#fanOut.release();

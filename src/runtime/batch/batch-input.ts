@@ -3,6 +3,7 @@ import type { BlobStorePort } from "../../ports";
 import type { BatchMessage, DatasetRow } from "../../schemas/batch";
 import { RolloutConfig } from "../../schemas/rollout-config";
 import { readDataset } from "../../sink/dataset-reader";
+import { placementIssues } from "../../sink/training-modes";
 import type { AgentCatalog } from "./batch-ports";
 import type { BatchIssue } from "./batch-results";
 import { rowToTask, type RowTask } from "./row-task";
@@ -58,11 +59,14 @@ function rowIssue(inline: boolean, row: number, field: string, message: string):
 }
 
 /**
- * Loads the rows and maps each to its task, checking what the schema cannot: a user message in
- * the prompt, a registered agent (per-row `agent_name` too) and the stored size. Every bad row is
+ * Loads the rows and maps each to its task, checking what the schema cannot: a registered
+ * training mode and data manager, a user message in the prompt, a registered agent (per-row
+ * `agent_name` too) and the stored size. Every bad row is
  * reported (up to 20), by `rows.<i>.<field>` inline or by row number in a dataset.
  */
 export async function prepareTasks(message: BatchMessage, blobs: BlobStorePort, agents: AgentCatalog): Promise<{ ok: true; tasks: RowTask[] } | { ok: false; errors: BatchIssue[] }> {
+  const placement = placementIssues({ training_mode: message.training_mode, data_manager: resolveSettings(message).data_manager });
+  if (placement.length > 0) return { ok: false, errors: placement };
   if (!agents.has(message.agent)) {
     return { ok: false, errors: [{ path: "agent", message: `"${message.agent}" is not registered (known: ${agents.names().join(", ")})` }] };
   }

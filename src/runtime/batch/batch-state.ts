@@ -54,3 +54,14 @@ export function slotAt(record: Pick<BatchRecord, "batch_id" | "n">, index: numbe
 export function groupUid(batchId: string, rowIndex: number): string {
   return `${batchId}:${rowIndex}`;
 }
+
+/**
+ * The batch a group uid of the form `<batch_id>:<row>` would belong to (everything before the last
+ * colon, when the rest is a row number and the head a valid batch id), or undefined. Used to keep
+ * callers from adding members to a batch's group.
+ */
+export function batchOfGroupUid(uid: string): string | undefined {
+  const match = /^(.+):(0|[1-9][0-9]*)$/.exec(uid);
+  if (!match) return undefined;
+  return BatchId.safeParse(match[1]).success ? match[1] : undefined;
+}

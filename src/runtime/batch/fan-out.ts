@@ -1,8 +1,9 @@
 /** @module Releasing a batch's rollouts in chunks, checking on them, and cancelling them. */
-import type { Clock, StoragePort } from "../../ports";
+import type { Clock, ResultsQueuePort, StoragePort } from "../../ports";
 import { isExternalAgent, RolloutSpec, runnerAgentOf } from "../../schemas/rollout-api";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { RolloutSessionsPort } from "./batch-ports";
+import { takenSlotResult } from "./taken-slot";
 import { groupUid, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
 import type { BatchStorage } from "./batch-storage";
 
@@ -14,6 +15,8 @@ export interface FanOutDeps {
   storage: BatchStorage;
   transactionSync: StoragePort["transactionSync"];
   sessions: RolloutSessionsPort;
+  /** Where a stand-in result goes for a slot whose rollout id is taken (ROLLOUT_RESULTS). */
+  results: ResultsQueuePort;
   now: Clock;
 }
 
@@ -88,7 +91,8 @@ export class FanOut {
 
   /**
    * Creates each rollout, or asks again (the same spec is a no-op that answers its status), and
-   * records what the session says. A rollout id taken by a different rollout counts as failed.
+   * records what the session says. A rollout id taken by a different rollout counts as failed, and
+   * a stand-in result is announced for it so its feed group still closes.
    */
   async launch(record: BatchRecord, slots: readonly RolloutSlot[]): Promise<void> {
     const { storage, sessions } = this.#deps;
@@ -105,6 +109,13 @@ export class FanOut {
       const now = this.#deps.now();
       if (!result.ok) {
         console.error("batch rollout id is taken by another rollout", { rollout_id: slot.rollout_id, message: result.message });
+        try {
+          // Announced before the slot is closed: if the send fails, the slot stays unconfirmed and the alarm's check tries again.
+          await this.#deps.results.send(takenSlotResult(record, slot, now));
+        } catch (error) {
+          console.error("stand-in result for a taken rollout id not sent", { rollout_id: slot.rollout_id, error: describe(error) });
+          return;
+        }
         storage.recordOutcome(slot.rollout_id, { status: "failed", termination_reason: null, reward: null }, now);
         return;
       }

@@ -1,5 +1,5 @@
 /** @module How a verl dataset row becomes the AgentTask of each of its rollouts. */
-import { AgentTask } from "../../schemas/agent-task";
+import { AgentTask, withoutGroundTruth } from "../../schemas/agent-task";
 import type { DatasetRow } from "../../schemas/batch";
 import { messageText, type ChatMessage } from "../../schemas/chat";
 import type { JsonObject, JsonValue } from "../../schemas/json";
@@ -30,7 +30,8 @@ function indexOf(row: DatasetRow, rowIndex: number): string {
  * Maps one row: `problem` is the text of the last user message (the whole chat stays in
  * `extra_args.prompt` for agents that want it), `ground_truth` is `reward_model.ground_truth`,
  * `task_id` and `prompt_id` are `extra_info.index` (else the row index), and `extra_args` also
- * carries `data_source`, `ability`, `reward_model`, `extra_info` and every unknown column, so
+ * carries `data_source`, `ability`, `reward_model` (without its `ground_truth`: the label is for
+ * the grader alone), `extra_info` and every unknown column, so
  * agent knobs can ride along as extra columns. The agent is `agent_name`, else `batchAgent`.
  */
 export function rowToTask(row: DatasetRow, rowIndex: number, batchAgent: string): RowTaskResult {
@@ -47,7 +48,8 @@ export function rowToTask(row: DatasetRow, rowIndex: number, batchAgent: string)
     prompt: messages as unknown as JsonValue,
     data_source: row.data_source,
     ability: row.ability,
-    reward_model: row.reward_model as JsonObject,
+    // The label goes to `ground_truth` only (graders and environments); agents see extra_args.
+    reward_model: withoutGroundTruth({ reward_model: row.reward_model as JsonObject }).reward_model!,
     extra_info: row.extra_info,
   };
   const task = AgentTask.safeParse({ task_id: id, sample_id: 0, agent_name: agent, problem, ground_truth: row.reward_model.ground_truth, prompt_id: id, extra_args: extraArgs });

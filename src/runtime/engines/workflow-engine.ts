@@ -1,6 +1,6 @@
 /** @module The workflow engine: an AgentWorkflow run as attempts, its sample scored by its Grader. */
 import type { z } from "zod";
-import type { AgentTask } from "../../schemas/agent-task";
+import { type AgentTask, withoutGroundTruth } from "../../schemas/agent-task";
 import { ChatMessage } from "../../schemas/chat";
 import type { JsonObject } from "../../schemas/json";
 import type { LlmCall } from "../../schemas/llm-call";
@@ -75,7 +75,8 @@ export function workflowAttempt(definition: WorkflowAgentDefinition): AttemptAge
   return {
     resources: definition.resources,
     async run(scope) {
-      const metadata: JsonObject = { ...scope.task.extra_args, task_id: scope.task.task_id };
+      // Rows stored before labels were kept out of extra_args may still carry one: strip it here too.
+      const metadata: JsonObject = { ...withoutGroundTruth(scope.task.extra_args), task_id: scope.task.task_id };
       const workflow = new definition.workflow();
       const result = await workflow.run({
         prompt: promptOf(scope.task),

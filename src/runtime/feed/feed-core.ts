@@ -14,6 +14,12 @@ import { FeedStorage, type GroupRow } from "./feed-storage";
  */
 export const DEDUPE_RETENTION_MS = 7 * 24 * 3_600_000;
 
+/** Bounds a caller puts on one pull beyond its body (the Worker's, for an inline pull). */
+export interface PullLimits {
+  /** Most members (R2 records to read) over the leased groups; the first group is always taken. */
+  max_members?: number;
+}
+
 /** What the feed logic needs from its Durable Object. */
 export interface FeedDeps {
   storage: StoragePort;
@@ -31,6 +37,22 @@ function issuesOf(error: { issues: Array<{ path: PropertyKey[]; message: string 
 function feedGroupOf(group: GroupRow, members: FeedMember[]): FeedGroup {
   const { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries } = group;
   return { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries, members };
+}
+
+/**
+ * The group's policy versions once `member` joins. Only members with training samples count: a
+ * member that failed before its first model call publishes version 0, and taking the minimum over
+ * it would make the whole group look stale after any weight sync and drop its good samples. Until
+ * a member with samples arrives, the group carries the versions of whatever arrived (with no
+ * samples it is never dropped as stale; see #dropStale).
+ */
+function groupVersions(group: GroupRow, member: { samples: number; policy_version_start: number; policy_version_end: number }): Pick<GroupRow, "policy_version_start" | "policy_version_end"> {
+  if (member.samples === 0) return { policy_version_start: group.policy_version_start, policy_version_end: group.policy_version_end };
+  if (group.sample_count === 0) return { policy_version_start: member.policy_version_start, policy_version_end: member.policy_version_end };
+  return {
+    policy_version_start: Math.min(group.policy_version_start, member.policy_version_start),
+    policy_version_end: Math.max(group.policy_version_end, member.policy_version_end),
+  };
 }
 
 /**
@@ -95,8 +117,7 @@ export class FeedCore {
         ...base,
         arrived,
         sample_count: base.sample_count + samples,
-        policy_version_start: Math.min(base.policy_version_start, policy_version_start),
-        policy_version_end: Math.max(base.policy_version_end, policy_version_end),
+        ...groupVersions(base, { samples, policy_version_start, policy_version_end }),
         ...(complete ? { state: "ready" as const, ready_at: now } : {}),
       });
       storage.bump(mode.name, "ingested");
@@ -110,7 +131,7 @@ export class FeedCore {
    * Drops complete groups too stale for their mode at `currentPolicyVersion` (counted, never
    * delivered), then leases the oldest ready groups up to the request's limits.
    */
-  async pull(request: unknown, currentPolicyVersion: number): Promise<PullResult> {
+  async pull(request: unknown, currentPolicyVersion: number, limits: PullLimits = {}): Promise<PullResult> {
     const parsed = PullRequest.safeParse(request);
     if (!parsed.success) return { ok: false, reason: "invalid", errors: issuesOf(parsed.error) };
     if (!Number.isInteger(currentPolicyVersion) || currentPolicyVersion < 0) throw new RangeError("currentPolicyVersion must be an integer >= 0");
@@ -121,15 +142,18 @@ export class FeedCore {
       const dropped = this.#dropStale(currentPolicyVersion, now);
       const chosen: GroupRow[] = [];
       let samples = 0;
+      let members = 0;
       for (const group of this.#storage.groupsIn("ready")) {
         if (body.training_mode !== undefined && group.training_mode !== body.training_mode) continue;
         if (!batchSelected(body, group.batch_id)) continue;
         if (body.uid_prefix !== undefined && !group.uid.startsWith(body.uid_prefix)) continue;
-        if (body.min_policy_version !== undefined && group.policy_version_start < body.min_policy_version) continue;
+        if (body.min_policy_version !== undefined && group.sample_count > 0 && group.policy_version_start < body.min_policy_version) continue;
         if (body.max_groups !== undefined && chosen.length >= body.max_groups) break;
         if (body.max_samples !== undefined && chosen.length > 0 && samples + group.sample_count > body.max_samples) break;
+        if (limits.max_members !== undefined && chosen.length > 0 && members + group.arrived > limits.max_members) break;
         chosen.push(group);
         samples += group.sample_count;
+        members += group.arrived;
       }
       if (chosen.length === 0) return { ok: true, lease_id: null, lease_expires_at: null, policy_version: currentPolicyVersion, dropped_stale: dropped, groups: [] };
       const leaseId = this.#newLeaseId();
@@ -145,6 +169,32 @@ export class FeedCore {
     });
     await this.#schedule(now);
     return result;
+  }
+
+  /**
+   * Puts groups of a live lease back to ready, as if never pulled (a pull that could not inline
+   * them within its budget hands them back so the next pull delivers them first). Returns how
+   * many went back; groups not under that lease are left alone.
+   */
+  async returnGroups(leaseId: string, uids: string[]): Promise<number> {
+    const now = this.#deps.now();
+    const returned = this.#tx(() => {
+      this.#settle(now);
+      const lease = this.#storage.getLease(leaseId);
+      if (!lease || lease.state !== "active") return 0;
+      const wanted = new Set(uids);
+      let count = 0;
+      for (const group of this.#storage.groupsOfLease(leaseId)) {
+        if (!wanted.has(group.uid)) continue;
+        this.#storage.writeGroup({ ...group, state: "ready", lease_id: null, deliveries: Math.max(0, group.deliveries - 1) });
+        this.#storage.bump(group.training_mode, "delivered", -1);
+        count += 1;
+      }
+      this.#storage.setLeaseGroupCount(leaseId, lease.group_count - count);
+      return count;
+    });
+    await this.#schedule(now);
+    return returned;
   }
 
   /** Deletes the groups of a live lease; acking the same lease again is a no-op. */
@@ -231,7 +281,8 @@ export class FeedCore {
   #dropStale(current: number, now: number): number {
     let dropped = 0;
     for (const group of this.#storage.groupsIn("ready")) {
-      if (current - group.policy_version_start <= group.max_staleness) continue;
+      // A group without samples holds nothing that could be off-policy: deliver it (its failures count).
+      if (group.sample_count === 0 || current - group.policy_version_start <= group.max_staleness) continue;
       this.#storage.closeGroup(group.uid, now);
       this.#storage.bump(group.training_mode, "dropped_stale");
       dropped += 1;

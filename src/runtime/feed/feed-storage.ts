@@ -224,6 +224,11 @@ export class FeedStorage {
     this.#sql.exec(`UPDATE leases SET state = ? WHERE lease_id = ?`, state, leaseId);
   }
 
+  /** Sets how many groups a lease holds (after some were handed back). */
+  setLeaseGroupCount(leaseId: string, count: number): void {
+    this.#sql.exec(`UPDATE leases SET group_count = ? WHERE lease_id = ?`, count, leaseId);
+  }
+
   /** Active leases that expired at or before `now`. */
   expiredLeases(now: number): LeaseRow[] {
     return this.#sql.exec<{ lease_id: string; state: string; created_at: number; expires_at: number; group_count: number }>(`SELECT * FROM leases WHERE state = 'active' AND expires_at <= ?`, now).toArray() as LeaseRow[];

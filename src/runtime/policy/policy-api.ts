@@ -44,7 +44,10 @@ export const SyncEndRequest = z.object({
 export type SyncEndRequest = z.infer<typeof SyncEndRequest>;
 
 /** A resource's name: what goes in `/v1/resources/:name` and before the `@` of its id. */
-export const ResourceName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must be 1-64 characters of A-Z a-z 0-9 _ . -");
+export const ResourceName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must be 1-64 characters of A-Z a-z 0-9 _ . -")
+  .refine((name) => name !== "." && name !== "..", "name must not be . or .. (URL normalization would make it unreachable)");
 export type ResourceName = z.infer<typeof ResourceName>;
 
 /** A resource name with its latest version. */
@@ -64,4 +67,30 @@ export type PolicyView = z.infer<typeof PolicyView>;
 /** The immutable id of one resource version, `name@version`. */
 export function resourceId(name: string, version: number): string {
   return `${name}@${version}`;
+}
+
+/** What a redacted secret reads as in `GET /v1/policy`. */
+export const REDACTED = "[redacted]";
+
+/** Backend fields that hold credentials (any backend: built-in or registered). */
+const SECRET_FIELD = /(api_?key|secret|token|password|authorization)/i;
+
+/**
+ * The policy as the HTTP API shows it: backend credentials (`api_key` and the like) replaced by
+ * REDACTED. The gateway needs them; no API reader does, and `GET /v1/policy` may be read by
+ * anyone holding the API token (dashboards, trainers, CLIs).
+ */
+export function redactPolicy(view: PolicyView): PolicyView {
+  if (!view.backend) return view;
+  const backend = Object.fromEntries(Object.entries(view.backend).map(([key, value]) => [key, SECRET_FIELD.test(key) && value !== undefined && value !== null ? REDACTED : value]));
+  return { ...view, backend: backend as PolicyView["backend"] };
+}
+
+/**
+ * A backend sent back as `GET /v1/policy` showed it keeps the stored credentials: each field that
+ * reads REDACTED takes the current backend's value (a read-modify-write must not store the mask).
+ */
+export function restoreRedacted<B extends Record<string, unknown> | null | undefined>(patch: B, current: Record<string, unknown> | null): B {
+  if (!patch || !current) return patch;
+  return Object.fromEntries(Object.entries(patch).map(([key, value]) => [key, value === REDACTED && SECRET_FIELD.test(key) ? current[key] : value])) as B;
 }

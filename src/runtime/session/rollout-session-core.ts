@@ -64,8 +64,9 @@ export class RolloutSessionCore {
     const existing = this.#spec;
     const existingState = this.#state;
     if (existing && existingState) {
-      const same = JSON.stringify([existing.agent, existing.task, existing.config]) === JSON.stringify([spec.agent, spec.task, spec.config]);
-      if (!same) return { ok: false, reason: "conflict", message: `rollout ${spec.rollout_id} already exists with a different agent, task or config` };
+      // The group decides where results go (which GRPO group, which trainer): a different one is another rollout.
+      const same = JSON.stringify([existing.kind, existing.agent, existing.task, existing.config, existing.group]) === JSON.stringify([spec.kind, spec.agent, spec.task, spec.config, spec.group]);
+      if (!same) return { ok: false, reason: "conflict", message: `rollout ${spec.rollout_id} already exists with a different agent, task, config or group` };
       return { ok: true, created: false, rollout_id: spec.rollout_id, status: existingState.status };
     }
     const now = this.#deps.now();

@@ -23,9 +23,16 @@ describe("rowToTask", () => {
       prompt: [{ role: "system", content: "Be brief." }, { role: "user", content: "What is 6 * 7?" }],
       data_source: "openai/gsm8k",
       ability: "math",
-      reward_model: { style: "rule", ground_truth: "42" },
+      reward_model: { style: "rule" },
       extra_info: { split: "train", index: 17, tools_kwargs: { calc: { create_kwargs: {} } } },
     });
+  });
+
+  it("keeps the label out of extra_args: only ground_truth carries it (issue 10 item 10)", () => {
+    const mapped = rowToTask(row({ reward_model: { style: "rule", ground_truth: "secret-42" } }), 0, "math");
+    if (!mapped.ok) throw new Error(mapped.message);
+    expect(mapped.task.ground_truth).toBe("secret-42");
+    expect(JSON.stringify(mapped.task.extra_args)).not.toContain("secret-42");
   });
 
   it("falls back to the row index for ids and lets agent_name override the batch agent", () => {
