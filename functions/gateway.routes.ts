@@ -93,10 +93,11 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
 }
 
 /**
- * Largest request body a rollout's gateway accepts: a 128k-token prompt is about 0.5 MB of text;
- * 4 MiB leaves room for images and tool schemas while bounding what one call may hold in memory.
+ * Largest request body a rollout's gateway accepts. The call is recorded with its whole request in
+ * one SQLite value of the rollout's Durable Object (about 2 MB at most), next to its token ids; a
+ * 128k-token prompt is about 0.5 MB of text, so 1 MiB keeps every admissible call recordable.
  */
-export const MAX_GATEWAY_BODY_BYTES = 4 * 1024 * 1024;
+export const MAX_GATEWAY_BODY_BYTES = 1024 * 1024;
 
 /** Routes mounted at `/v1/rollouts/:id/llm/v1` and, for runner attempts, `/v1/rollouts/:id/attempts/:attempt/llm/v1`. */
 export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {

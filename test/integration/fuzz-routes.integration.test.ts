@@ -1,0 +1,86 @@
+/**
+ * Integration: a fuzz pass over every route of the real Worker in workerd (issue 10). The routes
+ * are read from the app itself, so a route added later is fuzzed too. Each gets malformed,
+ * oversized, deeply nested and wrongly typed bodies, seeded random JSON, odd ids and odd query
+ * strings; no answer may be a 5xx, and every non-2xx must be `application/problem+json`.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../functions/app";
+import "../fixtures/test-agents";
+import { createExternal } from "../fixtures/external-rollouts";
+import { api } from "../fixtures/rollouts";
+import { createRng } from "../../src/testing/vllm-simulator/rng";
+
+/** Ids that are malformed, hostile or merely unusual, for every `:param` of a route. */
+const ODD_IDS = [".", "..", "%2E%2E", "%00", "a%2Fb", "x".repeat(300), "%C3%BC", "a:b:c"];
+
+/** Field names the API uses, so random objects hit real schemas with wrong types. */
+const FIELDS = ["agent", "task", "problem", "config", "rollout_id", "group", "uid", "group_size", "events", "messages", "reward", "rows", "n", "batch_id",
+  "training_mode", "data_manager", "max_groups", "max_samples", "lease_ms", "inline", "lease_id", "policy_version", "wait_ms", "backend", "model",
+  "sampling", "temperature", "max_tokens", "stream", "prompt", "kind", "name", "value", "group_timeout_ms", "extra_args", "termination_reason", "dataset_key"];
+
+function randomJson(random: () => number, depth: number): unknown {
+  const pick = random();
+  if (depth <= 0 || pick < 0.45) {
+    const scalars = [null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), 1e308, "", "x", "verl/hybird", "ü🙂", "a".repeat(1 + Math.floor(random() * 300)), ".."];
+    return scalars[Math.floor(random() * scalars.length)];
+  }
+  if (pick < 0.65) return Array.from({ length: Math.floor(random() * 4) }, () => randomJson(random, depth - 1));
+  const entries = Array.from({ length: 1 + Math.floor(random() * 5) }, () => [FIELDS[Math.floor(random() * FIELDS.length)]!, randomJson(random, depth - 1)]);
+  return Object.fromEntries(entries);
+}
+
+/** Bodies every route with a body gets: not JSON, empty, scalars, wrong types, deep, oversized. */
+function fixedBodies(): Array<string> {
+  const wrongTypes = Object.fromEntries(FIELDS.map((field, i) => [field, [42, "s", [], {}, true, null][i % 6]]));
+  return [
+    "{oops", "", "null", "[]", "\"text\"", "{\"a\":1}{\"b\":2}",
+    JSON.stringify(wrongTypes),
+    `{"agent":"external","task":{"problem":"p","extra_args":{"x":${"[".repeat(5000)}${"]".repeat(5000)}}}}`,
+    `${"{\"a\":".repeat(3000)}1${"}".repeat(3000)}`,
+    JSON.stringify({ agent: "external", task: { problem: "p".repeat(2_200_000) } }),
+    JSON.stringify({ events: [{ kind: "annotation", name: "n", value: "v".repeat(2_200_000) }], messages: [{ role: "user", content: "m".repeat(10) }] }),
+  ];
+}
+
+interface Outcome {
+  route: string;
+  status: number;
+  contentType: string | null;
+}
+
+async function send(method: string, path: string, body: string | undefined, headers: Record<string, string> = {}): Promise<Outcome> {
+  const response = await api(path, { method, body, headers });
+  const outcome = { route: `${method} ${path.slice(0, 80)}`, status: response.status, contentType: response.headers.get("content-type") };
+  await response.body?.cancel();
+  return outcome;
+}
+
+describe("fuzzing every route (integration)", () => {
+  it("never answers 5xx, and every non-2xx is problem+json", async () => {
+    const routes = createApp().routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, path: r.path }));
+    expect(routes.length).toBeGreaterThanOrEqual(20);
+    const live = await createExternal();
+    const rng = createRng(1010);
+    const random = () => rng.next();
+    const outcomes: Outcome[] = [];
+    for (const route of routes) {
+      const hasBody = route.method === "POST" || route.method === "PUT";
+      const params = route.path.match(/:[a-z_]+/g) ?? [];
+      const fill = (id: string) => route.path.replace(/:[a-z_]+/g, id);
+      const targets = params.length === 0 ? [route.path] : [fill(live.rollout_id), ...ODD_IDS.map(fill)];
+      const auth = { authorization: `Bearer ${live.llm.api_key}` };
+      for (const target of targets) outcomes.push(await send(route.method, target, hasBody ? "{}" : undefined, auth));
+      for (const query of ["?offset=-1&limit=abc", "?after=xyz&limit=1e9"]) outcomes.push(await send(route.method, `${targets[0]}${query}`, hasBody ? "{}" : undefined));
+      outcomes.push(await send(route.method, targets[0]!, hasBody ? "{}" : undefined, { "last-event-id": "not-a-number", "x-edge-rollout-attempt": "0", ...auth }));
+      if (!hasBody) continue;
+      for (const body of fixedBodies()) outcomes.push(await send(route.method, targets[0]!, body, auth));
+      for (let i = 0; i < 6; i++) outcomes.push(await send(route.method, targets[0]!, JSON.stringify(randomJson(random, 4)), auth));
+    }
+    const serverErrors = outcomes.filter((o) => o.status >= 500);
+    const notProblems = outcomes.filter((o) => (o.status < 200 || o.status >= 300) && o.contentType !== "application/problem+json");
+    console.log(`fuzz: ${outcomes.length} requests over ${routes.length} routes; 5xx: ${serverErrors.length}; non-2xx without problem+json: ${notProblems.length}`);
+    expect(serverErrors).toEqual([]);
+    expect(notProblems).toEqual([]);
+  }, 300_000);
+});
