@@ -93,9 +93,9 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
 }
 
 /**
- * Largest request body a rollout's gateway accepts. The call is recorded with its whole request in
- * one SQLite value of the rollout's Durable Object (about 2 MB at most), next to its token ids; a
- * 128k-token prompt is about 0.5 MB of text, so 1 MiB keeps every admissible call recordable.
+ * Largest request body a rollout's gateway accepts. Every call is kept with its whole request in
+ * the rollout's Durable Object and parsed in a 128 MB isolate; a 128k-token prompt is about
+ * 0.5 MB of text, so 1 MiB admits every prompt a default `max_prompt_length` allows.
  */
 export const MAX_GATEWAY_BODY_BYTES = 1024 * 1024;
 
