@@ -30,9 +30,10 @@ describe("a deployment without its secrets", () => {
     expect((await call("/health", deployed)).status).toBe(200);
   });
 
-  it("serves local development (a loopback host) without secrets", async () => {
+  it("serves local development (a loopback host) and in-process agent calls without secrets", async () => {
     expect((await call("/v1/agents", deployed, {}, "http://127.0.0.1:8787")).status).toBe(200);
     expect((await call("/v1/agents", deployed, {}, "http://localhost:8787")).status).toBe(200);
+    expect((await call("/v1/agents", deployed, {}, "http://edge-rollout.internal")).status).toBe(200);
   });
 
   it("runs open with ALLOW_OPEN_ACCESS=true, warning on every response", async () => {
