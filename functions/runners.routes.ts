@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { rolloutKey } from "../src/gateway/rollout-keys";
 import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
+import { eachLimited } from "../src/runtime/each-limited";
 import { shardVisitOrder } from "../src/runtime/claims/claim-shards";
 import type { ClaimResult } from "../src/runtime/session/session-results";
 import { ClaimRequest, type ClaimedRollout, HeartbeatRequest, type HeartbeatOutcome } from "../src/schemas/runner-claims";
@@ -15,15 +16,6 @@ import { sessionStub } from "./session-stub";
 
 /** Session RPCs one request keeps in flight: production allows 6 simultaneous outgoing connections per invocation. */
 const RPC_PARALLELISM = 6;
-
-/** Runs `fn` over `items` with at most RPC_PARALLELISM pending. */
-async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(RPC_PARALLELISM, items.length) }, worker));
-}
 
 type Granted = Extract<ClaimResult, { ok: true }>;
 
@@ -40,7 +32,7 @@ async function claimFromAgent(env: AppEnv, agent: string, body: ClaimRequest, gr
     const offers = await queue.take(wanted);
     if (offers.length === 0) continue;
     const settled: TakenOffer[] = [];
-    await eachLimited(offers, async (offer) => {
+    await eachLimited(offers, RPC_PARALLELISM, async (offer) => {
       try {
         const result = await sessionStub(env, offer.rollout_id).claim(body.runner_id, body.lease_ms);
         settled.push(offer);
@@ -100,13 +92,13 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
     const body = await parseJsonBody(c, HeartbeatRequest);
     const outcomes: HeartbeatOutcome[] = [];
     const batches = new Set<string>();
-    await eachLimited(body.leases, async ({ rollout_id, attempt }) => {
+    await eachLimited(body.leases, RPC_PARALLELISM, async ({ rollout_id, attempt }) => {
       const result = await sessionStub(c.env, rollout_id).heartbeat(attempt, body.runner_id, body.lease_ms);
       if (result.ok && result.batch_id) batches.add(result.batch_id);
       outcomes.push(result.ok ? { rollout_id, attempt, ok: true, lease_expires_at: result.lease.expires_at, reason: null } : { rollout_id, attempt, ok: false, lease_expires_at: null, reason: result.reason });
     });
     // One touch per batch and heartbeat, so `GET /v1/batches/:id` can tell heartbeating runners from lost ones.
-    await eachLimited([...batches], async (batchId) => batchStub(c.env, batchId).runnerSeen(body.runner_id, body.lease_ms));
+    await eachLimited([...batches], RPC_PARALLELISM, async (batchId) => batchStub(c.env, batchId).runnerSeen(body.runner_id, body.lease_ms));
     return c.json({ runner_id: body.runner_id, leases: outcomes });
   });
 

@@ -4,6 +4,7 @@ import { isExternalAgent, RolloutSpec, runnerAgentOf } from "../../schemas/rollo
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { RolloutSessionsPort } from "./batch-ports";
 import { takenSlotResult } from "./taken-slot";
+import { eachLimited } from "../each-limited";
 import { groupUid, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
 import type { BatchStorage } from "./batch-storage";
 
@@ -18,15 +19,6 @@ export interface FanOutDeps {
   /** Where a stand-in result goes for a slot whose rollout id is taken (ROLLOUT_RESULTS). */
   results: ResultsQueuePort;
   now: Clock;
-}
-
-/** Runs `fn` over `items` with at most `parallelism` calls pending. */
-async function eachLimited<T>(items: readonly T[], parallelism: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, items.length) }, worker));
 }
 
 function describe(error: unknown): string {
