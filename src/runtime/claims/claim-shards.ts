@@ -3,7 +3,7 @@
 /**
  * Shards per runner agent. A Durable Object serves about 1,000 requests per second; each attempt
  * costs its shard about three (offer, take, settle) and an idle runner's poll one per shard it
- * visits, so eight shards carry a few thousand claims per second for one agent name. Heartbeats,
+ * visits, so eight shards leave room for about 2,600 attempts per second for one agent name. Heartbeats,
  * model calls and outcomes never touch the queue: they go to the rollout's own session.
  */
 export const CLAIM_SHARDS = 8;
