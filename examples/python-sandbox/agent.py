@@ -2,7 +2,7 @@
 
 Run it against a deployment (local stack: ``npx edge-rollout dev``)::
 
-    python -m edge_rollout.runner examples/python-sandbox/agent.py:SandboxCalculator \\
+    PYTHONPATH=clients/python python3 -m edge_rollout.runner examples/python-sandbox/agent.py:SandboxCalculator \\
         --url http://127.0.0.1:8787 --agent sandbox-calculator --runners 8
 
 and give it work: ``POST /v1/batches {"agent": "external:sandbox-calculator", "rows": [...], "n": 4}``.
