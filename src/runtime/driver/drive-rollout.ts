@@ -1,5 +1,6 @@
 /** @module The stateless driver: lease a rollout, hand it to its agent's engine. */
-import { createEngine, type EngineStream } from "../engines/agent-engine";
+import { createEngine } from "../engines/agent-engine";
+import type { EngineStream } from "../engines/engine-types";
 import type { DriverDeps, DriveOutcome } from "./driver-deps";
 import { runWithRolloutConsole } from "./rollout-console";
 

@@ -1,12 +1,12 @@
 /** @module An agent and environment rebuilt from the committed steps, ready for the next step. */
-import type { JsonObject, JsonValue } from "../../schemas/json";
-import type { Step } from "../../schemas/step";
-import type { StepwiseAgentDefinition } from "../../sdk/agent-registry";
-import type { BaseAgent } from "../../sdk/base-agent";
-import type { BaseEnv } from "../../sdk/base-env";
-import type { ModelResponse } from "../../sdk/model-response";
-import type { ResumeState } from "../session/session-results";
-import { callUserCode } from "./user-code";
+import type { JsonObject, JsonValue } from "../../../schemas/json";
+import type { Step } from "../../../schemas/step";
+import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
+import type { BaseAgent } from "../../../sdk/base-agent";
+import type { BaseEnv } from "../../../sdk/base-env";
+import type { ModelResponse } from "../../../sdk/model-response";
+import type { ResumeState } from "../../session/session-results";
+import { callUserCode } from "../user-code";
 
 /** What the environment last returned, to be fed to the agent at the start of the next step. */
 export interface EnvFeedback {

@@ -1,13 +1,13 @@
 /** @module The stepwise engine: a BaseAgent/BaseEnv pair advanced step by step, one commit per step. */
-import { describeError, UserCodeError } from "../../errors";
-import type { AgentTask } from "../../schemas/agent-task";
-import { statusForReason, type TerminationReason } from "../../schemas/termination";
-import type { StepwiseAgentDefinition } from "../../sdk/agent-registry";
-import type { DriveOutcome } from "../driver/driver-deps";
-import { type Episode, rebuildEpisode } from "../driver/episode";
-import { runStep } from "../driver/run-step";
-import { StepTimer } from "../driver/step-timer";
-import type { AgentEngine, EngineRun, EngineStream } from "./agent-engine";
+import { describeError, UserCodeError } from "../../../errors";
+import type { AgentTask } from "../../../schemas/agent-task";
+import { statusForReason, type TerminationReason } from "../../../schemas/termination";
+import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
+import type { DriveOutcome } from "../../driver/driver-deps";
+import { type Episode, rebuildEpisode } from "./episode";
+import { runStep } from "./run-step";
+import { StepTimer } from "./step-timer";
+import type { AgentEngine, EngineRun, EngineStream } from "../engine-types";
 
 /**
  * Rebuilds the episode from the committed steps, then loops `runStep` → `commitStep` until a

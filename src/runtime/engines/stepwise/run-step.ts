@@ -1,18 +1,18 @@
 /** @module One step of the stepwise loop: env feedback → model call → action → env step. */
-import { describeError, LimitExceededError, ModelError, UserCodeError } from "../../errors";
-import { Action } from "../../schemas/action";
-import type { JsonObject, JsonValue } from "../../schemas/json";
-import type { RolloutSpec } from "../../schemas/rollout-api";
-import { leaseTtlMs } from "../../schemas/rollout-config";
-import { Step, stepIdFor } from "../../schemas/step";
-import type { TerminationReason } from "../../schemas/termination";
-import type { Clock } from "../../ports";
-import type { ModelClient } from "../../gateway/model-client";
-import type { StepCommit } from "../session/session-results";
+import { describeError, LimitExceededError, ModelError, UserCodeError } from "../../../errors";
+import { Action } from "../../../schemas/action";
+import type { JsonObject, JsonValue } from "../../../schemas/json";
+import type { RolloutSpec } from "../../../schemas/rollout-api";
+import { leaseTtlMs } from "../../../schemas/rollout-config";
+import { Step, stepIdFor } from "../../../schemas/step";
+import type { TerminationReason } from "../../../schemas/termination";
+import type { Clock } from "../../../ports";
+import type { ModelClient } from "../../../gateway/model-client";
+import type { StepCommit } from "../../session/session-results";
 import type { Episode } from "./episode";
 import type { StepTimer } from "./step-timer";
-import { callLimitsFor } from "../../gateway/request-shaping";
-import { callUserCode, raceSignal } from "./user-code";
+import { callLimitsFor } from "../../../gateway/request-shaping";
+import { callUserCode, raceSignal } from "../user-code";
 
 /** A step either produced something to commit, or ended the rollout. */
 export type StepOutcome =
