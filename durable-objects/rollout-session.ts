@@ -10,7 +10,8 @@ import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
 import type { LlmCall } from "../src/schemas/llm-call";
 import type { RunnerEvent } from "../src/schemas/batch-runners";
 import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
-import type { DriveTrigger, RequestDriveResult } from "../src/runtime/session/session-drive";
+import type { DriveTrigger } from "../src/ports";
+import type { RequestDriveResult } from "../src/runtime/session/session-drive";
 import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**

@@ -45,3 +45,9 @@ export interface ClaimOfferPort {
 export interface RunnerEventsPort {
   report(batchId: string, event: import("./schemas/batch-runners").RunnerEvent): Promise<void>;
 }
+
+/**
+ * Drives `rolloutId` in a separate invocation of the Worker (in a Worker: the `DRIVER` service
+ * binding's drive route) and resolves when that invocation is done; `signal` abandons it.
+ */
+export type DriveTrigger = (rolloutId: string, signal: AbortSignal) => Promise<void>;

@@ -3,16 +3,11 @@
  * to drive (`requestDrive` sets the alarm to now), and the alarm, a top-level event with its own
  * budget, calls the Worker's stateless drive route for this one rollout.
  */
+import type { DriveTrigger } from "../../ports";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { SessionKernel } from "./session-kernel";
 import type { SessionState } from "./session-state";
-
-/**
- * Drives `rolloutId` in a separate invocation of the Worker (in a Worker: the `DRIVER` service
- * binding's drive route) and resolves when that invocation is done; `signal` abandons it.
- */
-export type DriveTrigger = (rolloutId: string, signal: AbortSignal) => Promise<void>;
 
 /** `requestDrive`: whether the alarm was set (`scheduled`), or why there is nothing to drive. */
 export type RequestDriveResult =

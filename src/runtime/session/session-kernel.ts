@@ -1,5 +1,5 @@
 /** @module What every part of a rollout session shares: storage, state transitions, events, the alarm. */
-import type { ClaimOfferPort, Clock, RunnerEventsPort, StoragePort, WorkQueuePort } from "../../ports";
+import type { ClaimOfferPort, Clock, DriveTrigger, RunnerEventsPort, StoragePort, WorkQueuePort } from "../../ports";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import { statusForReason, TERMINAL_STATUSES } from "../../schemas/termination";
 import type { WorkMessage } from "../../schemas/work-message";
@@ -9,7 +9,6 @@ import type { SessionState } from "./session-state";
 import { SessionStore } from "./session-store";
 import type { SinkDeps } from "../../sink/publish-rollout";
 import { endEvent } from "./session-view";
-import type { DriveTrigger } from "./session-drive";
 
 /** How often an unleased rollout is re-announced to the work queue if no driver picked it up. */
 export const UNCLAIMED_RECHECK_MS = 60_000;
