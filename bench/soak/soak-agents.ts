@@ -5,9 +5,11 @@
 import { gradeBoxedAnswer } from "../../src/agents/grading";
 import type { AgentTask } from "../../src/schemas/agent-task";
 import { messageText } from "../../src/schemas/chat";
-import { AgentWorkflow, defineWorkflow, Grader, type GraderContext, type WorkflowContext, type WorkflowResult } from "../../src/sdk/agent-workflow";
-import { rollout } from "../../src/sdk/function-agent";
-import { defineLitAgent, LitAgent, type NamedResources } from "../../src/sdk/lit-agent";
+import { AgentWorkflow, Grader, type GraderContext, type WorkflowContext, type WorkflowResult } from "../../src/sdk/agent-workflow";
+import { defineWorkflow } from "../../src/sdk/define-workflow";
+import { rollout } from "../../src/sdk/define-rollout";
+import { defineLitAgent } from "../../src/sdk/define-lit-agent";
+import { LitAgent, type NamedResources } from "../../src/sdk/lit-agent";
 import type { LlmResource } from "../../src/sdk/resources";
 
 async function ask(llm: LlmResource, content: string): Promise<string> {

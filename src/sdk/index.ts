@@ -13,30 +13,28 @@ export {
   type DefineAgentOptions,
   type StepwiseAgentDefinition,
 } from "./agent-registry";
+export { defineRollout, rollout, type DefineRolloutOptions } from "./define-rollout";
 export {
-  defineRollout,
-  rollout,
   ROLLOUT_CONTEXT_FIELDS,
   type BaseRolloutContext,
-  type DefineRolloutOptions,
   type FunctionAgentDefinition,
   type RolloutContext,
   type RolloutFunction,
   type RolloutResult,
 } from "./function-agent";
-export { defineLitAgent, LitAgent, type DefineLitAgentOptions, type LitAgentClass, type LitAgentDefinition, type NamedResources } from "./lit-agent";
+export { defineLitAgent, type DefineLitAgentOptions } from "./define-lit-agent";
+export { LitAgent, type LitAgentClass, type LitAgentDefinition, type NamedResources } from "./lit-agent";
 export {
   AgentWorkflow,
   AgentWorkflowOutput,
-  defineWorkflow,
   Grader,
-  type DefineWorkflowOptions,
   type GraderContext,
   type WorkflowAgentDefinition,
   type WorkflowContext,
   type WorkflowResult,
   type WorkflowSample,
 } from "./agent-workflow";
+export { defineWorkflow, type DefineWorkflowOptions } from "./define-workflow";
 export { emitAnnotation, emitException, emitMessage, emitObject, emitReward, heartbeat, operation, type SpanAttributes } from "./emitters";
 export { jsonResource, promptTemplate, type FetchFunction, type LlmResource, type ResolvedResources, type ResourceSpec, type ResourceSpecs, type SamplingParameters } from "./resources";
 export { PromptTemplate } from "./prompt-template";

@@ -1,8 +1,6 @@
 /** @module LitAgent classes: Agent-lightning's `LitAgent` in TypeScript. */
 import type { AgentTask } from "../schemas/agent-task";
-import { type AgentRegistry, agentRegistry } from "./agent-registry";
 import { AgentContractError } from "./contract-error";
-import { checkResourceSpecs } from "./definition-checks";
 import type { RolloutResult } from "./function-agent";
 import type { LlmResource, ResolvedResources, ResourceSpecs } from "./resources";
 import type { Artifacts, RolloutInfo } from "./rollout-info";
@@ -54,38 +52,4 @@ export interface LitAgentDefinition<T = unknown, R extends ResourceSpecs = Resou
   resources: R;
   /** Turns the rollout's AgentTask into the agent's task type. Default: the AgentTask itself. */
   task: (task: AgentTask) => T;
-}
-
-/** Options of `defineLitAgent`. */
-export interface DefineLitAgentOptions<T, R extends ResourceSpecs> {
-  name: string;
-  agentClass: LitAgentClass<T, R>;
-  /** Named resources, by key. Default: none. */
-  resources?: R;
-  /** Default: the AgentTask itself (give one when the class's task type differs). */
-  task?: (task: AgentTask) => T;
-}
-
-function overrides(agentClass: LitAgentClass<unknown, ResourceSpecs>, method: "rollout" | "trainingRollout" | "validationRollout"): boolean {
-  return agentClass.prototype[method] !== LitAgent.prototype[method];
-}
-
-/**
- * Registers a LitAgent class under `name`.
- *
- * @example
- * defineLitAgent({ name: "solver", agentClass: Solver });
- */
-export function defineLitAgent<T = AgentTask, R extends ResourceSpecs = {}>(options: DefineLitAgentOptions<T, R>, registry: AgentRegistry = agentRegistry): LitAgentDefinition<T, R> {
-  const { name, agentClass } = options;
-  if (typeof agentClass !== "function" || !(agentClass.prototype instanceof LitAgent)) throw new TypeError(`agent "${name}": agentClass must be a class extending LitAgent`);
-  const erased = agentClass as unknown as LitAgentClass<unknown, ResourceSpecs>;
-  if (!overrides(erased, "rollout") && !(overrides(erased, "trainingRollout") && overrides(erased, "validationRollout"))) {
-    throw new TypeError(`agent "${name}": ${agentClass.name} must override rollout, or both trainingRollout and validationRollout`);
-  }
-  const resources = options.resources ?? ({} as R);
-  checkResourceSpecs(name, resources, LIT_AGENT_RESOURCE_FIELDS);
-  const definition: LitAgentDefinition<T, R> = { kind: "lit", name, agentClass, resources, task: options.task ?? ((task) => task as unknown as T) };
-  registry.register(definition as unknown as LitAgentDefinition);
-  return definition;
 }

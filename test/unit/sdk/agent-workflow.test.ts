@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AgentWorkflow, AgentWorkflowOutput, defineWorkflow, Grader } from "../../../src/sdk/agent-workflow";
+import { AgentWorkflow, AgentWorkflowOutput, Grader } from "../../../src/sdk/agent-workflow";
+import { defineWorkflow } from "../../../src/sdk/define-workflow";
 import { AgentRegistry } from "../../../src/sdk/agent-registry";
 
 class Echo extends AgentWorkflow {

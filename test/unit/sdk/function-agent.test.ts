@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { AgentRegistry } from "../../../src/sdk/agent-registry";
-import { defineRollout, rollout } from "../../../src/sdk/function-agent";
+import { defineRollout, rollout } from "../../../src/sdk/define-rollout";
 import type { PromptTemplate } from "../../../src/sdk/prompt-template";
 import { jsonResource, promptTemplate, type LlmResource } from "../../../src/sdk/resources";
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { AgentTask } from "../../../src/schemas/agent-task";
 import { AgentRegistry } from "../../../src/sdk/agent-registry";
 import { AgentContractError } from "../../../src/sdk/contract-error";
-import { defineLitAgent, LitAgent } from "../../../src/sdk/lit-agent";
+import { defineLitAgent } from "../../../src/sdk/define-lit-agent";
+import { LitAgent } from "../../../src/sdk/lit-agent";
 import type { RolloutInfo } from "../../../src/sdk/rollout-info";
 
 class Plain extends LitAgent {
