@@ -53,6 +53,10 @@ export class BatchTracker extends DurableObject<Env> {
       agents: {
         has: (name) => isExternalAgent(name) || agentRegistry.get(name) !== undefined,
         names: () => [EXTERNAL_AGENT, ...agentRegistry.names()],
+        maxConcurrent: (name) => {
+          const agent = agentRegistry.get(name);
+          return agent?.kind === "workflow" ? agent.maxConcurrent : null;
+        },
       },
       now: () => Date.now(),
     });

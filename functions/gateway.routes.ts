@@ -6,7 +6,7 @@ import type { UpstreamPath } from "../src/gateway/model-backend";
 import { checkRolloutKey } from "../src/gateway/rollout-keys";
 import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
 import type { JsonObject } from "../src/schemas/json";
-import { ATTEMPT_HEADER, type LlmCall } from "../src/schemas/llm-call";
+import { ATTEMPT_HEADER, CallPurpose, PURPOSE_HEADER, type LlmCall } from "../src/schemas/llm-call";
 import { RolloutId } from "../src/schemas/rollout-api";
 import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
@@ -59,6 +59,15 @@ function attemptOf(c: GatewayContext): number | null {
   return attempt;
 }
 
+/** What the call is for: `judge` when a grader's llm says so in its header, else `policy`. */
+function purposeOf(c: GatewayContext): CallPurpose {
+  const raw = c.req.header(PURPOSE_HEADER);
+  if (raw === undefined) return "policy";
+  const purpose = CallPurpose.safeParse(raw);
+  if (!purpose.success) throw new InvalidInputError(`${PURPOSE_HEADER} must be one of ${CallPurpose.options.join(", ")}`, { status: 400 });
+  return purpose.data;
+}
+
 /** The invocation's `waitUntil`, when there is one (the in-Worker `llm.fetch` calls the app without an execution context). */
 function keepAliveOf(c: GatewayContext): ((work: Promise<unknown>) => void) | undefined {
   try {
@@ -74,7 +83,8 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
   const rolloutId = await authorize(c);
   const stub = sessionStub(c.env, rolloutId);
   const attempt = attemptOf(c);
-  const stamp = (record: LlmCall): LlmCall => (attempt === null ? record : { ...record, attempt });
+  const purpose = purposeOf(c);
+  const stamp = (record: LlmCall): LlmCall => ({ ...record, purpose, ...(attempt === null ? {} : { attempt }) });
   const call: GatewayCall = { ...(await admit(stub, rolloutId, pathAttemptOf(c))), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
   const gateway = gatewayFor(c.env);
   try {

@@ -61,12 +61,14 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
     const created = await sessionStub(c.env, rolloutId).create(spec);
     if (!created.ok) throw new ConflictError(created.message);
     const origin = new URL(c.req.url).origin;
+    const llmUrl = `${origin}/v1/rollouts/${rolloutId}/llm/v1`;
     return c.json(
       {
         rollout_id: rolloutId,
         status: created.status,
         created: created.created,
-        llm: { base_url: `${origin}/v1/rollouts/${rolloutId}/llm/v1`, api_key: await rolloutKey(gatewaySecret(c.env), rolloutId) },
+        // `endpoint` is Agent-lightning's name for the same URL.
+        llm: { base_url: llmUrl, endpoint: llmUrl, api_key: await rolloutKey(gatewaySecret(c.env), rolloutId) },
         links: { self: `/v1/rollouts/${rolloutId}`, events: `/v1/rollouts/${rolloutId}/events` },
       },
       created.created ? 202 : 200,

@@ -79,6 +79,7 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
         lease_expires_at: lease.expires_at,
         llm: {
           base_url: `${origin}/v1/rollouts/${spec.rollout_id}/attempts/${attempt}/llm/v1`,
+          endpoint: `${origin}/v1/rollouts/${spec.rollout_id}/attempts/${attempt}/llm/v1`,
           api_key: await rolloutKey(secret, spec.rollout_id),
           model: spec.config.model ?? policy.model ?? c.env.LLM_MODEL,
         },

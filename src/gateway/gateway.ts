@@ -147,6 +147,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       created_at: prepared.started,
       attempt: null,
       excluded_from_training: false,
+      purpose: "policy",
     };
   }
 

@@ -23,12 +23,22 @@ export const VllmPdBackendConfig = z.object({
 }).strict();
 export type VllmPdBackendConfig = z.infer<typeof VllmPdBackendConfig>;
 
-/** Any OpenAI-compatible server. It returns no token ids, so its calls are untrainable (evaluation only). */
-export const OpenAiBackendConfig = z.object({
+/** Agent-lightning calls the server URL `endpoint` (its `LLM` resource); read it as `base_url`, refusing both at once. */
+function endpointAsBaseUrl(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("endpoint" in value) || "base_url" in value) return value;
+  const { endpoint, ...rest } = value as Record<string, unknown>;
+  return { ...rest, base_url: endpoint };
+}
+
+/**
+ * Any OpenAI-compatible server. It returns no token ids, so its calls are untrainable (evaluation
+ * only). The URL may be given as `base_url` or, as Agent-lightning's `LLM` names it, `endpoint`.
+ */
+export const OpenAiBackendConfig = z.preprocess(endpointAsBaseUrl, z.object({
   name: z.literal("openai"),
   base_url: ServerUrl,
   api_key: z.string().optional(),
-}).strict();
+}).strict());
 export type OpenAiBackendConfig = z.infer<typeof OpenAiBackendConfig>;
 
 /** A backend configuration: `name` selects the registered backend, which validates the rest. */

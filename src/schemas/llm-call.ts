@@ -8,6 +8,16 @@ import { ChatMessage } from "./chat";
  */
 export const ATTEMPT_HEADER = "x-edge-rollout-attempt";
 
+/**
+ * Request header that marks a call as a judge call (`judge`): a grader's LLM-as-a-judge call,
+ * recorded with the rollout but never trained on. Absent = a policy call.
+ */
+export const PURPOSE_HEADER = "x-edge-rollout-purpose";
+
+/** Why a call was made: the policy acting (`policy`, trainable), or a grader judging (`judge`, never trained on). */
+export const CallPurpose = z.enum(["policy", "judge"]);
+export type CallPurpose = z.infer<typeof CallPurpose>;
+
 /** Version of the persisted LlmCall shape. */
 export const LLM_CALL_SCHEMA_VERSION = 1;
 
@@ -75,6 +85,8 @@ export const LlmCall = z.object({
    * but must never enter a training sample. Computed when the rollout is read; stored as false.
    */
   excluded_from_training: z.boolean().default(false),
+  /** `judge` for a grader's calls (`PURPOSE_HEADER`): recorded apart, never a step, never trained on. Rows stored before read as `policy`. */
+  purpose: CallPurpose.default("policy"),
 }).refine((call) => call.logprobs.length === 0 || call.logprobs.length === call.completion_token_ids.length, {
   message: "logprobs must have one entry per completion token",
   path: ["logprobs"],

@@ -50,8 +50,11 @@ export const ReleaseAttemptRequest = z.object({
 }).strict();
 export type ReleaseAttemptRequest = z.infer<typeof ReleaseAttemptRequest>;
 
-/** The model endpoint bound to one attempt: any OpenAI-compatible client takes `base_url` and `api_key`. */
-export const AttemptLlm = z.object({ base_url: z.string(), api_key: z.string(), model: z.string() });
+/**
+ * The model endpoint bound to one attempt: any OpenAI-compatible client takes `base_url` and
+ * `api_key`; `endpoint` is the same URL under Agent-lightning's name (absent from older servers).
+ */
+export const AttemptLlm = z.object({ base_url: z.string(), endpoint: z.string().optional(), api_key: z.string(), model: z.string() });
 export type AttemptLlm = z.infer<typeof AttemptLlm>;
 
 /** One claimed rollout as a runner receives it (Agent-lightning's AttemptedRollout). */

@@ -9,18 +9,24 @@ const finite = (what: string) =>
   z.custom<number>((value) => typeof value === "number" && Number.isFinite(value), { error: (issue) => `${what} must be a finite number (got ${String(issue.input)})` });
 
 /**
- * What a workflow's `run` may return: the conversation and named metrics. Unknown fields and
+ * What a workflow's `run` may return: the conversation, named metrics and `info` (free-form JSON,
+ * reserved in Osmosis; kept here as the rollout's `info` annotation span). Unknown fields and
  * non-finite metrics are refused (the rollout fails AGENT_ERROR naming them), never dropped.
  */
 export const AgentWorkflowOutput = z.object({
   messages: z.array(ChatMessage),
   metrics: z.record(z.string(), finite("a metric")).default({}),
+  info: z.record(z.string(), z.json()).nullish(),
 }).strict();
 export type AgentWorkflowOutput = z.input<typeof AgentWorkflowOutput>;
 
 /** What a workflow sees. The task's ground truth is not here: only the grader gets it (`label`). */
 export interface WorkflowContext<Config = JsonObject, R extends ResourceSpecs = {}> {
-  /** The messages to start from: `task.content` when it is a message list, else the problem as one user message. */
+  /**
+   * The messages to start from, the whole chat: `task.content` when it is a message list, else a
+   * batch row's chat (`task.extra_args.prompt`, system message included), else the problem as one
+   * user message.
+   */
   prompt: ChatMessage[];
   /** `task.extra_args`, plus `task_id`. */
   metadata: JsonObject;
@@ -50,6 +56,13 @@ export type WorkflowResult = AgentWorkflowOutput | ChatMessage[] | null | undefi
  * }
  */
 export abstract class AgentWorkflow<Config = JsonObject, R extends ResourceSpecs = {}> {
+  /** The registered config (also `ctx.config`), handed to the constructor as Osmosis does. */
+  readonly config: Config | undefined;
+
+  constructor(config?: Config) {
+    this.config = config;
+  }
+
   abstract run(ctx: WorkflowContext<Config, R>): WorkflowResult | Promise<WorkflowResult>;
 }
 
@@ -57,6 +70,8 @@ export abstract class AgentWorkflow<Config = JsonObject, R extends ResourceSpecs
 export interface WorkflowSample {
   messages: ChatMessage[];
   metrics: Record<string, number>;
+  /** The workflow's `info`, when it returned one. */
+  info?: JsonObject | null;
 }
 
 /** What a grader sees. */
@@ -67,6 +82,12 @@ export interface GraderContext<Config = JsonObject> {
   metadata: JsonObject;
   config: Config;
   rollout: RolloutInfo;
+  /**
+   * A model for judge calls (LLM-as-a-judge). Its calls go through the rollout's gateway and are
+   * recorded with `purpose: "judge"`, apart from the workflow's: they are never trained on and
+   * never become steps.
+   */
+  llm: LlmResource;
   /** Sets the rollout's reward; anything but a finite number fails the rollout. */
   setReward(reward: number): void;
 }
@@ -81,6 +102,13 @@ export interface GraderContext<Config = JsonObject> {
  * }
  */
 export abstract class Grader<Config = JsonObject> {
+  /** The registered config (also `ctx.config`), handed to the constructor as Osmosis does. */
+  readonly config: Config | undefined;
+
+  constructor(config?: Config) {
+    this.config = config;
+  }
+
   abstract grade(ctx: GraderContext<Config>): void | number | Promise<void | number>;
 }
 
@@ -88,9 +116,13 @@ export abstract class Grader<Config = JsonObject> {
 export interface WorkflowAgentDefinition<Config = unknown, R extends ResourceSpecs = ResourceSpecs> {
   kind: "workflow";
   name: string;
-  workflow: new () => AgentWorkflow<Config, R>;
+  workflow: new (config?: Config) => AgentWorkflow<Config, R>;
   /** Null: the reward is the last one the workflow emitted. */
-  grader: (new () => Grader<Config>) | null;
+  grader: (new (config?: Config) => Grader<Config>) | null;
   config: Config;
+  /** `config.description`, or null. */
+  description: string | null;
+  /** `config.concurrency.max_concurrent`: most rollouts of this workflow one batch keeps in flight; null = no own limit. */
+  maxConcurrent: number | null;
   resources: R;
 }

@@ -4,14 +4,19 @@ import { AgentWorkflow, Grader, type WorkflowAgentDefinition } from "./agent-wor
 import { type AgentRegistry, agentRegistry } from "./agent-registry";
 import { checkResourceSpecs } from "./definition-checks";
 import type { ResourceSpecs } from "./resources";
+import { workflowLimits } from "./workflow-config";
 
 /** Options of `defineWorkflow`. */
 export interface DefineWorkflowOptions<Config, R extends ResourceSpecs> {
-  name: string;
-  workflow: new () => AgentWorkflow<Config, R>;
+  /** Default: `config.name` (Osmosis names a workflow by its config). One of the two is required. */
+  name?: string;
+  workflow: new (config?: Config) => AgentWorkflow<Config, R>;
   /** Default: none (the reward is the last emitted one). */
-  grader?: new () => Grader<Config>;
-  /** Handed to the workflow and the grader as `ctx.config`. Default `{}`. */
+  grader?: new (config?: Config) => Grader<Config>;
+  /**
+   * Handed to the workflow and the grader as `ctx.config` and to their constructors. Its reserved
+   * fields are `AgentWorkflowConfig`'s: `name`, `description`, `concurrency.max_concurrent`. Default `{}`.
+   */
   config?: Config;
   /** Named resources, by key (`ctx.resources`). Default: none. */
   resources?: R;
@@ -21,15 +26,19 @@ export interface DefineWorkflowOptions<Config, R extends ResourceSpecs> {
  * Registers a workflow and its grader under `name`.
  *
  * @example
- * defineWorkflow({ name: "solve", workflow: Solve, grader: ExactMatch, config: { style: "brief" } });
+ * defineWorkflow({ name: "solve", workflow: Solve, grader: ExactMatch, config: { style: "brief", concurrency: { max_concurrent: 16 } } });
  */
 export function defineWorkflow<Config = JsonObject, R extends ResourceSpecs = {}>(options: DefineWorkflowOptions<Config, R>, registry: AgentRegistry = agentRegistry): WorkflowAgentDefinition<Config, R> {
-  const { name, workflow, grader } = options;
+  const { workflow, grader } = options;
+  const configName = (options.config as { name?: unknown } | undefined)?.name;
+  const name = options.name ?? (typeof configName === "string" ? configName : "");
   if (typeof workflow !== "function" || !(workflow.prototype instanceof AgentWorkflow)) throw new TypeError(`agent "${name}": workflow must be a class extending AgentWorkflow`);
   if (grader !== undefined && (typeof grader !== "function" || !(grader.prototype instanceof Grader))) throw new TypeError(`agent "${name}": grader must be a class extending Grader`);
   const resources = options.resources ?? ({} as R);
   checkResourceSpecs(name, resources, []);
-  const definition: WorkflowAgentDefinition<Config, R> = { kind: "workflow", name, workflow, grader: grader ?? null, config: options.config ?? ({} as Config), resources };
+  const config = options.config ?? ({} as Config);
+  const { description, maxConcurrent } = workflowLimits(name, config);
+  const definition: WorkflowAgentDefinition<Config, R> = { kind: "workflow", name, workflow, grader: grader ?? null, config, description, maxConcurrent, resources };
   registry.register(definition as unknown as WorkflowAgentDefinition);
   return definition;
 }

@@ -26,6 +26,8 @@ export interface SamplingParameters {
 export interface LlmResource {
   /** `<origin>/v1/rollouts/<id>/llm/v1`: the rollout's OpenAI-compatible endpoint. */
   readonly base_url: string;
+  /** The same URL under Agent-lightning's name (`LLM(endpoint, model, sampling_parameters)`). */
+  readonly endpoint: string;
   /** The rollout's own key (it opens this rollout's gateway and nothing else). */
   readonly api_key: string;
   /** The served model name (the gateway uses the policy's model whatever a request names). */

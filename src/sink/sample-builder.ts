@@ -45,6 +45,8 @@ const TRUNCATING_REASONS: ReadonlySet<TerminationReason> = new Set(["MAX_STEPS",
  */
 export function untrainableReason(call: LlmCall): string | null {
   // A retried attempt's calls stay recorded but never train: only the final attempt's do.
+  // A grader's judge call is recorded for inspection, never trained on, whatever its attempt.
+  if (call.purpose === "judge") return "judge_call";
   if (call.excluded_from_training) return "abandoned_attempt";
   if (!call.trainable) return "untrainable";
   if (call.prompt_token_ids.length === 0 || call.completion_token_ids.length === 0) return "missing_token_ids";

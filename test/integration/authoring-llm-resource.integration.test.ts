@@ -15,7 +15,9 @@ afterEach(async () => restorePolicyState(saved));
 describe("the llm resource inside the Worker (integration)", () => {
   it("points at the rollout's own gateway under the internal origin, with the rollout's key and the served model", async () => {
     const view = await run("openai");
-    expect(llmSaw.get(view.rollout_id)).toEqual({ base_url: `http://edge-rollout.internal/v1/rollouts/${view.rollout_id}/llm/v1`, model: "sim-qwen3", api_key_prefix: "erk" });
+    const url = `http://edge-rollout.internal/v1/rollouts/${view.rollout_id}/llm/v1`;
+    // `endpoint` is Agent-lightning's name for the same URL.
+    expect(llmSaw.get(view.rollout_id)).toEqual({ base_url: url, endpoint: url, model: "sim-qwen3", api_key_prefix: "erk" });
     expect(view.llm_calls).toEqual([expect.objectContaining({ attempt: 1, backend: "vllm", trainable: true })]);
   });
 

@@ -14,7 +14,7 @@ describe("runner claims (integration)", () => {
     const claimed = rounds.flat();
     expect(claimed).toHaveLength(6);
     expect(new Set(claimed.map((c) => c.rollout_id)).size).toBe(6);
-    expect(claimed.every((c) => c.attempt === 1 && c.llm.base_url.endsWith(`/v1/rollouts/${c.rollout_id}/attempts/1/llm/v1`))).toBe(true);
+    expect(claimed.every((c) => c.attempt === 1 && c.llm.base_url.endsWith(`/v1/rollouts/${c.rollout_id}/attempts/1/llm/v1`) && c.llm.endpoint === c.llm.base_url)).toBe(true);
     expect(claimed[0]!.task.problem).toMatch(/What is \d \+ 1\?/);
     expect(await claim("late-runner", agent, { max: 3 })).toEqual([]);
   });

@@ -5,7 +5,7 @@ import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress } from "../../sche
 import { RolloutListQuery, type BatchSummary, type EvalRow, type RolloutListPage } from "../../schemas/batch-listing";
 import { ResultMessage } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
-import { fingerprintBatch, prepareTasks, resolveSettings } from "./batch-input";
+import { effectiveMaxConcurrent, fingerprintBatch, prepareTasks, resolveSettings } from "./batch-input";
 import type { AgentCatalog, RolloutSessionsPort } from "./batch-ports";
 import { buildProgress } from "./batch-progress";
 import type { CancelResult, ResultAck, SubmitResult } from "./batch-results";
@@ -90,7 +90,7 @@ export class BatchCore {
       config: settings.config,
       training_mode: message.training_mode,
       data_manager: settings.data_manager,
-      max_concurrent: message.max_concurrent,
+      max_concurrent: effectiveMaxConcurrent(message, prepared.tasks, this.#deps.agents),
       dataset_key: message.dataset_key ?? null,
       rows: prepared.tasks.length,
       total: prepared.tasks.length * message.n,

@@ -44,6 +44,16 @@ export async function fingerprintBatch(message: BatchMessage): Promise<string> {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+/**
+ * Rollouts the batch keeps in flight: its `max_concurrent`, lowered to the smallest limit an agent
+ * of its rows sets for itself (Osmosis' `AgentWorkflowConfig.concurrency.max_concurrent`).
+ */
+export function effectiveMaxConcurrent(message: BatchMessage, tasks: readonly RowTask[], agents: AgentCatalog): number {
+  let limit = message.max_concurrent;
+  for (const name of new Set(tasks.map((task) => task.agent))) limit = Math.min(limit, agents.maxConcurrent(name) ?? limit);
+  return limit;
+}
+
 /** The batch's rows: inline, or read from the dataset object (first `limit` rows either way). */
 async function loadRows(message: BatchMessage, blobs: BlobStorePort): Promise<{ ok: true; rows: DatasetRow[] } | { ok: false; errors: BatchIssue[] }> {
   if (message.rows) return { ok: true, rows: message.limit === undefined ? message.rows : message.rows.slice(0, message.limit) };

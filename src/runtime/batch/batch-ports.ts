@@ -17,4 +17,6 @@ export interface RolloutSessionsPort {
 export interface AgentCatalog {
   has(name: string): boolean;
   names(): string[];
+  /** The agent's own limit on rollouts in flight (a workflow's `concurrency.max_concurrent`), or null. */
+  maxConcurrent(name: string): number | null;
 }

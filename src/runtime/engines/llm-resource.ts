@@ -1,6 +1,6 @@
 /** @module The `llm` resource inside the Worker: an OpenAI client whose fetch reaches the rollout's gateway in-process. */
 import OpenAI from "openai";
-import { ATTEMPT_HEADER } from "../../schemas/llm-call";
+import { ATTEMPT_HEADER, type CallPurpose, PURPOSE_HEADER } from "../../schemas/llm-call";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import type { FetchFunction, LlmResource } from "../../sdk/resources";
 
@@ -57,11 +57,12 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * attempt header, aborts with the attempt, waits out weight syncs as the step loop does (the
  * gateway answers HTTP callers 429 + Retry-After meanwhile), and reports limit refusals.
  */
-export function attemptFetch(gateway: InWorkerGateway, apiKey: string, hooks: LlmHooks): FetchFunction {
+export function attemptFetch(gateway: InWorkerGateway, apiKey: string, hooks: LlmHooks, purpose: CallPurpose = "policy"): FetchFunction {
   return async function fetchThroughGateway(input, init) {
     const original = new Request(input, init);
     const headers = new Headers(original.headers);
     headers.set(ATTEMPT_HEADER, String(hooks.attempt));
+    if (purpose !== "policy") headers.set(PURPOSE_HEADER, purpose);
     if (!headers.has("authorization")) headers.set("authorization", `Bearer ${apiKey}`);
     const signal = AbortSignal.any([original.signal, hooks.signal]);
     // Bodies are small JSON; holding them lets a call refused during a weight sync be sent again.
@@ -94,18 +95,26 @@ async function servedModel(baseUrl: string, fetchFn: FetchFunction): Promise<str
   return typeof id === "string" ? id : "policy";
 }
 
+/** Options of `createLlmResource`. */
+export interface LlmResourceOptions {
+  /** `judge` marks every call as a grader's (recorded, never trained on). Default `policy`. */
+  purpose?: CallPurpose;
+  /** The served model, when already known (saves a `GET …/models`). */
+  model?: string;
+}
+
 /**
- * The `llm` resource of one attempt: `base_url` is `<origin>/v1/rollouts/<id>/llm/v1` and every
- * request goes through the Worker's own gateway routes, so it is recorded exactly like an external
- * agent's call (token ids, logprobs, policy version) and tagged with the attempt.
+ * The `llm` resource of one attempt: `base_url` (= `endpoint`) is `<origin>/v1/rollouts/<id>/llm/v1`
+ * and every request goes through the Worker's own gateway routes, so it is recorded exactly like an
+ * external agent's call (token ids, logprobs, policy version) and tagged with the attempt.
  */
-export async function createLlmResource(gateway: InWorkerGateway, spec: RolloutSpec, hooks: LlmHooks): Promise<LlmResource> {
+export async function createLlmResource(gateway: InWorkerGateway, spec: RolloutSpec, hooks: LlmHooks, options: LlmResourceOptions = {}): Promise<LlmResource> {
   const config = spec.config;
   const base_url = `${gateway.origin}/v1/rollouts/${spec.rollout_id}/llm/v1`;
   const api_key = await gateway.keyFor(spec.rollout_id);
-  const fetchFn = attemptFetch(gateway, api_key, hooks);
-  const model = config.model ?? (await servedModel(base_url, fetchFn));
+  const fetchFn = attemptFetch(gateway, api_key, hooks, options.purpose);
+  const model = options.model ?? config.model ?? (await servedModel(base_url, fetchFn));
   // No client retries: the gateway already retries upstream faults, and a retry here would record twice.
   const openai = new OpenAI({ baseURL: base_url, apiKey: api_key, fetch: fetchFn as never, maxRetries: 0 });
-  return { base_url, api_key, model, sampling_parameters: { temperature: config.temperature, top_p: config.top_p, seed: config.seed }, openai, fetch: fetchFn };
+  return { base_url, endpoint: base_url, api_key, model, sampling_parameters: { temperature: config.temperature, top_p: config.top_p, seed: config.seed }, openai, fetch: fetchFn };
 }

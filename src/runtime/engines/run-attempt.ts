@@ -21,6 +21,8 @@ export interface AttemptScope {
   task: AgentTask;
   spec: RolloutSpec;
   llm: LlmResource;
+  /** An llm whose calls are recorded as judge calls (`purpose: "judge"`, never trained on): a grader's. Made on first use. */
+  judgeLlm(): Promise<LlmResource>;
   rollout: RolloutInfo;
   signal: AbortSignal;
   artifacts: Artifacts;
@@ -92,10 +94,12 @@ export async function runAttempt(run: EngineRun, task: AgentTask, agent: Attempt
         signal,
         resource_versions: loaded.versions,
       };
+      let judge: Promise<LlmResource> | undefined;
       const scope: AttemptScope = {
         task,
         spec,
         llm,
+        judgeLlm: () => (judge ??= createLlmResource(deps.inWorker.gateway, spec, hooks, { purpose: "judge", model: llm.model })),
         rollout,
         signal,
         artifacts: artifactStore(deps.inWorker.artifacts, spec.rollout_id, touch),

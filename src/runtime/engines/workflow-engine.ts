@@ -13,15 +13,22 @@ function issues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "(output)"}: ${issue.message}`).join("; ");
 }
 
-/** `task.content` when it is a non-empty message list, else the problem as one user message. */
-function promptOf(task: AgentTask): ChatMessage[] {
-  const content = ChatMessage.array().min(1).safeParse(task.content);
-  return content.success ? content.data : [{ role: "user", content: task.problem }];
+/**
+ * `task.content` when it is a non-empty message list, else a batch row's whole chat (kept in
+ * `extra_args.prompt` by the row mapping, system message included), else the problem as one user
+ * message.
+ */
+export function promptOf(task: AgentTask): ChatMessage[] {
+  for (const candidate of [task.content, task.extra_args.prompt]) {
+    const messages = ChatMessage.array().min(1).safeParse(candidate);
+    if (messages.success) return messages.data;
+  }
+  return [{ role: "user", content: task.problem }];
 }
 
 /** The sample of an attempt that returned nothing: its last chat call's prompt and answer. */
 function sampleFromCalls(calls: LlmCall[]): WorkflowSample {
-  const last = calls.filter((call) => Array.isArray(call.request.messages)).at(-1);
+  const last = calls.filter((call) => call.purpose !== "judge" && Array.isArray(call.request.messages)).at(-1);
   if (!last) return { messages: [], metrics: {} };
   const messages = ChatMessage.array().safeParse([...(last.request.messages as unknown[]), last.response_message]);
   return { messages: messages.success ? messages.data : [], metrics: {} };
@@ -43,6 +50,7 @@ async function sampleOf(result: unknown, scope: AttemptScope, name: string): Pro
 /** Runs the grader; a reward that is not a finite number, or none at all, is a contract error. */
 async function grade(definition: WorkflowAgentDefinition, scope: AttemptScope, sample: WorkflowSample, metadata: JsonObject): Promise<number> {
   const Grader = definition.grader!;
+  const llm = await scope.judgeLlm();
   const set: { reward: number | null; invalid: unknown } = { reward: null, invalid: undefined };
   const context: GraderContext<unknown> = {
     label: scope.task.ground_truth,
@@ -50,6 +58,7 @@ async function grade(definition: WorkflowAgentDefinition, scope: AttemptScope, s
     metadata,
     config: definition.config,
     rollout: scope.rollout,
+    llm,
     setReward(reward: number) {
       if (typeof reward !== "number" || !Number.isFinite(reward)) {
         set.invalid = reward;
@@ -58,7 +67,7 @@ async function grade(definition: WorkflowAgentDefinition, scope: AttemptScope, s
       set.reward = reward;
     },
   };
-  const returned = await new Grader().grade(context);
+  const returned = await new Grader(definition.config).grade(context);
   // Checked again after grade returns, in case the grader caught the setter's error.
   if (set.invalid !== undefined) context.setReward(set.invalid as number);
   if (returned !== undefined && returned !== null) context.setReward(returned);
@@ -77,7 +86,7 @@ export function workflowAttempt(definition: WorkflowAgentDefinition): AttemptAge
     async run(scope) {
       // Rows stored before labels were kept out of extra_args may still carry one: strip it here too.
       const metadata: JsonObject = { ...withoutGroundTruth(scope.task.extra_args), task_id: scope.task.task_id };
-      const workflow = new definition.workflow();
+      const workflow = new definition.workflow(definition.config);
       const result = await workflow.run({
         prompt: promptOf(scope.task),
         metadata,
@@ -91,6 +100,7 @@ export function workflowAttempt(definition: WorkflowAgentDefinition): AttemptAge
       });
       const { sample, returned } = await sampleOf(result, scope, definition.name);
       if (Object.keys(sample.metrics).length > 0) scope.spans.append({ kind: "annotation", name: "metrics", value: sample.metrics });
+      if (sample.info) scope.spans.append({ kind: "annotation", name: "info", value: sample.info });
       const messages = returned ? sample.messages : undefined;
       if (!definition.grader) return { reward: scope.spans.lastReward, messages };
       const reward = await grade(definition, scope, sample, metadata);

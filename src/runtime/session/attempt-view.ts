@@ -5,13 +5,14 @@ import { Step } from "../../schemas/step";
 import type { SessionState } from "./session-state";
 
 /**
- * A call is excluded from training when the rollout reports another attempt's outcome: a retried
- * attempt's calls stay recorded but never reach a sample. Rows stored before attempts existed lack
- * both fields and read as `attempt: null`, included.
+ * A call is excluded from training when the rollout reports another attempt's outcome (a retried
+ * attempt's calls stay recorded but never reach a sample) or when a grader made it to judge.
+ * Rows stored before attempts existed lack both fields and read as `attempt: null`, included.
  */
 export function withTrainingExclusion(call: LlmCall, state: Pick<SessionState, "final_attempt">): LlmCall {
   const attempt = call.attempt ?? null;
-  return { ...call, attempt, excluded_from_training: state.final_attempt !== null && attempt !== state.final_attempt };
+  const purpose = call.purpose ?? "policy";
+  return { ...call, attempt, purpose, excluded_from_training: purpose === "judge" || (state.final_attempt !== null && attempt !== state.final_attempt) };
 }
 
 /**
@@ -20,7 +21,7 @@ export function withTrainingExclusion(call: LlmCall, state: Pick<SessionState, "
  * the call like any step's). The last step carries the rollout's reward and `done`.
  */
 export function attemptSteps(rolloutId: string, calls: LlmCall[], state: Pick<SessionState, "final_attempt" | "reward" | "termination_reason">): Step[] {
-  const finalCalls = calls.filter((call) => call.attempt !== null && call.attempt === state.final_attempt);
+  const finalCalls = calls.filter((call) => call.attempt !== null && call.attempt === state.final_attempt && call.purpose !== "judge");
   return finalCalls.map((call, index) => {
     const last = index === finalCalls.length - 1;
     const text = messageText(call.response_message);

@@ -46,3 +46,25 @@ describe("defineWorkflow", () => {
     expect(() => defineWorkflow({ name: "g", workflow: Echo, grader: class {} as never }, registry)).toThrow("grader must be a class extending Grader");
   });
 });
+
+describe("AgentWorkflowConfig (Osmosis)", () => {
+  it("accepts info beside messages and metrics", () => {
+    expect(AgentWorkflowOutput.parse({ messages, info: { tool: "search", hits: 3 } }).info).toEqual({ tool: "search", hits: 3 });
+  });
+
+  it("takes name, description and concurrency.max_concurrent from the config, and hands the config to both constructors", () => {
+    const registry = new AgentRegistry();
+    const definition = defineWorkflow({ workflow: Echo, grader: Fixed, config: { name: "from-config", description: "echoes", concurrency: { max_concurrent: 4 }, top_k: 3 } }, registry);
+    expect(definition).toMatchObject({ name: "from-config", description: "echoes", maxConcurrent: 4, config: { top_k: 3 } });
+    expect(registry.get("from-config")).toBe(definition);
+    expect(new definition.workflow(definition.config).config).toBe(definition.config);
+    expect(new definition.grader!(definition.config).config).toBe(definition.config);
+    expect(defineWorkflow({ name: "unlimited", workflow: Echo }, registry)).toMatchObject({ description: null, maxConcurrent: null });
+  });
+
+  it("refuses a malformed concurrency limit or a config name that differs from the registered one, naming the field", () => {
+    const registry = new AgentRegistry();
+    expect(() => defineWorkflow({ name: "bad", workflow: Echo, config: { concurrency: { max_concurrent: 0 } } }, registry)).toThrow('agent "bad": config.concurrency.max_concurrent: concurrency.max_concurrent must be >= 1');
+    expect(() => defineWorkflow({ name: "one", workflow: Echo, config: { name: "other" } }, registry)).toThrow('agent "one": config.name is "other"; it must equal the registered name');
+  });
+});
