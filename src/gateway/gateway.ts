@@ -4,6 +4,7 @@ import type { BackendConfig } from "../schemas/backend-config";
 import type { JsonObject } from "../schemas/json";
 import { LLM_CALL_SCHEMA_VERSION, type LlmCall } from "../schemas/llm-call";
 import type { PolicySnapshot } from "../schemas/policy";
+import { missingTrainingTokens } from "../schemas/training-tokens";
 import type { Clock } from "../ports";
 import { captureChatCompletion } from "./capture/chat-capture";
 import type { CapturedOutput } from "./capture/captured-output";
@@ -143,7 +144,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       policy_version_end: meta.versionEnd,
       latency_ms: deps.now() - prepared.started,
       attempts: meta.attempts,
-      trainable: prepared.backend.returnsTokenIds && captured.prompt_token_ids.length > 0 && captured.completion_token_ids.length > 0 && captured.logprobs.length === captured.completion_token_ids.length,
+      trainable: prepared.backend.returnsTokenIds && missingTrainingTokens(captured) === null,
       created_at: prepared.started,
       attempt: null,
       excluded_from_training: false,

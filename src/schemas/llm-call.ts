@@ -1,6 +1,7 @@
 /** @module One model call as the inference engine saw it: token ids in, token ids and logprobs out. */
 import { z } from "zod";
 import { ChatMessage } from "./chat";
+import { logprobsAligned } from "./training-tokens";
 
 /**
  * Request header an attempt's own `fetch` puts on its gateway calls: the attempt number, so a call
@@ -87,7 +88,7 @@ export const LlmCall = z.object({
   excluded_from_training: z.boolean().default(false),
   /** `judge` for a grader's calls (`PURPOSE_HEADER`): recorded apart, never a step, never trained on. Rows stored before read as `policy`. */
   purpose: CallPurpose.default("policy"),
-}).refine((call) => call.logprobs.length === 0 || call.logprobs.length === call.completion_token_ids.length, {
+}).refine((call) => call.logprobs.length === 0 || logprobsAligned(call), {
   message: "logprobs must have one entry per completion token",
   path: ["logprobs"],
 });

@@ -11,6 +11,7 @@ import type { LlmCall } from "../schemas/llm-call";
 import type { RolloutView } from "../schemas/rollout-api";
 import type { TerminationReason, RolloutStatus } from "../schemas/termination";
 import { TrainingSample } from "../schemas/training-sample";
+import { missingTrainingTokens } from "../schemas/training-tokens";
 
 /** What the builder needs to know about one finished rollout. */
 export interface SampleBuildInput {
@@ -35,13 +36,10 @@ export interface SampleBuildResult {
 const TRUNCATING_REASONS: ReadonlySet<TerminationReason> = new Set(["MAX_STEPS", "MAX_PROMPT_LENGTH", "MAX_RESPONSE_LENGTH"]);
 
 /**
- * Why a call cannot be trained on, or null when it can. A training call needs the engine's prompt
- * and completion ids and one logprob per completion token; a call recorded without them (an
- * `openai` backend, validation mode) is skipped, never filled in.
- *
- * This is the one place to exclude more calls: when LlmCall gains the flag for calls of a
- * retried, abandoned attempt (`excluded_from_training`), add
- * `if (call.excluded_from_training) return "abandoned_attempt";` here and nothing else changes.
+ * Why a call cannot be trained on, or null when it can: excluded by the rollout, recorded as
+ * untrainable by the gateway, or lacking the tokens `missingTrainingTokens` asks for (an `openai`
+ * backend, validation mode). Such a call is skipped, never filled in. This is the one place to
+ * exclude more calls.
  */
 export function untrainableReason(call: LlmCall): string | null {
   // A retried attempt's calls stay recorded but never train: only the final attempt's do.
@@ -49,9 +47,7 @@ export function untrainableReason(call: LlmCall): string | null {
   if (call.purpose === "judge") return "judge_call";
   if (call.excluded_from_training) return "abandoned_attempt";
   if (!call.trainable) return "untrainable";
-  if (call.prompt_token_ids.length === 0 || call.completion_token_ids.length === 0) return "missing_token_ids";
-  if (call.logprobs.length !== call.completion_token_ids.length) return "missing_logprobs";
-  return null;
+  return missingTrainingTokens(call);
 }
 
 /** A sample being assembled: the first call's prompt, then everything after it. */

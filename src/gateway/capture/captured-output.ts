@@ -2,6 +2,7 @@
 import { ModelError } from "../../errors";
 import type { ChatMessage } from "../../schemas/chat";
 import type { Usage } from "../../schemas/llm-call";
+import { logprobsAligned } from "../../schemas/training-tokens";
 
 /** The engine's tokens and the answer they decode to. */
 export interface CapturedOutput {
@@ -19,7 +20,7 @@ export interface CapturedOutput {
  * upstream fault, retryable, never stored) and fills usage from the token counts if absent.
  */
 export function completeCapture(parts: Omit<CapturedOutput, "usage"> & { usage?: Usage | null }): CapturedOutput {
-  if (parts.logprobs.length > 0 && parts.logprobs.length !== parts.completion_token_ids.length) {
+  if (parts.logprobs.length > 0 && !logprobsAligned(parts)) {
     throw new ModelError(`engine returned ${parts.logprobs.length} logprobs for ${parts.completion_token_ids.length} completion tokens`, { retryable: true });
   }
   const usage = parts.usage ?? {

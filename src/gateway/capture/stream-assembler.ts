@@ -4,6 +4,7 @@ import { ModelError } from "../../errors";
 import type { ToolCall } from "../../schemas/chat";
 import { assistantMessage, replyReasoning } from "./chat-capture";
 import { type CapturedOutput, completeCapture } from "./captured-output";
+import { logprobsAligned } from "../../schemas/training-tokens";
 
 const Usage = z.looseObject({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() });
 
@@ -90,7 +91,7 @@ export class StreamAssembler {
    * for an aborted request), logprobs dropped unless they line up with the tokens received.
    */
   partial(): CapturedOutput {
-    const logprobs = this.#logprobs.length === this.#completionIds.length ? this.#logprobs : [];
+    const logprobs = logprobsAligned({ logprobs: this.#logprobs, completion_token_ids: this.#completionIds }) ? this.#logprobs : [];
     return completeCapture({
       response_message: assistantMessage(this.#content, [], this.#reasoning || null),
       prompt_token_ids: this.#promptIds,
