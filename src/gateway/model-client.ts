@@ -2,7 +2,7 @@
 import type { ChatMessage, ToolDefinition } from "../schemas/chat";
 import type { JsonObject } from "../schemas/json";
 import type { LlmCall } from "../schemas/llm-call";
-import type { ModelResponse } from "../sdk/model-response";
+import { type ModelResponse, modelResponseFrom } from "../sdk/model-response";
 import type { Gateway, GatewayCall } from "./gateway";
 
 /** What the caller wants generated. The gateway applies the policy and clamps `max_tokens`. */
@@ -45,9 +45,7 @@ export function createModelClient(gateway: Gateway): ModelClient {
   return {
     async chat(input, call) {
       const { call: record } = await gateway.send("/chat/completions", buildChatBody(input), { ...call, whileSyncing: "wait" });
-      const message = record.response_message;
-      const text = typeof message.content === "string" ? message.content : "";
-      return { response: { message, text, toolCalls: message.tool_calls ?? [], finishReason: record.finish_reason }, call: record };
+      return { response: modelResponseFrom(record), call: record };
     },
   };
 }

@@ -15,3 +15,20 @@ export interface ModelResponse {
   /** `stop`, `length`, `tool_calls`, … as the engine reported it. */
   finishReason: string | null;
 }
+
+/** The fields of a recorded call a ModelResponse is made from. */
+export interface RecordedReply {
+  response_message: ChatMessage;
+  finish_reason: string | null;
+}
+
+/**
+ * The response an agent sees for a recorded call: the same whether the call was just made or is
+ * replayed from the session when a driver rebuilds the episode, so replay feeds the agent exactly
+ * what it saw live.
+ */
+export function modelResponseFrom(record: RecordedReply): ModelResponse {
+  const message = record.response_message;
+  const text = typeof message.content === "string" ? message.content : "";
+  return { message, text, toolCalls: message.tool_calls ?? [], finishReason: record.finish_reason };
+}

@@ -4,7 +4,8 @@ import type { Step } from "../../../schemas/step";
 import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
 import type { BaseAgent } from "../../../sdk/base-agent";
 import type { BaseEnv } from "../../../sdk/base-env";
-import type { ModelResponse } from "../../../sdk/model-response";
+import { type ModelResponse, modelResponseFrom } from "../../../sdk/model-response";
+import type { CallCounters } from "../../session/call-accounting";
 import type { ResumeState } from "../../session/session-results";
 import { callUserCode } from "../user-code";
 
@@ -22,19 +23,17 @@ export interface Episode {
   env: BaseEnv;
   steps: Step[];
   pending: EnvFeedback;
-  completionTokens: number;
-  lastContextTokens: number;
-  lastContextMessages: number;
-  /** The replica of the latest call, so the next call sticks to it. */
-  lastReplica: string | null;
+  /** Completion tokens used, the last context's size and the last call's replica (the next call sticks to it). */
+  counters: CallCounters;
 }
 
 type CallSummary = ResumeState["calls"][number];
 
+/** What a step whose call is not found replays as: an empty reply. */
+const NO_REPLY = { response_message: { role: "assistant" as const, content: "" }, finish_reason: null };
+
 function responseFromCall(call: CallSummary | undefined): ModelResponse {
-  const message = call?.response_message ?? { role: "assistant" as const, content: "" };
-  const text = typeof message.content === "string" ? message.content : "";
-  return { message, text, toolCalls: message.tool_calls ?? [], finishReason: call?.finish_reason ?? null };
+  return modelResponseFrom(call ?? NO_REPLY);
 }
 
 /**
@@ -68,9 +67,11 @@ export async function rebuildEpisode(definition: StepwiseAgentDefinition, resume
     env,
     steps,
     pending,
-    completionTokens: resume.completion_tokens,
-    lastContextTokens: resume.last_context_tokens,
-    lastContextMessages: resume.last_context_messages,
-    lastReplica: resume.last_replica,
+    counters: {
+      completion_tokens: resume.completion_tokens,
+      last_context_tokens: resume.last_context_tokens,
+      last_context_messages: resume.last_context_messages,
+      last_replica: resume.last_replica,
+    },
   };
 }
