@@ -2,6 +2,7 @@
 import { describeError, LimitExceededError, ModelError, UserCodeError } from "../../../errors";
 import { Action } from "../../../schemas/action";
 import type { JsonObject, JsonValue } from "../../../schemas/json";
+import type { LlmCall } from "../../../schemas/llm-call";
 import type { RolloutSpec } from "../../../schemas/rollout-api";
 import { leaseTtlMs } from "../../../schemas/rollout-config";
 import { Step, stepIdFor } from "../../../schemas/step";
@@ -16,7 +17,7 @@ import { callUserCode, raceSignal } from "../user-code";
 
 /** A step either produced something to commit, or ended the rollout. */
 export type StepOutcome =
-  | { kind: "commit"; commit: StepCommit; step: Step; completionTokens: number }
+  | { kind: "commit"; commit: StepCommit; step: Step; call: LlmCall }
   | { kind: "terminate"; reason: TerminationReason; error: string | null };
 
 /** What one step needs. `timer` aborts at the step's (or the rollout's) time limit. */
@@ -69,8 +70,8 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
       callId: `${stepId}/call/${newId()}`,
       train: config.mode === "train",
       model: config.model,
-      limits: callLimitsFor(config, { completion_tokens: episode.completionTokens, last_context_tokens: episode.lastContextTokens, last_context_messages: episode.lastContextMessages }),
-      replicaHint: episode.lastReplica,
+      limits: callLimitsFor(config, episode.counters),
+      replicaHint: episode.counters.last_replica,
       signal: timer.signal,
       onSyncWait: (waiting) => timer.pause(waiting),
       // A driver that dies mid-call leaves its admission for no longer than its lease would live.
@@ -107,5 +108,5 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
   });
   // The action was validated above, so what fails here is the env's observation or info.
   if (!step.success) throw new UserCodeError("env", `env.step returned a value that is not JSON: ${describeError(step.error)}`, step.error);
-  return { kind: "commit", step: step.data, commit: { step: step.data, llm_calls: [call], env_snapshot: snapshot }, completionTokens: call.completion_token_ids.length || call.usage.completion_tokens };
+  return { kind: "commit", step: step.data, commit: { step: step.data, llm_calls: [call], env_snapshot: snapshot }, call };
 }

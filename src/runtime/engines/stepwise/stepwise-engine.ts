@@ -7,6 +7,7 @@ import type { DriveOutcome } from "../../driver/driver-deps";
 import { type Episode, rebuildEpisode } from "./episode";
 import { runStep } from "./run-step";
 import { StepTimer } from "./step-timer";
+import { countCall } from "../../session/call-accounting";
 import type { AgentEngine, EngineRun, EngineStream } from "../engine-types";
 
 /**
@@ -68,13 +69,7 @@ export class StepwiseEngine implements AgentEngine {
       episode.steps.push(outcome.step);
       stream?.({ type: "step", step: outcome.step });
       episode.pending = { observation: outcome.step.next_observation, reward: outcome.step.reward, done: outcome.step.done, info: outcome.step.info };
-      episode.completionTokens += outcome.completionTokens;
-      const call = outcome.commit.llm_calls[0];
-      if (call) {
-        episode.lastContextTokens = (call.prompt_token_ids?.length ?? 0) + (call.completion_token_ids?.length ?? 0) || (call.usage?.total_tokens ?? 0);
-        episode.lastContextMessages = (Array.isArray(call.request.messages) ? call.request.messages.length : 0) + 1;
-        episode.lastReplica = call.replica ?? null;
-      }
+      episode.counters = countCall(episode.counters, outcome.call);
     }
   }
 
