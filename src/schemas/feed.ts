@@ -171,7 +171,10 @@ export interface PullResponse<G = FeedGroup> {
   groups: G[];
 }
 
-/** Counters and live group counts, in total and per training mode. */
+/**
+ * Counters and live group counts, in total and per training mode. This object is the one list of
+ * the feed's counter names: `FeedCounterName`, `FEED_COUNTER_NAMES` and `zeroFeedCounts` derive from it.
+ */
 export const FeedCounts = z.object({
   ingested: z.int(),
   duplicates: z.int(),
@@ -189,8 +192,27 @@ export const FeedCounts = z.object({
 export type FeedCounts = z.infer<typeof FeedCounts>;
 
 /** Groups of one batch the feed holds now. */
-export const BatchCounts = z.object({ pending_groups: z.int(), ready_groups: z.int(), leased_groups: z.int() });
+export const BatchCounts = FeedCounts.pick({ pending_groups: true, ready_groups: true, leased_groups: true });
 export type BatchCounts = z.infer<typeof BatchCounts>;
+
+/** The feed's live group counts by group state (counted from the groups, never stored). */
+export const LIVE_COUNT_OF_STATE = { pending: "pending_groups", ready: "ready_groups", leased: "leased_groups" } as const satisfies Record<string, keyof BatchCounts>;
+
+/** A counter the feed stores per training mode and adds to as groups move (every count that is not a live one). */
+export type FeedCounterName = Exclude<keyof FeedCounts, keyof BatchCounts>;
+
+/** Every stored counter's name. */
+export const FEED_COUNTER_NAMES = Object.keys(FeedCounts.shape).filter((name) => !(name in BatchCounts.shape)) as FeedCounterName[];
+
+/** All counts at zero. */
+export function zeroFeedCounts(): FeedCounts {
+  return Object.fromEntries(Object.keys(FeedCounts.shape).map((name) => [name, 0])) as FeedCounts;
+}
+
+/** A batch's live counts at zero. */
+export function zeroBatchCounts(): BatchCounts {
+  return Object.fromEntries(Object.keys(BatchCounts.shape).map((name) => [name, 0])) as BatchCounts;
+}
 
 /** `GET /v1/feed/stats`. */
 export const FeedStats = FeedCounts.extend({

@@ -1,5 +1,5 @@
 /** @module `edge-rollout drain --out FILE.jsonl`: pull complete GRPO groups, write their samples, ack. */
-import type { BatchCounts, FeedStats, InlineFeedGroup, PullResponse } from "../../schemas/feed";
+import { BatchCounts, type FeedStats, type InlineFeedGroup, type PullResponse, zeroBatchCounts } from "../../schemas/feed";
 import type { ApiClient } from "../api-client";
 import { ExitCode } from "../errors";
 import { InterruptWatch, sleep } from "../interrupt";
@@ -65,16 +65,14 @@ function batchSelector(batches: string[]): { batch_id: string[]; batch_prefix: s
 async function waitingGroups(client: ApiClient, batches: string[] | undefined): Promise<BatchCounts> {
   if (!batches) {
     const stats = await client.get<FeedStats>("/v1/feed/stats");
-    return { ready_groups: stats.ready_groups, pending_groups: stats.pending_groups, leased_groups: stats.leased_groups };
+    return BatchCounts.parse(stats);
   }
   const selector = batchSelector(batches);
   const query = new URLSearchParams([...selector.batch_id.map((id) => ["batch_id", id]), ...selector.batch_prefix.map((p) => ["batch_prefix", p])]);
   const stats = await client.get<FeedStats>(`/v1/feed/stats?${query}`);
-  const total: BatchCounts = { ready_groups: 0, pending_groups: 0, leased_groups: 0 };
+  const total = zeroBatchCounts();
   for (const counts of Object.values(stats.by_batch)) {
-    total.ready_groups += counts.ready_groups;
-    total.pending_groups += counts.pending_groups;
-    total.leased_groups += counts.leased_groups;
+    for (const key of Object.keys(total) as Array<keyof BatchCounts>) total[key] += counts[key];
   }
   return total;
 }
@@ -90,7 +88,7 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
   if (file.repairedBytes > 0) out.note(`${options.out}: removed a partial last line (${file.repairedBytes} bytes) left by an interrupted drain; its samples were not acked and will be delivered again`);
   if (file.existing > 0) out.note(`${options.out}: already holds ${file.existing} samples; appending, skipping any of them delivered again`);
   const interrupts = new InterruptWatch();
-  const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], feed: { ready_groups: 0, pending_groups: 0, leased_groups: 0 } };
+  const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], feed: zeroBatchCounts() };
   const selector = options.batch ? batchSelector(options.batch) : {};
   let idleSince: number | null = null;
   try {

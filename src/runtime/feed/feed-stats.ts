@@ -1,23 +1,19 @@
 /** @module Assembling the feed's stats from its counters and live group counts. */
-import { batchSelected, type BatchCounts, type FeedConfig, type FeedCounts, type FeedStats, type StatsQuery } from "../../schemas/feed";
+import { batchSelected, type BatchCounts, FEED_COUNTER_NAMES, type FeedConfig, type FeedCounts, type FeedStats, LIVE_COUNT_OF_STATE, type StatsQuery, zeroBatchCounts, zeroFeedCounts } from "../../schemas/feed";
 import type { FeedStorage } from "./feed-storage";
 
-const COUNTER_KEYS = ["ingested", "duplicates", "late", "delivered", "acked", "dropped_stale", "partial_released", "lease_expired"] as const;
-const STATE_KEYS = { pending: "pending_groups", ready: "ready_groups", leased: "leased_groups" } as const;
-
-/** All counts at zero. */
-export function zeroCounts(): FeedCounts {
-  return { ingested: 0, duplicates: 0, late: 0, pending_groups: 0, ready_groups: 0, leased_groups: 0, delivered: 0, acked: 0, dropped_stale: 0, partial_released: 0, lease_expired: 0 };
+function liveCountOf(state: string): keyof BatchCounts | undefined {
+  return LIVE_COUNT_OF_STATE[state as keyof typeof LIVE_COUNT_OF_STATE];
 }
 
 /** Live group counts of the batches `query` selects (every named id listed, zeros when it holds nothing). */
 function batchCounts(storage: FeedStorage, query: StatsQuery): Record<string, BatchCounts> {
   const byBatch: Record<string, BatchCounts> = {};
-  for (const id of query.batch_id ?? []) byBatch[id] = { pending_groups: 0, ready_groups: 0, leased_groups: 0 };
+  for (const id of query.batch_id ?? []) byBatch[id] = zeroBatchCounts();
   for (const row of storage.batchCounts()) {
-    const key = STATE_KEYS[row.state as keyof typeof STATE_KEYS];
+    const key = liveCountOf(row.state);
     if (!key || !batchSelected(query, row.batch_id)) continue;
-    const counts = (byBatch[row.batch_id] ??= { pending_groups: 0, ready_groups: 0, leased_groups: 0 });
+    const counts = (byBatch[row.batch_id] ??= zeroBatchCounts());
     counts[key] += row.n;
   }
   return byBatch;
@@ -25,19 +21,19 @@ function batchCounts(storage: FeedStorage, query: StatsQuery): Record<string, Ba
 
 /** Totals, per-mode and per-batch counts, the number of active leases and the config in force. */
 export function buildStats(storage: FeedStorage, config: FeedConfig, query: StatsQuery = {}): FeedStats {
-  const totals = zeroCounts();
+  const totals = zeroFeedCounts();
   const byMode: Record<string, FeedCounts> = {};
   const add = (mode: string, key: keyof FeedCounts, n: number): void => {
     totals[key] += n;
-    const counts = (byMode[mode] ??= zeroCounts());
+    const counts = (byMode[mode] ??= zeroFeedCounts());
     counts[key] += n;
   };
   for (const row of storage.counters()) {
-    const key = COUNTER_KEYS.find((name) => name === row.name);
+    const key = FEED_COUNTER_NAMES.find((name) => name === row.name);
     if (key) add(row.training_mode, key, row.n);
   }
   for (const row of storage.liveCounts()) {
-    const key = STATE_KEYS[row.state as keyof typeof STATE_KEYS];
+    const key = liveCountOf(row.state);
     if (key) add(row.training_mode, key, row.n);
   }
   return { ...totals, by_training_mode: byMode, by_batch: batchCounts(storage, query), active_leases: storage.activeLeaseCount(), config };

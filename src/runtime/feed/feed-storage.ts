@@ -1,7 +1,7 @@
 /** @module SQLite tables of the trainer feed: groups, members, leases, dedupe memory, counters, config. */
 import { z } from "zod";
 import type { SqlPort } from "../../ports";
-import { FeedConfig, FeedMember } from "../../schemas/feed";
+import { FeedConfig, type FeedCounterName, FeedMember } from "../../schemas/feed";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 
 const MIGRATIONS = [
@@ -77,9 +77,6 @@ export interface LeaseRow {
   group_count: number;
 }
 
-/** Counter names kept per training mode. */
-export type CounterName = "ingested" | "duplicates" | "late" | "delivered" | "acked" | "dropped_stale" | "partial_released" | "lease_expired";
-
 function toGroup(raw: RawGroup): GroupRow {
   return { ...raw, partial: raw.partial === 1, state: GroupState.parse(raw.state) };
 }
@@ -113,7 +110,7 @@ export class FeedStorage {
   }
 
   /** Adds `by` to counter `name` of `mode`. */
-  bump(mode: string, name: CounterName, by = 1): void {
+  bump(mode: string, name: FeedCounterName, by = 1): void {
     if (by === 0) return;
     this.#sql.exec(`INSERT INTO counters (training_mode, name, n) VALUES (?, ?, ?) ON CONFLICT(training_mode, name) DO UPDATE SET n = n + excluded.n`, mode, name, by);
   }
