@@ -1,31 +1,37 @@
-/** @module A small typed client for the rollouts HTTP API, used by the demo, benchmarks and e2e tests. */
+/**
+ * @module The rollouts part of the HTTP API as the demo, benchmarks and e2e tests use it: create,
+ * read, wait for the end. Every request goes through the CLI's `ApiClient` (one client for the
+ * API), so errors read the same everywhere.
+ */
+import { ApiClient } from "../src/cli/api-client";
 import type { RolloutView } from "../src/schemas/rollout-api";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
+/** The `end` event of a rollout's event stream. */
+export interface RolloutEnd {
+  status: string;
+  termination_reason: string | null;
+  reward: number | null;
+  steps: number;
+}
+
 /** Talks to one edge-rollout deployment. */
 export class RolloutClient {
-  readonly #url: string;
-  readonly #headers: Record<string, string>;
+  readonly #api: ApiClient;
 
   constructor(url: string, token?: string) {
-    this.#url = url.replace(/\/+$/, "");
-    this.#headers = { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    this.#api = new ApiClient({ url, token });
   }
 
   /** `POST /v1/rollouts`; returns the rollout id. Throws with the problem detail on 4xx/5xx. */
   async create(body: { agent: string; task: unknown; config?: unknown; rollout_id?: string }): Promise<string> {
-    const response = await fetch(`${this.#url}/v1/rollouts`, { method: "POST", headers: this.#headers, body: JSON.stringify(body) });
-    const json = (await response.json()) as { rollout_id?: string; detail?: string };
-    if (!response.ok || !json.rollout_id) throw new Error(`create failed (${response.status}): ${json.detail ?? JSON.stringify(json)}`);
-    return json.rollout_id;
+    return (await this.#api.post<{ rollout_id: string }>("/v1/rollouts", body)).rollout_id;
   }
 
   /** `GET /v1/rollouts/:id`. */
   async get(rolloutId: string): Promise<RolloutView> {
-    const response = await fetch(`${this.#url}/v1/rollouts/${rolloutId}`, { headers: this.#headers });
-    if (!response.ok) throw new Error(`get ${rolloutId} failed (${response.status}): ${await response.text()}`);
-    return (await response.json()) as RolloutView;
+    return this.#api.get<RolloutView>(`/v1/rollouts/${rolloutId}`);
   }
 
   /**
@@ -33,12 +39,10 @@ export class RolloutClient {
    * one open stream per rollout costs the server far less than repeated full GETs. A stream that
    * closes early (a restart, an evicted object) is reopened after the last event seen.
    */
-  async waitForEnd(rolloutId: string, reconnects = 5): Promise<{ status: string; termination_reason: string | null; reward: number | null; steps: number }> {
+  async waitForEnd(rolloutId: string, reconnects = 5): Promise<RolloutEnd> {
     let lastEventId: string | undefined;
     for (let attempt = 0; attempt <= reconnects; attempt++) {
-      const headers = lastEventId === undefined ? this.#headers : { ...this.#headers, "last-event-id": lastEventId };
-      const response = await fetch(`${this.#url}/v1/rollouts/${rolloutId}/events`, { headers });
-      if (!response.ok || !response.body) throw new Error(`events ${rolloutId} failed (${response.status})`);
+      const response = await this.#api.openStream(`/v1/rollouts/${rolloutId}/events`, lastEventId === undefined ? {} : { "last-event-id": lastEventId });
       const decoder = new TextDecoder();
       let buffer = "";
       for await (const chunk of response.body) {
@@ -52,7 +56,7 @@ export class RolloutClient {
           if (/^event: end$/m.test(frame)) {
             const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
             await response.body.cancel().catch(() => undefined);
-            return JSON.parse(data);
+            return JSON.parse(data) as RolloutEnd;
           }
         }
       }

@@ -60,35 +60,62 @@ export class ApiClient {
    * others become an OperationError carrying the problem's detail and field errors.
    */
   async request<T>(method: string, path: string, body?: unknown, accept: readonly number[] = []): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers = this.#headers({ accept: "application/json" });
     if (body !== undefined) headers["content-type"] = "application/json";
-    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
-    let response: Response;
+    const response = await this.#fetch(path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(this.#timeoutMs),
+    });
+    const text = await response.text();
+    const parsed = parseJson(text);
+    if (response.ok || accept.includes(response.status)) return { status: response.status, body: parsed as T };
+    throw failure(method, path, response, parsed, text);
+  }
+
+  /**
+   * Opens `GET path` as a stream (server-sent events) and returns the response with its body
+   * unread. No timeout: a stream lasts as long as what it follows. Error statuses throw as in `request`.
+   */
+  async openStream(path: string, headers: Record<string, string> = {}): Promise<Response & { body: ReadableStream<Uint8Array> }> {
+    const response = await this.#fetch(path, { headers: this.#headers({ accept: "text/event-stream", ...headers }) });
+    if (!response.ok || !response.body) {
+      const text = await response.text();
+      throw failure("GET", path, response, parseJson(text), text);
+    }
+    return response as Response & { body: ReadableStream<Uint8Array> };
+  }
+
+  #headers(base: Record<string, string>): Record<string, string> {
+    return this.#token ? { ...base, authorization: `Bearer ${this.#token}` } : { ...base };
+  }
+
+  async #fetch(path: string, init: RequestInit): Promise<Response> {
     try {
-      response = await fetch(`${this.url}${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
+      return await fetch(`${this.url}${path}`, init);
     } catch (error) {
       throw new UnreachableError(this.url, error);
     }
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text === "" ? null : JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    if (response.ok || accept.includes(response.status)) return { status: response.status, body: parsed as T };
-    const problem = (parsed ?? {}) as Problem;
-    const detail = problem.detail ?? (text.slice(0, 200) || response.statusText);
-    const hint = hintFor(response.status);
-    throw new OperationError(`${method} ${path} failed (${response.status}): ${detail}`, {
-      status: response.status,
-      details: problem.errors,
-      ...(hint ? { hint } : {}),
-    });
   }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === "" ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The OperationError for an error status, with the problem's detail, field errors and a hint. */
+function failure(method: string, path: string, response: Response, parsed: unknown, text: string): OperationError {
+  const problem = (parsed ?? {}) as Problem;
+  const detail = problem.detail ?? (text.slice(0, 200) || response.statusText);
+  const hint = hintFor(response.status);
+  return new OperationError(`${method} ${path} failed (${response.status}): ${detail}`, {
+    status: response.status,
+    details: problem.errors,
+    ...(hint ? { hint } : {}),
+  });
 }
