@@ -8,6 +8,7 @@ import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { sessionStub } from "./session-stub";
 import { rolloutEvents, rolloutIdParam, rolloutView } from "./views/rollout-views";
+import { rolloutTrace } from "../src/sink/otlp-trace";
 import { batchStub } from "./batch-stub";
 import { batchOfGroupUid } from "../src/runtime/batch/batch-state";
 import type { RolloutGroup } from "../src/schemas/rollout-group";
@@ -92,6 +93,9 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
   });
 
   routes.get("/:id", async (c) => c.json(await rolloutView(c.env, rolloutIdParam(c.req.param("id")))));
+
+  // OTLP/JSON: the body can be POSTed unchanged to an OpenTelemetry collector's /v1/traces.
+  routes.get("/:id/otlp", async (c) => c.json(await rolloutTrace(await rolloutView(c.env, rolloutIdParam(c.req.param("id"))))));
 
   routes.get("/:id/events", async (c) => {
     const stream = await rolloutEvents(c.env, rolloutIdParam(c.req.param("id")), c.req.header("last-event-id"), c.req.query("after"));
