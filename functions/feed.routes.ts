@@ -1,8 +1,10 @@
 /** @module `/v1/feed`: the trainer pulls complete GRPO groups under a lease, acks them, reads stats. */
 import { Hono } from "hono";
 import { r2SizedReader } from "../durable-objects/r2-blobs";
-import { ConflictError, InvalidInputError } from "../src/errors";
-import { inlineSamples, MAX_INLINE_MEMBERS } from "../src/runtime/feed/inline-samples";
+import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
+import { encodeArrowPull } from "../src/runtime/feed/arrow-pull";
+import { inlineGroups, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
+import { AcceptHeader, negotiatePullFormat, PULL_MEDIA_TYPES } from "../src/runtime/feed/pull-format";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
 import { trainingModes } from "../src/sink/training-modes";
@@ -20,20 +22,33 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
   routes.post("/pull", async (c) => {
+    // Negotiated before anything is leased: a 406 takes nothing from the feed.
+    const accept = AcceptHeader.safeParse(c.req.header("accept"));
+    if (!accept.success) throw invalid([{ path: "accept", message: accept.error.issues[0]!.message }]);
+    const format = negotiatePullFormat(accept.data);
+    if (format === null) {
+      const why = `Accept allows neither ${PULL_MEDIA_TYPES.json} nor ${PULL_MEDIA_TYPES.arrow}`;
+      throw new NotAcceptableError(why, { details: [{ path: "accept", message: why }] });
+    }
     const body = await parseJsonBody(c, PullRequest);
     if (body.training_mode !== undefined) trainingModes.resolve(body.training_mode);
+    // An Arrow pull always carries the samples: they are what the format is for.
+    const inline = body.inline || format === "arrow";
     // Staleness is judged against the version in force now; the feed object never calls the policy itself.
     const { policy_version } = (await policyStub(c.env).fence()).snapshot;
     const feed = feedStub(c.env);
-    // An inline pull reads every member's record here: lease no more members than one invocation may read.
-    const pulled = await feed.pull(body, policy_version, body.inline ? { max_members: MAX_INLINE_MEMBERS } : {});
+    // An inline pull reads every member's samples here: lease no more members than one invocation may read.
+    const pulled = await feed.pull(body, policy_version, inline ? { max_members: MAX_INLINE_MEMBERS } : {});
     if (!pulled.ok) throw invalid(pulled.errors);
     const { ok: _ok, ...response } = pulled;
-    if (!body.inline) return c.json(response);
-    const inlined = await inlineSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups);
+    c.header("vary", "accept");
+    if (!inline) return c.json(response);
+    const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups);
     // Groups over the byte budget go back to the feed now, not when the lease expires.
-    if (inlined.returned.length > 0) await feed.returnGroups(response.lease_id!, inlined.returned);
-    return c.json({ ...response, groups: inlined.groups, returned_groups: inlined.returned.length });
+    if (read.returned.length > 0) await feed.returnGroups(response.lease_id!, read.returned);
+    if (format === "json") return c.json({ ...response, groups: inlineGroups(read.groups), returned_groups: read.returned.length });
+    const bytes = encodeArrowPull(response, read.groups, read.returned.length);
+    return c.body(bytes.buffer as ArrayBuffer, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(bytes.length) });
   });
 
   routes.post("/ack", async (c) => {

@@ -65,6 +65,13 @@ export class NotFoundError extends AppError {
   override readonly status = 404;
 }
 
+/** The route cannot answer in any media type the request's `Accept` allows (406); `details` lists those it can. */
+export class NotAcceptableError extends AppError {
+  override name = "NotAcceptableError";
+  override readonly code = "not_acceptable";
+  override readonly status = 406;
+}
+
 /** The request conflicts with current state, e.g. cancelling a finished rollout (409). */
 export class ConflictError extends AppError {
   override name = "ConflictError";

@@ -4,9 +4,11 @@ import type { RolloutView } from "../schemas/rollout-api";
 import type { RolloutGroup } from "../schemas/rollout-group";
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-message";
 import { toAtif } from "./atif";
-import { rolloutAtifKey, rolloutRecordKey } from "./r2-keys";
+import { rolloutAtifKey, rolloutRecordKey, rolloutSamplesKey } from "./r2-keys";
 import { ROLLOUT_RECORD_SCHEMA_VERSION, type RolloutRecord } from "./rollout-record";
+import { ARROW_STREAM_MEDIA_TYPE } from "./arrow/arrow-ipc";
 import { buildSamplesForView } from "./sample-builder";
+import { encodeSampleTable } from "./sample-columns";
 
 /** Where a finished rollout goes. */
 export interface SinkDeps {
@@ -21,9 +23,10 @@ export function soloGroup(rolloutId: string): RolloutGroup {
 }
 
 /**
- * Writes the record and the ATIF document, then announces them. Every write is idempotent (same
- * keys, same content), so a publish that failed halfway is simply run again; the announcement goes
- * last, so a consumer never sees a pointer to an object that is not there yet.
+ * Writes the record, the ATIF document and (when there are samples) the sample table, then
+ * announces them. Every write is idempotent (same keys, same content), so a publish that failed
+ * halfway is simply run again; the announcement goes last, so a consumer never sees a pointer to
+ * an object that is not there yet.
  */
 export async function publishRollout(deps: SinkDeps, view: RolloutView, group: RolloutGroup | null): Promise<ResultMessage> {
   const placement = group ?? soloGroup(view.rollout_id);
@@ -35,6 +38,8 @@ export async function publishRollout(deps: SinkDeps, view: RolloutView, group: R
   const atifKey = rolloutAtifKey(view.rollout_id);
   await deps.blobs.put(key, JSON.stringify(record), "application/json");
   await deps.blobs.put(atifKey, JSON.stringify(toAtif(view)), "application/json");
+  // The samples once more, alone and in the feed's binary layout: a pull reads these, never the trajectory.
+  if (built.samples.length > 0) await deps.blobs.put(rolloutSamplesKey(view.rollout_id), encodeSampleTable(built.samples).buffer as ArrayBuffer, ARROW_STREAM_MEDIA_TYPE);
   const versions = view.llm_calls.length > 0 ? view.llm_calls : [{ policy_version_start: 0, policy_version_end: 0 }];
   const message = ResultMessage.parse({
     schema_version: RESULT_MESSAGE_SCHEMA_VERSION,

@@ -14,3 +14,11 @@ export function rolloutRecordKey(rolloutId: string): string {
 export function rolloutAtifKey(rolloutId: string): string {
   return `rollouts/${rolloutId}/atif.json`;
 }
+
+/**
+ * The rollout's training samples alone, as an Arrow IPC stream (`sample-columns.ts`), written at
+ * publication beside the record so a feed pull reads the samples without parsing the trajectory.
+ */
+export function rolloutSamplesKey(rolloutId: string): string {
+  return `rollouts/${rolloutId}/samples.arrow`;
+}
