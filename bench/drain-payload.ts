@@ -1,4 +1,9 @@
 /** @module A synthetic `POST /v1/feed/pull` answer (inline samples) for `bench:drain`, deterministic. */
+import { encodeArrowPull } from "../src/runtime/feed/arrow-pull";
+import type { PulledGroup } from "../src/runtime/feed/inline-samples";
+import type { FeedGroup, InlineFeedGroup, PullResponse } from "../src/schemas/feed";
+import { TrainingSample } from "../src/schemas/training-sample";
+import { samplesToColumns, sampleTableMetadata } from "../src/sink/sample-columns";
 import { createRng } from "../src/testing";
 
 /** Shape of the payload. */
@@ -49,4 +54,20 @@ export function drainPayload(options: DrainPayloadOptions): Record<string, unkno
     return { uid, training_mode: "verl/hybrid", group_size: options.n, policy_version_start: 3, policy_version_end: 3, partial: false, deliveries: 1, members };
   });
   return { lease_id: "lease-bench", lease_expires_at: Date.now() + 300_000, policy_version: 3, dropped_stale: 0, groups };
+}
+
+/**
+ * The same answer as the Arrow pull encodes it (`Accept: application/vnd.apache.arrow.stream`),
+ * built by the Worker's own encoder from each member's samples.
+ */
+export function drainPayloadArrow(payload: Record<string, unknown>): Uint8Array {
+  const { groups, ...response } = payload as unknown as PullResponse<InlineFeedGroup>;
+  const pulled: PulledGroup[] = groups.map((group) => ({
+    ...(group as Omit<FeedGroup, "members">),
+    members: group.members.map((member) => {
+      const samples = member.samples.map((s) => TrainingSample.parse(s));
+      return { ...member, samples: samples.length, table: { columns: samplesToColumns(samples), length: samples.length, metadata: sampleTableMetadata() } };
+    }),
+  }));
+  return encodeArrowPull(response, pulled, 0);
 }

@@ -1,17 +1,19 @@
 /**
- * @module `npm run bench:drain`: how fast the Python client turns a pull into verl's padded arrays.
+ * @module `npm run bench:drain`: how fast the Python client turns a pull into verl's padded arrays,
+ * JSON and Arrow side by side in one run.
  *
  * A Node HTTP server on 127.0.0.1 answers `POST /v1/feed/pull` with one fixed payload of
  * `--groups` GRPO groups × `--n` samples of `--prompt-tokens` + `--response-tokens` tokens
- * (inline, as the Worker serves them), and `POST /v1/feed/ack`. `bench/drain_bench.py` then
- * times, over `--rounds` rounds (median), `Client.pull` + `to_verl_batch` against
- * `json.loads` of the very same bytes: the floor any JSON client pays. Loopback only, bounded.
+ * (inline, as the Worker serves them): as JSON, or, when `Accept` asks for it, as the Arrow IPC
+ * stream the Worker's encoder makes of the same samples; and `POST /v1/feed/ack`.
+ * `bench/drain_bench.py` then times, per format over `--rounds` rounds (median), `Client.pull` +
+ * `to_verl_batch` against decoding the very same bytes from memory (the floor). Loopback only, bounded.
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { drainPayload } from "./drain-payload";
+import { drainPayload, drainPayloadArrow } from "./drain-payload";
 import { commandLine } from "../scripts/command-line";
 
 const values = commandLine({
@@ -25,19 +27,23 @@ const values = commandLine({
     "prompt-length": { type: "string", default: "1024", help: "padded prompt length" },
     "response-length": { type: "string", default: "2048", help: "padded response length" },
     rounds: { type: "string", default: "5", help: "timed rounds" },
-    python: { type: "string", default: process.env.PYTHON ?? "python3", help: "python interpreter with numpy (clients/python), from $PYTHON if set" },
+    python: { type: "string", default: process.env.PYTHON ?? "python3", help: "python interpreter with numpy and pyarrow (clients/python), from $PYTHON if set" },
   },
 });
 const shape = { groups: Number(values.groups), n: Number(values.n), promptTokens: Number(values["prompt-tokens"]), responseTokens: Number(values["response-tokens"]) };
-const body = Buffer.from(JSON.stringify(drainPayload(shape)));
+const payload = drainPayload(shape);
+const body = Buffer.from(JSON.stringify(payload));
+const arrowBody = Buffer.from(drainPayloadArrow(payload));
+const ARROW = "application/vnd.apache.arrow.stream";
 const ack = Buffer.from(JSON.stringify({ lease_id: "lease-bench", acked_groups: shape.groups, already: false }));
 
 const server = createServer((request, response) => {
   request.resume();
   request.on("end", () => {
-    const payload = request.url === "/v1/feed/pull" ? body : request.url === "/v1/feed/ack" ? ack : null;
-    response.writeHead(payload ? 200 : 404, { "content-type": "application/json", "content-length": payload?.length ?? 0 });
-    response.end(payload ?? undefined);
+    const arrow = request.url === "/v1/feed/pull" && (request.headers.accept ?? "").includes(ARROW);
+    const answer = arrow ? arrowBody : request.url === "/v1/feed/pull" ? body : request.url === "/v1/feed/ack" ? ack : null;
+    response.writeHead(answer ? 200 : 404, { "content-type": arrow ? ARROW : "application/json", "content-length": answer?.length ?? 0 });
+    response.end(answer ?? undefined);
   });
 });
 await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));

@@ -30,6 +30,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from .batching_columns import non_tensor_columns, pad_columns, same_columns
+
 TRUNCATIONS = ("left", "right", "middle", "error")
 
 #: Non-tensor keys this module sets; a sample's ``extra_fields`` may not reuse them.
@@ -127,6 +129,36 @@ def to_verl_batch(samples: Iterable[Mapping[str, Any]], prompt_length: int, resp
     if items and "members" in items[0]:
         items = list(samples_of(items))
     size, p_len, r_len = len(items), prompt_length, response_length
+    columns = same_columns(items)
+    if columns is not None:  # an Arrow pull: gather from its flat buffers
+        rows = np.array([item.row_index for item in items], dtype=np.int64)
+        padded = pad_columns(columns, rows, p_len, r_len, pad_token_id, truncation, mask_untrainable)
+        prompts, responses, response_mask = padded["prompts"], padded["responses"], padded["response_mask"]
+        attention_mask, log_probs, scores = padded["attention_mask"], padded["rollout_log_probs"], padded["scores"]
+        prompt_truncated, response_truncated = padded["prompt_truncated"], padded["response_truncated"]
+        cut_to_model, no_model_token = padded["response_cut_to_model_token"], padded["response_no_model_token"]
+    else:
+        prompts, responses, attention_mask, response_mask, log_probs, scores, prompt_truncated, response_truncated, cut_to_model, no_model_token = \
+            _pad_rows(items, p_len, r_len, pad_token_id, truncation, mask_untrainable)
+    position_ids = padded["position_ids"] if columns is not None else np.clip(np.cumsum(attention_mask, axis=1) - 1, 0, None)
+    rm_scores = np.zeros((size, r_len), dtype=np.float32)
+    last = attention_mask[:, p_len:].sum(axis=1) - 1  # -1 (empty response) wraps to the last column, as in verl
+    rm_scores[np.arange(size), last] = scores
+    batch = {"prompts": prompts, "responses": responses, "response_mask": response_mask,
+             "input_ids": np.concatenate([prompts, responses], axis=1), "attention_mask": attention_mask,
+             "position_ids": position_ids, "rollout_log_probs": log_probs, "rm_scores": rm_scores}
+    if return_tensors == "pt":
+        batch = _as_torch(batch)
+    non_tensor = _non_tensor(items) if columns is None else non_tensor_columns(columns, rows, RESERVED_KEYS)
+    non_tensor["prompt_truncated"], non_tensor["response_truncated"] = prompt_truncated, response_truncated
+    non_tensor["response_cut_to_model_token"], non_tensor["response_no_model_token"] = cut_to_model, no_model_token
+    meta = {"prompt_length": p_len, "response_length": r_len, "pad_token_id": pad_token_id, "truncation": truncation}
+    return VerlBatch(batch=batch, non_tensor_batch=non_tensor, meta_info=meta)
+
+
+def _pad_rows(items: list[Mapping[str, Any]], p_len: int, r_len: int, pad_token_id: int, truncation: str, mask_untrainable: bool) -> tuple:
+    """The padded arrays of ``items`` (sample mappings of any origin), one row at a time."""
+    size = len(items)
     prompts = np.full((size, p_len), pad_token_id, dtype=np.int64)
     responses = np.full((size, r_len), pad_token_id, dtype=np.int64)
     attention_mask = np.zeros((size, p_len + r_len), dtype=np.int64)
@@ -158,20 +190,7 @@ def to_verl_batch(samples: Iterable[Mapping[str, Any]], prompt_length: int, resp
             if not no_model_token[i] and not (mask_untrainable and sample.get("extra_fields", {}).get("trainable") is False):
                 response_mask[i, :n_response] = sample["response_mask"][:n_response]
         scores[i] = sample["reward_score"]
-    position_ids = np.clip(np.cumsum(attention_mask, axis=1) - 1, 0, None)
-    rm_scores = np.zeros((size, r_len), dtype=np.float32)
-    last = attention_mask[:, p_len:].sum(axis=1) - 1  # -1 (empty response) wraps to the last column, as in verl
-    rm_scores[np.arange(size), last] = scores
-    batch = {"prompts": prompts, "responses": responses, "response_mask": response_mask,
-             "input_ids": np.concatenate([prompts, responses], axis=1), "attention_mask": attention_mask,
-             "position_ids": position_ids, "rollout_log_probs": log_probs, "rm_scores": rm_scores}
-    if return_tensors == "pt":
-        batch = _as_torch(batch)
-    non_tensor = _non_tensor(items)
-    non_tensor["prompt_truncated"], non_tensor["response_truncated"] = prompt_truncated, response_truncated
-    non_tensor["response_cut_to_model_token"], non_tensor["response_no_model_token"] = cut_to_model, no_model_token
-    meta = {"prompt_length": p_len, "response_length": r_len, "pad_token_id": pad_token_id, "truncation": truncation}
-    return VerlBatch(batch=batch, non_tensor_batch=non_tensor, meta_info=meta)
+    return prompts, responses, attention_mask, response_mask, log_probs, scores, prompt_truncated, response_truncated, cut_to_model, no_model_token
 
 
 def _last_model_token(mask: Sequence[int], limit: int) -> int:

@@ -10,8 +10,12 @@ import urllib.parse
 import urllib.request
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
+from .arrow_feed import ARROW_MEDIA_TYPE, arrow_available, decode_arrow_pull
 from .errors import TransportError, problem_error
 from .stream import stream_groups
+
+#: Formats ``Client.pull`` asks for: Arrow when pyarrow is installed (``"auto"``), or as named.
+PULL_FORMATS = ("auto", "arrow", "json")
 
 #: Lease the server grants when a pull does not say: 5 minutes.
 DEFAULT_LEASE_MS = 300_000
@@ -68,15 +72,24 @@ class Client:
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         """Sends one request to ``path`` (``/v1/...``) and returns the decoded JSON answer."""
+        _, raw = self._send(method, path, body)
+        return self._json(method, path, raw)
+
+    def _send(self, method: str, path: str, body: Any, accept: Optional[str] = None) -> tuple[str, bytes]:
+        """One request; returns the answer's content type and body bytes."""
         data = None if body is None else json.dumps(body, default=_to_json).encode()
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers=self._headers)
+        headers = self._headers if accept is None else {**self._headers, "accept": accept}
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as response:
-                raw = response.read()
+                return response.headers.get("content-type", ""), response.read()
         except urllib.error.HTTPError as error:
             raise self._problem(error) from None
         except (urllib.error.URLError, OSError) as error:
             raise TransportError(f"{method} {self.url}{path} failed: {getattr(error, 'reason', error)}") from error
+
+    @staticmethod
+    def _json(method: str, path: str, raw: bytes) -> Any:
         try:
             return json.loads(raw)
         except ValueError as error:
@@ -138,7 +151,7 @@ class Client:
              lease_ms: Optional[int] = DEFAULT_LEASE_MS, inline: bool = True,
              min_policy_version: Optional[int] = None, training_mode: Optional[str] = None,
              batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None,
-             uid_prefix: Optional[str] = None) -> dict[str, Any]:
+             uid_prefix: Optional[str] = None, format: str = "auto") -> dict[str, Any]:
         """``POST /v1/feed/pull``: leases the oldest ready GRPO groups.
 
         At least one of ``max_groups`` / ``max_samples`` is required. ``lease_ms`` defaults to
@@ -149,14 +162,31 @@ class Client:
         ``{lease_id, lease_expires_at, policy_version, dropped_stale, groups}``; ``lease_id`` is
         None when nothing was ready. Ack the lease with ``ack`` once the groups are consumed, or
         they are delivered again after ``lease_ms``.
+
+        ``format`` (default ``"auto"``): with ``inline=True`` and pyarrow installed, the samples
+        travel as an Arrow IPC stream (``"arrow"``; see ``edge_rollout.arrow_feed``): the answer
+        has the same keys, each sample is a ``SampleRef`` mapping whose token ids / mask /
+        logprobs are numpy views of the body, and ``columns`` holds them all as flat arrays.
+        Without pyarrow ``"auto"`` pulls JSON and warns once; ``"json"`` always pulls JSON.
         """
         if max_groups is None and max_samples is None:
             raise ValueError("max_groups or max_samples is required")
+        if format not in PULL_FORMATS:
+            raise ValueError(f"format must be one of {', '.join(PULL_FORMATS)}, got {format!r}")
         body = _drop_none({"max_groups": max_groups, "max_samples": max_samples, "lease_ms": lease_ms,
                            "inline": inline, "min_policy_version": min_policy_version,
                            "training_mode": training_mode, "batch_id": _batch_ids(batch_id),
                            "batch_prefix": batch_prefix, "uid_prefix": uid_prefix})
-        return self.request("POST", "/v1/feed/pull", body)
+        use_arrow = inline and (format == "arrow" or (format == "auto" and arrow_available()))
+        if format == "arrow" and not arrow_available(warn=False):
+            raise ImportError("format='arrow' needs pyarrow (python3 -m pip install pyarrow)")
+        if not use_arrow:
+            return self.request("POST", "/v1/feed/pull", body)
+        # JSON stays acceptable: a server older than the Arrow format answers it, and is read as such.
+        content_type, raw = self._send("POST", "/v1/feed/pull", body, accept=f"{ARROW_MEDIA_TYPE}, application/json;q=0.5")
+        if content_type.split(";")[0].strip() == ARROW_MEDIA_TYPE:
+            return decode_arrow_pull(raw)
+        return self._json("POST", "/v1/feed/pull", raw)
 
     def ack(self, lease_id: str) -> dict[str, Any]:
         """``POST /v1/feed/ack``: deletes the lease's groups (acking twice is fine).
