@@ -19,7 +19,7 @@ export type ArrowPullMember = FeedMember & { first_sample: number; record_error?
 export type ArrowPullMetadata = PullResponse<Omit<FeedGroup, "members"> & { members: ArrowPullMember[] }> & { returned_groups: number; samples: number };
 
 /** The pull as one Arrow IPC stream (an empty pull: zero rows, the metadata still says so). */
-export function encodeArrowPull(response: PullResponse<unknown>, groups: PulledGroup[], returned: number): Uint8Array {
+export function encodeArrowPull(response: Omit<PullResponse<unknown>, "groups">, groups: PulledGroup[], returned: number): Uint8Array {
   const tables: ArrowTable[] = [];
   let row = 0;
   const described = groups.map((group) => ({
