@@ -1,16 +1,13 @@
 /** @module Reaching the catalog of batches (one Durable Object, named "default"). */
-import type { BatchCatalogEntry } from "../src/schemas/batch-listing";
-import type { RegisterResult } from "../src/runtime/catalog/batch-catalog-core";
+import type { BatchCatalog } from "../durable-objects/batch-catalog";
 import type { AppEnv } from "./env";
+import type { RpcSurface } from "./rpc-surface";
 
 /** Name of the one BatchCatalog instance. */
 export const CATALOG_OBJECT_NAME = "default";
 
-/** The RPC surface of the BatchCatalog stub, spelled out (the generic stub types are too deep for the compiler). */
-export interface CatalogRpc {
-  register(entry: unknown): Promise<RegisterResult>;
-  list(query: unknown): Promise<BatchCatalogEntry[]>;
-}
+/** The RPC surface of the BatchCatalog stub, derived from the class. */
+export type CatalogRpc = RpcSurface<BatchCatalog>;
 
 /** The BatchCatalog stub. */
 export function catalogStub(env: AppEnv): CatalogRpc {

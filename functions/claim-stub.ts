@@ -1,15 +1,11 @@
 /** @module Reaching a shard of a runner agent's claim queue. */
-import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
 import { claimQueueName } from "../src/runtime/claims/claim-shards";
+import type { ClaimQueue } from "../durable-objects/claim-queue";
 import type { AppEnv } from "./env";
+import type { RpcSurface } from "./rpc-surface";
 
-/** The RPC surface of a ClaimQueue stub, spelled out (the generic stub types are too deep for the compiler). */
-export interface ClaimQueueRpc {
-  offer(rolloutId: string): Promise<void>;
-  take(max: number): Promise<TakenOffer[]>;
-  settle(offers: TakenOffer[]): Promise<void>;
-  size(): Promise<{ waiting: number; visible: number }>;
-}
+/** The RPC surface of a ClaimQueue stub, derived from the class. */
+export type ClaimQueueRpc = RpcSurface<ClaimQueue>;
 
 /** The ClaimQueue stub of shard `shard` of `agent`'s queue. */
 export function claimQueueStub(env: AppEnv, agent: string, shard: number): ClaimQueueRpc {

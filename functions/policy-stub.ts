@@ -1,41 +1,19 @@
 /** @module Reaching the policy Durable Object (one instance, named "default") and the admission shards. */
 import type { PolicyPort } from "../src/gateway/policy-port";
-import type { PolicyView } from "../src/runtime/policy/policy-api";
-import { admissionShardCount, shardIndexOf, shardName, type AdmissionFence } from "../src/runtime/policy/admission-fence";
-import type { ApplyResult } from "../src/runtime/policy/admission-shard-core";
-import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, ReleaseResult, UpdateResult, WaitIdleResult } from "../src/runtime/policy/policy-results";
-import type { PolicyAdmission } from "../src/schemas/policy";
-import type { RequestCounts } from "../durable-objects/request-counter";
+import { admissionShardCount, shardIndexOf, shardName } from "../src/runtime/policy/admission-fence";
+import type { AdmissionShard } from "../durable-objects/admission-shard";
+import type { PolicyStore } from "../durable-objects/policy-store";
 import type { AppEnv } from "./env";
+import type { RpcSurface } from "./rpc-surface";
 
 /** Name of the one PolicyStore instance: the policy is global to the deployment. */
 export const POLICY_OBJECT_NAME = "default";
 
-/**
- * The RPC surface of the PolicyStore stub, spelled out (as for sessions, the generic
- * `DurableObjectStub<T>` types are too deep for the compiler).
- */
-export interface PolicyRpc {
-  snapshot(): Promise<PolicyView>;
-  fence(): Promise<AdmissionFence>;
-  republish(): Promise<number>;
-  update(patch: unknown): Promise<UpdateResult>;
-  beginSync(requestedVersion?: number): Promise<BeginSyncResult>;
-  waitIdle(timeoutMs: number): Promise<WaitIdleResult>;
-  endSync(policyVersion: number): Promise<EndSyncResult>;
-  putResource(name: string, value: unknown): Promise<PutResourceResult>;
-  getResource(name: string, version?: number): Promise<GetResourceResult>;
-  requestCounts(): Promise<RequestCounts>;
-}
+/** The RPC surface of the PolicyStore stub, derived from the class. */
+export type PolicyRpc = RpcSurface<PolicyStore>;
 
-/** The RPC surface of one AdmissionShard stub. */
-export interface AdmissionShardRpc {
-  acquire(callId: string, ttlMs: number): Promise<PolicyAdmission>;
-  release(callId: string): Promise<ReleaseResult>;
-  apply(fence: AdmissionFence): Promise<ApplyResult>;
-  inFlight(): Promise<number>;
-  requestCounts(): Promise<RequestCounts>;
-}
+/** The RPC surface of one AdmissionShard stub, derived from the class. */
+export type AdmissionShardRpc = RpcSurface<AdmissionShard>;
 
 /** The PolicyStore stub. */
 export function policyStub(env: AppEnv): PolicyRpc {
