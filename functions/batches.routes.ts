@@ -3,7 +3,8 @@ import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import type { BatchIssue, SubmitResult } from "../src/runtime/batch/batch-results";
 import { BATCH_MESSAGE_SCHEMA_VERSION, CreateBatchRequest, type BatchMessage } from "../src/schemas/batch";
-import { startBatch, batchStub } from "./batch-stub";
+import { startBatch } from "../src/runtime/batch/batch-delivery";
+import { batchObjects, batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { batchEvalReport, batchIdParam, batchProgress, batchRolloutsPage, batchSummary, listBatches } from "./views/batch-views";
@@ -29,7 +30,7 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/", async (c) => {
     const body = await parseJsonBody(c, CreateBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES });
     const message: BatchMessage = { ...body, schema_version: BATCH_MESSAGE_SCHEMA_VERSION, batch_id: body.batch_id ?? crypto.randomUUID() };
-    const started = await startBatch(c.env, message);
+    const started = await startBatch(batchObjects(c.env), message);
     if (!started.ok) throw submitError(started);
     const { progress } = started;
     const links = { self: `/v1/batches/${progress.batch_id}`, rollouts: `/v1/batches/${progress.batch_id}/rollouts`, cancel: `/v1/batches/${progress.batch_id}/cancel` };

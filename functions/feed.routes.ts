@@ -1,6 +1,6 @@
 /** @module `/v1/feed`: the trainer pulls complete GRPO groups under a lease, acks them, reads stats. */
 import { Hono } from "hono";
-import { r2SizedReader } from "../durable-objects/r2-blobs";
+import { r2SizedReader } from "../src/sink/r2-blobs";
 import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
 import { encodeArrowPull } from "../src/runtime/feed/arrow-pull";
 import { inlineGroups, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";

@@ -1,8 +1,10 @@
 /** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress. */
 import { ResultMessage } from "../src/schemas/result-message";
-import { reportBatchResult } from "./batch-stub";
+import { reportBatchResult } from "../src/runtime/batch/batch-delivery";
+import { ingestResult } from "../src/runtime/feed/feed-delivery";
+import { batchObjects } from "./batch-stub";
 import type { AppEnv } from "./env";
-import { ingestResult } from "./feed-stub";
+import { feedStub } from "./feed-stub";
 import { consumeEach } from "./queue-messages";
 
 /**
@@ -12,6 +14,6 @@ import { consumeEach } from "./queue-messages";
  */
 export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
   await consumeEach(batch, ResultMessage, "result", async (result) => {
-    await Promise.all([ingestResult(env, result), result.batch_id ? reportBatchResult(env, result) : Promise.resolve()]);
+    await Promise.all([ingestResult(feedStub(env), result), reportBatchResult(batchObjects(env), result)]);
   });
 }

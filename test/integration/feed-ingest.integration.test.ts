@@ -2,7 +2,8 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ingestResult } from "../../functions/feed-stub";
+import { feedStub } from "../../functions/feed-stub";
+import { ingestResult } from "../../src/runtime/feed/feed-delivery";
 import worker from "../../functions/worker";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { waitFor } from "../fixtures/rollouts";
@@ -66,7 +67,7 @@ describe("ingesting results", () => {
     const { messages } = await publishGroup(2, { data_manager: "infer" });
     const result = await deliver(messages);
     expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1"]);
-    await ingestResult(env, messages[0]!);
+    await ingestResult(feedStub(env), messages[0]!);
     const after = await defaultFeed().stats();
     expect(after.ingested + after.duplicates + after.late).toBe(before.ingested + before.duplicates + before.late);
     expect(after.pending_groups).toBe(before.pending_groups);
@@ -77,7 +78,7 @@ describe("ingesting results", () => {
     const { messages } = await publishGroup(1);
     const result = await deliver([{ ...messages[0]!, data_manager: "nope" }, { ...messages[0]!, rollout_id: `${messages[0]!.rollout_id}-b`, training_mode: "nope" }]);
     expect(result.retryMessages.map((m: { msgId: string }) => m.msgId).sort()).toEqual(["msg-0", "msg-1"]);
-    await expect(ingestResult(env, { ...messages[0]!, data_manager: "nope" })).rejects.toThrow(/unknown data manager "nope"; known data managers: infer, train/);
+    await expect(ingestResult(feedStub(env), { ...messages[0]!, data_manager: "nope" })).rejects.toThrow(/unknown data manager "nope"; known data managers: infer, train/);
   });
 
   it("refuses a member whose group_size disagrees with its group, and counts late arrivals", async () => {
