@@ -4,7 +4,7 @@ import type { PolicyAdmission } from "../src/schemas/policy";
 import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
 import { AdmissionShardCore, type ApplyResult } from "../src/runtime/policy/admission-shard-core";
 import type { ReleaseResult } from "../src/runtime/policy/policy-results";
-import { RequestCounter, type RequestCounts } from "./request-counter";
+import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 
 /**
  * One of `ADMISSION_SHARDS` objects named `admission-<k>`: every model call of the rollouts that

@@ -11,7 +11,7 @@ import type { BatchRunners } from "../src/schemas/batch-runners";
 import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
-import { r2Blobs } from "./r2-blobs";
+import { r2Blobs } from "../src/sink/r2-blobs";
 
 /** The RolloutSession methods a batch calls (spelled out: the generic stub types are too deep). */
 interface SessionCalls {

@@ -4,7 +4,7 @@ import type { PolicyView } from "../src/runtime/policy/policy-api";
 import { admissionShardCount, shardName, type AdmissionFence } from "../src/runtime/policy/admission-fence";
 import { PolicyCore, type ShardPort } from "../src/runtime/policy/policy-core";
 import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "../src/runtime/policy/policy-results";
-import { RequestCounter, type RequestCounts } from "./request-counter";
+import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 
 /**
  * The policy version, model, backend and sampling defaults the trainer controls, the weight-sync

@@ -1,6 +1,6 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
 import { DurableObject } from "cloudflare:workers";
-import { r2Blobs } from "./r2-blobs";
+import { r2Blobs } from "../src/sink/r2-blobs";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import type { LlmCallInput } from "../src/schemas/llm-call";
 import type { Span, SpanInput } from "../src/schemas/span";

@@ -31,6 +31,19 @@ export interface BlobStorePort {
   get(key: string): Promise<ArrayBuffer | null>;
 }
 
+/** A stored object whose size is known before its body is read. */
+export interface SizedBlob {
+  size: number;
+  bytes(): Promise<ArrayBuffer>;
+  /** Lets go of the body without reading it. */
+  discard(): void;
+}
+
+/** Reads objects with their size first (R2's `get` answers the size before the body streams). */
+export interface SizedBlobReader {
+  get(key: string): Promise<SizedBlob | null>;
+}
+
 /** Sends finished-rollout announcements (ROLLOUT_RESULTS). */
 export interface ResultsQueuePort {
   send(message: import("./schemas/result-message").ResultMessage): Promise<void>;

@@ -3,7 +3,7 @@
  * (`publishRollout`: record, ATIF and sample table in R2), for the feed's format tests.
  */
 import { env } from "cloudflare:workers";
-import { r2Blobs } from "../../durable-objects/r2-blobs";
+import { r2Blobs } from "../../src/sink/r2-blobs";
 import { LlmCall } from "../../src/schemas/llm-call";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { RolloutView } from "../../src/schemas/rollout-api";

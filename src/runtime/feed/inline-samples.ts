@@ -7,6 +7,7 @@
  * subrequest, and an invocation gets a bounded number of them), and bytes read (an isolate has 128 MB).
  */
 import { describeError } from "../../errors";
+import type { SizedBlobReader } from "../../ports";
 import type { FeedGroup, FeedMember, InlineFeedGroup } from "../../schemas/feed";
 import type { ArrowTable } from "../../sink/arrow/arrow-ipc";
 import { rolloutSamplesKey } from "../../sink/r2-keys";
@@ -31,19 +32,6 @@ export const MAX_INLINE_MEMBERS = 256;
  * not fit are handed back to the feed and come first in the next pull.
  */
 export const MAX_INLINE_BYTES = 24 * 1024 * 1024;
-
-/** An R2 object whose size is known before its body is read. */
-export interface SizedBlob {
-  size: number;
-  bytes(): Promise<ArrayBuffer>;
-  /** Lets go of the body without reading it. */
-  discard(): void;
-}
-
-/** Reads objects with their size first (R2's `get` answers the size before the body streams). */
-export interface SizedBlobReader {
-  get(key: string): Promise<SizedBlob | null>;
-}
 
 /** A pulled member with its samples as a sample table (null: none, or unreadable: `record_error`). */
 export type PulledMember = FeedMember & { table: ArrowTable | null; record_error?: string };
