@@ -38,6 +38,8 @@ export const RolloutConfig = z.object({
   seed: z.int().nullable().default(null),
   /** Model name; null uses the deployment's LLM_MODEL. */
   model: z.string().min(1).nullable().default(null),
+  /** Discount of each step's Monte Carlo return (`Step.mc_return` = r_t + gamma · mc_return_{t+1}). Default 1. */
+  gamma: z.number("gamma must be a number").min(0, "gamma must be >= 0").max(1, "gamma must be <= 1").default(1),
   /** `train` asks the engine for logprobs; `val` does not need them. Default "train". */
   mode: z.enum(["train", "val"]).default("train"),
   /**

@@ -1,5 +1,7 @@
 /** @module What an agent receives from one model call. */
 import type { ChatMessage, ToolCall } from "../schemas/chat";
+import type { JsonValue } from "../schemas/json";
+import { thoughtOf, toolCallAction } from "./reply-parts";
 
 /**
  * The model's answer as an agent sees it: the assistant message (content and tool calls, exactly
@@ -14,6 +16,10 @@ export interface ModelResponse {
   toolCalls: ToolCall[];
   /** `stop`, `length`, `tool_calls`, … as the engine reported it. */
   finishReason: string | null;
+  /** The reasoning: `reasoning_content`, else the `<think>` text of the content (the seed's `thought`). */
+  thought: string;
+  /** The tool calls as the seed's `action`: parsed `tool_calls`, else the `<tool_call>` bodies in the content; null when none. */
+  action: JsonValue[] | null;
 }
 
 /** The fields of a recorded call a ModelResponse is made from. */
@@ -30,5 +36,5 @@ export interface RecordedReply {
 export function modelResponseFrom(record: RecordedReply): ModelResponse {
   const message = record.response_message;
   const text = typeof message.content === "string" ? message.content : "";
-  return { message, text, toolCalls: message.tool_calls ?? [], finishReason: record.finish_reason };
+  return { message, text, toolCalls: message.tool_calls ?? [], finishReason: record.finish_reason, thought: thoughtOf(message), action: toolCallAction(message) };
 }

@@ -49,7 +49,7 @@ describe("examples/stepwise-agent (integration)", () => {
       const agent = new GuessAgent();
       agent.reset();
       agent.updateFromEnv({ feedback: "Higher.", low: 51, high: 100, guesses_left: 9 });
-      const action = agent.updateFromModel({ message: { role: "assistant", content: "\\boxed{75.5}" }, text: "\\boxed{75.5}", toolCalls: [], finishReason: "stop" });
+      const action = agent.updateFromModel({ message: { role: "assistant", content: "\\boxed{75.5}" }, text: "\\boxed{75.5}", toolCalls: [], finishReason: "stop", thought: "", action: null });
       return { action, chat: agent.chatCompletions };
     };
     expect(play()).toEqual(play());

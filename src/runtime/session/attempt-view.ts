@@ -2,6 +2,7 @@
 import { messageText } from "../../schemas/chat";
 import type { LlmCall } from "../../schemas/llm-call";
 import { Step } from "../../schemas/step";
+import { thoughtOf } from "../../sdk/reply-parts";
 import type { SessionState } from "./session-state";
 
 /**
@@ -31,7 +32,7 @@ export function attemptSteps(rolloutId: string, calls: LlmCall[], state: Pick<Se
     return Step.parse({
       step_id: `${rolloutId}/attempt/${call.attempt}/step/${index}`,
       step_index: index,
-      thought: call.response_message.reasoning_content ?? "",
+      thought: thoughtOf(call.response_message),
       action: text,
       observation,
       model_response: text,

@@ -7,6 +7,7 @@ import type { Span } from "../../schemas/span";
 import type { SseEvent } from "./event-hub";
 import type { SessionState } from "./session-state";
 import { attemptSteps, withTrainingExclusion } from "./attempt-view";
+import { toolcallReward, withMcReturns } from "./trajectory-returns";
 
 /**
  * Steps are stored without their prompt (the LlmCall already holds it, and a conversation copied
@@ -37,6 +38,7 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
   // Attempt agents commit no steps; their trajectory is read off the final attempt's calls.
   const steps = records.steps.length === 0 && state.final_attempt !== null ? attemptSteps(spec.rollout_id, calls, state) : records.steps;
   const callsById = new Map(calls.map((call) => [call.call_id, call]));
+  const returns = withMcReturns(steps, spec.config.gamma);
   return {
     rollout_id: spec.rollout_id,
     agent: spec.agent,
@@ -52,9 +54,10 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     trajectory: {
       schema_version: 1,
       task: spec.task,
-      steps: steps.map((step) => withChatCompletions(step, callsById)),
+      steps: returns.map((step) => withChatCompletions(step, callsById)),
       reward: state.reward,
-      toolcall_reward: 0,
+      // See trajectory-returns.ts: env info / reward spans named toolcall_reward; the result reward is the rollout's.
+      toolcall_reward: toolcallReward(steps, records.spans),
       res_reward: state.reward ?? 0,
       prompt_id: spec.task.prompt_id,
       data_id: spec.task.task_id,

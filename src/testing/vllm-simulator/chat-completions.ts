@@ -42,6 +42,20 @@ function checkRequestModel(request: ChatCompletionRequest): void {
   }
 }
 
+/**
+ * Whether this request's answer starts with a `<think>` block: `chat_template_kwargs.enable_thinking`
+ * when sent (Qwen3's template switch), else Qwen3's soft switch (`/think` or `/no_think` in the last
+ * user or system message), else the server's `thinking` setting.
+ */
+function thinkingFor(request: ChatCompletionRequest, turns: readonly PolicyTurn[], thinking: boolean): boolean {
+  const enabled = request.chat_template_kwargs?.enable_thinking;
+  if (typeof enabled === "boolean") return enabled;
+  const instruction = [...turns].reverse().find((turn) => turn.role === "user" || turn.role === "system")?.content ?? "";
+  if (/(^|\s)\/no_think\b/.test(instruction)) return false;
+  if (/(^|\s)\/think\b/.test(instruction)) return true;
+  return thinking;
+}
+
 function turnsOf(request: ChatCompletionRequest): PolicyTurn[] {
   return request.messages.map((message) => ({ role: message.role === "developer" ? "system" : message.role, content: contentText(message.content) }));
 }
@@ -63,7 +77,8 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
   const toolMode = toolModeOf(request);
   const parsing = toolParsingOf(toolMode, request.tools?.length ?? 0);
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
-  const policy = { turns: turnsOf(request), toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, successRate: config.successRate, thinking: config.thinking };
+  const turns = turnsOf(request);
+  const policy = { turns, toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, successRate: config.successRate, thinking: thinkingFor(request, turns, config.thinking) };
   const limits = { maxTokens: maxTokens ?? config.maxModelLen - promptIds.length, stop: stopList(request.stop) };
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): ChatChoice => {
     const choice = choiceSeed(seed, index, request.temperature);

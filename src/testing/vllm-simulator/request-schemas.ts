@@ -90,6 +90,8 @@ export const ChatCompletionRequest = z.looseObject({
   add_generation_prompt: z.boolean().nullish(),
   /** With a reasoning parser, false drops the reasoning from the answer. */
   include_reasoning: z.boolean().nullish(),
+  /** Extra chat-template variables; Qwen3's template reads `enable_thinking`. */
+  chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 

@@ -3,11 +3,12 @@ import type { JsonObject, JsonValue } from "../../../schemas/json";
 import type { Step } from "../../../schemas/step";
 import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
 import type { BaseAgent } from "../../../sdk/base-agent";
-import type { BaseEnv } from "../../../sdk/base-env";
+import type { BaseEnv, EnvClass } from "../../../sdk/base-env";
 import { type ModelResponse, modelResponseFrom } from "../../../sdk/model-response";
 import type { CallCounters } from "../../session/call-accounting";
 import type { ResumeState } from "../../session/session-results";
 import { callUserCode } from "../user-code";
+import { callEnv } from "./env-lock";
 
 /** What the environment last returned, to be fed to the agent at the start of the next step. */
 export interface EnvFeedback {
@@ -21,6 +22,8 @@ export interface EnvFeedback {
 export interface Episode {
   agent: BaseAgent;
   env: BaseEnv;
+  /** The registered env class: its `isMultithreadSafe()` decides whether env calls are serialised (env-lock.ts). */
+  envClass: Pick<EnvClass, "isMultithreadSafe">;
   steps: Step[];
   pending: EnvFeedback;
   /** Completion tokens used, the last context's size and the last call's replica (the next call sticks to it). */
@@ -43,10 +46,10 @@ function responseFromCall(call: CallSummary | undefined): ModelResponse {
  */
 export async function rebuildEpisode(definition: StepwiseAgentDefinition, resume: ResumeState): Promise<Episode> {
   const task = resume.spec.task as unknown as JsonValue;
-  const env = await callUserCode("env", "envClass.fromDict", () => definition.envClass.fromDict({ ...definition.envArgs, task }));
+  const env = await callEnv(definition.envClass, "envClass.fromDict", () => definition.envClass.fromDict({ ...definition.envArgs, task }));
   const agent = await callUserCode("agent", "agent constructor", () => new definition.agentClass(definition.agentArgs));
   await callUserCode("agent", "agent.reset", () => agent.reset());
-  const [observation, info] = await callUserCode("env", "env.reset", () => env.reset());
+  const [observation, info] = await callEnv(definition.envClass, "env.reset", () => env.reset());
   let pending: EnvFeedback = { observation, reward: 0, done: false, info };
   const callsById = new Map(resume.calls.map((call) => [call.call_id, call]));
   const steps: Step[] = [];
@@ -56,15 +59,16 @@ export async function rebuildEpisode(definition: StepwiseAgentDefinition, resume
     const response = responseFromCall(callsById.get(step.llm_call_ids[0] ?? ""));
     await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));
     // The recorded action, not the replayed one: the env must see exactly what it saw before.
-    if (!env.restore) await callUserCode("env", "env.step (replay)", () => env.step(step.action));
+    if (!env.restore) await callEnv(definition.envClass, "env.step (replay)", () => env.step(step.action));
     pending = { observation: step.next_observation, reward: step.reward, done: step.done, info: step.info };
     steps.push(step);
   }
   const lastSnapshot = resume.steps.at(-1)?.envSnapshot ?? null;
-  if (env.restore && lastSnapshot !== null) await callUserCode("env", "env.restore", () => env.restore!(lastSnapshot));
+  if (env.restore && lastSnapshot !== null) await callEnv(definition.envClass, "env.restore", () => env.restore!(lastSnapshot));
   return {
     agent,
     env,
+    envClass: definition.envClass,
     steps,
     pending,
     counters: {

@@ -14,6 +14,7 @@ import type { Episode } from "./episode";
 import type { StepTimer } from "./step-timer";
 import { callLimitsFor } from "../../../gateway/request-shaping";
 import { callUserCode, raceSignal } from "../user-code";
+import { callEnv } from "./env-lock";
 
 /** A step either produced something to commit, or ended the rollout. */
 export type StepOutcome =
@@ -32,6 +33,12 @@ export interface StepContext {
 
 function isEnvStepResult(value: unknown): value is [JsonValue, number, boolean, JsonObject] {
   return Array.isArray(value) && value.length === 4 && typeof value[1] === "number" && Number.isFinite(value[1]) && typeof value[2] === "boolean" && typeof value[3] === "object" && value[3] !== null && !Array.isArray(value[3]);
+}
+
+/** The `info` of the agent's current state, when it recorded one. */
+function agentInfo(state: unknown): JsonObject {
+  const info = (state as { info?: unknown } | undefined)?.info;
+  return typeof info === "object" && info !== null && !Array.isArray(info) ? (info as JsonObject) : {};
 }
 
 /** Runs the step and classifies any failure into a termination reason. Never throws for user or model faults. */
@@ -83,24 +90,28 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
   if (!action.success) {
     throw new UserCodeError("agent", `agent.updateFromModel must return {action: <JSON value>}: ${describeError(action.error)}`, action.error);
   }
-  const result: unknown = await callUserCode("env", "env.step", () => env.step(action.data.action));
+  // The seed's get_current_state: what the agent recorded about this step; its info rides along with the env's.
+  const agentState = await callUserCode("agent", "agent.getCurrentState", () => agent.getCurrentState());
+  const result: unknown = await callEnv(episode.envClass, "env.step", () => env.step(action.data.action));
   if (!isEnvStepResult(result)) throw new UserCodeError("env", "env.step must return [observation, finite reward, done boolean, info object]", result);
   const [observation, reward, done, info] = result;
-  const snapshot = env.snapshot ? await callUserCode("env", "env.snapshot", () => env.snapshot!()) : null;
+  const snapshot = env.snapshot ? await callEnv(episode.envClass, "env.snapshot", () => env.snapshot!()) : null;
 
   const step = Step.safeParse({
     schema_version: 1,
     step_id: stepId,
     step_index: stepIndex,
     chat_completions: [],
-    thought: response.message.reasoning_content ?? "",
+    thought: response.thought,
     action: action.data.action,
     observation: pending.observation,
     next_observation: observation,
     model_response: response.text,
-    info,
+    // The env's info wins a clash: it is what the environment reported.
+    info: { ...agentInfo(agentState), ...info },
     reward,
     done,
+    // Set when the trajectory is read (it depends on later rewards): trajectory-returns.ts.
     mc_return: 0,
     llm_call_ids: [call.call_id],
     started_at: startedAt,

@@ -7,6 +7,8 @@ import type { DriveOutcome } from "../../driver/driver-deps";
 import { type Episode, rebuildEpisode } from "./episode";
 import { runStep } from "./run-step";
 import { StepTimer } from "./step-timer";
+import { callEnv } from "./env-lock";
+import { callUserCode } from "../user-code";
 import { countCall } from "../../session/call-accounting";
 import type { AgentEngine, EngineRun, EngineStream } from "../engine-types";
 
@@ -36,7 +38,7 @@ export class StepwiseEngine implements AgentEngine {
     try {
       return await this.#stepUntilStopped(episode, stream);
     } finally {
-      await Promise.resolve(episode.env.close()).catch(() => undefined);
+      await callEnv(episode.envClass, "env.close", () => episode.env.close()).catch(() => undefined);
     }
   }
 
@@ -49,8 +51,8 @@ export class StepwiseEngine implements AgentEngine {
     for (;;) {
       const stepIndex = episode.steps.length;
       // A driver may die between its last commit and finish: the next one finishes from storage.
-      if (episode.pending.done) return this.#finish("ENV_DONE", null, episode);
-      if (stepIndex >= config.max_steps) return this.#finish("MAX_STEPS", null, episode);
+      if (episode.pending.done) return this.#finishAfterFinalFeedback("ENV_DONE", episode);
+      if (stepIndex >= config.max_steps) return this.#finishAfterFinalFeedback("MAX_STEPS", episode);
       const now = deps.now();
       if (now >= resume.deadline) return this.#finish("TIMEOUT", `rollout_timeout_ms (${config.rollout_timeout_ms}) exceeded`, episode);
       // Hand off only after progress, so a tiny slice can never starve a rollout.
@@ -71,6 +73,21 @@ export class StepwiseEngine implements AgentEngine {
       episode.pending = { observation: outcome.step.next_observation, reward: outcome.step.reward, done: outcome.step.done, info: outcome.step.info };
       episode.counters = countCall(episode.counters, outcome.call);
     }
+  }
+
+  /**
+   * The agent sees the env's last answer (`updateFromEnv(…, done)`, done true when the env ended the
+   * episode) before the rollout ends, as in the seed. A throw there is an agent error.
+   */
+  async #finishAfterFinalFeedback(reason: "ENV_DONE" | "MAX_STEPS", episode: Episode): Promise<DriveOutcome> {
+    const { observation, reward, done, info } = episode.pending;
+    try {
+      await callUserCode("agent", "agent.updateFromEnv", () => episode.agent.updateFromEnv(observation, reward, done, info));
+    } catch (error) {
+      if (!(error instanceof UserCodeError)) throw error;
+      return this.#finish("AGENT_ERROR", error.message, episode);
+    }
+    return this.#finish(reason, null, episode);
   }
 
   /** The trajectory reward by the agent's rule; a rule that throws or returns a non-finite number is an agent error. */

@@ -8,6 +8,8 @@ const toolCallResponse: ModelResponse = {
   text: "",
   toolCalls: [{ id: "call_1", type: "function", function: { name: "calculate", arguments: '{"expression": "2 + 2"}' } }],
   finishReason: "tool_calls",
+  thought: "",
+  action: [{ name: "calculate", arguments: { expression: "2 + 2" } }],
 };
 
 function startedAgent(): CalculatorAgent {
@@ -45,7 +47,7 @@ describe("CalculatorAgent", () => {
 
   it("turns a plain text response into an answer action", () => {
     const agent = startedAgent();
-    const response: ModelResponse = { message: { role: "assistant", content: "\\boxed{4}" }, text: "\\boxed{4}", toolCalls: [], finishReason: "stop" };
+    const response: ModelResponse = { message: { role: "assistant", content: "\\boxed{4}" }, text: "\\boxed{4}", toolCalls: [], finishReason: "stop", thought: "", action: null };
     expect(agent.updateFromModel(response)).toEqual({ action: { answer: "\\boxed{4}" } });
   });
 
