@@ -3,7 +3,7 @@ import type { BatchObjects } from "../src/runtime/batch/batch-delivery";
 import { catalogStub } from "./catalog-stub";
 import type { BatchTracker } from "../durable-objects/batch-tracker";
 import type { AppEnv } from "./env";
-import type { RpcSurface } from "./rpc-surface";
+import type { RpcSurface } from "../src/rpc-surface";
 
 /** The RPC surface of the BatchTracker stub, derived from the class. */
 export type BatchRpc = RpcSurface<BatchTracker>;

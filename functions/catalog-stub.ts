@@ -1,7 +1,7 @@
 /** @module Reaching the catalog of batches (one Durable Object, named "default"). */
 import type { BatchCatalog } from "../durable-objects/batch-catalog";
 import type { AppEnv } from "./env";
-import type { RpcSurface } from "./rpc-surface";
+import type { RpcSurface } from "../src/rpc-surface";
 
 /** Name of the one BatchCatalog instance. */
 export const CATALOG_OBJECT_NAME = "default";

@@ -2,7 +2,7 @@
 import { claimQueueName } from "../src/runtime/claims/claim-shards";
 import type { ClaimQueue } from "../durable-objects/claim-queue";
 import type { AppEnv } from "./env";
-import type { RpcSurface } from "./rpc-surface";
+import type { RpcSurface } from "../src/rpc-surface";
 
 /** The RPC surface of a ClaimQueue stub, derived from the class. */
 export type ClaimQueueRpc = RpcSurface<ClaimQueue>;

@@ -1,7 +1,7 @@
 /** @module Reaching the trainer feed Durable Object (one instance, named "default"). */
 import type { TrainerFeed } from "../durable-objects/trainer-feed";
 import type { AppEnv } from "./env";
-import type { RpcSurface } from "./rpc-surface";
+import type { RpcSurface } from "../src/rpc-surface";
 
 /**
  * Name of the one TrainerFeed instance. One feed serves every training mode: a trainer pulls with

@@ -4,7 +4,7 @@ import { admissionShardCount, shardIndexOf, shardName } from "../src/runtime/pol
 import type { AdmissionShard } from "../durable-objects/admission-shard";
 import type { PolicyStore } from "../durable-objects/policy-store";
 import type { AppEnv } from "./env";
-import type { RpcSurface } from "./rpc-surface";
+import type { RpcSurface } from "../src/rpc-surface";
 
 /** Name of the one PolicyStore instance: the policy is global to the deployment. */
 export const POLICY_OBJECT_NAME = "default";

@@ -2,7 +2,7 @@
 import type { RolloutSession } from "../durable-objects/rollout-session";
 import type { SessionLocator } from "../src/runtime/session/session-handle";
 import type { AppEnv } from "./env";
-import type { RpcSurface } from "./rpc-surface";
+import type { RpcSurface } from "../src/rpc-surface";
 
 /** The RPC surface of a RolloutSession stub, derived from the class (it satisfies the driver's SessionHandle). */
 export type SessionRpc = RpcSurface<RolloutSession>;
