@@ -1,14 +1,17 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
 import { DurableObject } from "cloudflare:workers";
 import { r2Blobs } from "../src/sink/r2-blobs";
+import type { BatchTracker } from "./batch-tracker";
+import type { ClaimQueue } from "./claim-queue";
+import type { RpcSurface } from "../src/rpc-surface";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import type { LlmCallInput } from "../src/schemas/llm-call";
 import type { Span, SpanInput } from "../src/schemas/span";
 import { RolloutSessionCore } from "../src/runtime/session/rollout-session-core";
+import { SessionKernel } from "../src/runtime/session/session-kernel";
 import { SessionGatewayOps } from "../src/runtime/session/session-gateway";
 import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
 import type { LlmCall } from "../src/schemas/llm-call";
-import type { RunnerEvent } from "../src/schemas/batch-runners";
 import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
 import type { DriveTrigger } from "../src/ports";
 import type { RequestDriveResult } from "../src/runtime/session/session-drive";
@@ -41,7 +44,7 @@ export class RolloutSession extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
-    this.#core = new RolloutSessionCore({
+    const kernel = new SessionKernel({
       storage: {
         sql: storage.sql,
         transactionSync: (fn) => storage.transactionSync(fn),
@@ -57,19 +60,21 @@ export class RolloutSession extends DurableObject<Env> {
       claims: {
         offer: async (runnerAgent, rolloutId) => {
           const queue = env.CLAIM_QUEUE.get(env.CLAIM_QUEUE.idFromName(claimQueueName(runnerAgent, shardOf(rolloutId))));
-          await (queue as unknown as { offer(id: string): Promise<void> }).offer(rolloutId);
+          await (queue as unknown as RpcSurface<ClaimQueue>).offer(rolloutId);
         },
       },
       runnerEvents: {
         report: async (batchId, event) => {
           const batch = env.BATCH_TRACKER.get(env.BATCH_TRACKER.idFromName(batchId));
-          await (batch as unknown as { runnerEvent(event: RunnerEvent): Promise<void> }).runnerEvent(event);
+          await (batch as unknown as RpcSurface<BatchTracker>).runnerEvent(event);
         },
       },
       drive: driveTrigger(env),
     });
-    this.#gateway = new SessionGatewayOps(this.#core.kernel);
-    this.#attempts = new SessionAttemptOps(this.#core.kernel);
+    // One kernel, three parts: the driver-facing lifecycle, the gateway's calls, the attempts.
+    this.#core = new RolloutSessionCore(kernel);
+    this.#gateway = new SessionGatewayOps(kernel);
+    this.#attempts = new SessionAttemptOps(kernel);
   }
 
   /** Stores and announces a new rollout (idempotent by rollout id). */

@@ -4,12 +4,10 @@ import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import { leaseTtlMs } from "../../schemas/rollout-config";
 import { Step } from "../../schemas/step";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
-import type { EventHub } from "./event-hub";
-import { type SessionDeps, SessionKernel } from "./session-kernel";
+import type { SessionKernel } from "./session-kernel";
 import { publishIfPending } from "./sink-publication";
 import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult, StepCommit } from "./session-results";
 import { initialState, type SessionState } from "./session-state";
-import { SessionStore } from "./session-store";
 import { buildRolloutView, endEvent, stepEvent } from "./session-view";
 import { accountCall } from "./call-accounting";
 import { SessionClaimOps } from "./session-claims";
@@ -20,8 +18,11 @@ import { SessionDriveOps } from "./session-drive";
  * the watchdog, and reads. The Durable Object makes every method single-writer.
  */
 export class RolloutSessionCore {
-  /** Shared with the gateway-facing part of the session (same storage, same subscribers). */
-  readonly kernel: SessionKernel;
+  /**
+   * Storage, state, events and the alarm, shared with the session's other parts (gateway calls,
+   * attempts), which the Durable Object builds on the same kernel.
+   */
+  readonly #kernel: SessionKernel;
 
   /** Claims, heartbeats and attempt outcomes of runner rollouts (same kernel). */
   readonly claims: SessionClaimOps;
@@ -29,84 +30,60 @@ export class RolloutSessionCore {
   /** Work messages ask for a drive here; the alarm runs it (see session-drive.ts). */
   readonly drive: SessionDriveOps;
 
-  constructor(deps: SessionDeps) {
-    this.kernel = new SessionKernel(deps);
-    this.claims = new SessionClaimOps(this.kernel);
-    this.drive = new SessionDriveOps(this.kernel, deps.drive);
-  }
-
-  get #deps(): SessionDeps {
-    return this.kernel.deps;
-  }
-
-  get #store(): SessionStore {
-    return this.kernel.store;
-  }
-
-  get #events(): EventHub {
-    return this.kernel.events;
-  }
-
-  get #spec(): RolloutSpec | undefined {
-    return this.kernel.spec;
-  }
-
-  get #state(): SessionState | undefined {
-    return this.kernel.state;
-  }
-
-  #save(state: SessionState): SessionState {
-    return this.kernel.save(state);
+  constructor(kernel: SessionKernel) {
+    this.#kernel = kernel;
+    this.claims = new SessionClaimOps(kernel);
+    this.drive = new SessionDriveOps(kernel, kernel.deps.drive);
   }
 
   /** Stores a new rollout and announces it; the same rollout again is a no-op, a different one a conflict. */
   async create(spec: RolloutSpec): Promise<CreateResult> {
-    const existing = this.#spec;
-    const existingState = this.#state;
+    const existing = this.#kernel.spec;
+    const existingState = this.#kernel.state;
     if (existing && existingState) {
       // The group decides where results go (which GRPO group, which trainer): a different one is another rollout.
       const same = JSON.stringify([existing.kind, existing.agent, existing.task, existing.config, existing.group]) === JSON.stringify([spec.kind, spec.agent, spec.task, spec.config, spec.group]);
       if (!same) return { ok: false, reason: "conflict", message: `rollout ${spec.rollout_id} already exists with a different agent, task, config or group` };
       return { ok: true, created: false, rollout_id: spec.rollout_id, status: existingState.status };
     }
-    const now = this.#deps.now();
+    const now = this.#kernel.deps.now();
     const fresh = initialState(now, spec.created_at + spec.config.rollout_timeout_ms);
     // An external rollout its creator runs is running from the moment it exists; no driver will
     // ever lease it. One for runners waits, queued, until a runner claims it.
     const state = spec.kind === "external" && spec.runner === null ? { ...fresh, status: "running" as const } : fresh;
-    this.#deps.storage.transactionSync(() => {
-      this.#store.writeSpec(spec);
-      this.#save(state);
+    this.#kernel.deps.storage.transactionSync(() => {
+      this.#kernel.store.writeSpec(spec);
+      this.#kernel.save(state);
     });
-    if (spec.kind === "driven") await this.kernel.announce(spec.rollout_id, "created");
+    if (spec.kind === "driven") await this.#kernel.announce(spec.rollout_id, "created");
     if (spec.runner !== null) await this.claims.offer(spec);
-    await this.kernel.scheduleWatchdog(state, spec);
+    await this.#kernel.scheduleWatchdog(state, spec);
     return { ok: true, created: true, rollout_id: spec.rollout_id, status: state.status };
   }
 
   /** Grants `driverId` the lease unless the rollout is finished or another live lease holds it. */
   async lease(driverId: string): Promise<LeaseResult> {
-    const spec = this.#spec;
-    const state = this.#state;
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
     if (spec.kind === "external") return { ok: false, reason: "held", status: state.status };
-    const now = this.#deps.now();
+    const now = this.#kernel.deps.now();
     if (now >= state.deadline) {
-      this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: "rollout_timeout_ms exceeded before a driver could continue" });
+      this.#kernel.end({ termination_reason: "TIMEOUT", reward: null, error: "rollout_timeout_ms exceeded before a driver could continue" });
       return { ok: false, reason: "terminal", status: "failed" };
     }
     if (state.lease && state.lease.expires_at > now) return { ok: false, reason: "held", status: state.status };
     const epoch = state.epoch + 1;
     const lease = { lease_id: `${epoch}:${driverId}`, driver_id: driverId, epoch, expires_at: now + leaseTtlMs(spec.config), steps_at_start: state.step_count, attempts_at_start: state.attempt };
-    await this.kernel.scheduleWatchdog(this.#save({ ...state, status: "running", epoch, lease }), spec);
-    const calls = this.#store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
+    await this.#kernel.scheduleWatchdog(this.#kernel.save({ ...state, status: "running", epoch, lease }), spec);
+    const calls = this.#kernel.store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
     return {
       ok: true,
       lease,
       resume: {
         spec,
-        steps: this.#store.listSteps(),
+        steps: this.#kernel.store.listSteps(),
         calls,
         completion_tokens: state.completion_tokens,
         last_context_tokens: state.last_context_tokens,
@@ -119,8 +96,8 @@ export class RolloutSessionCore {
 
   /** Stores one step and its calls atomically, if `leaseId` is the current lease; idempotent by step id. */
   async commitStep(leaseId: string, commit: StepCommit): Promise<CommitResult> {
-    const state = this.#state;
-    const spec = this.#spec;
+    const state = this.#kernel.state;
+    const spec = this.#kernel.spec;
     if (!spec || !state) return { ok: false, reason: "not_found", message: "no such rollout" };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", message: `rollout is ${state.status}` };
     if (!state.lease || state.lease.lease_id !== leaseId) return { ok: false, reason: "stale_lease", message: "lease was superseded" };
@@ -131,111 +108,109 @@ export class RolloutSessionCore {
       const issue = !step.success ? step.error.issues[0] : badCall?.error?.issues[0];
       return { ok: false, reason: "invalid", message: `${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"}` };
     }
-    if (this.#store.hasStep(step.data.step_id)) return { ok: true, duplicate: true, lease: state.lease };
+    if (this.#kernel.store.hasStep(step.data.step_id)) return { ok: true, duplicate: true, lease: state.lease };
     if (step.data.step_index !== state.step_count) {
       return { ok: false, reason: "out_of_order", message: `expected step ${state.step_count}, got ${step.data.step_index}` };
     }
-    const lease = { ...state.lease, expires_at: this.#deps.now() + leaseTtlMs(spec.config) };
+    const lease = { ...state.lease, expires_at: this.#kernel.deps.now() + leaseTtlMs(spec.config) };
     let next: SessionState = { ...state, lease, step_count: state.step_count + 1 };
     for (const call of calls) next = accountCall(next, call.data!);
-    this.#deps.storage.transactionSync(() => {
-      for (const call of calls) this.#store.insertCall(call.data!);
-      this.#store.insertStep(step.data, commit.env_snapshot);
-      this.#save(next);
+    this.#kernel.deps.storage.transactionSync(() => {
+      for (const call of calls) this.#kernel.store.insertCall(call.data!);
+      this.#kernel.store.insertStep(step.data, commit.env_snapshot);
+      this.#kernel.save(next);
     });
     // The alarm stays at the lease's earlier expiry: when it fires it finds the lease extended and
     // moves itself, which saves an alarm write on every step.
-    this.#events.publish(stepEvent(step.data, calls.map((call) => call.data!)));
+    this.#kernel.events.publish(stepEvent(step.data, calls.map((call) => call.data!)));
     return { ok: true, duplicate: false, lease };
   }
 
   /** Releases the lease and re-announces the rollout so the next invocation continues it. */
   async handoff(leaseId: string): Promise<FinishResult> {
-    const spec = this.#spec;
-    const state = this.#state;
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
     if (state.lease?.lease_id !== leaseId) return { ok: false, reason: "stale_lease", status: state.status };
-    const next = this.#save({ ...state, lease: null, handoffs: state.handoffs + 1 });
-    await this.kernel.announce(spec.rollout_id, "handoff");
-    await this.kernel.scheduleWatchdog(next, spec);
+    const next = this.#kernel.save({ ...state, lease: null, handoffs: state.handoffs + 1 });
+    await this.#kernel.announce(spec.rollout_id, "handoff");
+    await this.#kernel.scheduleWatchdog(next, spec);
     return { ok: true, already: false, status: state.status, termination_reason: null };
   }
 
   /** Ends the rollout for the lease holder; finishing a finished rollout returns its outcome. */
   async finish(leaseId: string, input: FinishInput): Promise<FinishResult> {
-    const state = this.#state;
+    const state = this.#kernel.state;
     if (!state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: true, already: true, status: state.status, termination_reason: state.termination_reason };
     if (state.lease?.lease_id !== leaseId) return { ok: false, reason: "stale_lease", status: state.status };
-    if (input.messages) this.#store.writeFinalMessages(input.messages);
-    return this.kernel.end(input);
+    if (input.messages) this.#kernel.store.writeFinalMessages(input.messages);
+    return this.#kernel.end(input);
   }
 
   /** Cancels a rollout that has not finished; a driver's next commit is then refused. */
   async cancel(): Promise<FinishResult> {
-    const state = this.#state;
+    const state = this.#kernel.state;
     if (!state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
-    return this.kernel.end({ termination_reason: "CANCELLED", reward: null, error: null });
+    return this.#kernel.end({ termination_reason: "CANCELLED", reward: null, error: null });
   }
 
   /** The watchdog: ends overdue rollouts, re-announces unclaimed ones, and counts stalled leases. */
   async onAlarm(): Promise<void> {
-    if (await publishIfPending(this.kernel)) return;
-    const spec = this.#spec;
-    const state = this.#state;
+    if (await publishIfPending(this.#kernel)) return;
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
     if (!spec || !state || TERMINAL_STATUSES.has(state.status)) return;
-    const now = this.#deps.now();
+    const now = this.#kernel.deps.now();
     if (now >= state.deadline) {
-      this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded` });
+      this.#kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded` });
       return;
     }
     if (spec.runner !== null) return this.claims.watch(spec, state);
     if (spec.kind === "external") {
       const idleMs = now - state.last_activity_at;
-      if (idleMs < spec.config.step_timeout_ms) return this.kernel.scheduleWatchdog(state, spec);
-      this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `no model call or event for ${idleMs} ms (step_timeout_ms ${spec.config.step_timeout_ms})` });
+      if (idleMs < spec.config.step_timeout_ms) return this.#kernel.scheduleWatchdog(state, spec);
+      this.#kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `no model call or event for ${idleMs} ms (step_timeout_ms ${spec.config.step_timeout_ms})` });
       return;
     }
-    if (state.lease && state.lease.expires_at > now) return this.kernel.scheduleWatchdog(state, spec);
+    if (state.lease && state.lease.expires_at > now) return this.#kernel.scheduleWatchdog(state, spec);
     let next = state;
     if (state.lease) {
       // Progress is a committed step (stepwise) or a started attempt (attempt agents commit no steps).
       const stalled = state.step_count === state.lease.steps_at_start && state.attempt === state.lease.attempts_at_start;
       const stalls = state.stalls + (stalled ? 1 : 0);
       if (stalls >= spec.config.max_stalls) {
-        this.#save({ ...state, stalls });
-        this.kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `no step committed during ${stalls} consecutive leases` });
+        this.#kernel.save({ ...state, stalls });
+        this.#kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `no step committed during ${stalls} consecutive leases` });
         return;
       }
-      next = this.#save({ ...state, lease: null, stalls: stalled ? stalls : 0 });
+      next = this.#kernel.save({ ...state, lease: null, stalls: stalled ? stalls : 0 });
     }
-    await this.kernel.scheduleWatchdog(next, spec);
+    await this.#kernel.scheduleWatchdog(next, spec);
     // Nobody holds the lease: drive it from here in its own invocation, or have the queue find a driver.
     if (await this.drive.driveFromAlarm(spec, next)) return;
-    await this.kernel.announce(spec.rollout_id, "watchdog");
+    await this.#kernel.announce(spec.rollout_id, "watchdog");
   }
 
   /** The full view for `GET /v1/rollouts/:id`, or undefined if the rollout does not exist. */
   read(): RolloutView | undefined {
-    const spec = this.#spec;
-    const state = this.#state;
+    const spec = this.#kernel.spec;
+    const state = this.#kernel.state;
     if (!spec || !state) return undefined;
-    const store = this.#store;
+    const store = this.#kernel.store;
     return buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
   }
 
   /** An SSE stream: steps after `afterStepIndex`, then live steps, then the end event. */
   subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
-    const state = this.#state;
+    const state = this.#kernel.state;
     if (!state) return undefined;
-    const calls = this.#store.listCalls();
-    const backlog = this.#store.listSteps(afterStepIndex).map(({ step }) => stepEvent(step, calls.filter((call) => call.step_id === step.step_id)));
+    const calls = this.#kernel.store.listCalls();
+    const backlog = this.#kernel.store.listSteps(afterStepIndex).map(({ step }) => stepEvent(step, calls.filter((call) => call.step_id === step.step_id)));
     const terminal = TERMINAL_STATUSES.has(state.status);
     if (terminal) backlog.push(endEvent(state));
-    return this.#events.subscribe(backlog, terminal);
+    return this.#kernel.events.subscribe(backlog, terminal);
   }
 }
-
-export { type SessionDeps, UNCLAIMED_RECHECK_MS } from "./session-kernel";
