@@ -17,15 +17,23 @@ When the ack happens, exactly:
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence, Union
 
 from .errors import StreamTimeout
 
-if TYPE_CHECKING:
-    from .client import Client
+
+class FeedClient(Protocol):
+    """What the stream needs of ``edge_rollout.Client`` (named here so this module never imports
+    the client, which imports it)."""
+
+    def pull(self, *args: Any, **kwargs: Any) -> dict[str, Any]: ...
+
+    def ack(self, lease_id: str) -> dict[str, Any]: ...
+
+    def feed_stats(self) -> dict[str, Any]: ...
 
 
-def stream_groups(client: "Client", *, max_groups: Optional[int] = 64, max_samples: Optional[int] = None,
+def stream_groups(client: FeedClient, *, max_groups: Optional[int] = 64, max_samples: Optional[int] = None,
                   lease_ms: Optional[int] = 300_000, min_policy_version: Optional[int] = None,
                   training_mode: Optional[str] = None, limit: Optional[int] = None,
                   timeout: Optional[float] = None, poll_interval: float = 0.5,
@@ -59,7 +67,7 @@ def stream_groups(client: "Client", *, max_groups: Optional[int] = 64, max_sampl
     return _groups(client, max_groups, max_samples, lease_ms, min_policy_version, selector, limit, timeout, poll_interval)
 
 
-def _groups(client: "Client", max_groups: Optional[int], max_samples: Optional[int], lease_ms: Optional[int],
+def _groups(client: FeedClient, max_groups: Optional[int], max_samples: Optional[int], lease_ms: Optional[int],
             min_policy_version: Optional[int], selector: Mapping[str, Any], limit: Optional[int],
             timeout: Optional[float], poll_interval: float) -> Iterator[dict[str, Any]]:
     delivered = 0
@@ -86,7 +94,7 @@ def _groups(client: "Client", max_groups: Optional[int], max_samples: Optional[i
         waiting_since = time.monotonic()
 
 
-def _why_nothing_arrives(client: "Client") -> str:
+def _why_nothing_arrives(client: FeedClient) -> str:
     """The feed's counts, to tell an empty feed (e.g. a re-submitted, already consumed batch) from a slow one."""
     try:
         stats = client.feed_stats()
