@@ -20,6 +20,11 @@ export interface StepwiseAgentDefinition<A extends BaseAgent = BaseAgent, E exte
   agentArgs: JsonObject;
   /** The rollout's final reward from its trajectory. Default: the sum of step rewards. */
   computeTrajectoryReward: (trajectory: Pick<Trajectory, "steps" | "task">) => number;
+  /**
+   * The engine that runs it: `stepwise` (default: resumable step by step), or the name of an
+   * engine registered with `registerEngine` (AgentSDK's engine wrapper), run as attempts.
+   */
+  engine: string;
 }
 
 /**
@@ -34,8 +39,8 @@ export type AgentKind = AgentDefinition["kind"];
 /** Options of `defineAgent`; `envArgs`, `agentArgs` and `computeTrajectoryReward` are optional. */
 export type DefineAgentOptions<A extends BaseAgent, E extends BaseEnv> = Omit<
   StepwiseAgentDefinition<A, E>,
-  "kind" | "envArgs" | "agentArgs" | "computeTrajectoryReward"
-> & Partial<Pick<StepwiseAgentDefinition<A, E>, "envArgs" | "agentArgs" | "computeTrajectoryReward">>;
+  "kind" | "envArgs" | "agentArgs" | "computeTrajectoryReward" | "engine"
+> & Partial<Pick<StepwiseAgentDefinition<A, E>, "envArgs" | "agentArgs" | "computeTrajectoryReward" | "engine">>;
 
 const AGENT_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
@@ -91,6 +96,7 @@ export function defineAgent<A extends BaseAgent, E extends BaseEnv>(
     envArgs: options.envArgs ?? {},
     agentArgs: options.agentArgs ?? {},
     computeTrajectoryReward: options.computeTrajectoryReward ?? sumStepRewards,
+    engine: options.engine ?? "stepwise",
   };
   registry.register(definition as unknown as AgentDefinition);
   return definition;

@@ -1,6 +1,8 @@
 /** @module The stateless driver: lease a rollout, hand it to its agent's engine. */
 import { createEngine } from "../engines/agent-engine";
 import type { EngineStream } from "../engines/engine-types";
+import type { SessionHandle } from "../session/session-handle";
+import type { JsonObject } from "../../schemas/json";
 import type { DriverDeps, DriveOutcome } from "./driver-deps";
 import { runWithRolloutConsole } from "./rollout-console";
 
@@ -25,6 +27,26 @@ export async function driveRollout(deps: DriverDeps, rolloutId: string, stream?:
     return { result: "finished", steps: 0, termination_reason: ended.termination_reason ?? "AGENT_ERROR" };
   }
   const engine = createEngine(definition, { deps, session, lease, resume });
+  if (!engine) {
+    const error = `agent "${resume.spec.agent}" names engine "${definition.kind === "stepwise" ? definition.engine : definition.kind}", which is not registered in this deployment (registerEngine)`;
+    const ended = await session.finish(lease.lease_id, { termination_reason: "AGENT_ERROR", reward: null, error });
+    if (!ended.ok) return { result: "lost_lease", steps: 0, reason: ended.reason };
+    return { result: "finished", steps: 0, termination_reason: ended.termination_reason ?? "AGENT_ERROR" };
+  }
   // The agent's console output is prefixed with the rollout id (see rollout-console.ts).
-  return runWithRolloutConsole(rolloutId, () => engine.generateTrajectory(resume.spec.task, stream));
+  return runWithRolloutConsole(rolloutId, () => engine.generateTrajectory(resume.spec.task, stream ?? sessionStream(session)));
+}
+
+/**
+ * The stream an engine reports to in production: attempt events become `attempt` annotation spans
+ * of the rollout, which the session also sends on its SSE stream. Steps need nothing here: a
+ * committed step is already on the stream. A span that cannot be written (the rollout just ended)
+ * is dropped; the rollout's record is its session, not this stream.
+ */
+export function sessionStream(session: Pick<SessionHandle, "addEvents">): EngineStream {
+  return async (event) => {
+    if (event.type === "step") return;
+    const value: JsonObject = event.type === "attempt_started" ? { attempt: event.attempt, phase: "started" } : { attempt: event.attempt, phase: "ended", outcome: event.outcome, error: event.error };
+    await session.addEvents([{ kind: "annotation", name: "attempt", value, attributes: { attempt: event.attempt } }]).catch(() => undefined);
+  };
 }

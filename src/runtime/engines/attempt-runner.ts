@@ -33,9 +33,9 @@ export async function runAttempts(run: EngineRun, task: AgentTask, agent: Attemp
       await session.addEvents([{ kind: "exception", name: "attempt_abandoned", value: { attempt: attempt - 1, outcome: "abandoned", message: "the invocation running it stopped before it ended (lease expired)" }, attributes: { attempt: attempt - 1 } }]);
     }
     ranHere = attempt;
-    stream?.({ type: "attempt_started", attempt });
+    await stream?.({ type: "attempt_started", attempt });
     const outcome = await runAttempt(run, task, agent, attempt);
-    stream?.({ type: "attempt_ended", attempt, outcome: outcome.kind, error: "error" in outcome ? outcome.error : null });
+    await stream?.({ type: "attempt_ended", attempt, outcome: outcome.kind, error: "error" in outcome ? outcome.error : null });
     switch (outcome.kind) {
       case "succeeded":
         return finish(run, { reason: outcome.limit ?? "ENV_DONE", reward: outcome.reward, attempt, messages: outcome.messages });

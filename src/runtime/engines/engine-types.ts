@@ -24,8 +24,8 @@ export type EngineEvent =
   | { type: "attempt_started"; attempt: number }
   | { type: "attempt_ended"; attempt: number; outcome: string; error: string | null };
 
-/** Receives an engine's progress events. */
-export type EngineStream = (event: EngineEvent) => void;
+/** Receives an engine's progress events; engines await it, so an event is delivered before the next. */
+export type EngineStream = (event: EngineEvent) => void | Promise<void>;
 
 /**
  * Generates (or continues) the trajectory of one leased rollout and ends it, hands it off, or

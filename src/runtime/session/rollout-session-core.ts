@@ -8,7 +8,7 @@ import type { SessionKernel } from "./session-kernel";
 import { publishIfPending } from "./sink-publication";
 import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult, StepCommit } from "./session-results";
 import { initialState, type SessionState } from "./session-state";
-import { buildRolloutView, endEvent, stepEvent } from "./session-view";
+import { buildRolloutView, endEvent, spanEvent, stepEvent } from "./session-view";
 import { accountCall } from "./call-accounting";
 import { SessionClaimOps } from "./session-claims";
 import { SessionDriveOps } from "./session-drive";
@@ -208,7 +208,9 @@ export class RolloutSessionCore {
     const state = this.#kernel.state;
     if (!state) return undefined;
     const calls = this.#kernel.store.listCalls();
-    const backlog = this.#kernel.store.listSteps(afterStepIndex).map(({ step }) => stepEvent(step, calls.filter((call) => call.step_id === step.step_id)));
+    // Span events carry no id, so only a fresh subscriber (no Last-Event-ID) gets the spans so far.
+    const spans = afterStepIndex < 0 ? this.#kernel.store.listSpans().map(spanEvent) : [];
+    const backlog = [...spans, ...this.#kernel.store.listSteps(afterStepIndex).map(({ step }) => stepEvent(step, calls.filter((call) => call.step_id === step.step_id)))];
     const terminal = TERMINAL_STATUSES.has(state.status);
     if (terminal) backlog.push(endEvent(state));
     return this.#kernel.events.subscribe(backlog, terminal);

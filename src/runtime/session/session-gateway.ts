@@ -8,6 +8,7 @@ import { leaseTtlMs } from "../../schemas/rollout-config";
 import { accountCall } from "./call-accounting";
 import type { SessionKernel } from "./session-kernel";
 import type { AdmitCallResult, FinishResult, GatewayWriteResult } from "./session-results";
+import { spanEvent } from "./session-view";
 
 /**
  * Calls that reach a rollout through its gateway endpoint (external agents, user code inside
@@ -76,6 +77,7 @@ export class SessionGatewayOps {
       this.#kernel.save({ ...state, last_activity_at: now });
       return added;
     });
+    for (const span of spans) this.#kernel.events.publish(spanEvent(span));
     return { ok: true, spans };
   }
 

@@ -98,6 +98,15 @@ export function stepEvent(step: Step, calls: LlmCall[]): SseEvent {
   };
 }
 
+/**
+ * The event sent when a span is added: `attempt` for an attempt starting or ending, `step` for a
+ * step a user engine streamed, `span` for any other. No id: Last-Event-ID counts committed steps.
+ */
+export function spanEvent(span: Span): SseEvent {
+  if (span.kind === "annotation" && (span.name === "attempt" || span.name === "step")) return { event: span.name, data: { ...(span.value as object), attempt: span.attributes.attempt ?? null, sequence_id: span.sequence_id } };
+  return { event: "span", data: span };
+}
+
 /** The last event of a stream: how the rollout ended. */
 export function endEvent(state: SessionState): SseEvent {
   return {

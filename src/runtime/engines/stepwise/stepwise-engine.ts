@@ -69,7 +69,7 @@ export class StepwiseEngine implements AgentEngine {
         return { result: "lost_lease", steps: stepIndex, reason: committed.reason };
       }
       episode.steps.push(outcome.step);
-      stream?.({ type: "step", step: outcome.step });
+      await stream?.({ type: "step", step: outcome.step });
       episode.pending = { observation: outcome.step.next_observation, reward: outcome.step.reward, done: outcome.step.done, info: outcome.step.info };
       episode.counters = countCall(episode.counters, outcome.call);
     }
