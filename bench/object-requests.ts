@@ -36,3 +36,19 @@ export function formatObjectRequests(before: ObjectRequests, after: ObjectReques
     `admission-shard requests per model call: ${(shardTotal / Math.max(1, modelCalls)).toFixed(2)} over ${perShard.length} shards (busiest shard ${Math.max(0, ...perShard)} of ${shardTotal})`,
   ];
 }
+
+/** Requests per RPC method between two readings, over the policy object and all shards (which methods make the count). */
+export function byMethodLine(before: ObjectRequests, after: ObjectRequests): string {
+  const sum = (reading: ObjectRequests, prefix: "policy" | "shards") => {
+    const totals: Record<string, number> = {};
+    for (const counts of prefix === "policy" ? [reading.policy] : reading.shards) for (const [method, n] of Object.entries(counts.by_method)) totals[method] = (totals[method] ?? 0) + n;
+    return totals;
+  };
+  const parts = (["policy", "shards"] as const).map((which) => {
+    const a = sum(before, which);
+    const b = sum(after, which);
+    const methods = Object.keys(b).filter((m) => b[m]! - (a[m] ?? 0) !== 0);
+    return `${which}: ${methods.length === 0 ? "none" : methods.map((m) => `${m} ${b[m]! - (a[m] ?? 0)}`).join(", ")}`;
+  });
+  return `requests by method — ${parts.join("; ")}`;
+}

@@ -25,8 +25,8 @@ export interface SideResult {
 
 const simulated = (shape: SweepShape, completionTokens: number) => shape.ttftMs + shape.perTokenMs * completionTokens;
 
-/** N dialogue rollouts at once on the stack, from the first create to the last end event. */
-export async function runOurs(client: RolloutClient, shape: SweepShape, topicBase: number): Promise<SideResult & { ids: string[] }> {
+/** N dialogue rollouts at once on the stack, from the first create to the last end event; `readIdealMs` reads the calls afterwards. */
+export async function runOurs(client: RolloutClient, shape: SweepShape, topicBase: number): Promise<SideResult & { ids: string[]; readIdealMs: () => Promise<number> }> {
   const config = { max_steps: shape.steps, max_tokens_per_call: shape.maxTokens };
   const start = performance.now();
   const ends = await Promise.all(
@@ -37,13 +37,15 @@ export async function runOurs(client: RolloutClient, shape: SweepShape, topicBas
   );
   const wallMs = performance.now() - start;
   const ids = ends.map((e) => e.id);
-  let idealMs = 0;
-  // Outside the timed window: the recorded calls give each rollout's simulated latency.
-  for (let i = 0; i < ids.length; i += 8) {
-    const views = await Promise.all(ids.slice(i, i + 8).map((id) => client.get(id)));
-    for (const view of views) idealMs = Math.max(idealMs, view.llm_calls.reduce((sum, call) => sum + simulated(shape, call.usage.completion_tokens), 0));
-  }
-  return { ids, wallMs, steps: ends.reduce((n, e) => n + e.end.steps, 0), notSucceeded: ends.filter((e) => e.end.status !== "succeeded").length, idealMs };
+  const readIdealMs = async () => {
+    let idealMs = 0;
+    for (let i = 0; i < ids.length; i += 8) {
+      const views = await Promise.all(ids.slice(i, i + 8).map((id) => client.get(id)));
+      for (const view of views) idealMs = Math.max(idealMs, view.llm_calls.reduce((sum, call) => sum + simulated(shape, call.usage.completion_tokens), 0));
+    }
+    return idealMs;
+  };
+  return { ids, wallMs, steps: ends.reduce((n, e) => n + e.end.steps, 0), notSucceeded: ends.filter((e) => e.end.status !== "succeeded").length, idealMs: 0, readIdealMs };
 }
 
 /** The same N conversations (multi-turn, growing history) with the `openai` client, all at once. */

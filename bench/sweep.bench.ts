@@ -7,13 +7,12 @@
  */
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
-import { startLocalStack } from "../scripts/local-stack";
 import { RolloutClient } from "../scripts/rollout-client";
-import { formatObjectRequests, readObjectRequests } from "./object-requests";
-import { treeCpuByName } from "./process-cpu";
+import { type StackKind, startBenchStack } from "./bench-stack";
+import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
 import { startSimulatorProcess } from "./simulator-process";
+import { profileSteps } from "./step-profile";
 import { runBare, runOurs, type SweepShape } from "./sweep-shapes";
-import { findWorkerSocket } from "./worker-socket";
 
 const { values } = parseArgs({
   options: {
@@ -23,11 +22,13 @@ const { values } = parseArgs({
     "per-token-ms": { type: "string", default: "1" },
     "max-tokens": { type: "string", default: "24" },
     port: { type: "string", default: "8799" },
+    stack: { type: "string", default: "miniflare" },
+    "profile-rollouts": { type: "string", default: "16" },
     help: { type: "boolean", default: false },
   },
 });
 if (values.help) {
-  console.log("usage: npm run bench:sweep -- [--sizes 64,256,1024] [--steps 5] [--ttft-ms 100] [--per-token-ms 1] [--max-tokens 24] [--port 8799]");
+  console.log("usage: npm run bench:sweep -- [--sizes 64,256,1024] [--steps 5] [--ttft-ms 100] [--per-token-ms 1] [--max-tokens 24] [--port 8799] [--stack miniflare|wrangler] [--profile-rollouts 16]");
   process.exit(0);
 }
 const sizes = values.sizes.split(",").map(Number);
@@ -40,14 +41,18 @@ for (const [name, value] of Object.entries({ ...base, sizes: Math.min(...sizes) 
 }
 
 const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
-const stack = await startLocalStack({ workerPort: Number(values.port), modelServerUrl: simulator.url, stateDir: ".tmp/bench-sweep", localBatchSize: 100, verbose: process.env.BENCH_VERBOSE === "1" }).catch(async (error: unknown) => {
+const kind = values.stack as StackKind;
+if (kind !== "miniflare" && kind !== "wrangler") {
+  console.error(`bench:sweep: --stack must be miniflare or wrangler, got "${values.stack}"`);
+  process.exit(2);
+}
+const stack = await startBenchStack({ kind, port: Number(values.port), modelServerUrl: simulator.url, stateDir: "bench-sweep", localBatchSize: 100, verbose: process.env.BENCH_VERBOSE === "1" }).catch(async (error: unknown) => {
   await simulator.stop();
   throw error;
 });
 try {
   const client = new RolloutClient(stack.workerUrl);
-  const socket = await findWorkerSocket(stack.wrangler.pid!, Number(values.port));
-  const workerCpu = () => (socket ? (treeCpuByName(socket.pid).workerd ?? 0) : (treeCpuByName(stack.wrangler.pid!).workerd ?? 0));
+  const workerCpu = () => stack.cpu().worker;
   // Warm-up: compiles the Worker's code paths and wakes the policy object and every shard.
   await runOurs(client, { ...base, rollouts: 16 }, 900_000);
 
@@ -61,6 +66,8 @@ try {
     const ours = await runOurs(client, shape, topic);
     const cpuMs = workerCpu() - cpu0;
     const requestsAfter = await readObjectRequests(stack.workerUrl);
+    // Outside the timed and CPU-counted window: the recorded calls give each rollout's simulated latency.
+    ours.idealMs = await ours.readIdealMs();
     const bare = await runBare(simulator.url, shape, topic);
     topic += n;
     const perS = (steps: number, ms: number) => (steps / (ms / 1000)).toFixed(0);
@@ -79,19 +86,21 @@ try {
         `${ours.notSucceeded}`.padStart(6),
       ].join(""),
     );
-    details.push(`  ${n} rollouts: ` + formatObjectRequests(requestsBefore, requestsAfter, ours.steps).join("; "));
+    details.push(`  ${n} rollouts: ` + formatObjectRequests(requestsBefore, requestsAfter, ours.steps).join("; "), `    ${byMethodLine(requestsBefore, requestsAfter)}`);
   }
-  console.log(`bench:sweep — N concurrent rollouts × ${base.steps} steps vs a bare openai loop with N conversations, one simulator (ttft ${base.ttftMs} ms + ${base.perTokenMs} ms/token, max_tokens ${base.maxTokens}), ${cpus().length} CPUs`);
+  const profile = Number(values["profile-rollouts"]) > 0 ? await profileSteps(stack, client, { rollouts: Number(values["profile-rollouts"]), steps: base.steps, maxTokens: base.maxTokens, firstTopic: 500_000 }) : [];
+  console.log(`bench:sweep (${kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}) — N concurrent rollouts × ${base.steps} steps vs a bare openai loop with N conversations, one simulator (ttft ${base.ttftMs} ms + ${base.perTokenMs} ms/token, max_tokens ${base.maxTokens}), ${cpus().length} CPUs`);
   console.log(["     N", "ours wall".padStart(10), "bare wall".padStart(10), "ratio".padStart(8), "ours st/s".padStart(9), "bare st/s".padStart(9), "ours eff".padStart(8), "bare eff".padStart(8), "CPU ms/st".padStart(9), "failed".padStart(6)].join(""));
   for (const row of rows) console.log(row);
   console.log("requests to the policy object and the admission shards, from their own counters:");
   for (const line of details) console.log(line);
+  for (const line of profile) console.log(line);
   console.log(
     [
       "eff = the longest rollout's simulated latency (Σ ttft + per_token × completion tokens over its calls) / wall: 100% is a run with no overhead at all.",
-      `CPU ms/st = CPU of the workerd process that runs the Worker (${socket ? "wrangler's proxy workerd excluded" : "proxy workerd included: the Worker's socket was not found"}) / steps, from /proc at 10 ms ticks.`,
+      `CPU ms/st = CPU of the workerd process that runs the Worker, its sessions and shards (${kind === "wrangler" ? "wrangler's proxy workerd and Node excluded" : "no proxy: Miniflare's API"}) / steps, from /proc at 10 ms ticks.`,
       "each rollout is driven in its own invocation (session alarm → DRIVER service binding), so production's 6 connections per invocation apply per rollout;",
-      "locally everything (simulator, workerd, wrangler's Node proxy, this client) shares the same CPUs, so the larger points are CPU-bound on a small machine.",
+      "locally everything (simulator, workerd, this client) shares the same CPUs, and every object runs on workerd's one thread, so the larger points are CPU-bound on a small machine.",
     ].join("\n"),
   );
 } finally {

@@ -21,17 +21,30 @@ export function policyStub(env: AppEnv): PolicyRpc {
   return namespace.get(namespace.idFromName(POLICY_OBJECT_NAME)) as unknown as PolicyRpc;
 }
 
+/**
+ * Shard ids per namespace binding, kept for the isolate's life. An id is a plain value (unlike a
+ * stub, which belongs to the request that made it), and every model call needs its shard's id
+ * twice; deriving it by name each time was a measured cost per call.
+ */
+const shardIds = new WeakMap<AppEnv["ADMISSION_SHARD"], Map<number, DurableObjectId>>();
+
+function shardStub(env: AppEnv, index: number): AdmissionShardRpc {
+  const namespace = env.ADMISSION_SHARD;
+  let ids = shardIds.get(namespace);
+  if (!ids) shardIds.set(namespace, (ids = new Map()));
+  let id = ids.get(index);
+  if (!id) ids.set(index, (id = namespace.idFromName(shardName(index))));
+  return namespace.get(id) as unknown as AdmissionShardRpc;
+}
+
 /** Every admission shard's stub, by index. */
 export function admissionShards(env: AppEnv): AdmissionShardRpc[] {
-  const namespace = env.ADMISSION_SHARD;
-  return Array.from({ length: admissionShardCount(env.ADMISSION_SHARDS) }, (_, k) => namespace.get(namespace.idFromName(shardName(k))) as unknown as AdmissionShardRpc);
+  return Array.from({ length: admissionShardCount(env.ADMISSION_SHARDS) }, (_, k) => shardStub(env, k));
 }
 
 /** The shard that admits `rolloutId`'s calls. */
 export function admissionShardFor(env: AppEnv, rolloutId: string): AdmissionShardRpc {
-  const namespace = env.ADMISSION_SHARD;
-  const index = shardIndexOf(rolloutId, admissionShardCount(env.ADMISSION_SHARDS));
-  return namespace.get(namespace.idFromName(shardName(index))) as unknown as AdmissionShardRpc;
+  return shardStub(env, shardIndexOf(rolloutId, admissionShardCount(env.ADMISSION_SHARDS)));
 }
 
 /** Admission as the gateway sees it: each rollout's calls go to its own shard, never to the policy object. */

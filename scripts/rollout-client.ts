@@ -4,6 +4,7 @@
  * API), so errors read the same everywhere.
  */
 import { ApiClient } from "../src/cli/api-client";
+import { UnreachableError } from "../src/cli/errors";
 import type { RolloutView } from "../src/schemas/rollout-api";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -16,6 +17,22 @@ export interface RolloutEnd {
   steps: number;
 }
 
+/**
+ * Runs `request` again (up to 3 times in all) when the connection failed before any answer: a
+ * server may close an idle keep-alive connection just as a request goes out on it (ECONNRESET),
+ * which under hundreds of concurrent streams happens now and then. Only for repeatable requests.
+ */
+async function repeatable<T>(request: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof UnreachableError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 /** Talks to one edge-rollout deployment. */
 export class RolloutClient {
   readonly #api: ApiClient;
@@ -24,14 +41,19 @@ export class RolloutClient {
     this.#api = new ApiClient({ url, token });
   }
 
-  /** `POST /v1/rollouts`; returns the rollout id. Throws with the problem detail on 4xx/5xx. */
+  /**
+   * `POST /v1/rollouts`; returns the rollout id. Throws with the problem detail on 4xx/5xx. The id
+   * is chosen here when the body has none, so a create sent again after a dropped connection is
+   * the same rollout (creation is idempotent by id).
+   */
   async create(body: { agent: string; task: unknown; config?: unknown; rollout_id?: string }): Promise<string> {
-    return (await this.#api.post<{ rollout_id: string }>("/v1/rollouts", body)).rollout_id;
+    const withId = { ...body, rollout_id: body.rollout_id ?? crypto.randomUUID() };
+    return (await repeatable(() => this.#api.post<{ rollout_id: string }>("/v1/rollouts", withId))).rollout_id;
   }
 
   /** `GET /v1/rollouts/:id`. */
   async get(rolloutId: string): Promise<RolloutView> {
-    return this.#api.get<RolloutView>(`/v1/rollouts/${rolloutId}`);
+    return repeatable(() => this.#api.get<RolloutView>(`/v1/rollouts/${rolloutId}`));
   }
 
   /**
@@ -42,23 +64,28 @@ export class RolloutClient {
   async waitForEnd(rolloutId: string, reconnects = 5): Promise<RolloutEnd> {
     let lastEventId: string | undefined;
     for (let attempt = 0; attempt <= reconnects; attempt++) {
-      const response = await this.#api.openStream(`/v1/rollouts/${rolloutId}/events`, lastEventId === undefined ? {} : { "last-event-id": lastEventId });
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let boundary: number;
-        while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-          const frame = buffer.slice(0, boundary);
-          buffer = buffer.slice(boundary + 2);
-          const id = /^id: (.*)$/m.exec(frame)?.[1];
-          if (id !== undefined && id !== "end") lastEventId = id;
-          if (/^event: end$/m.test(frame)) {
-            const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
-            await response.body.cancel().catch(() => undefined);
-            return JSON.parse(data) as RolloutEnd;
+      try {
+        const response = await this.#api.openStream(`/v1/rollouts/${rolloutId}/events`, lastEventId === undefined ? {} : { "last-event-id": lastEventId });
+        const decoder = new TextDecoder();
+        let buffer = "";
+        for await (const chunk of response.body) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let boundary: number;
+          while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+            const frame = buffer.slice(0, boundary);
+            buffer = buffer.slice(boundary + 2);
+            const id = /^id: (.*)$/m.exec(frame)?.[1];
+            if (id !== undefined && id !== "end") lastEventId = id;
+            if (/^event: end$/m.test(frame)) {
+              const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
+              await response.body.cancel().catch(() => undefined);
+              return JSON.parse(data) as RolloutEnd;
+            }
           }
         }
+      } catch (error) {
+        // A connection dropped before or during the stream is one more reconnect, after the last event seen.
+        if (!(error instanceof UnreachableError || error instanceof TypeError) || attempt >= reconnects) throw error;
       }
       await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
     }

@@ -2,11 +2,21 @@
 import type { ChatMessage, ToolDefinition } from "../schemas/chat";
 import type { RolloutConfig } from "../schemas/rollout-config";
 
-const encoder = new TextEncoder();
 /** Chat-template glue per message (role markers, separators) is a handful of tokens; stay generous. */
 const PER_MESSAGE_SLACK = 16;
 /** Tool schemas are rendered into the system prompt with some fixed instructions around them. */
 const TOOLS_SLACK = 512;
+
+/** UTF-8 length of `text` without encoding it (this runs on every call, over every new message). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // 2 bytes below U+0800, 3 up to U+FFFF; a surrogate pair is 4 bytes for its 2 units.
+    if (unit >= 0x80) bytes += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
+}
 
 /**
  * An upper bound on the prompt's token count, without a tokenizer. It relies on byte-level
@@ -21,8 +31,8 @@ export function promptTokenUpperBound(
 ): number {
   const continues = last.contextMessages > 0 && messages.length >= last.contextMessages;
   const added = continues ? messages.slice(last.contextMessages) : messages;
-  let bound = continues ? last.contextTokens + PER_MESSAGE_SLACK : tools.length > 0 ? encoder.encode(JSON.stringify(tools)).length + TOOLS_SLACK : 0;
-  for (const message of added) bound += encoder.encode(JSON.stringify(message)).length + PER_MESSAGE_SLACK;
+  let bound = continues ? last.contextTokens + PER_MESSAGE_SLACK : tools.length > 0 ? utf8Length(JSON.stringify(tools)) + TOOLS_SLACK : 0;
+  for (const message of added) bound += utf8Length(JSON.stringify(message)) + PER_MESSAGE_SLACK;
   return bound;
 }
 

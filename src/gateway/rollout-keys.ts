@@ -18,9 +18,26 @@ function fromBase64url(text: string): string | null {
   }
 }
 
+/**
+ * Imported HMAC keys per secret, kept for the isolate's life: a CryptoKey is a plain value (no
+ * request's I/O is tied to it), and importing it for every key checked was a measured cost of
+ * each gateway call. A deployment has one or two secrets (rotation), so the map stays tiny.
+ */
+const importedKeys = new Map<string, Promise<CryptoKey>>();
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = importedKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    // A failed import is not kept: the next call tries again.
+    key.catch(() => importedKeys.delete(secret));
+    importedKeys.set(secret, key);
+  }
+  return key;
+}
+
 async function mac(secret: string, rolloutId: string): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`rollout:${rolloutId}`)));
+  return new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(`rollout:${rolloutId}`)));
 }
 
 /**

@@ -42,6 +42,8 @@ export class AdmissionShardCore {
   readonly #calls: InFlightTable;
   #fence: AdmissionFence | undefined;
   #refreshedAt = 0;
+  /** The fence read under way, shared by every call that arrives meanwhile (one read per need, not one per call). */
+  #fetching: Promise<void> | undefined;
 
   constructor(deps: AdmissionShardDeps) {
     this.#deps = deps;
@@ -73,7 +75,8 @@ export class AdmissionShardCore {
     if (!this.#fence || stale) {
       this.#refreshedAt = now;
       // A push may land while this read is under way; `apply` keeps whichever is newer.
-      this.apply(await this.#deps.fetchFence());
+      this.#fetching ??= this.#deps.fetchFence().then((fence) => void this.apply(fence)).finally(() => (this.#fetching = undefined));
+      await this.#fetching;
     }
     return this.#fence!;
   }
