@@ -3,9 +3,10 @@
  * process at a fixed latency, measured side by side in one run:
  *
  * - (a) direct: the `openai` client calls the simulator (the baseline);
- * - (b) HTTP path: the same client calls an external rollout's `llm.base_url` with its `api_key`
- *   on `wrangler dev`; (b') the same, on the Worker's own workerd socket, skipping wrangler's
- *   local proxy (which production does not have), so b − b' is that proxy hop;
+ * - (b) HTTP path: the same client calls an external rollout's `llm.base_url` with its `api_key`,
+ *   on Miniflare's API by default (the client reaches workerd directly, as in production); with
+ *   `--stack wrangler`, through `wrangler dev`, plus (b') the same on the Worker's own workerd
+ *   socket, skipping wrangler's local proxy, so b − b' is that proxy hop;
  * - (c) in-process path: `dialogue` rollouts driven inside the Worker. There is no client to
  *   time these calls, so their timings come from the records the Worker writes:
  *   `Step.duration_ms` (agent update → policy admission → shaping → upstream call → capture →
@@ -20,16 +21,15 @@
  * `--concurrency` conversations (or rollouts) at once, each path in turn.
  */
 import { cpus } from "node:os";
-import { startLocalStack } from "../scripts/local-stack";
 import { RolloutClient } from "../scripts/rollout-client";
+import { type StackKind, startBenchStack } from "./bench-stack";
 import { runConversations } from "./chat-calls";
 import { readDialogueTimings, runDialogues } from "./dialogue-runs";
 import { createExternalRollouts, finishAndReadCalls } from "./external-rollouts";
 import { formatTable, percentile, type Series } from "./latency-table";
 import { formatObjectRequests, readObjectRequests } from "./object-requests";
-import { treeCpuByName } from "./process-cpu";
 import { startTimedSimulator } from "./timed-simulator";
-import { findWorkerSocket, healthRoundTrips } from "./worker-socket";
+import { healthRoundTrips } from "./worker-socket";
 import { commandLine } from "../scripts/command-line";
 
 const values = commandLine({
@@ -46,6 +46,7 @@ const values = commandLine({
     "ttft-ms": { type: "string", default: "20", help: "simulator time to first token" },
     "per-token-ms": { type: "string", default: "0.5", help: "simulator time per generated token" },
     port: { type: "string", default: "8798", help: "Worker port" },
+    stack: { type: "string", default: "miniflare", help: "miniflare (no dev proxy) or wrangler (adds path b': the proxy bypassed)" },
     "budget-s": { type: "string", default: "600", help: "stop starting rounds after this many seconds" },
   },
 });
@@ -81,16 +82,18 @@ interface Acc {
   serviceMs: number[];
   tokens: number[];
   wallMs: number;
-  /** CPU ms of the Worker's workerd, of wrangler's proxy workerd, and of wrangler's Node processes. */
-  cpu: { worker: number; proxy: number; node: number };
+  /** CPU ms of the Worker's workerd, and of dev tooling production does not have (wrangler's proxy and Node). */
+  cpu: { worker: number; tooling: number };
   /** (c): rollouts run, and those not succeeded. */
   rollouts: number;
   notSucceeded: number;
 }
-const newAcc = (): Acc => ({ startMs: [], latencyMs: [], stepStartMs: [], stepMs: [], innerStartMs: [], innerMs: [], serviceMs: [], tokens: [], wallMs: 0, cpu: { worker: 0, proxy: 0, node: 0 }, rollouts: 0, notSucceeded: 0 });
+const newAcc = (): Acc => ({ startMs: [], latencyMs: [], stepStartMs: [], stepMs: [], innerStartMs: [], innerMs: [], serviceMs: [], tokens: [], wallMs: 0, cpu: { worker: 0, tooling: 0 }, rollouts: 0, notSucceeded: 0 });
 
 const sim = await startTimedSimulator(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
-const stack = await startLocalStack({ workerPort: Number(values.port), modelServerUrl: sim.url, stateDir: ".tmp/bench-gateway" }).catch(async (error: unknown) => {
+const kind = values.stack as StackKind;
+if (kind !== "miniflare" && kind !== "wrangler") throw new RangeError(`--stack must be miniflare or wrangler, got "${values.stack}"`);
+const stack = await startBenchStack({ kind, port: Number(values.port), modelServerUrl: sim.url, stateDir: "bench-gateway" }).catch(async (error: unknown) => {
   await sim.stop();
   throw error;
 });
@@ -106,15 +109,10 @@ const watchdog = setTimeout(() => {
 
 try {
   const client = new RolloutClient(stack.workerUrl);
-  const socket = await findWorkerSocket(stack.wrangler.pid!, Number(values.port));
+  // Only wrangler dev has a proxy to bypass; on Miniflare (b) already reaches workerd directly.
+  const socket = stack.directUrl !== stack.workerUrl ? { url: stack.directUrl } : null;
   const paths: PathKey[] = socket ? ["a", "b", "b'", "c"] : ["a", "b", "c"];
-
-  /** CPU ms so far of the Worker's workerd, the proxy workerd, and the rest of wrangler dev's tree (Node, esbuild). */
-  const cpuNow = () => {
-    const { workerd = 0, ...rest } = treeCpuByName(stack.wrangler.pid!);
-    const worker = socket ? (treeCpuByName(socket.pid).workerd ?? 0) : Number.NaN;
-    return { worker, proxy: workerd - worker, node: Object.values(rest).reduce((a, b) => a + b, 0) };
-  };
+  const cpuNow = () => stack.cpu();
 
   /** Runs one path once and adds its calls to `acc`; only the calls themselves are inside the timed window. */
   async function runPath(key: PathKey, plan: { conversations: number; concurrency: number; firstTopic: number }, acc: Acc): Promise<void> {
@@ -125,7 +123,7 @@ try {
     const cpu0 = cpuNow();
     const addCpu = () => {
       const cpu1 = cpuNow();
-      for (const part of ["worker", "proxy", "node"] as const) acc.cpu[part] += cpu1[part] - cpu0[part];
+      for (const part of ["worker", "tooling"] as const) acc.cpu[part] += cpu1[part] - cpu0[part];
     };
     if (key === "c") {
       const run = await runDialogues(client, { rollouts: plan.conversations, turns, maxTokens, concurrency: plan.concurrency, firstTopic: plan.firstTopic, timeoutMs: ROLLOUT_TIMEOUT_MS });
@@ -179,7 +177,7 @@ try {
 
   const labels: Record<PathKey, string> = {
     a: "(a) direct: openai → simulator",
-    b: "(b) gateway HTTP via wrangler dev",
+    b: kind === "wrangler" ? "(b) gateway HTTP via wrangler dev" : "(b) gateway HTTP (Miniflare, no proxy)",
     "b'": "(b') gateway HTTP, dev proxy bypassed",
     c: "(c) in-process, LlmCall.latency_ms",
   };
@@ -216,13 +214,12 @@ try {
       `wrangler dev proxy hop: GET /health ×${health!.directMs.length} alternating, p50 ${p(health!.viaProxyMs, 50)} ms via proxy vs ${p(health!.directMs, 50)} ms direct ` +
         `(p99 ${p(health!.viaProxyMs, 99)} vs ${p(health!.directMs, 99)}); sequential chat p50 (b) − (b') = ${(b50("b") - b50("b'")).toFixed(1)} ms`,
     );
-    console.log("CPU ms per call (sequential | concurrent), /proc at 10 ms ticks; a = the idle stack's background, c = the whole rollout:");
-    console.log(`  the Worker's workerd:             ${perCall(sequential, "worker")} | ${perCall(concurrent, "worker")}`);
-    console.log(`  wrangler dev's proxy workerd:     ${perCall(sequential, "proxy")} | ${perCall(concurrent, "proxy")}`);
-    console.log(`  wrangler dev's Node processes:    ${perCall(sequential, "node")} | ${perCall(concurrent, "node")}`);
-  } else {
+    console.log(`  wrangler dev's proxy and Node:    ${perCall(sequential, "tooling")} | ${perCall(concurrent, "tooling")}`);
+  } else if (kind === "wrangler") {
     console.log("the Worker's own socket was not found: the wrangler dev proxy hop is included in (b) and not measured separately");
   }
+  console.log("CPU ms per call (sequential | concurrent), the Worker's workerd, /proc at 10 ms ticks; a = the idle stack's background, c = the whole rollout:");
+  console.log(`  ${perCall(sequential, "worker")} | ${perCall(concurrent, "worker")}`);
   const checkOf = (results: Map<PathKey, Acc>) =>
     paths
       .filter((k) => k !== "a")
@@ -250,8 +247,8 @@ try {
     "caveats: (c) calls/s in parentheses is whole-rollout throughput (create, queue delivery, step commits, finish), not a call-path figure;",
     "  local workerd clocks advance during CPU work (production's only at I/O); Durable Objects are local here (in-process RPC, SQLite on local disk);",
     "  in production, admission and recording RPCs may cross data centres and the model server is a real network hop away: none of that is measured;",
-    "  wrangler dev's Node processes spend CPU on every gateway call even when its proxy is bypassed (b'); production has no such processes;",
-    `  ${cpus().length} CPUs are shared by the simulator, two workerd processes, wrangler's Node and this client: concurrent figures are CPU-bound.`,
+    kind === "wrangler" ? "  wrangler dev's Node processes spend CPU on every gateway call even when its proxy is bypassed (b'); production has no such processes;" : "  on Miniflare's API no dev proxy sits in front of workerd;",
+    `  ${cpus().length} CPUs are shared by the simulator, workerd${kind === "wrangler" ? ", wrangler's proxy and Node" : ""} and this client: concurrent figures are CPU-bound.`,
   ];
   console.log(notes.join("\n"));
 } finally {

@@ -4,7 +4,9 @@
  * version is counted until released, no call is admitted after `beginSync` answered, and the
  * policy object itself serves no request per model call.
  */
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { AdmissionShardRpc } from "../../functions/policy-stub";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { admission, policy, readPolicyState, restorePolicyState, sleep, uniqueCallId } from "./policy-fixtures";
 
@@ -68,4 +70,17 @@ describe("the admission fence under racing calls", () => {
     const next = await Promise.all(calls("next", 32).map(acquire));
     expect(next.map((outcome) => outcome.ok && outcome.policy_version)).toEqual(next.map(() => saved.policy_version + 7));
   });
+
+  it("asks the policy object for its fence once per shard that lacks one, however many calls arrive at once", async () => {
+    // A shard no sync ever pushed to: every one of these concurrent calls needs its fence.
+    const namespace = env.ADMISSION_SHARD;
+    const fresh = namespace.get(namespace.idFromName(`fresh-${uniqueCallId("shard")}`)) as unknown as AdmissionShardRpc;
+    await policy().fence(); // wakes the object, so its counter covers the whole test
+    const before = (await policy().requestCounts()).by_method.fence ?? 0;
+    const outcomes = await Promise.all(Array.from({ length: 24 }, (_, i) => fresh.acquire(uniqueCallId(`fresh-${i}`), 60_000)));
+    expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+    expect(((await policy().requestCounts()).by_method.fence ?? 0) - before).toBe(1);
+    expect(await fresh.inFlight()).toBe(24);
+  });
 });
+
