@@ -73,6 +73,10 @@ try {
     const stack = await startBenchStack({ kind, modelServerUrl: simulator.url, port: Number(values.port) + i, stateDir: `bench-loop-${kind}`, localBatchSize: LOCAL_BATCH });
     try {
       await runOurs(stack);
+    } catch (error) {
+      // Side by side, one runner failing (wrangler dev's "Your worker restarted mid-request") is a result, not the end of the run.
+      if (kinds.length === 1) throw error;
+      lines.push(`edge-rollout on ${kind}: run failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
     } finally {
       await stack.stop();
     }
