@@ -64,7 +64,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     if (stateDir.startsWith("/dev/shm/")) rmSync(stateDir, { recursive: true, force: true });
   };
   if (options.kind === "miniflare") {
-    const stack = await startMiniflareStack({ ...common, stateDir: `.tmp/${options.stateDir}`, persistRoot: join(stateDir, "v3"), inspector: true, verbose: options.verbose });
+    const stack = await startMiniflareStack({ ...common, stateDir: `.tmp/${options.stateDir}`, persistRoot: join(stateDir, "v3"), inspector: true, verbose: options.verbose }).catch((error: unknown) => {
+      cleanUp();
+      throw error;
+    });
     const pid = stack.workerdPid;
     return {
       kind: "miniflare",
@@ -86,7 +89,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       stop: () => stack.stop().finally(cleanUp),
     };
   }
-  const stack = await startLocalStack({ ...common, stateDir, verbose: options.verbose });
+  const stack = await startLocalStack({ ...common, stateDir, verbose: options.verbose }).catch((error: unknown) => {
+    cleanUp();
+    throw error;
+  });
   const socket = await findWorkerSocket(stack.wrangler.pid!, options.port);
   return {
     kind: "wrangler",
