@@ -75,6 +75,24 @@ export class ApiClient {
   }
 
   /**
+   * `POST path` with a JSON body, asking for `accept`; returns the answer's content type and raw
+   * bytes (a binary format). Error statuses throw as in `request`.
+   */
+  async postForBytes(path: string, body: unknown, accept: string): Promise<{ contentType: string; bytes: Uint8Array }> {
+    const response = await this.#fetch(path, {
+      method: "POST",
+      headers: { ...this.#headers({ accept }), "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.#timeoutMs),
+    });
+    if (!response.ok) {
+      const text = await response.text();
+      throw failure("POST", path, response, parseJson(text), text);
+    }
+    return { contentType: response.headers.get("content-type") ?? "", bytes: new Uint8Array(await response.arrayBuffer()) };
+  }
+
+  /**
    * Opens `GET path` as a stream (server-sent events) and returns the response with its body
    * unread. No timeout: a stream lasts as long as what it follows. Error statuses throw as in `request`.
    */

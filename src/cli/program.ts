@@ -5,7 +5,7 @@ import { DEFAULT_LEASE_MS, MAX_LEASE_MS, MAX_PULL_GROUPS, MIN_LEASE_MS } from ".
 import { ApiClient } from "./api-client";
 import { runDev } from "./commands/dev";
 import { runDoctor } from "./commands/doctor";
-import { runDrain } from "./commands/drain";
+import { DRAIN_FORMATS, runDrain, type DrainFormat } from "./commands/drain";
 import { runEval } from "./commands/eval";
 import { EXPORT_FORMATS, runExport, type ExportFormat } from "./commands/export";
 import { runShow } from "./commands/show";
@@ -128,8 +128,9 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
     });
 
   withServer(program.command("drain"))
-    .description("pull complete GRPO groups from the trainer feed, write each sample as a JSON line, ack; until the feed is empty")
-    .requiredOption("--out <file>", "JSONL file to append to (created if missing; samples already in it are never written again)")
+    .description("pull complete GRPO groups from the trainer feed, write each sample as a JSON line (or Arrow), ack; until the feed is empty")
+    .requiredOption("--out <path>", "JSONL file to append to, or with --format arrow a folder of part-<n>.arrows files (created if missing; samples already there are never written again)")
+    .option("--format <format>", "jsonl | arrow (Arrow IPC streams pyarrow reads: ipc.open_stream)", oneOf("--format", DRAIN_FORMATS), "jsonl")
     .option("--max-groups <n>", "stop after <n> groups", integerIn("--max-groups", 1))
     .option("--per-pull <n>", `groups per pull (1..${MAX_PULL_GROUPS})`, integerIn("--per-pull", 1, MAX_PULL_GROUPS), 16)
     .option("--lease-ms <ms>", "lease of each pull; unacked groups come back after it", integerIn("--lease-ms", MIN_LEASE_MS, MAX_LEASE_MS), DEFAULT_LEASE_MS)
@@ -139,7 +140,7 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
     .option("--wait-ms <ms>", "when nothing is ready but groups are incomplete, wait this long for them", integerIn("--wait-ms", 0), 5000)
     .option("--follow", "keep pulling until Ctrl-C or --max-groups, even when the feed is empty", false)
     .option("--interval <ms>", "poll interval while waiting", integerIn("--interval", 100), 1000)
-    .action(async (flags: ServerFlags & { out: string; maxGroups?: number; perPull: number; leaseMs: number; trainingMode?: string; batch?: string[]; minPolicyVersion?: number; waitMs: number; follow: boolean; interval: number }) => {
+    .action(async (flags: ServerFlags & { out: string; format: DrainFormat; maxGroups?: number; perPull: number; leaseMs: number; trainingMode?: string; batch?: string[]; minPolicyVersion?: number; waitMs: number; follow: boolean; interval: number }) => {
       const { interval, url: _url, token: _token, json: _json, ...rest } = flags;
       state.exitCode = await runDrain({ ...rest, intervalMs: interval }, clientFor(flags), out);
     });

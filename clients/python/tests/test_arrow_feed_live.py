@@ -87,3 +87,29 @@ def test_every_sample_kind_pulled_as_arrow_equals_the_json_pull(stack, simulator
     slow = to_verl_batch(as_json["groups"], 512, 256, pad_token_id=0)
     for key in slow.batch:
         np.testing.assert_array_equal(fast.batch[key], slow.batch[key], err_msg=key)
+
+
+def test_cli_drain_writes_arrow_parts_pyarrow_reads_each_sample_once(stack, tmp_path):
+    import subprocess
+
+    import pyarrow as pa
+    from live_stack import ROOT, edge_rollout_cli
+
+    client = Client(stack, timeout=60)
+    batch = f"arrow-drain-{uuid.uuid4().hex[:8]}"
+    client.submit_batch(ROWS[:3], agent="calculator", n=2, batch_id=batch)
+    wait_done(client, batch, timeout=120)
+    out = tmp_path / "samples"
+    args = ("drain", "--url", stack, "--batch", batch, "--format", "arrow", "--out", str(out), "--per-pull", "1", "--json")
+    run = subprocess.run(edge_rollout_cli(*args), cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    parts = sorted(out.glob("part-*.arrows"))
+    assert len(parts) == summary["pulls"] - 1 == 3  # one part per pull with groups; the last pull found none
+    table = pa.concat_tables(pa.ipc.open_stream(part.read_bytes()).read_all() for part in parts)
+    keys = [f"{r}#{s}" for r, s in zip(table.column("rollout_id").to_pylist(), table.column("segment_index").to_pylist())]
+    assert table.num_rows == summary["samples_written"] == summary["samples_pulled"] == len(set(keys))
+    assert {r.rsplit(":", 2)[0] for r in table.column("rollout_id").to_pylist()} == {batch}
+    assert all(len(m) == len(i) for m, i in zip(table.column("response_mask").to_pylist(), table.column("response_ids").to_pylist()))
+    again = subprocess.run(edge_rollout_cli(*args), cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert json.loads(again.stdout)["samples_in_file"] == table.num_rows and len(list(out.glob("part-*.arrows"))) == 3

@@ -1,14 +1,58 @@
-/** @module `edge-rollout drain --out FILE.jsonl`: pull complete GRPO groups, write their samples, ack. */
+/**
+ * @module `edge-rollout drain --out FILE.jsonl` (or `--format arrow --out FOLDER`): pull complete
+ * GRPO groups, write their samples, ack.
+ */
+import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../runtime/feed/arrow-pull";
 import { BatchCounts, type FeedStats, type InlineFeedGroup, type PullResponse, zeroBatchCounts } from "../../schemas/feed";
+import { ARROW_STREAM_MEDIA_TYPE, decodeArrowStream } from "../../sink/arrow/arrow-ipc";
 import type { ApiClient } from "../api-client";
-import { ExitCode } from "../errors";
+import { ExitCode, OperationError } from "../errors";
 import { InterruptWatch, sleep } from "../interrupt";
 import type { Output } from "../output";
+import { SampleArrowDir } from "../sample-arrow-dir";
 import { SampleFile } from "../sample-file";
+
+/** What `drain` writes: JSON lines in one file, or a folder of Arrow IPC stream files. */
+export type DrainFormat = "jsonl" | "arrow";
+
+/** The formats `--format` accepts. */
+export const DRAIN_FORMATS: readonly DrainFormat[] = ["jsonl", "arrow"];
+
+/** One pull as drain uses it: the lease, each member's rollout id and read error, and how to write its samples. */
+interface DrainPull {
+  lease_id: string | null;
+  groups: Array<{ members: Array<{ rollout_id: string; record_error?: string | undefined }> }>;
+  samples: number;
+  write(): { written: number; skipped: number };
+}
+
+/** Where drain writes, opened once. */
+interface SampleSink {
+  readonly existing: number;
+  readonly repairedBytes: number;
+  close(): void;
+}
+
+async function pullJsonl(client: ApiClient, body: unknown, file: SampleFile): Promise<DrainPull> {
+  const pulled = await client.post<PullResponse<InlineFeedGroup>>("/v1/feed/pull", body);
+  const samples = pulled.groups.flatMap((group) => group.members.flatMap((member) => member.samples));
+  return { lease_id: pulled.lease_id, groups: pulled.groups, samples: samples.length, write: () => file.append(samples) };
+}
+
+async function pullArrow(client: ApiClient, body: unknown, dir: SampleArrowDir): Promise<DrainPull> {
+  const { contentType, bytes } = await client.postForBytes("/v1/feed/pull", body, ARROW_STREAM_MEDIA_TYPE);
+  if (!contentType.startsWith(ARROW_STREAM_MEDIA_TYPE)) throw new OperationError(`the server answered a pull with ${contentType || "no content type"}, not Arrow: it predates the Arrow feed; drain with --format jsonl`);
+  const meta = JSON.parse(decodeArrowStream(bytes).metadata[PULL_METADATA_KEY] ?? "null") as ArrowPullMetadata | null;
+  if (!meta) throw new OperationError(`the Arrow pull carries no ${PULL_METADATA_KEY} metadata`);
+  return { lease_id: meta.lease_id, groups: meta.groups, samples: meta.samples, write: () => dir.append(bytes) };
+}
 
 /** `drain`'s options after parsing. */
 export interface DrainOptions {
+  /** A JSONL file (`jsonl`) or a folder (`arrow`). */
   out: string;
+  /** Default `jsonl`. */
+  format?: DrainFormat;
   /** Stop after this many groups (default: until the feed is empty). */
   maxGroups?: number;
   /** Groups per pull (1..1024). */
@@ -78,14 +122,18 @@ async function waitingGroups(client: ApiClient, batches: string[] | undefined): 
 }
 
 /**
- * Pulls groups with inline samples, appends every sample not already in the file (fsynced), then
+ * Pulls groups with inline samples (as Arrow with `format: "arrow"`, one part file per pull),
+ * appends every sample not already in the file or folder (fsynced), then
  * acks the lease. Anything that fails before the ack leaves the lease to expire, so the groups are
  * delivered again and nothing is lost; the file's keys make the redelivery write nothing twice.
  * A pull with an unreadable record is written but not acked. Ctrl-C stops after the current pull.
  */
 export async function runDrain(options: DrainOptions, client: ApiClient, out: Output): Promise<ExitCode> {
-  const file = SampleFile.open(options.out);
-  if (file.repairedBytes > 0) out.note(`${options.out}: removed a partial last line (${file.repairedBytes} bytes) left by an interrupted drain; its samples were not acked and will be delivered again`);
+  const arrow = options.format === "arrow";
+  const jsonl = arrow ? undefined : SampleFile.open(options.out);
+  const parts = arrow ? SampleArrowDir.open(options.out) : undefined;
+  const file: SampleSink = (jsonl ?? parts)!;
+  if (file.repairedBytes > 0) out.note(`${options.out}: removed ${arrow ? "a partial part" : "a partial last line"} (${file.repairedBytes} bytes) left by an interrupted drain; its samples were not acked and will be delivered again`);
   if (file.existing > 0) out.note(`${options.out}: already holds ${file.existing} samples; appending, skipping any of them delivered again`);
   const interrupts = new InterruptWatch();
   const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], feed: zeroBatchCounts() };
@@ -99,7 +147,7 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
       }
       const want = Math.min(options.perPull, options.maxGroups === undefined ? options.perPull : options.maxGroups - summary.groups);
       const body = { max_groups: want, lease_ms: options.leaseMs, inline: true, ...selector, ...(options.trainingMode ? { training_mode: options.trainingMode } : {}), ...(options.minPolicyVersion === undefined ? {} : { min_policy_version: options.minPolicyVersion }) };
-      const pulled = await client.post<PullResponse<InlineFeedGroup>>("/v1/feed/pull", body);
+      const pulled = parts ? await pullArrow(client, body, parts) : await pullJsonl(client, body, jsonl!);
       summary.pulls += 1;
       if (pulled.lease_id === null || pulled.groups.length === 0) {
         const waiting = await waitingGroups(client, options.batch);
@@ -114,9 +162,8 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
       }
       idleSince = null;
       const members = pulled.groups.flatMap((group) => group.members);
-      const samples = members.flatMap((member) => member.samples);
-      const written = file.append(samples);
-      summary.samples_pulled += samples.length;
+      const written = pulled.write();
+      summary.samples_pulled += pulled.samples;
       summary.samples_written += written.written;
       summary.duplicates_skipped += written.skipped;
       summary.groups += pulled.groups.length;
