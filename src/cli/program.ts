@@ -8,9 +8,11 @@ import { runDoctor } from "./commands/doctor";
 import { DRAIN_FORMATS, runDrain, type DrainFormat } from "./commands/drain";
 import { runEval } from "./commands/eval";
 import { EXPORT_FORMATS, runExport, type ExportFormat } from "./commands/export";
+import { runExportSamples } from "./commands/export-samples";
 import { runShow } from "./commands/show";
 import { runStatus } from "./commands/status";
 import { runSubmit } from "./commands/submit";
+import { UsageError } from "./errors";
 import { INTERRUPT_POLICIES, type InterruptPolicy } from "./interrupt";
 import { finiteNumber, integerIn, jsonObject, oneOf, resolveConnection } from "./options";
 import type { Output } from "./output";
@@ -145,12 +147,21 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
       state.exitCode = await runDrain({ ...rest, intervalMs: interval }, clientFor(flags), out);
     });
 
-  withServer(program.command("export").argument("<rollout>", "rollout id"))
-    .description("a rollout as ATIF v1.7 (atif) or as the API's view (json), on stdout or in --out")
-    .option("--format <format>", "atif | json", oneOf("--format", EXPORT_FORMATS), "atif")
+  withServer(program.command("export").argument("[rollout]", "rollout id (or --batch)"))
+    .description("a rollout as ATIF v1.7 (atif) or as the API's view (json), on stdout or in --out; or with --batch every training sample of a batch as one parquet file")
+    .option("--format <format>", "atif | json for a rollout; parquet for --batch", oneOf("--format", [...EXPORT_FORMATS, "parquet"] as const))
+    .option("--batch <id>", "export the training samples of this batch's finished rollouts (--format parquet, --out FILE)")
     .option("--out <file>", "write to this file instead of stdout")
-    .action(async (rollout: string, flags: ServerFlags & { format: ExportFormat; out?: string }) => {
-      state.exitCode = await runExport(rollout, { format: flags.format, out: flags.out }, clientFor(flags), out);
+    .action(async (rollout: string | undefined, flags: ServerFlags & { format?: ExportFormat | "parquet"; batch?: string; out?: string }) => {
+      if ((rollout === undefined) === (flags.batch === undefined)) throw new UsageError("export takes a rollout id or --batch ID, not both and not neither");
+      if (flags.batch !== undefined) {
+        if ((flags.format ?? "parquet") !== "parquet") throw new UsageError("--batch exports parquet; --format atif|json is for one rollout");
+        if (flags.out === undefined) throw new UsageError("--batch needs --out FILE.parquet");
+        state.exitCode = await runExportSamples(flags.batch, { out: flags.out }, clientFor(flags), out);
+        return;
+      }
+      if (flags.format === "parquet") throw new UsageError("--format parquet exports a batch's samples: use --batch ID");
+      state.exitCode = await runExport(rollout!, { format: flags.format ?? "atif", out: flags.out }, clientFor(flags), out);
     });
 
   withServer(program.command("doctor"))

@@ -113,3 +113,31 @@ def test_cli_drain_writes_arrow_parts_pyarrow_reads_each_sample_once(stack, tmp_
     assert all(len(m) == len(i) for m, i in zip(table.column("response_mask").to_pylist(), table.column("response_ids").to_pylist()))
     again = subprocess.run(edge_rollout_cli(*args), cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert json.loads(again.stdout)["samples_in_file"] == table.num_rows and len(list(out.glob("part-*.arrows"))) == 3
+
+
+def test_cli_export_writes_a_batchs_samples_as_parquet_equal_to_the_json_pull(stack, tmp_path):
+    import subprocess
+
+    import pyarrow.parquet as pq
+    from live_stack import ROOT, edge_rollout_cli
+
+    client = Client(stack, timeout=60)
+    batch = f"parquet-{uuid.uuid4().hex[:8]}"
+    client.submit_batch(ROWS[:3], agent="calculator", n=2, batch_id=batch)
+    wait_done(client, batch, timeout=120)
+    out = tmp_path / "samples.parquet"
+    run = subprocess.run(edge_rollout_cli("export", "--url", stack, "--batch", batch, "--out", str(out), "--json"),
+                         cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    table = pq.read_table(out)
+    rows = table.to_pylist()
+    for row in rows:
+        row["policy_version"] = {"start": row.pop("policy_version_start"), "end": row.pop("policy_version_end")}
+        row["extra_fields"] = json.loads(row["extra_fields"])
+        row["schema_version"] = 1
+    pulled = client.pull(max_groups=64, batch_id=batch, format="json")
+    client.ack(pulled["lease_id"])
+    expected = [s for g in pulled["groups"] for m in g["members"] for s in m["samples"]]
+    assert json.loads(run.stdout)["samples"] == len(rows) == len(expected) > 0
+    key = lambda s: (s["rollout_id"], s["segment_index"])  # noqa: E731
+    assert sorted(rows, key=key) == sorted(expected, key=key)

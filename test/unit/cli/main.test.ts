@@ -26,6 +26,15 @@ describe("edge-rollout's exit codes, in process (unit)", () => {
     }
   });
 
+  it("exits 2 for an export of neither or both a rollout and --batch, or a format that does not fit", async () => {
+    const url = "http://127.0.0.1:9";
+    for (const argv of [["export"], ["export", "r", "--batch", "b", "--out", "x"], ["export", "--batch", "b"], ["export", "--batch", "b", "--format", "json", "--out", "x"], ["export", "r", "--format", "parquet"]]) {
+      const out = buffers();
+      expect(await main([...argv, "--url", url], out.io), argv.join(" ")).toBe(2);
+      expect(out.stderr()).toMatch(/export takes|--batch|parquet/);
+    }
+  });
+
   it("reports a usage error as one JSON document with --json", async () => {
     const out = buffers();
     expect(await main(["submit", "x.jsonl", "--agent", "a", "--n", "99", "--json"], out.io)).toBe(2);
