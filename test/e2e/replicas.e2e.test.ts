@@ -16,7 +16,7 @@ import { freePort } from "../fixtures/free-port";
 
 const TTFT_MS = 20;
 /** First calls are held this long at the simulators so that all of them are in flight at once. */
-const HOLD_TTFT_MS = 2_000;
+const HOLD_TTFT_MS = 8_000;
 const ROLLOUTS = 30;
 /** The backend's bounded load (replica-router.ts): ⌈1.25·(in flight + 1)/3⌉ per replica, so 30 concurrent first calls put at most ⌈1.25·30/3⌉ = 13 on one replica and at least 30 − 2·13 = 4. */
 const MOST_PER_REPLICA = Math.ceil((1.25 * ROLLOUTS) / 3);
@@ -30,7 +30,6 @@ let sims: VllmSimulator[];
 const started: VllmSimulator[] = [];
 let stack: LocalStack;
 let client: RolloutClient;
-let policyVersion = 0;
 
 const dialogue = (i: number) => ({ agent: "dialogue", task: { problem: `Tell me about topic ${i}.`, extra_args: { turns: 5 } }, config: { max_tokens_per_call: 16 } });
 const arrived = (sim: VllmSimulator) => sim.stats().byEndpoint[CHAT] ?? 0;
@@ -51,21 +50,16 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
 }
 
 /**
- * Creates rollouts so that they run in one queue batch with every first call in flight at once,
- * as the bound assumes. miniflare dispatches one batch at a time, so a blocker rollout is kept
- * in its own batch by a weight sync while the rollouts queue up behind it; when the sync ends,
- * the blocker finishes and the queued rollouts flush together. Returns once all their first
- * calls have reached the simulators (held there for HOLD_TTFT_MS), with later calls fast again.
+ * Creates rollouts with every first call in flight at once, as the bound assumes. Each rollout is
+ * driven in an invocation of its own (the session's alarm), so they all start together; holding
+ * first calls at the simulators for HOLD_TTFT_MS (longer than creating them all takes) makes
+ * them overlap. Returns once all first calls have arrived, with later calls fast again.
  */
 async function startTogether(count: number): Promise<string[]> {
-  await send("POST", "/v1/policy/sync/begin", {});
-  const blocker = await client.create({ ...dialogue(-1), task: { problem: "Hold the queue.", extra_args: { turns: 1 } } });
-  await until("the blocker to be leased", async () => (await client.get(blocker)).status === "running");
-  const ids = await Promise.all(Array.from({ length: count }, (_, i) => client.create(dialogue(i))));
   const base = sims.reduce((n, sim) => n + arrived(sim), 0);
   for (const sim of sims) sim.configure({ latency: { ttftMs: HOLD_TTFT_MS } });
-  await send("POST", "/v1/policy/sync/end", { policy_version: ++policyVersion });
-  await until("the first calls to arrive", () => sims.reduce((n, sim) => n + arrived(sim), 0) >= base + 1 + count);
+  const ids = await Promise.all(Array.from({ length: count }, (_, i) => client.create(dialogue(i))));
+  await until("the first calls to arrive", () => sims.reduce((n, sim) => n + arrived(sim), 0) >= base + count, HOLD_TTFT_MS);
   for (const sim of sims) sim.configure({ latency: { ttftMs: TTFT_MS } });
   return ids;
 }
