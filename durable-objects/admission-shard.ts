@@ -22,9 +22,15 @@ export class AdmissionShard extends DurableObject<Env> {
   }
 
   /** Admits one model call, or refuses it while weights sync. */
-  acquire(callId: string, ttlMs: number): Promise<PolicyAdmission> {
+  acquire(callId: string, ttlMs: number, rolloutId?: string): Promise<PolicyAdmission> {
     this.#requests.count("acquire");
-    return this.#core.acquire(callId, ttlMs);
+    return this.#core.acquire(callId, ttlMs, rolloutId);
+  }
+
+  /** Ends every call of a rollout that ended or whose driver died; returns how many were dropped. */
+  releaseRollout(rolloutId: string): number {
+    this.#requests.count("releaseRollout");
+    return this.#core.releaseRollout(rolloutId);
   }
 
   /** Ends an in-flight call; returns the version in force now. */

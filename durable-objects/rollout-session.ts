@@ -3,6 +3,7 @@ import { DurableObject } from "cloudflare:workers";
 import { r2Blobs } from "../src/sink/r2-blobs";
 import type { BatchTracker } from "./batch-tracker";
 import type { ClaimQueue } from "./claim-queue";
+import type { AdmissionShard } from "./admission-shard";
 import type { RpcSurface } from "../src/rpc-surface";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import type { LlmCallInput } from "../src/schemas/llm-call";
@@ -15,6 +16,7 @@ import type { LlmCall } from "../src/schemas/llm-call";
 import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
 import type { DriveTrigger } from "../src/ports";
 import type { RequestDriveResult } from "../src/runtime/session/session-drive";
+import { admissionShardCount, shardIndexOf, shardName } from "../src/runtime/policy/admission-fence";
 import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**
@@ -70,6 +72,11 @@ export class RolloutSession extends DurableObject<Env> {
         },
       },
       drive: driveTrigger(env),
+      releaseAdmissions: async (rolloutId) => {
+        const name = shardName(shardIndexOf(rolloutId, admissionShardCount(env.ADMISSION_SHARDS)));
+        const shard = env.ADMISSION_SHARD.get(env.ADMISSION_SHARD.idFromName(name));
+        await (shard as unknown as RpcSurface<AdmissionShard>).releaseRollout(rolloutId);
+      },
     });
     // One kernel, three parts: the driver-facing lifecycle, the gateway's calls, the attempts.
     this.#core = new RolloutSessionCore(kernel);

@@ -50,7 +50,7 @@ export function admissionShardFor(env: AppEnv, rolloutId: string): AdmissionShar
 /** Admission as the gateway sees it: each rollout's calls go to its own shard, never to the policy object. */
 export function policyPort(env: AppEnv): PolicyPort {
   return {
-    acquire: (rolloutId, callId, ttlMs) => admissionShardFor(env, rolloutId).acquire(callId, ttlMs),
+    acquire: (rolloutId, callId, ttlMs) => admissionShardFor(env, rolloutId).acquire(callId, ttlMs, rolloutId),
     release: (rolloutId, callId) => admissionShardFor(env, rolloutId).release(callId),
   };
 }

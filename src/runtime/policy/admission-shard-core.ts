@@ -6,7 +6,7 @@ import type { Clock, SqlPort } from "../../ports";
 import type { PolicyAdmission } from "../../schemas/policy";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { AdmissionFence } from "./admission-fence";
-import { InFlightTable, IN_FLIGHT_MIGRATIONS } from "./in-flight-table";
+import { InFlightTable, IN_FLIGHT_MIGRATIONS, migrateInFlightRolloutColumn } from "./in-flight-table";
 import type { ReleaseResult } from "./policy-results";
 
 /** Seconds a refused call is told to wait while weights sync (the gateway's Retry-After). */
@@ -49,6 +49,7 @@ export class AdmissionShardCore {
     this.#deps = deps;
     this.#sql = deps.sql;
     for (const statement of [CREATE_META_TABLE, ...IN_FLIGHT_MIGRATIONS]) this.#sql.exec(statement);
+    migrateInFlightRolloutColumn(this.#sql);
     this.#calls = new InFlightTable(this.#sql);
     const stored = readMetaText(this.#sql, "fence");
     this.#fence = stored === undefined ? undefined : AdmissionFence.parse(JSON.parse(stored));
@@ -84,8 +85,9 @@ export class AdmissionShardCore {
   /**
    * Admits one call and counts it for `ttlMs`, or refuses it while weights sync. Idempotent by
    * `callId`: a call admitted before the sync began is admitted again (it is already counted).
+   * `rolloutId` lets `releaseRollout` drop the call with the rest of its rollout's.
    */
-  async acquire(callId: string, ttlMs: number): Promise<PolicyAdmission> {
+  async acquire(callId: string, ttlMs: number, rolloutId?: string): Promise<PolicyAdmission> {
     if (typeof callId !== "string" || callId === "") throw new TypeError("callId must be a non-empty string");
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError("ttlMs must be a positive number");
     const fence = await this.#currentFence();
@@ -94,7 +96,7 @@ export class AdmissionShardCore {
       if (this.#calls.isLive(callId, now)) return { ok: true, ...fence.snapshot };
       return { ok: false, reason: "syncing", retry_after_s: SYNC_RETRY_AFTER_S, policy_version: fence.snapshot.policy_version };
     }
-    this.#calls.upsert(callId, now + Math.min(ttlMs, MAX_CALL_TTL_MS), fence.snapshot.policy_version);
+    this.#calls.upsert(callId, now + Math.min(ttlMs, MAX_CALL_TTL_MS), fence.snapshot.policy_version, rolloutId ?? null);
     return { ok: true, ...fence.snapshot };
   }
 
@@ -102,5 +104,14 @@ export class AdmissionShardCore {
   release(callId: string): ReleaseResult {
     this.#calls.delete(callId);
     return { policy_version: this.#fence?.snapshot.policy_version ?? 0 };
+  }
+
+  /**
+   * Ends every call of `rolloutId` still counted: its rollout has ended, or its driver lost the
+   * lease (a crashed invocation), so none of them can be committed any more, and a weight sync
+   * must not wait the admissions' ttl out. Returns how many were dropped.
+   */
+  releaseRollout(rolloutId: string): number {
+    return this.#calls.deleteRollout(rolloutId);
   }
 }

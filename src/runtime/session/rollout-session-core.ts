@@ -77,6 +77,8 @@ export class RolloutSessionCore {
     const epoch = state.epoch + 1;
     const lease = { lease_id: `${epoch}:${driverId}`, driver_id: driverId, epoch, expires_at: now + leaseTtlMs(spec.config), steps_at_start: state.step_count, attempts_at_start: state.attempt };
     await this.#kernel.scheduleWatchdog(this.#kernel.save({ ...state, status: "running", epoch, lease }), spec);
+    // An expired lease means its driver died or stalled: its admitted calls can never be committed.
+    if (state.lease) await this.#kernel.releaseAdmissions(spec.rollout_id);
     const calls = this.#kernel.store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
     return {
       ok: true,

@@ -26,6 +26,12 @@ export interface SessionDeps {
   runnerEvents?: RunnerEventsPort;
   /** Drives the rollout in an invocation of its own from the alarm; absent, the alarm re-announces to the queue. */
   drive?: DriveTrigger;
+  /**
+   * Drops the model-call admissions still counted for this rollout (its shard); absent, they
+   * expire by their ttl. Called when the rollout ends and when a dead driver's lease is taken
+   * over, so a weight sync never waits for calls that can no longer be committed.
+   */
+  releaseAdmissions?: (rolloutId: string) => Promise<void>;
 }
 
 /**
@@ -34,6 +40,15 @@ export interface SessionDeps {
  * Durable Object are in-process and cheap).
  */
 export class SessionKernel {
+  /** Best effort: a failure only leaves the admissions to expire by their ttl. */
+  async releaseAdmissions(rolloutId: string): Promise<void> {
+    try {
+      await this.deps.releaseAdmissions?.(rolloutId);
+    } catch (error) {
+      console.error("releasing a rollout's admissions failed; they expire by their ttl", { rollout_id: rolloutId, error: String(error) });
+    }
+  }
+
   readonly deps: SessionDeps;
   readonly store: SessionStore;
   readonly events = new EventHub();

@@ -19,6 +19,8 @@ export async function publishIfPending(kernel: SessionKernel): Promise<boolean> 
   const state = kernel.state;
   const sink = kernel.deps.sink;
   if (!spec || !state || !sink || !TERMINAL_STATUSES.has(state.status) || state.sink.status !== "pending") return false;
+  // The rollout is over: no call of it is in flight any more (a crashed driver's would be counted).
+  if (state.sink.attempts === 0) await kernel.releaseAdmissions(spec.rollout_id);
   const store = kernel.store;
   const view = buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
   try {
