@@ -4,6 +4,7 @@ import { r2Blobs } from "../src/sink/r2-blobs";
 import type { BatchTracker } from "./batch-tracker";
 import type { ClaimQueue } from "./claim-queue";
 import type { AdmissionShard } from "./admission-shard";
+import type { TrainerFeed } from "./trainer-feed";
 import type { RpcSurface } from "../src/rpc-surface";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import type { LlmCallInput } from "../src/schemas/llm-call";
@@ -58,6 +59,11 @@ export class RolloutSession extends DurableObject<Env> {
         blobs: r2Blobs(env.TRAJECTORIES),
         results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
         now: () => Date.now(),
+        // The one TrainerFeed ("default", functions/feed-stub.ts): one request per rollout, 15 s after it ends.
+        delivered: async (rolloutId) => {
+          const feed = env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName("default"));
+          return (feed as unknown as RpcSurface<TrainerFeed>).holds(rolloutId);
+        },
       },
       claims: {
         offer: async (runnerAgent, rolloutId) => {

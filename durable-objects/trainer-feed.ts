@@ -27,6 +27,11 @@ export class TrainerFeed extends DurableObject<Env> {
     return this.#core.ingest(message);
   }
 
+  /** Whether a result of `rolloutId` was ingested (a session confirming its delivery asks this). */
+  holds(rolloutId: string): boolean {
+    return this.#core.holds(rolloutId);
+  }
+
   /** Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body). */
   pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits): Promise<PullResult> {
     return this.#core.pull(request, currentPolicyVersion, limits);

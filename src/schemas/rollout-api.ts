@@ -71,6 +71,22 @@ export const RolloutSpec = z.object({
 });
 export type RolloutSpec = z.infer<typeof RolloutSpec>;
 
+/**
+ * For a rollout whose results feed the trainer: whether the feed has confirmed it holds the
+ * result. A result message can still go missing after it was sent (a consumer that fails until
+ * the dead-letter queue, a local queue lost in a crash), so the session asks the feed and sends
+ * it again until it is there, a bounded number of times (`gave_up` after the last).
+ */
+export const PublicationDelivery = z.object({
+  /** Checks made so far (each unconfirmed check sent the result again). */
+  checks: z.int().min(0),
+  /** When the next check is due; null once confirmed or given up. */
+  next_check_at: z.number().nullable(),
+  confirmed_at: z.number().nullable(),
+  gave_up: z.boolean(),
+});
+export type PublicationDelivery = z.infer<typeof PublicationDelivery>;
+
 /** `GET /v1/rollouts/:id`: status, outcome, the trajectory with its steps, and every LLM call. */
 export const RolloutView = z.object({
   rollout_id: z.string(),
@@ -106,7 +122,8 @@ export const RolloutView = z.object({
     attempts: z.int().min(0),
     last_error: z.string().nullable(),
     published_at: z.number().nullable(),
-  }).default({ status: "none", attempts: 0, last_error: null, published_at: null }),
+    delivery: PublicationDelivery.nullable().default(null),
+  }).default({ status: "none", attempts: 0, last_error: null, published_at: null, delivery: null }),
 });
 export type RolloutView = z.infer<typeof RolloutView>;
 

@@ -79,6 +79,14 @@ export class FeedCore {
     return this.#deps.storage.transactionSync(fn);
   }
 
+  /**
+   * Whether a result of `rolloutId` has been ingested (held, delivered, acked or too late for its
+   * group): the ids are remembered for as long as duplicates are recognised.
+   */
+  holds(rolloutId: string): boolean {
+    return this.#storage.isSeen(rolloutId);
+  }
+
   /** Holds one finished rollout in its group. A rollout id seen before is a no-op (counted). */
   async ingest(message: unknown): Promise<IngestResult> {
     const parsed = ResultMessage.safeParse(message);

@@ -1,6 +1,7 @@
 /** @module The mutable part of a rollout session, persisted as one validated row. */
 import { z } from "zod";
 import { RolloutStatus, TerminationReason } from "../../schemas/termination";
+import { PublicationDelivery } from "../../schemas/rollout-api";
 
 /** Version of the persisted SessionState shape. */
 export const SESSION_STATE_SCHEMA_VERSION = 1;
@@ -24,6 +25,7 @@ export const SinkProgress = z.object({
   attempts: z.int().min(0),
   last_error: z.string().nullable(),
   published_at: z.number().nullable(),
+  delivery: PublicationDelivery.nullable().default(null),
 });
 export type SinkProgress = z.infer<typeof SinkProgress>;
 
@@ -54,7 +56,7 @@ export const SessionState = z.object({
   last_activity_at: z.number().default(0),
   updated_at: z.number(),
   finished_at: z.number().nullable(),
-  sink: SinkProgress.default({ status: "none", attempts: 0, last_error: null, published_at: null }),
+  sink: SinkProgress.default({ status: "none", attempts: 0, last_error: null, published_at: null, delivery: null }),
   /** Attempts started (attempt agents); persisted before an attempt runs, so a dead invocation's attempt still counts. */
   attempt: z.int().min(0).default(0),
   /** The attempt whose outcome the rollout reports, set when it ends; calls of other attempts are excluded from training. */
@@ -87,7 +89,7 @@ export function initialState(now: number, deadline: number): SessionState {
     last_activity_at: now,
     updated_at: now,
     finished_at: null,
-    sink: { status: "none", attempts: 0, last_error: null, published_at: null },
+    sink: { status: "none", attempts: 0, last_error: null, published_at: null, delivery: null },
     attempt: 0,
     final_attempt: null,
     released: 0,

@@ -1,7 +1,9 @@
-/** @module Publishing a finished rollout from its session, with bounded, backed-off retries. */
+/** @module Publishing a finished rollout from its session, with bounded, backed-off retries, and confirming the feed got it. */
 import { describeError } from "../../errors";
 import { publishRollout } from "../../sink/publish-rollout";
+import { dataManagers } from "../../sink/training-modes";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
+import type { PublicationDelivery } from "../../schemas/rollout-api";
 import type { SessionKernel } from "./session-kernel";
 import { buildRolloutView } from "./session-view";
 
@@ -9,29 +11,99 @@ import { buildRolloutView } from "./session-view";
 export const MAX_SINK_ATTEMPTS = 8;
 
 /**
- * Publishes the rollout if it is finished and not yet published. On failure the alarm is set
- * again with exponential backoff (1 s doubling to 5 min); after MAX_SINK_ATTEMPTS it stops and
- * records the error,.
- * Returns whether there was anything to do.
+ * When the feed is asked whether it holds the result, counted from publication: each check that
+ * finds it missing sends the result again. The queue normally delivers in well under a second;
+ * the first check leaves room for its retries, the later ones for a feed that is down a while.
+ */
+export const DELIVERY_CHECK_DELAYS_MS = [15_000, 30_000, 60_000, 120_000, 300_000, 600_000] as const;
+
+/**
+ * Publishes the rollout if it is finished and not yet published; afterwards, while its delivery
+ * to the trainer feed is unconfirmed, checks it when due and sends the result again. On a
+ * publication failure the alarm is set again with exponential backoff (1 s doubling to 5 min);
+ * after MAX_SINK_ATTEMPTS it stops and records the error. Returns whether there was anything to do.
  */
 export async function publishIfPending(kernel: SessionKernel): Promise<boolean> {
   const spec = kernel.spec;
   const state = kernel.state;
   const sink = kernel.deps.sink;
-  if (!spec || !state || !sink || !TERMINAL_STATUSES.has(state.status) || state.sink.status !== "pending") return false;
+  if (!spec || !state || !sink || !TERMINAL_STATUSES.has(state.status)) return false;
+  if (state.sink.status === "published") return checkDelivery(kernel);
+  if (state.sink.status !== "pending") return false;
   // The rollout is over: no call of it is in flight any more (a crashed driver's would be counted).
   if (state.sink.attempts === 0) await kernel.releaseAdmissions(spec.rollout_id);
-  const store = kernel.store;
-  const view = buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
   try {
-    await publishRollout(sink, view, spec.group);
-    kernel.save({ ...kernel.state!, sink: { status: "published", attempts: state.sink.attempts + 1, last_error: null, published_at: kernel.deps.now() } });
+    await publish(kernel);
+    const now = kernel.deps.now();
+    const delivery = feedsTrainer(kernel) ? firstCheck(now) : null;
+    kernel.save({ ...kernel.state!, sink: { status: "published", attempts: state.sink.attempts + 1, last_error: null, published_at: now, delivery } });
+    if (delivery) await kernel.deps.storage.setAlarm(delivery.next_check_at!);
   } catch (error) {
     const attempts = state.sink.attempts + 1;
     const failed = attempts >= MAX_SINK_ATTEMPTS;
-    kernel.save({ ...kernel.state!, sink: { status: failed ? "failed" : "pending", attempts, last_error: describeError(error), published_at: null } });
+    kernel.save({ ...kernel.state!, sink: { ...state.sink, status: failed ? "failed" : "pending", attempts, last_error: describeError(error), published_at: null } });
     if (failed) console.error("giving up publishing rollout", { rollout_id: spec.rollout_id, error: describeError(error) });
     else await kernel.deps.storage.setAlarm(kernel.deps.now() + Math.min(300_000, 1000 * 2 ** (attempts - 1)));
   }
+  return true;
+}
+
+/** Writes the record to R2 and sends the result message (every write idempotent, so it may repeat). */
+async function publish(kernel: SessionKernel): Promise<void> {
+  const spec = kernel.spec!;
+  const state = kernel.state!;
+  const store = kernel.store;
+  const view = buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
+  await publishRollout(kernel.deps.sink!, view, spec.group);
+}
+
+/** Whether this rollout's result goes to the trainer feed (and the feed can be asked about it). */
+function feedsTrainer(kernel: SessionKernel): boolean {
+  const group = kernel.spec?.group;
+  if (!group || !kernel.deps.sink?.delivered) return false;
+  try {
+    return dataManagers.resolve(group.data_manager).feeds_trainer;
+  } catch {
+    return false;
+  }
+}
+
+function firstCheck(now: number): PublicationDelivery {
+  return { checks: 0, next_check_at: now + DELIVERY_CHECK_DELAYS_MS[0], confirmed_at: null, gave_up: false };
+}
+
+/**
+ * A due delivery check: confirmed if the feed holds the result, else the result is sent again and
+ * the next check scheduled; after the last check it gives up loudly (logged, and visible in the
+ * rollout's `publication.delivery`), never silently.
+ */
+async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
+  const spec = kernel.spec!;
+  const state = kernel.state!;
+  const delivery = state.sink.delivery;
+  const now = kernel.deps.now();
+  if (!delivery || delivery.next_check_at === null) return false;
+  if (now < delivery.next_check_at) {
+    await kernel.deps.storage.setAlarm(delivery.next_check_at);
+    return true;
+  }
+  let next: PublicationDelivery;
+  try {
+    if (await kernel.deps.sink!.delivered!(spec.rollout_id)) {
+      next = { ...delivery, checks: delivery.checks + 1, next_check_at: null, confirmed_at: now };
+    } else {
+      const checks = delivery.checks + 1;
+      await publish(kernel);
+      const delay = DELIVERY_CHECK_DELAYS_MS[checks];
+      next = delay === undefined ? { ...delivery, checks, next_check_at: null, gave_up: true } : { ...delivery, checks, next_check_at: now + delay };
+      if (next.gave_up) console.error("the trainer feed never confirmed this rollout's result; giving up re-sending it", { rollout_id: spec.rollout_id, checks });
+    }
+  } catch (error) {
+    // The feed or the queue is unreachable: try again at the same pace, without counting a check.
+    next = { ...delivery, next_check_at: now + (DELIVERY_CHECK_DELAYS_MS[delivery.checks] ?? DELIVERY_CHECK_DELAYS_MS.at(-1)!) };
+    console.error("checking a rollout's delivery to the feed failed", { rollout_id: spec.rollout_id, error: describeError(error) });
+  }
+  kernel.save({ ...kernel.state!, sink: { ...state.sink, delivery: next } });
+  if (next.next_check_at !== null) await kernel.deps.storage.setAlarm(next.next_check_at);
   return true;
 }

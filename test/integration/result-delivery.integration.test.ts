@@ -1,0 +1,97 @@
+/**
+ * Integration: a finished rollout's result that never reaches the trainer feed (the message sent
+ * but lost: a local queue gone in a crash, a consumer failing into the dead-letter queue) is sent
+ * again by its session until the feed holds it, and a confirmed one is not sent again.
+ */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { feedStub } from "../../functions/feed-stub";
+import { r2Blobs } from "../../durable-objects/r2-blobs";
+import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
+import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/sink-publication";
+import { RolloutSpec } from "../../src/schemas/rollout-api";
+import type { ResultMessage } from "../../src/schemas/result-message";
+import { uniqueId, waitFor } from "../fixtures/rollouts";
+
+/**
+ * Creates a finished, feed-bound rollout inside its object with a results port that loses the
+ * first `lose` messages, then runs the object's alarm at `checks` points in time (ms after the
+ * rollout ended). Returns the messages that were really sent, and the publication state.
+ */
+async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Promise<number | null>) {
+  const sent: ResultMessage[] = [];
+  let clock = Date.now();
+  const object = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
+  return runInDurableObject(object, async (_instance, state) => {
+    const storage = state.storage;
+    let offered = 0;
+    const core = new RolloutSessionCore({
+      storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: () => undefined },
+      queue: { send: async () => undefined },
+      now: () => clock,
+      sink: {
+        blobs: r2Blobs(env.TRAJECTORIES),
+        results: {
+          send: async (message) => {
+            if (++offered <= lose) return; // sent, then lost on the way
+            sent.push(message);
+            await env.ROLLOUT_RESULTS.send(message);
+          },
+        },
+        now: () => clock,
+        delivered: (id) => feedStub(env).holds(id),
+      },
+    });
+    const group = { uid: `${rolloutId}-g`, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "train" };
+    const spec = RolloutSpec.parse({ rollout_id: rolloutId, agent: "external", kind: "external", task: { problem: "p", task_id: rolloutId, agent_name: "external" }, config: {}, created_at: clock, group });
+    await core.create(spec);
+    core.kernel.end({ termination_reason: "ENV_DONE", reward: 1, error: null });
+    const ended = clock;
+    await core.onAlarm(); // publication
+    for (let at = await checkAt(); at !== null; at = await checkAt()) {
+      clock = ended + at;
+      await core.onAlarm();
+    }
+    return { sent, offered, publication: core.kernel.state!.sink };
+  });
+}
+
+const holds = (id: string) => feedStub(env).holds(id);
+/** Ms after the end at which check `k` (0-based) is due. */
+const dueAt = (k: number) => DELIVERY_CHECK_DELAYS_MS.slice(0, k + 1).reduce((a, b) => a + b, 0);
+
+describe("delivery of a finished rollout's result to the trainer feed", () => {
+  it("sends a lost result again at the first check, and confirms it at the next", async () => {
+    const rolloutId = uniqueId("delivery-lost");
+    let check = 0;
+    const { sent, offered, publication } = await finishAndCheck(rolloutId, 1, async () => {
+      if (check === 1) await waitFor("the resent result in the feed", async () => ((await holds(rolloutId)) ? true : undefined));
+      return check < 2 ? dueAt(check++) : null;
+    });
+    expect(offered).toBe(2);
+    expect(sent.map((message) => message.rollout_id)).toEqual([rolloutId]);
+    expect(publication).toMatchObject({ status: "published", delivery: { checks: 2, next_check_at: null, gave_up: false } });
+    expect(publication.delivery!.confirmed_at).not.toBeNull();
+  });
+
+  it("confirms a delivered result at the first check without sending it again", async () => {
+    const rolloutId = uniqueId("delivery-ok");
+    let check = 0;
+    const { offered, publication } = await finishAndCheck(rolloutId, 0, async () => {
+      if (check === 0) await waitFor("the result in the feed", async () => ((await holds(rolloutId)) ? true : undefined));
+      return check < 1 ? dueAt(check++) : null;
+    });
+    expect(offered).toBe(1);
+    expect(publication.delivery).toMatchObject({ checks: 1, next_check_at: null, gave_up: false });
+  });
+
+  it("gives up, visibly, after the last check when the feed never gets it", async () => {
+    const rolloutId = uniqueId("delivery-never");
+    let check = 0;
+    const { offered, publication } = await finishAndCheck(rolloutId, Number.POSITIVE_INFINITY, async () => (check < DELIVERY_CHECK_DELAYS_MS.length + 2 ? dueAt(Math.min(check++, DELIVERY_CHECK_DELAYS_MS.length - 1)) + check : null));
+    expect(offered).toBe(1 + DELIVERY_CHECK_DELAYS_MS.length);
+    expect(publication.delivery).toMatchObject({ checks: DELIVERY_CHECK_DELAYS_MS.length, next_check_at: null, confirmed_at: null, gave_up: true });
+    expect(await holds(rolloutId)).toBe(false);
+  });
+});
