@@ -23,7 +23,8 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.onError((error, c) => problemResponse(c, error));
   app.notFound((c) => problemResponse(c, new NotFoundError(`no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
   app.get("/health", (c) => c.json({ ok: true }));
-  app.use("/v1/*", deploymentGuard());
+  // The dashboard pages too: they show (and cancel) the same data as the API. /health stays open.
+  app.use("*", deploymentGuard());
   app.use("/v1/*", bearerAuth());
   app.get("/v1/agents", (c) => c.json({ agents: agentRegistry.names() }));
   app.route("/v1/rollouts/:id/llm/v1", gatewayRoutes());

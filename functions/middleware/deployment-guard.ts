@@ -7,7 +7,7 @@ import { type AppEnv, isInProcessCall, isLocalDevelopment, missingSecrets } from
 export const INSECURE_WARNING_HEADER = "x-edge-rollout-warning";
 
 /**
- * Outside local development, every `/v1` request needs both secrets set: `API_TOKEN` (callers)
+ * Outside local development, every request but /health (the API and the dashboard) needs both secrets set: `API_TOKEN` (callers)
  * and `GATEWAY_SECRET` (rollout keys). Without them the API would be open and every rollout key
  * forgeable from a string in this repository, so the request is refused with a 503 that says
  * what to set. `ALLOW_OPEN_ACCESS=true` runs open anyway, for deployments guarded some other way

@@ -30,6 +30,15 @@ describe("a deployment without its secrets", () => {
     expect((await call("/health", deployed)).status).toBe(200);
   });
 
+  it("refuses the dashboard's pages as well, which would otherwise show and cancel every batch", async () => {
+    for (const path of ["/", "/batches", "/rollouts", "/login"]) {
+      const response = await call(path, deployed);
+      expect(response.status, path).toBe(503);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+    }
+    expect((await call("/batches", deployed, {}, "http://127.0.0.1:8787")).status).toBe(200);
+  });
+
   it("serves local development (a loopback host) and in-process agent calls without secrets", async () => {
     expect((await call("/v1/agents", deployed, {}, "http://127.0.0.1:8787")).status).toBe(200);
     expect((await call("/v1/agents", deployed, {}, "http://localhost:8787")).status).toBe(200);
