@@ -7,8 +7,9 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { feedStub } from "../../functions/feed-stub";
-import { r2Blobs } from "../../durable-objects/r2-blobs";
+import { r2Blobs } from "../../src/sink/r2-blobs";
 import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
+import { SessionKernel } from "../../src/runtime/session/session-kernel";
 import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/sink-publication";
 import { RolloutSpec } from "../../src/schemas/rollout-api";
 import type { ResultMessage } from "../../src/schemas/result-message";
@@ -26,7 +27,7 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
   return runInDurableObject(object, async (_instance, state) => {
     const storage = state.storage;
     let offered = 0;
-    const core = new RolloutSessionCore({
+    const kernel = new SessionKernel({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: () => undefined },
       queue: { send: async () => undefined },
       now: () => clock,
@@ -43,17 +44,18 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
         delivered: (id) => feedStub(env).holds(id),
       },
     });
+    const core = new RolloutSessionCore(kernel);
     const group = { uid: `${rolloutId}-g`, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "train" };
     const spec = RolloutSpec.parse({ rollout_id: rolloutId, agent: "external", kind: "external", task: { problem: "p", task_id: rolloutId, agent_name: "external" }, config: {}, created_at: clock, group });
     await core.create(spec);
-    core.kernel.end({ termination_reason: "ENV_DONE", reward: 1, error: null });
+    kernel.end({ termination_reason: "ENV_DONE", reward: 1, error: null });
     const ended = clock;
     await core.onAlarm(); // publication
     for (let at = await checkAt(); at !== null; at = await checkAt()) {
       clock = ended + at;
       await core.onAlarm();
     }
-    return { sent, offered, publication: core.kernel.state!.sink };
+    return { sent, offered, publication: kernel.state!.sink };
   });
 }
 
