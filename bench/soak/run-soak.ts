@@ -19,7 +19,7 @@ export interface SoakOptions {
   rowsPerBatch: number;
   n: number;
   externalGroups: number;
-  /** Stack kills, spread over the run (at progress (k+1)/(kills+1)). */
+  /** Stack kills, spread over the run (at progress (k+1)/(kills+1), or of 60% of `timeoutMs` if sooner). */
   kills: number;
   /** Fault rates of the simulator (5xx, 429, hang, malformed). */
   faults: { rate5xx: number; rate429: number; rateTimeout: number; rateMalformed: number };
@@ -125,7 +125,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const ended = await progress();
       log(`progress ${ended}/${batchTotal} (kills ${kills}, 5xx seen ${tally.fivexx})`);
       if (ended >= batchTotal || Date.now() > deadline) break;
-      if (kills < options.kills && ended >= ((kills + 1) * batchTotal) / (options.kills + 1)) {
+      // Crash k comes at k/(kills+1) of the rollouts ended, or of 60% of the time budget if that is
+      // sooner (a slow machine), so every crash lands mid-run with work in flight.
+      const share = (kills + 1) / (options.kills + 1);
+      if (kills < options.kills && (ended >= share * batchTotal || Date.now() - started >= share * 0.6 * options.timeoutMs)) {
         duplicatedDeliveries += ((await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body.duplicated_deliveries ?? 0);
         // A crash, not a shutdown: the whole workerd tree dies at once.
         process.kill(-stack.wrangler.pid!, "SIGKILL");
