@@ -103,11 +103,13 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
 }
 
 /**
- * Largest request body a rollout's gateway accepts. Every call is kept with its whole request in
- * the rollout's Durable Object and parsed in a 128 MB isolate; a 128k-token prompt is about
- * 0.5 MB of text, so 1 MiB admits every prompt a default `max_prompt_length` allows.
+ * Largest request body a rollout's gateway accepts: 4 MiB. A default `max_prompt_length` of
+ * 131,072 tokens is ~0.5 MB of English text, but tokens of code, CJK text or JSON-escaped tool
+ * output run to 10-15 bytes each (a 120k-token prompt of them is 1.8 MB), so 32 bytes per token
+ * is the bound; the prompt's real length is then checked in tokens. Larger bodies would crowd the
+ * 128 MB isolate that parses them while it serves other calls at the same time.
  */
-export const MAX_GATEWAY_BODY_BYTES = 1024 * 1024;
+export const MAX_GATEWAY_BODY_BYTES = 4 * 1024 * 1024;
 
 /** Routes mounted at `/v1/rollouts/:id/llm/v1` and, for runner attempts, `/v1/rollouts/:id/attempts/:attempt/llm/v1`. */
 export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {

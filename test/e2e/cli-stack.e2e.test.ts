@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -126,6 +126,29 @@ describe("the edge-rollout CLI against the local stack (end to end)", () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ ok: true, groups: 0, samples_written: 0, samples_in_file: lines.length });
     expect(readFileSync(out, "utf8").trim().split("\n")).toHaveLength(lines.length);
   }, 60_000);
+
+  it("drain --follow keeps waiting on an empty feed, writes a batch submitted meanwhile, and stops on Ctrl-C with exit 130", async () => {
+    const out = join(dir, "followed.jsonl");
+    const id = `cli-follow-${Date.now()}`;
+    let child: ReturnType<typeof spawn> | undefined;
+    // The feed is empty when it starts (the test above drained it); it must neither exit nor stop.
+    const drain = cli(["drain", "--follow", "--out", out, "--interval", "200"], env, (_text, running) => void (child = running));
+    const lines = () => (existsSync(out) ? readFileSync(out, "utf8").trim().split("\n").filter(Boolean) : []);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(lines()).toHaveLength(0);
+    const submit = await cli(["submit", jsonl, "--agent", "calculator", "--n", "2", "--limit", "3", "--batch-id", id, "--json"], env);
+    expect(submit.code, submit.stderr).toBe(0);
+    const deadline = Date.now() + 30_000;
+    while ((lines().length < 6 || !child) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(child, "drain printed nothing while following").toBeDefined();
+    child!.kill("SIGINT");
+    const run = await drain;
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stdout).toMatch(/interrupted/);
+    const written = lines().map((line) => JSON.parse(line) as { rollout_id: string });
+    expect(new Set(written.map((sample) => sample.rollout_id))).toEqual(new Set(Array.from({ length: 6 }, (_, i) => `${id}:${Math.floor(i / 2)}:${i % 2}`)));
+    trainBatches.push({ id, rows: 3, n: 2 });
+  }, 90_000);
 
   it("reports a batch's status and the feed and policy as JSON, and a missing rollout as exit 1", async () => {
     const batch = JSON.parse((await cli(["status", trainBatches[0]!.id, "--json"], env)).stdout) as Record<string, unknown>;
