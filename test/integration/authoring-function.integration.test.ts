@@ -51,7 +51,8 @@ describe("function agents (integration)", () => {
   it("adds a returned list of spans and takes the reward from its last reward span", async () => {
     const view = await runRollout({ agent: "authoring-fn-spans", rollout_id: uniqueId("fn-spans"), task: { problem: "Say hi." } });
     expect(view).toMatchObject({ status: "succeeded", reward: 0.5 });
-    expect(view.spans.map((span) => [span.sequence_id, span.kind, span.name])).toEqual([[1, "annotation", "note"], [2, "reward", "span"]]);
+    // The attempt's start and end are spans too (they are what the SSE stream shows as `attempt` events).
+    expect(view.spans.map((span) => [span.sequence_id, span.kind, span.name])).toEqual([[1, "annotation", "attempt"], [2, "annotation", "note"], [3, "reward", "span"], [4, "annotation", "attempt"]]);
   });
 
   it("fails AGENT_ERROR without a retry when the function returns NaN", async () => {
