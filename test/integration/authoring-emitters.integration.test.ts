@@ -36,7 +36,8 @@ describe("emitters under concurrency (integration)", () => {
     await createByHand(id, { agent: "authoring-fn-spans", task: { problem: "Say hi." } });
     await driveRollout(driverDeps(env), id);
     const view = await getRollout(id);
-    expect(view.spans.map((span) => span.sequence_id)).toEqual([1, 2]);
-    expect(view.spans.map((span) => span.name)).toEqual(["note", "span"]);
+    // Between the attempt's start and end spans (the SSE stream's attempt events).
+    expect(view.spans.map((span) => span.sequence_id)).toEqual([1, 2, 3, 4]);
+    expect(view.spans.map((span) => span.name)).toEqual(["attempt", "note", "span", "attempt"]);
   });
 });
