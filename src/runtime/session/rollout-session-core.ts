@@ -3,6 +3,7 @@ import { LlmCall } from "../../schemas/llm-call";
 import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import { leaseTtlMs } from "../../schemas/rollout-config";
 import { Step } from "../../schemas/step";
+import { SpanInput } from "../../schemas/span";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { SessionKernel } from "./session-kernel";
 import { publishIfPending } from "./sink-publication";
@@ -106,8 +107,10 @@ export class RolloutSessionCore {
     const step = Step.safeParse(commit.step);
     const calls = commit.llm_calls.map((call) => LlmCall.safeParse(call));
     const badCall = calls.find((call) => !call.success);
-    if (!step.success || badCall) {
-      const issue = !step.success ? step.error.issues[0] : badCall?.error?.issues[0];
+    const spans = (commit.spans ?? []).map((span) => SpanInput.safeParse(span));
+    const badSpan = spans.find((span) => !span.success);
+    if (!step.success || badCall || badSpan) {
+      const issue = !step.success ? step.error.issues[0] : (badCall?.error ?? badSpan?.error)?.issues[0];
       return { ok: false, reason: "invalid", message: `${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"}` };
     }
     if (this.#kernel.store.hasStep(step.data.step_id)) return { ok: true, duplicate: true, lease: state.lease };
@@ -117,14 +120,17 @@ export class RolloutSessionCore {
     const lease = { ...state.lease, expires_at: this.#kernel.deps.now() + leaseTtlMs(spec.config) };
     let next: SessionState = { ...state, lease, step_count: state.step_count + 1 };
     for (const call of calls) next = accountCall(next, call.data!);
-    this.#kernel.deps.storage.transactionSync(() => {
+    const stored = this.#kernel.deps.storage.transactionSync(() => {
       for (const call of calls) this.#kernel.store.insertCall(call.data!);
       this.#kernel.store.insertStep(step.data, commit.env_snapshot);
+      const added = spans.length > 0 ? this.#kernel.store.appendSpans(spans.map((span) => span.data!), this.#kernel.deps.now()) : [];
       this.#kernel.save(next);
+      return added;
     });
     // The alarm stays at the lease's earlier expiry: when it fires it finds the lease extended and
     // moves itself, which saves an alarm write on every step.
     this.#kernel.events.publish(stepEvent(step.data, calls.map((call) => call.data!)));
+    for (const span of stored) this.#kernel.events.publish(spanEvent(span));
     return { ok: true, duplicate: false, lease };
   }
 

@@ -4,6 +4,7 @@ import type { JsonValue } from "../../schemas/json";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import type { ChatMessage } from "../../schemas/chat";
 import type { StepInput } from "../../schemas/step";
+import type { SpanInput } from "../../schemas/span";
 import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
 import type { Lease } from "./session-state";
 import type { CallLimits } from "../../gateway/request-shaping";
@@ -36,6 +37,8 @@ export interface StepCommit {
   step: StepInput;
   llm_calls: LlmCallInput[];
   env_snapshot: JsonValue | null;
+  /** What the step's agent and env emitted (emitReward, emitObject, …), stored with the step. */
+  spans?: SpanInput[];
 }
 
 /** `commitStep`: stored (or already stored), or refused. */

@@ -15,6 +15,8 @@ import type { StepTimer } from "./step-timer";
 import { callLimitsFor } from "../../../gateway/request-shaping";
 import { callUserCode, raceSignal } from "../user-code";
 import { callEnv } from "./env-lock";
+import type { SpanInput } from "../../../schemas/span";
+import { runWithSpanSink, type SpanSink } from "../../../sdk/emitter-context";
 
 /** A step either produced something to commit, or ended the rollout. */
 export type StepOutcome =
@@ -44,8 +46,13 @@ function agentInfo(state: unknown): JsonObject {
 /** Runs the step and classifies any failure into a termination reason. Never throws for user or model faults. */
 export async function runStep(context: StepContext): Promise<StepOutcome> {
   const { signal } = context.timer;
+  // Agent-lightning's emitters work in BaseAgent/BaseEnv code too: what the step's agent and env
+  // emit is committed with the step (a step that fails commits nothing, its spans included).
+  const spans: SpanInput[] = [];
+  const sink: SpanSink = { record: (span) => void spans.push(span), heartbeat: () => undefined };
   try {
-    return await raceSignal(runStepUnguarded(context), signal);
+    const outcome = await raceSignal(runWithSpanSink(sink, () => runStepUnguarded(context)), signal);
+    return outcome.kind === "commit" && spans.length > 0 ? { ...outcome, commit: { ...outcome.commit, spans } } : outcome;
   } catch (error) {
     const expired = context.timer.expired;
     if (expired) return { kind: "terminate", reason: "TIMEOUT", error: expired === "step" ? `step ${context.episode.steps.length} exceeded step_timeout_ms (${context.spec.config.step_timeout_ms})` : `rollout_timeout_ms (${context.spec.config.rollout_timeout_ms}) exceeded` };
