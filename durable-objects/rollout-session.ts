@@ -17,7 +17,7 @@ import type { LlmCall } from "../src/schemas/llm-call";
 import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
 import type { DriveTrigger } from "../src/ports";
 import type { RequestDriveResult } from "../src/runtime/session/session-drive";
-import { admissionShardCount, shardIndexOf, shardName } from "../src/runtime/policy/admission-fence";
+import { shardIndexFor, shardName } from "../src/runtime/policy/admission-fence";
 import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**
@@ -79,7 +79,7 @@ export class RolloutSession extends DurableObject<Env> {
       },
       drive: driveTrigger(env),
       releaseAdmissions: async (rolloutId) => {
-        const name = shardName(shardIndexOf(rolloutId, admissionShardCount(env.ADMISSION_SHARDS)));
+        const name = shardName(shardIndexFor(rolloutId, env.ADMISSION_SHARDS));
         const shard = env.ADMISSION_SHARD.get(env.ADMISSION_SHARD.idFromName(name));
         await (shard as unknown as RpcSurface<AdmissionShard>).releaseRollout(rolloutId);
       },

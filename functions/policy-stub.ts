@@ -1,6 +1,6 @@
 /** @module Reaching the policy Durable Object (one instance, named "default") and the admission shards. */
 import type { PolicyPort } from "../src/gateway/policy-port";
-import { admissionShardCount, shardIndexOf, shardName } from "../src/runtime/policy/admission-fence";
+import { admissionShardCount, shardIndexFor, shardName } from "../src/runtime/policy/admission-fence";
 import type { AdmissionShard } from "../durable-objects/admission-shard";
 import type { PolicyStore } from "../durable-objects/policy-store";
 import type { AppEnv } from "./env";
@@ -44,7 +44,7 @@ export function admissionShards(env: AppEnv): AdmissionShardRpc[] {
 
 /** The shard that admits `rolloutId`'s calls. */
 export function admissionShardFor(env: AppEnv, rolloutId: string): AdmissionShardRpc {
-  return shardStub(env, shardIndexOf(rolloutId, admissionShardCount(env.ADMISSION_SHARDS)));
+  return shardStub(env, shardIndexFor(rolloutId, env.ADMISSION_SHARDS));
 }
 
 /** Admission as the gateway sees it: each rollout's calls go to its own shard, never to the policy object. */

@@ -44,3 +44,8 @@ export function shardIndexOf(rolloutId: string, shards: number): number {
   }
   return (hash >>> 0) % shards;
 }
+
+/** The shard index of `rolloutId` under the `ADMISSION_SHARDS` variable's value (the Worker's and the session's one rule). */
+export function shardIndexFor(rolloutId: string, configuredShards: string | undefined): number {
+  return shardIndexOf(rolloutId, admissionShardCount(configuredShards));
+}

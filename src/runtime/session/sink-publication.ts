@@ -60,12 +60,7 @@ async function publish(kernel: SessionKernel): Promise<void> {
 /** Whether this rollout's result goes to the trainer feed (and the feed can be asked about it). */
 function feedsTrainer(kernel: SessionKernel): boolean {
   const group = kernel.spec?.group;
-  if (!group || !kernel.deps.sink?.delivered) return false;
-  try {
-    return dataManagers.resolve(group.data_manager).feeds_trainer;
-  } catch {
-    return false;
-  }
+  return Boolean(group && kernel.deps.sink?.delivered && dataManagers.get(group.data_manager)?.feeds_trainer);
 }
 
 function firstCheck(now: number): PublicationDelivery {
