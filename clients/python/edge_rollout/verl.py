@@ -24,6 +24,7 @@ from .client import DEFAULT_LEASE_MS, Client
 from .errors import StreamTimeout
 from .verl_output import shape_output
 from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
+from .verl_segments import attach_earlier_segments
 
 #: Columns of a verl RL row sent to edge-rollout; verl-internal ones (``agent_name`` naming a verl
 #: agent loop, ``index``, ``raw_prompt_ids``, ``tools_kwargs``, …) stay behind.
@@ -119,6 +120,9 @@ class EdgeRolloutManager:
         self.truncation, self.mask_untrainable, self.extra_columns = truncation, mask_untrainable, tuple(extra_columns)
         self.return_tensors = return_tensors or ("pt" if _importable("torch") else "np")
         self.calls = 0
+        #: Set by ``EdgeRolloutTrainer``, which appends them after fit's union (``verl_segments``):
+        #: a training call's output then carries its rollouts' earlier drift segments in its meta.
+        self.train_drift_segments = False
 
     @classmethod
     def from_verl_config(cls, client: Client, config: Any, tokenizer: Any, agent: str, **options: Any) -> "EdgeRolloutManager":
@@ -168,10 +172,14 @@ class EdgeRolloutManager:
                                      max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train")
         groups = self._collect(batch_id, len(rows)) if rows else {}
         submitted = time.monotonic()
-        samples, stats = self._aligned(batch_id, len(rows), plan.n, groups)
-        out = to_verl_batch(samples, self.prompt_length, self.response_length, self.pad_token_id, truncation=self.truncation,
-                            mask_untrainable=self.mask_untrainable, return_tensors=self.return_tensors)
-        out = shape_output(out, plan, kind, uids, samples, stats)
+        keep_earlier = self.train_drift_segments and kind == "train"
+        samples, earlier, stats = self._aligned(batch_id, len(rows), plan.n, groups, keep_earlier)
+        out = shape_output(self._padded(samples), plan, kind, uids, samples, stats)
+        if earlier:
+            segments = self._padded(earlier)
+            calls = segments.non_tensor_batch["__num_turns__"].astype(np.int32)
+            segments.non_tensor_batch["__num_turns__"] = np.where(calls > 0, 2 * calls, 1).astype(np.int32)
+            attach_earlier_segments(out.meta_info, segments)
         if "edge_rollout" in out.meta_info:  # not on REMAX's baseline output: its meta stays in fit's batch
             out.meta_info["edge_rollout"]["batch_id"] = batch_id
         out.meta_info["timing"]["edge_rollout/wait_s"] = submitted - started
@@ -196,15 +204,23 @@ class EdgeRolloutManager:
                                 f"counts {progress.get('counts')}") from None
         return got
 
-    def _aligned(self, batch_id: str, rows: int, n: int, groups: Mapping[str, Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], dict[str, Any]]:
-        """One sample per rollout in (row, sample) order: its last drift segment, or a placeholder.
+    def _padded(self, samples: list[Mapping[str, Any]]) -> VerlBatch:
+        return to_verl_batch(samples, self.prompt_length, self.response_length, self.pad_token_id, truncation=self.truncation,
+                             mask_untrainable=self.mask_untrainable, return_tensors=self.return_tensors)
+
+    def _aligned(self, batch_id: str, rows: int, n: int, groups: Mapping[str, Mapping[str, Any]],
+                 keep_earlier: bool = False) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], dict[str, Any]]:
+        """One sample per rollout in (row, sample) order: its last drift segment, or a placeholder;
+        and, with ``keep_earlier``, every earlier drift segment.
 
         verl's trainer unions the output with its input row for row (protocol.py:108-121), so a
-        rollout split by chat-template drift contributes one row: its last segment, which carries
-        the rollout's final reward; the earlier segments' model tokens are counted, not trained."""
+        rollout split by chat-template drift answers its row with its last segment, which carries
+        the rollout's final reward. Its earlier segments are trained only under ``EdgeRolloutTrainer``
+        (``keep_earlier``; see ``verl_segments``); elsewhere their model tokens are counted, not trained."""
         samples: list[Mapping[str, Any]] = []
+        earlier: list[Mapping[str, Any]] = []
         stats: dict[str, Any] = {"rollouts": rows * n, "placeholders": 0, "failed": 0, "drift_segments": 0,
-                                 "drift_model_tokens_untrained": 0, "policy_versions": set()}
+                                 "drift_segments_trained": 0, "drift_model_tokens_untrained": 0, "policy_versions": set()}
         for r in range(rows):
             uid = f"{batch_id}:{r}"
             members = {member["sample_index"]: member for member in groups[uid]["members"]}
@@ -216,7 +232,11 @@ class EdgeRolloutManager:
                 if own:
                     samples.append(own[-1])
                     stats["drift_segments"] += len(own) - 1
-                    stats["drift_model_tokens_untrained"] += sum(sum(s.get("response_mask") or []) for s in own[:-1])
+                    if keep_earlier:
+                        earlier.extend(own[:-1])
+                        stats["drift_segments_trained"] += len(own) - 1
+                    else:
+                        stats["drift_model_tokens_untrained"] += sum(sum(s.get("response_mask") or []) for s in own[:-1])
                     for s in own:
                         version = s.get("policy_version") or {}
                         stats["policy_versions"].update(v for v in (version.get("start"), version.get("end")) if v is not None)
@@ -224,7 +244,7 @@ class EdgeRolloutManager:
                     samples.append(_placeholder(uid, k, member, self.pad_token_id))
                     stats["placeholders"] += 1
         stats["policy_versions"] = sorted(stats["policy_versions"])
-        return samples, stats
+        return samples, earlier, stats
 
 
 def _importable(name: str) -> bool:

@@ -60,6 +60,7 @@ def _counts(out: VerlBatch, plan: CallPlan, stats: Mapping[str, Any]) -> dict[st
         "cut_to_model_token": int(np.sum(flags["response_cut_to_model_token"])),
         "no_model_token": int(np.sum(flags["response_no_model_token"])),
         "drift_segments": stats["drift_segments"],
+        "drift_segments_trained": stats["drift_segments_trained"],
         "drift_model_tokens_untrained": stats["drift_model_tokens_untrained"],
         "policy_version_min": min(versions) if versions else 0,
         "policy_version_max": max(versions) if versions else 0,

@@ -22,6 +22,7 @@ import functools
 from typing import Any, Callable, Optional
 
 from .client import Client
+from .verl_segments import DriftSegmentsTrainerMixin
 
 #: How long ``sync/begin`` waits for in-flight model calls before weights move: 60 s.
 SYNC_WAIT_MS = 60_000
@@ -75,16 +76,31 @@ def bracket_weight_sync(checkpoint_manager: Any, client: Client, wait_ms: int = 
     return bracket
 
 
+def wire_trainer(trainer: Any) -> None:
+    """What ``EdgeRolloutTrainer.init_workers`` adds once verl's workers and managers exist: the
+    weight-sync bracket, and every drift segment trained unless rewards are computed
+    asynchronously (``reward_model.launch_reward_fn_async`` skips ``_compute_or_extract_reward``,
+    ray_trainer.py:1477-1484, where the segments are appended; they are then counted, not trained)."""
+    manager = trainer.async_rollout_manager
+    trainer.weight_sync = bracket_weight_sync(trainer.checkpoint_manager, manager.client)
+    reward_model = getattr(trainer.config, "reward_model", None)
+    manager.train_drift_segments = not bool(getattr(reward_model, "launch_reward_fn_async", False))
+
+
 try:  # verl is optional: the trainer subclass exists only where it is installed.
+    import verl.trainer.ppo.ray_trainer as verl_ray_trainer
     from verl.trainer.ppo.ray_trainer import RayPPOTrainer
 except ImportError:  # pragma: no cover - exercised wherever verl is absent
     RayPPOTrainer = None
 
 if RayPPOTrainer is not None:  # pragma: no cover - needs verl and GPUs
 
-    class EdgeRolloutTrainer(RayPPOTrainer):
-        """``RayPPOTrainer`` whose weight updates are bracketed by edge-rollout's sync handshake."""
+    class EdgeRolloutTrainer(DriftSegmentsTrainerMixin, RayPPOTrainer):
+        """``RayPPOTrainer`` whose weight updates are bracketed by edge-rollout's sync handshake
+        and which trains every drift segment of a rollout (``verl_segments``)."""
+
+        advantage_module = verl_ray_trainer
 
         def init_workers(self) -> None:
             super().init_workers()
-            self.weight_sync = bracket_weight_sync(self.checkpoint_manager, self.async_rollout_manager.client)
+            wire_trainer(self)

@@ -27,8 +27,12 @@ class MiniDataProto:
         return len(next(iter(source.values()))) if source else 0
 
     def take(self, rows: Any) -> "MiniDataProto":
-        return MiniDataProto({k: np.asarray(v)[rows] for k, v in self.batch.items()},
+        return MiniDataProto({k: _rows(v, rows) for k, v in self.batch.items()},
                              {k: v[rows] for k, v in self.non_tensor_batch.items()}, dict(self.meta_info))
+
+    def __getitem__(self, rows: Any) -> "MiniDataProto":
+        """``data[list]``: the rows' copy, as ``DataProto.__getitem__`` → ``select_idxs`` (protocol.py:354-376)."""
+        return self.take(list(rows))
 
     def repeat(self, repeat_times: int, interleave: bool = True) -> "MiniDataProto":
         assert interleave, "the trainer always interleaves"
@@ -58,8 +62,20 @@ class MiniDataProto:
     @staticmethod
     def concat(items: list["MiniDataProto"]) -> "MiniDataProto":
         first = items[0]
-        return MiniDataProto({k: np.concatenate([np.asarray(i.batch[k]) for i in items]) for k in first.batch},
+        return MiniDataProto({k: _cat([i.batch[k] for i in items]) for k in first.batch},
                              {k: np.concatenate([i.non_tensor_batch[k] for i in items]) for k in first.non_tensor_batch}, dict(first.meta_info))
+
+
+def _rows(value: Any, rows: Any) -> Any:
+    """Rows of a numpy array or a torch tensor (kept a tensor, as a TensorDict keeps it)."""
+    return value[rows] if hasattr(value, "detach") else np.asarray(value)[rows]
+
+
+def _cat(values: list[Any]) -> Any:
+    if hasattr(values[0], "detach"):
+        import torch
+        return torch.cat(values)
+    return np.concatenate([np.asarray(v) for v in values])
 
 
 def pad_to_divisor(data: MiniDataProto, size_divisor: int) -> tuple[MiniDataProto, int]:
