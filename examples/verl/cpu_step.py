@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "clients" / "python"))  # run from a checkout without installing
 from edge_rollout import Client  # noqa: E402
 from edge_rollout.verl_manager import EdgeRolloutAgentLoopManager  # noqa: E402
+from edge_rollout.verl_segments import EARLIER_SEGMENTS  # noqa: E402
 from edge_rollout.verl_trainer import bracket_weight_sync  # noqa: E402
 
 
@@ -93,6 +94,7 @@ def main() -> int:
     # init_workers (ray_trainer.py:912-926): the manager from the hook, the checkpoint manager on its replicas.
     manager = EdgeRolloutAgentLoopManager(config, None, None, None, replicas=[SimulatorReplica(args.model_url)], client=client)
     manager.return_tensors = "np"
+    manager.train_drift_segments = True  # as EdgeRolloutTrainer sets it: earlier drift segments ride in the output's meta
     checkpoint = CpuCheckpointManager()
     sync = bracket_weight_sync(checkpoint, client, wait_ms=30_000)
     checkpoint.sleep_replicas()
@@ -111,6 +113,9 @@ def main() -> int:
         print(f"  {key:18} {str(value.shape):14} {value.dtype}")
     print(f"  uid / __num_turns__ / multi_modal_inputs: {len(output.non_tensor_batch['uid'])} rows, "
           f"turns {sorted(set(output.non_tensor_batch['__num_turns__'].tolist()))}")
+    earlier = output.meta_info.pop(EARLIER_SEGMENTS, None)
+    print(f"  + {len(earlier['non_tensor_batch']['rollout_id']) if earlier else 0} earlier drift segments, "
+          "appended by EdgeRolloutTrainer after fit's union")
     scores = np.asarray(output.batch["rm_scores"]).sum(-1)
     print(f"mean reward {scores.mean():.3f} over {len(scores)} rollouts")
     checkpoint.update_weights()  # 1610-1611: after the actor update
