@@ -183,3 +183,58 @@ def test_torch_tensors_expand_and_take_their_advantage(client, edge):
     assert len(batch) == 7 and trainer.last_expansion == {"segments": 3, "fillers": 0}
     assert torch.is_tensor(batch.batch["advantages"]) and batch.batch["advantages"].dtype == torch.float32
     assert int(batch.batch["response_mask"].sum()) == 21 and batch.batch["input_ids"].dtype == torch.int64
+
+
+FAKE_RAY_TRAINER = '''
+"""verl.trainer.ppo.ray_trainer as far as EdgeRolloutTrainer touches it: RayPPOTrainer whose
+init_workers builds the managers (ray_trainer.py:900-926) and whose fit calls compute_advantage
+by module name (1586), here the replay's."""
+import sys
+from types import SimpleNamespace as NS
+from test_verl_drift_segments import FitReplay, grpo_outcome_advantage
+
+compute_advantage = grpo_outcome_advantage
+
+
+class RayPPOTrainer(FitReplay):
+    def __init__(self, config, manager):
+        self.config, self.manager = config, manager
+
+    def init_workers(self):
+        self.async_rollout_manager, self.module = self.manager, sys.modules[__name__]
+        self.checkpoint_manager = NS(sleep_replicas=lambda: None, update_weights=lambda: None)
+'''
+
+
+@pytest.fixture
+def verl_stand_in(tmp_path, monkeypatch):
+    """A ``verl`` package holding only ``trainer.ppo.ray_trainer`` (FAKE_RAY_TRAINER), importable
+    while the test runs; ``edge_rollout.verl_trainer`` is imported afresh over it."""
+    import importlib
+    import sys
+    package = tmp_path / "verl" / "trainer" / "ppo"
+    package.mkdir(parents=True)
+    for folder in (tmp_path / "verl", tmp_path / "verl" / "trainer", package):
+        (folder / "__init__.py").write_text("")
+    (package / "ray_trainer.py").write_text(FAKE_RAY_TRAINER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [name for name in sys.modules if name == "verl" or name.startswith("verl.")] + ["edge_rollout.verl_trainer"]:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    yield importlib.import_module("edge_rollout.verl_trainer")
+    for name in [name for name in sys.modules if name == "verl" or name.startswith("verl.")] + ["edge_rollout.verl_trainer"]:
+        sys.modules.pop(name, None)
+
+
+def test_edge_rollout_trainer_itself_wires_the_manager_and_patches_fits_advantage_only_while_fit_runs(client, edge, verl_stand_in):
+    module = __import__("verl.trainer.ppo.ray_trainer", fromlist=["RayPPOTrainer"])
+    config = verl_config(n=2)
+    config.trainer, config.reward_model = NS(n_gpus_per_node=1, nnodes=1), NS(launch_reward_fn_async=False)
+    trainer = verl_stand_in.EdgeRolloutTrainer(config, make_manager(client, config))
+    assert isinstance(trainer, module.RayPPOTrainer) and trainer.advantage_module is module
+    trainer.init_workers()
+    assert trainer.async_rollout_manager.train_drift_segments is True and trainer.weight_sync.versions == []
+    batch = trainer.fit()
+    assert len(batch) == 7 and int(np.asarray(batch.batch["response_mask"]).sum()) == 21
+    advantages, mask = np.asarray(batch.batch["advantages"]), np.asarray(batch.batch["response_mask"])
+    np.testing.assert_allclose(advantages[4:].sum(-1) / mask[4:].sum(-1), [0.70710, 0.70710, -0.70710], atol=1e-4)
+    assert module.compute_advantage is grpo_outcome_advantage  # restored once fit returned
