@@ -69,8 +69,11 @@ export interface GatewayCall {
 
 /** Routes, records and versions model calls for rollouts. */
 export interface Gateway {
-  /** A non-streaming call: the upstream's JSON reply (to pass on unchanged) and the call's record. */
-  send(path: UpstreamPath, body: JsonObject, call: GatewayCall): Promise<{ reply: unknown; call: LlmCall }>;
+  /**
+   * A non-streaming call: the upstream's JSON reply (to pass on unchanged; `replyText` is its text
+   * as received when the backend kept it) and the call's record.
+   */
+  send(path: UpstreamPath, body: JsonObject, call: GatewayCall): Promise<{ reply: unknown; replyText?: string; call: LlmCall }>;
   /**
    * A streaming call: the SSE response to hand to the caller unchanged. `record` is awaited with
    * the assembled call before the stream's final `[DONE]` goes out, so a caller that has read the
@@ -162,7 +165,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
           return { reply, captured: capture(reply.body) };
         });
         const versionEnd = await prepared.release();
-        return { reply: value.reply.body, call: record(call, prepared, value.captured, { replica: value.reply.replica, attempts, versionEnd }) };
+        const recorded = record(call, prepared, value.captured, { replica: value.reply.replica, attempts, versionEnd });
+        return { reply: value.reply.body, ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }), call: recorded };
       } finally {
         await prepared.release();
       }

@@ -8,6 +8,8 @@ export type UpstreamPath = "/chat/completions" | "/completions";
 export interface BackendReply {
   /** The parsed JSON body (validated by the caller). */
   body: unknown;
+  /** The body's text exactly as the server sent it, when the backend did not change it (passed on as is). */
+  text?: string;
   /** Which replica answered (its base URL), for stickiness and the LlmCall record. */
   replica: string;
 }

@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue } from "../../schemas/json";
 import { OpenAiBackendConfig } from "../../schemas/backend-config";
 import type { ModelBackend } from "../model-backend";
 import type { BackendDeps, BackendFactory } from "./backend-registry";
-import { postUpstreamJson, sendUpstream } from "./upstream-call";
+import { postUpstreamReply, sendUpstream } from "./upstream-call";
 
 /**
  * vLLM's extra request parameters (its sampling, template and KV-transfer extensions). OpenAI
@@ -63,8 +63,8 @@ export function buildOpenAiBackend(config: OpenAiBackendConfig, deps: BackendDep
     name: "openai",
     returnsTokenIds: false,
     async request(path, body, { signal, attemptTimeoutMs }) {
-      const reply = await postUpstreamJson(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal, timeoutMs: attemptTimeoutMs });
-      return { body: reply, replica: baseUrl };
+      const reply = await postUpstreamReply(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal, timeoutMs: attemptTimeoutMs });
+      return { ...reply, replica: baseUrl };
     },
     async openStream(path, body, { signal, attemptTimeoutMs }) {
       const response = await sendUpstream(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal, timeoutMs: attemptTimeoutMs });

@@ -109,6 +109,16 @@ export async function sendUpstream(fetcher: typeof fetch, url: string, body: unk
 
 /** One non-streaming JSON call, the whole reply within `timeoutMs` when given. */
 export async function postUpstreamJson(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<unknown> {
+  return (await postUpstreamReply(fetcher, url, body, options)).body;
+}
+
+/**
+ * `postUpstreamJson` that also returns the reply's text as received, so a caller that passes the
+ * reply on unchanged sends those bytes instead of serializing the parsed body again (a reply
+ * carries every prompt token id and logprob: stringifying it was a measured share of a
+ * gateway call's CPU).
+ */
+export async function postUpstreamReply(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<{ body: unknown; text: string }> {
   const deadline = startAttemptDeadline(options.signal, options.timeoutMs);
   try {
     const response = await fetchUpstream(fetcher, url, body, options, deadline.signal, () => deadline.timedOut);
@@ -120,7 +130,7 @@ export async function postUpstreamJson(fetcher: typeof fetch, url: string, body:
       const message = deadline.timedOut ? `no reply from ${url} within ${options.timeoutMs} ms` : `reading the reply of ${url} failed`;
       throw transportError(message, options.signal, deadline.timedOut, cause);
     }
-    return parseReply(text, response.status);
+    return { body: parseReply(text, response.status), text };
   } finally {
     deadline.settle();
   }

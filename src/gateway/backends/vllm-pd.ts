@@ -13,7 +13,7 @@ import { callOnReplica, openOnReplica } from "./replica-call";
 import { createReplicaPool } from "./replica-pool";
 import type { HealthTiming } from "./replica-state";
 import { createTokenCounter } from "./token-counter";
-import { postUpstreamJson, sendUpstream } from "./upstream-call";
+import { postUpstreamJson, postUpstreamReply, sendUpstream } from "./upstream-call";
 
 /** What the prefill leg asks for: "compute the KV cache and keep it for a remote decode". */
 const PREFILL_KV_TRANSFER_PARAMS: JsonObject = {
@@ -73,8 +73,8 @@ export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDep
       const { signal } = options;
       const lease = await decodePool.acquire(options.rolloutId, options.replicaHint);
       const headers = { "x-request-id": requestId };
-      const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers, timeoutMs: options.attemptTimeoutMs }));
-      return { body: reply, replica: lease.url };
+      const reply = await callOnReplica(lease, signal, () => postUpstreamReply(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers, timeoutMs: options.attemptTimeoutMs }));
+      return { ...reply, replica: lease.url };
     },
     async openStream(path, body, options) {
       const requestId = crypto.randomUUID();

@@ -11,7 +11,7 @@ import { callOnReplica, openOnReplica } from "./replica-call";
 import { createReplicaPool } from "./replica-pool";
 import type { HealthTiming } from "./replica-state";
 import { createTokenCounter } from "./token-counter";
-import { postUpstreamJson, sendUpstream } from "./upstream-call";
+import { postUpstreamReply, sendUpstream } from "./upstream-call";
 
 /** Options of `createVllmBackend`: either one server (`baseUrl`) or a list (`replicas`). */
 export type VllmBackendOptions = ({ baseUrl: string; replicas?: undefined } | { replicas: readonly string[]; baseUrl?: undefined }) & {
@@ -39,8 +39,8 @@ export function buildVllmBackend(config: VllmBackendConfig, deps: BackendDeps, t
     returnsTokenIds: true,
     async request(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       const lease = await router.acquire(rolloutId, replicaHint);
-      const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
-      return { body: reply, replica: lease.url };
+      const reply = await callOnReplica(lease, signal, () => postUpstreamReply(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
+      return { ...reply, replica: lease.url };
     },
     async openStream(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       const lease = await router.acquire(rolloutId, replicaHint);

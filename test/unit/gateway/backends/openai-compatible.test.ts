@@ -27,7 +27,7 @@ describe("openai backend", () => {
     });
     const reply = await backend.request("/chat/completions", body, { rolloutId: "r" });
     await upstream.close();
-    expect(reply).toEqual({ body: COMPLETION, replica: `${upstream.url}/v1` });
+    expect(reply).toEqual({ body: COMPLETION, text: JSON.stringify(COMPLETION), replica: `${upstream.url}/v1` });
     expect(upstream.seen[0]!.url).toBe("/v1/chat/completions");
     expect(upstream.seen[0]!.headers.authorization).toBe("Bearer sk-test");
     expect(upstream.seen[0]!.body).toEqual({

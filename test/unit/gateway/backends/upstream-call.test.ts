@@ -2,7 +2,7 @@ import { type IncomingHttpHeaders, type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelError } from "../../../../src/errors";
-import { postUpstreamJson, sendUpstream } from "../../../../src/gateway/backends/upstream-call";
+import { postUpstreamJson, postUpstreamReply, sendUpstream } from "../../../../src/gateway/backends/upstream-call";
 import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
 
 const CHAT = { messages: [{ role: "user", content: "What is 2 + 3?" }], max_tokens: 32 };
@@ -38,6 +38,18 @@ describe("postUpstreamJson", () => {
     const reply = (await postUpstreamJson(fetch, chatUrl, CHAT, {})) as { object: string; choices: unknown[] };
     expect(reply.object).toBe("chat.completion");
     expect(reply.choices).toHaveLength(1);
+  });
+
+  it("hands back the reply's text exactly as the server sent it, next to the parsed body", async () => {
+    const text = '{"object":"chat.completion",  "choices":[],"id":"x-1"}\n';
+    const upstream = await startUpstream({ status: 200, body: text });
+    try {
+      const reply = await postUpstreamReply(fetch, `${upstream.url}/v1/chat/completions`, CHAT, {});
+      expect(reply.text).toBe(text);
+      expect(reply.body).toEqual({ object: "chat.completion", choices: [], id: "x-1" });
+    } finally {
+      await upstream.close();
+    }
   });
 
   it("maps a 4xx to a non-retryable error carrying the upstream message", async () => {

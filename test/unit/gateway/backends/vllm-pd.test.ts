@@ -100,7 +100,7 @@ describe("vllm_pd wire protocol", () => {
     const body = chatBody("hello", { min_tokens: 2 });
     const reply = await backend.request("/chat/completions", body, { rolloutId: "wire" });
     await Promise.all([p.close(), d.close()]);
-    expect(reply).toEqual({ body: { id: "d", choices: [] }, replica: `${d.url}/v1` });
+    expect(reply).toEqual({ body: { id: "d", choices: [] }, text: JSON.stringify({ id: "d", choices: [] }), replica: `${d.url}/v1` });
     expect(p.seen[0]).toMatchObject({ url: "/v1/chat/completions", body: prefillRequestBody(body) });
     expect(d.seen[0]).toMatchObject({ url: "/v1/chat/completions", body: { ...body, kv_transfer_params: handle } });
     expect(d.seen[0]!.headers["x-request-id"]).toBe(p.seen[0]!.headers["x-request-id"]);
