@@ -66,6 +66,33 @@ export const SessionState = z.object({
 });
 export type SessionState = z.infer<typeof SessionState>;
 
+const STATE_FIELDS = Object.keys(SessionState.shape) as Array<keyof SessionState & keyof typeof SessionState.shape>;
+
+/**
+ * `SessionState.parse(next)`, re-checking only the fields that differ from `previous`, a state
+ * that already passed this schema. A field equal to the valid one (the same primitive, or the
+ * same object: states are never changed in place, every change builds new objects with spread)
+ * is valid as it is; every other field is parsed with its own schema. A step changes a handful of
+ * the state's 24 fields, and parsing all of them interpreted (workerd allows zod no code
+ * generation) was most of a state write's CPU, written several times per rollout. Any invalid
+ * field throws the whole schema's error, so messages name the field as `parse` does.
+ */
+export function parseStateChange(next: SessionState, previous: SessionState | undefined): SessionState {
+  if (!previous) return SessionState.parse(next);
+  const valid: Record<string, unknown> = {};
+  for (const field of STATE_FIELDS) {
+    const value = next[field];
+    if (Object.is(value, previous[field])) {
+      valid[field] = value;
+      continue;
+    }
+    const checked = SessionState.shape[field].safeParse(value);
+    if (!checked.success) return SessionState.parse(next);
+    valid[field] = checked.data;
+  }
+  return valid as SessionState;
+}
+
 /** The state of a rollout that was just created. */
 export function initialState(now: number, deadline: number): SessionState {
   return {

@@ -11,7 +11,7 @@ import type { JsonValue } from "../../schemas/json";
 import { ChatMessage } from "../../schemas/chat";
 import { Span, SpanInput } from "../../schemas/span";
 import type { SqlPort } from "../../ports";
-import { SessionState } from "./session-state";
+import { parseStateChange, SessionState } from "./session-state";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { CREATE_VALUE_PARTS_TABLE, readExtraParts, splitText, writeExtraParts } from "../value-parts";
 import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
@@ -109,8 +109,9 @@ export class SessionStore {
     return this.#readParsed("state", (raw) => SessionState.parse(raw));
   }
 
+  /** Validates and writes the state; fields unchanged since the last valid state read or written are not parsed again. */
   writeState(state: SessionState): void {
-    const valid = SessionState.parse(state);
+    const valid = parseStateChange(state, this.#parsed.get("state")?.value as SessionState | undefined);
     const raw = JSON.stringify(valid);
     writeMetaText(this.#sql, "state", raw);
     // The next read of this very text needs no second validation.
