@@ -3,6 +3,7 @@
  * isolate is profiled (V8 sampling over DevTools), split into the phases of a step. Run apart
  * from the timed runs, since profiling slows the isolate.
  */
+import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { RolloutClient } from "../scripts/rollout-client";
 import type { BenchStack } from "./bench-stack";
@@ -32,6 +33,7 @@ export async function profileSteps(stack: BenchStack, client: RolloutClient, sha
   });
   if (!profiled) return ["per-phase CPU: the inspector did not answer"];
   const steps = profiled.result;
+  if (process.env.BENCH_PROFILE_OUT) writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify({ bundlePath: stack.bundlePath, steps, profile: profiled.profile }));
   const times = phaseTimes(profiled.profile, loadSourceMap(`${stack.bundlePath}.map`), basename(stack.bundlePath));
   return [
     `per-phase CPU per step, V8 sampling profile of the Worker's isolate (driver, sessions, shards: one isolate locally), ${shape.rollouts} rollouts × ${shape.steps} steps, not timed:`,
