@@ -1,4 +1,4 @@
-/** @module Picks agent log lines (`[rollout <id>] …`) out of wrangler dev's output. */
+/** @module Picks agent log lines (`[rollout <id>] …`) out of the runtime's output (workerd's, or wrangler dev's). */
 
 const AGENT_LINE = /^\[rollout [^\]]+\] /;
 

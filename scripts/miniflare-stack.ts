@@ -3,16 +3,18 @@
  * one workerd process that Miniflare starts, with the bindings `wrangler.toml` declares (read by
  * wrangler's own `unstable_getMiniflareWorkerOptions`, so the two stacks cannot drift apart).
  *
- * Unlike `wrangler dev` (scripts/local-stack.ts) there is no Node proxy in front of workerd, no
- * second proxy workerd and no file watcher: a request goes from the client straight to workerd.
- * `wrangler dev`'s proxy spends Node CPU on every request and, under load, answers "Your worker
- * restarted mid-request"; the benches run here so they measure the Worker, not the dev tooling.
+ * Unlike `wrangler dev` (scripts/local-stack.ts) there is no Node proxy in front of workerd and no
+ * second proxy workerd: a request goes from the client straight to workerd. `wrangler dev`'s proxy
+ * spends Node CPU on every request and, under load, answers "Your worker restarted mid-request";
+ * `npm start`, `edge-rollout dev` and the benches run here (bench:loop measures both runners side
+ * by side). With `watch` an edited source is rebundled and the Worker reloaded, as wrangler dev does.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { build } from "esbuild";
-import { Log, LogLevel, Miniflare } from "miniflare";
+import { build, context, type BuildOptions } from "esbuild";
+import { Log, LogLevel, Miniflare, type MiniflareOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
@@ -46,30 +48,68 @@ export interface MiniflareStackOptions extends Omit<LocalStackOptions, "verbose"
   persistRoot?: string;
   /** Print the runtime's own output too. Default false. */
   verbose?: boolean;
+  /** Rebundle and reload the Worker when a file it imports changes (state is kept). Default false. */
+  watch?: boolean;
 }
 
-/** Bundles the Worker entry the way wrangler does for workerd (ESM, `cloudflare:*` and `node:*` left to the runtime). */
-async function bundleWorker(root: string, main: string, outDir: string): Promise<string> {
-  const outfile = join(outDir, "worker.js");
+/**
+ * Bare Node built-in names (`fs`, `child_process`: what CommonJS dependencies import). Under
+ * nodejs_compat they are workerd's `node:` modules; wrangler also polyfills, through unenv, the few
+ * workerd lacks, so an entry that needs one runs with `--runner wrangler`.
+ */
+const NODE_BUILTIN = new RegExp(`^(${builtinModules.filter((name) => !name.startsWith("_")).map((name) => name.replace(/[/]/g, "\\/")).join("|")})$`);
+
+/** How the Worker entry is bundled: the way wrangler does for workerd (ESM, `cloudflare:*` and `node:*` left to the runtime). */
+function bundleOptions(root: string, main: string, outDir: string): BuildOptions & { outfile: string } {
+  return {
+    entryPoints: [resolve(root, main)],
+    outfile: join(outDir, "worker.js"),
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["workerd", "worker", "browser", "module", "main"],
+    external: ["cloudflare:*", "node:*"],
+    // Bare Node built-ins (what dependencies such as cross-spawn import) are workerd's `node:` modules under nodejs_compat.
+    plugins: [{ name: "node-builtins", setup(build) { build.onResolve({ filter: NODE_BUILTIN }, (args) => ({ path: `node:${args.path}`, external: true })); } }],
+    // External source map: CPU profiles are attributed back to source files (bench/source-map.ts).
+    sourcemap: "external",
+    logLevel: "silent",
+  };
+}
+
+async function bundleWorker(options: BuildOptions & { outfile: string }, main: string): Promise<string> {
   try {
-    await build({
-      entryPoints: [resolve(root, main)],
-      outfile,
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      target: "es2022",
-      conditions: ["workerd", "worker", "browser"],
-      mainFields: ["workerd", "worker", "browser", "module", "main"],
-      external: ["cloudflare:*", "node:*"],
-      // External source map: CPU profiles are attributed back to source files (bench/source-map.ts).
-      sourcemap: "external",
-      logLevel: "silent",
-    });
+    await build(options);
   } catch (error) {
     throw new Error(`bundling ${main} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return outfile;
+  return options.outfile;
+}
+
+/**
+ * Watches what the bundle imports and reloads `mf` after each successful rebuild (a failed one is
+ * reported and the running Worker kept). Returns the watcher's disposer.
+ */
+async function watchWorker(bundle: BuildOptions, mf: Miniflare, mfOptions: MiniflareOptions, say: (line: string) => void): Promise<() => Promise<void>> {
+  let first = true;
+  const watcher = await context({
+    ...bundle,
+    plugins: [{
+      name: "reload-worker",
+      setup(build) {
+        build.onEnd(async (result) => {
+          if (first) return void (first = false); // the build the stack started with
+          if (result.errors.length > 0) return say(`[edge-rollout] rebuild failed, still serving the last good Worker: ${result.errors[0]!.text}`);
+          await mf.setOptions(mfOptions);
+          say("[edge-rollout] source changed: Worker reloaded");
+        });
+      },
+    }],
+  });
+  await watcher.watch();
+  return () => watcher.dispose();
 }
 
 /** Children of this process named `workerd` (Miniflare starts exactly one per instance). */
@@ -101,14 +141,15 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   if (options.reset) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const main = options.main ?? "functions/worker.ts";
-  const scriptPath = await bundleWorker(root, main, join(stateDir, "bundle"));
+  const bundle = bundleOptions(root, main, join(stateDir, "bundle"));
+  const scriptPath = await bundleWorker(bundle, main);
   const { workerOptions } = unstable_getMiniflareWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
   const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
   const onAgentLog = options.onAgentLog === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.onAgentLog;
   const agentLines = agentLogLines((line) => onAgentLog?.(line));
   const before = new Set(workerdChildren());
-  const mf = new Miniflare({
+  const mfOptions: MiniflareOptions = {
     ...workerOptions,
     name: "edge-rollout",
     modules: true,
@@ -130,8 +171,11 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
         });
       }
     },
-  });
+  };
+  const mf = new Miniflare(mfOptions);
+  let unwatch: (() => Promise<void>) | undefined;
   const stop = async () => {
+    await unwatch?.().catch(() => undefined);
     await mf.dispose().catch(() => undefined);
     await simulator?.close();
   };
@@ -142,6 +186,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     if (!health.ok) throw new Error(`GET /health answered ${health.status}`);
     const workerdPid = workerdChildren().find((pid) => !before.has(pid));
     const inspectorUrl = options.inspector ? await mf.getInspectorURL() : undefined;
+    if (options.watch) unwatch = await watchWorker(bundle, mf, mfOptions, (line) => process.stderr.write(`${line}\n`));
     return { workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, stop };
   } catch (error) {
     await stop();

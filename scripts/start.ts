@@ -1,14 +1,14 @@
 /** @module `npm start`: the local stack plus a demo batch of rollouts of both demo agents. */
 import { commandLine, integerFlag } from "./command-line";
 import { demoTasks } from "./demo-tasks";
-import { startLocalStack } from "./local-stack";
+import { RUNNERS, startDevStack, type Runner } from "./dev-stack";
 import { RolloutClient } from "./rollout-client";
 import { formatSummary, summarize } from "./summary";
 
 const values = commandLine({
   usage: "npm start -- [options]",
   description:
-    "Starts the local stack (the vLLM simulator plus wrangler dev: Durable Objects, queues and R2 in miniflare),\nruns demo rollouts of the calculator and math agents, prints a summary, then serves until Ctrl-C.\nAgent console output is shown prefixed with [rollout <id>].",
+    "Starts the local stack (the vLLM simulator plus the Worker in workerd: Durable Objects, queues and R2 in miniflare),\nruns demo rollouts of the calculator and math agents, prints a summary, then serves until Ctrl-C.\nAgent console output is shown prefixed with [rollout <id>].",
   flags: {
     once: { type: "boolean", default: false, help: "exit after the summary (exit 0 when the demo ran)" },
     "per-agent": { type: "string", default: "8", placeholder: "n", help: "demo rollouts per agent" },
@@ -16,7 +16,8 @@ const values = commandLine({
     "simulator-port": { type: "string", default: "8000", placeholder: "port", help: "vLLM simulator port (0 = any free port)" },
     "state-dir": { type: "string", placeholder: "dir", help: "local state: rollouts, policy, feed, R2 objects (default .tmp/local-stack-<port>, kept across runs)" },
     reset: { type: "boolean", default: false, help: "delete the state dir first (policy version 0, empty feed)" },
-    verbose: { type: "boolean", default: false, help: "print all of wrangler's output" },
+    runner: { type: "string", default: "miniflare", placeholder: "name", help: "miniflare (Miniflare's API, reloads on edit) or wrangler (wrangler dev)" },
+    verbose: { type: "boolean", default: false, help: "print all of the runtime's output" },
   },
   epilogue: "The same stack without the demo: npx edge-rollout dev (same --port, --state-dir, --reset).",
 });
@@ -25,7 +26,13 @@ const port = integerFlag("--port", values.port, 1, 65535, "npm start -- --help")
 const simulatorPort = integerFlag("--simulator-port", values["simulator-port"], 0, 65535, "npm start -- --help");
 const perAgent = integerFlag("--per-agent", values["per-agent"], 1, 1000, "npm start -- --help");
 const stateDir = values["state-dir"] ?? `.tmp/local-stack-${port}`;
-const stack = await startLocalStack({ workerPort: port, stateDir, reset: values.reset, simulator: { port: simulatorPort, seed: 1 }, verbose: values.verbose });
+if (!(RUNNERS as readonly string[]).includes(values.runner)) {
+  console.error(`--runner must be one of ${RUNNERS.join(", ")}, got ${JSON.stringify(values.runner)} (npm start -- --help)`);
+  process.exit(2);
+}
+const stack = await startDevStack(values.runner as Runner, {
+  workerPort: port, stateDir, reset: values.reset, simulator: { port: simulatorPort, seed: 1 }, verbose: values.verbose, watch: !values.once,
+});
 let stopping = false;
 const shutdown = async (code: number) => {
   if (stopping) return;

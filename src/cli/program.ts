@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { MAX_BATCH_ROWS, MAX_MAX_CONCURRENT, MAX_SAMPLES_PER_ROW } from "../schemas/batch";
 import { DEFAULT_LEASE_MS, MAX_LEASE_MS, MAX_PULL_GROUPS, MIN_LEASE_MS } from "../schemas/feed";
 import { ApiClient } from "./api-client";
-import { runDev } from "./commands/dev";
+import { DEV_RUNNERS, runDev, type DevOptions } from "./commands/dev";
 import { runDoctor } from "./commands/doctor";
 import { DRAIN_FORMATS, runDrain, type DrainFormat } from "./commands/drain";
 import { runEval } from "./commands/eval";
@@ -64,7 +64,7 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
 
   program
     .command("dev")
-    .description("start the local stack (vLLM simulator + wrangler dev) and serve until Ctrl-C")
+    .description("start the local stack (vLLM simulator + the Worker in workerd, reloaded on edit) and serve until Ctrl-C")
     .option("--port <port>", "Worker port", integerIn("--port", 1, 65535), 8787)
     .option("--simulator-port <port>", "simulator port (0 = any free port)", integerIn("--simulator-port", 0, 65535), 8000)
     .option("--model-url <url>", "use this model server instead of the simulator")
@@ -72,9 +72,10 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
     .option("--state-dir <dir>", "local state: rollouts, policy, feed, R2 objects, logs (default .tmp/local-stack-<port>, kept across runs)")
     .option("--reset", "delete the state dir first (policy version 0, empty feed)", false)
     .option("--seed <n>", "seed of the simulator's scripted policy", integerIn("--seed", 0), 1)
-    .option("--verbose", "print wrangler's output", false)
+    .addOption(new Option("--runner <name>", "miniflare: Miniflare's API, no dev proxy; wrangler: wrangler dev").choices(DEV_RUNNERS).default("miniflare"))
+    .option("--verbose", "print the runtime's output", false)
     .option("--json", "print the URLs as one JSON document")
-    .action(async (flags: { port: number; simulatorPort: number; modelUrl?: string; worker: string; stateDir?: string; reset: boolean; seed: number; verbose: boolean }) => {
+    .action(async (flags: DevOptions) => {
       state.exitCode = await runDev(flags, out);
     });
 

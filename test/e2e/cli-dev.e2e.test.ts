@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../fixtures/free-port";
@@ -7,7 +7,7 @@ import { freePort } from "../fixtures/free-port";
 const root = resolve(import.meta.dirname, "../..");
 
 interface DevStack {
-  info: { worker_url: string; dashboard_url: string; model_server_url: string };
+  info: { runner: string; worker_url: string; dashboard_url: string; model_server_url: string };
   /** Ctrl-C, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -28,10 +28,11 @@ async function startDev(args: string[]): Promise<DevStack> {
 }
 
 describe("edge-rollout dev (end to end)", () => {
-  it("starts the stack, prints its URLs as JSON, serves /health, and stops with exit 0 on Ctrl-C", async () => {
+  it.each(["miniflare", "wrangler"])("starts the stack on runner %s, prints its URLs as JSON, serves /health, and stops with exit 0 on Ctrl-C", async (runner) => {
     const port = await freePort();
-    const stateDir = `.tmp/e2e-cli-dev-${process.pid}`;
-    const { info, stop } = await startDev(["--port", String(port), "--state-dir", stateDir]);
+    const stateDir = `.tmp/e2e-cli-dev-${runner}-${process.pid}`;
+    const { info, stop } = await startDev(["--port", String(port), "--state-dir", stateDir, "--runner", runner]);
+    expect(info.runner).toBe(runner);
     expect(info.worker_url).toBe(`http://127.0.0.1:${port}`);
     expect((await fetch(`${info.worker_url}/health`)).status).toBe(200);
     expect(info.dashboard_url).toBe(`${info.worker_url}/`);
@@ -41,6 +42,33 @@ describe("edge-rollout dev (end to end)", () => {
     await expect(fetch(`${info.worker_url}/health`)).rejects.toThrow();
     rmSync(resolve(root, stateDir), { recursive: true, force: true });
   }, 120_000);
+
+  it("reloads the Worker when a source it imports changes (runner miniflare), keeping local state", async () => {
+    const dir = `.tmp/e2e-cli-dev-watch-${process.pid}`;
+    mkdirSync(resolve(root, dir), { recursive: true });
+    const agentFile = resolve(root, dir, "agent.ts");
+    const agent = (name: string) => `import { rollout } from "../../src/sdk";\nrollout(async () => undefined, { name: ${JSON.stringify(name)} });\n`;
+    writeFileSync(agentFile, agent("watch-before"));
+    writeFileSync(resolve(root, dir, "worker.ts"), `import "./agent";\nexport * from "../../functions/worker";\nexport { default } from "../../functions/worker";\n`);
+    const { info, stop } = await startDev(["--port", String(await freePort()), "--state-dir", `${dir}/state`, "--worker", `${dir}/worker.ts`]);
+    const agents = async () => ((await (await fetch(`${info.worker_url}/v1/agents`)).json()) as { agents: string[] }).agents;
+    expect(await agents()).toContain("watch-before");
+    const rolloutId = `watched-${process.pid}`;
+    const created = await fetch(`${info.worker_url}/v1/rollouts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent: "external", rollout_id: rolloutId, task: { problem: "p" } }) });
+    expect(created.status).toBe(202);
+
+    writeFileSync(agentFile, agent("watch-after"));
+    let now: string[] = [];
+    for (let tries = 0; tries < 120 && !now.includes("watch-after"); tries += 1) {
+      await new Promise((r) => setTimeout(r, 500));
+      now = await agents().catch(() => []); // a request can meet the runtime mid-restart
+    }
+    expect(now).toContain("watch-after");
+    expect(now).not.toContain("watch-before");
+    expect((await fetch(`${info.worker_url}/v1/rollouts/${rolloutId}`)).status).toBe(200);
+    expect(await stop()).toBe(0);
+    rmSync(resolve(root, dir), { recursive: true, force: true });
+  }, 180_000);
 
   it("keeps local state across restarts of the same --state-dir, and --reset starts it empty", async () => {
     const stateDir = `.tmp/e2e-cli-dev-reset-${process.pid}`;

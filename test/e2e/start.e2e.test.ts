@@ -9,7 +9,7 @@ const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "../..");
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 
-describe("npm start --once (end to end, wrangler dev + simulator)", () => {
+describe("npm start --once (end to end, Miniflare's API + simulator)", () => {
   it("runs the demo set of both agents, prints the summary with non-zero mean rewards and exits 0", async () => {
     const port = await freePort();
     const { stdout } = await run(process.execPath, [tsx, "scripts/start.ts", "--once", "--port", String(port), "--simulator-port", "0"], {

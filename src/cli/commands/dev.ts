@@ -1,4 +1,4 @@
-/** @module `edge-rollout dev`: the local stack (vLLM simulator + `wrangler dev`) until Ctrl-C. */
+/** @module `edge-rollout dev`: the local stack (vLLM simulator + the Worker on Miniflare or `wrangler dev`) until Ctrl-C. */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -6,16 +6,22 @@ import { ExitCode, OperationError, UsageError } from "../errors";
 import { formatFields } from "../format";
 import type { Output } from "../output";
 
-/** What `dev` uses of scripts/local-stack.ts (typed here; see the import in runDev). */
-interface LocalStackHandle {
+/** The local runners (scripts/dev-stack.ts `RUNNERS`, restated: the CLI must not import scripts/ at load). */
+export const DEV_RUNNERS = ["miniflare", "wrangler"] as const;
+
+/** What `dev` uses of scripts/dev-stack.ts (typed here; see the import in runDev). */
+interface DevStackHandle {
   workerUrl: string;
   modelServerUrl: string;
   simulator: unknown;
-  wrangler: { once(event: "exit", listener: () => void): unknown };
+  ended: Promise<string>;
   stop(): Promise<void>;
 }
-interface LocalStackModule {
-  startLocalStack(options: { workerPort: number; main: string; stateDir: string; reset: boolean; verbose: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } }): Promise<LocalStackHandle>;
+interface DevStackModule {
+  startDevStack(
+    runner: (typeof DEV_RUNNERS)[number],
+    options: { workerPort: number; main: string; stateDir: string; reset: boolean; verbose: boolean; watch: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } },
+  ): Promise<DevStackHandle>;
 }
 
 /** `dev`'s options after parsing. */
@@ -32,13 +38,15 @@ export interface DevOptions {
   reset: boolean;
   /** Seed of the simulator's scripted policy. Default 1. */
   seed: number;
+  /** `miniflare` (default: Miniflare's API, reloads on edit) or `wrangler` (`wrangler dev`). */
+  runner: (typeof DEV_RUNNERS)[number];
   verbose: boolean;
 }
 
 /**
  * Starts the stack `npm start` runs, without the demo batch, prints its URLs and serves until
- * SIGINT/SIGTERM (exit 0). Exit 1 when it cannot start, or when `wrangler dev` dies on its own.
- * Needs the dev dependencies (wrangler), as `npm ci` installs them.
+ * SIGINT/SIGTERM (exit 0). Exit 1 when it cannot start, or when its runner dies on its own.
+ * Needs the dev dependencies (wrangler, miniflare, esbuild), as `npm ci` installs them.
  */
 export async function runDev(options: DevOptions, out: Output): Promise<ExitCode> {
   try {
@@ -48,34 +56,36 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
   }
   // Loaded here, not at the top, so other commands do not pay for wrangler and the simulator; and by
   // a computed URL so the Worker tsconfig (which also sees src/) does not pull in Node-only scripts.
-  const { startLocalStack } = (await import(new URL("../../../scripts/local-stack.ts", import.meta.url).href)) as LocalStackModule;
+  const { startDevStack } = (await import(new URL("../../../scripts/dev-stack.ts", import.meta.url).href)) as DevStackModule;
   const worker = fileURLToPath(new URL(`../../../${options.worker}`, import.meta.url));
   if (!existsSync(worker)) throw new UsageError(`--worker ${options.worker}: no such file in this repository`);
   const stateDir = options.stateDir ?? `.tmp/local-stack-${options.port}`;
   out.note(`starting the local stack on 127.0.0.1:${options.port} …`);
-  let stack: LocalStackHandle;
+  let stack: DevStackHandle;
   try {
-    stack = await startLocalStack({
+    stack = await startDevStack(options.runner, {
       workerPort: options.port,
       main: options.worker,
       stateDir,
       reset: options.reset,
       verbose: options.verbose,
+      watch: true,
       ...(options.modelUrl ? { modelServerUrl: options.modelUrl.replace(/\/+$/, "").replace(/\/v1$/, "") } : { simulator: { port: options.simulatorPort, seed: options.seed } }),
     });
   } catch (error) {
-    throw new OperationError(`the local stack did not start: ${error instanceof Error ? error.message : String(error)}`, { hint: "is the port free? Try --port / --simulator-port, or --verbose for wrangler's output" });
+    throw new OperationError(`the local stack did not start: ${error instanceof Error ? error.message : String(error)}`, { hint: "is the port free? Try --port / --simulator-port, or --verbose for the runtime's output" });
   }
-  const info = { ok: true, worker_url: stack.workerUrl, dashboard_url: `${stack.workerUrl}/`, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, reset: options.reset, pid: process.pid };
+  const info = { ok: true, runner: options.runner, worker_url: stack.workerUrl, dashboard_url: `${stack.workerUrl}/`, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, reset: options.reset, pid: process.pid };
   out.result(info, () =>
     [
       "edge-rollout local stack is up",
       formatFields([
         ["dashboard", `${stack.workerUrl}/  (batches, rollouts and their token strips, in a browser)`],
-        ["API", `${stack.workerUrl}  (GET /health, /v1/…; Worker ${options.worker})`],
+        ["API", `${stack.workerUrl}  (GET /health, /v1/…; Worker ${options.worker}, reloaded on edit)`],
+        ["runner", options.runner === "miniflare" ? "miniflare  (Miniflare's API; --runner wrangler for wrangler dev)" : "wrangler dev"],
         ["model server", `${stack.modelServerUrl}/v1  ${stack.simulator ? "(vLLM simulator)" : "(yours)"}`],
         ["state", `${stateDir}  (${options.reset ? "reset" : "kept across runs; --reset starts empty"})`],
-        ["agent logs", "below, as [rollout <id>] …  (--verbose: all of wrangler's output)"],
+        ["agent logs", "below, as [rollout <id>] …  (--verbose: all of the runtime's output)"],
       ]),
       "",
       `try:  export EDGE_ROLLOUT_URL=${stack.workerUrl}`,
@@ -87,9 +97,12 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
   const ended = await new Promise<"signal" | "crashed">((resolve) => {
     process.once("SIGINT", () => resolve("signal"));
     process.once("SIGTERM", () => resolve("signal"));
-    stack.wrangler.once("exit", () => resolve("crashed"));
+    void stack.ended.then((reason) => {
+      out.note(reason);
+      resolve("crashed");
+    });
   });
-  out.note(ended === "signal" ? "stopping …" : "wrangler dev exited; stopping");
+  out.note(ended === "signal" ? "stopping …" : "the runner exited; stopping");
   await stack.stop();
   return ended === "signal" ? ExitCode.ok : ExitCode.failure;
 }
