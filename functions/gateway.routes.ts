@@ -6,12 +6,13 @@ import type { UpstreamPath } from "../src/gateway/model-backend";
 import { checkRolloutKey } from "../src/gateway/rollout-keys";
 import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
 import type { JsonObject } from "../src/schemas/json";
+import type { PolicyAdmission } from "../src/schemas/policy";
 import { ATTEMPT_HEADER, CallPurpose, PURPOSE_HEADER, type LlmCall } from "../src/schemas/llm-call";
 import { RolloutId } from "../src/schemas/rollout-api";
 import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
 import { parseJsonBody } from "./middleware/problem-details";
-import { policyStub } from "./policy-stub";
+import { policyPort, policyStub } from "./policy-stub";
 import { type SessionRpc, sessionStub } from "./session-stub";
 
 type GatewayContext = Context<{ Bindings: AppEnv }>;
@@ -78,6 +79,42 @@ function keepAliveOf(c: GatewayContext): ((work: Promise<unknown>) => void) | un
   }
 }
 
+/**
+ * Each rollout's admission ttl (its lease ttl, fixed by its config), kept for the isolate's life
+ * so that a rollout's later calls ask the session and the admission shard at the same time instead
+ * of one after the other. Plain numbers, safe across requests; bounded, oldest dropped first.
+ */
+const admissionTtls = new Map<string, number>();
+const MAX_REMEMBERED_TTLS = 10_000;
+
+function rememberTtl(rolloutId: string, ttlMs: number | undefined): void {
+  if (ttlMs === undefined || admissionTtls.get(rolloutId) === ttlMs) return;
+  admissionTtls.set(rolloutId, ttlMs);
+  if (admissionTtls.size > MAX_REMEMBERED_TTLS) admissionTtls.delete(admissionTtls.keys().next().value!);
+}
+
+/**
+ * The session's admission and, when the rollout's ttl is known, the shard's admission asked for
+ * alongside it (one round trip instead of two). The session decides first: a call it refuses
+ * (404, 409) is released at its shard before the refusal is answered, so it never counts.
+ */
+async function admitBoth(c: GatewayContext, stub: SessionRpc, rolloutId: string, callId: string): Promise<{ session: Awaited<ReturnType<typeof admit>>; admission?: Promise<PolicyAdmission> }> {
+  const ttlMs = admissionTtls.get(rolloutId);
+  const port = ttlMs === undefined ? undefined : policyPort(c.env);
+  const admission = port?.acquire(rolloutId, callId, ttlMs!);
+  // Settled either way here, so a failed admission is never an unhandled rejection; the gateway reads it again.
+  const settled = admission?.then(() => undefined, () => undefined);
+  try {
+    const session = await admit(stub, rolloutId, pathAttemptOf(c));
+    rememberTtl(rolloutId, session.admissionTtlMs);
+    return admission ? { session, admission } : { session };
+  } catch (error) {
+    await settled;
+    if (port) await port.release(rolloutId, callId).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** Forwards one call through the gateway and records it on the rollout; ends an external rollout a limit refuses. */
 async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject & { stream?: boolean }): Promise<Response> {
   const rolloutId = await authorize(c);
@@ -85,7 +122,9 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
   const attempt = attemptOf(c);
   const purpose = purposeOf(c);
   const stamp = (record: LlmCall): LlmCall => ({ ...record, purpose, ...(attempt === null ? {} : { attempt }) });
-  const call: GatewayCall = { ...(await admit(stub, rolloutId, pathAttemptOf(c))), callId: `${rolloutId}/gw/${crypto.randomUUID()}`, whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
+  const callId = `${rolloutId}/gw/${crypto.randomUUID()}`;
+  const { session, admission } = await admitBoth(c, stub, rolloutId, callId);
+  const call: GatewayCall = { ...session, callId, ...(admission ? { admission } : {}), whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
   const gateway = gatewayFor(c.env);
   try {
     if (body.stream) {

@@ -3,7 +3,7 @@ import { PolicySyncingError } from "../errors";
 import type { BackendConfig } from "../schemas/backend-config";
 import type { JsonObject } from "../schemas/json";
 import { LLM_CALL_SCHEMA_VERSION, type LlmCall } from "../schemas/llm-call";
-import type { PolicySnapshot } from "../schemas/policy";
+import type { PolicyAdmission, PolicySnapshot } from "../schemas/policy";
 import { missingTrainingTokens } from "../schemas/training-tokens";
 import type { Clock } from "../ports";
 import { captureChatCompletion } from "./capture/chat-capture";
@@ -61,6 +61,11 @@ export interface GatewayCall {
    */
   admissionTtlMs?: number;
   /**
+   * The call's admission, already asked for (the HTTP route starts it alongside the session's own
+   * check, to save a round trip): used instead of the first `acquire`. Must be for this call's id.
+   */
+  admission?: Promise<PolicyAdmission>;
+  /**
    * Keeps work alive that runs after the response is handed back (recording an aborted stream's
    * call and releasing its admission), e.g. `ExecutionContext.waitUntil`.
    */
@@ -94,8 +99,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
   async function admit(call: GatewayCall): Promise<PolicySnapshot> {
     if (!deps.policy) return DEFAULT_POLICY;
     let waiting = false;
+    let asked = call.admission;
     for (;;) {
-      const admission = await deps.policy.acquire(call.rolloutId, call.callId, call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS);
+      const admission = await (asked ?? deps.policy.acquire(call.rolloutId, call.callId, call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS));
+      asked = undefined;
       if (admission.ok) {
         if (waiting) call.onSyncWait?.(false);
         return admission;

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { admissionShardFor } from "../../functions/policy-stub";
 import { admissionShardCount, shardIndexOf } from "../../src/runtime/policy/admission-fence";
 import { driveRollout } from "../../src/runtime/driver/drive-rollout";
-import { createExternal } from "../fixtures/external-rollouts";
+import { createExternal, openaiFor } from "../fixtures/external-rollouts";
 import { createByHand, dyingDriverDeps, expireLease, sessionOf } from "../fixtures/hand-session";
 import { api, uniqueId, waitFor } from "../fixtures/rollouts";
 import { admission, uniqueCallId } from "./policy-fixtures";
@@ -49,6 +49,21 @@ describe("admissions of a crashed invocation", () => {
     const finish = await api(`/v1/rollouts/${id}/finish`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reward: 1 }) });
     expect(finish.status).toBeLessThan(300);
     await waitFor("the ended rollout's admission to be dropped", async () => ((await shardInFlight(id)) === before - 1 ? true : undefined));
+  });
+});
+
+describe("a gateway call its session refuses", () => {
+  it("is never left counted, though a rollout's later calls ask the session and the shard at once", async () => {
+    const created = await createExternal();
+    const id = created.rollout_id;
+    const ask = () => openaiFor(created.llm.base_url, created.llm.api_key).chat.completions.create({ model: "any", messages: [{ role: "user", content: "What is 1 + 1?" }] }).then(() => 200, (error: { status?: number }) => error.status ?? -1);
+    // The first call teaches the Worker the rollout's admission ttl; later ones admit at both at once.
+    expect(await ask()).toBe(200);
+    const idle = await shardInFlight(id);
+    expect((await api(`/v1/rollouts/${id}/cancel`, { method: "POST" })).status).toBe(200);
+    expect(await ask()).toBe(409);
+    expect(await ask()).toBe(409);
+    expect(await shardInFlight(id)).toBeLessThanOrEqual(idle);
   });
 });
 
