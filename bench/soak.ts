@@ -3,7 +3,7 @@
  * local stack and duplicated queue deliveries; prints what was lost, duplicated and delivered.
  * Not part of `npm test` (it takes minutes); `test/e2e/soak.e2e.test.ts` runs a tiny one.
  */
-import { freePort } from "../test/fixtures/free-port";
+import { freePort } from "../src/testing/free-port";
 import { runSoak } from "./soak/run-soak";
 
 const report = await runSoak({

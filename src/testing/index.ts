@@ -3,6 +3,7 @@
  * it from Node tests, scripts and benches, never from Worker code.
  */
 export { startVllmSimulator, type VllmSimulator } from "./vllm-simulator/server";
+export { freePort } from "./free-port";
 export { VllmSimulatorOptions, LatencyOptions, FaultOptions, CompatOptions, SimulatorConfigPatch } from "./vllm-simulator/options";
 export { SimulatorStats, FaultKind } from "./vllm-simulator/stats";
 export {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
-import { freePort } from "../fixtures/free-port";
+import { freePort } from "../../src/testing/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 const rows = readFileSync(resolve(root, "test/fixtures/datasets/calculator.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);

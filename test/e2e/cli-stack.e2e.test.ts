@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
 import { validateAtif } from "../../src/sink/atif-schema";
-import { freePort } from "../fixtures/free-port";
+import { freePort } from "../../src/testing/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 const bin = join(root, "bin/edge-rollout.mjs");

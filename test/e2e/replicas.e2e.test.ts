@@ -12,7 +12,7 @@ import { RolloutClient } from "../../scripts/rollout-client";
 import type { LlmCall } from "../../src/schemas/llm-call";
 import type { RolloutView } from "../../src/schemas/rollout-api";
 import { type SimulatorStats, startVllmSimulator, type VllmSimulator } from "../../src/testing";
-import { freePort } from "../fixtures/free-port";
+import { freePort } from "../../src/testing/free-port";
 
 const TTFT_MS = 20;
 /** First calls are held this long at the simulators so that all of them are in flight at once. */
