@@ -17,7 +17,7 @@ from edge_rollout.verl_segments import EARLIER_SEGMENT, EARLIER_SEGMENTS, DriftS
 from edge_rollout.verl_trainer import wire_trainer
 from fake_server import pulled, sample
 from test_verl_trainer_contract import FakeReplica, dataloader_batch, gen_batch_of, make_manager, verl_config
-from verl_fakes import FakeEdgeRollout, objects
+from verl_fakes import FakeEdgeRollout, objects, stand_in_packages
 
 #: Rollout (row, sample) → how many segments it has; the others have one.
 SEGMENTS = {(0, 1): 3, (1, 0): 2}
@@ -207,22 +207,12 @@ class RayPPOTrainer(FitReplay):
 
 
 @pytest.fixture
-def verl_stand_in(tmp_path, monkeypatch):
+def verl_stand_in(tmp_path):
     """A ``verl`` package holding only ``trainer.ppo.ray_trainer`` (FAKE_RAY_TRAINER), importable
     while the test runs; ``edge_rollout.verl_trainer`` is imported afresh over it."""
     import importlib
-    import sys
-    package = tmp_path / "verl" / "trainer" / "ppo"
-    package.mkdir(parents=True)
-    for folder in (tmp_path / "verl", tmp_path / "verl" / "trainer", package):
-        (folder / "__init__.py").write_text("")
-    (package / "ray_trainer.py").write_text(FAKE_RAY_TRAINER)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    for name in [name for name in sys.modules if name == "verl" or name.startswith("verl.")] + ["edge_rollout.verl_trainer"]:
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    yield importlib.import_module("edge_rollout.verl_trainer")
-    for name in [name for name in sys.modules if name == "verl" or name.startswith("verl.")] + ["edge_rollout.verl_trainer"]:
-        sys.modules.pop(name, None)
+    for _ in stand_in_packages(tmp_path, {"verl/trainer/ppo/ray_trainer.py": FAKE_RAY_TRAINER}, fresh=("edge_rollout.verl_trainer",)):
+        yield importlib.import_module("edge_rollout.verl_trainer")
 
 
 def test_edge_rollout_trainer_itself_wires_the_manager_and_patches_fits_advantage_only_while_fit_runs(client, edge, verl_stand_in):

@@ -9,7 +9,10 @@ verl's ``DataProto`` the trainer's call sequence uses, at the commit pinned in d
 from __future__ import annotations
 
 import copy
-from typing import Any, Optional
+import importlib
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Optional
 
 import numpy as np
 
@@ -140,3 +143,31 @@ class FakeEdgeRollout:
     def submitted(self) -> list[dict]:
         """Every batch submitted so far, in order."""
         return self.server.bodies("POST", "/v1/batches")
+
+
+def stand_in_packages(root: Path, files: Mapping[str, str], fresh: tuple[str, ...] = ()) -> Iterator[None]:
+    """Makes the modules in ``files`` (``"verl/trainer/main_ppo.py": source``; every folder gets an
+    ``__init__.py``) importable from ``root`` while the generator is suspended, with ``fresh``
+    modules imported again over them; afterwards every module they touched is forgotten."""
+    tops = {path.split("/", 1)[0] for path in files}
+    for path, source in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder = target.parent
+        while folder != root:
+            (folder / "__init__.py").touch()
+            folder = folder.parent
+        target.write_text(source)
+
+    def forget() -> None:
+        for name in [name for name in sys.modules if name.split(".", 1)[0] in tops or name in fresh]:
+            sys.modules.pop(name, None)
+
+    forget()
+    sys.path.insert(0, str(root))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(root))
+        forget()
