@@ -45,7 +45,8 @@ export interface DevOptions {
 
 /**
  * Starts the stack `npm start` runs, without the demo batch, prints its URLs and serves until
- * SIGINT/SIGTERM (exit 0). Exit 1 when it cannot start, or when its runner dies on its own.
+ * SIGINT/SIGTERM (exit 0). Exit 1 when it cannot start, or when `wrangler dev` dies on its own (with the
+ * miniflare runner workerd is this process's child, restarted by Miniflare on reload, and ends with it).
  * Needs the dev dependencies (wrangler, miniflare, esbuild), as `npm ci` installs them.
  */
 export async function runDev(options: DevOptions, out: Output): Promise<ExitCode> {
