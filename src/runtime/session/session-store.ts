@@ -60,6 +60,8 @@ export class SessionStore {
   readonly #sql: SqlPort;
   /** The last raw JSON read per meta key and what it parsed to: a row read again unchanged is not re-validated. */
   readonly #parsed = new Map<string, { raw: string; value: unknown }>();
+  /** The spec as read back from storage (see `readSpec`). */
+  #spec: RolloutSpec | undefined;
   /** The base the next call is encoded against; a rolled-back transaction is caught by the row check. */
   #lastCall: LastCall | null = null;
 
@@ -98,7 +100,10 @@ export class SessionStore {
 
   /** The rollout's spec, or undefined before `create`. */
   readSpec(): RolloutSpec | undefined {
-    return this.#readParsed("spec", (raw) => RolloutSpec.parse(raw));
+    // Written once by `create` and never changed, so once read back from storage (committed, not
+    // a write a failed transaction may still roll back) it is kept: every RPC reads it, and the
+    // row read was a measured share of a step's CPU.
+    return (this.#spec ??= this.#readParsed("spec", (raw) => RolloutSpec.parse(raw)));
   }
 
   writeSpec(spec: RolloutSpec): void {
