@@ -56,6 +56,32 @@ function keyValues(metadata: Record<string, string>): FbRef {
   return { kind: "tables", items: Object.entries(metadata).map(([key, value]) => table({ kind: "string", value: key }, { kind: "string", value })) };
 }
 
+/** A column's type as the schema message encodes it (list children and utf8 nullability included). */
+function typeSignature(vector: Vector): string {
+  if (vector.type === "list") return `list<${typeSignature(vector.child)}>`;
+  if (vector.type === "utf8") return vector.values.includes(null) ? "utf8?" : "utf8";
+  return vector.type;
+}
+
+/**
+ * Schema messages already encoded, by column names, types and metadata. Every rollout publishes a
+ * table of the same few layouts, and laying a schema's FlatBuffer out again each time was over a
+ * millisecond of CPU per publication in workerd. Kept for the isolate's life, at most 32.
+ */
+const schemaMessages = new Map<string, Uint8Array>();
+const MAX_SCHEMA_MESSAGES = 32;
+
+function schemaMessage(columns: Column[], metadata: Record<string, string>): Uint8Array {
+  const key = JSON.stringify([columns.map((c) => [c.name, typeSignature(c.vector)]), Object.entries(metadata)]);
+  const known = schemaMessages.get(key);
+  if (known) return known;
+  const schema = table({ kind: "i16", value: 0 }, { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) }, keyValues(metadata));
+  const encoded = message(HEADER.schema, schema, 0);
+  schemaMessages.set(key, encoded);
+  if (schemaMessages.size > MAX_SCHEMA_MESSAGES) schemaMessages.delete(schemaMessages.keys().next().value!);
+  return encoded;
+}
+
 function message(headerType: number, header: FbTable, bodyLength: number): Uint8Array {
   return finishFlatBuffer(table({ kind: "i16", value: METADATA_V5 }, { kind: "u8", value: headerType }, header, { kind: "i64", value: bodyLength }));
 }
@@ -125,7 +151,6 @@ function framed(meta: Uint8Array, body: Uint8Array[]): Uint8Array[] {
 export function encodeArrowStream(columns: Column[], metadata: Record<string, string> = {}): Uint8Array {
   const length = columns.length > 0 ? lengthOf(columns[0]!.vector) : 0;
   for (const column of columns) if (lengthOf(column.vector) !== length) throw new RangeError(`column ${column.name} has ${lengthOf(column.vector)} values, expected ${length}`);
-  const schema = table({ kind: "i16", value: 0 }, { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) }, keyValues(metadata));
   const body = new Body();
   for (const column of columns) body.add(column.vector);
   const spans: Array<[number, number]> = [];
@@ -139,7 +164,7 @@ export function encodeArrowStream(columns: Column[], metadata: Record<string, st
     offset += padded;
   }
   const batch = table({ kind: "i64", value: length }, { kind: "structs", bytes: int64Pairs(body.nodes) }, { kind: "structs", bytes: int64Pairs(spans) });
-  const chunks = [...framed(message(HEADER.schema, schema, 0), []), ...framed(message(HEADER.recordBatch, batch, offset), parts), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])];
+  const chunks = [...framed(schemaMessage(columns, metadata), []), ...framed(message(HEADER.recordBatch, batch, offset), parts), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])];
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
   for (const chunk of chunks) {

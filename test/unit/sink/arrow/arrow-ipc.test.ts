@@ -27,6 +27,19 @@ describe("the Arrow IPC codec", () => {
     expect(plain(table.columns)).toEqual(plain(columns));
   });
 
+  it("gives each layout its own schema when the same layouts are written again and again", () => {
+    const names = (values: Array<string | null>): Column[] => [{ name: "s", vector: { type: "utf8", values } }, { name: "n", vector: { type: "int32", values: Int32Array.from(values.map((_, i) => i)) } }];
+    const plain = names(["a", "b"]);
+    const nullable = names(["a", null]);
+    const wide: Column[] = [plain[0]!, { name: "n", vector: { type: "int64", values: Float64Array.from([1, 2 ** 40]) } }];
+    for (let round = 0; round < 2; round++) {
+      expect(decodeArrowStream(encodeArrowStream(plain, { k: "1" }))).toEqual(decodeArrowStream(encodeArrowStream(plain, { k: "1" })));
+      expect(decodeArrowStream(encodeArrowStream(nullable)).columns[0]!.vector).toEqual({ type: "utf8", values: ["a", null] });
+      expect(decodeArrowStream(encodeArrowStream(wide)).columns[1]!.vector).toEqual({ type: "int64", values: Float64Array.from([1, 2 ** 40]) });
+      expect(decodeArrowStream(encodeArrowStream(plain, { k: "2" })).metadata).toEqual({ k: "2" });
+    }
+  });
+
   it("refuses a stream that is not one, naming what is wrong", () => {
     expect(() => decodeArrowStream(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))).toThrow(ArrowFormatError);
     expect(() => decodeArrowStream(new Uint8Array(0))).toThrow("stream has no schema");
