@@ -116,7 +116,7 @@ class Body {
       this.add(vector.child);
       return;
     }
-    this.buffers.push(new Uint8Array(0), vector.type === "bool" ? bitsOf(vector.values) : vector.type === "int64" ? bytesOf(BigInt64Array.from(vector.values, BigInt)) : bytesOf(vector.values));
+    this.buffers.push(new Uint8Array(0), vector.type === "bool" ? bitsOf(vector.values) : vector.type === "int64" ? int64Bytes(vector.values) : bytesOf(vector.values));
   }
 }
 
@@ -127,22 +127,23 @@ function bytesOf(array: ArrayBufferView): Uint8Array {
 const pad8 = (n: number): number => Math.ceil(n / 8) * 8;
 
 /**
- * Node and buffer entries (lengths, counts, offsets: non-negative safe integers) as little-endian
- * int64 pairs, written as two 32-bit halves: a BigInt per value was most of a small table's
- * encoding time in workerd.
+ * Safe integers as little-endian int64s, each written as two 32-bit halves (two's complement for
+ * negatives): a BigInt per value was most of a small table's encoding time in workerd.
  */
-function int64Pairs(pairs: Array<[number, number]>): Uint8Array {
-  const view = new DataView(new ArrayBuffer(pairs.length * 16));
-  const put = (at: number, value: number) => {
-    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`an Arrow length or offset must be a non-negative safe integer, got ${value}`);
-    view.setUint32(at, value % 2 ** 32, true);
-    view.setUint32(at + 4, Math.floor(value / 2 ** 32), true);
-  };
-  pairs.forEach(([a, b], i) => {
-    put(16 * i, a);
-    put(16 * i + 8, b);
-  });
+function int64Bytes(values: ArrayLike<number>): Uint8Array {
+  const view = new DataView(new ArrayBuffer(values.length * 8));
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]!;
+    if (!Number.isSafeInteger(value)) throw new RangeError(`an int64 value must be a safe integer, got ${value}`);
+    view.setUint32(8 * i, ((value % 2 ** 32) + 2 ** 32) % 2 ** 32, true);
+    view.setInt32(8 * i + 4, Math.floor(value / 2 ** 32), true);
+  }
   return new Uint8Array(view.buffer);
+}
+
+/** Node and buffer entries (lengths, counts, offsets) as int64 pairs. */
+function int64Pairs(pairs: Array<[number, number]>): Uint8Array {
+  return int64Bytes(pairs.flat());
 }
 
 /** Frames a message as the stream format does: continuation, metadata length, metadata, body. */
