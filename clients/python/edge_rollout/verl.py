@@ -22,7 +22,7 @@ import numpy as np
 from .batching import VerlBatch, to_verl_batch
 from .client import DEFAULT_LEASE_MS, Client
 from .errors import StreamTimeout
-from .verl_output import shape_output
+from .verl_output import shape_output, verl_turns
 from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
 from .verl_segments import attach_earlier_segments
 
@@ -177,8 +177,7 @@ class EdgeRolloutManager:
         out = shape_output(self._padded(samples), plan, kind, uids, samples, stats)
         if earlier:
             segments = self._padded(earlier)
-            calls = segments.non_tensor_batch["__num_turns__"].astype(np.int32)
-            segments.non_tensor_batch["__num_turns__"] = np.where(calls > 0, 2 * calls, 1).astype(np.int32)
+            segments.non_tensor_batch["__num_turns__"] = verl_turns(segments.non_tensor_batch["__num_turns__"])
             attach_earlier_segments(out.meta_info, segments)
         if "edge_rollout" in out.meta_info:  # not on REMAX's baseline output: its meta stays in fit's batch
             out.meta_info["edge_rollout"]["batch_id"] = batch_id

@@ -35,8 +35,7 @@ def shape_output(out: VerlBatch, plan: CallPlan, kind: str, uids: Optional[Any],
     columns = {key: value[rows] for key, value in out.non_tensor_batch.items()}
     if uids is not None:
         columns["uid"] = np.array(list(uids), dtype=object)
-    calls = columns["__num_turns__"].astype(np.int32)
-    columns["__num_turns__"] = np.where(calls > 0, 2 * calls, 1).astype(np.int32)  # user + assistant + 1
+    columns["__num_turns__"] = verl_turns(columns["__num_turns__"])
     columns["multi_modal_inputs"] = _objects([{} for _ in rows])
     if kind == "greedy":
         columns = {key: value for key, value in columns.items() if key == "uid" and uids is not None}
@@ -46,6 +45,12 @@ def shape_output(out: VerlBatch, plan: CallPlan, kind: str, uids: Optional[Any],
     if kind != "greedy":
         meta["edge_rollout"] = {**counts, "policy_versions": list(stats["policy_versions"]), "kind": kind}
     return VerlBatch(batch=tensors, non_tensor_batch=columns, meta_info=meta)
+
+
+def verl_turns(model_calls: np.ndarray) -> np.ndarray:
+    """``__num_turns__`` as ToolAgentLoop counts it (tool_agent_loop.py:204): user + assistant turns + 1."""
+    calls = model_calls.astype(np.int32)
+    return np.where(calls > 0, 2 * calls, 1).astype(np.int32)
 
 
 def _counts(out: VerlBatch, plan: CallPlan, stats: Mapping[str, Any]) -> dict[str, int]:

@@ -25,9 +25,11 @@ The rule for a rollout's segments, at the commit pinned in docs/verl.md:
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
+
+from .verl_plan import _get
 
 #: ``meta_info`` key of the earlier segments of a call's rollouts (``{"batch", "non_tensor_batch"}``).
 EARLIER_SEGMENTS = "edge_rollout_earlier_segments"
@@ -119,9 +121,7 @@ def minimal_batch_divisor(config: Any) -> int:
     """verl's minimal batch size (utils/config.py:87-112): every training batch is a multiple of it."""
     def get(node: Any, *path: str) -> Any:
         for key in path:
-            node = node.get(key) if isinstance(node, Mapping) else getattr(node, key, None)
-            if node is None:
-                return None
+            node = _get(node, key)
         return node
 
     n_gpus = int(get(config, "trainer", "n_gpus_per_node") or 1) * int(get(config, "trainer", "nnodes") or 1)
