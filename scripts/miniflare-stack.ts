@@ -9,6 +9,7 @@
  * `npm start`, `edge-rollout dev` and the benches run here (bench:loop measures both runners side
  * by side). With `watch` an edited source is rebundled and the Worker reloaded, as wrangler dev does.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
@@ -88,20 +89,30 @@ async function bundleWorker(options: BuildOptions & { outfile: string }, main: s
   return options.outfile;
 }
 
+/** Digest of the bundle on disk, so a rebuild that produced the same bytes reloads nothing. */
+function bundleDigest(path: string): string {
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
+}
+
 /**
- * Watches what the bundle imports and reloads `mf` after each successful rebuild (a failed one is
- * reported and the running Worker kept). Returns the watcher's disposer.
+ * Watches what the bundle imports and reloads `mf` after each successful rebuild whose output
+ * changed (a failed one is reported and the running Worker kept). esbuild also rebuilds when a
+ * directory it searched changes (another tool writing a file next to node_modules, say); such a
+ * rebuild yields the same bytes, and restarting workerd for it would only drop requests in flight.
+ * Returns the watcher's disposer.
  */
-async function watchWorker(bundle: BuildOptions, mf: Miniflare, mfOptions: MiniflareOptions, say: (line: string) => void): Promise<() => Promise<void>> {
-  let first = true;
+async function watchWorker(bundle: BuildOptions & { outfile: string }, mf: Miniflare, mfOptions: MiniflareOptions, say: (line: string) => void): Promise<() => Promise<void>> {
+  let served = bundleDigest(bundle.outfile);
   const watcher = await context({
     ...bundle,
     plugins: [{
       name: "reload-worker",
       setup(build) {
         build.onEnd(async (result) => {
-          if (first) return void (first = false); // the build the stack started with
           if (result.errors.length > 0) return say(`[edge-rollout] rebuild failed, still serving the last good Worker: ${result.errors[0]!.text}`);
+          const built = bundleDigest(bundle.outfile);
+          if (built === served) return; // the first watch build, or a change that did not change the Worker
+          served = built;
           await mf.setOptions(mfOptions);
           say("[edge-rollout] source changed: Worker reloaded");
         });
@@ -128,6 +139,24 @@ function workerdChildren(): number[] {
     }
   }
   return found;
+}
+
+/** How long `stop()` waits for Miniflare to dispose before it kills workerd. */
+const STOP_GRACE_MS = 15_000;
+
+/** Whether `promise` settles within `ms` (it is left running either way). */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  return Promise.race([promise.then(() => true, () => true), late]).finally(() => clearTimeout(timer));
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
 }
 
 /**
@@ -175,14 +204,21 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   const mf = new Miniflare(mfOptions);
   let unwatch: (() => Promise<void>) | undefined;
   const stop = async () => {
-    await unwatch?.().catch(() => undefined);
-    await mf.dispose().catch(() => undefined);
+    const disposed = (async () => {
+      await unwatch?.().catch(() => undefined);
+      await mf.dispose().catch(() => undefined);
+    })();
+    // Stopping must end: if Miniflare does not finish disposing in time, its workerd is killed.
+    if (!(await settlesWithin(disposed, STOP_GRACE_MS))) {
+      process.stderr.write(`[edge-rollout] Miniflare did not stop within ${STOP_GRACE_MS / 1000} s; killing its workerd\n`);
+      for (const pid of workerdChildren().filter((pid) => !before.has(pid))) killQuietly(pid);
+    }
     await simulator?.close();
   };
   try {
     const url = await mf.ready;
     const workerUrl = url.origin;
-    const health = await fetch(`${workerUrl}/health`);
+    const health = await fetch(`${workerUrl}/health`, { signal: AbortSignal.timeout(60_000) });
     if (!health.ok) throw new Error(`GET /health answered ${health.status}`);
     const workerdPid = workerdChildren().find((pid) => !before.has(pid));
     const inspectorUrl = options.inspector ? await mf.getInspectorURL() : undefined;

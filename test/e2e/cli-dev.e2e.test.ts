@@ -10,34 +10,51 @@ interface DevStack {
   info: { runner: string; worker_url: string; dashboard_url: string; model_server_url: string };
   /** Ctrl-C, then the exit code. */
   stop(): Promise<number | null>;
+  /** What the command printed on stderr so far (its notes, the runtime's warnings). */
+  stderr(): string;
+}
+
+/** Fails with `what` and the command's stderr if `promise` takes longer than 60 s, so a hang names its step. */
+async function within<T>(what: string, stack: Pick<DevStack, "stderr">, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`${what}: no answer in 60 s; dev's stderr:\n${stack.stderr()}`)), 60_000)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Runs `edge-rollout dev --json` with `args` until it prints its URLs. */
 async function startDev(args: string[]): Promise<DevStack> {
   const child = spawn(process.execPath, [join(root, "bin/edge-rollout.mjs"), "dev", "--simulator-port", "0", "--json", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((done) => child.once("close", done));
-  const info = await new Promise<DevStack["info"]>((done, fail) => {
+  const started = new Promise<DevStack["info"]>((done, fail) => {
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes("\n")) done(JSON.parse(stdout.split("\n")[0]!));
     });
-    child.once("close", (code) => fail(new Error(`dev exited ${code} before printing its URLs`)));
+    child.once("close", (code) => fail(new Error(`dev exited ${code} before printing its URLs; stderr:\n${stderr}`)));
   });
-  return { info, stop: () => (child.kill("SIGINT"), exited) };
+  const stack = { stderr: () => stderr };
+  const info = await within("starting", stack, started).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  return { info, stderr: stack.stderr, stop: () => (child.kill("SIGINT"), within("stopping on Ctrl-C", stack, exited)) };
 }
 
 describe("edge-rollout dev (end to end)", () => {
   it.each(["miniflare", "wrangler"])("starts the stack on runner %s, prints its URLs as JSON, serves /health, and stops with exit 0 on Ctrl-C", async (runner) => {
     const port = await freePort();
     const stateDir = `.tmp/e2e-cli-dev-${runner}-${process.pid}`;
-    const { info, stop } = await startDev(["--port", String(port), "--state-dir", stateDir, "--runner", runner]);
+    const dev = await startDev(["--port", String(port), "--state-dir", stateDir, "--runner", runner]);
+    const { info, stop } = dev;
     expect(info.runner).toBe(runner);
     expect(info.worker_url).toBe(`http://127.0.0.1:${port}`);
-    expect((await fetch(`${info.worker_url}/health`)).status).toBe(200);
+    expect((await within("GET /health", dev, fetch(`${info.worker_url}/health`))).status).toBe(200);
     expect(info.dashboard_url).toBe(`${info.worker_url}/`);
-    expect(await (await fetch(info.dashboard_url)).text()).toContain("<h1>Overview</h1>");
-    expect((await fetch(`${info.model_server_url}/health`)).status).toBe(200);
+    expect(await within("GET the dashboard", dev, fetch(info.dashboard_url).then((r) => r.text()))).toContain("<h1>Overview</h1>");
+    expect((await within("GET the model server's /health", dev, fetch(`${info.model_server_url}/health`))).status).toBe(200);
     expect(await stop()).toBe(0);
     await expect(fetch(`${info.worker_url}/health`)).rejects.toThrow();
     rmSync(resolve(root, stateDir), { recursive: true, force: true });

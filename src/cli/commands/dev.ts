@@ -103,7 +103,11 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
       resolve("crashed");
     });
   });
-  out.note(ended === "signal" ? "stopping …" : "the runner exited; stopping");
+  out.note(ended === "signal" ? "stopping … (Ctrl-C again to exit at once)" : "the runner exited; stopping");
+  // A second Ctrl-C does not wait for the runtime to finish disposing.
+  const now = () => process.exit(130);
+  process.once("SIGINT", now);
+  process.once("SIGTERM", now);
   await stack.stop();
   return ended === "signal" ? ExitCode.ok : ExitCode.failure;
 }
