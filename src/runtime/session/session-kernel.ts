@@ -35,9 +35,10 @@ export interface SessionDeps {
 }
 
 /**
- * The session's shared machinery. Spec and state are read from SQLite on each access rather
- * than cached, so the object's memory can never disagree with its storage (SQLite reads in a
- * Durable Object are in-process and cheap).
+ * The session's shared machinery. The store keeps the state it last read or wrote in memory
+ * (the object is its storage's only writer); a transaction that throws rolls its writes back, so
+ * every transaction here goes through `deps.storage.transactionSync` as wrapped below, which
+ * makes the store forget what it kept and read storage again.
  */
 export class SessionKernel {
   /** Best effort: a failure only leaves the admissions to expire by their ttl. */
@@ -54,8 +55,17 @@ export class SessionKernel {
   readonly events = new EventHub();
 
   constructor(deps: SessionDeps) {
-    this.deps = deps;
-    this.store = new SessionStore(deps.storage.sql);
+    const storage = deps.storage;
+    const transactionSync = <T>(fn: () => T): T => {
+      try {
+        return storage.transactionSync(fn);
+      } catch (error) {
+        this.store.forgetCached(); // the writes were rolled back; memory must not keep them
+        throw error;
+      }
+    };
+    this.deps = { ...deps, storage: { ...storage, transactionSync } };
+    this.store = SessionStore.for(storage.sql);
     this.store.migrate();
   }
 

@@ -64,8 +64,29 @@ export class SessionStore {
   #spec: RolloutSpec | undefined;
   /** The base the next call is encoded against; a rolled-back transaction is caught by the row check. */
   #lastCall: LastCall | null = null;
+  /**
+   * The state as last read or written. This object is the only writer of its storage, so memory
+   * and storage agree except after a rolled-back transaction, which `forgetCached` handles; every
+   * RPC reads the state, and the row read was a measured share of a step's CPU.
+   */
+  #state: SessionState | undefined;
+  /** Whether `#lastCall` is known to be the table's last row (see `#previousCall`). */
+  #lastCallCurrent = false;
 
-  constructor(sql: SqlPort) {
+  /** One store per storage: see `SessionStore.for`. */
+  static readonly #bySql = new WeakMap<SqlPort, SessionStore>();
+
+  /**
+   * The store of this storage, shared by everything in the object that reads or writes it, so
+   * what one part keeps in memory cannot go stale behind another's write.
+   */
+  static for(sql: SqlPort): SessionStore {
+    let store = SessionStore.#bySql.get(sql);
+    if (!store) SessionStore.#bySql.set(sql, (store = new SessionStore(sql)));
+    return store;
+  }
+
+  private constructor(sql: SqlPort) {
     this.#sql = sql;
   }
 
@@ -111,7 +132,17 @@ export class SessionStore {
   }
 
   readState(): SessionState | undefined {
-    return this.#readParsed("state", (raw) => SessionState.parse(raw));
+    return (this.#state ??= this.#readParsed("state", (raw) => SessionState.parse(raw)));
+  }
+
+  /**
+   * Forgets what is kept in memory of the state and the last call, so the next read goes to
+   * storage: called when a transaction rolls back (its writes are undone, memory's are not).
+   */
+  forgetCached(): void {
+    this.#state = undefined;
+    this.#parsed.delete("state");
+    this.#lastCallCurrent = false;
   }
 
   /** Validates and writes the state; fields unchanged since the last valid state read or written are not parsed again. */
@@ -121,6 +152,7 @@ export class SessionStore {
     writeMetaText(this.#sql, "state", raw);
     // The next read of this very text needs no second validation.
     this.#parsed.set("state", { raw, value: valid });
+    this.#state = valid;
   }
 
   /** Whether a step with this id is already stored. */
@@ -147,10 +179,15 @@ export class SessionStore {
     const row = this.#sql.exec<{ seq: number }>(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?) RETURNING seq`, valid.call_id, valid.step_id, parts[0]!).toArray()[0]!;
     writeExtraParts(this.#sql, `${CALL_PART}${valid.call_id}`, parts);
     this.#lastCall = { seq: row.seq, call: valid };
+    this.#lastCallCurrent = true;
   }
 
-  /** The last stored call, decoded: from memory when the table's last row is still that call. */
+  /**
+   * The last stored call, decoded: from memory while nothing can have changed the table since
+   * this object read or wrote its last row, else when the table's last row is still that call.
+   */
   #previousCall(): LlmCall | null {
+    if (this.#lastCallCurrent) return this.#lastCall?.call ?? null;
     const last = this.#sql.exec<{ seq: number; call_id: string }>(`SELECT seq, call_id FROM llm_calls ORDER BY seq DESC LIMIT 1`).toArray()[0];
     if (!last) return null;
     if (this.#lastCall && this.#lastCall.seq === last.seq && this.#lastCall.call.call_id === last.call_id) return this.#lastCall.call;
@@ -207,6 +244,7 @@ export class SessionStore {
     }
     const last = rows.at(-1);
     this.#lastCall = last ? { seq: last.seq, call: calls.at(-1)! } : null;
+    this.#lastCallCurrent = true;
     return calls;
   }
 }
