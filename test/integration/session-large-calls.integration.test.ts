@@ -9,7 +9,9 @@ import "../fixtures/test-agents";
 /** One simulator token per repeat, 15 bytes of JSON each: 120,000 repeats make a prompt of ~120k tokens and a record over 2 MB. */
 const PIECE = '"description"';
 const REPEATS = 120_000;
-const config = { max_prompt_length: 131_072, max_response_length: 64 };
+// Each call at most 16 tokens: the simulator's reply length varies with what it served before, and
+// two replies must fit the rollout's 64-token response budget whatever order the suite runs in.
+const config = { max_prompt_length: 131_072, max_response_length: 64, max_tokens_per_call: 16 };
 
 /** Bytes of the session's stored call and step text (rows plus their extra parts). */
 async function storedBytes(rolloutId: string): Promise<{ calls: number; parts: number }> {
