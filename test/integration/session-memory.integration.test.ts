@@ -55,7 +55,7 @@ describe("a session's memory of its storage", () => {
     expect((await readState(rolloutId)).step_count).toBe(0);
   });
 
-  it("encodes the next call against the last stored call, not one a rolled-back transaction inserted", async () => {
+  it("encodes the next call against the last stored call, not one a rolled-back transaction inserted, and stores a call id once", async () => {
     const rolloutId = uniqueId("memory-calls");
     await createByHand(rolloutId);
     const [first, lost, next] = [0, 1, 2].map((index) => LlmCall.parse(fakeCommit(rolloutId, index).llm_calls[0]));
@@ -70,6 +70,7 @@ describe("a session's memory of its storage", () => {
         }),
       ).toThrow("rolled back");
       kernel.store.insertCall(longer(next!, "the next turn"));
+      kernel.store.insertCall(first!); // a call id stored before (a retried record) adds nothing
       const calls = SessionStore.for(state.storage.sql).listCalls();
       expect(calls.map((call) => call.call_id)).toEqual([first!.call_id, next!.call_id]);
       const messages = calls[1]!.request.messages as unknown[];

@@ -174,9 +174,10 @@ export class SessionStore {
    * stored before it; a call id seen before is ignored.
    */
   insertCall(valid: LlmCall): void {
-    if (this.#sql.exec(`SELECT 1 AS found FROM llm_calls WHERE call_id = ?`, valid.call_id).toArray().length > 0) return;
     const parts = splitText(JSON.stringify(encodeCall(valid, this.#previousCall())));
-    const row = this.#sql.exec<{ seq: number }>(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?) RETURNING seq`, valid.call_id, valid.step_id, parts[0]!).toArray()[0]!;
+    // One statement: a call id already stored inserts nothing and returns no row.
+    const row = this.#sql.exec<{ seq: number }>(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?) ON CONFLICT(call_id) DO NOTHING RETURNING seq`, valid.call_id, valid.step_id, parts[0]!).toArray()[0];
+    if (!row) return;
     writeExtraParts(this.#sql, `${CALL_PART}${valid.call_id}`, parts);
     this.#lastCall = { seq: row.seq, call: valid };
     this.#lastCallCurrent = true;
