@@ -9,6 +9,7 @@ import { type BenchStack, type StackKind, startBenchStack } from "./bench-stack"
 import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
+import { runWorkerdFloor } from "./workerd-floor";
 import { commandLine } from "../scripts/command-line";
 
 const values = commandLine({
@@ -22,6 +23,7 @@ const values = commandLine({
     "max-tokens": { type: "string", default: "24", help: "max_tokens per call" },
     stack: { type: "string", default: "miniflare", help: "miniflare, wrangler, or both (side by side in this run)" },
     "profile-rollouts": { type: "string", default: "16", help: "rollouts in the profiled (untimed) run; 0 = none" },
+    "skip-floor": { type: "boolean", default: false, help: "skip the workerd floor (the same calls from a bare Worker in workerd, with and without object round trips)" },
     port: { type: "string", default: "8797", help: "Worker port" },
   },
 });
@@ -43,6 +45,9 @@ const config = { max_steps: steps, max_tokens_per_call: maxTokens };
 const task = (i: number) => ({ problem: `Tell me about topic ${i}.`, extra_args: { turns: steps } });
 const row = (label: string, ms: number, n: number) => `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
 const oursMs = new Map<StackKind, number>();
+const oursCpuPerStep = new Map<StackKind, number>();
+/** Durable Object round trips per step in the floor's "objects" run: admission, release, step commit. */
+const FLOOR_RPCS = 3;
 
 /** One timed run of ours on `stack`, then (Miniflare) the profiled run. */
 async function runOurs(stack: BenchStack): Promise<void> {
@@ -60,8 +65,9 @@ async function runOurs(stack: BenchStack): Promise<void> {
   const oursSteps = ends.reduce((n, end) => n + end.steps, 0);
   const failed = ends.filter((end) => end.status !== "succeeded").length;
   oursMs.set(stack.kind, wallMs);
+  oursCpuPerStep.set(stack.kind, (cpuAfter.worker - cpuBefore.worker) / oursSteps);
   lines.push(row(`edge-rollout on ${stack.kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}`, wallMs, oursSteps) + (failed ? `  (${failed} not succeeded)` : ""));
-  lines.push(`  framework CPU per step (${stack.kind}): ${((cpuAfter.worker - cpuBefore.worker) / oursSteps).toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` +
+  lines.push(`  framework CPU per step (${stack.kind}): ${oursCpuPerStep.get(stack.kind)!.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` +
     (stack.kind === "wrangler" ? `; wrangler dev's proxy and Node: ${((cpuAfter.tooling - cpuBefore.tooling) / oursSteps).toFixed(2)} ms (not in production)` : ""));
   for (const line of formatObjectRequests(requestsBefore, requestsAfter, oursSteps)) lines.push(`  ${line}`);
   lines.push(`  ${byMethodLine(requestsBefore, requestsAfter)}`);
@@ -86,12 +92,20 @@ try {
   const bareCalls = await runBareLoop(simulator.url, "sim-qwen3", { rollouts, steps, maxTokens, concurrency: rollouts });
   const bareMs = performance.now() - bareStart;
   const bareCpu = process.cpuUsage(bareCpu0);
+  const floor = !values["skip-floor"] ? await runWorkerdFloor(simulator.url, "sim-qwen3", { rollouts, steps, maxTokens, concurrency: rollouts }, FLOOR_RPCS) : null;
 
   console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}`);
   for (const line of lines) console.log(line);
   console.log(row(`bare openai loop, ${rollouts} concurrent`, bareMs, bareCalls));
   for (const [kind, ms] of oursMs) console.log(`ratio ours (${kind}) / bare (${rollouts} concurrent): ${(ms / bareMs).toFixed(2)}x  (issue 11 goal: ≤ 1.5x at 256 rollouts / ttft 100 ms, ≤ 1.3x at 30 / ttft 50 ms)`);
   console.log(`baseline CPU per step:  ${((bareCpu.user + bareCpu.system) / 1000 / bareCalls).toFixed(2)} ms (openai client in this process)`);
+  if (floor) {
+    console.log(row(`workerd floor: bare Worker, fetch only`, floor.fetchOnly.wallMs, floor.fetchOnly.calls) + `   ${floor.fetchOnly.cpuMsPerCall.toFixed(2)} ms workerd CPU/step`);
+    console.log(row(`workerd floor: + ${FLOOR_RPCS} object RPCs/step`, floor.withObjects.wallMs, floor.withObjects.calls) + `   ${floor.withObjects.cpuMsPerCall.toFixed(2)} ms workerd CPU/step (one SQLite write per RPC)`);
+    for (const [kind, cpu] of oursCpuPerStep) {
+      console.log(`ours (${kind}) above the floor: ${(cpu - floor.withObjects.cpuMsPerCall).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(oursMs.get(kind)! / floor.withObjects.wallMs).toFixed(2)}x of it`);
+    }
+  }
   console.log(
     "note: each rollout is driven in its own invocation (the queue consumer hands it to its session; the session's alarm calls the drive route " +
       "through the DRIVER service binding), so production's 6 outgoing connections per invocation apply per rollout, and locally every rollout advances at once.",

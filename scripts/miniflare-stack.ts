@@ -124,7 +124,7 @@ async function watchWorker(bundle: BuildOptions & { outfile: string }, mf: Minif
 }
 
 /** Children of this process named `workerd` (Miniflare starts exactly one per instance). */
-function workerdChildren(): number[] {
+export function workerdChildren(): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     const pid = Number(entry);
