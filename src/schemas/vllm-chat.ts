@@ -1,12 +1,24 @@
 /** @module vLLM's chat-completions response, validated before anything is recorded from it. */
 import { z } from "zod";
 import { ToolCall } from "./chat";
+import { TokenIds } from "./llm-call";
 
 /** One token's logprob entry in `choices[0].logprobs.content`. */
 export const TokenLogprob = z.looseObject({
   token: z.string(),
   logprob: z.number(),
 });
+
+/**
+ * `choices[0].logprobs.content`: one entry per generated token, each with its token and logprob
+ * (other fields, such as `top_logprobs`, kept as sent). Checked in one loop rather than as an
+ * array of objects: zod runs interpreted in workerd, and per-entry parsing was a measurable share
+ * of a model call's CPU; a bad entry is still refused, the error naming this field.
+ */
+const TokenLogprobs = z.custom<z.infer<typeof TokenLogprob>[]>(
+  (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof entry.token === "string" && typeof entry.logprob === "number" && Number.isFinite(entry.logprob)),
+  "must be an array of { token: string, logprob: number } entries",
+);
 
 /**
  * A chat completion as vLLM returns it with `return_token_ids: true`. Fields vLLM adds beyond
@@ -16,7 +28,8 @@ export const TokenLogprob = z.looseObject({
 export const VllmChatCompletion = z.looseObject({
   id: z.string(),
   model: z.string(),
-  prompt_token_ids: z.array(z.int()).nullable().optional(),
+  // Token ids are checked in one loop (TokenIds), not per element: see TokenLogprobs.
+  prompt_token_ids: TokenIds.nullable().optional(),
   choices: z.array(z.looseObject({
     index: z.int(),
     message: z.looseObject({
@@ -28,9 +41,9 @@ export const VllmChatCompletion = z.looseObject({
       reasoning_content: z.string().nullable().optional(),
       tool_calls: z.array(ToolCall).nullable().optional(),
     }),
-    logprobs: z.looseObject({ content: z.array(TokenLogprob).nullable() }).nullable().optional(),
+    logprobs: z.looseObject({ content: TokenLogprobs.nullable() }).nullable().optional(),
     finish_reason: z.string().nullable(),
-    token_ids: z.array(z.int()).nullable().optional(),
+    token_ids: TokenIds.nullable().optional(),
   })).min(1, "choices must not be empty"),
   usage: z.looseObject({
     prompt_tokens: z.int(),
@@ -59,8 +72,9 @@ export const VllmCompletion = z.looseObject({
   choices: z.array(z.looseObject({
     index: z.int(),
     text: z.string(),
-    prompt_token_ids: z.array(z.int()).nullable().optional(),
-    token_ids: z.array(z.int()).nullable().optional(),
+    // Token ids are checked in one loop (TokenIds), not per element: see TokenLogprobs.
+  prompt_token_ids: TokenIds.nullable().optional(),
+    token_ids: TokenIds.nullable().optional(),
     logprobs: z.looseObject({ token_logprobs: z.array(z.number().nullable()) }).nullable().optional(),
     finish_reason: z.string().nullable(),
   })).min(1, "choices must not be empty"),
