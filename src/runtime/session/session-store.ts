@@ -72,6 +72,11 @@ export class SessionStore {
   #state: SessionState | undefined;
   /** Whether `#lastCall` is known to be the table's last row (see `#previousCall`). */
   #lastCallCurrent = false;
+  /**
+   * Whether `value_parts` has any row (undefined until read). Most sessions never split a value,
+   * and every read of the steps and calls would otherwise run three part queries for nothing.
+   */
+  #hasParts: boolean | undefined;
 
   /** One store per storage: see `SessionStore.for`. */
   static readonly #bySql = new WeakMap<SqlPort, SessionStore>();
@@ -136,13 +141,14 @@ export class SessionStore {
   }
 
   /**
-   * Forgets what is kept in memory of the state and the last call, so the next read goes to
+   * Forgets what is kept in memory (the state, the last call, whether values were split), so the next read goes to
    * storage: called when a transaction rolls back (its writes are undone, memory's are not).
    */
   forgetCached(): void {
     this.#state = undefined;
     this.#parsed.delete("state");
     this.#lastCallCurrent = false;
+    this.#hasParts = undefined;
   }
 
   /** Validates and writes the state; fields unchanged since the last valid state read or written are not parsed again. */
@@ -155,6 +161,17 @@ export class SessionStore {
     this.#state = valid;
   }
 
+  #writeParts(owner: string, parts: readonly string[]): void {
+    writeExtraParts(this.#sql, owner, parts);
+    if (parts.length > 1) this.#hasParts = true;
+  }
+
+  /** The extra parts under `prefix`; no statement at all while the session has never split a value. */
+  #readParts(prefix: string): Map<string, string> {
+    this.#hasParts ??= this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0;
+    return this.#hasParts ? readExtraParts(this.#sql, prefix) : new Map();
+  }
+
   /** Whether a step with this id is already stored. */
   hasStep(stepId: string): boolean {
     return this.#sql.exec(`SELECT 1 AS found FROM steps WHERE step_id = ?`, stepId).toArray().length > 0;
@@ -165,8 +182,8 @@ export class SessionStore {
     const body = splitText(JSON.stringify(valid));
     const env = envSnapshot === null ? null : splitText(JSON.stringify(envSnapshot));
     this.#sql.exec(`INSERT INTO steps (step_index, step_id, body, env_snapshot) VALUES (?, ?, ?, ?)`, valid.step_index, valid.step_id, body[0]!, env === null ? null : env[0]!);
-    writeExtraParts(this.#sql, `${STEP_PART}${valid.step_index}`, body);
-    if (env) writeExtraParts(this.#sql, `${ENV_PART}${valid.step_index}`, env);
+    this.#writeParts(`${STEP_PART}${valid.step_index}`, body);
+    if (env) this.#writeParts(`${ENV_PART}${valid.step_index}`, env);
   }
 
   /**
@@ -178,7 +195,7 @@ export class SessionStore {
     // One statement: a call id already stored inserts nothing and returns no row.
     const row = this.#sql.exec<{ seq: number }>(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?) ON CONFLICT(call_id) DO NOTHING RETURNING seq`, valid.call_id, valid.step_id, parts[0]!).toArray()[0];
     if (!row) return;
-    writeExtraParts(this.#sql, `${CALL_PART}${valid.call_id}`, parts);
+    this.#writeParts(`${CALL_PART}${valid.call_id}`, parts);
     this.#lastCall = { seq: row.seq, call: valid };
     this.#lastCallCurrent = true;
   }
@@ -200,8 +217,8 @@ export class SessionStore {
     const rows = this.#sql
       .exec<{ step_index: number; body: string; env_snapshot: string | null }>(`SELECT step_index, body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`, afterIndex)
       .toArray();
-    const bodies = readExtraParts(this.#sql, STEP_PART);
-    const envs = readExtraParts(this.#sql, ENV_PART);
+    const bodies = this.#readParts(STEP_PART);
+    const envs = this.#readParts(ENV_PART);
     return rows.map((row) => ({
       step: JSON.parse(row.body + (bodies.get(`${STEP_PART}${row.step_index}`) ?? "")) as Step,
       envSnapshot: row.env_snapshot === null ? null : (JSON.parse(row.env_snapshot + (envs.get(`${ENV_PART}${row.step_index}`) ?? "")) as JsonValue),
@@ -237,7 +254,7 @@ export class SessionStore {
   /** Every call in the order recorded, decoded. */
   listCalls(): LlmCall[] {
     const rows = this.#sql.exec<{ seq: number; call_id: string; body: string }>(`SELECT seq, call_id, body FROM llm_calls ORDER BY seq`).toArray();
-    const extra = readExtraParts(this.#sql, CALL_PART);
+    const extra = this.#readParts(CALL_PART);
     const calls: LlmCall[] = [];
     for (const row of rows) {
       const stored = JSON.parse(row.body + (extra.get(`${CALL_PART}${row.call_id}`) ?? "")) as StoredCall;
