@@ -14,6 +14,11 @@ import { accountCall } from "./call-accounting";
 import { SessionClaimOps } from "./session-claims";
 import { SessionDriveOps } from "./session-drive";
 
+/** Whether the rollout has stored any step or call (every stored call and step is counted in its state). */
+function hasHistory(state: SessionState): boolean {
+  return state.step_count > 0 || state.llm_calls > 0;
+}
+
 /**
  * One rollout's lifecycle as a driver sees it: create, lease, commit, hand off, finish, cancel,
  * the watchdog, and reads. The Durable Object makes every method single-writer.
@@ -80,13 +85,15 @@ export class RolloutSessionCore {
     await this.#kernel.scheduleWatchdog(this.#kernel.save({ ...state, status: "running", epoch, lease }), spec);
     // An expired lease means its driver died or stalled: its admitted calls can never be committed.
     if (state.lease) await this.#kernel.releaseAdmissions(spec.rollout_id);
-    const calls = this.#kernel.store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
+    // A rollout's first lease has nothing to resume: its state counts no step and no call.
+    const fresh = !hasHistory(state);
+    const calls = fresh ? [] : this.#kernel.store.listCalls().map((call) => ({ call_id: call.call_id, step_id: call.step_id, response_message: call.response_message, finish_reason: call.finish_reason }));
     return {
       ok: true,
       lease,
       resume: {
         spec,
-        steps: this.#kernel.store.listSteps(),
+        steps: fresh ? [] : this.#kernel.store.listSteps(),
         calls,
         completion_tokens: state.completion_tokens,
         last_context_tokens: state.last_context_tokens,
@@ -215,10 +222,11 @@ export class RolloutSessionCore {
   subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
     const state = this.#kernel.state;
     if (!state) return undefined;
-    const calls = this.#kernel.store.listCalls();
+    const history = hasHistory(state);
+    const calls = history ? this.#kernel.store.listCalls() : [];
     // Span events carry no id, so only a fresh subscriber (no Last-Event-ID) gets the spans so far.
     const spans = afterStepIndex < 0 ? this.#kernel.store.listSpans().map(spanEvent) : [];
-    const backlog = [...spans, ...this.#kernel.store.listSteps(afterStepIndex).map(({ step }) => stepEvent(step, calls.filter((call) => call.step_id === step.step_id)))];
+    const backlog = [...spans, ...(history ? this.#kernel.store.listSteps(afterStepIndex) : []).map(({ step }) => stepEvent(step, calls.filter((call) => call.step_id === step.step_id)))];
     const terminal = TERMINAL_STATUSES.has(state.status);
     if (terminal) backlog.push(endEvent(state));
     return this.#kernel.events.subscribe(backlog, terminal);
