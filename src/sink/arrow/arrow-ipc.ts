@@ -134,6 +134,12 @@ function int64Bytes(values: ArrayLike<number>): Uint8Array {
   const view = new DataView(new ArrayBuffer(values.length * 8));
   for (let i = 0; i < values.length; i++) {
     const value = values[i]!;
+    if ((value | 0) === value) {
+      // Token ids, offsets and lengths are int32s: the high half is the sign.
+      view.setInt32(8 * i, value, true);
+      view.setInt32(8 * i + 4, value < 0 ? -1 : 0, true);
+      continue;
+    }
     if (!Number.isSafeInteger(value)) throw new RangeError(`an int64 value must be a safe integer, got ${value}`);
     view.setUint32(8 * i, ((value % 2 ** 32) + 2 ** 32) % 2 ** 32, true);
     view.setInt32(8 * i + 4, Math.floor(value / 2 ** 32), true);

@@ -18,6 +18,8 @@ describe("the Arrow IPC codec", () => {
     const columns: Column[] = [
       { name: "i32", vector: { type: "int32", values: Int32Array.from([1, -2, 3, 4]) } },
       { name: "i64", vector: { type: "int64", values: Float64Array.from([2 ** 40, -1, 0, -(2 ** 52) - 7]) } },
+      // int64s that fit 32 bits take a shorter path: both ends of it, and either side of them.
+      { name: "i64-edges", vector: { type: "int64", values: Float64Array.from([2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1]) } },
       { name: "f64", vector: { type: "float64", values: Float64Array.from([0.1, -0.2, 1e300, 0]) } },
       { name: "text", vector: { type: "utf8", values: ["a", null, "ünï", ""] } },
       { name: "bits", vector: { type: "list", offsets: Int32Array.from([0, 9, 9, 10, 10]), child: { type: "bool", values: Uint8Array.from([1, 0, 1, 1, 0, 0, 1, 0, 1, 1]) } } },
