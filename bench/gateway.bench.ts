@@ -24,6 +24,7 @@ import { cpus } from "node:os";
 import { RolloutClient } from "../scripts/rollout-client";
 import { type StackKind, startBenchStack } from "./bench-stack";
 import { runConversations } from "./chat-calls";
+import { startWorkerdFloor } from "./workerd-floor";
 import { readDialogueTimings, runDialogues } from "./dialogue-runs";
 import { createExternalRollouts, finishAndReadCalls } from "./external-rollouts";
 import { formatTable, percentile, type Series } from "./latency-table";
@@ -34,7 +35,7 @@ import { commandLine } from "../scripts/command-line";
 
 const values = commandLine({
   usage: "npm run bench:gateway -- [options]",
-  description: "Chat calls directly, through a rollout's HTTP gateway and in-process: added latency p50/p99 and ratios.",
+  description: "Chat calls directly, through a rollout's HTTP gateway, in-process and through a bare proxy Worker (the floor): added latency p50/p99 and ratios.",
   flags: {
     "seq-rounds": { type: "string", default: "4", help: "sequential rounds" },
     "seq-conversations": { type: "string", default: "5", help: "conversations per sequential round" },
@@ -69,7 +70,10 @@ flag("per-token-ms", 0);
 /** Per rollout (c), from creation to its end event. */
 const ROLLOUT_TIMEOUT_MS = 60_000;
 
-type PathKey = "a" | "b" | "b'" | "c";
+type PathKey = "a" | "b" | "b'" | "c" | "f" | "f3";
+/** The floor paths: a bare pass-through proxy Worker (bench/workerd-floor.ts), without and with object round trips per call. */
+const FLOOR_RPCS: Partial<Record<PathKey, number>> = { f: 0, f3: 3 };
+const isFloor = (key: PathKey) => FLOOR_RPCS[key] !== undefined;
 /** What one path accumulated over a phase's rounds. */
 interface Acc {
   startMs: number[];
@@ -97,7 +101,13 @@ const stack = await startBenchStack({ kind, port: Number(values.port), modelServ
   await sim.stop();
   throw error;
 });
+const floor = await startWorkerdFloor(sim.url).catch(async (error: unknown) => {
+  await stack.stop();
+  await sim.stop();
+  throw error;
+});
 const shutdown = async () => {
+  await floor.stop();
   await stack.stop();
   await sim.stop();
 };
@@ -111,8 +121,7 @@ try {
   const client = new RolloutClient(stack.workerUrl);
   // Only wrangler dev has a proxy to bypass; on Miniflare (b) already reaches workerd directly.
   const socket = stack.directUrl !== stack.workerUrl ? { url: stack.directUrl } : null;
-  const paths: PathKey[] = socket ? ["a", "b", "b'", "c"] : ["a", "b", "c"];
-  const cpuNow = () => stack.cpu();
+  const paths: PathKey[] = socket ? ["a", "b", "b'", "c", "f", "f3"] : ["a", "b", "c", "f", "f3"];
 
   /** Runs one path once and adds its calls to `acc`; only the calls themselves are inside the timed window. */
   async function runPath(key: PathKey, plan: { conversations: number; concurrency: number; firstTopic: number }, acc: Acc): Promise<void> {
@@ -120,6 +129,8 @@ try {
     const origin = key === "b'" ? socket!.url : stack.workerUrl;
     const external = key === "b" || key === "b'" ? await createExternalRollouts(origin, plan.conversations, { max_tokens_per_call: maxTokens }) : [];
     await sim.take(); // drop anything answered before this window
+    // A floor path's CPU is its own workerd's; every other path's is the stack's.
+    const cpuNow = () => (isFloor(key) ? { worker: floor.cpu(), tooling: 0 } : stack.cpu());
     const cpu0 = cpuNow();
     const addCpu = () => {
       const cpu1 = cpuNow();
@@ -139,7 +150,9 @@ try {
       acc.tokens.push(...timings.completionTokens);
     } else {
       const endpoint = { baseURL: `${sim.url}/v1`, apiKey: "none" };
-      const timings = await runConversations(key === "a" ? () => endpoint : (i) => external[i]!.endpoint, shape);
+      // A floor conversation gets its own key, so its object round trips go to an object of its own.
+      const floorEndpoint = (i: number) => ({ baseURL: `${floor.url}/proxy/${FLOOR_RPCS[key]}/v1`, apiKey: `floor-${plan.firstTopic + i}` });
+      const timings = await runConversations(key === "a" ? () => endpoint : isFloor(key) ? floorEndpoint : (i) => external[i]!.endpoint, shape);
       addCpu();
       acc.wallMs += timings.wallMs;
       acc.startMs.push(...timings.startMs);
@@ -173,13 +186,15 @@ try {
   const concurrent = await runPhase(concRounds, concConversations, concurrency, 10_000);
   const requestsAfter = await readObjectRequests(stack.workerUrl);
   // Model calls through the gateway in both phases: every path but (a) goes through it.
-  const gatewayCalls = [sequential, concurrent].reduce((n, phase) => n + paths.filter((k) => k !== "a").reduce((m, k) => m + phase.get(k)!.latencyMs.length, 0), 0);
+  const gatewayCalls = [sequential, concurrent].reduce((n, phase) => n + paths.filter((k) => k !== "a" && !isFloor(k)).reduce((m, k) => m + phase.get(k)!.latencyMs.length, 0), 0);
 
   const labels: Record<PathKey, string> = {
     a: "(a) direct: openai → simulator",
     b: kind === "wrangler" ? "(b) gateway HTTP via wrangler dev" : "(b) gateway HTTP (Miniflare, no proxy)",
     "b'": "(b') gateway HTTP, dev proxy bypassed",
     c: "(c) in-process, LlmCall.latency_ms",
+    f: "(f) floor: bare proxy Worker",
+    f3: "(f3) floor: bare proxy + 3 object RPCs",
   };
   const rate = (acc: Acc, calls: number) => (calls / (acc.wallMs / 1000)).toFixed(0);
   const seriesOf = (results: Map<PathKey, Acc>, withRate: boolean): Series[] => {
@@ -200,7 +215,7 @@ try {
     paths.map((k) => `${k} ${(results.get(k)!.cpu[part] / results.get(k)!.latencyMs.length).toFixed(2)}`).join(", ");
   const meanTokens = (results: Map<PathKey, Acc>) => paths.map((k) => `${k} ${(results.get(k)!.tokens.reduce((x, y) => x + y, 0) / results.get(k)!.tokens.length).toFixed(1)}`).join(", ");
 
-  console.log(`bench:gateway — the same chat calls three ways, one simulator process (ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token)`);
+  console.log(`bench:gateway — the same chat calls three ways and through the workerd floor, one simulator process (ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token)`);
   console.log(`${turns}-turn conversations shaped like the dialogue agent's; max_tokens ${maxTokens}, logprobs, return_token_ids; ${cpus().length} CPUs; loopback only`);
   console.log("");
   console.log(table(`sequential: 1 in flight, ${seqRounds} interleaved rounds`, sequential, false));
@@ -222,7 +237,7 @@ try {
   console.log(`  ${perCall(sequential, "worker")} | ${perCall(concurrent, "worker")}`);
   const checkOf = (results: Map<PathKey, Acc>) =>
     paths
-      .filter((k) => k !== "a")
+      .filter((k) => k !== "a" && !isFloor(k))
       .map((k) => {
         const acc = results.get(k)!;
         return k === "c" ? `c ${acc.rollouts - acc.notSucceeded}/${acc.rollouts} rollouts succeeded` : `${k} ${acc.innerMs.length}/${acc.latencyMs.length} calls recorded`;
@@ -234,6 +249,10 @@ try {
   const added = (key: PathKey, q: number) => percentile(sequential.get(key)!.latencyMs, q) - percentile(sequential.get("a")!.latencyMs, q);
   const bestHttp: PathKey = socket ? "b'" : "b";
   console.log(`goal row: gateway over HTTP (${bestHttp}), added sequential p50 / p99: ${added(bestHttp, 50) >= 0 ? "+" : ""}${added(bestHttp, 50).toFixed(1)} / ${added(bestHttp, 99) >= 0 ? "+" : ""}${added(bestHttp, 99).toFixed(1)} ms (issue 11 goal: ≤ +3 / ≤ +10 ms)`);
+  console.log(
+    `gateway (${bestHttp}) above the floor, sequential p50 / p99: ${(added(bestHttp, 50) - added("f3", 50)).toFixed(1)} / ${(added(bestHttp, 99) - added("f3", 99)).toFixed(1)} ms over (f3); ` +
+      `(f3) itself adds ${added("f3", 50).toFixed(1)} / ${added("f3", 99).toFixed(1)} ms over direct, (f) ${added("f", 50).toFixed(1)} / ${added("f", 99).toFixed(1)} ms`,
+  );
   console.log(`mean completion tokens per call (sequential | concurrent): ${meanTokens(sequential)} | ${meanTokens(concurrent)}`);
   console.log("");
   const notes = [
@@ -241,6 +260,8 @@ try {
     "  Step.duration_ms = agent update + policy admission + shaping + upstream call + capture + policy release + env step (not the step commit);",
     "  LlmCall.latency_ms = upstream call + capture + policy release (not the admission). Both are whole milliseconds on the Worker's clock.",
     "  (b) inside the Worker = LlmCall.latency_ms of (b)'s own calls; (b) minus it = HTTP in/out, key check, session admit, policy admission, recording.",
+    "  (f)/(f3) = the same calls through a bare Worker on its own workerd that passes each call through (bench/workerd-floor.ts): the floor of any",
+    "  gateway in workerd; (f3) adds the 3 Durable Object round trips a recorded call of ours needs at the least (admit, release, record; one SQLite write each).",
     "  server p50 = the simulator's own service time for the same calls (request received → last byte sent), measured in its process.",
     "  in flight = mean calls in flight as each call started, from the calls' own start times and durations (what they saw, not what was asked).",
     "  +p50/+p99 = ours − (a) at that percentile; ×p50/×p99 = ours / (a); (a) ran in the same rounds against the same simulator.",

@@ -6,7 +6,8 @@
  *
  * "Objects" mode makes three RPCs per call to a per-rollout object that writes one SQLite row each,
  * the shape of a step of ours at its leanest: admission before the call, release after it, and
- * the step commit (ours also validates, encodes and records what those carry).
+ * the step commit (ours also validates, encodes and records what those carry). bench:gateway uses
+ * the same Worker as a bare pass-through proxy, with and without those round trips.
  */
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { workerdChildren } from "../scripts/miniflare-stack";
@@ -20,7 +21,13 @@ export interface FloorRun {
   cpuMsPerCall: number;
 }
 
-/** The bare Worker: `POST /` with the loop's shape runs every conversation at once and answers the call count. */
+/**
+ * The bare Worker. `POST /loop` with the loop's shape runs every conversation at once and answers
+ * the call count. `POST /proxy/<rpcs>/v1/chat/completions` passes one call through to the model
+ * server as the bytes it gets back (a minimal OpenAI-compatible proxy), making `rpcs` object round
+ * trips per call: one before it (admission), the rest after it (release, and the record, which
+ * carries the reply); the object is chosen by the caller's API key, as a rollout's would be.
+ */
 const SCRIPT = `
 import { DurableObject } from "cloudflare:workers";
 export class Step extends DurableObject {
@@ -33,9 +40,23 @@ export class Step extends DurableObject {
     return value.length;
   }
 }
+async function afterCall(object, rpcs, step, record) {
+  for (let rpc = 1; rpc < rpcs; rpc++) await object.touch(rpc === rpcs - 1 ? "step-" + step : "release", rpc === rpcs - 1 ? record : String(step));
+}
 export default {
   async fetch(request, env) {
-    const { base, model, rollouts, steps, maxTokens, rpcs } = await request.json();
+    const path = new URL(request.url).pathname;
+    if (path.startsWith("/proxy/")) {
+      const rpcs = Number(path.split("/")[2]);
+      const object = env.STEP.get(env.STEP.idFromName(request.headers.get("authorization") ?? "anonymous"));
+      const body = await request.text();
+      if (rpcs > 0) await object.touch("admit", "1");
+      const upstream = await fetch(env.BASE + "/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body });
+      const text = await upstream.text();
+      await afterCall(object, rpcs, Date.now(), text);
+      return new Response(text, { status: upstream.status, headers: { "content-type": "application/json" } });
+    }
+    const { model, rollouts, steps, maxTokens, rpcs } = await request.json();
     let calls = 0;
     await Promise.all(Array.from({ length: rollouts }, async (_, index) => {
       const object = env.STEP.get(env.STEP.idFromName("rollout-" + index));
@@ -45,7 +66,7 @@ export default {
       ];
       for (let step = 0; step < steps; step++) {
         if (rpcs > 0) await object.touch("admit", String(step));
-        const response = await fetch(base + "/v1/chat/completions", {
+        const response = await fetch(env.BASE + "/v1/chat/completions", {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ model, messages, max_tokens: maxTokens, temperature: 1, top_p: 1, logprobs: true, top_logprobs: 0, return_token_ids: true }),
@@ -53,9 +74,8 @@ export default {
         const completion = await response.json();
         if (!response.ok) throw new Error("simulator answered " + response.status);
         calls++;
-        const content = completion.choices[0].message.content ?? "";
-        for (let rpc = 1; rpc < rpcs; rpc++) await object.touch(rpc === rpcs - 1 ? "step-" + step : "release", rpc === rpcs - 1 ? JSON.stringify(completion) : String(step));
-        messages.push({ role: "assistant", content });
+        await afterCall(object, rpcs, step, JSON.stringify(completion));
+        messages.push({ role: "assistant", content: completion.choices[0].message.content ?? "" });
         messages.push({ role: "user", content: "Go on (" + (step + 2) + "/" + steps + ")." });
       }
     }));
@@ -64,37 +84,59 @@ export default {
 };
 `;
 
-/**
- * Runs the loop's shape inside a bare Worker, once with no object round trips and once with
- * `rpcs` per call, and reports each run's wall time and workerd CPU per call.
- */
-export async function runWorkerdFloor(baseUrl: string, model: string, shape: LoopShape, rpcs: number): Promise<{ fetchOnly: FloorRun; withObjects: FloorRun }> {
+/** A running floor Worker. */
+export interface WorkerdFloor {
+  /** Where it listens (`/loop`, `/proxy/<rpcs>/v1`). */
+  url: string;
+  /** CPU ms its workerd has used so far. */
+  cpu(): number;
+  /** Runs the loop's shape inside the Worker with `rpcs` object round trips per call. */
+  loop(model: string, shape: LoopShape, rpcs: number): Promise<FloorRun>;
+  stop(): Promise<void>;
+}
+
+/** Starts the floor Worker on its own workerd, calling the model server at `baseUrl`. */
+export async function startWorkerdFloor(baseUrl: string): Promise<WorkerdFloor> {
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
     modules: true,
     script: SCRIPT,
     compatibilityDate: "2025-04-01",
     durableObjects: { STEP: { className: "Step", useSQLite: true } },
+    bindings: { BASE: baseUrl },
     port: 0,
     host: "127.0.0.1",
     cf: false,
     log: new Log(LogLevel.WARN),
   });
-  try {
-    const url = await mf.ready;
-    const pid = workerdChildren().find((child) => !before.has(child));
-    const cpu = () => (pid ? (treeCpuByName(pid).workerd ?? 0) : Number.NaN);
-    const run = async (objectRpcs: number, rollouts: number): Promise<FloorRun> => {
+  const url = (await mf.ready).origin;
+  const pid = workerdChildren().find((child) => !before.has(child));
+  const cpu = () => (pid ? (treeCpuByName(pid).workerd ?? 0) : Number.NaN);
+  return {
+    url,
+    cpu,
+    async loop(model, shape, rpcs) {
       const cpu0 = cpu();
       const start = performance.now();
-      const response = await fetch(url, { method: "POST", body: JSON.stringify({ base: baseUrl, model, rollouts, steps: shape.steps, maxTokens: shape.maxTokens, rpcs: objectRpcs }) });
+      const response = await fetch(`${url}/loop`, { method: "POST", body: JSON.stringify({ model, rollouts: shape.rollouts, steps: shape.steps, maxTokens: shape.maxTokens, rpcs }) });
       if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${await response.text()}`);
       const { calls } = (await response.json()) as { calls: number };
       return { wallMs: performance.now() - start, calls, cpuMsPerCall: (cpu() - cpu0) / calls };
-    };
-    await run(rpcs, 4); // warm-up: compile, open connections, create the objects' tables
-    return { fetchOnly: await run(0, shape.rollouts), withObjects: await run(rpcs, shape.rollouts) };
+    },
+    stop: () => mf.dispose(),
+  };
+}
+
+/**
+ * Runs the loop's shape inside a bare Worker, once with no object round trips and once with
+ * `rpcs` per call, and reports each run's wall time and workerd CPU per call.
+ */
+export async function runWorkerdFloor(baseUrl: string, model: string, shape: LoopShape, rpcs: number): Promise<{ fetchOnly: FloorRun; withObjects: FloorRun }> {
+  const floor = await startWorkerdFloor(baseUrl);
+  try {
+    await floor.loop(model, { ...shape, rollouts: 4 }, rpcs); // warm-up: compile, open connections, create the objects' tables
+    return { fetchOnly: await floor.loop(model, shape, 0), withObjects: await floor.loop(model, shape, rpcs) };
   } finally {
-    await mf.dispose();
+    await floor.stop();
   }
 }
