@@ -180,6 +180,11 @@ export class RolloutSession extends DurableObject<Env> {
     return this.#gateway.recordCall(call);
   }
 
+  /** Corrects a recorded call's `policy_version_end` (a weight sync ended while it ran). */
+  amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult {
+    return this.#gateway.amendCallVersion(callId, versionEnd);
+  }
+
   /** Appends spans (rewards, messages, …) in order. */
   addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
     return this.#gateway.addEvents(events);

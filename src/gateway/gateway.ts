@@ -80,6 +80,13 @@ export interface Gateway {
    */
   send(path: UpstreamPath, body: JsonObject, call: GatewayCall): Promise<{ reply: unknown; replyText?: string; call: LlmCall }>;
   /**
+   * `send`, answering before the admission is released: the record's `policy_version_end` is the
+   * version admitted, and `released` resolves with the version in force when the release landed.
+   * The two differ only when a weight sync ended while the call ran (its wait for calls in flight
+   * gave up), and the caller then corrects the record. Lets a caller record and release at once.
+   */
+  sendUnreleased(path: UpstreamPath, body: JsonObject, call: GatewayCall): Promise<{ reply: unknown; replyText?: string; call: LlmCall; released: Promise<number> }>;
+  /**
    * A streaming call: the SSE response to hand to the caller unchanged. `record` is awaited with
    * the assembled call before the stream's final `[DONE]` goes out, so a caller that has read the
    * whole stream finds the call recorded.
@@ -162,21 +169,33 @@ export function createGateway(deps: GatewayDeps): Gateway {
     };
   }
 
+  /** A non-streaming call up to its captured reply; released here only when it fails. */
+  async function complete(path: UpstreamPath, body: JsonObject, call: GatewayCall) {
+    const prepared = await prepare(path, { ...body, stream: false }, call);
+    try {
+      const capture = path === "/chat/completions" ? captureChatCompletion : captureCompletion;
+      const { value, attempts } = await withRetries(retry, call.signal, async () => {
+        const reply = await prepared.backend.request(path, prepared.shaped, prepared.routing);
+        return { reply, captured: capture(reply.body) };
+      });
+      const reply = { reply: value.reply.body, ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }) };
+      const recorded = (versionEnd: number) => record(call, prepared, value.captured, { replica: value.reply.replica, attempts, versionEnd });
+      return { prepared, reply, recorded };
+    } catch (error) {
+      await prepared.release();
+      throw error;
+    }
+  }
+
   return {
     async send(path, body, call) {
-      const prepared = await prepare(path, { ...body, stream: false }, call);
-      try {
-        const capture = path === "/chat/completions" ? captureChatCompletion : captureCompletion;
-        const { value, attempts } = await withRetries(retry, call.signal, async () => {
-          const reply = await prepared.backend.request(path, prepared.shaped, prepared.routing);
-          return { reply, captured: capture(reply.body) };
-        });
-        const versionEnd = await prepared.release();
-        const recorded = record(call, prepared, value.captured, { replica: value.reply.replica, attempts, versionEnd });
-        return { reply: value.reply.body, ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }), call: recorded };
-      } finally {
-        await prepared.release();
-      }
+      const { prepared, reply, recorded } = await complete(path, body, call);
+      return { ...reply, call: recorded(await prepared.release()) };
+    },
+
+    async sendUnreleased(path, body, call) {
+      const { prepared, reply, recorded } = await complete(path, body, call);
+      return { ...reply, call: recorded(prepared.policy.policy_version), released: prepared.release() };
     },
 
     async stream(path, body, call, onRecorded) {

@@ -65,6 +65,20 @@ export class SessionGatewayOps {
     return { ok: true };
   }
 
+  /**
+   * Corrects the version a recorded call ended under: the HTTP gateway records a call while its
+   * admission is being released, with the version it was admitted under, and sends the newer one
+   * here in the rare case a weight sync ended while the call ran. Never older than its start.
+   */
+  amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult {
+    if (!this.#kernel.state) return { ok: false, reason: "not_found", message: "no such rollout" };
+    if (!Number.isSafeInteger(versionEnd) || versionEnd < 0) return { ok: false, reason: "invalid", message: "policy_version_end: must be a non-negative integer" };
+    const outcome = this.#kernel.deps.storage.transactionSync(() => this.#kernel.store.setCallVersionEnd(callId, versionEnd));
+    if (outcome === "missing") return { ok: false, reason: "not_found", message: `no call ${callId} on this rollout` };
+    if (outcome === "older") return { ok: false, reason: "invalid", message: `policy_version_end: ${versionEnd} is older than the call's policy_version_start` };
+    return { ok: true };
+  }
+
   /** Appends spans (numbered per rollout) to a rollout that has not ended. */
   addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
     const state = this.#kernel.state;

@@ -201,6 +201,25 @@ export class SessionStore {
   }
 
   /**
+   * Sets a stored call's `policy_version_end`, which is stored as it is (not against the call
+   * before), so the row is changed in place and no later call's encoding depends on it. Refused
+   * (nothing written) when no call has this id, or when the version is older than the call's start.
+   */
+  setCallVersionEnd(callId: string, version: number): "set" | "missing" | "older" {
+    const row = this.#sql.exec<{ body: string }>(`SELECT body FROM llm_calls WHERE call_id = ?`, callId).toArray()[0];
+    if (!row) return "missing";
+    const owner = `${CALL_PART}${callId}`;
+    const stored = JSON.parse(row.body + (this.#readParts(owner).get(owner) ?? "")) as StoredCall;
+    if (version < stored.policy_version_start) return "older";
+    const parts = splitText(JSON.stringify({ ...stored, policy_version_end: version }));
+    this.#sql.exec(`UPDATE llm_calls SET body = ? WHERE call_id = ?`, parts[0]!, callId);
+    this.#sql.exec(`DELETE FROM value_parts WHERE owner = ?`, owner);
+    this.#writeParts(owner, parts);
+    if (this.#lastCall?.call.call_id === callId) this.#lastCall = { ...this.#lastCall, call: { ...this.#lastCall.call, policy_version_end: version } };
+    return "set";
+  }
+
+  /**
    * The last stored call, decoded: from memory while nothing can have changed the table since
    * this object read or wrote its last row, else when the table's last row is still that call.
    */
