@@ -41,7 +41,5 @@ export async function startDevStack(runner: Runner, options: DevStackOptions): P
     return { runner, workerUrl: stack.workerUrl, modelServerUrl: stack.modelServerUrl, simulator: stack.simulator, ended, stop: stack.stop };
   }
   const stack = await startMiniflareStack(options);
-  // workerd runs as this process's child: Miniflare restarts it on reload, and it ends with us.
-  const ended = new Promise<string>(() => undefined);
-  return { runner, workerUrl: stack.workerUrl, modelServerUrl: stack.modelServerUrl, simulator: stack.simulator, ended, stop: stack.stop };
+  return { runner, workerUrl: stack.workerUrl, modelServerUrl: stack.modelServerUrl, simulator: stack.simulator, ended: stack.ended, stop: stack.stop };
 }

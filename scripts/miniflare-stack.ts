@@ -34,6 +34,8 @@ export interface MiniflareStack {
   bundlePath: string;
   /** The DevTools inspector (`ws://…`) of the Worker's isolate, when `inspector` was asked for. */
   inspectorUrl: URL | undefined;
+  /** Resolves (with the reason) if workerd goes away on its own; never while it serves or after `stop()`. */
+  ended: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -143,6 +145,29 @@ export function workerdChildren(): number[] {
 
 /** How long `stop()` waits for Miniflare to dispose before it kills workerd. */
 const STOP_GRACE_MS = 15_000;
+/** How often the stack looks for its workerd, and how many looks in a row without one mean it is gone (a reload replaces it within one). */
+const RUNTIME_CHECK_MS = 1_000;
+const RUNTIME_MISSED_CHECKS = 3;
+
+/**
+ * Resolves when none of `ours()` has been running for `RUNTIME_MISSED_CHECKS` looks in a row.
+ * Miniflare neither restarts a workerd that dies nor says so; a reload starts a new one, so a
+ * single look without one is not yet an end. `cancel` stops looking.
+ */
+function runtimeGone(ours: () => number[]): { ended: Promise<string>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = new Promise<string>((resolve) => {
+    let missed = 0;
+    timer = setInterval(() => {
+      missed = ours().length > 0 ? 0 : missed + 1;
+      if (missed < RUNTIME_MISSED_CHECKS) return;
+      clearInterval(timer);
+      resolve(`workerd exited on its own (no workerd process for ${(RUNTIME_MISSED_CHECKS * RUNTIME_CHECK_MS) / 1000} s); run with --verbose to see its output`);
+    }, RUNTIME_CHECK_MS);
+    timer.unref();
+  });
+  return { ended, cancel: () => clearInterval(timer) };
+}
 
 /** Whether `promise` settles within `ms` (it is left running either way). */
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
@@ -203,7 +228,10 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   };
   const mf = new Miniflare(mfOptions);
   let unwatch: (() => Promise<void>) | undefined;
+  const ours = () => workerdChildren().filter((pid) => !before.has(pid));
+  let runtime: ReturnType<typeof runtimeGone> | undefined;
   const stop = async () => {
+    runtime?.cancel();
     const disposed = (async () => {
       await unwatch?.().catch(() => undefined);
       await mf.dispose().catch(() => undefined);
@@ -211,7 +239,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     // Stopping must end: if Miniflare does not finish disposing in time, its workerd is killed.
     if (!(await settlesWithin(disposed, STOP_GRACE_MS))) {
       process.stderr.write(`[edge-rollout] Miniflare did not stop within ${STOP_GRACE_MS / 1000} s; killing its workerd\n`);
-      for (const pid of workerdChildren().filter((pid) => !before.has(pid))) killQuietly(pid);
+      for (const pid of ours()) killQuietly(pid);
     }
     await simulator?.close();
   };
@@ -220,10 +248,11 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     const workerUrl = url.origin;
     const health = await fetch(`${workerUrl}/health`, { signal: AbortSignal.timeout(60_000) });
     if (!health.ok) throw new Error(`GET /health answered ${health.status}`);
-    const workerdPid = workerdChildren().find((pid) => !before.has(pid));
+    const workerdPid = ours()[0];
+    runtime = runtimeGone(ours); // from now on: before ready there is no workerd to miss
     const inspectorUrl = options.inspector ? await mf.getInspectorURL() : undefined;
     if (options.watch) unwatch = await watchWorker(bundle, mf, mfOptions, (line) => process.stderr.write(`${line}\n`));
-    return { workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, stop };
+    return { workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, ended: runtime.ended, stop };
   } catch (error) {
     await stop();
     throw error;

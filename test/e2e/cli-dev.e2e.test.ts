@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../src/testing/free-port";
@@ -7,11 +7,15 @@ import { freePort } from "../../src/testing/free-port";
 const root = resolve(import.meta.dirname, "../..");
 
 interface DevStack {
-  info: { runner: string; worker_url: string; dashboard_url: string; model_server_url: string };
+  info: { runner: string; worker_url: string; dashboard_url: string; model_server_url: string; pid: number };
+  /** The exit code once the command ends on its own. */
+  exited: Promise<number | null>;
   /** Ctrl-C, then the exit code. */
   stop(): Promise<number | null>;
   /** What the command printed on stderr so far (its notes, the runtime's warnings). */
   stderr(): string;
+  /** Everything the command printed on stdout so far (with --json: its JSON documents, one per line). */
+  stdout(): string;
 }
 
 /** Fails with `what` and the command's stderr if `promise` takes longer than 60 s, so a hang names its step. */
@@ -25,10 +29,10 @@ async function within<T>(what: string, stack: Pick<DevStack, "stderr">, promise:
 async function startDev(args: string[]): Promise<DevStack> {
   const child = spawn(process.execPath, [join(root, "bin/edge-rollout.mjs"), "dev", "--simulator-port", "0", "--json", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
+  let stdout = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((done) => child.once("close", done));
   const started = new Promise<DevStack["info"]>((done, fail) => {
-    let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes("\n")) done(JSON.parse(stdout.split("\n")[0]!));
@@ -40,7 +44,22 @@ async function startDev(args: string[]): Promise<DevStack> {
     child.kill("SIGKILL");
     throw error;
   });
-  return { info, stderr: stack.stderr, stop: () => (child.kill("SIGINT"), within("stopping on Ctrl-C", stack, exited)) };
+  return { info, exited, stderr: stack.stderr, stdout: () => stdout, stop: () => (child.kill("SIGINT"), within("stopping on Ctrl-C", stack, exited)) };
+}
+
+/** Pids of the processes named `name` whose parent is `parent` (Linux /proc). */
+function childrenNamed(parent: number, name: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        return stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === name && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 describe("edge-rollout dev (end to end)", () => {
@@ -86,6 +105,19 @@ describe("edge-rollout dev (end to end)", () => {
     expect(await stop()).toBe(0);
     rmSync(resolve(root, dir), { recursive: true, force: true });
   }, 180_000);
+
+  it("exits 1 with the reason when workerd dies under the miniflare runner, instead of serving nothing", async () => {
+    const stateDir = `.tmp/e2e-cli-dev-crash-${process.pid}`;
+    const dev = await startDev(["--port", String(await freePort()), "--state-dir", stateDir]);
+    const [workerd] = childrenNamed(dev.info.pid, "workerd");
+    expect(workerd).toBeDefined();
+    process.kill(workerd!, "SIGKILL");
+    expect(await within("exiting after workerd died", dev, dev.exited)).toBe(1);
+    const error = JSON.parse(dev.stdout().trim().split("\n").at(-1)!) as { ok: boolean; error: { message: string; exit_code: number } };
+    expect(error).toMatchObject({ ok: false, error: { exit_code: 1 } });
+    expect(error.error.message).toMatch(/^the local stack stopped serving: workerd exited on its own/);
+    rmSync(resolve(root, stateDir), { recursive: true, force: true });
+  }, 120_000);
 
   it("keeps local state across restarts of the same --state-dir, and --reset starts it empty", async () => {
     const stateDir = `.tmp/e2e-cli-dev-reset-${process.pid}`;

@@ -45,8 +45,8 @@ export interface DevOptions {
 
 /**
  * Starts the stack `npm start` runs, without the demo batch, prints its URLs and serves until
- * SIGINT/SIGTERM (exit 0). Exit 1 when it cannot start, or when `wrangler dev` dies on its own (with the
- * miniflare runner workerd is this process's child, restarted by Miniflare on reload, and ends with it).
+ * SIGINT/SIGTERM (exit 0). Exit 1 when it cannot start, or when the runner dies on its own
+ * (`wrangler dev` exits, or, with the miniflare runner, workerd is gone for a few seconds).
  * Needs the dev dependencies (wrangler, miniflare, esbuild), as `npm ci` installs them.
  */
 export async function runDev(options: DevOptions, out: Output): Promise<ExitCode> {
@@ -95,19 +95,18 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
       "Ctrl-C stops the stack.",
     ].join("\n"),
   );
-  const ended = await new Promise<"signal" | "crashed">((resolve) => {
-    process.once("SIGINT", () => resolve("signal"));
-    process.once("SIGTERM", () => resolve("signal"));
-    void stack.ended.then((reason) => {
-      out.note(reason);
-      resolve("crashed");
-    });
+  const ended = await new Promise<{ by: "signal" } | { by: "crash"; reason: string }>((resolve) => {
+    process.once("SIGINT", () => resolve({ by: "signal" }));
+    process.once("SIGTERM", () => resolve({ by: "signal" }));
+    void stack.ended.then((reason) => resolve({ by: "crash", reason }));
   });
-  out.note(ended === "signal" ? "stopping … (Ctrl-C again to exit at once)" : "the runner exited; stopping");
+  out.note(ended.by === "signal" ? "stopping … (Ctrl-C again to exit at once)" : "the runner exited; stopping");
   // A second Ctrl-C does not wait for the runtime to finish disposing.
   const now = () => process.exit(130);
   process.once("SIGINT", now);
   process.once("SIGTERM", now);
   await stack.stop();
-  return ended === "signal" ? ExitCode.ok : ExitCode.failure;
+  // Reported as the command's error (on stderr, or as the JSON document with --json), exit 1.
+  if (ended.by === "crash") throw new OperationError(`the local stack stopped serving: ${ended.reason}`, { hint: "start it again; --verbose shows the runtime's own output" });
+  return ExitCode.ok;
 }
