@@ -4,7 +4,8 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { decodeArrowStream, type ArrowTable } from "../sink/arrow/arrow-ipc";
+import type { ArrowTable } from "../sink/arrow/arrow-format";
+import { decodeArrowStream } from "../sink/arrow/arrow-read";
 import { columnsToSamples, encodeSampleTable, readSampleTable } from "../sink/sample-columns";
 import type { Vector } from "../sink/arrow/vectors";
 import { OperationError } from "./errors";

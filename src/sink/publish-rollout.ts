@@ -6,7 +6,7 @@ import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-
 import { toAtif } from "./atif";
 import { rolloutAtifKey, rolloutRecordKey, rolloutSamplesKey } from "./r2-keys";
 import { ROLLOUT_RECORD_SCHEMA_VERSION, type RolloutRecord } from "./rollout-record";
-import { ARROW_STREAM_MEDIA_TYPE } from "./arrow/arrow-ipc";
+import { ARROW_STREAM_MEDIA_TYPE } from "./arrow/arrow-format";
 import { buildSamplesForView } from "./sample-builder";
 import { encodeSampleTable } from "./sample-columns";
 

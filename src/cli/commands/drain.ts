@@ -4,7 +4,8 @@
  */
 import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../runtime/feed/arrow-pull";
 import { BatchCounts, type FeedStats, type InlineFeedGroup, type PullResponse, zeroBatchCounts } from "../../schemas/feed";
-import { ARROW_STREAM_MEDIA_TYPE, decodeArrowStream } from "../../sink/arrow/arrow-ipc";
+import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/arrow/arrow-format";
+import { decodeArrowStream } from "../../sink/arrow/arrow-read";
 import type { ApiClient } from "../api-client";
 import { ExitCode, OperationError } from "../errors";
 import { InterruptWatch, sleep } from "../interrupt";

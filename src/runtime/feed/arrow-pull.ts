@@ -5,7 +5,8 @@
  * JSON answer with each member's `samples` a count and `first_sample` its first row.
  */
 import type { FeedGroup, FeedMember, PullResponse } from "../../schemas/feed";
-import { encodeArrowStream, type ArrowTable } from "../../sink/arrow/arrow-ipc";
+import type { ArrowTable } from "../../sink/arrow/arrow-format";
+import { encodeArrowStream } from "../../sink/arrow/arrow-ipc";
 import { concatSampleTables, sampleTableMetadata } from "../../sink/sample-columns";
 import type { PulledGroup } from "./inline-samples";
 

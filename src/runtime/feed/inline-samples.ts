@@ -9,7 +9,7 @@
 import { describeError } from "../../errors";
 import type { SizedBlobReader } from "../../ports";
 import type { FeedGroup, FeedMember, InlineFeedGroup } from "../../schemas/feed";
-import type { ArrowTable } from "../../sink/arrow/arrow-ipc";
+import type { ArrowTable } from "../../sink/arrow/arrow-format";
 import { rolloutSamplesKey } from "../../sink/r2-keys";
 import { RolloutRecord } from "../../sink/rollout-record";
 import { columnsToSamples, readSampleTable, samplesToColumns, sampleTableMetadata, withExtraFields } from "../../sink/sample-columns";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ArrowFormatError, decodeArrowStream, encodeArrowStream } from "../../../../src/sink/arrow/arrow-ipc";
+import { encodeArrowStream } from "../../../../src/sink/arrow/arrow-ipc";
+import { ArrowFormatError, decodeArrowStream } from "../../../../src/sink/arrow/arrow-read";
 import type { Column } from "../../../../src/sink/arrow/vectors";
 import { concatSampleTables, encodeSampleTable, readSampleTable, columnsToSamples, samplesToColumns } from "../../../../src/sink/sample-columns";
 import { TrainingSample } from "../../../../src/schemas/training-sample";

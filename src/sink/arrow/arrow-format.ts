@@ -1,0 +1,26 @@
+/**
+ * @module What the Arrow IPC writer (`arrow-ipc.ts`) and reader (`arrow-read.ts`) share: the
+ * stream media type, the decoded table's shape, and the format's constants.
+ */
+import type { Column } from "./vectors";
+
+/** The IANA media type of an Arrow IPC stream. */
+export const ARROW_STREAM_MEDIA_TYPE = "application/vnd.apache.arrow.stream";
+
+/** A decoded stream: its columns (record batches concatenated), row count and schema metadata. */
+export interface ArrowTable {
+  columns: Column[];
+  length: number;
+  metadata: Record<string, string>;
+}
+
+/** Arrow's metadata version 5. */
+export const METADATA_V5 = 4;
+/** Message header types. */
+export const HEADER = { schema: 1, recordBatch: 3 } as const;
+/** Field type codes (the `Type` union). */
+export const TYPE = { int: 2, floatingPoint: 3, utf8: 5, bool: 6, list: 12 } as const;
+/** Floating point precisions. */
+export const PRECISION = { float32: 1, float64: 2 } as const;
+/** The marker before each message's metadata length. */
+export const CONTINUATION = 0xffffffff;
