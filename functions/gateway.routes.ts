@@ -135,7 +135,10 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
     // Recorded and released at once (one round trip less); the record says the version the call
     // was admitted under, corrected in the rare case a weight sync ended while it ran.
     const { reply, replyText, call: record, released } = await gateway.sendUnreleased(path, body, call);
-    const [versionEnd] = await Promise.all([released, stub.recordCall(stamp(record))]);
+    const recording = stub.recordCall(stamp(record));
+    recording.catch(() => undefined); // awaited below, once the release has landed whatever happens to the record
+    const versionEnd = await released; // never rejects: a failed release reports the admitted version
+    await recording;
     if (versionEnd !== record.policy_version_end) await stub.amendCallVersion(record.call_id, versionEnd);
     // The upstream's own bytes when the backend kept them: serializing the parsed reply again costs CPU for nothing.
     return replyText === undefined ? c.json(reply as JsonObject) : c.body(replyText, 200, { "content-type": "application/json" });
