@@ -39,12 +39,6 @@ const STEP_PART = "step:";
 const ENV_PART = "env:";
 const CALL_PART = "call:";
 
-/** The last call stored, decoded, with the row it is in (checked against the table before use). */
-interface LastCall {
-  seq: number;
-  call: LlmCall;
-}
-
 /** A committed step with the env snapshot taken after it (null when the env has none). */
 export interface StoredStep {
   step: Step;
@@ -58,20 +52,19 @@ export interface StoredStep {
  */
 export class SessionStore {
   readonly #sql: SqlPort;
-  /** The last raw JSON read per meta key and what it parsed to: a row read again unchanged is not re-validated. */
-  readonly #parsed = new Map<string, { raw: string; value: unknown }>();
   /** The spec as read back from storage (see `readSpec`). */
   #spec: RolloutSpec | undefined;
-  /** The base the next call is encoded against; a rolled-back transaction is caught by the row check. */
-  #lastCall: LastCall | null = null;
   /**
-   * The state as last read or written. This object is the only writer of its storage, so memory
-   * and storage agree except after a rolled-back transaction, which `forgetCached` handles; every
-   * RPC reads the state, and the row read was a measured share of a step's CPU.
+   * The state as last read or written, validated. This object is the only writer of its storage,
+   * so memory and storage agree except after a rolled-back transaction, which `forgetCached`
+   * handles; every RPC reads the state, and the row read was a measured share of a step's CPU.
    */
   #state: SessionState | undefined;
-  /** Whether `#lastCall` is known to be the table's last row (see `#previousCall`). */
-  #lastCallCurrent = false;
+  /**
+   * The last call stored, decoded: the base the next call is encoded against. Null when there is
+   * none; undefined when not known (a fresh object, or after a rollback): read from the table.
+   */
+  #lastCall: LlmCall | null | undefined;
   /**
    * Whether `value_parts` has any row (undefined until read). Most sessions never split a value,
    * and every read of the steps and calls would otherwise run three part queries for nothing.
@@ -106,18 +99,13 @@ export class SessionStore {
   }
 
   /**
-   * Reads and validates a meta row, reusing the previous result while the stored text is the same.
-   * Spec and state are read on every RPC; validating them each time was a measured hot spot. The
-   * cached value is shared: callers copy before changing it (they build new objects with spread).
+   * Reads and validates a meta row. Spec and state are kept once read (see `readSpec`,
+   * `readState`), so this runs once per object, or once after a rollback. The value is shared:
+   * callers copy before changing it (they build new objects with spread).
    */
   #readParsed<T>(key: string, parse: (raw: unknown) => T): T | undefined {
     const text = readMetaText(this.#sql, key);
-    if (text === undefined) return undefined;
-    const cached = this.#parsed.get(key);
-    if (cached?.raw === text) return cached.value as T;
-    const value = parse(JSON.parse(text));
-    this.#parsed.set(key, { raw: text, value });
-    return value;
+    return text === undefined ? undefined : parse(JSON.parse(text));
   }
 
   #putMeta(key: string, value: unknown): void {
@@ -146,18 +134,14 @@ export class SessionStore {
    */
   forgetCached(): void {
     this.#state = undefined;
-    this.#parsed.delete("state");
-    this.#lastCallCurrent = false;
+    this.#lastCall = undefined;
     this.#hasParts = undefined;
   }
 
   /** Validates and writes the state; fields unchanged since the last valid state read or written are not parsed again. */
   writeState(state: SessionState): void {
-    const valid = parseStateChange(state, this.#parsed.get("state")?.value as SessionState | undefined);
-    const raw = JSON.stringify(valid);
-    writeMetaText(this.#sql, "state", raw);
-    // The next read of this very text needs no second validation.
-    this.#parsed.set("state", { raw, value: valid });
+    const valid = parseStateChange(state, this.#state);
+    writeMetaText(this.#sql, "state", JSON.stringify(valid));
     this.#state = valid;
   }
 
@@ -196,8 +180,7 @@ export class SessionStore {
     const row = this.#sql.exec<{ seq: number }>(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?) ON CONFLICT(call_id) DO NOTHING RETURNING seq`, valid.call_id, valid.step_id, parts[0]!).toArray()[0];
     if (!row) return;
     this.#writeParts(`${CALL_PART}${valid.call_id}`, parts);
-    this.#lastCall = { seq: row.seq, call: valid };
-    this.#lastCallCurrent = true;
+    this.#lastCall = valid;
   }
 
   /**
@@ -215,20 +198,13 @@ export class SessionStore {
     this.#sql.exec(`UPDATE llm_calls SET body = ? WHERE call_id = ?`, parts[0]!, callId);
     this.#sql.exec(`DELETE FROM value_parts WHERE owner = ?`, owner);
     this.#writeParts(owner, parts);
-    if (this.#lastCall?.call.call_id === callId) this.#lastCall = { ...this.#lastCall, call: { ...this.#lastCall.call, policy_version_end: version } };
+    if (this.#lastCall?.call_id === callId) this.#lastCall = { ...this.#lastCall, policy_version_end: version };
     return "set";
   }
 
-  /**
-   * The last stored call, decoded: from memory while nothing can have changed the table since
-   * this object read or wrote its last row, else when the table's last row is still that call.
-   */
+  /** The last stored call, decoded: from memory, or (not known yet) read with every call before it. */
   #previousCall(): LlmCall | null {
-    if (this.#lastCallCurrent) return this.#lastCall?.call ?? null;
-    const last = this.#sql.exec<{ seq: number; call_id: string }>(`SELECT seq, call_id FROM llm_calls ORDER BY seq DESC LIMIT 1`).toArray()[0];
-    if (!last) return null;
-    if (this.#lastCall && this.#lastCall.seq === last.seq && this.#lastCall.call.call_id === last.call_id) return this.#lastCall.call;
-    return this.listCalls().at(-1) ?? null;
+    return this.#lastCall === undefined ? (this.listCalls().at(-1) ?? null) : this.#lastCall;
   }
 
   /** Steps in order, from `afterIndex + 1` on. */
@@ -279,9 +255,7 @@ export class SessionStore {
       const stored = JSON.parse(row.body + (extra.get(`${CALL_PART}${row.call_id}`) ?? "")) as StoredCall;
       calls.push(decodeCall(stored, calls.at(-1) ?? null));
     }
-    const last = rows.at(-1);
-    this.#lastCall = last ? { seq: last.seq, call: calls.at(-1)! } : null;
-    this.#lastCallCurrent = true;
+    this.#lastCall = calls.at(-1) ?? null;
     return calls;
   }
 }
