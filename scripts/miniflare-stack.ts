@@ -34,8 +34,12 @@ export interface MiniflareStack {
   bundlePath: string;
   /** The DevTools inspector (`ws://…`) of the Worker's isolate, when `inspector` was asked for. */
   inspectorUrl: URL | undefined;
-  /** Resolves (with the reason) if workerd goes away on its own; never while it serves or after `stop()`. */
-  ended: Promise<string>;
+  /**
+   * Resolves (with the reason) if workerd goes away on its own; never while it serves or after
+   * `stop()`. Watching starts when this is first read, so a caller that never asks (the benches)
+   * pays nothing for it.
+   */
+  readonly ended: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -231,7 +235,8 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   const ours = () => workerdChildren().filter((pid) => !before.has(pid));
   let runtime: ReturnType<typeof runtimeGone> | undefined;
   const stop = async () => {
-    runtime?.cancel();
+    runtime ??= { ended: new Promise<string>(() => undefined), cancel: () => undefined }; // read after stop: nothing to watch
+    runtime.cancel();
     const disposed = (async () => {
       await unwatch?.().catch(() => undefined);
       await mf.dispose().catch(() => undefined);
@@ -249,10 +254,15 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     const health = await fetch(`${workerUrl}/health`, { signal: AbortSignal.timeout(60_000) });
     if (!health.ok) throw new Error(`GET /health answered ${health.status}`);
     const workerdPid = ours()[0];
-    runtime = runtimeGone(ours); // from now on: before ready there is no workerd to miss
     const inspectorUrl = options.inspector ? await mf.getInspectorURL() : undefined;
     if (options.watch) unwatch = await watchWorker(bundle, mf, mfOptions, (line) => process.stderr.write(`${line}\n`));
-    return { workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, ended: runtime.ended, stop };
+    return {
+      workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, stop,
+      // Started only after ready (before it there is no workerd to miss), and only when asked for.
+      get ended() {
+        return (runtime ??= runtimeGone(ours)).ended;
+      },
+    };
   } catch (error) {
     await stop();
     throw error;
