@@ -12,6 +12,7 @@
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { workerdChildren } from "../scripts/miniflare-stack";
 import type { LoopShape } from "./bare-loop";
+import { SYSTEM_PROMPT } from "./chat-calls";
 import { treeCpuByName } from "./process-cpu";
 
 /** One floor run: wall time, calls made, and the workerd CPU they took. */
@@ -56,12 +57,12 @@ export default {
       await afterCall(object, rpcs, Date.now(), text);
       return new Response(text, { status: upstream.status, headers: { "content-type": "application/json" } });
     }
-    const { model, rollouts, steps, maxTokens, rpcs } = await request.json();
+    const { model, system, rollouts, steps, maxTokens, rpcs } = await request.json();
     let calls = 0;
     await Promise.all(Array.from({ length: rollouts }, async (_, index) => {
       const object = env.STEP.get(env.STEP.idFromName("rollout-" + index));
       const messages = [
-        { role: "system", content: "You are a helpful assistant. Keep answers short." },
+        { role: "system", content: system },
         { role: "user", content: "Tell me about topic " + index + "." },
       ];
       for (let step = 0; step < steps; step++) {
@@ -118,7 +119,7 @@ export async function startWorkerdFloor(baseUrl: string): Promise<WorkerdFloor> 
     async loop(model, shape, rpcs) {
       const cpu0 = cpu();
       const start = performance.now();
-      const response = await fetch(`${url}/loop`, { method: "POST", body: JSON.stringify({ model, rollouts: shape.rollouts, steps: shape.steps, maxTokens: shape.maxTokens, rpcs }) });
+      const response = await fetch(`${url}/loop`, { method: "POST", body: JSON.stringify({ model, system: SYSTEM_PROMPT, rollouts: shape.rollouts, steps: shape.steps, maxTokens: shape.maxTokens, rpcs }) });
       if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${await response.text()}`);
       const { calls } = (await response.json()) as { calls: number };
       return { wallMs: performance.now() - start, calls, cpuMsPerCall: (cpu() - cpu0) / calls };
