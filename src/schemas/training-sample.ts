@@ -25,7 +25,7 @@ export const TrainingSample = z.object({
   /** 0 for the first sample of a rollout; more when the prefix broke (drift) or in per-call mode. */
   segment_index: z.int().min(0),
   // The token arrays are checked in one loop each, not per element: zod runs interpreted in
-  // workerd, and per-element parsing of every sample was a measurable share of publication's CPU.
+  // workerd, and per-element parsing of every sample showed in publication's CPU profiles.
   prompt_ids: TokenIds,
   response_ids: TokenIds,
   response_mask: ResponseMask,

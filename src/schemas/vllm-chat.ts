@@ -12,8 +12,8 @@ export const TokenLogprob = z.looseObject({
 /**
  * `choices[0].logprobs.content`: one entry per generated token, each with its token and logprob
  * (other fields, such as `top_logprobs`, kept as sent). Checked in one loop rather than as an
- * array of objects: zod runs interpreted in workerd, and per-entry parsing was a measurable share
- * of a model call's CPU; a bad entry is still refused, the error naming this field.
+ * array of objects: zod runs interpreted in workerd, and per-entry parsing showed in the profiles
+ * of a model call's capture; a bad entry is still refused, the error naming this field.
  */
 const TokenLogprobs = z.custom<z.infer<typeof TokenLogprob>[]>(
   (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof entry.token === "string" && typeof entry.logprob === "number" && Number.isFinite(entry.logprob)),
