@@ -1,7 +1,10 @@
 """End to end: Python runner processes run a batch of external rollouts against the local stack.
 
 Three ``python -m edge_rollout.runner`` processes (4 workers each) run the sandbox example on a
-16-row × 4-sample batch; one is killed (SIGKILL) while it holds rollouts. Every rollout must end,
+16-row × 4-sample batch. The doomed one starts alone (so the batch cannot drain before it holds a
+rollout that has called the model: racing the others for claims made this flaky on a loaded CI
+machine) and is killed (SIGKILL) while it holds rollouts; two steady runners then claim side by
+side, including the killed runner's rollouts once their leases lapse. Every rollout must end,
 the killed runner's rollouts must come back as new attempts (its calls recorded, excluded from
 training), the feed must deliver each of the 16 groups once, and the survivors must stop cleanly
 on SIGTERM.
@@ -23,21 +26,22 @@ AGENT = "sandbox-calculator"
 EXAMPLE = "examples/python-sandbox/agent.py:SandboxCalculator"
 
 
-def start_runner(url: str, runner_id: str, log) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "clients/python"), "EDGE_ROLLOUT_SANDBOX_DELAY_S": "0.3"}
+def start_runner(url: str, runner_id: str, log, sandbox_delay_s: float = 0.3) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "clients/python"), "EDGE_ROLLOUT_SANDBOX_DELAY_S": str(sandbox_delay_s)}
     command = [sys.executable, "-m", "edge_rollout.runner", EXAMPLE, "--url", url, "--agent", AGENT, "--runners", "4",
                "--lease-ms", "3000", "--runner-id", runner_id, "--grace", "30", "-v"]
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-def wait_for(what: str, probe, timeout: float):
+def wait_for(what: str, probe, timeout: float, context=lambda: None):
+    """Polls probe until it answers; on timeout the error carries what context() shows then."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = probe()
         if value:
             return value
         time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}; at that time: {context()}")
 
 
 def holds_with_calls(client: Client, rollout_id: str, runner_id: str) -> bool:
@@ -57,18 +61,22 @@ def test_three_runner_processes_run_a_batch_through_a_killed_runner(stack):
     assert len(ROWS) >= 16
     client.submit_batch(ROWS[:16], agent=f"external:{AGENT}", n=4, batch_id=batch_id, config={"max_attempts": 3, "rollout_timeout_ms": 600_000})
     logs = {name: tempfile.TemporaryFile(mode="w+") for name in ("doomed", "steady-1", "steady-2")}
-    runners = {name: start_runner(stack, name, log) for name, log in logs.items()}
+    # A slower sandbox keeps each of the doomed runner's rollouts held for seconds, far longer than
+    # the gap between seeing one held and the kill.
+    runners = {"doomed": start_runner(stack, "doomed", logs["doomed"], sandbox_delay_s=1.0)}
+    status = lambda: {"batch": client.batch_status(batch_id)["counts"], "runners": runner_view(client, batch_id)}
     try:
         # Kill the doomed runner mid-rollout: after some rollouts, while it holds one that has called the model.
         wait_for("the doomed runner to finish two rollouts",
-                 lambda: (lambda r: r and r["finished"] >= 2)(runner_view(client, batch_id).get("doomed")), 120)
+                 lambda: (lambda r: r and r["finished"] >= 2)(runner_view(client, batch_id).get("doomed")), 120, status)
         wait_for("the doomed runner to hold a rollout that has called the model",
                  lambda: any(holds_with_calls(client, entry["rollout_id"], "doomed")
-                             for entry in client.request("GET", f"/v1/batches/{batch_id}/rollouts?limit=1000")["rollouts"] if entry["status"] == "running"), 120)
+                             for entry in client.request("GET", f"/v1/batches/{batch_id}/rollouts?limit=1000")["rollouts"] if entry["status"] == "running"), 120, status)
         runners["doomed"].send_signal(signal.SIGKILL)
         runners["doomed"].wait(timeout=10)
+        runners.update({name: start_runner(stack, name, logs[name]) for name in ("steady-1", "steady-2")})
 
-        progress = wait_for("every rollout to end", lambda: (lambda p: p if p["done"] else None)(client.batch_status(batch_id)), 300)
+        progress = wait_for("every rollout to end", lambda: (lambda p: p if p["done"] else None)(client.batch_status(batch_id)), 300, status)
         counts = progress["counts"]
         assert counts["succeeded"] + counts["failed"] + counts["cancelled"] == 64 and counts["succeeded"] >= 60, counts
 
