@@ -160,14 +160,48 @@ export type InlineFeedMember = z.infer<typeof InlineFeedMember>;
 export const InlineFeedGroup = FeedGroup.extend({ members: z.array(InlineFeedMember) });
 export type InlineFeedGroup = z.infer<typeof InlineFeedGroup>;
 
+/** Why the feed dropped a group instead of delivering it. */
+export const DropReason = z.enum(["stale"]);
+export type DropReason = z.infer<typeof DropReason>;
+
+/**
+ * A group of a batch the feed dropped and will never deliver, e.g. one too stale for its training
+ * mode at the version of the pull that found it (`policy_version`).
+ */
+export const DroppedGroup = z.object({
+  uid: z.string(),
+  batch_id: z.string(),
+  training_mode: z.string(),
+  reason: DropReason,
+  group_size: z.int().min(1),
+  /** Members the group held when dropped. */
+  arrived: z.int().min(0),
+  max_staleness: z.int().min(0),
+  policy_version_start: z.int().min(0),
+  policy_version_end: z.int().min(0),
+  /** The policy version of the pull that dropped it. */
+  policy_version: z.int().min(0),
+  dropped_at: z.number(),
+});
+export type DroppedGroup = z.infer<typeof DroppedGroup>;
+
+/** Most dropped groups one pull reports. */
+export const MAX_REPORTED_DROPS = 1024;
+
 /** `POST /v1/feed/pull` answer: `lease_id` null when nothing was ready. */
 export interface PullResponse<G = FeedGroup> {
   lease_id: string | null;
   lease_expires_at: number | null;
   /** The policy version the staleness check used. */
   policy_version: number;
-  /** Complete groups this pull found too stale and dropped. */
+  /** Complete groups this pull found too stale and dropped (any batch). */
   dropped_stale: number;
+  /**
+   * Groups of the batches the pull names (`batch_id` / `batch_prefix`) that the feed has dropped,
+   * whichever pull dropped them, for as long as it remembers released uids; empty when the pull
+   * names no batch. A consumer waiting for a batch's groups counts these as ended, not late.
+   */
+  dropped_groups: DroppedGroup[];
   groups: G[];
 }
 

@@ -69,4 +69,30 @@ describe("stale groups", () => {
     expect((await pull({ max_groups: 10, training_mode: "verl/hybrid" })).groups).toEqual([]);
     expect((await pull({ max_groups: 10, training_mode: "async" })).groups.map((g) => g.uid)).toEqual([old.uid]);
   });
+
+  it("reports a batch's dropped groups to every later pull that names the batch, and to no other", async () => {
+    const version = (await feedStats()).policy_version;
+    const batchId = uniqueId("stale-batch");
+    const stale = await publishGroup(2, { training_mode: "verl/hybrid", policy_version: version, batch_id: batchId });
+    const kept = await publishGroup(2, { training_mode: "verl/one_step_off", policy_version: version, batch_id: batchId });
+    const noBatch = await publishGroup(1, { training_mode: "verl/hybrid", policy_version: version });
+    await ingestAll(defaultFeed(), [...stale.messages, ...kept.messages, ...noBatch.messages]);
+    await bumpPolicyVersion();
+    // An unfiltered pull drops both stale groups but reports none: it waits for no batch.
+    const first = await pull({ max_groups: 10, training_mode: "verl/hybrid" });
+    expect([first.dropped_stale, first.dropped_groups, first.groups]).toEqual([2, [], []]);
+
+    const expected = {
+      uid: stale.uid, batch_id: batchId, training_mode: "verl/hybrid", reason: "stale", group_size: 2, arrived: 2,
+      max_staleness: 0, policy_version_start: version, policy_version_end: version, policy_version: version + 1,
+    };
+    const byId = await pull({ max_groups: 10, batch_id: batchId });
+    expect(byId.dropped_stale).toBe(0);
+    expect(byId.dropped_groups).toEqual([{ ...expected, dropped_at: expect.any(Number) }]);
+    expect(byId.groups.map((g) => g.uid)).toEqual([kept.uid]);
+    const again = await pull({ max_groups: 10, batch_id: [uniqueId("other"), batchId], batch_prefix: batchId.slice(0, 6) });
+    expect(again.dropped_groups.filter((g) => g.batch_id === batchId).map((g) => g.uid)).toEqual([stale.uid]);
+    expect(again.dropped_groups.map((g) => g.uid)).not.toContain(noBatch.uid);
+    expect((await pull({ max_groups: 10, batch_id: uniqueId("other") })).dropped_groups).toEqual([]);
+  });
 });

@@ -163,7 +163,8 @@ export class FeedCore {
         samples += group.sample_count;
         members += group.arrived;
       }
-      if (chosen.length === 0) return { ok: true, lease_id: null, lease_expires_at: null, policy_version: currentPolicyVersion, dropped_stale: dropped, groups: [] };
+      const droppedGroups = this.#storage.dropped.ofBatches(body);
+      if (chosen.length === 0) return { ok: true, lease_id: null, lease_expires_at: null, policy_version: currentPolicyVersion, dropped_stale: dropped, dropped_groups: droppedGroups, groups: [] };
       const leaseId = this.#newLeaseId();
       const expiresAt = now + body.lease_ms;
       this.#storage.insertLease({ lease_id: leaseId, state: "active", created_at: now, expires_at: expiresAt, group_count: chosen.length });
@@ -173,7 +174,7 @@ export class FeedCore {
         this.#storage.bump(group.training_mode, "delivered");
         return feedGroupOf(leased, this.#storage.members(group.uid));
       });
-      return { ok: true, lease_id: leaseId, lease_expires_at: expiresAt, policy_version: currentPolicyVersion, dropped_stale: dropped, groups };
+      return { ok: true, lease_id: leaseId, lease_expires_at: expiresAt, policy_version: currentPolicyVersion, dropped_stale: dropped, dropped_groups: droppedGroups, groups };
     });
     await this.#schedule(now);
     return result;
@@ -293,6 +294,10 @@ export class FeedCore {
       if (group.sample_count === 0 || current - group.policy_version_start <= group.max_staleness) continue;
       this.#storage.closeGroup(group.uid, now);
       this.#storage.bump(group.training_mode, "dropped_stale");
+      if (group.batch_id !== null) {
+        const { uid, batch_id, training_mode, group_size, arrived, max_staleness, policy_version_start, policy_version_end } = group;
+        this.#storage.dropped.record({ uid, batch_id, training_mode, reason: "stale", group_size, arrived, max_staleness, policy_version_start, policy_version_end, policy_version: current, dropped_at: now });
+      }
       dropped += 1;
     }
     return dropped;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { SqlPort } from "../../ports";
 import { FeedConfig, type FeedCounterName, FeedMember } from "../../schemas/feed";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
+import { DroppedGroups } from "./dropped-groups";
 
 const MIGRATIONS = [
   CREATE_META_TABLE,
@@ -84,14 +85,18 @@ function toGroup(raw: RawGroup): GroupRow {
 /** Typed reads and validated writes over the feed's tables. */
 export class FeedStorage {
   readonly #sql: SqlPort;
+  /** Groups dropped instead of delivered, reported to pulls that name their batch. */
+  readonly dropped: DroppedGroups;
 
   constructor(sql: SqlPort) {
     this.#sql = sql;
+    this.dropped = new DroppedGroups(sql);
   }
 
   /** Creates the tables if they do not exist (idempotent). */
   migrate(): void {
     for (const statement of MIGRATIONS) this.#sql.exec(statement);
+    this.dropped.migrate();
     // Feeds created before groups knew their batch: add the column (their groups stay batch-less).
     const columns = this.#sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('feed_groups')`).toArray();
     if (!columns.some((column) => column.name === "batch_id")) this.#sql.exec(`ALTER TABLE feed_groups ADD COLUMN batch_id TEXT`);
@@ -145,10 +150,11 @@ export class FeedStorage {
     return this.#sql.exec(`SELECT 1 AS found FROM closed WHERE uid = ?`, uid).toArray().length > 0;
   }
 
-  /** Forgets dedupe and closed-group memory, and finished leases, older than `before`. */
+  /** Forgets dedupe, closed- and dropped-group memory, and finished leases, older than `before`. */
   prune(before: number): void {
     this.#sql.exec(`DELETE FROM seen WHERE seen_at < ?`, before);
     this.#sql.exec(`DELETE FROM closed WHERE closed_at < ?`, before);
+    this.dropped.prune(before);
     this.#sql.exec(`DELETE FROM leases WHERE state != 'active' AND expires_at < ?`, before);
   }
 
