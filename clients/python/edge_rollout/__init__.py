@@ -5,11 +5,11 @@ when installed and asked for; ``edge_rollout.verl`` works with or without verl i
 """
 from .batching import VerlBatch, samples_of, to_verl_batch
 from .client import DEFAULT_LEASE_MS, Client
-from .errors import (ConflictError, EdgeRolloutError, InvalidInputError, NotFoundError, ProblemError, StreamTimeout,
-                     SyncingError, TransportError, UnauthorizedError)
+from .errors import (ConflictError, EdgeRolloutError, GroupsDropped, InvalidInputError, NotFoundError, ProblemError,
+                     StreamTimeout, SyncingError, TransportError, UnauthorizedError)
 
 __version__ = "0.1.0"
 
 __all__ = ["Client", "DEFAULT_LEASE_MS", "VerlBatch", "samples_of", "to_verl_batch", "EdgeRolloutError", "ProblemError",
            "InvalidInputError", "UnauthorizedError", "NotFoundError", "ConflictError", "SyncingError", "TransportError",
-           "StreamTimeout"]
+           "StreamTimeout", "GroupsDropped"]

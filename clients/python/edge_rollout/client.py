@@ -8,7 +8,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 from .arrow_feed import ARROW_MEDIA_TYPE, arrow_available, decode_arrow_pull
 from .errors import TransportError, problem_error
@@ -159,7 +159,8 @@ class Client:
         rather than their R2 keys. ``batch_id`` (one id or a list) and ``batch_prefix`` (e.g.
         ``"<id>.chunk"``) take only groups of those batches, ``uid_prefix`` only groups whose uid
         starts with it; every other group stays in the feed for its own consumer. Returns
-        ``{lease_id, lease_expires_at, policy_version, dropped_stale, groups}``; ``lease_id`` is
+        ``{lease_id, lease_expires_at, policy_version, dropped_stale, dropped_groups, groups}``
+        (``dropped_groups``: the named batches' groups the feed dropped, never delivered); ``lease_id`` is
         None when nothing was ready. Ack the lease with ``ack`` once the groups are consumed, or
         they are delivered again after ``lease_ms``.
 
@@ -209,7 +210,8 @@ class Client:
                       training_mode: Optional[str] = None, limit: Optional[int] = None,
                       timeout: Optional[float] = None, poll_interval: float = 0.5,
                       batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None,
-                      uid_prefix: Optional[str] = None) -> Iterator[dict[str, Any]]:
+                      uid_prefix: Optional[str] = None,
+                      on_dropped: Optional[Callable[[Mapping[str, Any]], None]] = None) -> Iterator[dict[str, Any]]:
         """Yields pulled groups one by one (inline samples) and acks each pull's lease.
 
         See ``edge_rollout.stream.stream_groups`` for exactly when the ack happens: after the
@@ -217,12 +219,13 @@ class Client:
         breaks or closes the iterator acks nothing still open: those groups come back after
         ``lease_ms``. ``limit`` ends the stream cleanly after that many groups; ``timeout``
         raises ``StreamTimeout`` after that many seconds without a group. ``batch_id`` /
-        ``batch_prefix`` / ``uid_prefix`` pull only those groups (see ``pull``).
+        ``batch_prefix`` / ``uid_prefix`` pull only those groups (see ``pull``); the named
+        batches' dropped groups go to ``on_dropped`` (default: a warning) and count toward ``limit``.
         """
         return stream_groups(self, max_groups=max_groups, max_samples=max_samples, lease_ms=lease_ms,
                              min_policy_version=min_policy_version, training_mode=training_mode,
                              limit=limit, timeout=timeout, poll_interval=poll_interval,
-                             batch_id=batch_id, batch_prefix=batch_prefix, uid_prefix=uid_prefix)
+                             batch_id=batch_id, batch_prefix=batch_prefix, uid_prefix=uid_prefix, on_dropped=on_dropped)
 
     # --- the policy and the weight-sync handshake ---------------------------------------------
 

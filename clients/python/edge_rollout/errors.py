@@ -77,3 +77,12 @@ class TransportError(EdgeRolloutError):
 
 class StreamTimeout(EdgeRolloutError, TimeoutError):
     """No group arrived within the stream's ``timeout``."""
+
+
+class GroupsDropped(EdgeRolloutError):
+    """The feed dropped groups a caller waited for (e.g. too stale for their training mode);
+    ``groups`` holds the feed's report of each (``uid``, ``reason``, versions, …)."""
+
+    def __init__(self, message: str, groups: list):
+        super().__init__(message)
+        self.groups = groups

@@ -13,11 +13,16 @@ When the ack happens, exactly:
 * an ack refused because the lease expired meanwhile raises ``ConflictError`` from ``next()``:
   the groups are already being delivered again, so train with a ``lease_ms`` longer than the
   time one pull takes to consume.
+
+Groups the feed dropped instead of delivering (too stale for their training mode) are reported by
+every pull that names their batch (``batch_id`` / ``batch_prefix``): each is handed once to
+``on_dropped`` (default: a warning) and counts toward ``limit``, since it will never arrive.
 """
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Mapping, Optional, Protocol, Sequence, Union
+import warnings
+from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, Union
 
 from .errors import StreamTimeout
 
@@ -38,7 +43,8 @@ def stream_groups(client: FeedClient, *, max_groups: Optional[int] = 64, max_sam
                   training_mode: Optional[str] = None, limit: Optional[int] = None,
                   timeout: Optional[float] = None, poll_interval: float = 0.5,
                   batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None,
-                  uid_prefix: Optional[str] = None) -> Iterator[dict[str, Any]]:
+                  uid_prefix: Optional[str] = None,
+                  on_dropped: Optional[Callable[[Mapping[str, Any]], None]] = None) -> Iterator[dict[str, Any]]:
     """Yields GRPO groups (with inline samples) from ``client``'s feed; see the module doc for acks.
 
     ``training_mode``, ``batch_id`` (one id or a list), ``batch_prefix`` and ``uid_prefix`` make
@@ -47,8 +53,9 @@ def stream_groups(client: FeedClient, *, max_groups: Optional[int] = 64, max_sam
     ``max_groups`` (default 64) / ``max_samples`` bound each pull; ``limit`` stops the stream
     cleanly after that many groups (pulls never ask for more than remain); ``timeout`` raises
     ``StreamTimeout`` after that many seconds without a new group (None: wait forever);
-    ``poll_interval`` (default 0.5 s) is the pause between empty pulls. Options are checked
-    when called, before any request.
+    ``poll_interval`` (default 0.5 s) is the pause between empty pulls. ``on_dropped`` is called
+    once per dropped group of a named batch (see the module doc). Options are checked when
+    called, before any request.
 
     Example::
 
@@ -64,22 +71,40 @@ def stream_groups(client: FeedClient, *, max_groups: Optional[int] = 64, max_sam
     if timeout is not None and timeout < 0:
         raise ValueError("timeout must be >= 0")
     selector = {"training_mode": training_mode, "batch_id": batch_id, "batch_prefix": batch_prefix, "uid_prefix": uid_prefix}
-    return _groups(client, max_groups, max_samples, lease_ms, min_policy_version, selector, limit, timeout, poll_interval)
+    return _groups(client, max_groups, max_samples, lease_ms, min_policy_version, selector, limit, timeout, poll_interval,
+                   on_dropped or _warn_dropped)
+
+
+def _warn_dropped(group: Mapping[str, Any]) -> None:
+    warnings.warn(f"the feed dropped group {group.get('uid')} of batch {group.get('batch_id')} ({group.get('reason')}: sampled at "
+                  f"policy version {group.get('policy_version_start')}, {group.get('training_mode')} allows "
+                  f"{group.get('max_staleness')} behind version {group.get('policy_version')}); it will not be delivered",
+                  RuntimeWarning, stacklevel=3)
 
 
 def _groups(client: FeedClient, max_groups: Optional[int], max_samples: Optional[int], lease_ms: Optional[int],
             min_policy_version: Optional[int], selector: Mapping[str, Any], limit: Optional[int],
-            timeout: Optional[float], poll_interval: float) -> Iterator[dict[str, Any]]:
+            timeout: Optional[float], poll_interval: float,
+            on_dropped: Callable[[Mapping[str, Any]], None]) -> Iterator[dict[str, Any]]:
     delivered = 0
+    dropped: set[str] = set()  # uids reported dropped: ended, so they count toward limit
     waiting_since = time.monotonic()
-    while limit is None or delivered < limit:
+    while limit is None or delivered + len(dropped) < limit:
         want = max_groups
         if limit is not None:
-            want = min(max_groups, limit - delivered) if max_groups is not None else limit - delivered
+            left = limit - delivered - len(dropped)
+            want = min(max_groups, left) if max_groups is not None else left
         pulled = client.pull(max_groups=want, max_samples=max_samples, lease_ms=lease_ms, inline=True,
                              min_policy_version=min_policy_version, **selector)
+        for group in pulled.get("dropped_groups") or []:
+            if group["uid"] not in dropped:
+                dropped.add(group["uid"])
+                waiting_since = time.monotonic()
+                on_dropped(group)
         lease_id, groups = pulled.get("lease_id"), pulled.get("groups") or []
         if lease_id is None or not groups:
+            if limit is not None and delivered + len(dropped) >= limit:
+                break
             waited = time.monotonic() - waiting_since
             if timeout is not None and waited >= timeout:
                 raise StreamTimeout(f"no group arrived within {timeout:g} s ({delivered} delivered so far)"

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import time
 import uuid
+import warnings
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
 from .batching import VerlBatch, to_verl_batch
 from .client import DEFAULT_LEASE_MS, Client
-from .errors import StreamTimeout
+from .errors import GroupsDropped, StreamTimeout
 from .verl_output import shape_output, verl_turns
 from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
 from .verl_segments import attach_earlier_segments
@@ -101,7 +102,10 @@ class EdgeRolloutManager:
     random id), ``timeout`` (default 1800 s: the longest wait for a batch's groups, then
     ``StreamTimeout``), ``lease_ms``, ``truncation`` (default ``"left"``), ``mask_untrainable``
     (default True), ``return_tensors`` (default ``"pt"`` when torch is installed, else ``"np"``),
-    ``extra_columns`` (more row columns to send).
+    ``extra_columns`` (more row columns to send), ``on_dropped`` (``"mask"``, the default: a
+    group the feed dropped as too stale answers its rows with masked placeholders, counted as
+    ``edge_rollout/dropped_groups`` and warned about; ``"raise"``: ``GroupsDropped``). Either way
+    the call ends as soon as every group arrived or was dropped, not at ``timeout``.
     """
 
     def __init__(self, client: Client, agent: str, n: int, prompt_length: int, response_length: int,
@@ -109,9 +113,12 @@ class EdgeRolloutManager:
                  training_mode: str = "verl/hybrid", max_concurrent: Optional[int] = None,
                  run_id: Optional[str] = None, timeout: float = 1800.0, lease_ms: int = DEFAULT_LEASE_MS,
                  poll_interval: float = 0.5, truncation: str = "left", mask_untrainable: bool = True,
-                 return_tensors: Optional[str] = None, extra_columns: Sequence[str] = ()):
+                 return_tensors: Optional[str] = None, extra_columns: Sequence[str] = (), on_dropped: str = "mask"):
         if n < 1 or val_n < 1:
             raise ValueError("n and val_n must be >= 1")
+        if on_dropped not in ("mask", "raise"):
+            raise ValueError('on_dropped must be "mask" or "raise"')
+        self.on_dropped = on_dropped
         self.client, self.agent, self.n, self.val_n = client, agent, n, val_n
         self.prompt_length, self.response_length, self.pad_token_id = prompt_length, response_length, pad_token_id
         self.rollout_config, self.config, self.training_mode, self.max_concurrent = rollout, config, training_mode, max_concurrent
@@ -170,10 +177,11 @@ class EdgeRolloutManager:
             self.client.submit_batch(rows, agent=self.agent, n=plan.n, mode="val" if kind == "val" else "train", batch_id=batch_id,
                                      config=sampling_config(self.rollout_config, meta, self.config) or None,
                                      max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train")
-        groups = self._collect(batch_id, len(rows)) if rows else {}
+        groups, dropped = self._collect(batch_id, len(rows)) if rows else ({}, {})
         submitted = time.monotonic()
         keep_earlier = self.train_drift_segments and kind == "train"
         samples, earlier, stats = self._aligned(batch_id, len(rows), plan.n, groups, keep_earlier)
+        stats["dropped_groups"] = len(dropped)
         out = shape_output(self._padded(samples), plan, kind, uids, samples, stats)
         if earlier:
             segments = self._padded(earlier)
@@ -185,13 +193,16 @@ class EdgeRolloutManager:
         out.meta_info["timing"]["edge_rollout/generate_sequences"] = time.monotonic() - started
         return out.to_data_proto() if self.return_tensors == "pt" and _importable("verl") else out
 
-    def _collect(self, batch_id: str, rows: int) -> dict[str, Mapping[str, Any]]:
-        """Pulls this batch's groups (the feed leases no other consumer's) until all arrived."""
+    def _collect(self, batch_id: str, rows: int) -> tuple[dict[str, Mapping[str, Any]], dict[str, Mapping[str, Any]]]:
+        """Pulls this batch's groups (the feed leases no other consumer's) until each arrived or
+        was dropped by the feed; returns both, by uid."""
         got: dict[str, Mapping[str, Any]] = {}
+        dropped: dict[str, Mapping[str, Any]] = {}
         deadline = time.monotonic() + self.timeout
         try:
             stream = self.client.stream_groups(max_groups=rows, limit=rows, poll_interval=self.poll_interval, timeout=self.timeout,
-                                               lease_ms=self.lease_ms, batch_id=batch_id, training_mode=self.training_mode)
+                                               lease_ms=self.lease_ms, batch_id=batch_id, training_mode=self.training_mode,
+                                               on_dropped=lambda group: dropped.setdefault(group["uid"], group))
             for group in stream:
                 got[group["uid"]] = group
                 if time.monotonic() > deadline and len(got) < rows:
@@ -201,7 +212,15 @@ class EdgeRolloutManager:
             progress = self.client.batch_status(batch_id)
             raise StreamTimeout(f"batch {batch_id}: {len(got)}/{rows} groups after {self.timeout:g} s; "
                                 f"counts {progress.get('counts')}") from None
-        return got
+        if dropped:
+            first = next(iter(dropped.values()))
+            why = (f"batch {batch_id}: the feed dropped {len(dropped)} of {rows} groups as {first.get('reason')} "
+                   f"(e.g. {first.get('uid')}: sampled at policy version {first.get('policy_version_start')}, "
+                   f"{first.get('training_mode')} allows {first.get('max_staleness')} behind version {first.get('policy_version')})")
+            if self.on_dropped == "raise":
+                raise GroupsDropped(why, list(dropped.values()))
+            warnings.warn(why + "; their rows are masked placeholders", RuntimeWarning, stacklevel=4)
+        return got, dropped
 
     def _padded(self, samples: list[Mapping[str, Any]]) -> VerlBatch:
         return to_verl_batch(samples, self.prompt_length, self.response_length, self.pad_token_id, truncation=self.truncation,
@@ -222,10 +241,11 @@ class EdgeRolloutManager:
                                  "drift_segments_trained": 0, "drift_model_tokens_untrained": 0, "policy_versions": set()}
         for r in range(rows):
             uid = f"{batch_id}:{r}"
-            members = {member["sample_index"]: member for member in groups[uid]["members"]}
+            group = groups.get(uid)  # None: dropped by the feed (see _collect)
+            members = {member["sample_index"]: member for member in group["members"]} if group else {}
             for k in range(n):
                 member = members.get(k)
-                if member is None or member.get("status") != "succeeded":
+                if group is not None and (member is None or member.get("status") != "succeeded"):
                     stats["failed"] += 1
                 own = sorted((member or {}).get("samples") or [], key=lambda sample: sample.get("segment_index", 0))
                 if own:

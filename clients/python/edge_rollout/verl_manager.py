@@ -47,7 +47,7 @@ class EdgeRolloutAgentLoopManager(EdgeRolloutManager):
             raise ValueError("edge_rollout.agent is required: the registered edge-rollout agent that runs every row")
         client = client or Client(url, token=_get(settings, "token") or os.environ.get("EDGE_ROLLOUT_TOKEN"))
         truncation = _get(_get(config, "data"), "truncation") or "left"
-        options = {key: _get(settings, key) for key in ("training_mode", "timeout", "max_concurrent", "run_id")}
+        options = {key: _get(settings, key) for key in ("training_mode", "timeout", "max_concurrent", "run_id", "on_dropped")}
         super().__init__(client, agent, rollout.n, rollout.prompt_length, rollout.response_length,
                          int(_get(settings, "pad_token_id") or 0), val_n=int(_get(_get(rollout, "val_kwargs"), "n") or 1),
                          rollout=rollout, truncation=truncation if truncation in ("left", "right", "middle", "error") else "left",

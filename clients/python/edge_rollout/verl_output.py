@@ -61,6 +61,7 @@ def _counts(out: VerlBatch, plan: CallPlan, stats: Mapping[str, Any]) -> dict[st
         "padding_rows": plan.padding,
         "failed": stats["failed"],
         "placeholders": stats["placeholders"],
+        "dropped_groups": stats.get("dropped_groups", 0),
         "truncated": int(np.sum(flags["response_truncated"])),
         "cut_to_model_token": int(np.sum(flags["response_cut_to_model_token"])),
         "no_model_token": int(np.sum(flags["response_no_model_token"])),

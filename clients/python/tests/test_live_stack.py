@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 import uuid
 
 import numpy as np
@@ -54,6 +55,23 @@ def test_the_weight_sync_handshake_moves_the_policy_version(stack):
     with pytest.raises(ConflictError) as caught:
         client.end_sync(version + 2)
     assert caught.value.path == "policy_version"
+
+
+def test_a_batch_dropped_as_stale_ends_its_stream_at_once_with_each_group_reported(stack):
+    # verl/hybrid allows no version behind: a weight sync between the rollouts and the pull makes
+    # the feed drop both groups, and the stream waiting for the batch must learn so, not time out.
+    client, batch_id = Client(stack), f"py-{uuid.uuid4().hex[:8]}"
+    client.submit_batch(ROWS[:2], agent="calculator", n=2, batch_id=batch_id, training_mode="verl/hybrid")
+    assert wait_done(client, batch_id)["counts"]["succeeded"] == 4
+    version = client.policy()["policy_version"]
+    client.begin_sync(wait_ms=5_000)
+    client.end_sync(version + 1)
+    dropped: list[dict] = []
+    started = time.monotonic()
+    assert list(client.stream_groups(max_groups=2, limit=2, timeout=60, batch_id=batch_id, on_dropped=dropped.append)) == []
+    assert time.monotonic() - started < 10
+    assert sorted(group["uid"] for group in dropped) == [f"{batch_id}:0", f"{batch_id}:1"]
+    assert all((g["reason"], g["training_mode"], g["policy_version"], g["arrived"]) == ("stale", "verl/hybrid", version + 1, 2) for g in dropped)
 
 
 def test_the_verl_example_runs_one_training_step_and_exits_0(stack):

@@ -88,3 +88,24 @@ def test_options_are_checked_when_called(client):
         client.stream_groups(limit=0)
     with pytest.raises(ValueError, match="max_groups or max_samples is required"):
         client.stream_groups(max_groups=None)
+
+
+def dropped(uid: str) -> dict:
+    return {"uid": uid, "batch_id": "b", "training_mode": "verl/hybrid", "reason": "stale", "group_size": 2, "arrived": 2,
+            "max_staleness": 0, "policy_version_start": 1, "policy_version_end": 1, "policy_version": 2, "dropped_at": 0}
+
+
+def test_groups_the_feed_dropped_are_reported_once_and_count_toward_the_limit(client, feed):
+    # The feed repeats a batch's dropped groups on every pull naming it; the stream reports each once.
+    feed.pulls = [{**pulled("L1", g("a")), "dropped_groups": [dropped("b")]},
+                  {**pulled(None), "dropped_groups": [dropped("b"), dropped("c")]}]
+    seen: list[str] = []
+    groups = list(client.stream_groups(limit=3, batch_id="b", timeout=5, on_dropped=lambda group: seen.append(group["uid"])))
+    assert [group["uid"] for group in groups] == ["a"] and seen == ["b", "c"]
+    assert feed.acked == ["L1"] and feed.pulls == []
+
+
+def test_without_a_callback_a_dropped_group_is_a_warning(client, feed):
+    feed.pulls = [{**pulled(None), "dropped_groups": [dropped("b")]}]
+    with pytest.warns(RuntimeWarning, match=r"dropped group b of batch b \(stale: sampled at policy version 1, verl/hybrid allows 0 behind version 2\)"):
+        assert list(client.stream_groups(limit=1, batch_id="b", timeout=5)) == []

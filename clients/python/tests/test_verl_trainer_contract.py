@@ -6,6 +6,7 @@ docs/verl.md (line numbers in the comments) with ``MiniDataProto`` (verl_fakes.p
 """
 from __future__ import annotations
 
+import time
 import uuid
 from copy import deepcopy
 from types import SimpleNamespace as NS
@@ -13,6 +14,7 @@ from types import SimpleNamespace as NS
 import numpy as np
 import pytest
 
+from edge_rollout import GroupsDropped
 from edge_rollout.verl_manager import EdgeRolloutAgentLoopManager
 from edge_rollout.verl_trainer import bracket_weight_sync
 from verl_fakes import FakeEdgeRollout, MiniDataProto, objects, pad_to_divisor, unpad
@@ -183,3 +185,32 @@ def test_torch_tensors_come_out_with_verls_dtypes(client, edge):
     assert out.batch["input_ids"].dtype == torch.int64 and out.batch["rm_scores"].dtype == torch.float32
     assert tuple(out.batch["attention_mask"].shape) == (2, PROMPT + RESPONSE)
     assert torch.equal(out.batch["rm_scores"].sum(-1), torch.tensor([0.0, 1.0]))
+
+
+@pytest.mark.parametrize("on_dropped", ["mask", "raise"])
+def test_a_group_the_feed_drops_as_stale_ends_the_call_at_once_masked_or_raised(server, client, on_dropped):
+    # The feed reports row 1's group dropped (verl/hybrid, one version behind): the call must not
+    # wait out its timeout (5 s here) for a group that will never come.
+    FakeEdgeRollout(server, dropped_rows=frozenset({1}))
+    config = verl_config(n=2)
+    config.edge_rollout = {**config.edge_rollout, "on_dropped": on_dropped}
+    manager = make_manager(client, config)
+    batch = dataloader_batch(3)
+    batch.non_tensor_batch["uid"] = objects([str(uuid.uuid4()) for _ in range(3)])
+    gen_batch = gen_batch_of(batch).repeat(2, interleave=True)
+    gen_batch.meta_info["global_steps"] = 1
+    started = time.monotonic()
+    if on_dropped == "raise":
+        with pytest.raises(GroupsDropped, match=r"dropped 1 of 3 groups as stale .*run-s1-train1:1.*verl/hybrid allows 0 behind version 3") as raised:
+            manager.generate_sequences(gen_batch)
+        assert [group["uid"] for group in raised.value.groups] == ["run-s1-train1:1"]
+    else:
+        with pytest.warns(RuntimeWarning, match="dropped 1 of 3 groups as stale"):
+            out = manager.generate_sequences(gen_batch)
+        mask = np.asarray(out.batch["response_mask"])
+        assert mask[2:4].sum() == 0 and mask[:2].sum() > 0 and mask[4:].sum() > 0  # row 1's two samples are placeholders
+        assert out.non_tensor_batch["uid"].tolist() == batch.repeat(2, interleave=True).non_tensor_batch["uid"].tolist()
+        counts = out.meta_info["edge_rollout"]
+        assert (counts["dropped_groups"], counts["placeholders"], counts["failed"]) == (1, 2, 0)
+        assert out.meta_info["timing"]["edge_rollout/dropped_groups"] == 1.0
+    assert time.monotonic() - started < 2.0

@@ -109,9 +109,11 @@ def objects(values: list[Any]) -> np.ndarray:
 class FakeEdgeRollout:
     """The edge-rollout routes a manager and the sync bracket use, answering every batch at once."""
 
-    def __init__(self, server: FakeServer, response: Any = None):
+    def __init__(self, server: FakeServer, response: Any = None, dropped_rows: frozenset = frozenset()):
         self.server, self.batches, self.version = server, {}, 3
         self.response = response or (lambda batch_id, r, k: [10 + r, 20 + k])
+        #: Rows whose group the feed reports dropped as stale (on every pull naming the batch) instead of delivering.
+        self.dropped_rows = dropped_rows
         server.route("POST", "/v1/batches", self._submit)
         server.route("POST", "/v1/feed/pull", self._pull)
         server.route("POST", "/v1/feed/ack", lambda body: (200, {"lease_id": body["lease_id"], "acked_groups": 1, "already": False}, {}))
@@ -127,14 +129,17 @@ class FakeEdgeRollout:
 
     def _pull(self, body: dict) -> tuple:
         (batch_id,) = body["batch_id"]
-        submitted = self.batches.pop(batch_id, None)
-        if submitted is None:
-            return 200, {"lease_id": None, "lease_expires_at": None, "policy_version": self.version, "dropped_stale": 0, "groups": []}, {}
+        submitted = self.batches.pop(batch_id, None) or self.batches.get(f"{batch_id}/done")
+        dropped = [{"uid": f"{batch_id}:{r}", "batch_id": batch_id, "training_mode": "verl/hybrid", "reason": "stale", "group_size": submitted["n"],
+                    "arrived": submitted["n"], "max_staleness": 0, "policy_version_start": self.version - 1, "policy_version_end": self.version - 1,
+                    "policy_version": self.version, "dropped_at": 0} for r in sorted(self.dropped_rows)] if submitted else []
+        if submitted is None or f"{batch_id}/done" in self.batches:
+            return 200, {"lease_id": None, "lease_expires_at": None, "policy_version": self.version, "dropped_stale": 0, "dropped_groups": dropped, "groups": []}, {}
         groups = [group(f"{batch_id}:{r}", [sample(f"{batch_id}:{r}", k, [1, 2], self.response(batch_id, r, k), reward=float(k))
                                             for k in range(submitted["n"])])
-                  for r in range(len(submitted["rows"]))]
+                  for r in range(len(submitted["rows"])) if r not in self.dropped_rows]
         self.batches[f"{batch_id}/done"] = submitted
-        return 200, pulled(f"L-{batch_id}", *groups), {}
+        return 200, {**pulled(f"L-{batch_id}", *groups), "dropped_groups": dropped}, {}
 
     def _end(self, body: dict) -> tuple:
         self.version = body["policy_version"]
