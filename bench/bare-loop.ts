@@ -1,5 +1,6 @@
 /** @module The baseline: a bare Node loop making the same multi-turn calls with the `openai` client. */
 import OpenAI from "openai";
+import { SYSTEM_PROMPT } from "./chat-calls";
 
 /** What each simulated rollout does: `steps` sequential calls over a growing conversation. */
 export interface LoopShape {
@@ -16,7 +17,7 @@ export async function runBareLoop(baseUrl: string, model: string, shape: LoopSha
   let next = 0;
   const oneRollout = async (index: number) => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [
-      { role: "system", content: "You are a helpful assistant. Keep answers short." },
+      { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: `Tell me about topic ${index}.` },
     ];
     for (let step = 0; step < shape.steps; step++) {

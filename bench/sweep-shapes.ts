@@ -3,6 +3,7 @@
  * the same N conversations through a bare `openai` loop, with the simulated latency each needed.
  */
 import OpenAI from "openai";
+import { SYSTEM_PROMPT } from "./chat-calls";
 import type { RolloutClient } from "../scripts/rollout-client";
 
 /** The simulator's fixed latency and the conversation shape. */
@@ -57,7 +58,7 @@ export async function runBare(simulatorUrl: string, shape: SweepShape, topicBase
   await Promise.all(
     Array.from({ length: shape.rollouts }, async (_, i) => {
       const messages: OpenAI.ChatCompletionMessageParam[] = [
-        { role: "system", content: "You are a helpful assistant. Keep answers short." },
+        { role: "system", content: SYSTEM_PROMPT },
         { role: "user", content: `Tell me about topic ${topicBase + i}.` },
       ];
       let mine = 0;
