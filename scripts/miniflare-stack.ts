@@ -16,9 +16,9 @@ import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { build, context, type BuildOptions } from "esbuild";
 import { Log, LogLevel, Miniflare, type MiniflareOptions } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
+import { withoutAddedSignalHandlers } from "./library-signal-handlers";
 import { localWranglerConfig, type LocalStackOptions } from "./local-stack";
 
 /** A running Miniflare stack. */
@@ -201,6 +201,8 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   const main = options.main ?? "functions/worker.ts";
   const bundle = bundleOptions(root, main, join(stateDir, "bundle"));
   const scriptPath = await bundleWorker(bundle, main);
+  // Loaded here, with the signal handlers it installs removed: Ctrl-C belongs to the stack's owner.
+  const { unstable_getMiniflareWorkerOptions } = await withoutAddedSignalHandlers(() => import("wrangler"));
   const { workerOptions } = unstable_getMiniflareWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
   const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
@@ -230,7 +232,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
       }
     },
   };
-  const mf = new Miniflare(mfOptions);
+  const mf = await withoutAddedSignalHandlers(() => new Miniflare(mfOptions));
   let unwatch: (() => Promise<void>) | undefined;
   const ours = () => workerdChildren().filter((pid) => !before.has(pid));
   let runtime: ReturnType<typeof runtimeGone> | undefined;

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../src/testing/free-port";
@@ -76,6 +76,35 @@ describe("edge-rollout dev (end to end)", () => {
     expect((await within("GET the model server's /health", dev, fetch(`${info.model_server_url}/health`))).status).toBe(200);
     expect(await stop()).toBe(0);
     await expect(fetch(`${info.worker_url}/health`)).rejects.toThrow();
+    rmSync(resolve(root, stateDir), { recursive: true, force: true });
+  }, 120_000);
+
+  it("stops the stack itself on Ctrl-C (the runtime libraries' own exit-at-once handlers are not left in the way)", async () => {
+    // Human mode, so dev's notes show: "stopping …" is printed only by dev's own handler, which
+    // wrangler's SIGINT handler (process.exit()) used to pre-empt.
+    const stateDir = `.tmp/e2e-cli-dev-human-${process.pid}`;
+    const child = spawn(process.execPath, [join(root, "bin/edge-rollout.mjs"), "dev", "--simulator-port", "0", "--port", String(await freePort()), "--state-dir", stateDir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.once("close", done));
+    const stack = { stderr: () => stderr };
+    await within("starting", stack, new Promise<void>((done, fail) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("Ctrl-C stops the stack.")) done();
+      });
+      child.once("close", (code) => fail(new Error(`dev exited ${code} before it was up; stderr:\n${stderr}`)));
+    })).catch((error: unknown) => {
+      child.kill("SIGKILL");
+      throw error;
+    });
+    const workerds = childrenNamed(child.pid!, "workerd");
+    expect(workerds).toHaveLength(1);
+    child.kill("SIGINT");
+    expect(await within("stopping on Ctrl-C", stack, exited)).toBe(0);
+    expect(stderr).toContain("stopping … (Ctrl-C again to exit at once)");
+    expect(existsSync(`/proc/${workerds[0]}`)).toBe(false);
     rmSync(resolve(root, stateDir), { recursive: true, force: true });
   }, 120_000);
 
