@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { build, context, type BuildOptions } from "esbuild";
+import { build, context, stop as stopEsbuild, type BuildOptions } from "esbuild";
 import { Log, LogLevel, Miniflare, type MiniflareOptions } from "miniflare";
 import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
@@ -126,7 +126,16 @@ async function watchWorker(bundle: BuildOptions & { outfile: string }, mf: Minif
     }],
   });
   await watcher.watch();
-  return () => watcher.dispose();
+  // esbuild's service process waits for its active watches, not only for its stdin, and it
+  // inherited our stderr: if this process exits mid-watch, an orphaned service can keep a caller's
+  // pipe open (one was found after a CI run, holding its inherited stderr). Whatever ends this
+  // process ends the service too.
+  const killService = () => void stopEsbuild();
+  process.once("exit", killService);
+  return async () => {
+    process.removeListener("exit", killService);
+    await watcher.dispose();
+  };
 }
 
 /** Children of this process named `workerd` (Miniflare starts exactly one per instance). */

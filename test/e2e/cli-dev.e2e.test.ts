@@ -31,7 +31,9 @@ async function startDev(args: string[]): Promise<DevStack> {
   let stderr = "";
   let stdout = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once("close", done));
+  // "exit", not "close": a grandchild holding an inherited pipe must not hide whether dev ended
+  // (stop() checks separately that dev's own children went with it).
+  const exited = new Promise<number | null>((done) => child.once("exit", done));
   const started = new Promise<DevStack["info"]>((done, fail) => {
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
@@ -44,7 +46,19 @@ async function startDev(args: string[]): Promise<DevStack> {
     child.kill("SIGKILL");
     throw error;
   });
-  return { info, exited, stderr: stack.stderr, stdout: () => stdout, stop: () => (child.kill("SIGINT"), within("stopping on Ctrl-C", stack, exited)) };
+  const stop = async () => {
+    const children = [...childrenNamed(child.pid!, "workerd"), ...childrenNamed(child.pid!, "esbuild")];
+    child.kill("SIGINT");
+    const code = await within("stopping on Ctrl-C", stack, exited);
+    await within("dev's workerd and esbuild ending with it", stack, allGone(children));
+    return code;
+  };
+  return { info, exited, stderr: stack.stderr, stdout: () => stdout, stop };
+}
+
+/** Resolves once none of `pids` is running (polled: they are not our children). */
+async function allGone(pids: number[]): Promise<void> {
+  while (pids.some((pid) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z "))) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** Pids of the processes named `name` whose parent is `parent` (Linux /proc). */
@@ -87,7 +101,7 @@ describe("edge-rollout dev (end to end)", () => {
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<number | null>((done) => child.once("close", done));
+    const exited = new Promise<number | null>((done) => child.once("exit", done));
     const stack = { stderr: () => stderr };
     await within("starting", stack, new Promise<void>((done, fail) => {
       child.stdout.on("data", (chunk: Buffer) => {
@@ -104,7 +118,7 @@ describe("edge-rollout dev (end to end)", () => {
     child.kill("SIGINT");
     expect(await within("stopping on Ctrl-C", stack, exited)).toBe(0);
     expect(stderr).toContain("stopping … (Ctrl-C again to exit at once)");
-    expect(existsSync(`/proc/${workerds[0]}`)).toBe(false);
+    await within("dev's workerd ending with it", stack, allGone(workerds));
     rmSync(resolve(root, stateDir), { recursive: true, force: true });
   }, 120_000);
 
