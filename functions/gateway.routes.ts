@@ -115,6 +115,20 @@ async function admitBoth(c: GatewayContext, stub: SessionRpc, rolloutId: string,
   }
 }
 
+/**
+ * Records a call while its admission is released (one sequential round trip less per call). The
+ * record says the version the call was admitted under; in the rare case a weight sync ended while
+ * the call ran, the release reports the newer version and the record is corrected. The release is
+ * awaited whatever happens to the record, so an admission is never left to expire by its ttl.
+ */
+async function recordWhileReleasing(stub: SessionRpc, record: LlmCall, released: Promise<number>): Promise<void> {
+  const recording = stub.recordCall(record);
+  recording.catch(() => undefined); // awaited below, once the release has landed
+  const versionEnd = await released; // never rejects: a failed release reports the admitted version
+  await recording;
+  if (versionEnd !== record.policy_version_end) await stub.amendCallVersion(record.call_id, versionEnd);
+}
+
 /** Forwards one call through the gateway and records it on the rollout; ends an external rollout a limit refuses. */
 async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject & { stream?: boolean }): Promise<Response> {
   const rolloutId = await authorize(c);
@@ -127,19 +141,9 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
   const call: GatewayCall = { ...session, callId, ...(admission ? { admission } : {}), whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
   const gateway = gatewayFor(c.env);
   try {
-    if (body.stream) {
-      return await gateway.stream(path, body, call, async (record) => {
-        await stub.recordCall(stamp(record));
-      });
-    }
-    // Recorded and released at once (one round trip less); the record says the version the call
-    // was admitted under, corrected in the rare case a weight sync ended while it ran.
+    if (body.stream) return await gateway.stream(path, body, call, (record, released) => recordWhileReleasing(stub, stamp(record), released));
     const { reply, replyText, call: record, released } = await gateway.sendUnreleased(path, body, call);
-    const recording = stub.recordCall(stamp(record));
-    recording.catch(() => undefined); // awaited below, once the release has landed whatever happens to the record
-    const versionEnd = await released; // never rejects: a failed release reports the admitted version
-    await recording;
-    if (versionEnd !== record.policy_version_end) await stub.amendCallVersion(record.call_id, versionEnd);
+    await recordWhileReleasing(stub, stamp(record), released);
     // The upstream's own bytes when the backend kept them: serializing the parsed reply again costs CPU for nothing.
     return replyText === undefined ? c.json(reply as JsonObject) : c.body(replyText, 200, { "content-type": "application/json" });
   } catch (error) {

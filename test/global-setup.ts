@@ -1,14 +1,25 @@
 import type { TestProject } from "vitest/node";
 import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 
-let simulator: VllmSimulator | undefined;
+/** Time to first token of the slow simulator: long enough to hold a call in flight while a test acts. */
+const SLOW_TTFT_MS = 1_500;
 
-/** Starts one vLLM simulator on a free loopback port for the whole integration run. */
+let simulators: VllmSimulator[] = [];
+
+/**
+ * Starts the vLLM simulators for the whole integration run on free loopback ports: the shared one
+ * (no latency) and a slow one, for tests that must act while a call is in flight.
+ */
 export async function setup(project: TestProject): Promise<void> {
-  simulator = await startVllmSimulator({ port: 0, seed: 7 });
+  const [simulator, slow] = await Promise.all([
+    startVllmSimulator({ port: 0, seed: 7 }),
+    startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: SLOW_TTFT_MS, perTokenMs: 0 } }),
+  ]);
+  simulators = [simulator, slow];
   project.provide("simulatorUrl", simulator.url);
+  project.provide("slowSimulatorUrl", slow.url);
 }
 
 export async function teardown(): Promise<void> {
-  await simulator?.close();
+  await Promise.all(simulators.map((simulator) => simulator.close()));
 }

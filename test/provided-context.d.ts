@@ -3,6 +3,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** Root URL (no /v1) of the vLLM simulator started for the run. */
     simulatorUrl: string;
+    /** Root URL of a second simulator that waits 1.5 s before its first token (calls held in flight). */
+    slowSimulatorUrl: string;
   }
 }
 export {};

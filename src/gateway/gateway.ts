@@ -89,9 +89,12 @@ export interface Gateway {
   /**
    * A streaming call: the SSE response to hand to the caller unchanged. `record` is awaited with
    * the assembled call before the stream's final `[DONE]` goes out, so a caller that has read the
-   * whole stream finds the call recorded.
+   * whole stream finds the call recorded. As with `sendUnreleased`, the admission is released
+   * while `record` runs: the call's `policy_version_end` is the version admitted and `released`
+   * (never rejecting) the version in force when the release landed, for the caller to correct the
+   * record when they differ. The stream ends only after the release landed.
    */
-  stream(path: UpstreamPath, body: JsonObject, call: GatewayCall, record: (call: LlmCall) => Promise<void>): Promise<Response>;
+  stream(path: UpstreamPath, body: JsonObject, call: GatewayCall, record: (call: LlmCall, released: Promise<number>) => Promise<void>): Promise<Response>;
 }
 
 /**
@@ -211,11 +214,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
       return relayStream(
         value.response,
         async (end) => {
-          const versionEnd = await prepared.release();
-          if (!end.captured) return;
-          const recorded = record(call, prepared, end.captured, { replica: value.replica, attempts, versionEnd });
-          // An aborted call is kept (its tokens were spent) but can never train: its output is cut off.
-          await onRecorded(end.outcome === "aborted" ? { ...recorded, trainable: false } : recorded);
+          const released = prepared.release();
+          if (!end.captured) return void (await released);
+          const recorded = record(call, prepared, end.captured, { replica: value.replica, attempts, versionEnd: prepared.policy.policy_version });
+          try {
+            // An aborted call is kept (its tokens were spent) but can never train: its output is cut off.
+            await onRecorded(end.outcome === "aborted" ? { ...recorded, trainable: false } : recorded, released);
+          } finally {
+            await released;
+          }
         },
         call.keepAlive,
       );

@@ -60,4 +60,23 @@ describe("a gateway call answered before its admission is released", () => {
     later.letGo();
     expect((await waiting).call.policy_version_end).toBe(6);
   });
+
+  it("records a streamed call while its release is held, and forwards [DONE] only once the release landed", async () => {
+    const policy = heldPolicy(7);
+    const backend = createVllmBackend({ baseUrl: `${sim.url}/v1` });
+    const gateway = createGateway({ policy: policy.port, backendFor: () => backend, defaultModel: "sim-qwen3", now: Date.now });
+    const seen: Array<{ versionEnd: number; inFlight: boolean; released: Promise<number> }> = [];
+    const response = await gateway.stream("/chat/completions", body, call("4"), async (record, released) => {
+      seen.push({ versionEnd: record.policy_version_end, inFlight: policy.inFlight.has("r-unreleased/gw/4"), released });
+    });
+    const text = response.text();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The record came while the release was still held, and the stream waits for the release.
+    expect(seen.map(({ versionEnd, inFlight }) => ({ versionEnd, inFlight }))).toEqual([{ versionEnd: 4, inFlight: true }]);
+    expect(await Promise.race([text.then(() => "ended"), Promise.resolve("open")])).toBe("open");
+    policy.letGo();
+    expect(await text).toContain("data: [DONE]");
+    expect(await seen[0]!.released).toBe(7);
+    expect(policy.inFlight.size).toBe(0);
+  });
 });
