@@ -42,6 +42,7 @@ export class EventHub {
 
   /** Sends `event` to every open stream; `last` closes them afterwards. */
   publish(event: SseEvent, last = false): void {
+    if (this.#subscribers.size === 0) return; // nobody listening (the usual case): not even rendered
     const bytes = encoder.encode(formatSse(event));
     for (const controller of this.#subscribers) {
       try {
