@@ -186,4 +186,23 @@ describe("the edge-rollout CLI against the local stack (end to end)", () => {
     expect(["cancelling", "cancelled"]).toContain(status.status);
     expect(status.counts.cancelled).toBeGreaterThan(0);
   }, 60_000);
+
+  it("drain --batch names the batch's groups the feed dropped as stale instead of delivering them", async () => {
+    const id = `cli-stale-${Date.now()}`;
+    const submitted = await cli(["submit", jsonl, "--agent", "calculator", "--n", "2", "--limit", "2", "--batch-id", id, "--training-mode", "verl/hybrid", "--interval", "200", "--json"], env);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    // A weight sync after the rollouts: verl/hybrid allows no version behind, so both groups are stale.
+    const post = (path: string, body: unknown) => fetch(`${stack.workerUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const { policy_version } = (await (await post("/v1/policy/sync/begin", {})).json()) as { policy_version: number };
+    expect((await post("/v1/policy/sync/end", { policy_version: policy_version + 1 })).status).toBe(200);
+
+    const out = join(dir, "stale.jsonl");
+    const run = await cli(["drain", "--out", out, "--batch", id, "--json"], env);
+    expect(run.code, run.stdout).toBe(0);
+    const summary = JSON.parse(run.stdout) as { groups: number; samples_written: number; dropped_groups: Array<{ uid: string; reason: string; policy_version: number }> };
+    expect(summary).toMatchObject({ groups: 0, samples_written: 0 });
+    expect(summary.dropped_groups.map((g) => [g.uid, g.reason, g.policy_version]).sort()).toEqual([[`${id}:0`, "stale", policy_version + 1], [`${id}:1`, "stale", policy_version + 1]]);
+    const human = await cli(["drain", "--out", out, "--batch", id], env);
+    expect(human.stdout).toContain(`2 groups of these batches were dropped by the feed, never delivered (stale: e.g. ${id}:0 was sampled at policy version ${policy_version}, verl/hybrid allows 0 behind version ${policy_version + 1})`);
+  }, 60_000);
 });

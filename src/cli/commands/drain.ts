@@ -3,7 +3,7 @@
  * GRPO groups, write their samples, ack.
  */
 import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../runtime/feed/arrow-pull";
-import { BatchCounts, type FeedStats, type InlineFeedGroup, type PullResponse, zeroBatchCounts } from "../../schemas/feed";
+import { BatchCounts, type DroppedGroup, type FeedStats, type InlineFeedGroup, type PullResponse, zeroBatchCounts } from "../../schemas/feed";
 import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/arrow/arrow-format";
 import { decodeArrowStream } from "../../sink/arrow/arrow-read";
 import type { ApiClient } from "../api-client";
@@ -24,6 +24,8 @@ interface DrainPull {
   lease_id: string | null;
   groups: Array<{ members: Array<{ rollout_id: string; record_error?: string | undefined }> }>;
   samples: number;
+  /** Groups of the pulled batches the feed dropped (reported again on every pull naming them). */
+  dropped: DroppedGroup[];
   write(): { written: number; skipped: number };
 }
 
@@ -37,7 +39,7 @@ interface SampleSink {
 async function pullJsonl(client: ApiClient, body: unknown, file: SampleFile): Promise<DrainPull> {
   const pulled = await client.post<PullResponse<InlineFeedGroup>>("/v1/feed/pull", body);
   const samples = pulled.groups.flatMap((group) => group.members.flatMap((member) => member.samples));
-  return { lease_id: pulled.lease_id, groups: pulled.groups, samples: samples.length, write: () => file.append(samples) };
+  return { lease_id: pulled.lease_id, groups: pulled.groups, samples: samples.length, dropped: pulled.dropped_groups ?? [], write: () => file.append(samples) };
 }
 
 async function pullArrow(client: ApiClient, body: unknown, dir: SampleArrowDir): Promise<DrainPull> {
@@ -45,7 +47,7 @@ async function pullArrow(client: ApiClient, body: unknown, dir: SampleArrowDir):
   if (!contentType.startsWith(ARROW_STREAM_MEDIA_TYPE)) throw new OperationError(`the server answered a pull with ${contentType || "no content type"}, not Arrow: it predates the Arrow feed; drain with --format jsonl`);
   const meta = JSON.parse(decodeArrowStream(bytes).metadata[PULL_METADATA_KEY] ?? "null") as ArrowPullMetadata | null;
   if (!meta) throw new OperationError(`the Arrow pull carries no ${PULL_METADATA_KEY} metadata`);
-  return { lease_id: meta.lease_id, groups: meta.groups, samples: meta.samples, write: () => dir.append(bytes) };
+  return { lease_id: meta.lease_id, groups: meta.groups, samples: meta.samples, dropped: meta.dropped_groups ?? [], write: () => dir.append(bytes) };
 }
 
 /** `drain`'s options after parsing. */
@@ -86,6 +88,8 @@ export interface DrainSummary {
   expired_leases: number;
   unacked_leases: number;
   record_errors: Array<{ rollout_id: string; error: string }>;
+  /** With `--batch`: groups of those batches the feed dropped instead of delivering (never in the output). */
+  dropped_groups: DroppedGroup[];
   /** Groups the feed holds at the end (only `--batch`'s batches when given). */
   feed: BatchCounts;
 }
@@ -97,6 +101,10 @@ export function formatDrainSummary(s: DrainSummary): string {
     `  ${s.pulls} pulls, ${s.acked_leases} leases acked${s.expired_leases ? `, ${s.expired_leases} expired before the ack (their groups come back; already-written samples are skipped)` : ""}`,
     `  stopped: ${{ empty: "the feed is empty", max_groups: "--max-groups reached", waited: "nothing became ready within --wait-ms", interrupted: "interrupted" }[s.stopped]}; feed now: ready ${s.feed.ready_groups}, pending ${s.feed.pending_groups}, leased ${s.feed.leased_groups} groups`,
   ];
+  if (s.dropped_groups.length > 0) {
+    const first = s.dropped_groups[0]!;
+    lines.push(`  ${s.dropped_groups.length} groups of these batches were dropped by the feed, never delivered (${first.reason}: e.g. ${first.uid} was sampled at policy version ${first.policy_version_start}, ${first.training_mode} allows ${first.max_staleness} behind version ${first.policy_version})`);
+  }
   for (const e of s.record_errors) lines.push(`  record error ${e.rollout_id}: ${e.error} (its lease was not acked; the groups return after it expires)`);
   return lines.join("\n");
 }
@@ -137,7 +145,8 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
   if (file.repairedBytes > 0) out.note(`${options.out}: removed ${arrow ? "a partial part" : "a partial last line"} (${file.repairedBytes} bytes) left by an interrupted drain; its samples were not acked and will be delivered again`);
   if (file.existing > 0) out.note(`${options.out}: already holds ${file.existing} samples; appending, skipping any of them delivered again`);
   const interrupts = new InterruptWatch();
-  const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], feed: zeroBatchCounts() };
+  const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], dropped_groups: [], feed: zeroBatchCounts() };
+  const dropped = new Map<string, DroppedGroup>();
   const selector = options.batch ? batchSelector(options.batch) : {};
   let idleSince: number | null = null;
   try {
@@ -150,6 +159,7 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
       const body = { max_groups: want, lease_ms: options.leaseMs, inline: true, ...selector, ...(options.trainingMode ? { training_mode: options.trainingMode } : {}), ...(options.minPolicyVersion === undefined ? {} : { min_policy_version: options.minPolicyVersion }) };
       const pulled = parts ? await pullArrow(client, body, parts) : await pullJsonl(client, body, jsonl!);
       summary.pulls += 1;
+      for (const group of pulled.dropped) if (!dropped.has(group.uid)) dropped.set(group.uid, group);
       if (pulled.lease_id === null || pulled.groups.length === 0) {
         const waiting = await waitingGroups(client, options.batch);
         if (!options.follow && waiting.pending_groups === 0 && waiting.ready_groups === 0) break;
@@ -184,6 +194,7 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
     interrupts.dispose();
     file.close();
   }
+  summary.dropped_groups = [...dropped.values()];
   summary.feed = await waitingGroups(client, options.batch);
   summary.samples_in_file = file.existing + summary.samples_written;
   summary.ok = summary.record_errors.length === 0 && summary.stopped !== "interrupted";
