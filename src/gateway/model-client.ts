@@ -15,10 +15,22 @@ export interface ChatInput {
   seed: number | null;
 }
 
-/** A response for the agent plus the record of the call for the session. */
+/**
+ * A response for the agent plus the record of the call for the session. The call's admission is
+ * released in the background: `call.policy_version_end` is the version admitted, and `released`
+ * (never rejecting) the version in force when the release landed; store the call only after it,
+ * with that version (`withReleasedVersion`).
+ */
 export interface ChatResult {
   response: ModelResponse;
   call: LlmCall;
+  released: Promise<number>;
+}
+
+/** `result.call` once its admission is released, ending under the version the release reported. */
+export async function withReleasedVersion(result: Pick<ChatResult, "call" | "released">): Promise<LlmCall> {
+  const versionEnd = await result.released;
+  return versionEnd === result.call.policy_version_end ? result.call : { ...result.call, policy_version_end: versionEnd };
 }
 
 /** Chat calls for code running inside the Worker: no HTTP hop to the gateway, the same record. */
@@ -36,7 +48,8 @@ export function buildChatBody(input: ChatInput): JsonObject {
 
 /**
  * A model client over the gateway. In-process callers wait out a weight sync (the gateway
- * re-asks the policy) instead of receiving 429.
+ * re-asks the policy) instead of receiving 429. The reply is handed back before the admission's
+ * release lands, so the caller's own work (the agent, the environment) overlaps that round trip.
  *
  * @example
  * const client = createModelClient(createGateway({ policy: null, backendFor: () => backend, defaultModel: "sim-qwen3", now: Date.now }));
@@ -44,8 +57,8 @@ export function buildChatBody(input: ChatInput): JsonObject {
 export function createModelClient(gateway: Gateway): ModelClient {
   return {
     async chat(input, call) {
-      const { call: record } = await gateway.send("/chat/completions", buildChatBody(input), { ...call, whileSyncing: "wait" });
-      return { response: modelResponseFrom(record), call: record };
+      const { call: record, released } = await gateway.sendUnreleased("/chat/completions", buildChatBody(input), { ...call, whileSyncing: "wait" });
+      return { response: modelResponseFrom(record), call: record, released };
     },
   };
 }

@@ -8,7 +8,8 @@ import { leaseTtlMs } from "../../../schemas/rollout-config";
 import { Step, stepIdFor } from "../../../schemas/step";
 import type { TerminationReason } from "../../../schemas/termination";
 import type { Clock } from "../../../ports";
-import type { ModelClient } from "../../../gateway/model-client";
+import { type ModelClient, withReleasedVersion } from "../../../gateway/model-client";
+import type { ModelResponse } from "../../../sdk/model-response";
 import type { StepCommit } from "../../session/session-results";
 import type { Episode } from "./episode";
 import type { StepTimer } from "./step-timer";
@@ -66,7 +67,7 @@ export async function runStep(context: StepContext): Promise<StepOutcome> {
 }
 
 async function runStepUnguarded({ episode, spec, model, timer, now, newId }: StepContext): Promise<StepOutcome> {
-  const { agent, env, pending } = episode;
+  const { agent, pending } = episode;
   const config = spec.config;
   const stepIndex = episode.steps.length;
   const stepId = stepIdFor(spec.rollout_id, stepIndex);
@@ -76,7 +77,7 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
   const messages = structuredClone(await callUserCode("agent", "agent.chatCompletions", () => agent.chatCompletions));
   const tools = await callUserCode("agent", "agent.tools", () => agent.tools);
 
-  const { response, call } = await model.chat(
+  const chat = await model.chat(
     { messages, tools, temperature: config.temperature, topP: config.top_p, seed: config.seed },
     {
       rolloutId: spec.rollout_id,
@@ -92,6 +93,31 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
       admissionTtlMs: leaseTtlMs(config),
     },
   );
+  const { response } = chat;
+  // The call's release runs while the agent and the environment work; the call is committed only
+  // once it landed, with the version it reported, and never left running if the step fails.
+  try {
+    return await finishStep({ episode, stepIndex, stepId, startedAt, now, response, callId: chat.call.call_id, call: withReleasedVersion(chat) });
+  } finally {
+    await chat.released;
+  }
+}
+
+/** A step whose model call has answered; `call` resolves once the call's admission is released. */
+interface AnsweredStep {
+  episode: Episode;
+  stepIndex: number;
+  stepId: string;
+  startedAt: number;
+  now: () => number;
+  response: ModelResponse;
+  callId: string;
+  call: Promise<LlmCall>;
+}
+
+/** The rest of a step after its model call: the agent's action, the env's step, the step record. */
+async function finishStep({ episode, stepIndex, stepId, startedAt, now, response, callId, call: released }: AnsweredStep): Promise<StepOutcome> {
+  const { agent, env, pending } = episode;
   const rawAction = await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));
   const action = Action.safeParse(rawAction);
   if (!action.success) {
@@ -120,11 +146,12 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
     done,
     // Set when the trajectory is read (it depends on later rewards): trajectory-returns.ts.
     mc_return: 0,
-    llm_call_ids: [call.call_id],
+    llm_call_ids: [callId],
     started_at: startedAt,
     duration_ms: now() - startedAt,
   });
   // The action was validated above, so what fails here is the env's observation or info.
   if (!step.success) throw new UserCodeError("env", `env.step returned a value that is not JSON: ${describeError(step.error)}`, step.error);
+  const call = await released;
   return { kind: "commit", step: step.data, commit: { step: step.data, llm_calls: [call], env_snapshot: snapshot }, call };
 }
