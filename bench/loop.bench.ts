@@ -1,7 +1,8 @@
 /**
  * @module `npm run bench:loop`: N rollouts × 5 steps through edge-rollout on the local stack vs a
- * bare Node loop with the `openai` client, both against one simulator at a fixed latency, then a
- * profiled run that splits the Worker's CPU per step into phases.
+ * bare Node loop with the `openai` client and the workerd floor, all against one simulator at a
+ * fixed latency, in `--rounds` alternating rounds (medians reported: one run of the same code
+ * varies by ±20% on this machine), then a profiled run that splits the Worker's CPU per step into phases.
  */
 import { RolloutClient } from "../scripts/rollout-client";
 import { runBareLoop } from "./bare-loop";
@@ -9,7 +10,7 @@ import { type BenchStack, type StackKind, startBenchStack } from "./bench-stack"
 import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
-import { runWorkerdFloor } from "./workerd-floor";
+import { startWorkerdFloor, type FloorRun } from "./workerd-floor";
 import { commandLine } from "../scripts/command-line";
 
 const values = commandLine({
@@ -23,6 +24,7 @@ const values = commandLine({
     "max-tokens": { type: "string", default: "24", help: "max_tokens per call" },
     stack: { type: "string", default: "miniflare", help: "miniflare, wrangler, or both (side by side in this run)" },
     "profile-rollouts": { type: "string", default: "16", help: "rollouts in the profiled (untimed) run; 0 = none" },
+    rounds: { type: "string", default: "1", help: "alternating rounds of ours, the bare loop and the floor; each figure is the median over them" },
     "skip-floor": { type: "boolean", default: false, help: "skip the workerd floor (the same calls from a bare Worker in workerd, with and without object round trips)" },
     port: { type: "string", default: "8797", help: "Worker port" },
   },
@@ -31,79 +33,126 @@ const rollouts = Number(values.rollouts);
 const steps = Number(values.steps);
 const maxTokens = Number(values["max-tokens"]);
 const profileRollouts = Number(values["profile-rollouts"]);
+const rounds = Number(values.rounds);
 const kinds: StackKind[] = values.stack === "both" ? ["wrangler", "miniflare"] : [values.stack as StackKind];
 if (!kinds.every((k) => k === "miniflare" || k === "wrangler")) {
   console.error(`bench:loop: --stack must be miniflare, wrangler or both, got "${values.stack}"`);
   process.exit(2);
 }
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
+  console.error(`bench:loop: --rounds must be an integer 1..20, got "${values.rounds}"`);
+  process.exit(2);
+}
 /** Work messages per local consumer batch: the consumer only hands rollouts to their sessions, so any size is fast. */
 const LOCAL_BATCH = 100;
-
-const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
-const lines: string[] = [];
-const config = { max_steps: steps, max_tokens_per_call: maxTokens };
-const task = (i: number) => ({ problem: `Tell me about topic ${i}.`, extra_args: { turns: steps } });
-const row = (label: string, ms: number, n: number) => `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
-const oursMs = new Map<StackKind, number>();
-const oursCpuPerStep = new Map<StackKind, number>();
 /** Durable Object round trips per step in the floor's "objects" run: admission, release, step commit. */
 const FLOOR_RPCS = 3;
 
-/** One timed run of ours on `stack`, then (Miniflare) the profiled run. */
-async function runOurs(stack: BenchStack): Promise<void> {
-  const client = new RolloutClient(stack.workerUrl);
-  // Warm-up: first requests compile code paths in workerd, open connections, wake the shards.
-  await Promise.all([0, 1, 2, 3].map(async (i) => client.waitForEnd(await client.create({ agent: "dialogue", task: task(100_000 + i), config }))));
-  const requestsBefore = await readObjectRequests(stack.workerUrl);
+const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
+const config = { max_steps: steps, max_tokens_per_call: maxTokens };
+const shape = { rollouts, steps, maxTokens, concurrency: rollouts };
+const task = (i: number) => ({ problem: `Tell me about topic ${i}.`, extra_args: { turns: steps } });
+const row = (label: string, ms: number, n: number) => `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const spread = (xs: number[], digits: number) => (xs.length > 1 ? `  (rounds: ${xs.map((x) => x.toFixed(digits)).join(", ")})` : "");
+
+/** One timed run of ours: wall time, steps, failures, workerd CPU per step. */
+interface OursRun {
+  wallMs: number;
+  steps: number;
+  failed: number;
+  cpuPerStep: number;
+}
+
+async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<OursRun> {
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const ids = await Promise.all(Array.from({ length: rollouts }, (_, i) => client.create({ agent: "dialogue", task: task(i), config })));
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
   const wallMs = performance.now() - start;
-  const cpuAfter = stack.cpu();
-  const requestsAfter = await readObjectRequests(stack.workerUrl);
-  const oursSteps = ends.reduce((n, end) => n + end.steps, 0);
-  const failed = ends.filter((end) => end.status !== "succeeded").length;
-  oursMs.set(stack.kind, wallMs);
-  oursCpuPerStep.set(stack.kind, (cpuAfter.worker - cpuBefore.worker) / oursSteps);
-  lines.push(row(`edge-rollout on ${stack.kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}`, wallMs, oursSteps) + (failed ? `  (${failed} not succeeded)` : ""));
-  lines.push(`  framework CPU per step (${stack.kind}): ${oursCpuPerStep.get(stack.kind)!.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` +
-    (stack.kind === "wrangler" ? `; wrangler dev's proxy and Node: ${((cpuAfter.tooling - cpuBefore.tooling) / oursSteps).toFixed(2)} ms (not in production)` : ""));
-  for (const line of formatObjectRequests(requestsBefore, requestsAfter, oursSteps)) lines.push(`  ${line}`);
-  lines.push(`  ${byMethodLine(requestsBefore, requestsAfter)}`);
-  if (profileRollouts > 0 && stack.kind === "miniflare") lines.push(...(await profileSteps(stack, client, { rollouts: profileRollouts, steps, maxTokens, firstTopic: 200_000 })));
+  const done = ends.reduce((n, end) => n + end.steps, 0);
+  return { wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep: (stack.cpu().worker - cpuBefore.worker) / done };
 }
 
+async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  const calls = await runBareLoop(simulator.url, "sim-qwen3", shape);
+  const wallMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  return { wallMs, calls, cpuPerCall: (cpu.user + cpu.system) / 1000 / calls };
+}
+
+const stacks: Array<{ stack: BenchStack; client: RolloutClient }> = [];
+const floor = values["skip-floor"] ? null : await startWorkerdFloor(simulator.url);
 try {
   for (const [i, kind] of kinds.entries()) {
     const stack = await startBenchStack({ kind, modelServerUrl: simulator.url, port: Number(values.port) + i, stateDir: `bench-loop-${kind}`, localBatchSize: LOCAL_BATCH });
-    try {
-      await runOurs(stack);
-    } catch (error) {
-      // Side by side, one runner failing (wrangler dev's "Your worker restarted mid-request") is a result, not the end of the run.
-      if (kinds.length === 1) throw error;
-      lines.push(`edge-rollout on ${kind}: run failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
-    } finally {
-      await stack.stop();
-    }
+    const client = new RolloutClient(stack.workerUrl);
+    stacks.push({ stack, client });
+    // Warm-up: first requests compile code paths in workerd, open connections, wake the shards.
+    await Promise.all([0, 1, 2, 3].map(async (w) => client.waitForEnd(await client.create({ agent: "dialogue", task: task(100_000 + w), config }))));
   }
-  const bareCpu0 = process.cpuUsage();
-  const bareStart = performance.now();
-  const bareCalls = await runBareLoop(simulator.url, "sim-qwen3", { rollouts, steps, maxTokens, concurrency: rollouts });
-  const bareMs = performance.now() - bareStart;
-  const bareCpu = process.cpuUsage(bareCpu0);
-  const floor = !values["skip-floor"] ? await runWorkerdFloor(simulator.url, "sim-qwen3", { rollouts, steps, maxTokens, concurrency: rollouts }, FLOOR_RPCS) : null;
+  if (floor) await floor.loop("sim-qwen3", { ...shape, rollouts: 4 }, FLOOR_RPCS); // warm-up: compile, open connections, create the objects' tables
 
-  console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}`);
-  for (const line of lines) console.log(line);
-  console.log(row(`bare openai loop, ${rollouts} concurrent`, bareMs, bareCalls));
-  for (const [kind, ms] of oursMs) console.log(`ratio ours (${kind}) / bare (${rollouts} concurrent): ${(ms / bareMs).toFixed(2)}x  (issue 11 goal: ≤ 1.5x at 256 rollouts / ttft 100 ms, ≤ 1.3x at 30 / ttft 50 ms)`);
-  console.log(`baseline CPU per step:  ${((bareCpu.user + bareCpu.system) / 1000 / bareCalls).toFixed(2)} ms (openai client in this process)`);
+  const ours = new Map<StackKind, OursRun[]>(kinds.map((kind) => [kind, []]));
+  const failures = new Map<StackKind, string>();
+  const bare: Array<Awaited<ReturnType<typeof timedBare>>> = [];
+  const floorRuns: Array<{ fetchOnly: FloorRun; withObjects: FloorRun }> = [];
+  const requestsBefore = await Promise.all(stacks.map(({ stack }) => readObjectRequests(stack.workerUrl)));
+  for (let round = 0; round < rounds; round += 1) {
+    for (const { stack, client } of stacks) {
+      if (failures.has(stack.kind)) continue;
+      try {
+        ours.get(stack.kind)!.push(await timedOurs(stack, client));
+      } catch (error) {
+        // Side by side, one runner failing (wrangler dev's "Your worker restarted mid-request") is a result, not the end of the run.
+        if (kinds.length === 1) throw error;
+        failures.set(stack.kind, error instanceof Error ? error.message.split("\n")[0]! : String(error));
+      }
+    }
+    bare.push(await timedBare());
+    if (floor) floorRuns.push({ fetchOnly: await floor.loop("sim-qwen3", shape, 0), withObjects: await floor.loop("sim-qwen3", shape, FLOOR_RPCS) });
+  }
+  const requestsAfter = await Promise.all(stacks.map(({ stack }) => readObjectRequests(stack.workerUrl)));
+
+  const bareMs = median(bare.map((b) => b.wallMs));
+  const floorObjectsMs = median(floorRuns.map((f) => f.withObjects.wallMs));
+  const floorObjectsCpu = median(floorRuns.map((f) => f.withObjects.cpuMsPerCall));
+  console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
+    (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : ""));
+  for (const [index, { stack, client }] of stacks.entries()) {
+    const runs = ours.get(stack.kind)!;
+    const label = `edge-rollout on ${stack.kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}`;
+    if (runs.length === 0) {
+      console.log(`${label}: run failed: ${failures.get(stack.kind)}`);
+      continue;
+    }
+    const failed = runs.reduce((n, r) => n + r.failed, 0);
+    const cpu = median(runs.map((r) => r.cpuPerStep));
+    console.log(row(label, median(runs.map((r) => r.wallMs)), runs[0]!.steps) + (failed ? `  (${failed} not succeeded)` : "") + spread(runs.map((r) => r.wallMs / 1000), 3));
+    console.log(`  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` + spread(runs.map((r) => r.cpuPerStep), 2));
+    for (const line of formatObjectRequests(requestsBefore[index]!, requestsAfter[index]!, runs.reduce((n, r) => n + r.steps, 0))) console.log(`  ${line}`);
+    console.log(`  ${byMethodLine(requestsBefore[index]!, requestsAfter[index]!)}`);
+    if (profileRollouts > 0 && stack.kind === "miniflare") for (const line of await profileSteps(stack, client, { rollouts: profileRollouts, steps, maxTokens, firstTopic: 200_000 })) console.log(line);
+  }
+  console.log(row(`bare openai loop, ${rollouts} concurrent`, bareMs, bare[0]!.calls) + spread(bare.map((b) => b.wallMs / 1000), 3));
+  for (const kind of kinds) {
+    const runs = ours.get(kind)!;
+    if (runs.length === 0) continue;
+    // Each round's own ratio (ours and bare ran back to back), then their median.
+    const ratios = runs.map((r, i) => r.wallMs / bare[i]!.wallMs);
+    console.log(`ratio ours (${kind}) / bare (${rollouts} concurrent): ${median(ratios).toFixed(2)}x  (issue 11 goal: ≤ 1.5x at 256 rollouts / ttft 100 ms, ≤ 1.3x at 30 / ttft 50 ms)` + spread(ratios, 2));
+  }
+  console.log(`baseline CPU per step:  ${median(bare.map((b) => b.cpuPerCall)).toFixed(2)} ms (openai client in this process)`);
   if (floor) {
-    console.log(row(`workerd floor: bare Worker, fetch only`, floor.fetchOnly.wallMs, floor.fetchOnly.calls) + `   ${floor.fetchOnly.cpuMsPerCall.toFixed(2)} ms workerd CPU/step`);
-    console.log(row(`workerd floor: + ${FLOOR_RPCS} object RPCs/step`, floor.withObjects.wallMs, floor.withObjects.calls) + `   ${floor.withObjects.cpuMsPerCall.toFixed(2)} ms workerd CPU/step (one SQLite write per RPC)`);
-    for (const [kind, cpu] of oursCpuPerStep) {
-      console.log(`ours (${kind}) above the floor: ${(cpu - floor.withObjects.cpuMsPerCall).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(oursMs.get(kind)! / floor.withObjects.wallMs).toFixed(2)}x of it`);
+    const fetchOnly = floorRuns.map((f) => f.fetchOnly);
+    console.log(row(`workerd floor: bare Worker, fetch only`, median(fetchOnly.map((f) => f.wallMs)), fetchOnly[0]!.calls) + `   ${median(fetchOnly.map((f) => f.cpuMsPerCall)).toFixed(2)} ms workerd CPU/step`);
+    console.log(row(`workerd floor: + ${FLOOR_RPCS} object RPCs/step`, floorObjectsMs, floorRuns[0]!.withObjects.calls) + `   ${floorObjectsCpu.toFixed(2)} ms workerd CPU/step (one SQLite write per RPC)` + spread(floorRuns.map((f) => f.withObjects.cpuMsPerCall), 2));
+    for (const kind of kinds) {
+      const runs = ours.get(kind)!;
+      if (runs.length === 0) continue;
+      console.log(`ours (${kind}) above the floor: ${(median(runs.map((r) => r.cpuPerStep)) - floorObjectsCpu).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(median(runs.map((r) => r.wallMs)) / floorObjectsMs).toFixed(2)}x of it`);
     }
   }
   console.log(
@@ -111,5 +160,7 @@ try {
       "through the DRIVER service binding), so production's 6 outgoing connections per invocation apply per rollout, and locally every rollout advances at once.",
   );
 } finally {
+  for (const { stack } of stacks) await stack.stop();
+  await floor?.stop();
   await simulator.stop();
 }

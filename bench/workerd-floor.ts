@@ -127,17 +127,3 @@ export async function startWorkerdFloor(baseUrl: string): Promise<WorkerdFloor> 
     stop: () => mf.dispose(),
   };
 }
-
-/**
- * Runs the loop's shape inside a bare Worker, once with no object round trips and once with
- * `rpcs` per call, and reports each run's wall time and workerd CPU per call.
- */
-export async function runWorkerdFloor(baseUrl: string, model: string, shape: LoopShape, rpcs: number): Promise<{ fetchOnly: FloorRun; withObjects: FloorRun }> {
-  const floor = await startWorkerdFloor(baseUrl);
-  try {
-    await floor.loop(model, { ...shape, rollouts: 4 }, rpcs); // warm-up: compile, open connections, create the objects' tables
-    return { fetchOnly: await floor.loop(model, shape, 0), withObjects: await floor.loop(model, shape, rpcs) };
-  } finally {
-    await floor.stop();
-  }
-}
