@@ -18,19 +18,13 @@ export interface ChatInput {
 /**
  * A response for the agent plus the record of the call for the session. The call's admission is
  * released in the background: `call.policy_version_end` is the version admitted, and `released`
- * (never rejecting) the version in force when the release landed; store the call only after it,
- * with that version (`withReleasedVersion`).
+ * (never rejecting) the version in force when the release landed. Whoever stores the call waits
+ * for it and corrects the stored version when the two differ (a weight sync ended meanwhile).
  */
 export interface ChatResult {
   response: ModelResponse;
   call: LlmCall;
   released: Promise<number>;
-}
-
-/** `result.call` once its admission is released, ending under the version the release reported. */
-export async function withReleasedVersion(result: Pick<ChatResult, "call" | "released">): Promise<LlmCall> {
-  const versionEnd = await result.released;
-  return versionEnd === result.call.policy_version_end ? result.call : { ...result.call, policy_version_end: versionEnd };
 }
 
 /** Chat calls for code running inside the Worker: no HTTP hop to the gateway, the same record. */

@@ -66,9 +66,10 @@ export class SessionGatewayOps {
   }
 
   /**
-   * Corrects the version a recorded call ended under: the HTTP gateway records a call while its
-   * admission is being released, with the version it was admitted under, and sends the newer one
-   * here in the rare case a weight sync ended while the call ran. Never older than its start.
+   * Corrects the version a recorded call ended under: the HTTP gateway and the stepwise driver
+   * store a call while its admission is being released, with the version it was admitted under,
+   * and send the newer one here in the rare case a weight sync ended while the call ran. Never
+   * older than its start.
    */
   amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult {
     if (!this.#kernel.state) return { ok: false, reason: "not_found", message: "no such rollout" };

@@ -7,6 +7,8 @@ import type { BeginAttemptResult, CommitResult, FinishInput, FinishResult, Gatew
 export interface SessionHandle {
   lease(driverId: string): Promise<LeaseResult>;
   commitStep(leaseId: string, commit: StepCommit): Promise<CommitResult>;
+  /** Sets a stored call's `policy_version_end` (its release reported a newer version than it was admitted under). */
+  amendCallVersion(callId: string, versionEnd: number): Promise<GatewayWriteResult>;
   finish(leaseId: string, input: FinishInput): Promise<FinishResult>;
   handoff(leaseId: string): Promise<FinishResult>;
   /** Attempt engines: counts (and persists) the next attempt before its user code runs. */

@@ -8,7 +8,7 @@ import { leaseTtlMs } from "../../../schemas/rollout-config";
 import { Step, stepIdFor } from "../../../schemas/step";
 import type { TerminationReason } from "../../../schemas/termination";
 import type { Clock } from "../../../ports";
-import { type ModelClient, withReleasedVersion } from "../../../gateway/model-client";
+import type { ModelClient } from "../../../gateway/model-client";
 import type { ModelResponse } from "../../../sdk/model-response";
 import type { StepCommit } from "../../session/session-results";
 import type { Episode } from "./episode";
@@ -19,9 +19,13 @@ import { callEnv } from "./env-lock";
 import type { SpanInput } from "../../../schemas/span";
 import { runWithSpanSink, type SpanSink } from "../../../sdk/emitter-context";
 
-/** A step either produced something to commit, or ended the rollout. */
+/**
+ * A step either produced something to commit, or ended the rollout. A commit's call carries the
+ * version it was admitted under; `released` (never rejecting) is its admission's release, still
+ * under way, reporting the version in force when it landed, for the committer to correct.
+ */
 export type StepOutcome =
-  | { kind: "commit"; commit: StepCommit; step: Step; call: LlmCall }
+  | { kind: "commit"; commit: StepCommit; step: Step; call: LlmCall; released: Promise<number> }
   | { kind: "terminate"; reason: TerminationReason; error: string | null };
 
 /** What one step needs. `timer` aborts at the step's (or the rollout's) time limit. */
@@ -93,17 +97,19 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
       admissionTtlMs: leaseTtlMs(config),
     },
   );
-  const { response } = chat;
-  // The call's release runs while the agent and the environment work; the call is committed only
-  // once it landed, with the version it reported, and never left running if the step fails.
+  // The call's release runs while the agent and the environment work, and then while the step is
+  // committed (the committer waits for it); a step that fails waits for it here instead.
+  let handedOver = false;
   try {
-    return await finishStep({ episode, stepIndex, stepId, startedAt, now, response, callId: chat.call.call_id, call: withReleasedVersion(chat) });
+    const outcome = await finishStep({ episode, stepIndex, stepId, startedAt, now, response: chat.response, call: chat.call });
+    handedOver = true;
+    return { ...outcome, released: chat.released };
   } finally {
-    await chat.released;
+    if (!handedOver) await chat.released;
   }
 }
 
-/** A step whose model call has answered; `call` resolves once the call's admission is released. */
+/** A step whose model call has answered. */
 interface AnsweredStep {
   episode: Episode;
   stepIndex: number;
@@ -111,12 +117,11 @@ interface AnsweredStep {
   startedAt: number;
   now: () => number;
   response: ModelResponse;
-  callId: string;
-  call: Promise<LlmCall>;
+  call: LlmCall;
 }
 
 /** The rest of a step after its model call: the agent's action, the env's step, the step record. */
-async function finishStep({ episode, stepIndex, stepId, startedAt, now, response, callId, call: released }: AnsweredStep): Promise<StepOutcome> {
+async function finishStep({ episode, stepIndex, stepId, startedAt, now, response, call }: AnsweredStep): Promise<Omit<Extract<StepOutcome, { kind: "commit" }>, "released">> {
   const { agent, env, pending } = episode;
   const rawAction = await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));
   const action = Action.safeParse(rawAction);
@@ -146,12 +151,11 @@ async function finishStep({ episode, stepIndex, stepId, startedAt, now, response
     done,
     // Set when the trajectory is read (it depends on later rewards): trajectory-returns.ts.
     mc_return: 0,
-    llm_call_ids: [callId],
+    llm_call_ids: [call.call_id],
     started_at: startedAt,
     duration_ms: now() - startedAt,
   });
   // The action was validated above, so what fails here is the env's observation or info.
   if (!step.success) throw new UserCodeError("env", `env.step returned a value that is not JSON: ${describeError(step.error)}`, step.error);
-  const call = await released;
   return { kind: "commit", step: step.data, commit: { step: step.data, llm_calls: [call], env_snapshot: snapshot }, call };
 }

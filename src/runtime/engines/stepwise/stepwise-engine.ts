@@ -63,11 +63,17 @@ export class StepwiseEngine implements AgentEngine {
       const timer = new StepTimer(config.step_timeout_ms, resume.deadline, deps.now);
       const outcome = await runStep({ episode, spec, model: deps.model, timer, now: deps.now, newId: deps.newId });
       if (outcome.kind === "terminate") return this.#finish(outcome.reason, outcome.error, episode);
-      const committed = await session.commitStep(lease.lease_id, outcome.commit);
+      // Committed while the call's admission is released (one sequential round trip less per step),
+      // under the version it was admitted with; corrected in the rare case a sync ended meanwhile.
+      const committing = session.commitStep(lease.lease_id, outcome.commit);
+      committing.catch(() => undefined); // awaited below, once the release has landed
+      const versionEnd = await outcome.released;
+      const committed = await committing;
       if (!committed.ok) {
         if (committed.reason === "invalid") return this.#finish("AGENT_ERROR", `step rejected by the session: ${committed.message}`, episode);
         return { result: "lost_lease", steps: stepIndex, reason: committed.reason };
       }
+      if (!committed.duplicate && versionEnd !== outcome.call.policy_version_end) await session.amendCallVersion(outcome.call.call_id, versionEnd);
       episode.steps.push(outcome.step);
       await stream?.({ type: "step", step: outcome.step });
       episode.pending = { observation: outcome.step.next_observation, reward: outcome.step.reward, done: outcome.step.done, info: outcome.step.info };
