@@ -29,7 +29,7 @@ export interface DialogueTimings {
   stepMs: number[];
   /** `Step.started_at` (epoch ms, the Worker's clock). */
   stepStartMs: number[];
-  /** `LlmCall.latency_ms`: the upstream call, reply parsing and capture, and the policy release (after admission). */
+  /** `LlmCall.latency_ms`: the upstream call, reply parsing and capture (after admission; the release runs alongside what follows). */
   callMs: number[];
   /** `LlmCall.created_at`: when the timed part of the call began (epoch ms, the Worker's clock). */
   callStartMs: number[];

@@ -10,8 +10,8 @@
  * - (c) in-process path: `dialogue` rollouts driven inside the Worker. There is no client to
  *   time these calls, so their timings come from the records the Worker writes:
  *   `Step.duration_ms` (agent update → policy admission → shaping → upstream call → capture →
- *   policy release → env step; no step commit) and `LlmCall.latency_ms` (upstream call, capture
- *   and policy release; admission not included). Local workerd clocks advance without I/O
+ *   env step; the policy release runs alongside, no step commit) and `LlmCall.latency_ms`
+ *   (upstream call and capture; neither admission nor release). Local workerd clocks advance without I/O
  *   (production's only advance at I/O) and have 1 ms resolution.
  *
  * Every call is a turn of a 5-turn conversation shaped like the dialogue agent's, max_tokens 16,
@@ -257,8 +257,8 @@ try {
   console.log("");
   const notes = [
     "method: (a)/(b)/(b') are timed around each openai chat.completions.create in this process (maxRetries 0); (c) comes from the Worker's records:",
-    "  Step.duration_ms = agent update + policy admission + shaping + upstream call + capture + policy release + env step (not the step commit);",
-    "  LlmCall.latency_ms = upstream call + capture + policy release (not the admission). Both are whole milliseconds on the Worker's clock.",
+    "  Step.duration_ms = agent update + policy admission + shaping + upstream call + capture + env step (not the policy release, which runs alongside, nor the step commit);",
+    "  LlmCall.latency_ms = upstream call + capture (not the admission, nor the release). Both are whole milliseconds on the Worker's clock.",
     "  (b) inside the Worker = LlmCall.latency_ms of (b)'s own calls; (b) minus it = HTTP in/out, key check, session admit, policy admission, recording.",
     "  (f)/(f3) = the same calls through a bare Worker on its own workerd that passes each call through (bench/workerd-floor.ts): the floor of any",
     "  gateway in workerd; (f3) adds the 3 Durable Object round trips a recorded call of ours needs at the least (admit, release, record; one SQLite write each).",

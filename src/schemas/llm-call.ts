@@ -69,7 +69,7 @@ export const LlmCall = z.object({
   replica: z.string(),
   policy_version_start: z.int().min(0).default(0),
   policy_version_end: z.int().min(0).default(0),
-  /** Milliseconds from the first upstream attempt to the released admission (policy admission and request shaping before it are not included). */
+  /** Milliseconds from the first upstream attempt to the captured reply (the policy admission before it and the release after it are not included). */
   latency_ms: z.number().min(0),
   /** Upstream tries the gateway needed for this call (transport retries), not the rollout's attempt. */
   attempts: z.int().min(1).default(1),
