@@ -190,16 +190,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
   }
 
+  async function sendUnreleased(path: UpstreamPath, body: JsonObject, call: GatewayCall) {
+    const { prepared, reply, recorded } = await complete(path, body, call);
+    return { ...reply, call: recorded(prepared.policy.policy_version), released: prepared.release() };
+  }
+
   return {
     async send(path, body, call) {
-      const { prepared, reply, recorded } = await complete(path, body, call);
-      return { ...reply, call: recorded(await prepared.release()) };
+      const { released, call: record, ...reply } = await sendUnreleased(path, body, call);
+      const versionEnd = await released;
+      return { ...reply, call: versionEnd === record.policy_version_end ? record : { ...record, policy_version_end: versionEnd } };
     },
 
-    async sendUnreleased(path, body, call) {
-      const { prepared, reply, recorded } = await complete(path, body, call);
-      return { ...reply, call: recorded(prepared.policy.policy_version), released: prepared.release() };
-    },
+    sendUnreleased,
 
     async stream(path, body, call, onRecorded) {
       const prepared = await prepare(path, { ...body, stream: true }, call);
