@@ -248,11 +248,15 @@ export function zeroBatchCounts(): BatchCounts {
   return Object.fromEntries(Object.keys(BatchCounts.shape).map((name) => [name, 0])) as BatchCounts;
 }
 
+/** One batch in the feed's stats: the groups it holds now, and those it dropped (remembered, never delivered). */
+export const BatchFeedCounts = BatchCounts.extend({ dropped_groups: z.int() });
+export type BatchFeedCounts = z.infer<typeof BatchFeedCounts>;
+
 /** `GET /v1/feed/stats`. */
 export const FeedStats = FeedCounts.extend({
   by_training_mode: z.record(z.string(), FeedCounts),
-  /** Groups held now, per batch (groups of no batch are left out); narrowed by the StatsQuery. */
-  by_batch: z.record(z.string(), BatchCounts),
+  /** Groups held now and groups dropped, per batch (groups of no batch are left out); narrowed by the StatsQuery. */
+  by_batch: z.record(z.string(), BatchFeedCounts),
   active_leases: z.int(),
   config: FeedConfig,
 });

@@ -94,5 +94,8 @@ describe("stale groups", () => {
     expect(again.dropped_groups.filter((g) => g.batch_id === batchId).map((g) => g.uid)).toEqual([stale.uid]);
     expect(again.dropped_groups.map((g) => g.uid)).not.toContain(noBatch.uid);
     expect((await pull({ max_groups: 10, batch_id: uniqueId("other") })).dropped_groups).toEqual([]);
+    // The feed's stats count them per batch too.
+    const stats = (await (await api(`/v1/feed/stats?batch_id=${batchId}`)).json()) as { by_batch: Record<string, { dropped_groups: number; ready_groups: number }> };
+    expect(stats.by_batch[batchId]).toMatchObject({ dropped_groups: 1, ready_groups: 0 });
   });
 });

@@ -198,7 +198,7 @@ class Client:
 
     def feed_stats(self, batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None) -> dict[str, Any]:
         """``GET /v1/feed/stats``: ingested / ready / leased / acked counts, per training mode and
-        per batch (``by_batch``: pending / ready / leased groups held now); ``batch_id`` /
+        per batch (``by_batch``: pending / ready / leased groups held now, and ``dropped_groups``); ``batch_id`` /
         ``batch_prefix`` narrow ``by_batch`` to those batches (a named empty batch shows zeros)."""
         query = [("batch_id", b) for b in (_batch_ids(batch_id) or [])]
         if batch_prefix is not None:

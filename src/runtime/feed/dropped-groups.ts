@@ -57,6 +57,11 @@ export class DroppedGroups {
     return out;
   }
 
+  /** How many groups each batch has dropped (every batch that dropped any). */
+  countsByBatch(): Array<{ batch_id: string; n: number }> {
+    return this.#sql.exec<{ batch_id: string; n: number }>(`SELECT batch_id, COUNT(*) AS n FROM dropped GROUP BY batch_id`).toArray();
+  }
+
   /** Forgets groups dropped before `before`. */
   prune(before: number): void {
     this.#sql.exec(`DELETE FROM dropped WHERE dropped_at < ?`, before);

@@ -1,21 +1,21 @@
 /** @module Assembling the feed's stats from its counters and live group counts. */
-import { batchSelected, type BatchCounts, FEED_COUNTER_NAMES, type FeedConfig, type FeedCounts, type FeedStats, LIVE_COUNT_OF_STATE, type StatsQuery, zeroBatchCounts, zeroFeedCounts } from "../../schemas/feed";
+import { batchSelected, type BatchCounts, type BatchFeedCounts, FEED_COUNTER_NAMES, type FeedConfig, type FeedCounts, type FeedStats, LIVE_COUNT_OF_STATE, type StatsQuery, zeroBatchCounts, zeroFeedCounts } from "../../schemas/feed";
 import type { FeedStorage } from "./feed-storage";
 
 function liveCountOf(state: string): keyof BatchCounts | undefined {
   return LIVE_COUNT_OF_STATE[state as keyof typeof LIVE_COUNT_OF_STATE];
 }
 
-/** Live group counts of the batches `query` selects (every named id listed, zeros when it holds nothing). */
-function batchCounts(storage: FeedStorage, query: StatsQuery): Record<string, BatchCounts> {
-  const byBatch: Record<string, BatchCounts> = {};
-  for (const id of query.batch_id ?? []) byBatch[id] = zeroBatchCounts();
+/** Live and dropped group counts of the batches `query` selects (every named id listed, zeros when it holds nothing). */
+function batchCounts(storage: FeedStorage, query: StatsQuery): Record<string, BatchFeedCounts> {
+  const byBatch: Record<string, BatchFeedCounts> = {};
+  const of = (batchId: string) => (byBatch[batchId] ??= { ...zeroBatchCounts(), dropped_groups: 0 });
+  for (const id of query.batch_id ?? []) of(id);
   for (const row of storage.batchCounts()) {
     const key = liveCountOf(row.state);
-    if (!key || !batchSelected(query, row.batch_id)) continue;
-    const counts = (byBatch[row.batch_id] ??= zeroBatchCounts());
-    counts[key] += row.n;
+    if (key && batchSelected(query, row.batch_id)) of(row.batch_id)[key] += row.n;
   }
+  for (const row of storage.dropped.countsByBatch()) if (batchSelected(query, row.batch_id)) of(row.batch_id).dropped_groups += row.n;
   return byBatch;
 }
 
