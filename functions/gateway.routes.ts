@@ -4,6 +4,7 @@ import { ConflictError, InvalidInputError, LimitExceededError, NotFoundError, Un
 import type { GatewayCall } from "../src/gateway/gateway";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import { checkRolloutKey } from "../src/gateway/rollout-keys";
+import { storeWhileReleasing } from "../src/gateway/store-while-releasing";
 import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
 import type { JsonObject } from "../src/schemas/json";
 import type { PolicyAdmission } from "../src/schemas/policy";
@@ -115,17 +116,9 @@ async function admitBoth(c: GatewayContext, stub: SessionRpc, rolloutId: string,
   }
 }
 
-/**
- * Records a call while its admission is released (one sequential round trip less per call). The
- * record says the version the call was admitted under; in the rare case a weight sync ended while
- * the call ran, the release reports the newer version and the record is corrected. The release is
- * awaited whatever happens to the record, so an admission is never left to expire by its ttl.
- */
+/** Records a call while its admission is released, under the version it was admitted with, corrected if a sync ended meanwhile. */
 async function recordWhileReleasing(stub: SessionRpc, record: LlmCall, released: Promise<number>): Promise<void> {
-  const recording = stub.recordCall(record);
-  recording.catch(() => undefined); // awaited below, once the release has landed
-  const versionEnd = await released; // never rejects: a failed release reports the admitted version
-  await recording;
+  const { versionEnd } = await storeWhileReleasing(stub.recordCall(record), released);
   if (versionEnd !== record.policy_version_end) await stub.amendCallVersion(record.call_id, versionEnd);
 }
 

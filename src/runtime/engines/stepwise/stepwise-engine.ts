@@ -1,5 +1,6 @@
 /** @module The stepwise engine: a BaseAgent/BaseEnv pair advanced step by step, one commit per step. */
 import { describeError, UserCodeError } from "../../../errors";
+import { storeWhileReleasing } from "../../../gateway/store-while-releasing";
 import type { AgentTask } from "../../../schemas/agent-task";
 import { statusForReason, type TerminationReason } from "../../../schemas/termination";
 import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
@@ -63,12 +64,9 @@ export class StepwiseEngine implements AgentEngine {
       const timer = new StepTimer(config.step_timeout_ms, resume.deadline, deps.now);
       const outcome = await runStep({ episode, spec, model: deps.model, timer, now: deps.now, newId: deps.newId });
       if (outcome.kind === "terminate") return this.#finish(outcome.reason, outcome.error, episode);
-      // Committed while the call's admission is released (one sequential round trip less per step),
-      // under the version it was admitted with; corrected in the rare case a sync ended meanwhile.
-      const committing = session.commitStep(lease.lease_id, outcome.commit);
-      committing.catch(() => undefined); // awaited below, once the release has landed
-      const versionEnd = await outcome.released;
-      const committed = await committing;
+      // Committed while the call's admission is released, under the version it was admitted with;
+      // corrected below in the rare case a sync ended meanwhile.
+      const { stored: committed, versionEnd } = await storeWhileReleasing(session.commitStep(lease.lease_id, outcome.commit), outcome.released);
       if (!committed.ok) {
         if (committed.reason === "invalid") return this.#finish("AGENT_ERROR", `step rejected by the session: ${committed.message}`, episode);
         return { result: "lost_lease", steps: stepIndex, reason: committed.reason };
