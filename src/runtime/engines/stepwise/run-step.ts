@@ -99,13 +99,11 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
   );
   // The call's release runs while the agent and the environment work, and then while the step is
   // committed (the committer waits for it); a step that fails waits for it here instead.
-  let handedOver = false;
   try {
-    const outcome = await finishStep({ episode, stepIndex, stepId, startedAt, now, response: chat.response, call: chat.call });
-    handedOver = true;
-    return { ...outcome, released: chat.released };
-  } finally {
-    if (!handedOver) await chat.released;
+    return { ...(await finishStep({ episode, stepIndex, stepId, startedAt, now, response: chat.response, call: chat.call })), released: chat.released };
+  } catch (error) {
+    await chat.released;
+    throw error;
   }
 }
 
