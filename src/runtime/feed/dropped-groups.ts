@@ -49,7 +49,7 @@ export class DroppedGroups {
       for (const row of rows) {
         if (seen.has(row.uid)) continue;
         seen.add(row.uid);
-        out.push(DroppedGroup.parse(JSON.parse(row.value)));
+        out.push(JSON.parse(row.value) as DroppedGroup); // validated when recorded
       }
     };
     for (const id of selector.batch_id ?? []) take(`SELECT uid, value FROM dropped WHERE batch_id = ?`, id);
