@@ -75,11 +75,15 @@ def stream_groups(client: FeedClient, *, max_groups: Optional[int] = 64, max_sam
                    on_dropped or _warn_dropped)
 
 
+def why_dropped(group: Mapping[str, Any]) -> str:
+    """Why the feed dropped ``group`` (one of a pull's ``dropped_groups``), in words."""
+    return (f"{group.get('reason')}: sampled at policy version {group.get('policy_version_start')}, "
+            f"{group.get('training_mode')} allows {group.get('max_staleness')} behind version {group.get('policy_version')}")
+
+
 def _warn_dropped(group: Mapping[str, Any]) -> None:
-    warnings.warn(f"the feed dropped group {group.get('uid')} of batch {group.get('batch_id')} ({group.get('reason')}: sampled at "
-                  f"policy version {group.get('policy_version_start')}, {group.get('training_mode')} allows "
-                  f"{group.get('max_staleness')} behind version {group.get('policy_version')}); it will not be delivered",
-                  RuntimeWarning, stacklevel=3)
+    warnings.warn(f"the feed dropped group {group.get('uid')} of batch {group.get('batch_id')} ({why_dropped(group)}); "
+                  "it will not be delivered", RuntimeWarning, stacklevel=3)
 
 
 def _groups(client: FeedClient, max_groups: Optional[int], max_samples: Optional[int], lease_ms: Optional[int],

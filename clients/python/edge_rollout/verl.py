@@ -23,6 +23,7 @@ import numpy as np
 from .batching import VerlBatch, to_verl_batch
 from .client import DEFAULT_LEASE_MS, Client
 from .errors import GroupsDropped, StreamTimeout
+from .stream import why_dropped
 from .verl_output import shape_output, verl_turns
 from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
 from .verl_segments import attach_earlier_segments
@@ -215,8 +216,7 @@ class EdgeRolloutManager:
         if dropped:
             first = next(iter(dropped.values()))
             why = (f"batch {batch_id}: the feed dropped {len(dropped)} of {rows} groups as {first.get('reason')} "
-                   f"(e.g. {first.get('uid')}: sampled at policy version {first.get('policy_version_start')}, "
-                   f"{first.get('training_mode')} allows {first.get('max_staleness')} behind version {first.get('policy_version')})")
+                   f"(e.g. {first.get('uid')}, {why_dropped(first)})")
             if self.on_dropped == "raise":
                 raise GroupsDropped(why, list(dropped.values()))
             warnings.warn(why + "; their rows are masked placeholders", RuntimeWarning, stacklevel=4)
