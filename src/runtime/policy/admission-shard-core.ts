@@ -6,7 +6,7 @@ import type { Clock, SqlPort } from "../../ports";
 import type { PolicyAdmission } from "../../schemas/policy";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { AdmissionFence } from "./admission-fence";
-import { InFlightTable, IN_FLIGHT_MIGRATIONS, migrateInFlightRolloutColumn } from "./in-flight-table";
+import { InFlightTable, IN_FLIGHT_MIGRATIONS, migrateLegacyInFlight } from "./in-flight-table";
 import type { ReleaseResult } from "./policy-results";
 
 /** Seconds a refused call is told to wait while weights sync (the gateway's Retry-After). */
@@ -49,7 +49,7 @@ export class AdmissionShardCore {
     this.#deps = deps;
     this.#sql = deps.sql;
     for (const statement of [CREATE_META_TABLE, ...IN_FLIGHT_MIGRATIONS]) this.#sql.exec(statement);
-    migrateInFlightRolloutColumn(this.#sql);
+    migrateLegacyInFlight(this.#sql);
     this.#calls = new InFlightTable(this.#sql);
     const stored = readMetaText(this.#sql, "fence");
     this.#fence = stored === undefined ? undefined : AdmissionFence.parse(JSON.parse(stored));

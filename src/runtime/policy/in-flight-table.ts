@@ -1,65 +1,121 @@
-/** @module The `in_flight` SQLite table of an admission shard: one row per admitted call, with an expiry. */
+/**
+ * @module The admitted calls of an admission shard, in SQLite: one row per call, with an expiry.
+ * Every model call writes here twice (admitted, released), so the layout is the cheapest one that
+ * keeps the sync fence durable: one B-tree, no secondary index, releases deleted in batches.
+ */
 import type { SqlPort } from "../../ports";
 
-/** Creates the table and its expiry index (idempotent). */
+/**
+ * One B-tree keyed by call id (`WITHOUT ROWID`): an admission writes one row and nothing else.
+ * Counting by expiry and dropping a rollout's calls scan the table instead of keeping an index,
+ * because they run once per sync poll or per ended rollout, and the table holds only the calls in
+ * flight right now (a few hundred per shard at 100k rollouts over 256 shards).
+ */
 export const IN_FLIGHT_MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS in_flight (
+  `CREATE TABLE IF NOT EXISTS in_flight_calls (
      call_id TEXT PRIMARY KEY,
+     rollout_id TEXT,
      expires_at INTEGER NOT NULL,
      acquired_version INTEGER NOT NULL
-   )`,
-  // Counting and purging go by expiry, so neither scans the whole table.
-  `CREATE INDEX IF NOT EXISTS in_flight_expires_at ON in_flight (expires_at)`,
+   ) WITHOUT ROWID`,
 ];
 
+/** A release waits at most this long to be deleted together with the releases after it. */
+export const RELEASE_BATCH_MS = 50;
+/** A batch of releases this large is deleted at once. */
+const RELEASE_BATCH_MAX = 256;
+
 /**
- * Adds the `rollout_id` column to a table created before it existed (idempotent): a rollout's
- * calls are dropped together when its driver is known dead or the rollout has ended.
+ * Moves the calls of the earlier layout (table `in_flight`, with two secondary indexes) into the
+ * current one and drops it (idempotent): a shard that restarts on new code keeps counting the
+ * calls its previous version admitted.
  */
-export function migrateInFlightRolloutColumn(sql: SqlPort): void {
+export function migrateLegacyInFlight(sql: SqlPort): void {
+  const legacy = sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'in_flight'`).toArray();
+  if (legacy.length === 0) return;
   const columns = sql.exec<{ name: string }>(`PRAGMA table_info(in_flight)`).toArray();
-  if (!columns.some((column) => column.name === "rollout_id")) sql.exec(`ALTER TABLE in_flight ADD COLUMN rollout_id TEXT`);
-  sql.exec(`CREATE INDEX IF NOT EXISTS in_flight_rollout_id ON in_flight (rollout_id)`);
+  const rolloutColumn = columns.some((column) => column.name === "rollout_id") ? "rollout_id" : "NULL";
+  sql.exec(
+    `INSERT OR IGNORE INTO in_flight_calls (call_id, rollout_id, expires_at, acquired_version)
+     SELECT call_id, ${rolloutColumn}, expires_at, acquired_version FROM in_flight`,
+  );
+  sql.exec(`DROP TABLE in_flight`);
 }
 
-/** Admitted calls by id; every access is one statement by key or by the expiry index. */
+/**
+ * Admitted calls by id. An admission is stored before it is answered (the fence must survive a
+ * restart); a release is only remembered in memory at first and deleted with the others released
+ * within `RELEASE_BATCH_MS`, one statement for all of them. Every read first applies the releases
+ * pending, so counts are exact; a restart in that window counts those few released calls until
+ * they expire, which delays a sync's wait and never shortens it.
+ */
 export class InFlightTable {
   readonly #sql: SqlPort;
+  readonly #released = new Set<string>();
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(sql: SqlPort) {
     this.#sql = sql;
   }
 
-  /** Whether `callId` is registered and not expired at `now`. */
+  /** Whether `callId` is registered, not released and not expired at `now`. */
   isLive(callId: string, now: number): boolean {
-    return this.#sql.exec(`SELECT 1 AS found FROM in_flight WHERE call_id = ? AND expires_at > ?`, callId, now).toArray().length > 0;
+    if (this.#released.has(callId)) return false;
+    return this.#sql.exec(`SELECT 1 AS found FROM in_flight_calls WHERE call_id = ? AND expires_at > ?`, callId, now).toArray().length > 0;
   }
 
-  /** Registers a call; a call id seen before keeps its first version and the later expiry. */
+  /** Registers a call; a call id seen before (and not released) keeps its first version and the later expiry. */
   upsert(callId: string, expiresAt: number, version: number, rolloutId: string | null = null): void {
+    // A released id admitted again is a new call: its old row goes first, so it takes the new version.
+    if (this.#released.has(callId)) this.flush();
     this.#sql.exec(
-      `INSERT INTO in_flight (call_id, expires_at, acquired_version, rollout_id) VALUES (?, ?, ?, ?)
+      `INSERT INTO in_flight_calls (call_id, rollout_id, expires_at, acquired_version) VALUES (?, ?, ?, ?)
        ON CONFLICT(call_id) DO UPDATE SET expires_at = MAX(expires_at, excluded.expires_at)`,
       callId,
+      rolloutId,
       expiresAt,
       version,
-      rolloutId,
     );
   }
 
-  /** Forgets every call registered for `rolloutId`; returns how many there were. */
-  deleteRollout(rolloutId: string): number {
-    return this.#sql.exec(`DELETE FROM in_flight WHERE rollout_id = ? RETURNING call_id`, rolloutId).toArray().length;
+  /** Forgets a call (no-op for an unknown id); stored with the next batch of releases. */
+  delete(callId: string): void {
+    this.#released.add(callId);
+    if (this.#released.size >= RELEASE_BATCH_MAX) this.flush();
+    else this.#flushTimer ??= setTimeout(() => this.#flushQuietly(), RELEASE_BATCH_MS);
   }
 
-  /** Forgets a call (no-op for an unknown id). */
-  delete(callId: string): void {
-    this.#sql.exec(`DELETE FROM in_flight WHERE call_id = ?`, callId);
+  /** Forgets every call registered for `rolloutId`; returns how many were still live. */
+  deleteRollout(rolloutId: string): number {
+    this.flush();
+    return this.#sql.exec(`DELETE FROM in_flight_calls WHERE rollout_id = ? RETURNING call_id`, rolloutId).toArray().length;
   }
 
   /** Drops calls whose ttl passed without a release, then counts the rest. */
   countLive(now: number): number {
-    this.#sql.exec(`DELETE FROM in_flight WHERE expires_at <= ?`, now);
-    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM in_flight`).toArray()[0]?.n ?? 0;
+    this.flush();
+    this.#sql.exec(`DELETE FROM in_flight_calls WHERE expires_at <= ?`, now);
+    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM in_flight_calls`).toArray()[0]?.n ?? 0;
+  }
+
+  /** Deletes the releases pending, in one statement. */
+  flush(): void {
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#released.size === 0) return;
+    const ids = JSON.stringify([...this.#released]);
+    this.#sql.exec(`DELETE FROM in_flight_calls WHERE call_id IN (SELECT value FROM json_each(?))`, ids);
+    this.#released.clear();
+  }
+
+  #flushQuietly(): void {
+    this.#flushTimer = undefined;
+    try {
+      this.flush();
+    } catch (error) {
+      // Kept pending: the next read or release tries again. A lost delete only over-counts.
+      console.error("admission shard: deleting released calls failed", error);
+      this.#flushTimer ??= setTimeout(() => this.#flushQuietly(), RELEASE_BATCH_MS * 20);
+    }
   }
 }
