@@ -8,6 +8,7 @@ import { RolloutClient } from "../scripts/rollout-client";
 import { runBareLoop } from "./bare-loop";
 import { type BenchStack, type StackKind, startBenchStack } from "./bench-stack";
 import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
+import { formatStorage, sessionStorage, shardStorage } from "./storage-counts";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
 import { startWorkerdFloor, type FloorRun } from "./workerd-floor";
@@ -58,6 +59,7 @@ const spread = (xs: number[], digits: number) => (xs.length > 1 ? `  (rounds: ${
 
 /** One timed run of ours: wall time, steps, failures, workerd CPU per step. */
 interface OursRun {
+  ids: string[];
   wallMs: number;
   steps: number;
   failed: number;
@@ -71,7 +73,7 @@ async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<Ours
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
   const wallMs = performance.now() - start;
   const done = ends.reduce((n, end) => n + end.steps, 0);
-  return { wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep: (stack.cpu().worker - cpuBefore.worker) / done };
+  return { ids, wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep: (stack.cpu().worker - cpuBefore.worker) / done };
 }
 
 async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {
@@ -134,6 +136,8 @@ try {
     console.log(`  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` + spread(runs.map((r) => r.cpuPerStep), 2));
     for (const line of formatObjectRequests(requestsBefore[index]!, requestsAfter[index]!, runs.reduce((n, r) => n + r.steps, 0))) console.log(`  ${line}`);
     console.log(`  ${byMethodLine(requestsBefore[index]!, requestsAfter[index]!)}`);
+    const sessions = await sessionStorage(client, runs.flatMap((r) => r.ids));
+    console.log(`  ${formatStorage(sessions, shardStorage(requestsBefore[index]!, requestsAfter[index]!), runs.reduce((n, r) => n + r.steps, 0))}`);
     if (profileRollouts > 0 && stack.kind === "miniflare") for (const line of await profileSteps(stack, client, { rollouts: profileRollouts, steps, maxTokens, firstTopic: 200_000 })) console.log(line);
   }
   console.log(row(`bare openai loop, ${rollouts} concurrent`, bareMs, bare[0]!.calls) + spread(bare.map((b) => b.wallMs / 1000), 3));

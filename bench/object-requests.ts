@@ -2,10 +2,13 @@
  * @module Requests the policy object and the admission shards served, read from their own
  * counters (`GET /v1/policy/requests`): the bench line "singleton requests per model call".
  */
+import type { SqlCounts } from "../src/runtime/sql-counter";
 
 interface Counts {
   total: number;
   by_method: Record<string, number>;
+  /** SQLite statements and rows of the same span (shards count them). */
+  sql?: SqlCounts;
 }
 
 /** One reading of the counters. */

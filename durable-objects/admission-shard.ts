@@ -5,6 +5,7 @@ import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
 import { AdmissionShardCore, type ApplyResult } from "../src/runtime/policy/admission-shard-core";
 import type { ReleaseResult } from "../src/runtime/policy/policy-results";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
+import { CountingSql } from "../src/runtime/sql-counter";
 
 /**
  * One of `ADMISSION_SHARDS` objects named `admission-<k>`: every model call of the rollouts that
@@ -14,11 +15,13 @@ import { RequestCounter, type RequestCounts } from "../src/runtime/request-count
 export class AdmissionShard extends DurableObject<Env> {
   readonly #core: AdmissionShardCore;
   readonly #requests = new RequestCounter();
+  readonly #sql: CountingSql;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const policy = env.POLICY_STORE.get(env.POLICY_STORE.idFromName("default")) as unknown as { fence(): Promise<AdmissionFence> };
-    this.#core = new AdmissionShardCore({ sql: ctx.storage.sql, now: () => Date.now(), fetchFence: () => policy.fence() });
+    this.#sql = new CountingSql(ctx.storage.sql);
+    this.#core = new AdmissionShardCore({ sql: this.#sql, now: () => Date.now(), fetchFence: () => policy.fence() });
   }
 
   /** Admits one model call, or refuses it while weights sync. */
@@ -51,8 +54,8 @@ export class AdmissionShard extends DurableObject<Env> {
     return this.#core.inFlight();
   }
 
-  /** Requests this object served since it started (benchmarks read it; not persisted). */
+  /** Requests this object served and the SQLite rows it read and wrote since it started (benchmarks read it; not persisted). */
   requestCounts(): RequestCounts {
-    return this.#requests.read();
+    return { ...this.#requests.read(), sql: this.#sql.read() };
   }
 }

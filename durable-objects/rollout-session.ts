@@ -1,6 +1,7 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
 import { DurableObject } from "cloudflare:workers";
 import { r2Blobs } from "../src/sink/r2-blobs";
+import { CountingSql, type SqlCounts } from "../src/runtime/sql-counter";
 import type { BatchTracker } from "./batch-tracker";
 import type { ClaimQueue } from "./claim-queue";
 import type { AdmissionShard } from "./admission-shard";
@@ -43,13 +44,16 @@ export class RolloutSession extends DurableObject<Env> {
   readonly #core: RolloutSessionCore;
   readonly #gateway: SessionGatewayOps;
   readonly #attempts: SessionAttemptOps;
+  readonly #sql: CountingSql;
+  readonly #kernel: SessionKernel;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
+    this.#sql = new CountingSql(storage.sql);
     const kernel = new SessionKernel({
       storage: {
-        sql: storage.sql,
+        sql: this.#sql,
         transactionSync: (fn) => storage.transactionSync(fn),
         setAlarm: (time) => storage.setAlarm(time),
       },
@@ -84,10 +88,19 @@ export class RolloutSession extends DurableObject<Env> {
         await (shard as unknown as RpcSurface<AdmissionShard>).releaseRollout(rolloutId);
       },
     });
+    this.#kernel = kernel;
     // One kernel, three parts: the driver-facing lifecycle, the gateway's calls, the attempts.
     this.#core = new RolloutSessionCore(kernel);
     this.#gateway = new SessionGatewayOps(kernel);
     this.#attempts = new SessionAttemptOps(kernel);
+  }
+
+  /**
+   * SQLite statements and rows this object ran since it started (in memory, so an evicted object
+   * starts again at 0): what a rollout costs in storage. Null when no rollout is stored here.
+   */
+  storageCounts(): SqlCounts | null {
+    return this.#kernel.spec === undefined ? null : this.#sql.read();
   }
 
   /** Stores and announces a new rollout (idempotent by rollout id). */

@@ -97,6 +97,15 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
   // OTLP/JSON: the body can be POSTed unchanged to an OpenTelemetry collector's /v1/traces.
   routes.get("/:id/otlp", async (c) => c.json(await rolloutTrace(await rolloutView(c.env, rolloutIdParam(c.req.param("id"))))));
 
+  // What this rollout's session did in SQLite since its object started (in memory): the measured
+  // rows-written figure behind docs/scale.md's cost per step.
+  routes.get("/:id/storage", async (c) => {
+    const rolloutId = rolloutIdParam(c.req.param("id"));
+    const counts = await sessionStub(c.env, rolloutId).storageCounts();
+    if (counts === null) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    return c.json({ rollout_id: rolloutId, sqlite: counts });
+  });
+
   routes.get("/:id/events", async (c) => {
     const stream = await rolloutEvents(c.env, rolloutIdParam(c.req.param("id")), c.req.header("last-event-id"), c.req.query("after"));
     return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" } });

@@ -6,6 +6,7 @@
 import { ApiClient } from "../src/cli/api-client";
 import { UnreachableError } from "../src/cli/errors";
 import type { RolloutView } from "../src/schemas/rollout-api";
+import type { SqlCounts } from "../src/runtime/sql-counter";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -49,6 +50,11 @@ export class RolloutClient {
   async create(body: { agent: string; task: unknown; config?: unknown; rollout_id?: string }): Promise<string> {
     const withId = { ...body, rollout_id: body.rollout_id ?? crypto.randomUUID() };
     return (await repeatable(() => this.#api.post<{ rollout_id: string }>("/v1/rollouts", withId))).rollout_id;
+  }
+
+  /** What the rollout's session did in SQLite since its object started (`GET /v1/rollouts/:id/storage`). */
+  async storage(rolloutId: string): Promise<SqlCounts> {
+    return (await repeatable(() => this.#api.get<{ sqlite: SqlCounts }>(`/v1/rollouts/${rolloutId}/storage`))).sqlite;
   }
 
   /** `GET /v1/rollouts/:id`. */

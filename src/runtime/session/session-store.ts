@@ -13,6 +13,7 @@ import { Span, SpanInput } from "../../schemas/span";
 import type { SqlPort } from "../../ports";
 import { parseStateChange, SessionState } from "./session-state";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
+import { CountingSql } from "../sql-counter";
 import { CREATE_VALUE_PARTS_TABLE, readExtraParts, splitText, writeExtraParts } from "../value-parts";
 import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
 
@@ -24,15 +25,26 @@ const MIGRATIONS = [
      body TEXT NOT NULL,
      env_snapshot TEXT
    )`,
+  // No AUTOINCREMENT: calls are never deleted, so `seq` grows all the same, and AUTOINCREMENT
+  // wrote a `sqlite_sequence` row on every call (a billed row written; objects created before
+  // keep their table, which behaves the same).
   `CREATE TABLE IF NOT EXISTS llm_calls (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL UNIQUE,
      step_id TEXT,
      body TEXT NOT NULL
    )`,
-  `CREATE TABLE IF NOT EXISTS spans (sequence_id INTEGER PRIMARY KEY, body TEXT NOT NULL)`,
-  CREATE_VALUE_PARTS_TABLE,
 ];
+
+/**
+ * Tables most rollouts never write, created by the first write that needs them: every table
+ * created is rows written to `sqlite_master` (billed) in each of the deployment's sessions.
+ */
+const LAZY_TABLES = {
+  spans: `CREATE TABLE IF NOT EXISTS spans (sequence_id INTEGER PRIMARY KEY, body TEXT NOT NULL)`,
+  value_parts: CREATE_VALUE_PARTS_TABLE,
+} as const;
+type LazyTable = keyof typeof LAZY_TABLES;
 
 /** Owners of a step's and a call's extra parts in `value_parts`. */
 const STEP_PART = "step:";
@@ -70,17 +82,22 @@ export class SessionStore {
    * and every read of the steps and calls would otherwise run three part queries for nothing.
    */
   #hasParts: boolean | undefined;
+  /** Lazy tables known to exist (see `LAZY_TABLES`); forgotten with a rollback, which may undo a creation. */
+  readonly #tables = new Set<LazyTable>();
 
   /** One store per storage: see `SessionStore.for`. */
-  static readonly #bySql = new WeakMap<SqlPort, SessionStore>();
+  static readonly #bySql = new WeakMap<object, SessionStore>();
 
   /**
    * The store of this storage, shared by everything in the object that reads or writes it, so
    * what one part keeps in memory cannot go stale behind another's write.
    */
   static for(sql: SqlPort): SessionStore {
-    let store = SessionStore.#bySql.get(sql);
-    if (!store) SessionStore.#bySql.set(sql, (store = new SessionStore(sql)));
+    // Keyed by the storage itself: the object counts its SQL through a wrapper, and a test's
+    // direct access to the same storage must reach the same store.
+    const storage = CountingSql.storageOf(sql);
+    let store = SessionStore.#bySql.get(storage);
+    if (!store) SessionStore.#bySql.set(storage, (store = new SessionStore(sql)));
     return store;
   }
 
@@ -136,6 +153,22 @@ export class SessionStore {
     this.#state = undefined;
     this.#lastCall = undefined;
     this.#hasParts = undefined;
+    this.#tables.clear();
+  }
+
+  /** Whether lazy table `name` exists (asked of SQLite once per object, then known). */
+  #hasTable(name: LazyTable): boolean {
+    if (this.#tables.has(name)) return true;
+    const found = this.#sql.exec(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length > 0;
+    if (found) this.#tables.add(name);
+    return found;
+  }
+
+  /** Creates lazy table `name` before its first write. */
+  #ensureTable(name: LazyTable): void {
+    if (this.#tables.has(name)) return;
+    this.#sql.exec(LAZY_TABLES[name]);
+    this.#tables.add(name);
   }
 
   /** Validates and writes the state; fields unchanged since the last valid state read or written are not parsed again. */
@@ -146,13 +179,15 @@ export class SessionStore {
   }
 
   #writeParts(owner: string, parts: readonly string[]): void {
+    if (parts.length <= 1) return;
+    this.#ensureTable("value_parts");
     writeExtraParts(this.#sql, owner, parts);
-    if (parts.length > 1) this.#hasParts = true;
+    this.#hasParts = true;
   }
 
   /** The extra parts under `prefix`; no statement at all while the session has never split a value. */
   #readParts(prefix: string): Map<string, string> {
-    this.#hasParts ??= this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0;
+    this.#hasParts ??= this.#hasTable("value_parts") && this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0;
     return this.#hasParts ? readExtraParts(this.#sql, prefix) : new Map();
   }
 
@@ -196,7 +231,8 @@ export class SessionStore {
     if (version < stored.policy_version_start) return "older";
     const parts = splitText(JSON.stringify({ ...stored, policy_version_end: version }));
     this.#sql.exec(`UPDATE llm_calls SET body = ? WHERE call_id = ?`, parts[0]!, callId);
-    this.#sql.exec(`DELETE FROM value_parts WHERE owner = ?`, owner);
+    // `#readParts` above has found out whether any value was ever split.
+    if (this.#hasParts) this.#sql.exec(`DELETE FROM value_parts WHERE owner = ?`, owner);
     this.#writeParts(owner, parts);
     if (this.#lastCall?.call_id === callId) this.#lastCall = { ...this.#lastCall, policy_version_end: version };
     return "set";
@@ -222,6 +258,8 @@ export class SessionStore {
 
   /** Appends spans in order and returns them with their sequence ids (1, 2, … per rollout). */
   appendSpans(inputs: SpanInput[], now: number): Span[] {
+    if (inputs.length === 0) return [];
+    this.#ensureTable("spans");
     // The object is single-writer, so the next id read here cannot be taken by anyone else.
     let next = this.#sql.exec<{ last: number }>(`SELECT COALESCE(MAX(sequence_id), 0) AS last FROM spans`).toArray()[0]!.last + 1;
     return inputs.map((input) => {
@@ -233,6 +271,7 @@ export class SessionStore {
 
   /** Every span in sequence order. */
   listSpans(): Span[] {
+    if (!this.#hasTable("spans")) return [];
     return this.#sql.exec<{ body: string }>(`SELECT body FROM spans ORDER BY sequence_id`).toArray().map((row) => JSON.parse(row.body) as Span);
   }
 

@@ -1,0 +1,74 @@
+/**
+ * Integration: what a rollout costs in SQLite, counted by the session object's own cursors (the
+ * units Cloudflare bills): the rows one committed step writes, tables created only when needed,
+ * and the `GET /v1/rollouts/:id/storage` route that reports it.
+ */
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createByHand, fakeCommit } from "../fixtures/hand-session";
+import { api, runRollout, uniqueId } from "../fixtures/rollouts";
+import "../fixtures/authoring-agents";
+import "../fixtures/test-agents";
+
+const math = { problem: "What is 12 + 30?", ground_truth: "42" };
+
+function tablesOf(rolloutId: string): Promise<string[]> {
+  const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
+  return runInDurableObject(stub, (_instance, state) =>
+    state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).toArray().map((row) => row.name),
+  );
+}
+
+describe("a session's SQLite cost", () => {
+  it("writes 5 rows per committed step with one call: the step and the call, each with its id index, and the state", async () => {
+    const rolloutId = uniqueId("cost-step");
+    const session = await createByHand(rolloutId);
+    const leased = await session.lease("driver-a");
+    if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
+    await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0));
+    const before = (await session.storageCounts())!;
+    const committed = await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 1));
+    expect(committed).toMatchObject({ ok: true, duplicate: false });
+    const after = (await session.storageCounts())!;
+    expect(after.rows_written - before.rows_written).toBe(5);
+    // A duplicate commit is answered from what is stored and writes nothing.
+    await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 1));
+    expect((await session.storageCounts())!.rows_written).toBe(after.rows_written);
+  });
+
+  it("creates the spans and value-parts tables only for a rollout that writes one", async () => {
+    const plain = uniqueId("cost-plain");
+    const session = await createByHand(plain);
+    const leased = await session.lease("driver-a");
+    if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
+    await session.commitStep(leased.lease.lease_id, fakeCommit(plain, 0));
+    const tables = await tablesOf(plain);
+    expect(tables).toEqual(expect.arrayContaining(["llm_calls", "meta", "steps"]));
+    expect(tables).not.toContain("spans");
+    expect(tables).not.toContain("value_parts");
+    expect(tables).not.toContain("sqlite_sequence");
+    // Reading the rollout (with its spans) works without the tables.
+    const view = await api(`/v1/rollouts/${plain}`);
+    expect(view.status).toBe(200);
+    expect(((await view.json()) as { spans: unknown[] }).spans).toEqual([]);
+
+    // In val mode the lit agent emits its reward as a span: its session has the table, and the span reads back.
+    const lit = await runRollout({ agent: "authoring-lit", rollout_id: uniqueId("cost-lit"), task: math, config: { mode: "val" } });
+    expect(lit.spans.some((span) => span.kind === "reward")).toBe(true);
+    expect(await tablesOf(lit.rollout_id)).toContain("spans");
+  });
+
+  it("reports a rollout's SQLite counts over HTTP, and 404 for a rollout that does not exist", async () => {
+    const view = await runRollout({ agent: "authoring-lit", rollout_id: uniqueId("cost-route"), task: math });
+    const response = await api(`/v1/rollouts/${view.rollout_id}/storage`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { rollout_id: string; sqlite: { statements: number; rows_read: number; rows_written: number } };
+    expect(body.rollout_id).toBe(view.rollout_id);
+    expect(body.sqlite.statements).toBeGreaterThan(0);
+    expect(body.sqlite.rows_written).toBeGreaterThan(0);
+    const missing = await api(`/v1/rollouts/${uniqueId("never-created")}/storage`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("content-type")).toContain("application/problem+json");
+  });
+});
