@@ -34,12 +34,14 @@ const RULES: PhaseRule[] = [
   { label: "session alarm: publication (record + ATIF to R2, result message)", file: /^(src\/sink\/|src\/runtime\/session\/sink-publication)/ },
   { label: "session: SSE events to the client", file: /^(src\/runtime\/session\/(event-hub|session-view))/ },
   { label: "session: other (create, alarm, state reads)", file: /^(src\/runtime\/session\/|durable-objects\/)/ },
-  { label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)", file: /^src\/gateway\// },
+  { label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)", file: /^(src\/gateway\/|functions\/(policy-stub|gateway-deps)\.ts$)/ },
   { label: "driver: lease, agent, env, step record, commit RPC", file: /^(src\/runtime\/(driver|engines)\/|src\/agents\/|src\/sdk\/|functions\/drive\.entrypoint|functions\/driver-deps)/ },
   { label: "queue consumers + feed", file: /^(functions\/[a-z-]+\.consumer|src\/runtime\/(feed|batch)\/)/ },
   { label: "HTTP API (create, events, reads)", file: /^(functions\/|src\/schemas\/)/ },
 ];
 const OURS = /^(src|functions|durable-objects)\//;
+/** Our frames that only pass a call through (the SQL counter): their time counts for whoever called them. */
+const TRANSPARENT = /^src\/runtime\/sql-counter\.ts$/;
 
 /** Phase → CPU ms, plus the profile's total (idle excluded). */
 export interface PhaseTimes {
@@ -72,7 +74,7 @@ export function phaseTimes(profile: CpuProfile, sources: SourceLookup, bundleUrl
       const frame = nodes.get(at)!.callFrame;
       if (!frame.url.endsWith(bundleUrlSuffix)) continue;
       const file = repoPath(sources.sourceAt(frame.lineNumber, frame.columnNumber));
-      if (file && OURS.test(file)) ours.push({ fn: frame.functionName || "(anonymous)", file });
+      if (file && OURS.test(file) && !TRANSPARENT.test(file)) ours.push({ fn: frame.functionName || "(anonymous)", file });
     }
     const inner = ours[0];
     const hotspot = inner ? `${inner.fn} (${inner.file.replace(/^.*\//, "")}) ← ${leaf}` : leaf;

@@ -47,10 +47,22 @@ export function admissionShardFor(env: AppEnv, rolloutId: string): AdmissionShar
   return shardStub(env, shardIndexFor(rolloutId, env.ADMISSION_SHARDS));
 }
 
-/** Admission as the gateway sees it: each rollout's calls go to its own shard, never to the policy object. */
+/**
+ * Admission as the gateway sees it: each rollout's calls go to its own shard, never to the policy
+ * object. Made per request, so it keeps each shard's stub for the request's later calls (a stub
+ * belongs to the request that made it): a drive's acquires and releases reuse one stub instead of
+ * setting one up per RPC, a measured share of each call's CPU.
+ */
 export function policyPort(env: AppEnv): PolicyPort {
+  const stubs = new Map<number, AdmissionShardRpc>();
+  const shardOf = (rolloutId: string) => {
+    const index = shardIndexFor(rolloutId, env.ADMISSION_SHARDS);
+    let stub = stubs.get(index);
+    if (!stub) stubs.set(index, (stub = shardStub(env, index)));
+    return stub;
+  };
   return {
-    acquire: (rolloutId, callId, ttlMs) => admissionShardFor(env, rolloutId).acquire(callId, ttlMs, rolloutId),
-    release: (rolloutId, callId) => admissionShardFor(env, rolloutId).release(callId),
+    acquire: (rolloutId, callId, ttlMs) => shardOf(rolloutId).acquire(callId, ttlMs, rolloutId),
+    release: (rolloutId, callId) => shardOf(rolloutId).release(callId),
   };
 }

@@ -19,10 +19,36 @@ export function isoTime(ms: number | null | undefined): string | undefined {
   return typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : undefined;
 }
 
+/**
+ * Each stored message object's parse, or null when it is not a chat message. Decoded calls share
+ * their prompt's leading message objects with the call before them (see call-codec), so a rollout's
+ * k-th call re-parses only its new turns: without this, an ATIF document parsed every turn again
+ * for every later call, quadratic in the turns. Keyed weakly by immutable records: nothing leaks.
+ */
+const parsedMessages = new WeakMap<object, ChatMessage | null>();
+
+function parseMessage(raw: unknown): ChatMessage | null {
+  if (typeof raw !== "object" || raw === null) return null;
+  let parsed = parsedMessages.get(raw);
+  if (parsed === undefined) {
+    const result = ChatMessage.safeParse(raw);
+    parsed = result.success ? result.data : null;
+    parsedMessages.set(raw, parsed);
+  }
+  return parsed;
+}
+
 /** The chat messages a call sent ([] for a text completion or an unreadable request). */
 export function requestMessages(call: LlmCall): ChatMessage[] {
-  const parsed = ChatMessage.array().safeParse(call.request.messages);
-  return parsed.success ? parsed.data : [];
+  const raw = call.request.messages;
+  if (!Array.isArray(raw)) return [];
+  const messages: ChatMessage[] = [];
+  for (const message of raw) {
+    const parsed = parseMessage(message);
+    if (parsed === null) return [];
+    messages.push(parsed);
+  }
+  return messages;
 }
 
 /**

@@ -2,7 +2,7 @@
 import { LlmCall } from "../../schemas/llm-call";
 import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import { leaseTtlMs } from "../../schemas/rollout-config";
-import { Step } from "../../schemas/step";
+import { Step, stepIdFor } from "../../schemas/step";
 import { SpanInput } from "../../schemas/span";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { SessionKernel } from "./session-kernel";
@@ -120,7 +120,10 @@ export class RolloutSessionCore {
       const issue = !step.success ? step.error.issues[0] : (badCall?.error ?? badSpan?.error)?.issues[0];
       return { ok: false, reason: "invalid", message: `${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"}` };
     }
-    if (this.#kernel.store.hasStep(step.data.step_id)) return { ok: true, duplicate: true, lease: state.lease };
+    // The next step under its own id cannot be stored yet (stored steps have lower indexes and their
+    // own ids), so the usual commit skips the lookup; a retried or unusual one asks storage.
+    const isNextStep = step.data.step_index === state.step_count && step.data.step_id === stepIdFor(spec.rollout_id, step.data.step_index);
+    if (!isNextStep && this.#kernel.store.hasStep(step.data.step_id)) return { ok: true, duplicate: true, lease: state.lease };
     if (step.data.step_index !== state.step_count) {
       return { ok: false, reason: "out_of_order", message: `expected step ${state.step_count}, got ${step.data.step_index}` };
     }
