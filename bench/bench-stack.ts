@@ -52,7 +52,7 @@ export interface BenchStackOptions {
  * (objects on their own threads, storage writes acknowledged asynchronously behind output gates)
  * does not have. On tmpfs an fsync costs nothing, so the bench measures the Worker's own work.
  */
-function benchStateDir(name: string): string {
+export function benchStateDir(name: string): string {
   return existsSync("/dev/shm") ? `/dev/shm/edge-rollout-${name}-${process.pid}` : `.tmp/${name}/state`;
 }
 

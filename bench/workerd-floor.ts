@@ -6,9 +6,14 @@
  *
  * "Objects" mode makes three RPCs per call to a per-rollout object that writes one SQLite row each,
  * the shape of a step of ours at its leanest: admission before the call, release after it, and
- * the step commit (ours also validates, encodes and records what those carry). bench:gateway uses
- * the same Worker as a bare pass-through proxy, with and without those round trips.
+ * the step commit (ours also validates, encodes and records what those carry). "Publication" mode
+ * adds what every finished rollout of ours sends once: three R2 objects (the record, the ATIF
+ * document, the samples) and one queue message, consumed by a consumer that acks it. Locally R2
+ * and Queues are Miniflare's simulators in the same workerd, so their CPU counts in the figure;
+ * in production they are services whose work is not the Worker's CPU. bench:gateway uses the same
+ * Worker as a bare pass-through proxy, with and without those round trips.
  */
+import { rmSync } from "node:fs";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { workerdChildren } from "../scripts/miniflare-stack";
 import type { LoopShape } from "./bare-loop";
@@ -57,10 +62,11 @@ export default {
       await afterCall(object, rpcs, Date.now(), text);
       return new Response(text, { status: upstream.status, headers: { "content-type": "application/json" } });
     }
-    const { model, system, rollouts, steps, maxTokens, rpcs } = await request.json();
+    const { model, system, rollouts, steps, maxTokens, rpcs, publish } = await request.json();
     let calls = 0;
     await Promise.all(Array.from({ length: rollouts }, async (_, index) => {
       const object = env.STEP.get(env.STEP.idFromName("rollout-" + index));
+      const records = [];
       const messages = [
         { role: "system", content: system },
         { role: "user", content: "Tell me about topic " + index + "." },
@@ -75,12 +81,29 @@ export default {
         const completion = await response.json();
         if (!response.ok) throw new Error("simulator answered " + response.status);
         calls++;
-        await afterCall(object, rpcs, step, JSON.stringify(completion));
+        const record = JSON.stringify(completion);
+        await afterCall(object, rpcs, step, record);
+        if (publish) records.push(record);
         messages.push({ role: "assistant", content: completion.choices[0].message.content ?? "" });
         messages.push({ role: "user", content: "Go on (" + (step + 2) + "/" + steps + ")." });
       }
+      if (publish) {
+        // About the sizes ours writes: every call's reply (token ids, logprobs) in the record, the
+        // conversation in the ATIF document, the token arrays in the samples.
+        const body = "[" + records.join(",") + "]";
+        const prefix = "rollouts/floor-" + index + "-" + Date.now();
+        await Promise.all([
+          env.BUCKET.put(prefix + "/record.json", body),
+          env.BUCKET.put(prefix + "/atif.json", JSON.stringify(messages)),
+          env.BUCKET.put(prefix + "/samples.arrow", body.slice(0, body.length >> 1)),
+        ]);
+        await env.RESULTS.send({ key: prefix + "/record.json" });
+      }
     }));
     return Response.json({ calls });
+  },
+  async queue(batch) {
+    batch.ackAll();
   },
 };
 `;
@@ -91,19 +114,26 @@ export interface WorkerdFloor {
   url: string;
   /** CPU ms its workerd has used so far. */
   cpu(): number;
-  /** Runs the loop's shape inside the Worker with `rpcs` object round trips per call. */
-  loop(model: string, shape: LoopShape, rpcs: number): Promise<FloorRun>;
+  /** Runs the loop's shape inside the Worker with `rpcs` object round trips per call, and with `publish`, each rollout's publication. */
+  loop(model: string, shape: LoopShape, rpcs: number, publish?: boolean): Promise<FloorRun>;
   stop(): Promise<void>;
 }
 
-/** Starts the floor Worker on its own workerd, calling the model server at `baseUrl`. */
-export async function startWorkerdFloor(baseUrl: string): Promise<WorkerdFloor> {
+/**
+ * Starts the floor Worker on its own workerd, calling the model server at `baseUrl`. Its objects,
+ * R2 and queue keep their data under `persistRoot` (the benches put ours on tmpfs too).
+ */
+export async function startWorkerdFloor(baseUrl: string, persistRoot?: string): Promise<WorkerdFloor> {
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
     modules: true,
     script: SCRIPT,
     compatibilityDate: "2025-04-01",
     durableObjects: { STEP: { className: "Step", useSQLite: true } },
+    r2Buckets: ["BUCKET"],
+    queueProducers: { RESULTS: "floor-results" },
+    queueConsumers: { "floor-results": { maxBatchTimeout: 1 } },
+    ...(persistRoot ? { defaultPersistRoot: persistRoot } : {}),
     bindings: { BASE: baseUrl },
     port: 0,
     host: "127.0.0.1",
@@ -116,14 +146,17 @@ export async function startWorkerdFloor(baseUrl: string): Promise<WorkerdFloor> 
   return {
     url,
     cpu,
-    async loop(model, shape, rpcs) {
+    async loop(model, shape, rpcs, publish = false) {
       const cpu0 = cpu();
       const start = performance.now();
-      const response = await fetch(`${url}/loop`, { method: "POST", body: JSON.stringify({ model, system: SYSTEM_PROMPT, rollouts: shape.rollouts, steps: shape.steps, maxTokens: shape.maxTokens, rpcs }) });
+      const response = await fetch(`${url}/loop`, { method: "POST", body: JSON.stringify({ model, system: SYSTEM_PROMPT, rollouts: shape.rollouts, steps: shape.steps, maxTokens: shape.maxTokens, rpcs, publish }) });
       if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${await response.text()}`);
       const { calls } = (await response.json()) as { calls: number };
       return { wallMs: performance.now() - start, calls, cpuMsPerCall: (cpu() - cpu0) / calls };
     },
-    stop: () => mf.dispose(),
+    stop: async () => {
+      await mf.dispose();
+      if (persistRoot?.startsWith("/dev/shm/")) rmSync(persistRoot, { recursive: true, force: true });
+    },
   };
 }
