@@ -8,7 +8,8 @@ import { RolloutClient } from "../scripts/rollout-client";
 import { runBareLoop } from "./bare-loop";
 import { benchStateDir, type BenchStack, type StackKind, startBenchStack } from "./bench-stack";
 import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
-import { formatStorage, sessionStorage, shardStorage } from "./storage-counts";
+import { formatUsage, sessionUsage, sharedObjectUsage } from "./object-usage";
+import { priceMillionSteps } from "./pricing";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
 import { startWorkerdFloor, type FloorRun } from "./workerd-floor";
@@ -48,6 +49,8 @@ if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
 const LOCAL_BATCH = 100;
 /** Durable Object round trips per step in the floor's "objects" run: admission, release, step commit. */
 const FLOOR_RPCS = 3;
+/** A production step's latency, mostly the model's (docs/scale.md's assumption): how long a session is awake per step. */
+const SESSION_AWAKE_S_PER_STEP = 2;
 
 const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
 const config = { max_steps: steps, max_tokens_per_call: maxTokens };
@@ -129,6 +132,7 @@ try {
   const floorObjectsCpu = median(floorRuns.map((f) => f.withObjects.cpuMsPerCall));
   console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
     (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : ""));
+  const usages = new Map<StackKind, { sessions: Awaited<ReturnType<typeof sessionUsage>>; shared: ReturnType<typeof sharedObjectUsage>; steps: number }>();
   for (const [index, { stack, client }] of stacks.entries()) {
     const runs = ours.get(stack.kind)!;
     const label = `edge-rollout on ${stack.kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}`;
@@ -142,8 +146,11 @@ try {
     console.log(`  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` + spread(runs.map((r) => r.cpuPerStep), 2));
     for (const line of formatObjectRequests(requestsBefore[index]!, requestsAfter[index]!, runs.reduce((n, r) => n + r.steps, 0))) console.log(`  ${line}`);
     console.log(`  ${byMethodLine(requestsBefore[index]!, requestsAfter[index]!)}`);
-    const sessions = await sessionStorage(client, runs.flatMap((r) => r.ids));
-    console.log(`  ${formatStorage(sessions, shardStorage(requestsBefore[index]!, requestsAfter[index]!), runs.reduce((n, r) => n + r.steps, 0))}`);
+    const sessions = await sessionUsage(client, runs.flatMap((r) => r.ids));
+    const shared = sharedObjectUsage(requestsBefore[index]!, requestsAfter[index]!);
+    const stepsDone = runs.reduce((n, r) => n + r.steps, 0);
+    for (const line of formatUsage(sessions, shared, stepsDone)) console.log(`  ${line}`);
+    usages.set(stack.kind, { sessions, shared, steps: stepsDone });
     if (profileRollouts > 0 && stack.kind === "miniflare") for (const line of await profileSteps(stack, client, { rollouts: profileRollouts, steps, maxTokens, firstTopic: 200_000 })) console.log(line);
   }
   console.log(row(`bare openai loop, ${rollouts} concurrent`, bareMs, bare[0]!.calls) + spread(bare.map((b) => b.wallMs / 1000), 3));
@@ -171,6 +178,28 @@ try {
       console.log(`ours (${kind}) above the floor: ${(oursCpu - floorObjectsCpu).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(median(runs.map((r) => r.wallMs)) / floorObjectsMs).toFixed(2)}x of it`);
       console.log(`ours (${kind}) above the floor with publication: ${(oursCpu - publishedCpu).toFixed(2)} ms CPU/step; ours without the local simulators' share: ${(oursCpu - (publishedCpu - floorObjectsCpu)).toFixed(2)} ms CPU/step`);
     }
+  }
+  for (const kind of kinds) {
+    const usage = usages.get(kind);
+    const runs = ours.get(kind)!;
+    if (!usage || runs.length === 0) continue;
+    const oursCpu = median(runs.map((r) => r.cpuPerStep));
+    // Without the floor there is no measure of the local simulators' share: all of workerd's CPU is priced.
+    const simulators = floorRuns.length > 0 ? median(floorRuns.map((f) => f.withPublication.cpuMsPerCall)) - median(floorRuns.map((f) => f.withObjects.cpuMsPerCall)) : 0;
+    const per = (n: number) => n / Math.max(1, usage.steps);
+    console.log(`priced per 1M steps on Workers Standard (${kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 6 queue operations, 3 R2 writes and 1 read per rollout; modelled: a session awake ${SESSION_AWAKE_S_PER_STEP} s per step):`);
+    const lines = priceMillionSteps({
+      workerRequests: 2 / steps,
+      workerCpuMs: Math.max(0, oursCpu - simulators),
+      objectRequests: per(usage.sessions.requests + usage.shared.requests),
+      sessionAwakeS: SESSION_AWAKE_S_PER_STEP,
+      sqliteRowsWritten: per(usage.sessions.sqlite.rows_written + usage.shared.sqlite.rows_written),
+      sqliteRowsRead: per(usage.sessions.sqlite.rows_read + usage.shared.sqlite.rows_read),
+      queueOperations: 6 / steps,
+      r2ClassA: 3 / steps,
+      r2ClassB: 1 / steps,
+    });
+    for (const line of lines) console.log(line);
   }
   console.log(
     "note: each rollout is driven in its own invocation (the queue consumer hands it to its session; the session's alarm calls the drive route " +

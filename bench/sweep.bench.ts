@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { RolloutClient } from "../scripts/rollout-client";
 import { type StackKind, startBenchStack } from "./bench-stack";
 import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
-import { formatStorage, sessionStorage, shardStorage } from "./storage-counts";
+import { formatUsage, sessionUsage, sharedObjectUsage } from "./object-usage";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
 import { runBare, runOurs, type SweepShape } from "./sweep-shapes";
@@ -87,8 +87,8 @@ try {
         `${ours.notSucceeded}`.padStart(6),
       ].join(""),
     );
-    const storage = formatStorage(await sessionStorage(client, ours.ids), shardStorage(requestsBefore, requestsAfter), ours.steps);
-    details.push(`  ${n} rollouts: ` + formatObjectRequests(requestsBefore, requestsAfter, ours.steps).join("; "), `    ${byMethodLine(requestsBefore, requestsAfter)}`, `    ${storage}`);
+    const usage = formatUsage(await sessionUsage(client, ours.ids), sharedObjectUsage(requestsBefore, requestsAfter), ours.steps);
+    details.push(`  ${n} rollouts: ` + formatObjectRequests(requestsBefore, requestsAfter, ours.steps).join("; "), `    ${byMethodLine(requestsBefore, requestsAfter)}`, ...usage.map((line) => `    ${line}`));
   }
   const profile = Number(values["profile-rollouts"]) > 0 ? await profileSteps(stack, client, { rollouts: Number(values["profile-rollouts"]), steps: base.steps, maxTokens: base.maxTokens, firstTopic: 500_000 }) : [];
   console.log(`bench:sweep (${kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}) — N concurrent rollouts × ${base.steps} steps vs a bare openai loop with N conversations, one simulator (ttft ${base.ttftMs} ms + ${base.perTokenMs} ms/token, max_tokens ${base.maxTokens}), ${cpus().length} CPUs`);

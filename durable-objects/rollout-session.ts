@@ -2,6 +2,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { r2Blobs } from "../src/sink/r2-blobs";
 import { CountingSql, type SqlCounts } from "../src/runtime/sql-counter";
+import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import type { BatchTracker } from "./batch-tracker";
 import type { ClaimQueue } from "./claim-queue";
 import type { AdmissionShard } from "./admission-shard";
@@ -45,6 +46,7 @@ export class RolloutSession extends DurableObject<Env> {
   readonly #gateway: SessionGatewayOps;
   readonly #attempts: SessionAttemptOps;
   readonly #sql: CountingSql;
+  readonly #requests = new RequestCounter();
   readonly #kernel: SessionKernel;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -96,125 +98,149 @@ export class RolloutSession extends DurableObject<Env> {
   }
 
   /**
-   * SQLite statements and rows this object ran since it started (in memory, so an evicted object
-   * starts again at 0): what a rollout costs in storage. Null when no rollout is stored here.
+   * The requests this object served (RPC methods and alarms; this one not counted) and the SQLite
+   * statements and rows it ran, since it started (in memory, so an evicted object starts again
+   * at 0): what a rollout costs in Durable Object units. Null when no rollout is stored here.
    */
-  storageCounts(): SqlCounts | null {
-    return this.#kernel.spec === undefined ? null : this.#sql.read();
+  usageCounts(): { requests: RequestCounts; sqlite: SqlCounts } | null {
+    return this.#kernel.spec === undefined ? null : { requests: this.#requests.read(), sqlite: this.#sql.read() };
   }
 
   /** Stores and announces a new rollout (idempotent by rollout id). */
   create(spec: RolloutSpec): Promise<CreateResult> {
+    this.#requests.count("create");
     return this.#core.create(spec);
   }
 
   /** Has the alarm drive the rollout now in its own invocation, unless a driver holds the lease. */
   requestDrive(): Promise<RequestDriveResult> {
+    this.#requests.count("requestDrive");
     return this.#core.drive.requestDrive();
   }
 
   /** Grants a driver the lease and returns what it needs to resume. */
   lease(driverId: string): Promise<LeaseResult> {
+    this.#requests.count("lease");
     return this.#core.lease(driverId);
   }
 
   /** Commits one step and its LLM calls under a lease (idempotent by step id). */
   commitStep(leaseId: string, commit: StepCommit): Promise<CommitResult> {
+    this.#requests.count("commitStep");
     return this.#core.commitStep(leaseId, commit);
   }
 
   /** Releases the lease and re-enqueues the rollout for the next invocation. */
   handoff(leaseId: string): Promise<FinishResult> {
+    this.#requests.count("handoff");
     return this.#core.handoff(leaseId);
   }
 
   /** Ends the rollout with a termination reason and reward. */
   finish(leaseId: string, input: FinishInput): Promise<FinishResult> {
+    this.#requests.count("finish");
     return this.#core.finish(leaseId, input);
   }
 
   /** Counts and persists the next attempt of an attempt agent before its code runs. */
   beginAttempt(leaseId: string): BeginAttemptResult {
+    this.#requests.count("beginAttempt");
     return this.#attempts.beginAttempt(leaseId);
   }
 
   /** Extends the lease of a driver whose attempt is still running. */
   renewLease(leaseId: string): RenewLeaseResult {
+    this.#requests.count("renewLease");
     return this.#attempts.renewLease(leaseId);
   }
 
   /** The calls one attempt made, in order. */
   attemptCalls(attempt: number): LlmCall[] {
+    this.#requests.count("attemptCalls");
     return this.#attempts.attemptCalls(attempt);
   }
 
   /** Cancels the rollout unless it already ended. */
   cancel(): Promise<FinishResult> {
+    this.#requests.count("cancel");
     return this.#core.cancel();
   }
 
   /** The rollout's full view, or undefined if it was never created. */
   read(): RolloutView | undefined {
+    this.#requests.count("read");
     return this.#core.read();
   }
 
   /** An SSE byte stream of steps after `afterStepIndex` and of what follows. */
   subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
+    this.#requests.count("subscribe");
     return this.#core.subscribe(afterStepIndex);
   }
 
   /** Limits and replica for a gateway call, unless the rollout is missing or finished (or `attempt` is no longer live). */
   admitCall(attempt?: number): AdmitCallResult {
+    this.#requests.count("admitCall");
     return this.#gateway.admitCall(attempt);
   }
 
   /** Grants a runner the next attempt of an external rollout offered to runners. */
   claim(runnerId: string, leaseMs: number): Promise<ClaimResult> {
+    this.#requests.count("claim");
     return this.#core.claims.claim(runnerId, leaseMs);
   }
 
   /** Renews the lease of the runner holding `attempt`. */
   heartbeat(attempt: number, runnerId: string, leaseMs: number): HeartbeatResult {
+    this.#requests.count("heartbeat");
     return this.#core.claims.heartbeat(attempt, runnerId, leaseMs);
   }
 
   /** Ends the rollout with the outcome of the attempt a runner holds. */
   finishAttempt(attempt: number, runnerId: string, input: FinishRolloutRequest): Promise<AttemptEndResult> {
+    this.#requests.count("finishAttempt");
     return this.#core.claims.finishAttempt(attempt, runnerId, input);
   }
 
   /** A runner hands its attempt back (shutdown) or reports it crashed. */
   releaseAttempt(attempt: number, runnerId: string, reason: "shutdown" | "crashed", error: string | null): Promise<AttemptEndResult> {
+    this.#requests.count("releaseAttempt");
     return this.#core.claims.releaseAttempt(attempt, runnerId, reason, error);
   }
 
   /** Records a call made through the rollout's gateway endpoint. */
   recordCall(call: LlmCallInput): GatewayWriteResult {
+    this.#requests.count("recordCall");
     return this.#gateway.recordCall(call);
   }
 
   /** Corrects a recorded call's `policy_version_end` (a weight sync ended while it ran). */
   amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult {
+    this.#requests.count("amendCallVersion");
     return this.#gateway.amendCallVersion(callId, versionEnd);
   }
 
   /** Appends spans (rewards, messages, …) in order. */
   addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
+    this.#requests.count("addEvents");
     return this.#gateway.addEvents(events);
   }
 
   /** Ends an external rollout with its reported outcome. */
   finishExternal(input: FinishRolloutRequest): FinishResult | Exclude<GatewayWriteResult, { ok: true }> {
+    this.#requests.count("finishExternal");
     return this.#gateway.finishExternal(input);
   }
 
   /** Ends an external rollout whose call the gateway refused for a limit. */
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void {
+    this.#requests.count("endForLimit");
     this.#gateway.endForLimit(reason, message);
   }
 
   /** The watchdog. */
   override async alarm(): Promise<void> {
+    this.#requests.count("alarm");
     await this.#core.onAlarm();
   }
 }

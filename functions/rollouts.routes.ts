@@ -97,13 +97,13 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
   // OTLP/JSON: the body can be POSTed unchanged to an OpenTelemetry collector's /v1/traces.
   routes.get("/:id/otlp", async (c) => c.json(await rolloutTrace(await rolloutView(c.env, rolloutIdParam(c.req.param("id"))))));
 
-  // What this rollout's session did in SQLite since its object started (in memory): the measured
-  // rows-written figure behind docs/scale.md's cost per step.
-  routes.get("/:id/storage", async (c) => {
+  // What this rollout's session served and did in SQLite since its object started (in memory):
+  // the measured Durable Object requests and rows written behind docs/scale.md's cost per step.
+  routes.get("/:id/usage", async (c) => {
     const rolloutId = rolloutIdParam(c.req.param("id"));
-    const counts = await sessionStub(c.env, rolloutId).storageCounts();
-    if (counts === null) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
-    return c.json({ rollout_id: rolloutId, sqlite: counts });
+    const usage = await sessionStub(c.env, rolloutId).usageCounts();
+    if (usage === null) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    return c.json({ rollout_id: rolloutId, requests: { total: usage.requests.total, by_method: usage.requests.by_method, since: usage.requests.since }, sqlite: usage.sqlite });
   });
 
   routes.get("/:id/events", async (c) => {

@@ -52,9 +52,9 @@ export class RolloutClient {
     return (await repeatable(() => this.#api.post<{ rollout_id: string }>("/v1/rollouts", withId))).rollout_id;
   }
 
-  /** What the rollout's session did in SQLite since its object started (`GET /v1/rollouts/:id/storage`). */
-  async storage(rolloutId: string): Promise<SqlCounts> {
-    return (await repeatable(() => this.#api.get<{ sqlite: SqlCounts }>(`/v1/rollouts/${rolloutId}/storage`))).sqlite;
+  /** What the rollout's session served and did in SQLite since its object started (`GET /v1/rollouts/:id/usage`). */
+  async usage(rolloutId: string): Promise<{ requests: { total: number; by_method: Record<string, number> }; sqlite: SqlCounts }> {
+    return repeatable(() => this.#api.get<{ requests: { total: number; by_method: Record<string, number> }; sqlite: SqlCounts }>(`/v1/rollouts/${rolloutId}/usage`));
   }
 
   /** `GET /v1/rollouts/:id`. */

@@ -1,7 +1,8 @@
 /**
- * Integration: what a rollout costs in SQLite, counted by the session object's own cursors (the
- * units Cloudflare bills): the rows one committed step writes, tables created only when needed,
- * and the `GET /v1/rollouts/:id/storage` route that reports it.
+ * Integration: what a rollout costs in Durable Object units, counted by the session object
+ * itself (requests served; SQLite rows from its own cursors, the units Cloudflare bills): the
+ * rows one committed step writes, tables created only when needed, and the
+ * `GET /v1/rollouts/:id/usage` route that reports it.
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
@@ -21,20 +22,23 @@ function tablesOf(rolloutId: string): Promise<string[]> {
 }
 
 describe("a session's SQLite cost", () => {
-  it("writes 5 rows per committed step with one call: the step and the call, each with its id index, and the state", async () => {
+  it("writes 4 rows per committed step with one call: the step, the call with its id index, and the state", async () => {
     const rolloutId = uniqueId("cost-step");
     const session = await createByHand(rolloutId);
     const leased = await session.lease("driver-a");
     if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
     await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0));
-    const before = (await session.storageCounts())!;
+    const before = (await session.usageCounts())!;
     const committed = await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 1));
     expect(committed).toMatchObject({ ok: true, duplicate: false });
-    const after = (await session.storageCounts())!;
-    expect(after.rows_written - before.rows_written).toBe(5);
+    const after = (await session.usageCounts())!;
+    expect(after.sqlite.rows_written - before.sqlite.rows_written).toBe(4);
+    // One request, counted by its method; reading the counts is not counted.
+    expect(after.requests.total - before.requests.total).toBe(1);
+    expect(after.requests.by_method.commitStep! - before.requests.by_method.commitStep!).toBe(1);
     // A duplicate commit is answered from what is stored and writes nothing.
     await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 1));
-    expect((await session.storageCounts())!.rows_written).toBe(after.rows_written);
+    expect((await session.usageCounts())!.sqlite.rows_written).toBe(after.sqlite.rows_written);
   });
 
   it("creates the spans and value-parts tables only for a rollout that writes one", async () => {
@@ -59,15 +63,20 @@ describe("a session's SQLite cost", () => {
     expect(await tablesOf(lit.rollout_id)).toContain("spans");
   });
 
-  it("reports a rollout's SQLite counts over HTTP, and 404 for a rollout that does not exist", async () => {
-    const view = await runRollout({ agent: "authoring-lit", rollout_id: uniqueId("cost-route"), task: math });
-    const response = await api(`/v1/rollouts/${view.rollout_id}/storage`);
+  it("reports a rollout's requests and SQLite counts over HTTP, and 404 for a rollout that does not exist", async () => {
+    const view = await runRollout({ agent: "dialogue", rollout_id: uniqueId("cost-route"), task: { problem: "Tell me about topic 1.", extra_args: { turns: 3 } }, config: { max_steps: 3 } });
+    expect(view.trajectory.steps).toHaveLength(3);
+    const response = await api(`/v1/rollouts/${view.rollout_id}/usage`);
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { rollout_id: string; sqlite: { statements: number; rows_read: number; rows_written: number } };
+    const body = (await response.json()) as { rollout_id: string; requests: { total: number; by_method: Record<string, number> }; sqlite: { statements: number; rows_read: number; rows_written: number } };
     expect(body.rollout_id).toBe(view.rollout_id);
+    // A stepwise rollout: created, leased, committed once per step, finished, and woken by its alarms.
+    expect(body.requests.by_method).toMatchObject({ create: 1, lease: 1, commitStep: view.trajectory.steps.length, finish: 1 });
+    expect(body.requests.by_method.alarm).toBeGreaterThanOrEqual(1);
+    expect(body.requests.total).toBe(Object.values(body.requests.by_method).reduce((sum, n) => sum + n, 0));
     expect(body.sqlite.statements).toBeGreaterThan(0);
     expect(body.sqlite.rows_written).toBeGreaterThan(0);
-    const missing = await api(`/v1/rollouts/${uniqueId("never-created")}/storage`);
+    const missing = await api(`/v1/rollouts/${uniqueId("never-created")}/usage`);
     expect(missing.status).toBe(404);
     expect(missing.headers.get("content-type")).toContain("application/problem+json");
   });

@@ -19,9 +19,12 @@ import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
 
 const MIGRATIONS = [
   CREATE_META_TABLE,
+  // No index on step_id: the one writer checks it before inserting (commitStep looks a step id up
+  // only for a retried or unusual commit, a scan of at most max_steps rows), and an index entry
+  // per step was a billed row written on every commit.
   `CREATE TABLE IF NOT EXISTS steps (
      step_index INTEGER PRIMARY KEY,
-     step_id TEXT NOT NULL UNIQUE,
+     step_id TEXT NOT NULL,
      body TEXT NOT NULL,
      env_snapshot TEXT
    )`,
