@@ -7,8 +7,8 @@
 import { RolloutClient } from "../scripts/rollout-client";
 import { runBareLoop } from "./bare-loop";
 import { benchStateDir, type BenchStack, type StackKind, startBenchStack } from "./bench-stack";
-import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
-import { formatUsage, sessionUsage, sharedObjectUsage } from "./object-usage";
+import { addRequests, byMethodLine, formatObjectRequests, NO_REQUESTS, type ObjectRequests, readObjectRequests, requestsBetween } from "./object-requests";
+import { addSessionUsage, formatUsage, NO_SESSIONS, perStep, sessionUsage, sharedObjectUsage, type SessionUsage } from "./object-usage";
 import { priceMillionSteps } from "./pricing";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
@@ -62,7 +62,10 @@ const spread = (xs: number[], digits: number) => (xs.length > 1 ? `  (rounds: ${
 
 /** One timed run of ours: wall time, steps, failures, workerd CPU per step. */
 interface OursRun {
-  ids: string[];
+  /** The run's sessions' counters, read right after it (outside the timed window), before workerd evicts idle objects. */
+  sessions: SessionUsage;
+  /** What the policy object and the shards served during the run (read around it, for the same reason). */
+  requests: ObjectRequests;
   wallMs: number;
   steps: number;
   failed: number;
@@ -70,13 +73,17 @@ interface OursRun {
 }
 
 async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<OursRun> {
+  const requestsBefore = await readObjectRequests(stack.workerUrl);
   const cpuBefore = stack.cpu();
   const start = performance.now();
+  const startedAt = Date.now();
   const ids = await Promise.all(Array.from({ length: rollouts }, (_, i) => client.create({ agent: "dialogue", task: task(i), config })));
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
   const wallMs = performance.now() - start;
   const done = ends.reduce((n, end) => n + end.steps, 0);
-  return { ids, wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep: (stack.cpu().worker - cpuBefore.worker) / done };
+  const cpuPerStep = (stack.cpu().worker - cpuBefore.worker) / done;
+  const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
+  return { sessions: await sessionUsage(client, ids, startedAt), requests, wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep };
 }
 
 async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {
@@ -104,7 +111,6 @@ try {
   const failures = new Map<StackKind, string>();
   const bare: Array<Awaited<ReturnType<typeof timedBare>>> = [];
   const floorRuns: Array<{ fetchOnly: FloorRun; withObjects: FloorRun; withPublication: FloorRun }> = [];
-  const requestsBefore = await Promise.all(stacks.map(({ stack }) => readObjectRequests(stack.workerUrl)));
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
       if (failures.has(stack.kind)) continue;
@@ -125,15 +131,14 @@ try {
       });
     }
   }
-  const requestsAfter = await Promise.all(stacks.map(({ stack }) => readObjectRequests(stack.workerUrl)));
 
   const bareMs = median(bare.map((b) => b.wallMs));
   const floorObjectsMs = median(floorRuns.map((f) => f.withObjects.wallMs));
   const floorObjectsCpu = median(floorRuns.map((f) => f.withObjects.cpuMsPerCall));
   console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
     (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : ""));
-  const usages = new Map<StackKind, { sessions: Awaited<ReturnType<typeof sessionUsage>>; shared: ReturnType<typeof sharedObjectUsage>; steps: number }>();
-  for (const [index, { stack, client }] of stacks.entries()) {
+  const usages = new Map<StackKind, { sessions: SessionUsage; shared: ReturnType<typeof sharedObjectUsage>; steps: number }>();
+  for (const { stack, client } of stacks) {
     const runs = ours.get(stack.kind)!;
     const label = `edge-rollout on ${stack.kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}`;
     if (runs.length === 0) {
@@ -144,12 +149,13 @@ try {
     const cpu = median(runs.map((r) => r.cpuPerStep));
     console.log(row(label, median(runs.map((r) => r.wallMs)), runs[0]!.steps) + (failed ? `  (${failed} not succeeded)` : "") + spread(runs.map((r) => r.wallMs / 1000), 3));
     console.log(`  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` + spread(runs.map((r) => r.cpuPerStep), 2));
-    for (const line of formatObjectRequests(requestsBefore[index]!, requestsAfter[index]!, runs.reduce((n, r) => n + r.steps, 0))) console.log(`  ${line}`);
-    console.log(`  ${byMethodLine(requestsBefore[index]!, requestsAfter[index]!)}`);
-    const sessions = await sessionUsage(client, runs.flatMap((r) => r.ids));
-    const shared = sharedObjectUsage(requestsBefore[index]!, requestsAfter[index]!);
+    const served = runs.map((r) => r.requests).reduce(addRequests, NO_REQUESTS);
+    for (const line of formatObjectRequests(NO_REQUESTS, served, runs.reduce((n, r) => n + r.steps, 0))) console.log(`  ${line}`);
+    console.log(`  ${byMethodLine(NO_REQUESTS, served)}`);
+    const sessions = runs.map((r) => r.sessions).reduce(addSessionUsage, NO_SESSIONS);
+    const shared = sharedObjectUsage(NO_REQUESTS, served);
     const stepsDone = runs.reduce((n, r) => n + r.steps, 0);
-    for (const line of formatUsage(sessions, shared, stepsDone)) console.log(`  ${line}`);
+    for (const line of formatUsage(sessions, shared, stepsDone, steps)) console.log(`  ${line}`);
     usages.set(stack.kind, { sessions, shared, steps: stepsDone });
     if (profileRollouts > 0 && stack.kind === "miniflare") for (const line of await profileSteps(stack, client, { rollouts: profileRollouts, steps, maxTokens, firstTopic: 200_000 })) console.log(line);
   }
@@ -186,15 +192,15 @@ try {
     const oursCpu = median(runs.map((r) => r.cpuPerStep));
     // Without the floor there is no measure of the local simulators' share: all of workerd's CPU is priced.
     const simulators = floorRuns.length > 0 ? median(floorRuns.map((f) => f.withPublication.cpuMsPerCall)) - median(floorRuns.map((f) => f.withObjects.cpuMsPerCall)) : 0;
-    const per = (n: number) => n / Math.max(1, usage.steps);
+    const per = (pick: Parameters<typeof perStep>[4]) => perStep(usage.sessions, usage.shared, usage.steps, steps, pick);
     console.log(`priced per 1M steps on Workers Standard (${kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 6 queue operations, 3 R2 writes and 1 read per rollout; modelled: a session awake ${SESSION_AWAKE_S_PER_STEP} s per step):`);
     const lines = priceMillionSteps({
       workerRequests: 2 / steps,
       workerCpuMs: Math.max(0, oursCpu - simulators),
-      objectRequests: per(usage.sessions.requests + usage.shared.requests),
+      objectRequests: per((u) => u.requests),
       sessionAwakeS: SESSION_AWAKE_S_PER_STEP,
-      sqliteRowsWritten: per(usage.sessions.sqlite.rows_written + usage.shared.sqlite.rows_written),
-      sqliteRowsRead: per(usage.sessions.sqlite.rows_read + usage.shared.sqlite.rows_read),
+      sqliteRowsWritten: per((u) => u.sqlite.rows_written),
+      sqliteRowsRead: per((u) => u.sqlite.rows_read),
       queueOperations: 6 / steps,
       r2ClassA: 3 / steps,
       r2ClassB: 1 / steps,

@@ -55,3 +55,39 @@ export function byMethodLine(before: ObjectRequests, after: ObjectRequests): str
   });
   return `requests by method — ${parts.join("; ")}`;
 }
+
+function countsDelta(then: Counts | undefined, now: Counts): Counts {
+  // An object evicted between readings restarts at 0; then its whole count is the delta.
+  const restarted = !then || now.total < then.total;
+  const by_method: Record<string, number> = {};
+  for (const [method, n] of Object.entries(now.by_method)) by_method[method] = restarted ? n : n - (then.by_method[method] ?? 0);
+  const sql = now.sql && (restarted || !then.sql ? now.sql : { statements: now.sql.statements - then.sql.statements, rows_read: now.sql.rows_read - then.sql.rows_read, rows_written: now.sql.rows_written - then.sql.rows_written });
+  return { total: restarted ? now.total : now.total - then.total, by_method, ...(sql ? { sql } : {}) };
+}
+
+function countsSum(a: Counts, b: Counts): Counts {
+  const by_method = { ...a.by_method };
+  for (const [method, n] of Object.entries(b.by_method)) by_method[method] = (by_method[method] ?? 0) + n;
+  const zero = { statements: 0, rows_read: 0, rows_written: 0 };
+  const x = a.sql ?? zero;
+  const y = b.sql ?? zero;
+  return { total: a.total + b.total, by_method, sql: { statements: x.statements + y.statements, rows_read: x.rows_read + y.rows_read, rows_written: x.rows_written + y.rows_written } };
+}
+
+/** A reading of nothing: the base the summed deltas of several runs are read against. */
+export const NO_REQUESTS: ObjectRequests = { policy: { total: 0, by_method: {} }, shards: [] };
+
+/**
+ * What each object served between two readings, as a reading from zero. Read around each timed
+ * run, not around a whole bench: workerd evicts an idle object within seconds, and its counters
+ * (in memory) start again at 0.
+ */
+export function requestsBetween(before: ObjectRequests, after: ObjectRequests): ObjectRequests {
+  return { policy: countsDelta(before.policy, after.policy), shards: after.shards.map((shard, i) => countsDelta(before.shards[i], shard)) };
+}
+
+/** Two readings from zero added up, object by object. */
+export function addRequests(a: ObjectRequests, b: ObjectRequests): ObjectRequests {
+  const shards = Array.from({ length: Math.max(a.shards.length, b.shards.length) }, (_, i) => countsSum(a.shards[i] ?? { total: 0, by_method: {} }, b.shards[i] ?? { total: 0, by_method: {} }));
+  return { policy: countsSum(a.policy, b.policy), shards };
+}

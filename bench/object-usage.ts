@@ -21,11 +21,27 @@ export interface KindUsage {
   sqlite: SqlCounts;
 }
 
-/** The sessions of `ids`, summed (read 16 at a time, outside any timed window). */
-export async function sessionUsage(client: RolloutClient, ids: string[]): Promise<KindUsage> {
-  const total: KindUsage = { requests: 0, byMethod: {}, sqlite: ZERO };
+/** The sessions' share, and how many of them it covers. */
+export interface SessionUsage extends KindUsage {
+  /** Sessions whose counters cover the whole rollout. */
+  counted: number;
+  /** Sessions read. */
+  read: number;
+}
+
+/**
+ * The sessions of `ids`, summed (read 16 at a time, outside any timed window). Counters live in
+ * memory: a session whose object started after `startedAt` (the run's start, on the same clock)
+ * was evicted and restarted in between (workerd evicts idle objects after seconds), so its counts
+ * miss part of the rollout; it is left out, and per-step figures use the sessions counted.
+ */
+export async function sessionUsage(client: RolloutClient, ids: string[], startedAt: number): Promise<SessionUsage> {
+  const total: SessionUsage = { requests: 0, byMethod: {}, sqlite: ZERO, counted: 0, read: 0 };
   for (let i = 0; i < ids.length; i += 16) {
     for (const usage of await Promise.all(ids.slice(i, i + 16).map((id) => client.usage(id)))) {
+      total.read++;
+      if (usage.requests.since > startedAt) continue;
+      total.counted++;
       total.requests += usage.requests.total;
       for (const [method, n] of Object.entries(usage.requests.by_method)) total.byMethod[method] = (total.byMethod[method] ?? 0) + n;
       total.sqlite = add(total.sqlite, usage.sqlite);
@@ -33,6 +49,16 @@ export async function sessionUsage(client: RolloutClient, ids: string[]): Promis
   }
   return total;
 }
+
+/** Adds `b` into `a` (sessions read in several rounds). */
+export function addSessionUsage(a: SessionUsage, b: SessionUsage): SessionUsage {
+  const byMethod = { ...a.byMethod };
+  for (const [method, n] of Object.entries(b.byMethod)) byMethod[method] = (byMethod[method] ?? 0) + n;
+  return { requests: a.requests + b.requests, byMethod, sqlite: add(a.sqlite, b.sqlite), counted: a.counted + b.counted, read: a.read + b.read };
+}
+
+/** No sessions read yet. */
+export const NO_SESSIONS: SessionUsage = { requests: 0, byMethod: {}, sqlite: ZERO, counted: 0, read: 0 };
 
 /** What the shards and the policy object did between two readings (one evicted meanwhile restarts at 0: its whole count is the delta). */
 export function sharedObjectUsage(before: ObjectRequests, after: ObjectRequests): KindUsage {
@@ -53,14 +79,26 @@ export function sharedObjectUsage(before: ObjectRequests, after: ObjectRequests)
   return total;
 }
 
-/** The bench lines: Durable Object requests and SQLite rows per step, split by object kind. */
-export function formatUsage(sessions: KindUsage, shared: KindUsage, steps: number): string[] {
-  const per = (n: number) => (n / Math.max(1, steps)).toFixed(2);
-  const methods = Object.entries(sessions.byMethod).sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${per(n)}`).join(", ");
-  const rows = add(sessions.sqlite, shared.sqlite);
+/**
+ * The bench lines: Durable Object requests and SQLite rows per step, split by object kind. Session
+ * figures are per step of the sessions counted (`stepsPerRollout` each); shard figures per step of the run.
+ */
+export function formatUsage(sessions: SessionUsage, shared: KindUsage, steps: number, stepsPerRollout: number): string[] {
+  const sessionSteps = Math.max(1, sessions.counted * stepsPerRollout);
+  const perSession = (n: number) => n / sessionSteps;
+  const perShared = (n: number) => n / Math.max(1, steps);
+  const f = (n: number) => n.toFixed(2);
+  const methods = Object.entries(sessions.byMethod).sort((a, b) => b[1] - a[1]).map(([method, n]) => `${method} ${f(perSession(n))}`).join(", ");
+  const coverage = sessions.counted === sessions.read ? "" : ` (${sessions.counted} of ${sessions.read} sessions counted: the rest were evicted and restarted before they were read)`;
   return [
-    `Durable Object requests per step, from the objects' counters: ${per(sessions.requests + shared.requests)} (sessions ${per(sessions.requests)}: ${methods}; shards and policy ${per(shared.requests)}); whole rollouts included`,
-    `SQLite per step, from the objects' cursors: rows written ${per(rows.rows_written)} (sessions ${per(sessions.sqlite.rows_written)}, shards ${per(shared.sqlite.rows_written)}), ` +
-      `rows read ${per(rows.rows_read)}, statements ${per(rows.statements)} (sessions ${per(sessions.sqlite.statements)}, shards ${per(shared.sqlite.statements)})`,
+    `Durable Object requests per step, from the objects' counters: ${f(perSession(sessions.requests) + perShared(shared.requests))} (sessions ${f(perSession(sessions.requests))}: ${methods}; shards and policy ${f(perShared(shared.requests))}); whole rollouts included${coverage}`,
+    `SQLite per step, from the objects' cursors: rows written ${f(perSession(sessions.sqlite.rows_written) + perShared(shared.sqlite.rows_written))} (sessions ${f(perSession(sessions.sqlite.rows_written))}, shards ${f(perShared(shared.sqlite.rows_written))}), ` +
+      `rows read ${f(perSession(sessions.sqlite.rows_read) + perShared(shared.sqlite.rows_read))}, statements ${f(perSession(sessions.sqlite.statements) + perShared(shared.sqlite.statements))} ` +
+      `(sessions ${f(perSession(sessions.sqlite.statements))}, shards ${f(perShared(shared.sqlite.statements))})`,
   ];
+}
+
+/** Per step, summed over sessions (per counted session step) and shared objects (per step of the run). */
+export function perStep(sessions: SessionUsage, shared: KindUsage, steps: number, stepsPerRollout: number, pick: (usage: KindUsage) => number): number {
+  return pick(sessions) / Math.max(1, sessions.counted * stepsPerRollout) + pick(shared) / Math.max(1, steps);
 }

@@ -63,10 +63,13 @@ try {
   for (const n of sizes) {
     const shape: SweepShape = { ...base, rollouts: n };
     const requestsBefore = await readObjectRequests(stack.workerUrl);
+    const startedAt = Date.now();
     const cpu0 = workerCpu();
     const ours = await runOurs(client, shape, topic);
     const cpuMs = workerCpu() - cpu0;
     const requestsAfter = await readObjectRequests(stack.workerUrl);
+    // Read first: session counters live in memory, and workerd evicts idle objects within seconds.
+    const usage = formatUsage(await sessionUsage(client, ours.ids, startedAt), sharedObjectUsage(requestsBefore, requestsAfter), ours.steps, base.steps);
     // Outside the timed and CPU-counted window: the recorded calls give each rollout's simulated latency.
     ours.idealMs = await ours.readIdealMs();
     const bare = await runBare(simulator.url, shape, topic);
@@ -87,7 +90,6 @@ try {
         `${ours.notSucceeded}`.padStart(6),
       ].join(""),
     );
-    const usage = formatUsage(await sessionUsage(client, ours.ids), sharedObjectUsage(requestsBefore, requestsAfter), ours.steps);
     details.push(`  ${n} rollouts: ` + formatObjectRequests(requestsBefore, requestsAfter, ours.steps).join("; "), `    ${byMethodLine(requestsBefore, requestsAfter)}`, ...usage.map((line) => `    ${line}`));
   }
   const profile = Number(values["profile-rollouts"]) > 0 ? await profileSteps(stack, client, { rollouts: Number(values["profile-rollouts"]), steps: base.steps, maxTokens: base.maxTokens, firstTopic: 500_000 }) : [];

@@ -53,8 +53,8 @@ export class RolloutClient {
   }
 
   /** What the rollout's session served and did in SQLite since its object started (`GET /v1/rollouts/:id/usage`). */
-  async usage(rolloutId: string): Promise<{ requests: { total: number; by_method: Record<string, number> }; sqlite: SqlCounts }> {
-    return repeatable(() => this.#api.get<{ requests: { total: number; by_method: Record<string, number> }; sqlite: SqlCounts }>(`/v1/rollouts/${rolloutId}/usage`));
+  async usage(rolloutId: string): Promise<{ requests: { total: number; by_method: Record<string, number>; since: number }; sqlite: SqlCounts }> {
+    return repeatable(() => this.#api.get<{ requests: { total: number; by_method: Record<string, number>; since: number }; sqlite: SqlCounts }>(`/v1/rollouts/${rolloutId}/usage`));
   }
 
   /** `GET /v1/rollouts/:id`. */
