@@ -1,6 +1,6 @@
 /** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
 import { DurableObject } from "cloudflare:workers";
-import type { FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
+import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 
@@ -30,6 +30,11 @@ export class TrainerFeed extends DurableObject<Env> {
   /** Whether a result of `rolloutId` was ingested (a session confirming its delivery asks this). */
   holds(rolloutId: string): boolean {
     return this.#core.holds(rolloutId);
+  }
+
+  /** The groups of a batch dropped instead of delivered (read only: nothing is pulled or dropped). */
+  droppedGroups(batchId: string): DroppedGroup[] {
+    return this.#core.droppedGroups(batchId);
   }
 
   /** Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body). */

@@ -7,7 +7,7 @@ import { startBatch } from "../src/runtime/batch/batch-delivery";
 import { batchObjects, batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { batchEvalReport, batchIdParam, batchProgress, batchRolloutsPage, batchSummary, listBatches } from "./views/batch-views";
+import { batchDroppedGroups, batchEvalReport, batchIdParam, batchProgress, batchRolloutsPage, batchSummary, listBatches } from "./views/batch-views";
 
 /**
  * Largest `POST /v1/batches` body: the rows go to the batch's Durable Object in one RPC (arguments
@@ -50,6 +50,9 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
   });
 
   routes.get("/:id/summary", async (c) => c.json(await batchSummary(c.env, batchIdParam(c.req.param("id")))));
+
+  // Read only: a group is dropped by the pull that finds it stale, and this lists what was dropped.
+  routes.get("/:id/dropped-groups", async (c) => c.json(await batchDroppedGroups(c.env, batchIdParam(c.req.param("id")))));
 
   routes.get("/:id/eval", async (c) => c.json(await batchEvalReport(c.env, batchIdParam(c.req.param("id")), c.req.query())));
 

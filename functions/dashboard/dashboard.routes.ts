@@ -11,7 +11,7 @@ import { dashboardAuth, SESSION_COOKIE, SESSION_TTL_MS, sessionValue } from "../
 import { sameSecret } from "../middleware/bearer-auth";
 import { parseQuery } from "../middleware/problem-details";
 import { batchStub } from "../batch-stub";
-import { batchEvalReport, batchIdParam, batchProgress, batchSummary, listBatches } from "../views/batch-views";
+import { batchDroppedGroups, batchEvalReport, batchIdParam, batchProgress, batchSummary, listBatches } from "../views/batch-views";
 import { overviewView } from "../views/overview-view";
 import { rolloutEvents, rolloutIdParam, rolloutsAcross, rolloutView } from "../views/rollout-views";
 import { layout, type Html } from "./layout";
@@ -76,12 +76,13 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
   pages.get("/batches/:id", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));
     const progress = await batchProgress(c.env, batchId);
-    const [summary, series, evaluation] = await Promise.all([
+    const [summary, series, evaluation, dropped] = await Promise.all([
       batchSummary(c.env, batchId),
       listBatches(c.env, { series: seriesOf(batchId), limit: "50" }),
       progress.mode === "val" ? batchEvalReport(c.env, batchId, {}) : Promise.resolve(null),
+      batchDroppedGroups(c.env, batchId),
     ]);
-    return render(c, `Batch ${batchId}`, batchPage({ progress, summary, series, evaluation, now: Date.now() }), progress.done ? undefined : refreshScript(5000));
+    return render(c, `Batch ${batchId}`, batchPage({ progress, summary, series, evaluation, dropped: dropped.dropped_groups, now: Date.now() }), progress.done ? undefined : refreshScript(5000));
   });
 
   pages.post("/batches/:id/cancel", async (c) => {

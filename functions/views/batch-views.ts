@@ -10,6 +10,8 @@ import type { BatchRunners } from "../../src/schemas/batch-runners";
 import { EvalQuery, type EvalReport } from "../../src/schemas/eval-report";
 import { batchStub } from "../batch-stub";
 import { catalogStub } from "../catalog-stub";
+import { feedStub } from "../feed-stub";
+import type { DroppedGroup } from "../../src/schemas/feed";
 import type { AppEnv } from "../env";
 import { parseQuery } from "../middleware/problem-details";
 
@@ -84,4 +86,9 @@ export async function listBatches(env: AppEnv, raw: Record<string, string>): Pro
   const entries = await catalogStub(env).list(query);
   const progress = await Promise.all(entries.map((entry) => batchStub(env, entry.batch_id).progress()));
   return entries.map((entry, i) => ({ ...entry, progress: progress[i] ?? null }));
+}
+
+/** `GET /v1/batches/:id/dropped-groups`: the batch's groups the trainer feed dropped instead of delivering (oldest uid first). */
+export async function batchDroppedGroups(env: AppEnv, batchId: string): Promise<{ batch_id: string; dropped_groups: DroppedGroup[] }> {
+  return { batch_id: batchId, dropped_groups: await feedStub(env).droppedGroups(batchId) };
 }

@@ -233,4 +233,30 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     expect(["cancelling", "cancelled"]).toContain((await api.get<Progress>(`/v1/batches/${big}`)).status);
     expect(await page.locator("#cancel-batch").count()).toBe(0);
   }, 180_000);
+
+  it("batch page lists the groups the feed dropped as stale after a weight sync, as the API does", async () => {
+    const stale = `${run}-stale`;
+    await api.post("/v1/batches", { batch_id: stale, agent: "calculator", rows: rows.slice(0, 2), n: 2, training_mode: "verl/hybrid" });
+    await api.waitForBatch(stale);
+    await page.goto(`${stack.workerUrl}/batches/${stale}`);
+    expect(await page.locator("#dropped-groups").count()).toBe(0);
+    // A real weight sync moves the policy on; the next pull naming the batch finds its groups too stale for verl/hybrid.
+    const { policy_version } = await api.post<{ policy_version: number }>("/v1/policy/sync/begin", {});
+    await api.post("/v1/policy/sync/end", { policy_version: policy_version + 1 });
+    const pulled = await api.post<{ groups: unknown[]; dropped_groups: Array<{ uid: string }> }>("/v1/feed/pull", { batch_id: stale, max_groups: 10 });
+    expect(pulled.groups).toEqual([]);
+    const listed = await api.get<{ dropped_groups: Array<{ uid: string; reason: string; policy_version_start: number; policy_version_end: number; policy_version: number }> }>(`/v1/batches/${stale}/dropped-groups`);
+    expect(listed.dropped_groups.map((g) => g.uid).sort()).toEqual(pulled.dropped_groups.map((g) => g.uid).sort());
+    expect(listed.dropped_groups).toHaveLength(2);
+
+    await page.goto(`${stack.workerUrl}/batches/${stale}`);
+    expect(await text(page, '#dropped-groups [data-field="dropped-count"]')).toBe("2");
+    for (const group of listed.dropped_groups) {
+      const row = page.locator(`#dropped-groups tr[data-uid="${group.uid}"]`);
+      expect(await row.locator('[data-field="reason"]').textContent()).toBe(group.reason);
+      expect(await row.locator('[data-field="versions"]').textContent()).toBe(`${group.policy_version_start}–${group.policy_version_end}`);
+      expect(await row.locator('[data-field="at-version"]').textContent()).toBe(String(group.policy_version));
+    }
+    await page.screenshot({ path: screenshotPath("batch-dropped-groups"), fullPage: true });
+  }, 120_000);
 });

@@ -94,6 +94,11 @@ describe("stale groups", () => {
     expect(again.dropped_groups.filter((g) => g.batch_id === batchId).map((g) => g.uid)).toEqual([stale.uid]);
     expect(again.dropped_groups.map((g) => g.uid)).not.toContain(noBatch.uid);
     expect((await pull({ max_groups: 10, batch_id: uniqueId("other") })).dropped_groups).toEqual([]);
+    // The batch's route lists them without pulling, as the dashboard's batch page shows them.
+    const listed = (await (await api(`/v1/batches/${batchId}/dropped-groups`)).json()) as { batch_id: string; dropped_groups: unknown[] };
+    expect(listed).toEqual({ batch_id: batchId, dropped_groups: byId.dropped_groups });
+    expect(((await (await api(`/v1/batches/${uniqueId("other")}/dropped-groups`)).json()) as { dropped_groups: unknown[] }).dropped_groups).toEqual([]);
+    expect((await api(`/v1/batches/${encodeURIComponent("bad id!")}/dropped-groups`)).status).toBe(400);
     // The feed's stats count them per batch too.
     const stats = (await (await api(`/v1/feed/stats?batch_id=${batchId}`)).json()) as { by_batch: Record<string, { dropped_groups: number; ready_groups: number }> };
     expect(stats.by_batch[batchId]).toMatchObject({ dropped_groups: 1, ready_groups: 0 });

@@ -1,9 +1,10 @@
-/** @module `/batches/:id`: progress, pace, rewards (distribution, by data source, over the series), reasons, cancel. */
+/** @module `/batches/:id`: progress, pace, rewards (distribution, by data source, over the series), reasons, dropped groups, cancel. */
 import { html } from "hono/html";
 import { batchThroughput } from "../../../src/runtime/batch/batch-throughput";
 import type { BatchProgress } from "../../../src/schemas/batch";
 import type { BatchSummary, RewardGroup } from "../../../src/schemas/batch-listing";
 import type { EvalReport } from "../../../src/schemas/eval-report";
+import type { DroppedGroup } from "../../../src/schemas/feed";
 import type { BatchRunners } from "../../../src/schemas/batch-runners";
 import type { BatchDetail, ListedBatch } from "../../views/batch-views";
 import { STATUS_COLOURS } from "../components/batch-rows";
@@ -20,6 +21,8 @@ export interface BatchPageData {
   series: ListedBatch[];
   /** The evaluation report, for `val` batches. */
   evaluation: EvalReport | null;
+  /** Groups of this batch the trainer feed dropped instead of delivering. */
+  dropped: readonly DroppedGroup[];
   now: number;
 }
 
@@ -79,6 +82,19 @@ ${runners.runners.map((r) => html`<tr data-runner-id="${r.runner_id}"><td><code>
 </tbody></table></section>`;
 }
 
+/**
+ * Groups the feed dropped instead of delivering (too stale for their training mode when a pull
+ * found them): the trainer will never get them, so the page says which and why. Hidden when none.
+ */
+function droppedPanel(dropped: readonly DroppedGroup[]): Html | string {
+  if (dropped.length === 0) return "";
+  return html`<section class="card" id="dropped-groups"><h2>Dropped groups</h2>
+<p><span data-field="dropped-count">${dropped.length}</span> groups of this batch were dropped by the trainer feed and will not reach the trainer (<code>GET /v1/batches/:id/dropped-groups</code>).</p>
+<table><thead><tr><th>group uid</th><th>training mode</th><th>reason</th><th class="num">arrived / size</th><th class="num">policy versions</th><th class="num">at version</th><th class="num">max staleness</th><th>dropped</th></tr></thead><tbody>
+${dropped.map((g) => html`<tr data-uid="${g.uid}"><td><code>${g.uid}</code></td><td>${g.training_mode}</td><td data-field="reason">${g.reason}</td><td class="num">${g.arrived} / ${g.group_size}</td><td class="num" data-field="versions">${g.policy_version_start}–${g.policy_version_end}</td><td class="num" data-field="at-version">${g.policy_version}</td><td class="num">${g.max_staleness}</td><td class="muted">${time(g.dropped_at)}</td></tr>`)}
+</tbody></table></section>`;
+}
+
 /** The batch page's body. */
 export function batchPage(data: BatchPageData): Html {
   const p = data.progress;
@@ -87,6 +103,7 @@ export function batchPage(data: BatchPageData): Html {
 <p class="muted">agent ${p.agent} · mode ${p.mode} · training mode ${p.training_mode} · data manager ${p.data_manager}${p.dataset_key ? ` · dataset ${p.dataset_key}` : ""} · created ${time(p.created_at)}${p.finished_at ? ` · finished ${time(p.finished_at)}` : ""} · <a href="${rollouts(p.batch_id, {})}">rollouts →</a></p>
 <div class="grid">${progressCard(p, data.now)}${reasonsCard(p)}</div>
 ${runnersPanel(p.runners)}
+${droppedPanel(data.dropped)}
 ${rewardCard(p, data.summary)}
 ${seriesCard(p.batch_id, data.series)}
 ${data.evaluation ? html`<section class="card" id="evaluation"><h2>Evaluation</h2>${evalTables(data.evaluation)}</section>` : ""}

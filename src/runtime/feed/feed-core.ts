@@ -1,6 +1,6 @@
 /** @module The logic of the trainer feed: ingest results by uid, drop stale groups, lease, ack. */
 import type { Clock, StoragePort } from "../../ports";
-import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConfig, type StatsQueryInput, type FeedGroup, type FeedMember, type FeedStats } from "../../schemas/feed";
+import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConfig, type StatsQueryInput, type FeedGroup, type FeedMember, type FeedStats, type DroppedGroup } from "../../schemas/feed";
 import { ResultMessage } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { trainingModes, type TrainingModeRegistry } from "../../sink/training-modes";
@@ -85,6 +85,11 @@ export class FeedCore {
    */
   holds(rolloutId: string): boolean {
     return this.#storage.isSeen(rolloutId);
+  }
+
+  /** The groups of `batchId` this feed dropped instead of delivering (at most MAX_REPORTED_DROPS), without pulling. */
+  droppedGroups(batchId: string): DroppedGroup[] {
+    return this.#storage.dropped.ofBatches({ batch_id: [batchId] });
   }
 
   /** Holds one finished rollout in its group. A rollout id seen before is a no-op (counted). */
