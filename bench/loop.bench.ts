@@ -14,6 +14,7 @@ import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
 import { startWorkerdFloor, type FloorRun } from "./workerd-floor";
 import { commandLine } from "../scripts/command-line";
+import { untilQuiet } from "./process-cpu";
 
 const values = commandLine({
   usage: "npm run bench:loop -- [options]",
@@ -76,14 +77,15 @@ async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<Ours
   const requestsBefore = await readObjectRequests(stack.workerUrl);
   const cpuBefore = stack.cpu();
   const start = performance.now();
-  const startedAt = Date.now();
   const ids = await Promise.all(Array.from({ length: rollouts }, (_, i) => client.create({ agent: "dialogue", task: task(i), config })));
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
   const wallMs = performance.now() - start;
   const done = ends.reduce((n, end) => n + end.steps, 0);
+  // The CPU the rollouts caused, including publications still running after their end events.
+  await untilQuiet(() => stack.cpu().worker);
   const cpuPerStep = (stack.cpu().worker - cpuBefore.worker) / done;
   const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
-  return { sessions: await sessionUsage(client, ids, startedAt), requests, wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep };
+  return { sessions: await sessionUsage(client, ids), requests, wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep };
 }
 
 async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {

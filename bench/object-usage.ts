@@ -31,16 +31,16 @@ export interface SessionUsage extends KindUsage {
 
 /**
  * The sessions of `ids`, summed (read 16 at a time, outside any timed window). Counters live in
- * memory: a session whose object started after `startedAt` (the run's start, on the same clock)
- * was evicted and restarted in between (workerd evicts idle objects after seconds), so its counts
- * miss part of the rollout; it is left out, and per-step figures use the sessions counted.
+ * memory, and workerd evicts an idle object within seconds: a session whose counters do not
+ * include its own `create` was evicted and restarted since, so they miss part of the rollout; it
+ * is left out, and per-step figures use the sessions counted.
  */
-export async function sessionUsage(client: RolloutClient, ids: string[], startedAt: number): Promise<SessionUsage> {
+export async function sessionUsage(client: RolloutClient, ids: string[]): Promise<SessionUsage> {
   const total: SessionUsage = { requests: 0, byMethod: {}, sqlite: ZERO, counted: 0, read: 0 };
   for (let i = 0; i < ids.length; i += 16) {
     for (const usage of await Promise.all(ids.slice(i, i + 16).map((id) => client.usage(id)))) {
       total.read++;
-      if (usage.requests.since > startedAt) continue;
+      if (!usage.requests.by_method.create) continue;
       total.counted++;
       total.requests += usage.requests.total;
       for (const [method, n] of Object.entries(usage.requests.by_method)) total.byMethod[method] = (total.byMethod[method] ?? 0) + n;

@@ -48,3 +48,17 @@ export function treeCpuByName(rootPid: number): Record<string, number> {
 export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - (before[name] ?? 0)]));
 }
+
+/**
+ * Waits until a process is quiet: less than `idleMs` of CPU in a `windowMs` window (at most
+ * `maxMs`). A rollout's end event comes before its publication (R2 writes, result message) is
+ * done, so a run's CPU is read after the work it caused has settled, not at its last end event.
+ */
+export async function untilQuiet(cpuMs: () => number, windowMs = 200, idleMs = 10, maxMs = 5_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) {
+    const before = cpuMs();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    if (cpuMs() - before < idleMs) return;
+  }
+}

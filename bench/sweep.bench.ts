@@ -14,6 +14,7 @@ import { formatUsage, sessionUsage, sharedObjectUsage } from "./object-usage";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
 import { runBare, runOurs, type SweepShape } from "./sweep-shapes";
+import { untilQuiet } from "./process-cpu";
 
 const { values } = parseArgs({
   options: {
@@ -63,13 +64,14 @@ try {
   for (const n of sizes) {
     const shape: SweepShape = { ...base, rollouts: n };
     const requestsBefore = await readObjectRequests(stack.workerUrl);
-    const startedAt = Date.now();
     const cpu0 = workerCpu();
     const ours = await runOurs(client, shape, topic);
+    // The CPU the rollouts caused, including publications still running after their end events.
+    await untilQuiet(workerCpu);
     const cpuMs = workerCpu() - cpu0;
     const requestsAfter = await readObjectRequests(stack.workerUrl);
     // Read first: session counters live in memory, and workerd evicts idle objects within seconds.
-    const usage = formatUsage(await sessionUsage(client, ours.ids, startedAt), sharedObjectUsage(requestsBefore, requestsAfter), ours.steps, base.steps);
+    const usage = formatUsage(await sessionUsage(client, ours.ids), sharedObjectUsage(requestsBefore, requestsAfter), ours.steps, base.steps);
     // Outside the timed and CPU-counted window: the recorded calls give each rollout's simulated latency.
     ours.idealMs = await ours.readIdealMs();
     const bare = await runBare(simulator.url, shape, topic);
