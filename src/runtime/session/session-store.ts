@@ -14,7 +14,8 @@ import type { SqlPort } from "../../ports";
 import { parseStateChange, SessionState } from "./session-state";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { CountingSql } from "../sql-counter";
-import { CREATE_VALUE_PARTS_TABLE, readExtraParts, splitText, writeExtraParts } from "../value-parts";
+import { readExtraParts, splitText, writeExtraParts } from "../value-parts";
+import { LazyTables } from "./lazy-tables";
 import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
 
 const MIGRATIONS = [
@@ -38,16 +39,6 @@ const MIGRATIONS = [
      body TEXT NOT NULL
    )`,
 ];
-
-/**
- * Tables most rollouts never write, created by the first write that needs them: every table
- * created is rows written to `sqlite_master` (billed) in each of the deployment's sessions.
- */
-const LAZY_TABLES = {
-  spans: `CREATE TABLE IF NOT EXISTS spans (sequence_id INTEGER PRIMARY KEY, body TEXT NOT NULL)`,
-  value_parts: CREATE_VALUE_PARTS_TABLE,
-} as const;
-type LazyTable = keyof typeof LAZY_TABLES;
 
 /** Owners of a step's and a call's extra parts in `value_parts`. */
 const STEP_PART = "step:";
@@ -85,8 +76,8 @@ export class SessionStore {
    * and every read of the steps and calls would otherwise run three part queries for nothing.
    */
   #hasParts: boolean | undefined;
-  /** Lazy tables known to exist (see `LAZY_TABLES`); forgotten with a rollback, which may undo a creation. */
-  readonly #tables = new Set<LazyTable>();
+  /** `spans` and `value_parts`, created on first write (see lazy-tables.ts). */
+  readonly #tables: LazyTables;
 
   /** One store per storage: see `SessionStore.for`. */
   static readonly #bySql = new WeakMap<object, SessionStore>();
@@ -106,6 +97,7 @@ export class SessionStore {
 
   private constructor(sql: SqlPort) {
     this.#sql = sql;
+    this.#tables = new LazyTables(sql);
   }
 
   /** Creates the tables if they do not exist (idempotent). */
@@ -156,22 +148,7 @@ export class SessionStore {
     this.#state = undefined;
     this.#lastCall = undefined;
     this.#hasParts = undefined;
-    this.#tables.clear();
-  }
-
-  /** Whether lazy table `name` exists (asked of SQLite once per object, then known). */
-  #hasTable(name: LazyTable): boolean {
-    if (this.#tables.has(name)) return true;
-    const found = this.#sql.exec(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length > 0;
-    if (found) this.#tables.add(name);
-    return found;
-  }
-
-  /** Creates lazy table `name` before its first write. */
-  #ensureTable(name: LazyTable): void {
-    if (this.#tables.has(name)) return;
-    this.#sql.exec(LAZY_TABLES[name]);
-    this.#tables.add(name);
+    this.#tables.forget();
   }
 
   /** Validates and writes the state; fields unchanged since the last valid state read or written are not parsed again. */
@@ -183,14 +160,14 @@ export class SessionStore {
 
   #writeParts(owner: string, parts: readonly string[]): void {
     if (parts.length <= 1) return;
-    this.#ensureTable("value_parts");
+    this.#tables.ensure("value_parts");
     writeExtraParts(this.#sql, owner, parts);
     this.#hasParts = true;
   }
 
   /** The extra parts under `prefix`; no statement at all while the session has never split a value. */
   #readParts(prefix: string): Map<string, string> {
-    this.#hasParts ??= this.#hasTable("value_parts") && this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0;
+    this.#hasParts ??= this.#tables.has("value_parts") && this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0;
     return this.#hasParts ? readExtraParts(this.#sql, prefix) : new Map();
   }
 
@@ -262,7 +239,7 @@ export class SessionStore {
   /** Appends spans in order and returns them with their sequence ids (1, 2, … per rollout). */
   appendSpans(inputs: SpanInput[], now: number): Span[] {
     if (inputs.length === 0) return [];
-    this.#ensureTable("spans");
+    this.#tables.ensure("spans");
     // The object is single-writer, so the next id read here cannot be taken by anyone else.
     let next = this.#sql.exec<{ last: number }>(`SELECT COALESCE(MAX(sequence_id), 0) AS last FROM spans`).toArray()[0]!.last + 1;
     return inputs.map((input) => {
@@ -274,7 +251,7 @@ export class SessionStore {
 
   /** Every span in sequence order. */
   listSpans(): Span[] {
-    if (!this.#hasTable("spans")) return [];
+    if (!this.#tables.has("spans")) return [];
     return this.#sql.exec<{ body: string }>(`SELECT body FROM spans ORDER BY sequence_id`).toArray().map((row) => JSON.parse(row.body) as Span);
   }
 
