@@ -21,15 +21,21 @@ function tablesOf(rolloutId: string): Promise<string[]> {
   );
 }
 
+/** A hand-made session, leased, with its first step committed. */
+async function sessionWithOneStep(rolloutId: string) {
+  const session = await createByHand(rolloutId);
+  const leased = await session.lease("driver-a");
+  if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
+  await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0));
+  return { session, leaseId: leased.lease.lease_id };
+}
+
 describe("a session's SQLite cost", () => {
   it("writes 4 rows per committed step with one call: the step, the call with its id index, and the state", async () => {
     const rolloutId = uniqueId("cost-step");
-    const session = await createByHand(rolloutId);
-    const leased = await session.lease("driver-a");
-    if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
-    await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0));
+    const { session, leaseId } = await sessionWithOneStep(rolloutId);
     const before = (await session.usageCounts())!;
-    const committed = await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 1));
+    const committed = await session.commitStep(leaseId, fakeCommit(rolloutId, 1));
     expect(committed).toMatchObject({ ok: true, duplicate: false });
     const after = (await session.usageCounts())!;
     expect(after.sqlite.rows_written - before.sqlite.rows_written).toBe(4);
@@ -37,16 +43,13 @@ describe("a session's SQLite cost", () => {
     expect(after.requests.total - before.requests.total).toBe(1);
     expect(after.requests.by_method.commitStep! - before.requests.by_method.commitStep!).toBe(1);
     // A duplicate commit is answered from what is stored and writes nothing.
-    await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 1));
+    await session.commitStep(leaseId, fakeCommit(rolloutId, 1));
     expect((await session.usageCounts())!.sqlite.rows_written).toBe(after.sqlite.rows_written);
   });
 
   it("creates the spans and value-parts tables only for a rollout that writes one", async () => {
     const plain = uniqueId("cost-plain");
-    const session = await createByHand(plain);
-    const leased = await session.lease("driver-a");
-    if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
-    await session.commitStep(leased.lease.lease_id, fakeCommit(plain, 0));
+    await sessionWithOneStep(plain);
     const tables = await tablesOf(plain);
     expect(tables).toEqual(expect.arrayContaining(["llm_calls", "meta", "steps"]));
     expect(tables).not.toContain("spans");
