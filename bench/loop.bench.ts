@@ -137,6 +137,9 @@ try {
   const bareMs = median(bare.map((b) => b.wallMs));
   const floorObjectsMs = median(floorRuns.map((f) => f.withObjects.wallMs));
   const floorObjectsCpu = median(floorRuns.map((f) => f.withObjects.cpuMsPerCall));
+  const floorPublishedCpu = median(floorRuns.map((f) => f.withPublication.cpuMsPerCall));
+  // Miniflare's local R2 and queue simulators run in the same workerd; without the floor there is no measure of them.
+  const simulatorsCpu = floorRuns.length > 0 ? floorPublishedCpu - floorObjectsCpu : 0;
   console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
     (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : ""));
   const usages = new Map<StackKind, { sessions: SessionUsage; shared: ReturnType<typeof sharedObjectUsage>; steps: number }>();
@@ -152,11 +155,11 @@ try {
     console.log(row(label, median(runs.map((r) => r.wallMs)), runs[0]!.steps) + (failed ? `  (${failed} not succeeded)` : "") + spread(runs.map((r) => r.wallMs / 1000), 3));
     console.log(`  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` + spread(runs.map((r) => r.cpuPerStep), 2));
     const served = runs.map((r) => r.requests).reduce(addRequests, NO_REQUESTS);
-    for (const line of formatObjectRequests(NO_REQUESTS, served, runs.reduce((n, r) => n + r.steps, 0))) console.log(`  ${line}`);
+    const stepsDone = runs.reduce((n, r) => n + r.steps, 0);
+    for (const line of formatObjectRequests(NO_REQUESTS, served, stepsDone)) console.log(`  ${line}`);
     console.log(`  ${byMethodLine(NO_REQUESTS, served)}`);
     const sessions = runs.map((r) => r.sessions).reduce(addSessionUsage, NO_SESSIONS);
-    const shared = sharedObjectUsage(NO_REQUESTS, served);
-    const stepsDone = runs.reduce((n, r) => n + r.steps, 0);
+    const shared = sharedObjectUsage(served);
     for (const line of formatUsage(sessions, shared, stepsDone, steps)) console.log(`  ${line}`);
     usages.set(stack.kind, { sessions, shared, steps: stepsDone });
     if (profileRollouts > 0 && stack.kind === "miniflare") for (const line of await profileSteps(stack, client, { rollouts: profileRollouts, steps, maxTokens, firstTopic: 200_000 })) console.log(line);
@@ -175,16 +178,14 @@ try {
     console.log(row(`workerd floor: bare Worker, fetch only`, median(fetchOnly.map((f) => f.wallMs)), fetchOnly[0]!.calls) + `   ${median(fetchOnly.map((f) => f.cpuMsPerCall)).toFixed(2)} ms workerd CPU/step`);
     console.log(row(`workerd floor: + ${FLOOR_RPCS} object RPCs/step`, floorObjectsMs, floorRuns[0]!.withObjects.calls) + `   ${floorObjectsCpu.toFixed(2)} ms workerd CPU/step (one SQLite write per RPC)` + spread(floorRuns.map((f) => f.withObjects.cpuMsPerCall), 2));
     const published = floorRuns.map((f) => f.withPublication);
-    const publishedCpu = median(published.map((f) => f.cpuMsPerCall));
-    console.log(row(`workerd floor: + publication per rollout`, median(published.map((f) => f.wallMs)), published[0]!.calls) + `   ${publishedCpu.toFixed(2)} ms workerd CPU/step (3 R2 puts + 1 queue message per rollout)` + spread(published.map((f) => f.cpuMsPerCall), 2));
-    console.log(`  of which Miniflare's local R2 and queue simulators, in the same workerd: ${(publishedCpu - floorObjectsCpu).toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`);
+    console.log(row(`workerd floor: + publication per rollout`, median(published.map((f) => f.wallMs)), published[0]!.calls) + `   ${floorPublishedCpu.toFixed(2)} ms workerd CPU/step (3 R2 puts + 1 queue message per rollout)` + spread(published.map((f) => f.cpuMsPerCall), 2));
+    console.log(`  of which Miniflare's local R2 and queue simulators, in the same workerd: ${simulatorsCpu.toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`);
     for (const kind of kinds) {
       const runs = ours.get(kind)!;
       if (runs.length === 0) continue;
       const oursCpu = median(runs.map((r) => r.cpuPerStep));
-      const publishedCpu = median(floorRuns.map((f) => f.withPublication.cpuMsPerCall));
       console.log(`ours (${kind}) above the floor: ${(oursCpu - floorObjectsCpu).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(median(runs.map((r) => r.wallMs)) / floorObjectsMs).toFixed(2)}x of it`);
-      console.log(`ours (${kind}) above the floor with publication: ${(oursCpu - publishedCpu).toFixed(2)} ms CPU/step; ours without the local simulators' share: ${(oursCpu - (publishedCpu - floorObjectsCpu)).toFixed(2)} ms CPU/step`);
+      console.log(`ours (${kind}) above the floor with publication: ${(oursCpu - floorPublishedCpu).toFixed(2)} ms CPU/step; ours without the local simulators' share: ${(oursCpu - simulatorsCpu).toFixed(2)} ms CPU/step`);
     }
   }
   for (const kind of kinds) {
@@ -192,13 +193,11 @@ try {
     const runs = ours.get(kind)!;
     if (!usage || runs.length === 0) continue;
     const oursCpu = median(runs.map((r) => r.cpuPerStep));
-    // Without the floor there is no measure of the local simulators' share: all of workerd's CPU is priced.
-    const simulators = floorRuns.length > 0 ? median(floorRuns.map((f) => f.withPublication.cpuMsPerCall)) - median(floorRuns.map((f) => f.withObjects.cpuMsPerCall)) : 0;
     const per = (pick: Parameters<typeof perStep>[4]) => perStep(usage.sessions, usage.shared, usage.steps, steps, pick);
     console.log(`priced per 1M steps on Workers Standard (${kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 6 queue operations, 3 R2 writes and 1 read per rollout; modelled: a session awake ${SESSION_AWAKE_S_PER_STEP} s per step):`);
     const lines = priceMillionSteps({
       workerRequests: 2 / steps,
-      workerCpuMs: Math.max(0, oursCpu - simulators),
+      workerCpuMs: Math.max(0, oursCpu - simulatorsCpu),
       objectRequests: per((u) => u.requests),
       sessionAwakeS: SESSION_AWAKE_S_PER_STEP,
       sqliteRowsWritten: per((u) => u.sqlite.rows_written),

@@ -56,22 +56,26 @@ export function byMethodLine(before: ObjectRequests, after: ObjectRequests): str
   return `requests by method — ${parts.join("; ")}`;
 }
 
+/** No statements, no rows. */
+export const NO_SQL: SqlCounts = { statements: 0, rows_read: 0, rows_written: 0 };
+
+/** `a + sign × b`, field by field. */
+export function addSql(a: SqlCounts, b: SqlCounts, sign = 1): SqlCounts {
+  return { statements: a.statements + sign * b.statements, rows_read: a.rows_read + sign * b.rows_read, rows_written: a.rows_written + sign * b.rows_written };
+}
+
 function countsDelta(then: Counts | undefined, now: Counts): Counts {
   // An object evicted between readings restarts at 0; then its whole count is the delta.
-  const restarted = !then || now.total < then.total;
+  if (!then || now.total < then.total) return now;
   const by_method: Record<string, number> = {};
-  for (const [method, n] of Object.entries(now.by_method)) by_method[method] = restarted ? n : n - (then.by_method[method] ?? 0);
-  const sql = now.sql && (restarted || !then.sql ? now.sql : { statements: now.sql.statements - then.sql.statements, rows_read: now.sql.rows_read - then.sql.rows_read, rows_written: now.sql.rows_written - then.sql.rows_written });
-  return { total: restarted ? now.total : now.total - then.total, by_method, ...(sql ? { sql } : {}) };
+  for (const [method, n] of Object.entries(now.by_method)) by_method[method] = n - (then.by_method[method] ?? 0);
+  return { total: now.total - then.total, by_method, ...(now.sql ? { sql: addSql(now.sql, then.sql ?? NO_SQL, -1) } : {}) };
 }
 
 function countsSum(a: Counts, b: Counts): Counts {
   const by_method = { ...a.by_method };
   for (const [method, n] of Object.entries(b.by_method)) by_method[method] = (by_method[method] ?? 0) + n;
-  const zero = { statements: 0, rows_read: 0, rows_written: 0 };
-  const x = a.sql ?? zero;
-  const y = b.sql ?? zero;
-  return { total: a.total + b.total, by_method, sql: { statements: x.statements + y.statements, rows_read: x.rows_read + y.rows_read, rows_written: x.rows_written + y.rows_written } };
+  return { total: a.total + b.total, by_method, sql: addSql(a.sql ?? NO_SQL, b.sql ?? NO_SQL) };
 }
 
 /** A reading of nothing: the base the summed deltas of several runs are read against. */

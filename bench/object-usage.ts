@@ -6,13 +6,7 @@
  */
 import type { RolloutClient } from "../scripts/rollout-client";
 import type { SqlCounts } from "../src/runtime/sql-counter";
-import type { ObjectRequests } from "./object-requests";
-
-const ZERO: SqlCounts = { statements: 0, rows_read: 0, rows_written: 0 };
-
-function add(a: SqlCounts, b: SqlCounts, sign = 1): SqlCounts {
-  return { statements: a.statements + sign * b.statements, rows_read: a.rows_read + sign * b.rows_read, rows_written: a.rows_written + sign * b.rows_written };
-}
+import { addSql, NO_SQL, type ObjectRequests } from "./object-requests";
 
 /** One kind of object's share of a run. */
 export interface KindUsage {
@@ -36,7 +30,7 @@ export interface SessionUsage extends KindUsage {
  * is left out, and per-step figures use the sessions counted.
  */
 export async function sessionUsage(client: RolloutClient, ids: string[]): Promise<SessionUsage> {
-  const total: SessionUsage = { requests: 0, byMethod: {}, sqlite: ZERO, counted: 0, read: 0 };
+  const total: SessionUsage = { requests: 0, byMethod: {}, sqlite: NO_SQL, counted: 0, read: 0 };
   for (let i = 0; i < ids.length; i += 16) {
     for (const usage of await Promise.all(ids.slice(i, i + 16).map((id) => client.usage(id)))) {
       total.read++;
@@ -44,7 +38,7 @@ export async function sessionUsage(client: RolloutClient, ids: string[]): Promis
       total.counted++;
       total.requests += usage.requests.total;
       for (const [method, n] of Object.entries(usage.requests.by_method)) total.byMethod[method] = (total.byMethod[method] ?? 0) + n;
-      total.sqlite = add(total.sqlite, usage.sqlite);
+      total.sqlite = addSql(total.sqlite, usage.sqlite);
     }
   }
   return total;
@@ -54,28 +48,20 @@ export async function sessionUsage(client: RolloutClient, ids: string[]): Promis
 export function addSessionUsage(a: SessionUsage, b: SessionUsage): SessionUsage {
   const byMethod = { ...a.byMethod };
   for (const [method, n] of Object.entries(b.byMethod)) byMethod[method] = (byMethod[method] ?? 0) + n;
-  return { requests: a.requests + b.requests, byMethod, sqlite: add(a.sqlite, b.sqlite), counted: a.counted + b.counted, read: a.read + b.read };
+  return { requests: a.requests + b.requests, byMethod, sqlite: addSql(a.sqlite, b.sqlite), counted: a.counted + b.counted, read: a.read + b.read };
 }
 
 /** No sessions read yet. */
-export const NO_SESSIONS: SessionUsage = { requests: 0, byMethod: {}, sqlite: ZERO, counted: 0, read: 0 };
+export const NO_SESSIONS: SessionUsage = { requests: 0, byMethod: {}, sqlite: NO_SQL, counted: 0, read: 0 };
 
-/** What the shards and the policy object did between two readings (one evicted meanwhile restarts at 0: its whole count is the delta). */
-export function sharedObjectUsage(before: ObjectRequests, after: ObjectRequests): KindUsage {
-  const total: KindUsage = { requests: 0, byMethod: {}, sqlite: ZERO };
-  const objects = [...after.shards.map((shard, i) => [before.shards[i], shard] as const), [before.policy, after.policy] as const];
-  for (const [then, now] of objects) {
-    const restarted = !then || now.total < then.total;
-    total.requests += restarted ? now.total : now.total - then.total;
-    for (const [method, n] of Object.entries(now.by_method)) {
-      // requestCounts is the bench reading the counters, not a request of the run.
-      if (method === "requestCounts") continue;
-      total.byMethod[method] = (total.byMethod[method] ?? 0) + (restarted ? n : n - (then.by_method[method] ?? 0));
-    }
-    const sqlNow = now.sql ?? ZERO;
-    total.sqlite = add(total.sqlite, restarted ? sqlNow : add(sqlNow, then.sql ?? ZERO, -1));
+/** The shards and the policy object together, from a reading of what they served during a run (`requestsBetween`). */
+export function sharedObjectUsage(served: ObjectRequests): KindUsage {
+  const total: KindUsage = { requests: 0, byMethod: {}, sqlite: NO_SQL };
+  for (const counts of [...served.shards, served.policy]) {
+    total.requests += counts.total;
+    for (const [method, n] of Object.entries(counts.by_method)) total.byMethod[method] = (total.byMethod[method] ?? 0) + n;
+    total.sqlite = addSql(total.sqlite, counts.sql ?? NO_SQL);
   }
-  total.requests = Object.values(total.byMethod).reduce((sum, n) => sum + n, 0);
   return total;
 }
 

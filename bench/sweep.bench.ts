@@ -9,7 +9,7 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { RolloutClient } from "../scripts/rollout-client";
 import { type StackKind, startBenchStack } from "./bench-stack";
-import { byMethodLine, formatObjectRequests, readObjectRequests } from "./object-requests";
+import { byMethodLine, formatObjectRequests, readObjectRequests, requestsBetween } from "./object-requests";
 import { formatUsage, sessionUsage, sharedObjectUsage } from "./object-usage";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
@@ -71,7 +71,7 @@ try {
     const cpuMs = workerCpu() - cpu0;
     const requestsAfter = await readObjectRequests(stack.workerUrl);
     // Read first: session counters live in memory, and workerd evicts idle objects within seconds.
-    const usage = formatUsage(await sessionUsage(client, ours.ids), sharedObjectUsage(requestsBefore, requestsAfter), ours.steps, base.steps);
+    const usage = formatUsage(await sessionUsage(client, ours.ids), sharedObjectUsage(requestsBetween(requestsBefore, requestsAfter)), ours.steps, base.steps);
     // Outside the timed and CPU-counted window: the recorded calls give each rollout's simulated latency.
     ours.idealMs = await ours.readIdealMs();
     const bare = await runBare(simulator.url, shape, topic);

@@ -29,15 +29,12 @@ interface CountableSql {
  */
 export class CountingSql implements SqlPort {
   readonly #sql: CountableSql;
-  /** The storage this counts for: stores kept per storage key by it, so a wrapper and the bare storage share one. */
-  readonly raw: object;
   #statements = 0;
   #rowsRead = 0;
   #rowsWritten = 0;
 
   constructor(sql: CountableSql) {
     this.#sql = sql;
-    this.raw = sql;
   }
 
   /** Runs one statement, as `SqlStorage.exec` does. */
@@ -62,7 +59,7 @@ export class CountingSql implements SqlPort {
 
   /** The storage behind `sql`, whether or not it counts: the key for anything kept per storage. */
   static storageOf(sql: SqlPort): object {
-    return sql instanceof CountingSql ? sql.raw : sql;
+    return sql instanceof CountingSql ? sql.#sql : sql;
   }
 
   /** The counts so far. */
