@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createByHand, fakeCommit } from "../fixtures/hand-session";
+import { countRows, createByHand, fakeCommit, readState } from "../fixtures/hand-session";
 import { api, runRollout, uniqueId } from "../fixtures/rollouts";
 import "../fixtures/authoring-agents";
 import "../fixtures/test-agents";
@@ -31,20 +31,45 @@ async function sessionWithOneStep(rolloutId: string) {
 }
 
 describe("a session's SQLite cost", () => {
-  it("writes 4 rows per committed step with one call: the step, the call with its id index, and the state", async () => {
+  it("writes 3 rows per committed step with one call: the step, the call and the state (no index entries)", async () => {
     const rolloutId = uniqueId("cost-step");
     const { session, leaseId } = await sessionWithOneStep(rolloutId);
     const before = (await session.usageCounts())!;
     const committed = await session.commitStep(leaseId, fakeCommit(rolloutId, 1));
     expect(committed).toMatchObject({ ok: true, duplicate: false });
     const after = (await session.usageCounts())!;
-    expect(after.sqlite.rows_written - before.sqlite.rows_written).toBe(4);
+    expect(after.sqlite.rows_written - before.sqlite.rows_written).toBe(3);
     // One request, counted by its method; reading the counts is not counted.
     expect(after.requests.total - before.requests.total).toBe(1);
     expect(after.requests.by_method.commitStep! - before.requests.by_method.commitStep!).toBe(1);
     // A duplicate commit is answered from what is stored and writes nothing.
     await session.commitStep(leaseId, fakeCommit(rolloutId, 1));
     expect((await session.usageCounts())!.sqlite.rows_written).toBe(after.sqlite.rows_written);
+  });
+
+  it("keeps no index on a session's tables, and a call recorded twice is stored and counted once", async () => {
+    const rolloutId = uniqueId("cost-dup-call");
+    const { session, leaseId } = await sessionWithOneStep(rolloutId);
+    const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
+    const indexes = await runInDurableObject(stub, (_instance, state) =>
+      state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index'`).toArray().map((row) => row.name),
+    );
+    expect(indexes).toEqual([]);
+
+    // The gateway records the next step's call first (a retried record, twice), then the driver commits the step with it.
+    const commit = fakeCommit(rolloutId, 1);
+    const call = commit.llm_calls[0]!;
+    expect(await session.recordCall(call)).toEqual({ ok: true });
+    const once = (await session.usageCounts())!.sqlite.rows_written;
+    expect(await session.recordCall(call)).toEqual({ ok: true });
+    expect(await session.commitStep(leaseId, commit)).toMatchObject({ ok: true, duplicate: false });
+    expect(await countRows(rolloutId, "llm_calls")).toBe(2);
+    const state = await readState(rolloutId);
+    expect(state.llm_calls).toBe(2);
+    expect(state.prompt_tokens).toBe(6);
+    expect(state.completion_tokens).toBe(4);
+    // The repeated record wrote only the state (its activity time); the commit, the step and the state.
+    expect((await session.usageCounts())!.sqlite.rows_written - once).toBe(3);
   });
 
   it("creates the spans and value-parts tables only for a rollout that writes one", async () => {

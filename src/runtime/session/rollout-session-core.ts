@@ -129,9 +129,9 @@ export class RolloutSessionCore {
     }
     const lease = { ...state.lease, expires_at: this.#kernel.deps.now() + leaseTtlMs(spec.config) };
     let next: SessionState = { ...state, lease, step_count: state.step_count + 1 };
-    for (const call of calls) next = accountCall(next, call.data!);
     const stored = this.#kernel.deps.storage.transactionSync(() => {
-      for (const call of calls) this.#kernel.store.insertCall(call.data!);
+      // A call recorded before (by id) keeps its first record, and its tokens count once.
+      for (const call of calls) if (this.#kernel.store.insertCall(call.data!)) next = accountCall(next, call.data!);
       this.#kernel.store.insertStep(step.data, commit.env_snapshot);
       const added = spans.length > 0 ? this.#kernel.store.appendSpans(spans.map((span) => span.data!), this.#kernel.deps.now()) : [];
       this.#kernel.save(next);

@@ -59,8 +59,9 @@ export class SessionGatewayOps {
     const record = call.data.attempt === null && state.attempt > 0 ? { ...call.data, attempt: state.attempt } : call.data;
     const { store, deps } = this.#kernel;
     deps.storage.transactionSync(() => {
-      store.insertCall(record);
-      this.#kernel.save({ ...accountCall(state, record), last_activity_at: deps.now() });
+      // A retried record (the same call id) stores nothing and counts no tokens again.
+      const counted = store.insertCall(record) ? accountCall(state, record) : state;
+      this.#kernel.save({ ...counted, last_activity_at: deps.now() });
     });
     return { ok: true };
   }

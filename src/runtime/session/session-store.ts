@@ -30,11 +30,13 @@ const MIGRATIONS = [
      env_snapshot TEXT
    )`,
   // No AUTOINCREMENT: calls are never deleted, so `seq` grows all the same, and AUTOINCREMENT
-  // wrote a `sqlite_sequence` row on every call (a billed row written; objects created before
-  // keep their table, which behaves the same).
+  // wrote a `sqlite_sequence` row on every call. No index on call_id either: the one writer
+  // keeps the ids it has stored in memory (see `#storedCallIds`), and the index entry was a
+  // second billed row written on every call. Objects created before keep their table (with
+  // AUTOINCREMENT and a UNIQUE index), which the same statements serve.
   `CREATE TABLE IF NOT EXISTS llm_calls (
      seq INTEGER PRIMARY KEY,
-     call_id TEXT NOT NULL UNIQUE,
+     call_id TEXT NOT NULL,
      step_id TEXT,
      body TEXT NOT NULL
    )`,
@@ -76,6 +78,11 @@ export class SessionStore {
    * and every read of the steps and calls would otherwise run three part queries for nothing.
    */
   #hasParts: boolean | undefined;
+  /**
+   * The ids of the calls stored (undefined until read): a recorded call is idempotent by id, and
+   * this object is the table's only writer, so the check needs no index (see MIGRATIONS).
+   */
+  #callIds: Set<string> | undefined;
   /** `spans` and `value_parts`, created on first write (see lazy-tables.ts). */
   readonly #tables: LazyTables;
 
@@ -147,6 +154,7 @@ export class SessionStore {
   forgetCached(): void {
     this.#state = undefined;
     this.#lastCall = undefined;
+    this.#callIds = undefined;
     this.#hasParts = undefined;
     this.#tables.forget();
   }
@@ -187,15 +195,23 @@ export class SessionStore {
 
   /**
    * Stores a call parsed with the LlmCall schema (the caller parsed it), encoded against the call
-   * stored before it; a call id seen before is ignored.
+   * stored before it. Returns false, storing nothing, for a call id stored before (a retried
+   * record), so the caller counts each call's tokens once.
    */
-  insertCall(valid: LlmCall): void {
+  insertCall(valid: LlmCall): boolean {
+    const ids = this.#storedCallIds();
+    if (ids.has(valid.call_id)) return false;
     const parts = splitText(JSON.stringify(encodeCall(valid, this.#previousCall())));
-    // One statement: a call id already stored inserts nothing and returns no row.
-    const row = this.#sql.exec<{ seq: number }>(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?) ON CONFLICT(call_id) DO NOTHING RETURNING seq`, valid.call_id, valid.step_id, parts[0]!).toArray()[0];
-    if (!row) return;
+    this.#sql.exec(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?)`, valid.call_id, valid.step_id, parts[0]!);
     this.#writeParts(`${CALL_PART}${valid.call_id}`, parts);
+    ids.add(valid.call_id);
     this.#lastCall = valid;
+    return true;
+  }
+
+  /** The ids of the calls stored: from memory, or read once (a fresh object, or after a rollback). */
+  #storedCallIds(): Set<string> {
+    return (this.#callIds ??= new Set(this.#sql.exec<{ call_id: string }>(`SELECT call_id FROM llm_calls`).toArray().map((row) => row.call_id)));
   }
 
   /**
