@@ -58,6 +58,7 @@ export class RolloutSession extends DurableObject<Env> {
         sql: this.#sql,
         transactionSync: (fn) => storage.transactionSync(fn),
         setAlarm: (time) => storage.setAlarm(time),
+        deleteAlarm: () => storage.deleteAlarm(),
       },
       queue: { send: async (message) => void (await env.ROLLOUT_WORK.send(message)) },
       now: () => Date.now(),

@@ -15,6 +15,8 @@ export interface StoragePort {
   /** Runs `fn` in one SQLite transaction. */
   transactionSync<T>(fn: () => T): T;
   setAlarm(scheduledTime: number): Promise<void> | void;
+  /** Cancels the alarm, including one set while the alarm handler runs (absent: nothing is cancelled). */
+  deleteAlarm?(): Promise<void> | void;
 }
 
 /** Sends work to the driver queue (ROLLOUT_WORK). */

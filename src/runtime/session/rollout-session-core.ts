@@ -208,7 +208,13 @@ export class RolloutSessionCore {
     }
     await this.#kernel.scheduleWatchdog(next, spec);
     // Nobody holds the lease: drive it from here in its own invocation, or have the queue find a driver.
-    if (await this.drive.driveFromAlarm(spec, next)) return;
+    if (await this.drive.driveFromAlarm(spec, next)) {
+      // A drive that ended the rollout set the alarm for its publication; publishing here, in the
+      // alarm that waited for the drive, saves that alarm's invocation (the alarm stays set until
+      // the publication is stored, so an eviction in between still publishes).
+      await publishIfPending(this.#kernel);
+      return;
+    }
     await this.#kernel.announce(spec.rollout_id, "watchdog");
   }
 

@@ -38,6 +38,9 @@ export async function publishIfPending(kernel: SessionKernel): Promise<boolean> 
     const delivery = feedsTrainer(kernel) ? firstCheck(now) : null;
     kernel.save({ ...kernel.state!, sink: { status: "published", attempts: state.sink.attempts + 1, last_error: null, published_at: now, delivery } });
     if (delivery) await kernel.deps.storage.setAlarm(delivery.next_check_at!);
+    // Nothing is left to do: an alarm set for this publication (published here, from the alarm
+    // that drove the rollout) would only wake the object to find that out.
+    else await kernel.deps.storage.deleteAlarm?.();
   } catch (error) {
     const attempts = state.sink.attempts + 1;
     const failed = attempts >= MAX_SINK_ATTEMPTS;
