@@ -32,14 +32,14 @@ async function sessionWithOneStep(rolloutId: string) {
 }
 
 describe("a session's SQLite cost", () => {
-  it("writes 3 rows per committed step with one call: the step, the call and the state (no index entries)", async () => {
+  it("writes 2 rows per committed step with one call: the step with the state it leaves, and the call (no index entries)", async () => {
     const rolloutId = uniqueId("cost-step");
     const { session, leaseId } = await sessionWithOneStep(rolloutId);
     const before = (await session.usageCounts())!;
     const committed = await session.commitStep(leaseId, fakeCommit(rolloutId, 1));
     expect(committed).toMatchObject({ ok: true, duplicate: false });
     const after = (await session.usageCounts())!;
-    expect(after.sqlite.rows_written - before.sqlite.rows_written).toBe(3);
+    expect(after.sqlite.rows_written - before.sqlite.rows_written).toBe(2);
     // One request, counted by its method; reading the counts is not counted.
     expect(after.requests.total - before.requests.total).toBe(1);
     expect(after.requests.by_method.commitStep! - before.requests.by_method.commitStep!).toBe(1);
@@ -69,8 +69,8 @@ describe("a session's SQLite cost", () => {
     expect(state.llm_calls).toBe(2);
     expect(state.prompt_tokens).toBe(6);
     expect(state.completion_tokens).toBe(4);
-    // The repeated record wrote only the state (its activity time); the commit, the step and the state.
-    expect((await session.usageCounts())!.sqlite.rows_written - once).toBe(3);
+    // The repeated record wrote only the state (its activity time); the commit, the step with its state.
+    expect((await session.usageCounts())!.sqlite.rows_written - once).toBe(2);
   });
 
   it("creates the spans and value-parts tables only for a rollout that writes one", async () => {

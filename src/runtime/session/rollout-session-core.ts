@@ -132,10 +132,9 @@ export class RolloutSessionCore {
     const stored = this.#kernel.deps.storage.transactionSync(() => {
       // A call recorded before (by id) keeps its first record, and its tokens count once.
       for (const call of calls) if (this.#kernel.store.insertCall(call.data!)) next = accountCall(next, call.data!);
-      this.#kernel.store.insertStep(step.data, commit.env_snapshot);
-      const added = spans.length > 0 ? this.#kernel.store.appendSpans(spans.map((span) => span.data!), this.#kernel.deps.now()) : [];
-      this.#kernel.save(next);
-      return added;
+      // The state rides in the step's row: one row written for both.
+      this.#kernel.saveWithStep(next, step.data, commit.env_snapshot);
+      return spans.length > 0 ? this.#kernel.store.appendSpans(spans.map((span) => span.data!), this.#kernel.deps.now()) : [];
     });
     // The alarm stays at the lease's earlier expiry: when it fires it finds the lease extended and
     // moves itself, which saves an alarm write on every step.

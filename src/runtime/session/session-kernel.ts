@@ -6,6 +6,8 @@ import type { WorkMessage } from "../../schemas/work-message";
 import { EventHub } from "./event-hub";
 import type { FinishInput, FinishResult } from "./session-results";
 import type { SessionState } from "./session-state";
+import type { Step } from "../../schemas/step";
+import type { JsonValue } from "../../schemas/json";
 import { SessionStore } from "./session-store";
 import type { SinkDeps } from "../../sink/publish-rollout";
 import { endEvent } from "./session-view";
@@ -82,6 +84,16 @@ export class SessionKernel {
     const stamped = { ...state, updated_at: this.deps.now() };
     this.store.writeState(stamped);
     return stamped;
+  }
+
+  /**
+   * Stores a committed step together with the state its commit leaves, stamped as `save` does, in
+   * one row (see `SessionStore.insertStep`), and returns the state written.
+   */
+  saveWithStep(state: SessionState, step: Step, envSnapshot: JsonValue | null): SessionState {
+    const stamped = { ...state, updated_at: this.deps.now() };
+    this.store.insertStep(step, envSnapshot, stamped);
+    return this.store.readState()!;
   }
 
   /** Puts the rollout on the work queue for a driver. */

@@ -63,6 +63,11 @@ export const SessionState = z.object({
   final_attempt: z.int().min(1).nullable().default(null),
   /** Attempts a runner handed back at shutdown: numbered like any attempt, but they do not use up `max_attempts`. */
   released: z.int().min(0).default(0),
+  /**
+   * Counts the state's writes. A step's commit stores the state in the step's own row rather than
+   * in `meta` (see `SessionStore.insertStep`): of the two, the higher revision is the current one.
+   */
+  revision: z.int().min(0).default(0),
 });
 export type SessionState = z.infer<typeof SessionState>;
 
@@ -120,5 +125,6 @@ export function initialState(now: number, deadline: number): SessionState {
     attempt: 0,
     final_attempt: null,
     released: 0,
+    revision: 0,
   };
 }

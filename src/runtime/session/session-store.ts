@@ -1,6 +1,6 @@
 /**
- * @module SQLite tables of one rollout session: meta (spec, state), steps, llm_calls, spans.
- * Steps and calls may be longer than a SQLite value allows (~2 MB): their text is split over
+ * @module SQLite tables of one rollout session: meta (spec, state), steps (each with the state
+ * its commit left), llm_calls, spans (layouts in session-tables.ts). Steps and calls may be longer than a SQLite value allows (~2 MB): their text is split over
  * `value_parts` (see `value-parts.ts`), and calls are stored against the call before them
  * (`call-codec.ts`), so storage grows with the conversation, not with calls × context.
  */
@@ -12,35 +12,12 @@ import { ChatMessage } from "../../schemas/chat";
 import { Span, SpanInput } from "../../schemas/span";
 import type { SqlPort } from "../../ports";
 import { parseStateChange, SessionState } from "./session-state";
-import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
+import { readMetaText, writeMetaText } from "../meta-table";
+import { migrateSessionTables } from "./session-tables";
 import { CountingSql } from "../sql-counter";
 import { readExtraParts, splitText, writeExtraParts } from "../value-parts";
 import { LazyTables } from "./lazy-tables";
 import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
-
-const MIGRATIONS = [
-  CREATE_META_TABLE,
-  // No index on step_id: the one writer checks it before inserting (commitStep looks a step id up
-  // only for a retried or unusual commit, a scan of at most max_steps rows), and an index entry
-  // per step was a billed row written on every commit.
-  `CREATE TABLE IF NOT EXISTS steps (
-     step_index INTEGER PRIMARY KEY,
-     step_id TEXT NOT NULL,
-     body TEXT NOT NULL,
-     env_snapshot TEXT
-   )`,
-  // No AUTOINCREMENT: calls are never deleted, so `seq` grows all the same, and AUTOINCREMENT
-  // wrote a `sqlite_sequence` row on every call. No index on call_id either: the one writer
-  // keeps the ids it has stored in memory (see `#storedCallIds`), and the index entry was a
-  // second billed row written on every call. Objects created before keep their table (with
-  // AUTOINCREMENT and a UNIQUE index), which the same statements serve.
-  `CREATE TABLE IF NOT EXISTS llm_calls (
-     seq INTEGER PRIMARY KEY,
-     call_id TEXT NOT NULL,
-     step_id TEXT,
-     body TEXT NOT NULL
-   )`,
-];
 
 /** Owners of a step's and a call's extra parts in `value_parts`. */
 const STEP_PART = "step:";
@@ -80,7 +57,7 @@ export class SessionStore {
   #hasParts: boolean | undefined;
   /**
    * The ids of the calls stored (undefined until read): a recorded call is idempotent by id, and
-   * this object is the table's only writer, so the check needs no index (see MIGRATIONS).
+   * this object is the table's only writer, so the check needs no index (see session-tables.ts).
    */
   #callIds: Set<string> | undefined;
   /** `spans` and `value_parts`, created on first write (see lazy-tables.ts). */
@@ -107,9 +84,9 @@ export class SessionStore {
     this.#tables = new LazyTables(sql);
   }
 
-  /** Creates the tables if they do not exist (idempotent). */
+  /** Creates the tables if they do not exist, or brings earlier layouts up to date (idempotent). */
   migrate(): void {
-    for (const statement of MIGRATIONS) this.#sql.exec(statement);
+    migrateSessionTables(this.#sql);
   }
 
   #getMeta(key: string): unknown {
@@ -139,12 +116,22 @@ export class SessionStore {
     return (this.#spec ??= this.#readParsed("spec", (raw) => RolloutSpec.parse(raw)));
   }
 
+  /** Stores the spec of a rollout being created: once, before any step or call of it exists. */
   writeSpec(spec: RolloutSpec): void {
     this.#putMeta("spec", RolloutSpec.parse(spec));
+    // Its calls table is empty, so the first call needs no read to learn that (a rollback of the
+    // create forgets these again).
+    this.#lastCall = null;
+    this.#callIds = new Set();
   }
 
+  /** The current state: the higher revision of the `meta` row and the latest step's row (see `insertStep`). */
   readState(): SessionState | undefined {
-    return (this.#state ??= this.#readParsed("state", (raw) => SessionState.parse(raw)));
+    if (this.#state) return this.#state;
+    const meta = this.#readParsed("state", (raw) => SessionState.parse(raw));
+    const text = this.#sql.exec<{ state: string }>(`SELECT state FROM steps WHERE state IS NOT NULL ORDER BY step_index DESC LIMIT 1`).toArray()[0]?.state;
+    const stepped = text === undefined ? undefined : SessionState.parse(JSON.parse(text));
+    return (this.#state = stepped && (!meta || stepped.revision > meta.revision) ? stepped : meta);
   }
 
   /**
@@ -161,9 +148,14 @@ export class SessionStore {
 
   /** Validates and writes the state; fields unchanged since the last valid state read or written are not parsed again. */
   writeState(state: SessionState): void {
-    const valid = parseStateChange(state, this.#state);
+    const valid = this.#nextRevision(state);
     writeMetaText(this.#sql, "state", JSON.stringify(valid));
     this.#state = valid;
+  }
+
+  /** `state` validated (see `parseStateChange`), numbered one revision past the state current now. */
+  #nextRevision(state: SessionState): SessionState {
+    return parseStateChange({ ...state, revision: (this.readState()?.revision ?? 0) + 1 }, this.#state);
   }
 
   #writeParts(owner: string, parts: readonly string[]): void {
@@ -184,13 +176,27 @@ export class SessionStore {
     return this.#sql.exec(`SELECT 1 AS found FROM steps WHERE step_id = ?`, stepId).toArray().length > 0;
   }
 
-  /** Stores a step parsed with the Step schema (the caller parsed it); its texts may be any length. */
-  insertStep(valid: Step, envSnapshot: JsonValue | null): void {
+  /**
+   * Stores a step parsed with the Step schema (the caller parsed it); its texts may be any length.
+   * With `stateAfter`, the session state as this commit leaves it is validated and stored in the
+   * same row instead of the `meta` row: a commit then writes one row for the step and the state
+   * (every row written is billed). `readState` takes whichever of the two is the later revision.
+   */
+  insertStep(valid: Step, envSnapshot: JsonValue | null, stateAfter?: SessionState): void {
     const body = splitText(JSON.stringify(valid));
     const env = envSnapshot === null ? null : splitText(JSON.stringify(envSnapshot));
-    this.#sql.exec(`INSERT INTO steps (step_index, step_id, body, env_snapshot) VALUES (?, ?, ?, ?)`, valid.step_index, valid.step_id, body[0]!, env === null ? null : env[0]!);
+    const state = stateAfter && this.#nextRevision(stateAfter);
+    this.#sql.exec(
+      `INSERT INTO steps (step_index, step_id, body, env_snapshot, state) VALUES (?, ?, ?, ?, ?)`,
+      valid.step_index,
+      valid.step_id,
+      body[0]!,
+      env === null ? null : env[0]!,
+      state ? JSON.stringify(state) : null,
+    );
     this.#writeParts(`${STEP_PART}${valid.step_index}`, body);
     if (env) this.#writeParts(`${ENV_PART}${valid.step_index}`, env);
+    if (state) this.#state = state;
   }
 
   /**
