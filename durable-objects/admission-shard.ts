@@ -24,10 +24,10 @@ export class AdmissionShard extends DurableObject<Env> {
     this.#core = new AdmissionShardCore({ sql: this.#sql, now: () => Date.now(), fetchFence: () => policy.fence() });
   }
 
-  /** Admits one model call, or refuses it while weights sync. */
-  acquire(callId: string, ttlMs: number, rolloutId?: string): Promise<PolicyAdmission> {
+  /** Releases `releasing` (ended calls of the same rollout), then admits one model call, or refuses it while weights sync. */
+  acquire(callId: string, ttlMs: number, rolloutId?: string, releasing?: readonly string[]): Promise<PolicyAdmission> {
     this.#requests.count("acquire");
-    return this.#core.acquire(callId, ttlMs, rolloutId);
+    return this.#core.acquire(callId, ttlMs, rolloutId, releasing);
   }
 
   /** Ends every call of a rollout that ended or whose driver died; returns how many were dropped. */

@@ -8,7 +8,8 @@ import { agentRegistry } from "../src/sdk/agent-registry";
 import { createApp } from "./app";
 import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
-import { policyStub } from "./policy-stub";
+import { policyPort, policyStub } from "./policy-stub";
+import { releaseOnNextAdmission } from "../src/gateway/release-on-next-admission";
 import { sessionLocator } from "./session-stub";
 
 /** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
@@ -16,10 +17,12 @@ const app = createApp();
 
 /** The driver's dependencies for one invocation, built from the Worker's bindings. */
 export function driverDeps(env: AppEnv): DriverDeps {
+  // One drive's calls: each call's release rides on the rollout's next admission.
+  const admissions = releaseOnNextAdmission(policyPort(env));
   return {
     sessions: sessionLocator(env),
     resolveAgent: (name) => agentRegistry.get(name),
-    model: createModelClient(gatewayFor(env)),
+    model: createModelClient(gatewayFor(env, admissions), admissions),
     now: () => Date.now(),
     driverId: `driver-${crypto.randomUUID()}`,
     newId: () => crypto.randomUUID().slice(0, 8),

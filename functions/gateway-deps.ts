@@ -4,15 +4,16 @@ import { createGateway, type Gateway } from "../src/gateway/gateway";
 import { upstreamTimeoutsFrom } from "../src/gateway/upstream-timeouts";
 import type { AppEnv } from "./env";
 import { policyPort } from "./policy-stub";
+import type { PolicyPort } from "../src/gateway/policy-port";
 
 /**
- * The gateway for this invocation: admission and policy from the PolicyStore object, backends
+ * The gateway for this invocation: admission from the rollouts' shards (or `policy`), backends
  * from the registry (cached per isolate, so replica health and stickiness survive across
  * invocations), and the deployment's `LLM_BASE_URL` server while the policy names no backend.
  */
-export function gatewayFor(env: AppEnv): Gateway {
+export function gatewayFor(env: AppEnv, policy: PolicyPort = policyPort(env)): Gateway {
   return createGateway({
-    policy: policyPort(env),
+    policy,
     backendFor: (config) => resolveBackend(backendRegistry, config ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY), defaultBackendDeps),
     defaultModel: env.LLM_MODEL,
     timeouts: upstreamTimeoutsFrom(env),

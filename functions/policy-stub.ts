@@ -1,5 +1,5 @@
 /** @module Reaching the policy Durable Object (one instance, named "default") and the admission shards. */
-import type { PolicyPort } from "../src/gateway/policy-port";
+import type { ReleasingPolicyPort } from "../src/gateway/release-on-next-admission";
 import { admissionShardCount, shardIndexFor, shardName } from "../src/runtime/policy/admission-fence";
 import type { AdmissionShard } from "../durable-objects/admission-shard";
 import type { PolicyStore } from "../durable-objects/policy-store";
@@ -53,7 +53,7 @@ export function admissionShardFor(env: AppEnv, rolloutId: string): AdmissionShar
  * belongs to the request that made it): a drive's acquires and releases reuse one stub instead of
  * setting one up per RPC, a measured share of each call's CPU.
  */
-export function policyPort(env: AppEnv): PolicyPort {
+export function policyPort(env: AppEnv): ReleasingPolicyPort {
   const stubs = new Map<number, AdmissionShardRpc>();
   const shardOf = (rolloutId: string) => {
     const index = shardIndexFor(rolloutId, env.ADMISSION_SHARDS);
@@ -62,7 +62,7 @@ export function policyPort(env: AppEnv): PolicyPort {
     return stub;
   };
   return {
-    acquire: (rolloutId, callId, ttlMs) => shardOf(rolloutId).acquire(callId, ttlMs, rolloutId),
+    acquire: (rolloutId, callId, ttlMs, releasing) => shardOf(rolloutId).acquire(callId, ttlMs, rolloutId, releasing),
     release: (rolloutId, callId) => shardOf(rolloutId).release(callId),
   };
 }

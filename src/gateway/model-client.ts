@@ -30,6 +30,11 @@ export interface ChatResult {
 /** Chat calls for code running inside the Worker: no HTTP hop to the gateway, the same record. */
 export interface ModelClient {
   chat(input: ChatInput, call: Omit<GatewayCall, "whileSyncing">): Promise<ChatResult>;
+  /**
+   * Sends the releases its admission still holds back (see release-on-next-admission.ts), so every
+   * `released` so far resolves soon; a caller that ends its work calls it. Absent: nothing is held.
+   */
+  flushReleases?(): Promise<void>;
 }
 
 /** The chat-completions body for `input`; tools only when there are some. */
@@ -44,15 +49,17 @@ export function buildChatBody(input: ChatInput): JsonObject {
  * A model client over the gateway. In-process callers wait out a weight sync (the gateway
  * re-asks the policy) instead of receiving 429. The reply is handed back before the admission's
  * release lands, so the caller's own work (the agent, the environment) overlaps that round trip.
+ * `admissions` is the gateway's port when it holds releases back for the next admission.
  *
  * @example
  * const client = createModelClient(createGateway({ policy: null, backendFor: () => backend, defaultModel: "sim-qwen3", now: Date.now }));
  */
-export function createModelClient(gateway: Gateway): ModelClient {
+export function createModelClient(gateway: Gateway, admissions?: { flush(): Promise<void> }): ModelClient {
   return {
     async chat(input, call) {
       const { call: record, released } = await gateway.sendUnreleased("/chat/completions", buildChatBody(input), { ...call, whileSyncing: "wait" });
       return { response: modelResponseFrom(record), call: record, released };
     },
+    flushReleases: async () => admissions?.flush(),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * @module Storing a call while its admission is released: one sequential round trip less per
- * call for every path that records calls (the HTTP route, the stepwise driver).
+ * call on the HTTP gateway route (the stepwise driver does not wait at all: its releases ride on
+ * its next admission, see release-on-next-admission.ts).
  */
 
 /**

@@ -71,6 +71,19 @@ describe("the admission fence under racing calls", () => {
     expect(next.map((outcome) => outcome.ok && outcome.policy_version)).toEqual(next.map(() => saved.policy_version + 7));
   });
 
+  it("releases the ended calls an admission carries even when it refuses the new call, so a sync's wait ends", async () => {
+    // One rollout's calls, as a drive sends them: the next admission carries the last call's release.
+    const rolloutId = `fence-carried-${uniqueCallId("r")}`;
+    const ended = uniqueCallId("ended");
+    expect(await admission().acquire(rolloutId, ended, 60_000)).toMatchObject({ ok: true });
+    const begun = await policy().beginSync();
+    expect(begun.in_flight).toBeGreaterThanOrEqual(1);
+    const refused = await admission().acquire(rolloutId, uniqueCallId("next"), 60_000, [ended]);
+    expect(refused).toMatchObject({ ok: false, reason: "syncing" });
+    // The sync now waits for one call less (earlier tests here leave calls of their own counted).
+    expect((await policy().snapshot()).in_flight).toBe(begun.in_flight - 1);
+  });
+
   it("asks the policy object for its fence once per shard that lacks one, however many calls arrive at once", async () => {
     // A shard no sync ever pushed to: every one of these concurrent calls needs its fence.
     const namespace = env.ADMISSION_SHARD;

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { policyPort, policyStub, type PolicyRpc } from "../../functions/policy-stub";
-import type { PolicyPort } from "../../src/gateway/policy-port";
+import type { ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { PolicyStorage } from "../../src/runtime/policy/policy-storage";
 
@@ -38,7 +38,7 @@ export async function restorePolicyState(saved: PolicyState): Promise<void> {
 }
 
 /** Admission as the gateway uses it (each rollout id's calls go to its own shard). */
-export function admission(): PolicyPort {
+export function admission(): ReleasingPolicyPort {
   return policyPort(env);
 }
 

@@ -85,11 +85,18 @@ export class AdmissionShardCore {
   /**
    * Admits one call and counts it for `ttlMs`, or refuses it while weights sync. Idempotent by
    * `callId`: a call admitted before the sync began is admitted again (it is already counted).
-   * `rolloutId` lets `releaseRollout` drop the call with the rest of its rollout's.
+   * `rolloutId` lets `releaseRollout` drop the call with the rest of its rollout's. `releasing`
+   * are earlier calls that have ended (a drive's releases ride on its next admission): they are
+   * released first, whether this call is admitted or refused, so a sync that refuses the new call
+   * stops waiting for the ended ones.
    */
-  async acquire(callId: string, ttlMs: number, rolloutId?: string): Promise<PolicyAdmission> {
+  async acquire(callId: string, ttlMs: number, rolloutId?: string, releasing?: readonly string[]): Promise<PolicyAdmission> {
     if (typeof callId !== "string" || callId === "") throw new TypeError("callId must be a non-empty string");
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError("ttlMs must be a positive number");
+    if (releasing !== undefined && (!Array.isArray(releasing) || releasing.some((id) => typeof id !== "string" || id === ""))) {
+      throw new TypeError("releasing must be a list of non-empty call ids");
+    }
+    for (const ended of releasing ?? []) this.#calls.delete(ended);
     const fence = await this.#currentFence();
     const now = this.#deps.now();
     if (fence.syncing) {

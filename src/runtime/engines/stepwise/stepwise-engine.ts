@@ -1,7 +1,7 @@
 /** @module The stepwise engine: a BaseAgent/BaseEnv pair advanced step by step, one commit per step. */
 import { describeError, UserCodeError } from "../../../errors";
-import { storeWhileReleasing } from "../../../gateway/store-while-releasing";
 import type { AgentTask } from "../../../schemas/agent-task";
+import type { LlmCall } from "../../../schemas/llm-call";
 import { statusForReason, type TerminationReason } from "../../../schemas/termination";
 import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
 import type { DriveOutcome } from "../../driver/driver-deps";
@@ -21,6 +21,8 @@ export class StepwiseEngine implements AgentEngine {
   readonly kind = "stepwise";
   readonly #definition: StepwiseAgentDefinition;
   readonly #run: EngineRun;
+  /** Committed calls whose release has not been seen yet: their stored end version may need correcting. */
+  readonly #unsettled: Array<{ call: LlmCall; released: Promise<number> }> = [];
 
   constructor(definition: StepwiseAgentDefinition, run: EngineRun) {
     this.#definition = definition;
@@ -39,6 +41,7 @@ export class StepwiseEngine implements AgentEngine {
     try {
       return await this.#stepUntilStopped(episode, stream);
     } finally {
+      await this.#settleReleases().catch((error: unknown) => console.error("settling the drive's call releases failed", describeError(error)));
       await callEnv(episode.envClass, "env.close", () => episode.env.close()).catch(() => undefined);
     }
   }
@@ -58,20 +61,22 @@ export class StepwiseEngine implements AgentEngine {
       if (now >= resume.deadline) return this.#finish("TIMEOUT", `rollout_timeout_ms (${config.rollout_timeout_ms}) exceeded`, episode);
       // Hand off only after progress, so a tiny slice can never starve a rollout.
       if (now >= sliceEnd && stepIndex > firstStep) {
+        await this.#settleReleases();
         const handed = await session.handoff(lease.lease_id);
         return handed.ok ? { result: "handed_off", steps: stepIndex } : { result: "lost_lease", steps: stepIndex, reason: handed.reason };
       }
       const timer = new StepTimer(config.step_timeout_ms, resume.deadline, deps.now);
       const outcome = await runStep({ episode, spec, model: deps.model, timer, now: deps.now, newId: deps.newId });
       if (outcome.kind === "terminate") return this.#finish(outcome.reason, outcome.error, episode);
-      // Committed while the call's admission is released, under the version it was admitted with;
-      // corrected below in the rare case a sync ended meanwhile.
-      const { stored: committed, versionEnd } = await storeWhileReleasing(session.commitStep(lease.lease_id, outcome.commit), outcome.released);
+      // Committed under the version the call was admitted with, without waiting for its release
+      // (which rides on the next call's admission): corrected before the drive ends in the rare
+      // case a weight sync ended meanwhile (see #settleReleases).
+      const committed = await session.commitStep(lease.lease_id, outcome.commit);
       if (!committed.ok) {
         if (committed.reason === "invalid") return this.#finish("AGENT_ERROR", `step rejected by the session: ${committed.message}`, episode);
         return { result: "lost_lease", steps: stepIndex, reason: committed.reason };
       }
-      if (!committed.duplicate && versionEnd !== outcome.call.policy_version_end) await session.amendCallVersion(outcome.call.call_id, versionEnd);
+      if (!committed.duplicate) this.#unsettled.push({ call: outcome.call, released: outcome.released });
       episode.steps.push(outcome.step);
       await stream?.({ type: "step", step: outcome.step });
       episode.pending = { observation: outcome.step.next_observation, reward: outcome.step.reward, done: outcome.step.done, info: outcome.step.info };
@@ -105,7 +110,22 @@ export class StepwiseEngine implements AgentEngine {
     }
   }
 
+  /**
+   * Sends the releases still held back and corrects each committed call whose admission ended
+   * under a newer version than it was admitted with (its ttl ran out and a weight sync finished
+   * meanwhile). Runs before the rollout is finished or handed off, so its publication and the next
+   * driver see the corrected calls; again (finding nothing) when the drive ends any other way.
+   */
+  async #settleReleases(): Promise<void> {
+    await this.#run.deps.model.flushReleases?.();
+    for (const { call, released } of this.#unsettled.splice(0)) {
+      const versionEnd = await released;
+      if (versionEnd !== call.policy_version_end) await this.#run.session.amendCallVersion(call.call_id, versionEnd);
+    }
+  }
+
   async #finish(reason: TerminationReason, error: string | null, episode?: Episode): Promise<DriveOutcome> {
+    await this.#settleReleases();
     let reward: number | null = null;
     let finalReason = reason;
     let finalError = error;

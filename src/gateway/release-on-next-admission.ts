@@ -1,0 +1,92 @@
+/**
+ * @module A drive's admissions, one round trip per model call: a call's release is not sent on its
+ * own but rides on the rollout's next admission, which releases it at its shard before admitting
+ * the next call. A stepwise rollout asks for its next admission a few milliseconds after its
+ * last call ended (the agent and the environment run, the step is committed), so of the two
+ * requests per call to the shard (admit, release) one is left. A release waits at most
+ * `RELEASE_GRACE_MS` for that: an environment that takes longer, or a drive that ends, sends it
+ * on its own. A weight sync so waits for a finished call at most that much longer; it never
+ * misses one still running (a release is only ever late, never early).
+ */
+import type { PolicyAdmission } from "../schemas/policy";
+import type { PolicyPort } from "./policy-port";
+
+/** Longest a finished call's release waits for the rollout's next admission before it is sent alone. */
+export const RELEASE_GRACE_MS = 100;
+
+/** Admission whose `acquire` can also release calls of the same rollout, at the same shard, first. */
+export interface ReleasingPolicyPort extends PolicyPort {
+  acquire(rolloutId: string, callId: string, ttlMs: number, releasing?: readonly string[]): Promise<PolicyAdmission>;
+}
+
+/** A `PolicyPort` that holds releases back for the next admission; `flush` sends what still waits. */
+export interface DeferredReleasePort extends PolicyPort {
+  /** Sends every release still waiting and resolves once they have landed (a drive calls it before it ends). */
+  flush(): Promise<void>;
+}
+
+interface WaitingRelease {
+  callId: string;
+  settle: (result: Promise<{ policy_version: number }>) => void;
+}
+
+/**
+ * Wraps `port` for one drive. `release` answers once the release has landed (with the version in
+ * force then), as `PolicyPort.release` does; only later. The timers are the caller's so tests can
+ * drive them.
+ *
+ * @example
+ * const admissions = releaseOnNextAdmission(policyPort(env));
+ * const gateway = createGateway({ policy: admissions, ... });
+ * // … the drive …
+ * await admissions.flush();
+ */
+export function releaseOnNextAdmission(port: ReleasingPolicyPort, graceMs = RELEASE_GRACE_MS): DeferredReleasePort {
+  const waiting = new Map<string, { releases: WaitingRelease[]; timer: ReturnType<typeof setTimeout> }>();
+
+  const take = (rolloutId: string): WaitingRelease[] => {
+    const entry = waiting.get(rolloutId);
+    if (!entry) return [];
+    clearTimeout(entry.timer);
+    waiting.delete(rolloutId);
+    return entry.releases;
+  };
+
+  // Each release on its own, as the port would have sent it (idempotent: sending one twice is fine).
+  const sendAlone = (rolloutId: string, releases: WaitingRelease[]): Promise<unknown> =>
+    Promise.allSettled(releases.map((release) => {
+      const sent = port.release(rolloutId, release.callId);
+      release.settle(sent);
+      return sent;
+    }));
+
+  return {
+    release(rolloutId, callId) {
+      return new Promise((resolve, reject) => {
+        let entry = waiting.get(rolloutId);
+        if (!entry) waiting.set(rolloutId, (entry = { releases: [], timer: setTimeout(() => void sendAlone(rolloutId, take(rolloutId)), graceMs) }));
+        entry.releases.push({ callId, settle: (result) => void result.then(resolve, reject) });
+      });
+    },
+
+    async acquire(rolloutId, callId, ttlMs) {
+      const releases = take(rolloutId);
+      if (releases.length === 0) return port.acquire(rolloutId, callId, ttlMs);
+      let admission: PolicyAdmission;
+      try {
+        admission = await port.acquire(rolloutId, callId, ttlMs, releases.map((release) => release.callId));
+      } catch (error) {
+        // Whether the shard applied them is unknown: they go again on their own.
+        void sendAlone(rolloutId, releases);
+        throw error;
+      }
+      // Applied before the admission was decided, admitted or not: the version in force then.
+      for (const release of releases) release.settle(Promise.resolve({ policy_version: admission.policy_version }));
+      return admission;
+    },
+
+    async flush() {
+      await Promise.all([...waiting.keys()].map((rolloutId) => sendAlone(rolloutId, take(rolloutId))));
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Integration: what a real stepwise drive asks of its admission shard, on real Durable Objects
+ * and the vLLM simulator. Each call's release rides on the rollout's next admission, so a drive
+ * of N calls makes N acquires and one release of its own (the last call's, sent before the
+ * rollout is finished); a release whose next admission does not come within the grace period
+ * (a slow environment) goes alone. No call of the rollout is left counted at the shard.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { driverDeps } from "../../functions/driver-deps";
+import { gatewayFor } from "../../functions/gateway-deps";
+import { admissionShardFor, policyPort } from "../../functions/policy-stub";
+import { createModelClient } from "../../src/gateway/model-client";
+import { RELEASE_GRACE_MS, releaseOnNextAdmission, type ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";
+import { driveRollout } from "../../src/runtime/driver/drive-rollout";
+import { createByHand, readState } from "../fixtures/hand-session";
+import { getRollout, uniqueId } from "../fixtures/rollouts";
+import "../fixtures/test-agents";
+
+/** The Worker's real driver dependencies, with the shard requests of the drive written down in order. */
+function recordedDrive() {
+  const requests: string[] = [];
+  const shards = policyPort(env);
+  const recording: ReleasingPolicyPort = {
+    acquire: (rolloutId, callId, ttlMs, releasing) => {
+      requests.push(releasing?.length ? `acquire+release ${releasing.length}` : "acquire");
+      return shards.acquire(rolloutId, callId, ttlMs, releasing);
+    },
+    release: (rolloutId, callId) => {
+      requests.push("release");
+      return shards.release(rolloutId, callId);
+    },
+  };
+  const admissions = releaseOnNextAdmission(recording);
+  return { deps: { ...driverDeps(env), model: createModelClient(gatewayFor(env, admissions), admissions) }, requests };
+}
+
+async function countedAtShard(rolloutId: string): Promise<number> {
+  // Dropping the rollout's calls reports how many were still counted (none should be).
+  return admissionShardFor(env, rolloutId).releaseRollout(rolloutId);
+}
+
+describe("a drive's requests to its admission shard", () => {
+  it("makes one request per model call: each release goes with the next acquire, the last one alone before the finish", async () => {
+    const rolloutId = uniqueId("drive-admissions");
+    await createByHand(rolloutId, { agent: "test-loop", task: { extra_args: { done_after: 4 } } });
+    const { deps, requests } = recordedDrive();
+    expect(await driveRollout(deps, rolloutId)).toMatchObject({ result: "finished", steps: 4 });
+    expect(requests).toEqual(["acquire", "acquire+release 1", "acquire+release 1", "acquire+release 1", "release"]);
+    expect(await countedAtShard(rolloutId)).toBe(0);
+    const view = await getRollout(rolloutId);
+    expect(view.llm_calls).toHaveLength(4);
+    expect(view.llm_calls.every((call) => call.policy_version_end === call.policy_version_start)).toBe(true);
+    expect((await readState(rolloutId)).status).toBe("succeeded");
+  });
+
+  it("sends a release on its own when the environment takes longer than the grace period", async () => {
+    const rolloutId = uniqueId("drive-admissions-slow");
+    await createByHand(rolloutId, { agent: "test-loop", task: { extra_args: { done_after: 2, step_sleep_ms: RELEASE_GRACE_MS * 3 } } });
+    const { deps, requests } = recordedDrive();
+    expect(await driveRollout(deps, rolloutId)).toMatchObject({ result: "finished", steps: 2 });
+    // Each call's release was sent while its environment step still ran.
+    expect(requests).toEqual(["acquire", "release", "acquire", "release"]);
+    expect(await countedAtShard(rolloutId)).toBe(0);
+  });
+});

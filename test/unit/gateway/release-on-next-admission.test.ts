@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { releaseOnNextAdmission, type ReleasingPolicyPort } from "../../../src/gateway/release-on-next-admission";
+import type { PolicyAdmission } from "../../../src/schemas/policy";
+
+/**
+ * A shard as the port sees it: what it was asked, in order, and its in-flight calls. `syncing`
+ * refuses new calls (after applying the releases an acquire carries, as the shard does).
+ */
+function recordingShard(options: { version?: number; failAcquires?: number } = {}) {
+  const requests: string[] = [];
+  const inFlight = new Set<string>();
+  const state = { syncing: false, version: options.version ?? 7, failAcquires: options.failAcquires ?? 0 };
+  const port: ReleasingPolicyPort = {
+    async acquire(rolloutId, callId, _ttlMs, releasing) {
+      requests.push(`acquire ${callId}${releasing ? ` releasing ${releasing.join(",")}` : ""}`);
+      if (state.failAcquires > 0) {
+        state.failAcquires--;
+        throw new Error("network connection lost");
+      }
+      for (const id of releasing ?? []) inFlight.delete(id);
+      if (state.syncing) return { ok: false, reason: "syncing", retry_after_s: 1, policy_version: state.version } satisfies PolicyAdmission;
+      inFlight.add(callId);
+      return { ok: true, policy_version: state.version, model: null, backend: null, sampling: { temperature: 1, top_p: 1 } };
+    },
+    async release(_rolloutId, callId) {
+      requests.push(`release ${callId}`);
+      inFlight.delete(callId);
+      return { policy_version: state.version };
+    },
+  };
+  return { port, requests, inFlight, state };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("releases that ride on the rollout's next admission", () => {
+  it("sends one request per call: each release goes with the next acquire and answers with the version then", async () => {
+    const shard = recordingShard();
+    const port = releaseOnNextAdmission(shard.port, 10_000);
+    await port.acquire("r1", "c1", 60_000);
+    const released = port.release("r1", "c1");
+    expect(shard.inFlight.has("c1")).toBe(true); // held back, not sent
+    shard.state.version = 8;
+    await port.acquire("r1", "c2", 60_000);
+    expect(await released).toEqual({ policy_version: 8 });
+    expect(shard.inFlight).toEqual(new Set(["c2"]));
+    const last = port.release("r1", "c2");
+    await port.flush();
+    expect(await last).toEqual({ policy_version: 8 });
+    expect(shard.requests).toEqual(["acquire c1", "acquire c2 releasing c1", "release c2"]);
+    expect(shard.inFlight.size).toBe(0);
+  });
+
+  it("sends a release on its own once it has waited the grace period, and never holds one of another rollout", async () => {
+    const shard = recordingShard();
+    const port = releaseOnNextAdmission(shard.port, 30);
+    await port.acquire("r1", "c1", 60_000);
+    const released = port.release("r1", "c1");
+    await port.acquire("r2", "d1", 60_000); // another rollout's admission does not carry it
+    expect(shard.inFlight.has("c1")).toBe(true);
+    await sleep(80);
+    expect(shard.inFlight.has("c1")).toBe(false);
+    expect(await released).toEqual({ policy_version: 7 });
+    expect(shard.requests).toEqual(["acquire c1", "acquire d1", "release c1"]);
+  });
+
+  it("releases the ended calls even when the next call is refused for a weight sync", async () => {
+    const shard = recordingShard();
+    const port = releaseOnNextAdmission(shard.port, 10_000);
+    await port.acquire("r1", "c1", 60_000);
+    const released = port.release("r1", "c1");
+    shard.state.syncing = true;
+    expect(await port.acquire("r1", "c2", 60_000)).toMatchObject({ ok: false, reason: "syncing" });
+    // The sync waits for no call of this rollout any more.
+    expect(shard.inFlight.size).toBe(0);
+    expect(await released).toEqual({ policy_version: 7 });
+  });
+
+  it("sends the releases again on their own when the acquire carrying them fails", async () => {
+    const shard = recordingShard({ failAcquires: 1 });
+    const port = releaseOnNextAdmission(shard.port, 10_000);
+    shard.inFlight.add("c1");
+    const released = port.release("r1", "c1");
+    await expect(port.acquire("r1", "c2", 60_000)).rejects.toThrow("network connection lost");
+    expect(await released).toEqual({ policy_version: 7 });
+    expect(shard.inFlight.size).toBe(0);
+    expect(shard.requests).toEqual(["acquire c2 releasing c1", "release c1"]);
+  });
+
+  it("rejects a held release whose own request fails, as the port's release would", async () => {
+    const shard = recordingShard();
+    shard.port.release = async () => {
+      throw new Error("shard unreachable");
+    };
+    const port = releaseOnNextAdmission(shard.port, 10_000);
+    const released = port.release("r1", "c1");
+    await port.flush();
+    await expect(released).rejects.toThrow("shard unreachable");
+  });
+});
