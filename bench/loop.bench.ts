@@ -68,6 +68,8 @@ interface OursRun {
   /** What the policy object and the shards served during the run (read around it, for the same reason). */
   requests: ObjectRequests;
   wallMs: number;
+  /** From the start until the last rollout's publication was stored (its sessions' own clocks): when a trainer has every result. */
+  publishedMs: number;
   steps: number;
   failed: number;
   cpuPerStep: number;
@@ -77,6 +79,7 @@ async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<Ours
   const requestsBefore = await readObjectRequests(stack.workerUrl);
   const cpuBefore = stack.cpu();
   const start = performance.now();
+  const startEpoch = Date.now();
   const ids = await Promise.all(Array.from({ length: rollouts }, (_, i) => client.create({ agent: "dialogue", task: task(i), config })));
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
   const wallMs = performance.now() - start;
@@ -85,7 +88,11 @@ async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<Ours
   await untilQuiet(() => stack.cpu().worker);
   const cpuPerStep = (stack.cpu().worker - cpuBefore.worker) / done;
   const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
-  return { sessions: await sessionUsage(client, ids), requests, wallMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep };
+  const sessions = await sessionUsage(client, ids);
+  // Read after the CPU (reading every view costs some): the publication times the sessions stored.
+  const published = (await Promise.all(ids.map((id) => client.get(id)))).map((view) => view.publication.published_at ?? Number.NaN);
+  const publishedMs = Math.max(...published) - startEpoch;
+  return { sessions, requests, wallMs, publishedMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep };
 }
 
 async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {
@@ -153,6 +160,7 @@ try {
     const failed = runs.reduce((n, r) => n + r.failed, 0);
     const cpu = median(runs.map((r) => r.cpuPerStep));
     console.log(row(label, median(runs.map((r) => r.wallMs)), runs[0]!.steps) + (failed ? `  (${failed} not succeeded)` : "") + spread(runs.map((r) => r.wallMs / 1000), 3));
+    console.log(`  until every rollout is published (R2 record + result message; the timed wall ends at the last end event): ${(median(runs.map((r) => r.publishedMs)) / 1000).toFixed(3)} s` + spread(runs.map((r) => r.publishedMs / 1000), 3));
     console.log(`  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` + spread(runs.map((r) => r.cpuPerStep), 2));
     const served = runs.map((r) => r.requests).reduce(addRequests, NO_REQUESTS);
     const stepsDone = runs.reduce((n, r) => n + r.steps, 0);
