@@ -15,9 +15,12 @@ export const CREATE_VALUE_PARTS_TABLE = `CREATE TABLE IF NOT EXISTS value_parts 
 
 /**
  * UTF-16 code units per part: at most 3 UTF-8 bytes each (a surrogate pair is 4 bytes for 2
- * units), so a part is at most 1.5 MB, under the ~2 MB value limit with room for the row's other columns.
+ * units), so a part is at most 900 KB. SQLite's length limit in a Durable Object (about 2 MB)
+ * applies to a whole row, not only to each value, and a step's row holds two first parts (its
+ * body and its env snapshot) besides its state: 2 × 900 KB leaves room for the rest, where
+ * 1.5 MB parts made a step with a large body and a large snapshot fail with SQLITE_TOOBIG.
  */
-export const PART_UNITS = 500_000;
+export const PART_UNITS = 300_000;
 
 /** Splits `text` into parts of at most `size` code units, never between the halves of a surrogate pair. */
 export function splitText(text: string, size = PART_UNITS): string[] {

@@ -3,6 +3,8 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
+import { createByHand, fakeCommit } from "../fixtures/hand-session";
+import { SessionStore } from "../../src/runtime/session/session-store";
 import { getRollout, runRollout, uniqueId } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 
@@ -54,5 +56,35 @@ describe("calls over SQLite's value limit (integration)", () => {
     // The long observation itself is stored in a step (over several parts) and read back whole.
     const observationLengths = view.trajectory.steps.map((step) => (typeof step.observation === "string" ? step.observation.length : 0));
     expect(observationLengths).toContain(PIECE.length * REPEATS);
+  }, 60_000);
+
+  it("commits a step whose body and env snapshot are each 1.4 MB of 3-byte characters (one row holds the first part of each)", async () => {
+    const rolloutId = uniqueId("wide-step");
+    const session = await createByHand(rolloutId);
+    const leased = await session.lease("driver-a");
+    if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
+    const wide = "€".repeat(480_000); // 1.44 MB of UTF-8
+    const commit = fakeCommit(rolloutId, 0);
+    commit.step = { ...commit.step, observation: wide };
+    commit.env_snapshot = { board: wide };
+    expect(await session.commitStep(leased.lease.lease_id, commit)).toMatchObject({ ok: true, duplicate: false });
+    const view = await getRollout(rolloutId);
+    expect(view.trajectory.steps[0]!.observation).toBe(wide);
+  }, 60_000);
+
+  it("stores a spec and a final conversation over SQLite's value limit (a long prompt, a workflow's long history)", async () => {
+    const rolloutId = uniqueId("long-meta");
+    const problem = "€".repeat(800_000); // 2.4 MB of UTF-8
+    const session = await createByHand(rolloutId, { task: { problem } });
+    const leased = await session.lease("driver-a");
+    if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
+    const messages = [{ role: "user" as const, content: problem }, { role: "assistant" as const, content: "ok" }];
+    expect(await session.finish(leased.lease.lease_id, { termination_reason: "ENV_DONE", reward: 1, error: null, messages })).toMatchObject({ ok: true, status: "succeeded" });
+    const view = await getRollout(rolloutId);
+    expect(view.final_messages).toEqual(messages);
+    const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
+    await runInDurableObject(stub, (_instance, state) => state.abort("test restart")).catch(() => undefined);
+    const spec = await runInDurableObject(env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId)), (_instance, state) => SessionStore.for(state.storage.sql).readSpec());
+    expect(spec?.task.problem).toBe(problem);
   }, 60_000);
 });

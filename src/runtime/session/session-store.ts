@@ -15,14 +15,16 @@ import { parseStateChange, SessionState } from "./session-state";
 import { readMetaText, writeMetaText } from "../meta-table";
 import { migrateSessionTables } from "./session-tables";
 import { CountingSql } from "../sql-counter";
-import { readExtraParts, splitText, writeExtraParts } from "../value-parts";
+import { splitText } from "../value-parts";
+import { SessionValueParts } from "./session-value-parts";
 import { LazyTables } from "./lazy-tables";
 import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
 
-/** Owners of a step's and a call's extra parts in `value_parts`. */
+/** Owners of a step's, a call's and a meta value's extra parts in `value_parts`. */
 const STEP_PART = "step:";
 const ENV_PART = "env:";
 const CALL_PART = "call:";
+const META_PART = "meta:";
 
 /** A committed step with the env snapshot taken after it (null when the env has none). */
 export interface StoredStep {
@@ -50,11 +52,8 @@ export class SessionStore {
    * none; undefined when not known (a fresh object, or after a rollback): read from the table.
    */
   #lastCall: LlmCall | null | undefined;
-  /**
-   * Whether `value_parts` has any row (undefined until read). Most sessions never split a value,
-   * and every read of the steps and calls would otherwise run three part queries for nothing.
-   */
-  #hasParts: boolean | undefined;
+  /** Extra parts of values longer than a part (see session-value-parts.ts). */
+  readonly #parts: SessionValueParts;
   /**
    * The ids of the calls stored (undefined until read): a recorded call is idempotent by id, and
    * this object is the table's only writer, so the check needs no index (see session-tables.ts).
@@ -82,6 +81,7 @@ export class SessionStore {
   private constructor(sql: SqlPort) {
     this.#sql = sql;
     this.#tables = new LazyTables(sql);
+    this.#parts = new SessionValueParts(sql, this.#tables);
   }
 
   /** Creates the tables if they do not exist, or brings earlier layouts up to date (idempotent). */
@@ -89,8 +89,16 @@ export class SessionStore {
     migrateSessionTables(this.#sql);
   }
 
-  #getMeta(key: string): unknown {
+  /** A meta value's whole text: its row and, for one longer than a part, its extra parts. */
+  #readMeta(key: string): string | undefined {
     const text = readMetaText(this.#sql, key);
+    if (text === undefined) return undefined;
+    const owner = `${META_PART}${key}`;
+    return text + (this.#parts.read(owner).get(owner) ?? "");
+  }
+
+  #getMeta(key: string): unknown {
+    const text = this.#readMeta(key);
     return text === undefined ? undefined : JSON.parse(text);
   }
 
@@ -100,12 +108,20 @@ export class SessionStore {
    * callers copy before changing it (they build new objects with spread).
    */
   #readParsed<T>(key: string, parse: (raw: unknown) => T): T | undefined {
-    const text = readMetaText(this.#sql, key);
+    const text = this.#readMeta(key);
     return text === undefined ? undefined : parse(JSON.parse(text));
   }
 
+  /**
+   * Stores a meta value of any length (a spec whose task carries a long prompt, a workflow's long
+   * final conversation): over a part, the rest goes to `value_parts`, replacing any earlier value's.
+   */
   #putMeta(key: string, value: unknown): void {
-    writeMetaText(this.#sql, key, JSON.stringify(value));
+    const parts = splitText(JSON.stringify(value));
+    const owner = `${META_PART}${key}`;
+    this.#parts.drop(owner);
+    writeMetaText(this.#sql, key, parts[0]!);
+    this.#parts.write(owner, parts);
   }
 
   /** The rollout's spec, or undefined before `create`. */
@@ -142,7 +158,7 @@ export class SessionStore {
     this.#state = undefined;
     this.#lastCall = undefined;
     this.#callIds = undefined;
-    this.#hasParts = undefined;
+    this.#parts.forget();
     this.#tables.forget();
   }
 
@@ -156,19 +172,6 @@ export class SessionStore {
   /** `state` validated (see `parseStateChange`), numbered one revision past the state current now. */
   #nextRevision(state: SessionState): SessionState {
     return parseStateChange({ ...state, revision: (this.readState()?.revision ?? 0) + 1 }, this.#state);
-  }
-
-  #writeParts(owner: string, parts: readonly string[]): void {
-    if (parts.length <= 1) return;
-    this.#tables.ensure("value_parts");
-    writeExtraParts(this.#sql, owner, parts);
-    this.#hasParts = true;
-  }
-
-  /** The extra parts under `prefix`; no statement at all while the session has never split a value. */
-  #readParts(prefix: string): Map<string, string> {
-    this.#hasParts ??= this.#tables.has("value_parts") && this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0;
-    return this.#hasParts ? readExtraParts(this.#sql, prefix) : new Map();
   }
 
   /** Whether a step with this id is already stored. */
@@ -194,8 +197,8 @@ export class SessionStore {
       env === null ? null : env[0]!,
       state ? JSON.stringify(state) : null,
     );
-    this.#writeParts(`${STEP_PART}${valid.step_index}`, body);
-    if (env) this.#writeParts(`${ENV_PART}${valid.step_index}`, env);
+    this.#parts.write(`${STEP_PART}${valid.step_index}`, body);
+    if (env) this.#parts.write(`${ENV_PART}${valid.step_index}`, env);
     if (state) this.#state = state;
   }
 
@@ -209,7 +212,7 @@ export class SessionStore {
     if (ids.has(valid.call_id)) return false;
     const parts = splitText(JSON.stringify(encodeCall(valid, this.#previousCall())));
     this.#sql.exec(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?)`, valid.call_id, valid.step_id, parts[0]!);
-    this.#writeParts(`${CALL_PART}${valid.call_id}`, parts);
+    this.#parts.write(`${CALL_PART}${valid.call_id}`, parts);
     ids.add(valid.call_id);
     this.#lastCall = valid;
     return true;
@@ -229,13 +232,12 @@ export class SessionStore {
     const row = this.#sql.exec<{ body: string }>(`SELECT body FROM llm_calls WHERE call_id = ?`, callId).toArray()[0];
     if (!row) return "missing";
     const owner = `${CALL_PART}${callId}`;
-    const stored = JSON.parse(row.body + (this.#readParts(owner).get(owner) ?? "")) as StoredCall;
+    const stored = JSON.parse(row.body + (this.#parts.read(owner).get(owner) ?? "")) as StoredCall;
     if (version < stored.policy_version_start) return "older";
     const parts = splitText(JSON.stringify({ ...stored, policy_version_end: version }));
     this.#sql.exec(`UPDATE llm_calls SET body = ? WHERE call_id = ?`, parts[0]!, callId);
-    // `#readParts` above has found out whether any value was ever split.
-    if (this.#hasParts) this.#sql.exec(`DELETE FROM value_parts WHERE owner = ?`, owner);
-    this.#writeParts(owner, parts);
+    this.#parts.drop(owner);
+    this.#parts.write(owner, parts);
     if (this.#lastCall?.call_id === callId) this.#lastCall = { ...this.#lastCall, policy_version_end: version };
     return "set";
   }
@@ -250,8 +252,8 @@ export class SessionStore {
     const rows = this.#sql
       .exec<{ step_index: number; body: string; env_snapshot: string | null }>(`SELECT step_index, body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`, afterIndex)
       .toArray();
-    const bodies = this.#readParts(STEP_PART);
-    const envs = this.#readParts(ENV_PART);
+    const bodies = this.#parts.read(STEP_PART);
+    const envs = this.#parts.read(ENV_PART);
     return rows.map((row) => ({
       step: JSON.parse(row.body + (bodies.get(`${STEP_PART}${row.step_index}`) ?? "")) as Step,
       envSnapshot: row.env_snapshot === null ? null : (JSON.parse(row.env_snapshot + (envs.get(`${ENV_PART}${row.step_index}`) ?? "")) as JsonValue),
@@ -290,7 +292,7 @@ export class SessionStore {
   /** Every call in the order recorded, decoded. */
   listCalls(): LlmCall[] {
     const rows = this.#sql.exec<{ seq: number; call_id: string; body: string }>(`SELECT seq, call_id, body FROM llm_calls ORDER BY seq`).toArray();
-    const extra = this.#readParts(CALL_PART);
+    const extra = this.#parts.read(CALL_PART);
     const calls: LlmCall[] = [];
     for (const row of rows) {
       const stored = JSON.parse(row.body + (extra.get(`${CALL_PART}${row.call_id}`) ?? "")) as StoredCall;
