@@ -1,7 +1,7 @@
 /**
  * @module Session tables most rollouts never write, created by the first write that needs them:
  * every table created is rows written to `sqlite_master` (billed) in each of a deployment's
- * sessions, and a rollout with no spans and no value over ~1.5 MB needs neither table.
+ * sessions, and a rollout with no spans and no value over ~900 KB needs neither table.
  */
 import type { SqlPort } from "../../ports";
 import { CREATE_VALUE_PARTS_TABLE } from "../value-parts";
