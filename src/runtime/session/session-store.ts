@@ -1,8 +1,9 @@
 /**
  * @module SQLite tables of one rollout session: meta (spec, state), steps (each with the state
- * its commit left), llm_calls, spans (layouts in session-tables.ts). Steps and calls may be longer than a SQLite value allows (~2 MB): their text is split over
- * `value_parts` (see `value-parts.ts`), and calls are stored against the call before them
- * (`call-codec.ts`), so storage grows with the conversation, not with calls × context.
+ * its commit left), llm_calls, spans (layouts in session-tables.ts). Any value may be longer than
+ * a SQLite row allows (~2 MB): its text is split over `value_parts` (see `value-parts.ts`), and
+ * calls are stored against the call before them (`call-codec.ts`), so storage grows with the
+ * conversation, not with calls × context.
  */
 import type { LlmCall } from "../../schemas/llm-call";
 import { RolloutSpec } from "../../schemas/rollout-api";
