@@ -9,20 +9,22 @@ import { createApp } from "./app";
 import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
 import { policyPort, policyStub } from "./policy-stub";
-import { releaseOnNextAdmission } from "../src/gateway/release-on-next-admission";
+import { releaseOnNextAdmission, type ReleasingPolicyPort } from "../src/gateway/release-on-next-admission";
 import { sessionLocator } from "./session-stub";
 
 /** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
 const app = createApp();
 
-/** The driver's dependencies for one invocation, built from the Worker's bindings. */
-export function driverDeps(env: AppEnv): DriverDeps {
-  // One drive's calls: each call's release rides on the rollout's next admission.
-  const admissions = releaseOnNextAdmission(policyPort(env));
+/**
+ * The driver's dependencies for one invocation, built from the Worker's bindings; `shards` is how
+ * its admissions reach the rollouts' shards (tests pass one that records what it is asked).
+ */
+export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = policyPort(env)): DriverDeps {
   return {
     sessions: sessionLocator(env),
     resolveAgent: (name) => agentRegistry.get(name),
-    model: createModelClient(gatewayFor(env, admissions), admissions),
+    // One drive's calls: each call's release rides on the rollout's next admission.
+    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards))),
     now: () => Date.now(),
     driverId: `driver-${crypto.randomUUID()}`,
     newId: () => crypto.randomUUID().slice(0, 8),

@@ -95,6 +95,8 @@ export interface Gateway {
    * record when they differ. The stream ends only after the release landed.
    */
   stream(path: UpstreamPath, body: JsonObject, call: GatewayCall, record: (call: LlmCall, released: Promise<number>) => Promise<void>): Promise<Response>;
+  /** Sends the releases its policy port holds back (`PolicyPort.flush`), if it holds any. */
+  flushReleases(): Promise<void>;
 }
 
 /**
@@ -203,6 +205,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
 
     sendUnreleased,
+
+    async flushReleases() {
+      await deps.policy?.flush?.();
+    },
 
     async stream(path, body, call, onRecorded) {
       const prepared = await prepare(path, { ...body, stream: true }, call);

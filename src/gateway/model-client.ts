@@ -31,8 +31,8 @@ export interface ChatResult {
 export interface ModelClient {
   chat(input: ChatInput, call: Omit<GatewayCall, "whileSyncing">): Promise<ChatResult>;
   /**
-   * Sends the releases its admission still holds back (see release-on-next-admission.ts), so every
-   * `released` so far resolves soon; a caller that ends its work calls it. Absent: nothing is held.
+   * Sends the releases its gateway's admission still holds back (see release-on-next-admission.ts),
+   * so every `released` so far resolves soon; a caller that ends its work calls it.
    */
   flushReleases?(): Promise<void>;
 }
@@ -49,17 +49,16 @@ export function buildChatBody(input: ChatInput): JsonObject {
  * A model client over the gateway. In-process callers wait out a weight sync (the gateway
  * re-asks the policy) instead of receiving 429. The reply is handed back before the admission's
  * release lands, so the caller's own work (the agent, the environment) overlaps that round trip.
- * `admissions` is the gateway's port when it holds releases back for the next admission.
  *
  * @example
  * const client = createModelClient(createGateway({ policy: null, backendFor: () => backend, defaultModel: "sim-qwen3", now: Date.now }));
  */
-export function createModelClient(gateway: Gateway, admissions?: { flush(): Promise<void> }): ModelClient {
+export function createModelClient(gateway: Gateway): ModelClient {
   return {
     async chat(input, call) {
       const { call: record, released } = await gateway.sendUnreleased("/chat/completions", buildChatBody(input), { ...call, whileSyncing: "wait" });
       return { response: modelResponseFrom(record), call: record, released };
     },
-    flushReleases: async () => admissions?.flush(),
+    flushReleases: () => gateway.flushReleases(),
   };
 }

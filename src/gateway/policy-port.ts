@@ -10,4 +10,6 @@ import type { PolicyAdmission } from "../schemas/policy";
 export interface PolicyPort {
   acquire(rolloutId: string, callId: string, ttlMs: number): Promise<PolicyAdmission>;
   release(rolloutId: string, callId: string): Promise<{ policy_version: number }>;
+  /** Sends the releases this port holds back (see release-on-next-admission.ts); absent when it holds none. */
+  flush?(): Promise<void>;
 }

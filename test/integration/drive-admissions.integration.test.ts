@@ -8,10 +8,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { driverDeps } from "../../functions/driver-deps";
-import { gatewayFor } from "../../functions/gateway-deps";
 import { admissionShardFor, policyPort } from "../../functions/policy-stub";
-import { createModelClient } from "../../src/gateway/model-client";
-import { RELEASE_GRACE_MS, releaseOnNextAdmission, type ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";
+import { RELEASE_GRACE_MS, type ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";
 import { driveRollout } from "../../src/runtime/driver/drive-rollout";
 import { createByHand, readState } from "../fixtures/hand-session";
 import { getRollout, uniqueId } from "../fixtures/rollouts";
@@ -31,8 +29,7 @@ function recordedDrive() {
       return shards.release(rolloutId, callId);
     },
   };
-  const admissions = releaseOnNextAdmission(recording);
-  return { deps: { ...driverDeps(env), model: createModelClient(gatewayFor(env, admissions), admissions) }, requests };
+  return { deps: driverDeps(env, recording), requests };
 }
 
 async function countedAtShard(rolloutId: string): Promise<number> {
