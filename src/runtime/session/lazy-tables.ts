@@ -14,10 +14,13 @@ const LAZY_TABLES = {
 /** A table created on first write. */
 export type LazyTable = keyof typeof LAZY_TABLES;
 
-/** Which lazy tables of one object's storage exist, asked of SQLite once each, then known. */
+/**
+ * Which lazy tables of one object's storage exist, asked of SQLite once each, then known: the
+ * object is its storage's only writer, so a table found missing stays missing until `ensure`.
+ */
 export class LazyTables {
   readonly #sql: SqlPort;
-  readonly #known = new Set<LazyTable>();
+  readonly #exists = new Map<LazyTable, boolean>();
 
   constructor(sql: SqlPort) {
     this.#sql = sql;
@@ -25,21 +28,23 @@ export class LazyTables {
 
   /** Whether `name` exists (a reader finds none when nothing was ever written). */
   has(name: LazyTable): boolean {
-    if (this.#known.has(name)) return true;
-    const found = this.#sql.exec(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length > 0;
-    if (found) this.#known.add(name);
+    let found = this.#exists.get(name);
+    if (found === undefined) {
+      found = this.#sql.exec(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length > 0;
+      this.#exists.set(name, found);
+    }
     return found;
   }
 
   /** Creates `name` before its first write (idempotent). */
   ensure(name: LazyTable): void {
-    if (this.#known.has(name)) return;
+    if (this.#exists.get(name)) return;
     this.#sql.exec(LAZY_TABLES[name]);
-    this.#known.add(name);
+    this.#exists.set(name, true);
   }
 
   /** Forgets what is known: a rolled-back transaction may have undone a creation. */
   forget(): void {
-    this.#known.clear();
+    this.#exists.clear();
   }
 }

@@ -88,12 +88,10 @@ export class SessionKernel {
 
   /**
    * Stores a committed step together with the state its commit leaves, stamped as `save` does, in
-   * one row (see `SessionStore.insertStep`), and returns the state written.
+   * one row (see `SessionStore.insertStep`).
    */
-  saveWithStep(state: SessionState, step: Step, envSnapshot: JsonValue | null): SessionState {
-    const stamped = { ...state, updated_at: this.deps.now() };
-    this.store.insertStep(step, envSnapshot, stamped);
-    return this.store.readState()!;
+  saveWithStep(state: SessionState, step: Step, envSnapshot: JsonValue | null): void {
+    this.store.insertStep(step, envSnapshot, { ...state, updated_at: this.deps.now() });
   }
 
   /** Puts the rollout on the work queue for a driver. */

@@ -219,9 +219,13 @@ export class SessionStore {
     return true;
   }
 
-  /** The ids of the calls stored: from memory, or read once (a fresh object, or after a rollback). */
+  /**
+   * The ids of the calls stored: from memory, or (a fresh object, or after a rollback) read with
+   * the calls themselves, which the next insert needs as its base anyway.
+   */
   #storedCallIds(): Set<string> {
-    return (this.#callIds ??= new Set(this.#sql.exec<{ call_id: string }>(`SELECT call_id FROM llm_calls`).toArray().map((row) => row.call_id)));
+    if (!this.#callIds) this.listCalls();
+    return this.#callIds!;
   }
 
   /**
@@ -300,6 +304,7 @@ export class SessionStore {
       calls.push(decodeCall(stored, calls.at(-1) ?? null));
     }
     this.#lastCall = calls.at(-1) ?? null;
+    this.#callIds = new Set(rows.map((row) => row.call_id));
     return calls;
   }
 }

@@ -29,13 +29,17 @@ export class SessionValueParts {
 
   /** The extra parts under `prefix`, joined per owner; no statement at all while the session has never split a value. */
   read(prefix: string): Map<string, string> {
-    this.#hasParts ??= this.#tables.has("value_parts") && this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0;
-    return this.#hasParts ? readExtraParts(this.#sql, prefix) : new Map();
+    return this.#any() ? readExtraParts(this.#sql, prefix) : new Map();
   }
 
   /** Drops `owner`'s parts before its value is written again (a shorter value has fewer). */
   drop(owner: string): void {
-    if (this.read(owner).size > 0) this.#sql.exec(`DELETE FROM value_parts WHERE owner = ?`, owner);
+    if (this.#any()) this.#sql.exec(`DELETE FROM value_parts WHERE owner = ?`, owner);
+  }
+
+  /** Whether any value of the session was ever split (asked of SQLite once, then kept). */
+  #any(): boolean {
+    return (this.#hasParts ??= this.#tables.has("value_parts") && this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0);
   }
 
   /** Forgets what is known (after a rolled-back transaction). */
