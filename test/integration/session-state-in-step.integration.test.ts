@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createByHand, fakeCommit, readState, sessionOf } from "../fixtures/hand-session";
-import { uniqueId } from "../fixtures/rollouts";
+import { uniqueId, waitFor } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 
 function objectOf(rolloutId: string): DurableObjectStub {
@@ -50,7 +50,11 @@ describe("the session state stored with each step", () => {
     expect(await sessionOf(rolloutId).commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 3))).toMatchObject({ ok: true, duplicate: false });
     const finished = await sessionOf(rolloutId).finish(leased.lease.lease_id, { termination_reason: "ENV_DONE", reward: 1, error: null });
     expect(finished).toMatchObject({ ok: true, status: "succeeded" });
-    const ended = await readState(rolloutId);
+    // The end sets the alarm that publishes the rollout (a state write of its own): read once it ran.
+    const ended = await waitFor("the rollout's publication", async () => {
+      const state = await readState(rolloutId);
+      return state.sink.status === "published" ? state : undefined;
+    });
 
     await restart(rolloutId);
     const reread = await readState(rolloutId);

@@ -93,12 +93,13 @@ describe("the watchdog", () => {
     const rolloutId = uniqueId("finished");
     const session = await createByHand(rolloutId);
     await session.cancel();
-    // The publication is a write of its own (a new revision); nothing else may change.
+    // The publication is a write of its own (a new revision, unless the alarm the cancel set has
+    // already run it); nothing else may change.
     const { sink: _sinkBefore, updated_at: _u1, revision: revisionBefore, ...before } = await readState(rolloutId);
     await runDurableObjectAlarm(env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId)));
     const { sink, updated_at: _u2, revision, ...after } = await readState(rolloutId);
     expect(after).toEqual(before);
-    expect(revision).toBeGreaterThan(revisionBefore);
+    expect(revision).toBeGreaterThanOrEqual(revisionBefore);
     expect(sink.status).toBe("published");
   });
 });
