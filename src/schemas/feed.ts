@@ -1,6 +1,7 @@
 /** @module Wire shapes of the trainer feed: `/v1/feed/{pull,ack,stats,config}` and its persisted config. */
 import { z } from "zod";
 import { BatchId } from "./batch";
+import { MemberOutcome } from "./member-outcome";
 import { RolloutStatus, TerminationReason } from "./termination";
 import { TrainingSample } from "./training-sample";
 
@@ -122,6 +123,12 @@ export const FeedMember = z.object({
   policy_version_end: z.int().min(0),
   key: z.string(),
   samples: z.int().min(0),
+  /** Whether the member may be scored (`policy`), failed for infrastructure (`infra`) or was cut; absent in members stored before. */
+  outcome: MemberOutcome.optional(),
+  /** Which run of its slot delivered this member (0 first; k after k re-runs for infrastructure failures). */
+  member_attempt: z.int().min(0).optional(),
+  /** The group's filter metric for this member (present when the group has a signal filter). */
+  metric: z.number().nullable().optional(),
 });
 export type FeedMember = z.infer<typeof FeedMember>;
 
@@ -141,6 +148,12 @@ export const FeedGroup = z.object({
   /** How many times this group has been leased (> 1 after an unacked lease expired). */
   deliveries: z.int().min(1),
   members: z.array(FeedMember),
+  /**
+   * Present when the group holds infrastructure failures and was delivered anyway
+   * (`on_infra_failure: "deliver_valid"`, `partial: true`): the sample indexes whose rewards are
+   * real. An estimator must compute the group's statistics over these members only.
+   */
+  valid_members: z.array(z.int().min(0)).optional(),
 });
 export type FeedGroup = z.infer<typeof FeedGroup>;
 
@@ -160,8 +173,14 @@ export type InlineFeedMember = z.infer<typeof InlineFeedMember>;
 export const InlineFeedGroup = FeedGroup.extend({ members: z.array(InlineFeedMember) });
 export type InlineFeedGroup = z.infer<typeof InlineFeedGroup>;
 
-/** Why the feed dropped a group instead of delivering it. */
-export const DropReason = z.enum(["stale"]);
+/**
+ * Why the feed dropped a group instead of delivering it: `stale` (too old for its training
+ * mode), `infra_failure` (a member still failed for infrastructure after its retries: the group
+ * cannot give its valid members their true advantages), `no_signal` (every member scored the
+ * same on the batch's filter metric: no GRPO gradient), `cut` (a member was cancelled: a batch
+ * cancel, or the surplus of an over-sampled batch).
+ */
+export const DropReason = z.enum(["stale", "infra_failure", "no_signal", "cut"]);
 export type DropReason = z.infer<typeof DropReason>;
 
 /**
@@ -179,9 +198,14 @@ export const DroppedGroup = z.object({
   max_staleness: z.int().min(0),
   policy_version_start: z.int().min(0),
   policy_version_end: z.int().min(0),
-  /** The policy version of the pull that dropped it. */
+  /** The policy version of the pull that dropped it (stale), or the feed's latest known one. */
   policy_version: z.int().min(0),
   dropped_at: z.number(),
+  /** `infra_failure` / `cut`: the members that were not policy outcomes, and how they ended. */
+  failed_members: z.array(z.object({ rollout_id: z.string(), sample_index: z.int().min(0), termination_reason: TerminationReason.nullable(), outcome: MemberOutcome, member_attempt: z.int().min(0) })).optional(),
+  /** `no_signal`: the metric and its population std over the members (at or below the filter's `min_std`). */
+  metric: z.string().optional(),
+  metric_std: z.number().optional(),
 });
 export type DroppedGroup = z.infer<typeof DroppedGroup>;
 
@@ -220,6 +244,16 @@ export const FeedCounts = z.object({
   delivered: z.int(),
   acked: z.int(),
   dropped_stale: z.int(),
+  /** Complete groups withheld whole because a member failed for infrastructure after its retries. */
+  dropped_infra_failure: z.int(),
+  /** Complete groups filtered for no signal (a batch's `filter`). */
+  dropped_no_signal: z.int(),
+  /** Groups withheld because a member was cancelled (cut). */
+  dropped_cut: z.int(),
+  /** Results of infrastructure failures whose slot was re-run: never members, their replacements are. */
+  retried: z.int(),
+  /** Groups delivered with infrastructure failures among their members (`on_infra_failure: "deliver_valid"`). */
+  delivered_partial: z.int(),
   partial_released: z.int(),
   lease_expired: z.int(),
 });
@@ -249,7 +283,7 @@ export function zeroBatchCounts(): BatchCounts {
 }
 
 /** One batch in the feed's stats: the groups it holds now, and those it dropped (remembered, never delivered). */
-export const BatchFeedCounts = BatchCounts.extend({ dropped_groups: z.int() });
+export const BatchFeedCounts = BatchCounts.extend({ dropped_groups: z.int(), dropped_by_reason: z.record(z.string(), z.int()).default({}) });
 export type BatchFeedCounts = z.infer<typeof BatchFeedCounts>;
 
 /** `GET /v1/feed/stats`. */

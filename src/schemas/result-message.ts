@@ -1,6 +1,7 @@
 /** @module The pointer message a finished rollout puts on ROLLOUT_RESULTS (the full record is in R2). */
 import { z } from "zod";
 import { MAX_GROUP_BATCH_ID_LENGTH, MAX_GROUP_UID_LENGTH, MAX_TRAINING_MODE_LENGTH } from "./rollout-group";
+import { InfraFailurePolicy, MAX_MEMBER_RETRIES, MemberOutcome, outcomeOf, SignalFilter } from "./member-outcome";
 import { RolloutStatus, TerminationReason } from "./termination";
 
 /** Longest R2 key a result message points at (R2 allows 1024 bytes). */
@@ -35,5 +36,21 @@ export const ResultMessage = z.object({
   atif_key: z.string().min(1).max(MAX_KEY_LENGTH),
   samples: z.int().min(0),
   finished_at: z.number(),
+  // Fields of a group's signal (issue "true signal"); absent in messages published before them.
+  /** Whether the rollout may be scored (see member-outcome.ts); absent: derived from the reason. */
+  outcome: MemberOutcome.optional(),
+  /** Which run of its slot this is (0 first). */
+  member_attempt: z.int().min(0).max(MAX_MEMBER_RETRIES).default(0),
+  /** An infrastructure failure whose slot is re-run: never a member, its replacement is. */
+  superseded: z.boolean().default(false),
+  /** The group's filter metric for this rollout (null: no filter, or the rollout has no such value). */
+  metric: z.number().nullable().default(null),
+  signal_filter: SignalFilter.nullable().default(null),
+  on_infra_failure: InfraFailurePolicy.default("withhold"),
 });
 export type ResultMessage = z.infer<typeof ResultMessage>;
+
+/** The message's outcome: as published, or derived from its reason for messages that predate it. */
+export function resultOutcome(message: Pick<ResultMessage, "outcome" | "termination_reason">): MemberOutcome {
+  return message.outcome ?? outcomeOf(message.termination_reason);
+}

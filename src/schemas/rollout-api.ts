@@ -7,6 +7,7 @@ import { Trajectory } from "./trajectory";
 import { LlmCall } from "./llm-call";
 import { ChatMessage } from "./chat";
 import { Span, SpanInput } from "./span";
+import { MemberOutcome } from "./member-outcome";
 import { RolloutGroup } from "./rollout-group";
 
 /**
@@ -93,12 +94,16 @@ export const RolloutView = z.object({
   agent: z.string(),
   status: RolloutStatus,
   termination_reason: TerminationReason.nullable(),
+  /** Once ended: `policy` (scored), `infra` (an infrastructure failure: retried or withheld, never scored) or `cut`. */
+  outcome: MemberOutcome.nullable().default(null),
   reward: z.number().nullable(),
   error: z.string().nullable(),
   created_at: z.number(),
   updated_at: z.number(),
   finished_at: z.number().nullable(),
   config: RolloutConfig,
+  /** The GRPO group and slot attempt (`group.attempt`: 0 first, k for the k-th re-run after infrastructure failures); null alone. */
+  group: RolloutGroup.nullable().default(null),
   usage: z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), llm_calls: z.int() }),
   trajectory: Trajectory,
   llm_calls: z.array(LlmCall),

@@ -1,5 +1,6 @@
 /** @module Where a rollout belongs for training: its GRPO group and how its results are used. */
 import { z } from "zod";
+import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "./member-outcome";
 
 /**
  * Longest group fields. Each one travels in every result message of the group, and a queue
@@ -30,5 +31,13 @@ export const RolloutGroup = z.object({
   /** e.g. `verl/hybrid`, `verl/one_step_off` (see the training-mode registry). */
   training_mode: TrainingModeName.default("verl/hybrid"),
   data_manager: DataManagerName.default("infer"),
+  /** Which run of its slot this rollout is: 0 first, k after k infrastructure failures of the slot (batches set it). */
+  attempt: z.int().min(0).max(MAX_MEMBER_RETRIES).default(0),
+  /** How often the slot is re-run after an infrastructure failure; 0 (no one re-runs a rollout created alone). */
+  max_member_retries: z.int().min(0).max(MAX_MEMBER_RETRIES, `max_member_retries must be <= ${MAX_MEMBER_RETRIES}`).default(0),
+  /** Dynamic sampling: groups without signal on this metric are filtered; null keeps every group. */
+  signal_filter: SignalFilter.nullable().default(null),
+  /** What a complete group still holding an infrastructure failure becomes (default: withheld whole). */
+  on_infra_failure: InfraFailurePolicy.default("withhold"),
 }).strict();
 export type RolloutGroup = z.infer<typeof RolloutGroup>;

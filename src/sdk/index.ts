@@ -38,6 +38,7 @@ export { defineWorkflow, type DefineWorkflowOptions } from "./define-workflow";
 export { emitAnnotation, emitException, emitMessage, emitObject, emitReward, heartbeat, operation, type SpanAttributes } from "./emitters";
 export { jsonResource, promptTemplate, type FetchFunction, type LlmResource, type ResolvedResources, type ResourceSpec, type ResourceSpecs, type SamplingParameters } from "./resources";
 export { PromptTemplate } from "./prompt-template";
+export { PolicyError } from "./policy-error";
 export type { Artifacts, AttemptInfo, RolloutInfo } from "./rollout-info";
 export { AgentContractError } from "./contract-error";
 export type { Action } from "../schemas/action";

@@ -1,9 +1,12 @@
 /** @module Publishing a finished rollout: R2 record + ATIF document, then a pointer on ROLLOUT_RESULTS. */
 import type { BlobStorePort, ResultsQueuePort } from "../ports";
 import type { RolloutView } from "../schemas/rollout-api";
-import type { RolloutGroup } from "../schemas/rollout-group";
+import type { z } from "zod";
+import { RolloutGroup } from "../schemas/rollout-group";
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-message";
 import { toAtif } from "./atif";
+import { metricOf } from "./member-metric";
+import { outcomeOf } from "../schemas/member-outcome";
 import { rolloutAtifKey, rolloutRecordKey, rolloutSamplesKey } from "./r2-keys";
 import { ROLLOUT_RECORD_SCHEMA_VERSION, type RolloutRecord } from "./rollout-record";
 import { ARROW_STREAM_MEDIA_TYPE } from "./arrow/arrow-format";
@@ -21,7 +24,24 @@ export interface SinkDeps {
 
 /** The group of a rollout created alone: itself, stored but not fed to a trainer. */
 export function soloGroup(rolloutId: string): RolloutGroup {
-  return { uid: rolloutId, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "infer" };
+  return { uid: rolloutId, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "infer", attempt: 0, max_member_retries: 0, signal_filter: null, on_infra_failure: "withhold" };
+}
+
+/**
+ * How the rollout counts for its group: its outcome, which run of its slot it is, whether its slot
+ * is re-run (an infrastructure failure of a batch's slot with retries left: the tracker creates
+ * the next attempt, the feed waits for it), and the value of the group's filter metric.
+ */
+function signalFields(view: RolloutView, group: RolloutGroup): Pick<ResultMessage, "outcome" | "member_attempt" | "superseded" | "metric" | "signal_filter" | "on_infra_failure"> {
+  const outcome = view.outcome ?? outcomeOf(view.termination_reason);
+  return {
+    outcome,
+    member_attempt: group.attempt,
+    superseded: outcome === "infra" && group.batch_id !== null && group.attempt < group.max_member_retries,
+    metric: group.signal_filter ? metricOf(view, group.signal_filter.metric) : null,
+    signal_filter: group.signal_filter,
+    on_infra_failure: group.on_infra_failure,
+  };
 }
 
 /**
@@ -30,8 +50,9 @@ export function soloGroup(rolloutId: string): RolloutGroup {
  * halfway is simply run again; the announcement goes last, so a consumer never sees a pointer to
  * an object that is not there yet.
  */
-export async function publishRollout(deps: SinkDeps, view: RolloutView, group: RolloutGroup | null): Promise<ResultMessage> {
-  const placement = group ?? soloGroup(view.rollout_id);
+export async function publishRollout(deps: SinkDeps, view: RolloutView, group: z.input<typeof RolloutGroup> | null): Promise<ResultMessage> {
+  // Parsed: a group stored before a field existed gets its default.
+  const placement = group ? RolloutGroup.parse(group) : soloGroup(view.rollout_id);
   const built = buildSamplesForView(view, placement);
   // The view was read from validated rows and each sample was parsed by the builder; parsing the
   // whole record again cost several ms per rollout in workerd for nothing.
@@ -61,6 +82,7 @@ export async function publishRollout(deps: SinkDeps, view: RolloutView, group: R
     atif_key: atifKey,
     samples: built.samples.length,
     finished_at: view.finished_at ?? deps.now(),
+    ...signalFields(view, placement),
   });
   await deps.results.send(message);
   return message;

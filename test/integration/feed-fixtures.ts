@@ -31,6 +31,8 @@ export interface HandResult {
   reward?: number;
   /** The policy version its one model call ran under. Default 0. */
   policy_version?: number;
+  /** Signal fields of the message (outcome, member_attempt, superseded, metric, signal_filter, on_infra_failure). */
+  signal?: Partial<Pick<ResultMessage, "outcome" | "member_attempt" | "superseded" | "metric" | "signal_filter" | "on_infra_failure">>;
 }
 
 /** A feed object of its own (storage is per file, so tests that must not share one use this). */
@@ -86,6 +88,7 @@ export async function publishHandResult(input: HandResult): Promise<{ message: R
     uid: input.uid, sample_index: input.sample_index, group_size: input.group_size, batch_id: input.batch_id ?? null,
     training_mode: input.training_mode ?? "verl/hybrid", data_manager: input.data_manager ?? "train",
     policy_version_start: version, policy_version_end: version, key, atif_key: rolloutAtifKey(rolloutId), samples: samples.length, finished_at: now,
+    ...input.signal,
   });
   return { message, record };
 }

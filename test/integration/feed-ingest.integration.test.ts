@@ -48,18 +48,19 @@ describe("ingesting results", () => {
     expect(pulled.groups).toHaveLength(1);
     expect(pulled.groups[0]).toMatchObject({ uid, training_mode: "verl/hybrid", group_size: 3, partial: false, deliveries: 1, policy_version_start: 0 });
     expect(pulled.groups[0]!.members.map((m) => m.sample_index)).toEqual([0, 1, 2]);
-    expect(pulled.groups[0]!.members[0]).toEqual({ rollout_id: messages[0]!.rollout_id, sample_index: 0, status: "succeeded", termination_reason: "ENV_DONE", reward: 1, policy_version_start: 0, policy_version_end: 0, key: messages[0]!.key, samples: 1 });
+    expect(pulled.groups[0]!.members[0]).toEqual({ rollout_id: messages[0]!.rollout_id, sample_index: 0, status: "succeeded", termination_reason: "ENV_DONE", reward: 1, policy_version_start: 0, policy_version_end: 0, key: messages[0]!.key, samples: 1, outcome: "policy", member_attempt: 0 });
   });
 
-  it("counts failed rollouts towards completion and delivers them with their status", async () => {
+  it("counts failed rollouts towards completion and delivers policy failures with their status", async () => {
     const { feed } = isolatedFeed("failed");
     const uid = "uid-with-failure";
     const ok = await publishHandResult({ uid, sample_index: 0, group_size: 2 });
-    const failed = await publishHandResult({ uid, sample_index: 1, group_size: 2, termination_reason: "MODEL_ERROR" });
+    // An environment error raised as the policy's fault (PolicyError): a real, penalised outcome.
+    const failed = await publishHandResult({ uid, sample_index: 1, group_size: 2, termination_reason: "ENV_ERROR", reward: -1, signal: { outcome: "policy" } });
     await feed.ingest(ok.message);
     expect(await feed.ingest(failed.message)).toMatchObject({ outcome: "completed" });
     const pulled = await feed.pull({ max_groups: 1 }, 0);
-    expect(pulled.ok && pulled.groups[0]!.members.map((m) => m.status)).toEqual(["succeeded", "failed"]);
+    expect(pulled.ok && pulled.groups[0]!.members.map((m) => [m.status, m.reward])).toEqual([["succeeded", 1], ["failed", -1]]);
   });
 
   it("does not feed results whose data manager is infer, and acks them", async () => {

@@ -32,8 +32,9 @@ describe("POST /v1/feed/pull", () => {
 
   it("delivers a failed member's samples flagged for masking, even when its record did not flag them", async () => {
     const uid = "uid-inline-failure";
-    const failed = await publishHandResult({ uid, sample_index: 0, group_size: 2, termination_reason: "ENV_ERROR" });
-    const unflagged = await publishHandResult({ uid, sample_index: 1, group_size: 2, termination_reason: "TIMEOUT" });
+    // Failures that are policy outcomes (a PolicyError, a rollout out of time) are delivered in their group, masked.
+    const failed = await publishHandResult({ uid, sample_index: 0, group_size: 2, termination_reason: "ENV_ERROR", signal: { outcome: "policy" } });
+    const unflagged = await publishHandResult({ uid, sample_index: 1, group_size: 2, termination_reason: "TIMEOUT", signal: { outcome: "policy" } });
     const bare = { ...unflagged.record, samples: unflagged.record.samples.map((sample) => ({ ...sample, extra_fields: {} })) };
     await env.TRAJECTORIES.put(unflagged.message.key, JSON.stringify(bare));
     await ingestAll(defaultFeed(), [failed.message, unflagged.message]);

@@ -1,4 +1,5 @@
 /** @module Attempt engines' loop: lease held, count an attempt, run it, retry or finish. */
+import type { OutcomeHint } from "../../schemas/member-outcome";
 import type { AgentTask } from "../../schemas/agent-task";
 import type { ChatMessage } from "../../schemas/chat";
 import type { TerminationReason } from "../../schemas/termination";
@@ -20,7 +21,7 @@ export async function runAttempts(run: EngineRun, task: AgentTask, agent: Attemp
   let last: { reason: TerminationReason; error: string } | null = null;
   let ranHere = 0;
   for (;;) {
-    if (deps.now() >= resume.deadline) return finish(run, { reason: "TIMEOUT", error: `rollout_timeout_ms (${config.rollout_timeout_ms}) exceeded`, attempt: ranHere || null });
+    if (deps.now() >= resume.deadline) return finish(run, { reason: "TIMEOUT", error: `rollout_timeout_ms (${config.rollout_timeout_ms}) exceeded`, attempt: ranHere || null, outcome: "policy" });
     const begun = await session.beginAttempt(lease.lease_id);
     if (!begun.ok) {
       if (begun.reason !== "exhausted") return { result: "lost_lease", steps: 0, reason: begun.reason };
@@ -44,7 +45,8 @@ export async function runAttempts(run: EngineRun, task: AgentTask, agent: Attemp
       case "contract":
         return finish(run, { reason: "AGENT_ERROR", error: outcome.error, attempt });
       case "deadline":
-        return finish(run, { reason: "TIMEOUT", error: outcome.error, attempt });
+        // The attempt ran until the rollout's time was up: the policy's doing (a long generation).
+        return finish(run, { reason: "TIMEOUT", error: outcome.error, attempt, outcome: "policy" });
       case "lost_lease":
         return { result: "lost_lease", steps: 0, reason: outcome.error };
       case "crashed":
@@ -57,9 +59,10 @@ export async function runAttempts(run: EngineRun, task: AgentTask, agent: Attemp
   }
 }
 
-async function finish(run: EngineRun, end: { reason: TerminationReason; reward?: number | null; error?: string; attempt: number | null; messages?: ChatMessage[] }): Promise<DriveOutcome> {
+async function finish(run: EngineRun, end: { reason: TerminationReason; reward?: number | null; error?: string; attempt: number | null; messages?: ChatMessage[]; outcome?: OutcomeHint }): Promise<DriveOutcome> {
   const ended = await run.session.finish(run.lease.lease_id, {
     termination_reason: end.reason,
+    outcome: end.outcome ?? null,
     reward: end.reward ?? null,
     error: end.error ?? null,
     final_attempt: end.attempt,

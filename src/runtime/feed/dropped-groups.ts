@@ -57,9 +57,9 @@ export class DroppedGroups {
     return out;
   }
 
-  /** How many groups each batch has dropped (every batch that dropped any). */
-  countsByBatch(): Array<{ batch_id: string; n: number }> {
-    return this.#sql.exec<{ batch_id: string; n: number }>(`SELECT batch_id, COUNT(*) AS n FROM dropped GROUP BY batch_id`).toArray();
+  /** How many groups each batch has dropped, by reason (every batch that dropped any). */
+  countsByBatch(): Array<{ batch_id: string; reason: string; n: number }> {
+    return this.#sql.exec<{ batch_id: string; reason: string; n: number }>(`SELECT batch_id, json_extract(value, '$.reason') AS reason, COUNT(*) AS n FROM dropped GROUP BY batch_id, reason`).toArray();
   }
 
   /** Forgets groups dropped before `before`. */

@@ -1,12 +1,15 @@
 /** @module The logic of the trainer feed: ingest results by uid, drop stale groups, lease, ack. */
 import type { Clock, StoragePort } from "../../ports";
 import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConfig, type StatsQueryInput, type FeedGroup, type FeedMember, type FeedStats, type DroppedGroup } from "../../schemas/feed";
-import { ResultMessage } from "../../schemas/result-message";
+import { outcomeOf } from "../../schemas/member-outcome";
+import { ResultMessage, resultOutcome } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { trainingModes, type TrainingModeRegistry } from "../../sink/training-modes";
 import type { AckResult, ConfigureResult, FieldIssue, IngestResult, PullResult } from "./feed-results";
 import { buildStats } from "./feed-stats";
 import { FeedStorage, type GroupRow } from "./feed-storage";
+import { groupVerdict, type VerdictMember } from "./group-verdict";
+import { withholdGroup } from "./withhold-group";
 
 /**
  * How long ingested rollout ids (dedupe) and released uids (late arrivals) are remembered: 7 days,
@@ -36,7 +39,15 @@ function issuesOf(error: { issues: Array<{ path: PropertyKey[]; message: string 
 
 function feedGroupOf(group: GroupRow, members: FeedMember[]): FeedGroup {
   const { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries } = group;
-  return { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries, members };
+  const delivered: FeedGroup = { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries, members };
+  // Only a group delivered with infrastructure failures (deliver_valid) names its valid members.
+  if (!members.some((member) => member.outcome === "infra")) return delivered;
+  return { ...delivered, valid_members: members.filter((member) => member.outcome === "policy").map((member) => member.sample_index) };
+}
+
+function verdictMember(member: FeedMember): VerdictMember {
+  const { rollout_id, sample_index, termination_reason } = member;
+  return { rollout_id, sample_index, termination_reason, outcome: member.outcome ?? outcomeOf(termination_reason), member_attempt: member.member_attempt ?? 0, metric: member.metric !== undefined ? member.metric : member.reward };
 }
 
 /**
@@ -114,27 +125,39 @@ export class FeedCore {
         return { ok: false, reason: "group_mismatch", errors: [{ path: "uid", message }] };
       }
       storage.markSeen(msg.rollout_id, now);
+      // An infrastructure failure whose slot is re-run is never a member: the re-run takes its place.
+      // Remembered as seen, so its session's delivery check stops re-publishing it.
+      if (msg.superseded) {
+        storage.bump(mode.name, "retried");
+        return { ok: true, outcome: "superseded", uid: msg.uid };
+      }
       if (storage.isClosed(msg.uid) || (group && group.state !== "pending") || storage.hasMember(msg.uid, msg.sample_index)) {
         storage.bump(mode.name, "late");
         return { ok: true, outcome: "late", uid: msg.uid };
       }
-      const { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples } = msg;
-      storage.insertMember(msg.uid, { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples });
+      const { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples, member_attempt, metric } = msg;
+      const outcome = resultOutcome(msg);
+      storage.insertMember(msg.uid, { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples, outcome, member_attempt, ...(msg.signal_filter ? { metric } : {}) });
       const base: GroupRow = group ?? {
         uid: msg.uid, training_mode: mode.name, batch_id: msg.batch_id, max_staleness: mode.max_staleness, group_size: msg.group_size, state: "pending", partial: false,
         created_at: now, ready_at: null, lease_id: null, deliveries: 0, policy_version_start, policy_version_end, sample_count: 0, arrived: 0,
       };
       const arrived = base.arrived + 1;
       const complete = arrived >= base.group_size;
-      storage.writeGroup({
-        ...base,
-        arrived,
-        sample_count: base.sample_count + samples,
-        ...groupVersions(base, { samples, policy_version_start, policy_version_end }),
-        ...(complete ? { state: "ready" as const, ready_at: now } : {}),
-      });
+      const grown: GroupRow = { ...base, arrived, sample_count: base.sample_count + samples, ...groupVersions(base, { samples, policy_version_start, policy_version_end }) };
       storage.bump(mode.name, "ingested");
-      return { ok: true, outcome: complete ? "completed" : "held", uid: msg.uid, arrived, group_size: base.group_size };
+      if (!complete) {
+        storage.writeGroup(grown);
+        return { ok: true, outcome: "held", uid: msg.uid, arrived, group_size: base.group_size };
+      }
+      const verdict = groupVerdict(storage.members(msg.uid).map(verdictMember), msg);
+      if (verdict.kind === "withhold") {
+        withholdGroup(storage, grown, verdict, now);
+        return { ok: true, outcome: "withheld", uid: msg.uid, reason: verdict.reason, arrived, group_size: base.group_size };
+      }
+      if (verdict.kind === "deliver_valid") storage.bump(mode.name, "delivered_partial");
+      storage.writeGroup({ ...grown, state: "ready", ready_at: now, partial: grown.partial || verdict.kind === "deliver_valid" });
+      return { ok: true, outcome: "completed", uid: msg.uid, arrived, group_size: base.group_size };
     });
     await this.#schedule(now);
     return result;

@@ -10,11 +10,14 @@ export interface FieldIssue {
 /**
  * `ingest`: what happened to one result. `held`: waiting for the rest of its group;
  * `completed`: its group is now ready; `duplicate`: this rollout id was ingested before;
- * `late`: its group was already released (or acked, or dropped) or already holds its sample index.
+ * `late`: its group was already released (or acked, or dropped) or already holds its sample index;
+ * `superseded`: an infrastructure failure whose slot is re-run (never a member); `withheld`: it
+ * completed its group, which was dropped instead of delivered (see group-verdict.ts).
  */
 export type IngestResult =
   | { ok: true; outcome: "held" | "completed"; uid: string; arrived: number; group_size: number }
-  | { ok: true; outcome: "duplicate" | "late"; uid: string }
+  | { ok: true; outcome: "withheld"; uid: string; reason: "cut" | "infra_failure" | "no_signal"; arrived: number; group_size: number }
+  | { ok: true; outcome: "duplicate" | "late" | "superseded"; uid: string }
   | { ok: false; reason: "invalid" | "unknown_training_mode" | "group_mismatch"; errors: FieldIssue[] };
 
 /** `pull`: leased groups (none when nothing is ready), or the fields that did not validate. */

@@ -9,13 +9,18 @@ function liveCountOf(state: string): keyof BatchCounts | undefined {
 /** Live and dropped group counts of the batches `query` selects (every named id listed, zeros when it holds nothing). */
 function batchCounts(storage: FeedStorage, query: StatsQuery): Record<string, BatchFeedCounts> {
   const byBatch: Record<string, BatchFeedCounts> = {};
-  const of = (batchId: string) => (byBatch[batchId] ??= { ...zeroBatchCounts(), dropped_groups: 0 });
+  const of = (batchId: string) => (byBatch[batchId] ??= { ...zeroBatchCounts(), dropped_groups: 0, dropped_by_reason: {} });
   for (const id of query.batch_id ?? []) of(id);
   for (const row of storage.batchCounts()) {
     const key = liveCountOf(row.state);
     if (key && batchSelected(query, row.batch_id)) of(row.batch_id)[key] += row.n;
   }
-  for (const row of storage.dropped.countsByBatch()) if (batchSelected(query, row.batch_id)) of(row.batch_id).dropped_groups += row.n;
+  for (const row of storage.dropped.countsByBatch()) {
+    if (!batchSelected(query, row.batch_id)) continue;
+    const counts = of(row.batch_id);
+    counts.dropped_groups += row.n;
+    counts.dropped_by_reason[row.reason] = (counts.dropped_by_reason[row.reason] ?? 0) + row.n;
+  }
   return byBatch;
 }
 

@@ -182,7 +182,9 @@ export class RolloutSessionCore {
     if (!spec || !state || TERMINAL_STATUSES.has(state.status)) return;
     const now = this.#kernel.deps.now();
     if (now >= state.deadline) {
-      this.#kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded` });
+      // Out of time with a driver still at work (a long generation) is the policy's doing; with no one driving it, not.
+      const driving = state.lease !== null && state.lease.expires_at > now;
+      this.#kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `rollout_timeout_ms (${spec.config.rollout_timeout_ms}) exceeded`, outcome: driving ? "policy" : "infra" });
       return;
     }
     if (spec.runner !== null) return this.claims.watch(spec, state);

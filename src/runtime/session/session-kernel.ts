@@ -2,6 +2,7 @@
 import type { ClaimOfferPort, Clock, DriveTrigger, RunnerEventsPort, StoragePort, WorkQueuePort } from "../../ports";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import { statusForReason, TERMINAL_STATUSES } from "../../schemas/termination";
+import { outcomeOf } from "../../schemas/member-outcome";
 import type { WorkMessage } from "../../schemas/work-message";
 import { EventHub } from "./event-hub";
 import type { FinishInput, FinishResult } from "./session-results";
@@ -122,7 +123,8 @@ export class SessionKernel {
     const now = this.deps.now();
     const sink = this.deps.sink ? { ...state.sink, status: "pending" as const } : state.sink;
     const final_attempt = input.final_attempt ?? state.final_attempt;
-    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, reward: input.reward, error: input.error, lease: null, finished_at: now, sink, final_attempt });
+    const outcome = outcomeOf(input.termination_reason, input.outcome ?? null);
+    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, outcome, reward: input.reward, error: input.error, lease: null, finished_at: now, sink, final_attempt });
     this.events.publish(endEvent(ended), true);
     // Publication runs from the alarm, which the runtime retries and which survives eviction; a
     // Durable Object's output gate keeps this write ordered before any reply goes out.

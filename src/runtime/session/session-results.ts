@@ -6,6 +6,7 @@ import type { ChatMessage } from "../../schemas/chat";
 import type { StepInput } from "../../schemas/step";
 import type { SpanInput } from "../../schemas/span";
 import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
+import type { OutcomeHint } from "../../schemas/member-outcome";
 import type { Lease } from "./session-state";
 import type { CallLimits } from "../../gateway/request-shaping";
 import type { StoredStep } from "./session-store";
@@ -51,6 +52,8 @@ export interface FinishInput {
   termination_reason: TerminationReason;
   reward: number | null;
   error: string | null;
+  /** Whether a TIMEOUT or a user-code error is the policy's doing (see outcomeOf); default by reason. */
+  outcome?: OutcomeHint | null;
   /** Attempt agents: the attempt whose outcome this is (calls of other attempts are excluded from training). */
   final_attempt?: number | null;
   /** The final conversation (a workflow's output), kept as the rollout's `final_messages`. */

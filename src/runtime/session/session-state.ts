@@ -1,5 +1,6 @@
 /** @module The mutable part of a rollout session, persisted as one validated row. */
 import { z } from "zod";
+import { MemberOutcome } from "../../schemas/member-outcome";
 import { RolloutStatus, TerminationReason } from "../../schemas/termination";
 import { PublicationDelivery } from "../../schemas/rollout-api";
 
@@ -34,6 +35,8 @@ export const SessionState = z.object({
   schema_version: z.literal(SESSION_STATE_SCHEMA_VERSION),
   status: RolloutStatus,
   termination_reason: TerminationReason.nullable(),
+  /** Whether the end may be scored (policy), is an infrastructure failure, or was cut; null while live. */
+  outcome: MemberOutcome.nullable().default(null),
   reward: z.number().nullable(),
   error: z.string().nullable(),
   lease: Lease.nullable(),
@@ -104,6 +107,7 @@ export function initialState(now: number, deadline: number): SessionState {
     schema_version: SESSION_STATE_SCHEMA_VERSION,
     status: "queued",
     termination_reason: null,
+    outcome: null,
     reward: null,
     error: null,
     lease: null,

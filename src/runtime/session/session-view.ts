@@ -1,4 +1,5 @@
 /** @module How a session presents itself: the rollout view and its SSE events. */
+import { outcomeOf } from "../../schemas/member-outcome";
 import type { LlmCall } from "../../schemas/llm-call";
 import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import type { Step } from "../../schemas/step";
@@ -44,12 +45,14 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     agent: spec.agent,
     status: state.status,
     termination_reason: state.termination_reason,
+    outcome: state.outcome ?? (state.termination_reason === null ? null : outcomeOf(state.termination_reason)),
     reward: state.reward,
     error: state.error,
     created_at: spec.created_at,
     updated_at: state.updated_at,
     finished_at: state.finished_at,
     config: spec.config,
+    group: spec.group,
     usage: { prompt_tokens: state.prompt_tokens, completion_tokens: state.completion_tokens, llm_calls: state.llm_calls },
     trajectory: {
       schema_version: 1,

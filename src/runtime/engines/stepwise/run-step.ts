@@ -1,4 +1,6 @@
 /** @module One step of the stepwise loop: env feedback → model call → action → env step. */
+import type { OutcomeHint } from "../../../schemas/member-outcome";
+import { PolicyError } from "../../../sdk/policy-error";
 import { describeError, LimitExceededError, ModelError, UserCodeError } from "../../../errors";
 import { Action } from "../../../schemas/action";
 import type { JsonObject, JsonValue } from "../../../schemas/json";
@@ -26,7 +28,7 @@ import { runWithSpanSink, type SpanSink } from "../../../sdk/emitter-context";
  */
 export type StepOutcome =
   | { kind: "commit"; commit: StepCommit; step: Step; call: LlmCall; released: Promise<number> }
-  | { kind: "terminate"; reason: TerminationReason; error: string | null };
+  | { kind: "terminate"; reason: TerminationReason; error: string | null; outcome?: OutcomeHint; reward?: number };
 
 /** What one step needs. `timer` aborts at the step's (or the rollout's) time limit. */
 export interface StepContext {
@@ -60,8 +62,14 @@ export async function runStep(context: StepContext): Promise<StepOutcome> {
     return outcome.kind === "commit" && spans.length > 0 ? { ...outcome, commit: { ...outcome.commit, spans } } : outcome;
   } catch (error) {
     const expired = context.timer.expired;
-    if (expired) return { kind: "terminate", reason: "TIMEOUT", error: expired === "step" ? `step ${context.episode.steps.length} exceeded step_timeout_ms (${context.spec.config.step_timeout_ms})` : `rollout_timeout_ms (${context.spec.config.rollout_timeout_ms}) exceeded` };
-    if (error instanceof UserCodeError) return { kind: "terminate", reason: error.source === "env" ? "ENV_ERROR" : "AGENT_ERROR", error: error.message };
+    // A step that did not answer within step_timeout_ms is the server's or the env's failure; a rollout out of time while it ran, the policy's.
+    if (expired) return { kind: "terminate", reason: "TIMEOUT", error: expired === "step" ? `step ${context.episode.steps.length} exceeded step_timeout_ms (${context.spec.config.step_timeout_ms})` : `rollout_timeout_ms (${context.spec.config.rollout_timeout_ms}) exceeded`, outcome: expired === "step" ? "infra" : "policy" };
+    if (error instanceof UserCodeError) {
+      const reason = error.source === "env" ? "ENV_ERROR" : "AGENT_ERROR";
+      // User code that says the policy is at fault (a malformed action) ends the rollout scored with its penalty.
+      if (error.cause instanceof PolicyError) return { kind: "terminate", reason, error: error.message, outcome: "policy", reward: error.cause.reward };
+      return { kind: "terminate", reason, error: error.message };
+    }
     if (error instanceof LimitExceededError) return { kind: "terminate", reason: error.reason, error: error.message };
     if (error instanceof ModelError) return { kind: "terminate", reason: "MODEL_ERROR", error: error.message };
     throw error;

@@ -1,4 +1,5 @@
 /** @module The stepwise engine: a BaseAgent/BaseEnv pair advanced step by step, one commit per step. */
+import type { OutcomeHint } from "../../../schemas/member-outcome";
 import { describeError, UserCodeError } from "../../../errors";
 import type { AgentTask } from "../../../schemas/agent-task";
 import type { LlmCall } from "../../../schemas/llm-call";
@@ -58,7 +59,7 @@ export class StepwiseEngine implements AgentEngine {
       if (episode.pending.done) return this.#finishAfterFinalFeedback("ENV_DONE", episode);
       if (stepIndex >= config.max_steps) return this.#finishAfterFinalFeedback("MAX_STEPS", episode);
       const now = deps.now();
-      if (now >= resume.deadline) return this.#finish("TIMEOUT", `rollout_timeout_ms (${config.rollout_timeout_ms}) exceeded`, episode);
+      if (now >= resume.deadline) return this.#finish("TIMEOUT", `rollout_timeout_ms (${config.rollout_timeout_ms}) exceeded`, episode, { outcome: "policy" });
       // Hand off only after progress, so a tiny slice can never starve a rollout.
       if (now >= sliceEnd && stepIndex > firstStep) {
         await this.#settleReleases();
@@ -67,7 +68,7 @@ export class StepwiseEngine implements AgentEngine {
       }
       const timer = new StepTimer(config.step_timeout_ms, resume.deadline, deps.now);
       const outcome = await runStep({ episode, spec, model: deps.model, timer, now: deps.now, newId: deps.newId });
-      if (outcome.kind === "terminate") return this.#finish(outcome.reason, outcome.error, episode);
+      if (outcome.kind === "terminate") return this.#finish(outcome.reason, outcome.error, episode, outcome);
       // Committed under the version the call was admitted with, without waiting for its release
       // (which rides on the next call's admission): corrected before the drive ends in the rare
       // case a weight sync ended meanwhile (see #settleReleases).
@@ -124,9 +125,10 @@ export class StepwiseEngine implements AgentEngine {
     }
   }
 
-  async #finish(reason: TerminationReason, error: string | null, episode?: Episode): Promise<DriveOutcome> {
+  async #finish(reason: TerminationReason, error: string | null, episode?: Episode, judged: { outcome?: OutcomeHint; reward?: number } = {}): Promise<DriveOutcome> {
     await this.#settleReleases();
-    let reward: number | null = null;
+    // A PolicyError's penalty is the reward of an otherwise failed rollout: it is scored.
+    let reward: number | null = judged.reward ?? null;
     let finalReason = reason;
     let finalError = error;
     // A failed rollout has no reward (null), whoever ended it; only completed episodes are scored.
@@ -138,7 +140,7 @@ export class StepwiseEngine implements AgentEngine {
         finalError = scored.error;
       }
     }
-    const ended = await this.#run.session.finish(this.#run.lease.lease_id, { termination_reason: finalReason, reward, error: finalError });
+    const ended = await this.#run.session.finish(this.#run.lease.lease_id, { termination_reason: finalReason, reward, error: finalError, outcome: finalReason === reason ? (judged.outcome ?? null) : null });
     const steps = episode?.steps.length ?? 0;
     if (!ended.ok) return { result: "lost_lease", steps, reason: ended.reason };
     return { result: "finished", steps, termination_reason: ended.termination_reason ?? finalReason };
