@@ -57,6 +57,7 @@ export class BatchTracker extends DurableObject<Env> {
           const agent = agentRegistry.get(name);
           return agent?.kind === "workflow" ? agent.maxConcurrent : null;
         },
+        rewardDimensions: (name) => agentRegistry.get(name)?.rewardDimensions ?? [],
       },
       now: () => Date.now(),
     });

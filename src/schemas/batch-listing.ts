@@ -1,5 +1,6 @@
 /** @module Listing a batch's rollouts with filters, its reward summary, and the catalog of batches. */
 import { z } from "zod";
+import { MemberOutcome } from "./member-outcome";
 import { TerminationReason } from "./termination";
 
 /** A slot's status in a listing: a rollout's status, or `not_released` for one not created yet. */
@@ -46,6 +47,12 @@ export const RolloutListEntry = z.object({
   status: SlotStatus,
   termination_reason: TerminationReason.nullable(),
   reward: z.number().nullable(),
+  /** Which run of its slot (0 first; k after k infrastructure failures). */
+  attempt: z.int().min(0).default(0),
+  /** An infrastructure failure whose slot was re-run: listed, never trained. */
+  superseded: z.boolean().default(false),
+  /** `policy`, `infra` or `cut` once finished (see member-outcome.ts); null while live or not released. */
+  outcome: MemberOutcome.nullable().default(null),
 });
 export type RolloutListEntry = z.infer<typeof RolloutListEntry>;
 

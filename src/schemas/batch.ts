@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ChatMessage } from "./chat";
 import { RolloutConfig } from "./rollout-config";
+import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "./member-outcome";
 import { DataManagerName, TrainingModeName } from "./rollout-group";
 import { TerminationReason } from "./termination";
 
@@ -11,6 +12,8 @@ export const BATCH_MESSAGE_SCHEMA_VERSION = 1;
 export const MAX_SAMPLES_PER_ROW = 64;
 /** Most rows one batch holds (after `limit`); larger datasets are split into several batches. */
 export const MAX_BATCH_ROWS = 10_000;
+/** Re-runs of an infrastructure failure's slot unless a batch says otherwise. */
+export const DEFAULT_MEMBER_RETRIES = 2;
 /** Rollouts a batch keeps in flight at once unless `max_concurrent` says otherwise. */
 export const DEFAULT_MAX_CONCURRENT = 256;
 /** Upper bound of `max_concurrent`: a tracker makes one session RPC per in-flight rollout on cancel. */
@@ -79,13 +82,28 @@ const batchFields = {
   data_manager: DataManagerName.optional(),
   /** Use only the first `limit` rows. */
   limit: z.int("limit must be an integer").min(1, "limit must be >= 1").optional(),
+  /** Re-runs of a slot whose rollout failed for infrastructure (never scored), 0..5. Default 2. */
+  max_member_retries: z.int("max_member_retries must be an integer").min(0, "max_member_retries must be >= 0").max(MAX_MEMBER_RETRIES, `max_member_retries must be <= ${MAX_MEMBER_RETRIES}`).default(DEFAULT_MEMBER_RETRIES),
+  /**
+   * Over-sampling: the batch is done once this many groups with signal are complete (rows beyond
+   * it are a reserve); what still runs then is cancelled (cut, never trained). Default: every row.
+   */
+  target_groups: z.int("target_groups must be an integer").min(1, "target_groups must be >= 1").optional(),
+  /** Dynamic sampling (DAPO): complete groups without spread on `metric` are filtered (`no_signal`). */
+  filter: SignalFilter.optional(),
+  /** A complete group still holding an infrastructure failure: `withhold` (default) or `deliver_valid`. */
+  on_infra_failure: InfraFailurePolicy.default("withhold"),
 };
 
-/** Exactly one of `rows` and `dataset_key`. */
-function oneSource(value: { rows?: unknown; dataset_key?: unknown }, ctx: z.RefinementCtx): void {
+/** Exactly one of `rows` and `dataset_key`; a `target_groups` inline rows can give. */
+function oneSource(value: { rows?: unknown[]; dataset_key?: unknown; limit?: number; target_groups?: number }, ctx: z.RefinementCtx): void {
   if ((value.rows === undefined) === (value.dataset_key === undefined)) {
     const message = "exactly one of rows and dataset_key is required";
     ctx.addIssue({ code: "custom", path: [value.rows === undefined ? "rows" : "dataset_key"], message });
+  }
+  const rows = value.rows === undefined ? undefined : Math.min(value.rows.length, value.limit ?? Infinity);
+  if (rows !== undefined && value.target_groups !== undefined && value.target_groups > rows) {
+    ctx.addIssue({ code: "custom", path: ["target_groups"], message: `target_groups (${value.target_groups}) must be <= the batch's rows (${rows})` });
   }
 }
 
@@ -149,6 +167,26 @@ export const BatchProgress = z.object({
   termination_reasons: z.partialRecord(TerminationReason, z.int()),
   /** Mean reward over finished rollouts with a reward; null when there are none. */
   reward: z.object({ mean: z.number().nullable(), count: z.int() }),
+  /**
+   * Rollouts that failed for infrastructure and whose slot was re-run (not in `counts`, which
+   * count each slot's current run): never scored, never trained.
+   */
+  retried: z.int().default(0),
+  /**
+   * The batch's GRPO groups once complete: `delivered` with signal (to the trainer),
+   * `filtered` (no signal), `withheld` (an infrastructure failure after retries), `cut` (a
+   * cancelled member); `target` is `target_groups` (null: every row); `cut_at` is when the
+   * target was met and the surplus cancelled.
+   */
+  groups: z.object({
+    target: z.int().nullable(),
+    complete: z.int(),
+    delivered: z.int(),
+    filtered: z.int(),
+    withheld: z.int(),
+    cut: z.int(),
+    cut_at: z.number().nullable(),
+  }).default({ target: null, complete: 0, delivered: 0, filtered: 0, withheld: 0, cut: 0, cut_at: null }),
   created_at: z.number(),
   updated_at: z.number(),
   finished_at: z.number().nullable(),

@@ -25,6 +25,8 @@ export interface StepwiseAgentDefinition<A extends BaseAgent = BaseAgent, E exte
    * engine registered with `registerEngine` (AgentSDK's engine wrapper), run as attempts.
    */
   engine: string;
+  /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
+  rewardDimensions?: readonly string[];
 }
 
 /**
@@ -92,6 +94,7 @@ export function defineAgent<A extends BaseAgent, E extends BaseEnv>(
   // Defaults are applied with ?? so an option passed as `undefined` does not erase its default.
   const definition: StepwiseAgentDefinition<A, E> = {
     ...options,
+    ...rewardDimensionsOf(options),
     kind: "stepwise",
     envArgs: options.envArgs ?? {},
     agentArgs: options.agentArgs ?? {},
@@ -100,6 +103,18 @@ export function defineAgent<A extends BaseAgent, E extends BaseEnv>(
   };
   registry.register(definition as unknown as AgentDefinition);
   return definition;
+}
+
+/**
+ * `{rewardDimensions}` copied and checked from define options, or nothing: names of reward
+ * dimensions a batch's signal filter may use.
+ */
+export function rewardDimensionsOf(options: { name?: string; rewardDimensions?: readonly string[] }): { rewardDimensions?: readonly string[] } {
+  if (options.rewardDimensions === undefined) return {};
+  if (!Array.isArray(options.rewardDimensions) || !options.rewardDimensions.every((name) => typeof name === "string" && name.length > 0)) {
+    throw new TypeError(`agent "${options.name ?? ""}": rewardDimensions must be a list of non-empty names`);
+  }
+  return { rewardDimensions: [...options.rewardDimensions] };
 }
 
 /** The agent registered under `name` in the default registry, or undefined. */

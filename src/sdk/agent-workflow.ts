@@ -114,6 +114,8 @@ export abstract class Grader<Config = JsonObject> {
 
 /** A registered workflow (and grader): run as attempts by the workflow engine. */
 export interface WorkflowAgentDefinition<Config = unknown, R extends ResourceSpecs = ResourceSpecs> {
+  /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
+  rewardDimensions?: readonly string[];
   kind: "workflow";
   name: string;
   workflow: new (config?: Config) => AgentWorkflow<Config, R>;

@@ -1,12 +1,14 @@
 /** @module Registering LitAgent classes: `defineLitAgent`. */
 import type { AgentTask } from "../schemas/agent-task";
-import { type AgentRegistry, agentRegistry } from "./agent-registry";
+import { type AgentRegistry, agentRegistry, rewardDimensionsOf } from "./agent-registry";
 import { checkResourceSpecs } from "./definition-checks";
 import { LIT_AGENT_RESOURCE_FIELDS, LitAgent, type LitAgentClass, type LitAgentDefinition } from "./lit-agent";
 import type { ResourceSpecs } from "./resources";
 
 /** Options of `defineLitAgent`. */
 export interface DefineLitAgentOptions<T, R extends ResourceSpecs> {
+  /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
+  rewardDimensions?: readonly string[];
   name: string;
   agentClass: LitAgentClass<T, R>;
   /** Named resources, by key. Default: none. */
@@ -34,7 +36,7 @@ export function defineLitAgent<T = AgentTask, R extends ResourceSpecs = {}>(opti
   }
   const resources = options.resources ?? ({} as R);
   checkResourceSpecs(name, resources, LIT_AGENT_RESOURCE_FIELDS);
-  const definition: LitAgentDefinition<T, R> = { kind: "lit", name, agentClass, resources, task: options.task ?? ((task) => task as unknown as T) };
+  const definition: LitAgentDefinition<T, R> = { kind: "lit", name, agentClass, resources, task: options.task ?? ((task) => task as unknown as T), ...rewardDimensionsOf(options) };
   registry.register(definition as unknown as LitAgentDefinition);
   return definition;
 }

@@ -1,11 +1,13 @@
 /** @module Registering function agents: `defineRollout` and Agent-lightning's `@rollout` as `rollout(fn, …)`. */
-import { type AgentRegistry, agentRegistry } from "./agent-registry";
+import { type AgentRegistry, agentRegistry, rewardDimensionsOf } from "./agent-registry";
 import { checkDestructuredContext, checkResourceSpecs } from "./definition-checks";
 import { type FunctionAgentDefinition, ROLLOUT_CONTEXT_FIELDS, type RolloutFunction } from "./function-agent";
 import type { ResourceSpecs } from "./resources";
 
 /** Options of `defineRollout`. Declare `resources` before `run`, so TypeScript types `run`'s context from them. */
 export interface DefineRolloutOptions<R extends ResourceSpecs> {
+  /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
+  rewardDimensions?: readonly string[];
   /** Unique name used in `POST /v1/rollouts {agent}`. */
   name: string;
   /** Named resources the context gets, by key. Default: none. */
@@ -32,7 +34,7 @@ export function defineRollout<R extends ResourceSpecs = {}>(options: DefineRollo
   if (typeof options.run !== "function") throw new TypeError(`agent "${options.name}": run must be a function`);
   checkResourceSpecs(options.name, resources, ROLLOUT_CONTEXT_FIELDS);
   checkDestructuredContext(options.name, options.run, ROLLOUT_CONTEXT_FIELDS, resources);
-  const definition: FunctionAgentDefinition<R> = { kind: "function", name: options.name, resources, run: options.run };
+  const definition: FunctionAgentDefinition<R> = { kind: "function", name: options.name, resources, run: options.run, ...rewardDimensionsOf(options) };
   registry.register(definition as unknown as FunctionAgentDefinition);
   return definition;
 }

@@ -1,13 +1,15 @@
 /** @module Registering workflows and their graders (Osmosis): `defineWorkflow`. */
 import type { JsonObject } from "../schemas/json";
 import { AgentWorkflow, Grader, type WorkflowAgentDefinition } from "./agent-workflow";
-import { type AgentRegistry, agentRegistry } from "./agent-registry";
+import { type AgentRegistry, agentRegistry, rewardDimensionsOf } from "./agent-registry";
 import { checkResourceSpecs } from "./definition-checks";
 import type { ResourceSpecs } from "./resources";
 import { workflowLimits } from "./workflow-config";
 
 /** Options of `defineWorkflow`. */
 export interface DefineWorkflowOptions<Config, R extends ResourceSpecs> {
+  /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
+  rewardDimensions?: readonly string[];
   /** Default: `config.name` (Osmosis names a workflow by its config). One of the two is required. */
   name?: string;
   workflow: new (config?: Config) => AgentWorkflow<Config, R>;
@@ -38,7 +40,7 @@ export function defineWorkflow<Config = JsonObject, R extends ResourceSpecs = {}
   checkResourceSpecs(name, resources, []);
   const config = options.config ?? ({} as Config);
   const { description, maxConcurrent } = workflowLimits(name, config);
-  const definition: WorkflowAgentDefinition<Config, R> = { kind: "workflow", name, workflow, grader: grader ?? null, config, description, maxConcurrent, resources };
+  const definition: WorkflowAgentDefinition<Config, R> = { kind: "workflow", name, workflow, grader: grader ?? null, config, description, maxConcurrent, resources, ...rewardDimensionsOf(options) };
   registry.register(definition as unknown as WorkflowAgentDefinition);
   return definition;
 }

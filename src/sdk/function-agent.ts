@@ -41,4 +41,6 @@ export interface FunctionAgentDefinition<R extends ResourceSpecs = ResourceSpecs
   name: string;
   resources: R;
   run: RolloutFunction<R>;
+  /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
+  rewardDimensions?: readonly string[];
 }

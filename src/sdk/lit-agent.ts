@@ -46,6 +46,8 @@ export type LitAgentClass<T = AgentTask, R extends ResourceSpecs = {}> = new () 
 
 /** A registered LitAgent: run as attempts by the LitAgent engine. */
 export interface LitAgentDefinition<T = unknown, R extends ResourceSpecs = ResourceSpecs> {
+  /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
+  rewardDimensions?: readonly string[];
   kind: "lit";
   name: string;
   agentClass: LitAgentClass<T, R>;

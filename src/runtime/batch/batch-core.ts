@@ -3,7 +3,8 @@ import type { BlobStorePort, Clock, ResultsQueuePort, StoragePort } from "../../
 import { slotOfStandIn } from "./taken-slot";
 import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress } from "../../schemas/batch";
 import { RolloutListQuery, type BatchSummary, type EvalRow, type RolloutListPage } from "../../schemas/batch-listing";
-import { ResultMessage } from "../../schemas/result-message";
+import { ResultMessage, resultOutcome } from "../../schemas/result-message";
+import { BatchSignal } from "./batch-signal";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { effectiveMaxConcurrent, fingerprintBatch, prepareTasks, resolveSettings } from "./batch-input";
 import type { AgentCatalog, RolloutSessionsPort } from "./batch-ports";
@@ -42,12 +43,14 @@ export class BatchCore {
   readonly #deps: BatchDeps;
   readonly #storage: BatchStorage;
   readonly #fanOut: FanOut;
+  readonly #signal: BatchSignal;
 
   constructor(deps: BatchDeps) {
     this.#deps = deps;
     this.#storage = new BatchStorage(deps.storage.sql);
     this.#storage.migrate();
     this.#fanOut = new FanOut({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), sessions: deps.sessions, results: deps.results, now: deps.now });
+    this.#signal = new BatchSignal({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), fanOut: this.#fanOut, now: deps.now });
   }
 
   /** The answer for a batch that exists: the same message is a no-op, another one a conflict. */
@@ -96,6 +99,11 @@ export class BatchCore {
       total: prepared.tasks.length * message.n,
       next_index: 0,
       cancelled_at: null,
+      max_member_retries: message.max_member_retries,
+      target_groups: message.target_groups ?? null,
+      filter: message.filter ?? null,
+      on_infra_failure: message.on_infra_failure,
+      cut_at: null,
       created_at: now,
       updated_at: now,
       finished_at: null,
@@ -120,14 +128,22 @@ export class BatchCore {
     if (message.batch_id !== record.batch_id || !TERMINAL_STATUSES.has(message.status)) {
       return { ok: false, reason: "invalid", message: `result for batch ${message.batch_id} with status ${message.status} does not belong here` };
     }
-    const outcome = { status: message.status, termination_reason: message.termination_reason, reward: message.reward };
+    const outcome = { status: message.status, termination_reason: message.termination_reason, reward: message.reward, outcome: resultOutcome(message), metric: message.metric, superseded: message.superseded };
     if (!this.#storage.recordOutcome(message.rollout_id, outcome, this.#deps.now())) {
-      if (this.#storage.hasRollout(message.rollout_id)) return { ok: true, duplicate: true };
-      // The stand-in for a taken id comes back through the queue; its slot was closed when it was sent.
-      const slot = slotOfStandIn(message.rollout_id);
-      if (slot !== undefined && this.#storage.hasRollout(slot)) return { ok: true, duplicate: true };
+      if (this.#storage.hasRollout(message.rollout_id)) {
+        // Its end was read back from its session (or recorded by a cancel) before this message came:
+        // act on what only the message says, and judge its group (idempotent) if that is all it lacked.
+        const slot = this.#storage.slotOf(message.rollout_id)!;
+        if (this.#storage.completeOutcome(message.rollout_id, outcome)) await this.#signal.afterResult(slot, message);
+        else if (!message.superseded) await this.#signal.judgeRow(slot.row_index);
+        return { ok: true, duplicate: true };
+      }
+      // A stand-in (a taken id, a slot cut before it ran) comes back through the queue: the tracker sent it itself.
+      if (slotOfStandIn(message.rollout_id) !== undefined) return { ok: true, duplicate: true };
       return { ok: false, reason: "unknown_rollout", message: `${message.rollout_id} was not released by batch ${record.batch_id}` };
     }
+    const slot = this.#storage.slotOf(message.rollout_id);
+    if (slot) await this.#signal.afterResult(slot, message);
     await this.#fanOut.release();
     this.#finishIfDone();
     return { ok: true, duplicate: false };
@@ -139,7 +155,7 @@ export class BatchCore {
     if (!record) return { ok: false, reason: "not_found" };
     const now = this.#deps.now();
     if (record.cancelled_at === null && record.finished_at === null) this.#storage.writeBatch({ ...record, cancelled_at: now, updated_at: now });
-    await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT);
+    await this.#signal.judgeRows(await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT));
     this.#finishIfDone();
     return { ok: true, progress: this.#progressOf(this.#storage.readBatch()!) };
   }
@@ -187,8 +203,8 @@ export class BatchCore {
     const record = this.#storage.readBatch();
     if (!record || record.finished_at !== null) return;
     const now = this.#deps.now();
-    if (record.cancelled_at !== null) {
-      await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT);
+    if (record.cancelled_at !== null || record.cut_at !== null) {
+      await this.#signal.judgeRows(await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT));
     } else {
       await this.#fanOut.check(record, CHECK_PER_TICK);
       await this.#fanOut.release();
@@ -203,7 +219,7 @@ export class BatchCore {
       const record = this.#storage.readBatch();
       if (!record) return false;
       if (record.finished_at !== null) return true;
-      const drained = record.cancelled_at !== null || record.next_index === record.total;
+      const drained = record.cancelled_at !== null || record.cut_at !== null || record.next_index === record.total;
       if (!drained || this.#storage.countLive() > 0) return false;
       const now = this.#deps.now();
       this.#storage.writeBatch({ ...record, finished_at: now, updated_at: now });

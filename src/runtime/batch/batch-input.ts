@@ -1,6 +1,6 @@
 /** @module From a batch message to stored tasks: defaults, fingerprint, dataset loading, row checks. */
 import type { BlobStorePort } from "../../ports";
-import type { BatchMessage, DatasetRow } from "../../schemas/batch";
+import { DEFAULT_MEMBER_RETRIES, type BatchMessage, type DatasetRow } from "../../schemas/batch";
 import { RolloutConfig } from "../../schemas/rollout-config";
 import { readDataset } from "../../sink/dataset-reader";
 import { placementIssues } from "../../sink/training-modes";
@@ -38,8 +38,10 @@ function canonical(value: unknown): unknown {
  * resubmission is answered without reading the dataset again.
  */
 export async function fingerprintBatch(message: BatchMessage): Promise<string> {
-  const { schema_version: _version, batch_id: _id, config: _config, data_manager: _manager, ...rest } = message;
-  const text = JSON.stringify(canonical({ ...rest, ...resolveSettings(message) }));
+  const { schema_version: _version, batch_id: _id, config: _config, data_manager: _manager, max_member_retries, on_infra_failure, ...rest } = message;
+  // Signal options at their defaults are left out, so a batch submitted before they existed hashes as it did.
+  const signal = { ...(max_member_retries === DEFAULT_MEMBER_RETRIES ? {} : { max_member_retries }), ...(on_infra_failure === "withhold" ? {} : { on_infra_failure }) };
+  const text = JSON.stringify(canonical({ ...rest, ...signal, ...resolveSettings(message) }));
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
@@ -69,6 +71,28 @@ function rowIssue(inline: boolean, row: number, field: string, message: string):
 }
 
 /**
+ * What only the loaded rows can tell about the signal options: a `target_groups` the rows can
+ * give, and a filter metric every row's agent emits (`reward`, or one of its declared
+ * `rewardDimensions`).
+ */
+function signalIssues(message: BatchMessage, tasks: readonly RowTask[], agents: AgentCatalog): BatchIssue[] {
+  const issues: BatchIssue[] = [];
+  if (message.target_groups !== undefined && message.target_groups > tasks.length) {
+    issues.push({ path: "target_groups", message: `target_groups (${message.target_groups}) must be <= the batch's rows (${tasks.length})` });
+  }
+  const metric = message.filter?.metric;
+  if (metric !== undefined && metric !== "reward") {
+    for (const name of new Set(tasks.map((task) => task.agent))) {
+      const declared = agents.rewardDimensions(name);
+      if (declared.includes(metric)) continue;
+      issues.push({ path: "filter.metric", message: `agent "${name}" emits no reward dimension "${metric}" (declared: ${["reward", ...declared].join(", ")})` });
+      break;
+    }
+  }
+  return issues;
+}
+
+/**
  * Loads the rows and maps each to its task, checking what the schema cannot: a registered
  * training mode and data manager, a user message in the prompt, a registered agent (per-row
  * `agent_name` too) and the stored size. Every bad row is
@@ -95,5 +119,7 @@ export async function prepareTasks(message: BatchMessage, blobs: BlobStorePort, 
     tasks.push({ agent: mapped.agent, task: mapped.task });
   });
   if (errors.length > 0) return { ok: false, errors: errors.slice(0, 20) };
+  const signal = signalIssues(message, tasks, agents);
+  if (signal.length > 0) return { ok: false, errors: signal };
   return { ok: true, tasks };
 }

@@ -9,7 +9,8 @@ import type { EvalRow, RewardGroup, RewardHistogram, RolloutListEntry, RolloutLi
 import type { TerminationReason } from "../../schemas/termination";
 import { groupUid, type BatchRecord } from "./batch-state";
 
-const FINISHED = `o.status IN ('succeeded', 'failed', 'cancelled')`;
+// A re-run slot's superseded first result is listed, but never counts as the slot's outcome.
+const FINISHED = `o.status IN ('succeeded', 'failed', 'cancelled') AND o.superseded = 0`;
 const DATA_SOURCE = `COALESCE(json_extract(r.task, '$.extra_args.data_source'), '')`;
 /** Up to this many distinct rewards get a bin each (binary and graded rewards); more are binned evenly. */
 const DISTINCT_BINS = 12;
@@ -23,6 +24,10 @@ interface SlotRow extends Record<string, SqlValue> {
   status: string;
   termination_reason: string | null;
   reward: number | null;
+  rollout_id: string | null;
+  attempt: number;
+  superseded: number;
+  outcome: string | null;
 }
 
 /** FROM clause and its bindings: released rollouts only, or every slot of rows × n. */
@@ -31,7 +36,7 @@ function slotSource(record: BatchRecord, includeUnreleased: boolean): { sql: str
   // Slots not released yet have no rollouts row: a recursive CTE numbers the samples of each row.
   const unreleased = record.cancelled_at !== null ? "cancelled" : "not_released";
   return {
-    sql: `FROM rows r CROSS JOIN samples s LEFT JOIN rollouts o ON o.row_index = r.row_index AND o.sample_index = s.k`,
+    sql: `FROM rows r CROSS JOIN samples s LEFT JOIN rollouts o ON o.row_index = r.row_index AND o.sample_index = s.k AND o.superseded = 0`,
     bindings: [unreleased],
     status: "COALESCE(o.status, ?)",
   };
@@ -68,8 +73,9 @@ export function listSlots(sql: SqlPort, record: BatchRecord, query: RolloutListQ
   const rows = sql
     .exec<SlotRow>(
       `${cte.sql}SELECT r.row_index AS row_index, ${sampleColumn} AS sample_index, r.agent AS agent, ${DATA_SOURCE} AS data_source,
-         ${source.status} AS status, o.termination_reason AS termination_reason, o.reward AS reward
-       ${source.sql} ${where.sql} ORDER BY r.row_index, ${sampleColumn} LIMIT ? OFFSET ?`,
+         ${source.status} AS status, o.termination_reason AS termination_reason, o.reward AS reward,
+         o.rollout_id AS rollout_id, COALESCE(o.attempt, 0) AS attempt, COALESCE(o.superseded, 0) AS superseded, o.outcome AS outcome
+       ${source.sql} ${where.sql} ORDER BY r.row_index, ${sampleColumn}, COALESCE(o.attempt, 0) LIMIT ? OFFSET ?`,
       ...cte.bindings,
       ...source.bindings,
       ...where.bindings,
@@ -78,7 +84,7 @@ export function listSlots(sql: SqlPort, record: BatchRecord, query: RolloutListQ
     )
     .toArray();
   const rollouts: RolloutListEntry[] = rows.map((row) => ({
-    rollout_id: `${record.batch_id}:${row.row_index}:${row.sample_index}`,
+    rollout_id: row.rollout_id ?? `${record.batch_id}:${row.row_index}:${row.sample_index}`,
     row_index: row.row_index,
     sample_index: row.sample_index,
     uid: groupUid(record.batch_id, row.row_index),
@@ -87,6 +93,9 @@ export function listSlots(sql: SqlPort, record: BatchRecord, query: RolloutListQ
     status: row.status as RolloutListEntry["status"],
     termination_reason: row.termination_reason as TerminationReason | null,
     reward: row.reward,
+    attempt: row.attempt,
+    superseded: row.superseded === 1,
+    outcome: row.outcome as RolloutListEntry["outcome"],
   }));
   return { total, offset: query.offset, limit: query.limit, rollouts };
 }

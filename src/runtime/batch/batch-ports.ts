@@ -19,4 +19,6 @@ export interface AgentCatalog {
   names(): string[];
   /** The agent's own limit on rollouts in flight (a workflow's `concurrency.max_concurrent`), or null. */
   maxConcurrent(name: string): number | null;
+  /** The reward dimensions the agent declares it emits (`rewardDimensions`), which a filter may name; [] when none. */
+  rewardDimensions(name: string): readonly string[];
 }

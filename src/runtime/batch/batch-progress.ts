@@ -2,11 +2,26 @@
 import { BatchProgress, type BatchCounts, type BatchStatus } from "../../schemas/batch";
 import { TerminationReason } from "../../schemas/termination";
 import type { BatchRecord } from "./batch-state";
-import type { BatchStorage } from "./batch-storage";
+import type { BatchStorage, StoredVerdict } from "./batch-storage";
+import { groupsDelivered } from "./batch-signal";
 
 function statusOf(record: BatchRecord): BatchStatus {
   if (record.cancelled_at !== null) return record.finished_at === null ? "cancelling" : "cancelled";
   return record.finished_at === null ? "running" : "completed";
+}
+
+function groupProgress(record: BatchRecord, verdicts: Map<StoredVerdict, number>): BatchProgress["groups"] {
+  const count = (verdict: StoredVerdict) => verdicts.get(verdict) ?? 0;
+  const delivered = groupsDelivered(verdicts);
+  return {
+    target: record.target_groups,
+    complete: [...verdicts.values()].reduce((sum, n) => sum + n, 0),
+    delivered,
+    filtered: count("no_signal"),
+    withheld: count("infra_failure"),
+    cut: count("cut"),
+    cut_at: record.cut_at,
+  };
 }
 
 /**
@@ -17,7 +32,8 @@ function statusOf(record: BatchRecord): BatchStatus {
 export function buildProgress(record: BatchRecord, storage: BatchStorage): BatchProgress {
   const byStatus = storage.countByStatus();
   const unreleased = record.total - record.next_index;
-  const cancelled = record.cancelled_at !== null;
+  // A cut batch (its target met) never creates the rest either.
+  const cancelled = record.cancelled_at !== null || record.cut_at !== null;
   const counts: BatchCounts = {
     not_released: cancelled ? 0 : unreleased,
     queued: byStatus.get("queued") ?? 0,
@@ -49,6 +65,8 @@ export function buildProgress(record: BatchRecord, storage: BatchStorage): Batch
     counts,
     termination_reasons: reasons,
     reward: storage.rewardStats(),
+    retried: storage.countSuperseded(),
+    groups: groupProgress(record, storage.countVerdicts()),
     created_at: record.created_at,
     updated_at: Math.max(record.updated_at, storage.lastChange()),
     finished_at: record.finished_at,

@@ -1,6 +1,8 @@
 /** @module A batch's spec and progress cursor, persisted as one validated row of its tracker. */
 import { z } from "zod";
 import { BatchId } from "../../schemas/batch";
+import { DEFAULT_MEMBER_RETRIES } from "../../schemas/batch";
+import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "../../schemas/member-outcome";
 import { RolloutConfig } from "../../schemas/rollout-config";
 import { DataManagerName } from "../../schemas/rollout-group";
 
@@ -30,6 +32,14 @@ export const BatchRecord = z.object({
   total: z.int().min(1),
   next_index: z.int().min(0),
   cancelled_at: z.number().nullable(),
+  /** Re-runs of a slot after infrastructure failures. */
+  max_member_retries: z.int().min(0).max(MAX_MEMBER_RETRIES).default(DEFAULT_MEMBER_RETRIES),
+  /** Groups with signal after which the batch is done (over-sampling); null: every row. */
+  target_groups: z.int().min(1).nullable().default(null),
+  filter: SignalFilter.nullable().default(null),
+  on_infra_failure: InfraFailurePolicy.default("withhold"),
+  /** When `target_groups` was met: nothing more is released, what runs is cancelled (cut). */
+  cut_at: z.number().nullable().default(null),
   created_at: z.number(),
   updated_at: z.number(),
   finished_at: z.number().nullable(),
@@ -41,7 +51,20 @@ export interface RolloutSlot {
   rollout_id: string;
   row_index: number;
   sample_index: number;
+  /** Which run of the slot (0 first; k after k infrastructure failures). Default 0. */
+  attempt?: number;
 }
+
+/**
+ * The slot's k-th re-run (k >= 1): `<batch_id>:<row>:<sample>.retry-<k>`. Deterministic, so a
+ * re-run created twice (a redelivered result) is the same rollout, and a distinct id from the
+ * first run's, so the feed's dedupe by rollout id keeps them apart.
+ */
+export function retrySlot(slot: RolloutSlot, attempt: number): RolloutSlot {
+  return { rollout_id: `${slot.rollout_id.replace(RETRY_SUFFIX, "")}.retry-${attempt}`, row_index: slot.row_index, sample_index: slot.sample_index, attempt };
+}
+
+const RETRY_SUFFIX = /\.retry-[0-9]+$/;
 
 /** Rollout `index` of the batch: id `<batch_id>:<row>:<sample>`. */
 export function slotAt(record: Pick<BatchRecord, "batch_id" | "n">, index: number): RolloutSlot {

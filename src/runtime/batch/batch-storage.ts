@@ -1,6 +1,8 @@
 /** @module SQLite tables of a batch tracker: meta (the record), rows (one task each), rollouts. */
+import type { z } from "zod";
 import type { SqlPort } from "../../ports";
 import { AgentTask } from "../../schemas/agent-task";
+import type { MemberOutcome } from "../../schemas/member-outcome";
 import type { RolloutStatus, TerminationReason } from "../../schemas/termination";
 import { BatchRecord, type RolloutSlot } from "./batch-state";
 import type { RowTask } from "./row-task";
@@ -25,7 +27,20 @@ const MIGRATIONS = [
    )`,
   `CREATE INDEX IF NOT EXISTS rollouts_status ON rollouts (status, created, checked_at)`,
   `CREATE INDEX IF NOT EXISTS rollouts_position ON rollouts (row_index, sample_index)`,
+  // One row per complete GRPO group (row), with what became of it (see group-verdict.ts).
+  `CREATE TABLE IF NOT EXISTS group_verdicts (row_index INTEGER PRIMARY KEY, verdict TEXT NOT NULL, decided_at INTEGER NOT NULL)`,
 ];
+
+/** Columns the rollouts table gained with member retries; trackers created before get them on start. */
+const SIGNAL_COLUMNS: Array<[name: string, definition: string]> = [
+  ["attempt", "INTEGER NOT NULL DEFAULT 0"],
+  ["superseded", "INTEGER NOT NULL DEFAULT 0"],
+  ["outcome", "TEXT"],
+  ["metric", "REAL"],
+];
+
+/** What became of a complete group: a GroupVerdict's kind, or its withholding reason. */
+export type StoredVerdict = "deliver" | "deliver_valid" | "cut" | "infra_failure" | "no_signal";
 
 /** A released rollout not yet terminal, with what the tracker knows about it. */
 export interface LiveRollout extends RolloutSlot {
@@ -38,9 +53,28 @@ export interface RolloutOutcome {
   status: RolloutStatus;
   termination_reason: TerminationReason | null;
   reward: number | null;
+  /** Whether it may be scored; absent (read back from an older session), derived from the reason. */
+  outcome?: MemberOutcome | null;
+  /** The batch filter's metric value. */
+  metric?: number | null;
+  /** An infrastructure failure whose slot is re-run. */
+  superseded?: boolean;
+}
+
+/** A finished member of a group, as its result reported it. */
+export interface FinishedMember {
+  rollout_id: string;
+  sample_index: number;
+  attempt: number;
+  termination_reason: TerminationReason | null;
+  outcome: MemberOutcome | null;
+  metric: number | null;
+  reward: number | null;
 }
 
 const LIVE = `status IN ('queued', 'running')`;
+/** Each slot's current run: a superseded first run is history, not the slot's state. */
+const CURRENT = `superseded = 0`;
 
 /** Typed reads and validated writes over the tracker's tables. */
 export class BatchStorage {
@@ -53,6 +87,8 @@ export class BatchStorage {
   /** Creates the tables if they do not exist (idempotent). */
   migrate(): void {
     for (const statement of MIGRATIONS) this.#sql.exec(statement);
+    const columns = new Set(this.#sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('rollouts')`).toArray().map((column) => column.name));
+    for (const [name, definition] of SIGNAL_COLUMNS) if (!columns.has(name)) this.#sql.exec(`ALTER TABLE rollouts ADD COLUMN ${name} ${definition}`);
   }
 
   /** The batch, or undefined before it was submitted. */
@@ -61,8 +97,8 @@ export class BatchStorage {
     return text !== undefined ? BatchRecord.parse(JSON.parse(text)) : undefined;
   }
 
-  /** Validates and stores the batch record. */
-  writeBatch(record: BatchRecord): void {
+  /** Validates and stores the batch record (fields it lacks get their defaults). */
+  writeBatch(record: z.input<typeof BatchRecord>): void {
     const value = JSON.stringify(BatchRecord.parse(record));
     writeMetaText(this.#sql, "batch", value);
   }
@@ -85,13 +121,19 @@ export class BatchStorage {
   insertReleased(slots: RolloutSlot[], now: number): void {
     for (const slot of slots) {
       this.#sql.exec(
-        `INSERT OR IGNORE INTO rollouts (rollout_id, row_index, sample_index, status, released_at) VALUES (?, ?, ?, 'queued', ?)`,
+        `INSERT OR IGNORE INTO rollouts (rollout_id, row_index, sample_index, attempt, status, released_at) VALUES (?, ?, ?, ?, 'queued', ?)`,
         slot.rollout_id,
         slot.row_index,
         slot.sample_index,
+        slot.attempt ?? 0,
         now,
       );
     }
+  }
+
+  /** The slot `rolloutId` runs in (with its attempt), or undefined if the batch never released it. */
+  slotOf(rolloutId: string): RolloutSlot | undefined {
+    return this.#sql.exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number }>(`SELECT rollout_id, row_index, sample_index, attempt FROM rollouts WHERE rollout_id = ?`, rolloutId).toArray()[0];
   }
 
   /** Whether the batch released `rolloutId`. */
@@ -107,8 +149,8 @@ export class BatchStorage {
   /** Live rollouts, unconfirmed ones first, then the longest unchecked; at most `limit`. */
   listLive(limit: number): LiveRollout[] {
     return this.#sql
-      .exec<{ rollout_id: string; row_index: number; sample_index: number; created: number; terminal_seen_at: number | null }>(
-        `SELECT rollout_id, row_index, sample_index, created, terminal_seen_at FROM rollouts WHERE ${LIVE} ORDER BY created, checked_at LIMIT ?`,
+      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; created: number; terminal_seen_at: number | null }>(
+        `SELECT rollout_id, row_index, sample_index, attempt, created, terminal_seen_at FROM rollouts WHERE ${LIVE} ORDER BY created, checked_at LIMIT ?`,
         limit,
       )
       .toArray()
@@ -118,8 +160,8 @@ export class BatchStorage {
   /** Live rollouts whose sessions said they ended at or before `before` (their result is overdue). */
   listOverdue(before: number, limit: number): LiveRollout[] {
     return this.#sql
-      .exec<{ rollout_id: string; row_index: number; sample_index: number; created: number; terminal_seen_at: number | null }>(
-        `SELECT rollout_id, row_index, sample_index, created, terminal_seen_at FROM rollouts WHERE ${LIVE} AND terminal_seen_at <= ? LIMIT ?`,
+      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; created: number; terminal_seen_at: number | null }>(
+        `SELECT rollout_id, row_index, sample_index, attempt, created, terminal_seen_at FROM rollouts WHERE ${LIVE} AND terminal_seen_at <= ? LIMIT ?`,
         before,
         limit,
       )
@@ -142,10 +184,13 @@ export class BatchStorage {
     return (
       this.#sql
         .exec(
-          `UPDATE rollouts SET status = ?, termination_reason = ?, reward = ?, finished_at = ? WHERE rollout_id = ? AND ${LIVE} RETURNING rollout_id`,
+          `UPDATE rollouts SET status = ?, termination_reason = ?, reward = ?, outcome = ?, metric = ?, superseded = ?, finished_at = ? WHERE rollout_id = ? AND ${LIVE} RETURNING rollout_id`,
           outcome.status,
           outcome.termination_reason,
           outcome.reward,
+          outcome.outcome ?? null,
+          outcome.metric ?? null,
+          outcome.superseded ? 1 : 0,
           now,
           rolloutId,
         )
@@ -153,22 +198,60 @@ export class BatchStorage {
     );
   }
 
-  /** Released rollouts by status. */
+  /**
+   * Adds what a result message says to a rollout whose end was read back from its session (which
+   * reports no outcome): its outcome, metric and supersession. True the first time only.
+   */
+  completeOutcome(rolloutId: string, outcome: RolloutOutcome): boolean {
+    return (
+      this.#sql
+        .exec(`UPDATE rollouts SET outcome = ?, metric = ?, superseded = ? WHERE rollout_id = ? AND outcome IS NULL AND NOT ${LIVE} RETURNING rollout_id`, outcome.outcome ?? null, outcome.metric ?? null, outcome.superseded ? 1 : 0, rolloutId)
+        .toArray().length > 0
+    );
+  }
+
+  /** Released rollouts by status (each slot's current run). */
   countByStatus(): Map<string, number> {
-    const rows = this.#sql.exec<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM rollouts GROUP BY status`).toArray();
+    const rows = this.#sql.exec<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM rollouts WHERE ${CURRENT} GROUP BY status`).toArray();
     return new Map(rows.map((row) => [row.status, row.n]));
   }
 
   /** Finished rollouts by termination reason. */
   countByReason(): Map<string, number> {
-    const rows = this.#sql.exec<{ reason: string; n: number }>(`SELECT termination_reason AS reason, COUNT(*) AS n FROM rollouts WHERE termination_reason IS NOT NULL GROUP BY termination_reason`).toArray();
+    const rows = this.#sql.exec<{ reason: string; n: number }>(`SELECT termination_reason AS reason, COUNT(*) AS n FROM rollouts WHERE termination_reason IS NOT NULL AND ${CURRENT} GROUP BY termination_reason`).toArray();
     return new Map(rows.map((row) => [row.reason, row.n]));
   }
 
   /** Mean reward over finished rollouts with a reward. */
   rewardStats(): { mean: number | null; count: number } {
-    const row = this.#sql.exec<{ mean: number | null; n: number }>(`SELECT AVG(reward) AS mean, COUNT(reward) AS n FROM rollouts WHERE NOT ${LIVE} AND reward IS NOT NULL`).toArray()[0];
+    const row = this.#sql.exec<{ mean: number | null; n: number }>(`SELECT AVG(reward) AS mean, COUNT(reward) AS n FROM rollouts WHERE NOT ${LIVE} AND reward IS NOT NULL AND ${CURRENT}`).toArray()[0];
     return { mean: row?.mean ?? null, count: row?.n ?? 0 };
+  }
+
+  /** Rollouts that failed for infrastructure and were re-run. */
+  countSuperseded(): number {
+    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE superseded = 1`).toArray()[0]?.n ?? 0;
+  }
+
+  /** The current runs of row `rowIndex` that finished (a complete group has `n` of them). */
+  finishedMembers(rowIndex: number): FinishedMember[] {
+    return this.#sql
+      .exec<{ rollout_id: string; sample_index: number; attempt: number; termination_reason: TerminationReason | null; outcome: MemberOutcome | null; metric: number | null; reward: number | null }>(
+        `SELECT rollout_id, sample_index, attempt, termination_reason, outcome, metric, reward FROM rollouts WHERE row_index = ? AND ${CURRENT} AND NOT ${LIVE} ORDER BY sample_index`,
+        rowIndex,
+      )
+      .toArray();
+  }
+
+  /** Records what became of a complete group; false if it was decided before. */
+  recordVerdict(rowIndex: number, verdict: StoredVerdict, now: number): boolean {
+    return this.#sql.exec(`INSERT OR IGNORE INTO group_verdicts (row_index, verdict, decided_at) VALUES (?, ?, ?) RETURNING row_index`, rowIndex, verdict, now).toArray().length > 0;
+  }
+
+  /** Complete groups by verdict. */
+  countVerdicts(): Map<StoredVerdict, number> {
+    const rows = this.#sql.exec<{ verdict: StoredVerdict; n: number }>(`SELECT verdict, COUNT(*) AS n FROM group_verdicts GROUP BY verdict`).toArray();
+    return new Map(rows.map((row) => [row.verdict, row.n]));
   }
 
   /** When anything about a rollout last changed (0 before the first release). */

@@ -3,7 +3,7 @@ import type { Clock, ResultsQueuePort, StoragePort } from "../../ports";
 import { isExternalAgent, RolloutSpec, runnerAgentOf } from "../../schemas/rollout-api";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { RolloutSessionsPort } from "./batch-ports";
-import { takenSlotResult } from "./taken-slot";
+import { standInResult, type StandInKind } from "./taken-slot";
 import { eachLimited } from "../each-limited";
 import { groupUid, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
 import type { BatchStorage } from "./batch-storage";
@@ -56,6 +56,10 @@ export class FanOut {
         batch_id: record.batch_id,
         training_mode: record.training_mode,
         data_manager: record.data_manager,
+        attempt: slot.attempt ?? 0,
+        max_member_retries: record.max_member_retries,
+        signal_filter: record.filter,
+        on_infra_failure: record.on_infra_failure,
       },
       created_at: this.#deps.now(),
     });
@@ -66,7 +70,7 @@ export class FanOut {
     const { storage } = this.#deps;
     const reserved = this.#deps.transactionSync(() => {
       const record = storage.readBatch();
-      if (!record || record.cancelled_at !== null) return null;
+      if (!record || record.cancelled_at !== null || record.cut_at !== null) return null;
       const count = Math.min(record.max_concurrent - storage.countLive(), record.total - record.next_index);
       if (count <= 0) return null;
       const now = this.#deps.now();
@@ -101,14 +105,9 @@ export class FanOut {
       const now = this.#deps.now();
       if (!result.ok) {
         console.error("batch rollout id is taken by another rollout", { rollout_id: slot.rollout_id, message: result.message });
-        try {
-          // Announced before the slot is closed: if the send fails, the slot stays unconfirmed and the alarm's check tries again.
-          await this.#deps.results.send(takenSlotResult(record, slot, now));
-        } catch (error) {
-          console.error("stand-in result for a taken rollout id not sent", { rollout_id: slot.rollout_id, error: describe(error) });
-          return;
-        }
-        storage.recordOutcome(slot.rollout_id, { status: "failed", termination_reason: null, reward: null }, now);
+        // Announced before the slot is closed: if the send fails, the slot stays unconfirmed and the alarm's check tries again.
+        if (!(await this.#sendStandIn(record, slot, "taken"))) return;
+        storage.recordOutcome(slot.rollout_id, { status: "failed", termination_reason: null, reward: null, outcome: "infra" }, now);
         return;
       }
       created.push(slot);
@@ -116,7 +115,8 @@ export class FanOut {
       else storage.markCreated(slot.rollout_id, result.status as "queued" | "running", now);
     });
     // A cancel that ran while these creates were in flight found nothing to cancel yet.
-    if (created.length > 0 && storage.readBatch()?.cancelled_at != null) await this.#cancelSessions(created);
+    const stopped = storage.readBatch();
+    if (created.length > 0 && (stopped?.cancelled_at != null || stopped?.cut_at != null)) await this.#cancelSessions(created);
   }
 
   /** Asks the sessions of up to `limit` live rollouts how they are (unconfirmed ones first). */
@@ -137,13 +137,31 @@ export class FanOut {
     });
   }
 
-  /** Cancels every live rollout of the batch (those never created become cancelled as they are). */
-  async cancelLive(limit: number): Promise<void> {
-    await this.#cancelSessions(this.#deps.storage.listLive(limit));
+  /** Announces the stand-in result of a slot that never ran; false (logged) if the queue refused it. */
+  async #sendStandIn(record: BatchRecord, slot: RolloutSlot, kind: StandInKind): Promise<boolean> {
+    try {
+      await this.#deps.results.send(standInResult(record, slot, kind, this.#deps.now()));
+      return true;
+    } catch (error) {
+      console.error(`stand-in result (${kind}) not sent`, { rollout_id: slot.rollout_id, error: describe(error) });
+      return false;
+    }
   }
 
-  async #cancelSessions(slots: readonly RolloutSlot[]): Promise<void> {
+  /** Announces `cut` stand-ins for slots that will never be created, so their feed groups close. */
+  async standInCut(record: BatchRecord, slots: readonly RolloutSlot[]): Promise<void> {
+    await eachLimited(slots, SESSION_RPC_PARALLELISM, async (slot) => void (await this.#sendStandIn(record, slot, "cut")));
+  }
+
+  /** Cancels every live rollout of the batch (those never created become cancelled as they are). */
+  async cancelLive(limit: number): Promise<RolloutSlot[]> {
+    return this.#cancelSessions(this.#deps.storage.listLive(limit));
+  }
+
+  /** Cancels the slots' sessions; returns those recorded as cancelled here. */
+  async #cancelSessions(slots: readonly RolloutSlot[]): Promise<RolloutSlot[]> {
     const { storage, sessions } = this.#deps;
+    const ended: RolloutSlot[] = [];
     await eachLimited(slots, SESSION_RPC_PARALLELISM, async (slot) => {
       let result;
       try {
@@ -153,10 +171,18 @@ export class FanOut {
         return;
       }
       const now = this.#deps.now();
-      const cancelled = { status: "cancelled" as const, termination_reason: "CANCELLED" as const, reward: null };
-      if (result.ok || result.reason === "not_found" || result.status === "cancelled") storage.recordOutcome(slot.rollout_id, cancelled, now);
+      const cancelled = { status: "cancelled" as const, termination_reason: "CANCELLED" as const, reward: null, outcome: "cut" as const };
+      if (!result.ok && result.reason === "not_found") {
+        // Never created, so no session will publish its end: a stand-in closes its feed group.
+        const record = storage.readBatch();
+        if (record && !(await this.#sendStandIn(record, slot, "cut"))) return;
+      }
+      if (result.ok || result.reason === "not_found" || result.status === "cancelled") {
+        if (storage.recordOutcome(slot.rollout_id, cancelled, now)) ended.push(slot);
+      }
       // It ended on its own first: its result message carries the outcome.
       else storage.markTerminalSeen(slot.rollout_id, now);
     });
+    return ended;
   }
 }

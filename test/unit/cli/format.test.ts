@@ -7,7 +7,7 @@ import type { BatchProgress } from "../../../src/schemas/batch";
 
 function progress(counts: Partial<BatchProgress["counts"]>, reward: { mean: number | null; count: number }, rollouts = 64): BatchProgress {
   const full = { not_released: 0, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0, ...counts };
-  return { batch_id: "b", agent: "calculator", mode: "train", training_mode: "verl/hybrid", data_manager: "train", dataset_key: null, status: "running", done: false, rows: rollouts / 4, n: 4, rollouts, released: rollouts - full.not_released, in_flight: full.queued + full.running, max_concurrent: 256, counts: full, termination_reasons: { ENV_DONE: full.succeeded }, reward, created_at: 0, updated_at: 0, finished_at: null };
+  return { batch_id: "b", agent: "calculator", mode: "train", training_mode: "verl/hybrid", data_manager: "train", dataset_key: null, status: "running", done: false, rows: rollouts / 4, n: 4, rollouts, released: rollouts - full.not_released, in_flight: full.queued + full.running, max_concurrent: 256, counts: full, termination_reasons: { ENV_DONE: full.succeeded }, reward, retried: 0, groups: { target: null, complete: 0, delivered: 0, filtered: 0, withheld: 0, cut: 0, cut_at: null }, created_at: 0, updated_at: 0, finished_at: null };
 }
 
 describe("formatting for people (unit)", () => {

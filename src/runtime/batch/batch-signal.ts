@@ -1,0 +1,112 @@
+/**
+ * @module A batch's side of its groups' signal: re-running a slot whose rollout failed for
+ * infrastructure, judging each group once complete (the feed's rule, group-verdict.ts), and
+ * cutting an over-sampled batch once `target_groups` groups with signal are complete.
+ */
+import type { Clock, StoragePort } from "../../ports";
+import { outcomeOf } from "../../schemas/member-outcome";
+import type { ResultMessage } from "../../schemas/result-message";
+import { groupVerdict, type GroupVerdict } from "../feed/group-verdict";
+import { retrySlot, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
+import type { BatchStorage, FinishedMember, StoredVerdict } from "./batch-storage";
+import type { FanOut } from "./fan-out";
+import { MAX_MAX_CONCURRENT } from "../../schemas/batch";
+
+/** What the signal logic needs from its tracker. */
+export interface BatchSignalDeps {
+  storage: BatchStorage;
+  transactionSync: StoragePort["transactionSync"];
+  fanOut: FanOut;
+  now: Clock;
+}
+
+function storedVerdict(verdict: GroupVerdict): StoredVerdict {
+  return verdict.kind === "withhold" ? verdict.reason : verdict.kind;
+}
+
+/** Groups that reach the trainer: delivered whole, or with their valid members. */
+export function groupsDelivered(verdicts: Map<StoredVerdict, number>): number {
+  return (verdicts.get("deliver") ?? 0) + (verdicts.get("deliver_valid") ?? 0);
+}
+
+/** Re-runs, verdicts and the cut of one batch. Every decision is idempotent: results are delivered at least once. */
+export class BatchSignal {
+  readonly #deps: BatchSignalDeps;
+
+  constructor(deps: BatchSignalDeps) {
+    this.#deps = deps;
+  }
+
+  /** Acts on a result the tracker just recorded for `slot`: re-runs the slot, or judges its group. */
+  async afterResult(slot: RolloutSlot, message: ResultMessage): Promise<void> {
+    if (message.superseded) return this.#rerun(slot);
+    await this.judgeRow(slot.row_index);
+  }
+
+  /**
+   * Judges row `rowIndex`'s group if every slot's current run has finished, once; cuts the batch
+   * when that made `target_groups` groups with signal.
+   */
+  async judgeRow(rowIndex: number): Promise<void> {
+    const { storage } = this.#deps;
+    const record = storage.readBatch();
+    if (!record) return;
+    const members = storage.finishedMembers(rowIndex);
+    if (members.length < record.n) return;
+    const verdict = groupVerdict(members.map((member) => this.#verdictMember(record, member)), { signal_filter: record.filter, on_infra_failure: record.on_infra_failure });
+    if (!storage.recordVerdict(rowIndex, storedVerdict(verdict), this.#deps.now())) return;
+    if (record.target_groups !== null && groupsDelivered(storage.countVerdicts()) >= record.target_groups) await this.cut();
+  }
+
+  /**
+   * The target is met: nothing more is released, what still runs is cancelled (its result is
+   * `cut`, never trained), and the unreleased slots of a row released in part get `cut` stand-ins
+   * so the feed closes its group. Idempotent (the alarm repeats the cancel for live rollouts).
+   */
+  async cut(): Promise<void> {
+    const { storage } = this.#deps;
+    const cut = this.#deps.transactionSync(() => {
+      const record = storage.readBatch();
+      if (!record || record.cut_at !== null || record.cancelled_at !== null) return null;
+      const now = this.#deps.now();
+      const updated: BatchRecord = { ...record, cut_at: now, updated_at: now };
+      storage.writeBatch(updated);
+      return updated;
+    });
+    if (!cut) return;
+    // Slots are released in index order, so only the row holding next_index can be part-released.
+    const partial: RolloutSlot[] = [];
+    for (let index = cut.next_index; index < cut.total && index % cut.n !== 0; index += 1) partial.push(slotAt(cut, index));
+    if (partial.length > 0 && partial[0]!.sample_index > 0) await this.#deps.fanOut.standInCut(cut, partial);
+    await this.judgeRows(await this.#deps.fanOut.cancelLive(MAX_MAX_CONCURRENT));
+  }
+
+  /** Judges the groups of `slots` (rollouts a cancel just ended: their result messages may come later or never matter). */
+  async judgeRows(slots: readonly RolloutSlot[]): Promise<void> {
+    for (const row of new Set(slots.map((slot) => slot.row_index))) await this.judgeRow(row);
+  }
+
+  /** The slot's next run, released in the place of the one that failed; a stopped batch gets a cut stand-in instead. */
+  async #rerun(slot: RolloutSlot): Promise<void> {
+    const { storage } = this.#deps;
+    const next = retrySlot(slot, (slot.attempt ?? 0) + 1);
+    const released = this.#deps.transactionSync(() => {
+      const record = storage.readBatch();
+      if (!record) return null;
+      const stopped = record.cancelled_at !== null || record.cut_at !== null;
+      storage.insertReleased([next], this.#deps.now());
+      if (stopped) storage.recordOutcome(next.rollout_id, { status: "cancelled", termination_reason: "CANCELLED", reward: null, outcome: "cut" }, this.#deps.now());
+      return { record, stopped };
+    });
+    if (!released) return;
+    if (released.stopped) return this.#deps.fanOut.standInCut(released.record, [next]);
+    await this.#deps.fanOut.launch(released.record, [next]);
+  }
+
+  #verdictMember(record: BatchRecord, member: FinishedMember) {
+    const { rollout_id, sample_index, attempt, termination_reason } = member;
+    // A result read back from its session carries no metric: the reward is the metric `reward` names.
+    const metric = member.metric ?? (record.filter?.metric === "reward" ? member.reward : null);
+    return { rollout_id, sample_index, termination_reason, member_attempt: attempt, outcome: member.outcome ?? outcomeOf(termination_reason), metric };
+  }
+}

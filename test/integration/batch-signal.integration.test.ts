@@ -1,0 +1,104 @@
+/** Integration: a batch re-runs infrastructure failures, judges each group, filters groups without signal and cuts its surplus. */
+import { describe, expect, it } from "vitest";
+import type { BatchRolloutEntry } from "../../src/schemas/batch";
+import type { FeedGroup, PullResponse } from "../../src/schemas/feed";
+import { batchRollouts, getBatch, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
+import { api, getRollout, uniqueId, waitFor } from "../fixtures/rollouts";
+import type { SignalKnobs } from "../fixtures/signal-agents";
+import "../fixtures/signal-agents";
+import { expectProblem, postJson } from "./feed-fixtures";
+
+function rows(runKey: string, knobs: Array<Omit<SignalKnobs, "run_key">>) {
+  return knobs.map((knob, index) => ({ prompt: `Signal test ${index}.`, reward_model: { ground_truth: null }, extra_info: { index }, run_key: runKey, ...knob }));
+}
+
+/** Pulls and acks everything the feed holds or dropped for `batchId`, once the batch is done. */
+async function drain(batchId: string): Promise<PullResponse<FeedGroup>> {
+  const pulled = (await (await postJson("/v1/feed/pull", { max_groups: 100, batch_id: batchId })).json()) as PullResponse<FeedGroup>;
+  if (pulled.lease_id) await postJson("/v1/feed/ack", { lease_id: pulled.lease_id });
+  return pulled;
+}
+
+describe("a batch's groups carry real signal", () => {
+  it("re-runs infrastructure failures, delivers the re-run, and withholds a group whose slot kept failing", async () => {
+    const batchId = uniqueId("retried");
+    const key = uniqueId("k");
+    const body = { batch_id: batchId, agent: "test-signal", n: 3, rows: rows(key, [{ fail_runs: { 1: 1 }, rewards: { 0: 1, 1: 0, 2: 1 }, policy_errors: [2] }, { fail_runs: { 2: 5 } }]) };
+    expect((await postBatch(body)).status).toBe(202);
+    const final = await waitForBatch(batchId, 40_000);
+    expect(final).toMatchObject({ done: true, retried: 3, counts: { succeeded: 4, failed: 2 }, groups: { complete: 2, delivered: 1, withheld: 1, target: null } });
+    const listed: BatchRolloutEntry[] = await batchRollouts(batchId);
+    expect(listed.filter((entry) => entry.superseded).map((entry) => [entry.rollout_id, entry.outcome])).toEqual([
+      [`${batchId}:0:1`, "infra"], [`${batchId}:1:2`, "infra"], [`${batchId}:1:2.retry-1`, "infra"],
+    ]);
+    const rerun = await getRollout(`${batchId}:0:1.retry-1`);
+    expect(rerun).toMatchObject({ outcome: "policy", group: { uid: `${batchId}:0`, sample_index: 1, attempt: 1, max_member_retries: 2 } });
+    expect((await getRollout(`${batchId}:0:1`)).outcome).toBe("infra");
+    const pulled = await waitFor("the feed to hold the batch's groups", async () => {
+      const page = await drain(batchId);
+      return page.groups.length + page.dropped_groups.length === 2 ? page : undefined;
+    });
+    expect(pulled.groups).toHaveLength(1);
+    // The PolicyError is a policy outcome: scored -1 in its group, not withheld.
+    expect(pulled.groups[0]!.members.map((m) => [m.rollout_id, m.member_attempt, m.outcome, m.reward])).toEqual([
+      [`${batchId}:0:0`, 0, "policy", 1], [`${batchId}:0:1.retry-1`, 1, "policy", 0], [`${batchId}:0:2`, 0, "policy", -1],
+    ]);
+    expect(pulled.dropped_groups).toEqual([expect.objectContaining({ uid: `${batchId}:1`, reason: "infra_failure", failed_members: [expect.objectContaining({ rollout_id: `${batchId}:1:2.retry-2`, termination_reason: "ENV_ERROR", member_attempt: 2 })] })]);
+  }, 60_000);
+
+  it("filters groups without signal and cuts the surplus once target_groups groups with signal are complete", async () => {
+    const batchId = uniqueId("dapo");
+    const key = uniqueId("k");
+    const uniform = { rewards: { 0: 1, 1: 1 } };
+    const spread = { rewards: { 0: 1, 1: 0 } };
+    const body = { batch_id: batchId, agent: "test-signal", n: 2, max_concurrent: 2, target_groups: 2, filter: { metric: "reward" }, rows: rows(key, [uniform, uniform, spread, spread, spread, spread]) };
+    expect((await postBatch(body)).status).toBe(202);
+    const final = await waitForBatch(batchId, 40_000);
+    expect(final).toMatchObject({ status: "completed", groups: { target: 2 }, counts: { not_released: 0, failed: 0 } });
+    expect(final.groups.cut_at).not.toBeNull();
+    expect(final.groups.delivered).toBeGreaterThanOrEqual(2);
+    expect(final.groups.filtered).toBeGreaterThanOrEqual(1);
+    // Rows 4 and 5 were the reserve: never all needed, so some of their slots were cut.
+    expect(final.counts.succeeded).toBeLessThan(12);
+    expect(final.counts.succeeded + final.counts.cancelled).toBe(12);
+    const pulled = await waitFor("the feed's verdicts", async () => {
+      const page = await drain(batchId);
+      return page.groups.length === final.groups.delivered ? page : undefined;
+    });
+    const uniformRows = [`${batchId}:0`, `${batchId}:1`];
+    for (const group of pulled.groups) {
+      expect(uniformRows).not.toContain(group.uid);
+      expect(new Set(group.members.map((m) => m.reward)).size).toBe(2);
+    }
+    const filtered = pulled.dropped_groups.filter((g) => g.reason === "no_signal");
+    expect(filtered.map((g) => g.uid).every((uid) => uniformRows.includes(uid))).toBe(true);
+    expect(filtered.every((g) => g.metric_std === 0)).toBe(true);
+  }, 60_000);
+
+  it("cancels the long tail once the target is met, and withholds its groups as cut", async () => {
+    const batchId = uniqueId("tail");
+    const key = uniqueId("k");
+    const body = { batch_id: batchId, agent: "test-signal", n: 1, max_concurrent: 3, target_groups: 2, rows: rows(key, [{}, {}, { sleep_ms: { 0: 4_000 } }]) };
+    expect((await postBatch(body)).status).toBe(202);
+    const final = await waitForBatch(batchId, 20_000);
+    expect(final).toMatchObject({ groups: { target: 2, delivered: 2, cut: 1 }, counts: { succeeded: 2, cancelled: 1 } });
+    const pulled = await waitFor("the cut group's report", async () => {
+      const page = await drain(batchId);
+      return page.dropped_groups.length > 0 ? page : undefined;
+    });
+    expect(pulled.dropped_groups.map((g) => [g.uid, g.reason])).toEqual([[`${batchId}:2`, "cut"]]);
+    expect((await getBatch(batchId)).status).toBe("completed");
+  }, 30_000);
+
+  it("answers 422 naming the field for a target the rows cannot give, an unknown metric or a non-finite threshold", async () => {
+    const base = { agent: "test-signal", n: 2, rows: rows("x", [{}, {}]) };
+    const tooMany = await expectProblem(await postBatch({ ...base, target_groups: 3 }), 422);
+    expect(tooMany.errors?.map((e) => e.path)).toEqual(["target_groups"]);
+    const unknown = await expectProblem(await postBatch({ ...base, filter: { metric: "accuracy" } }), 422);
+    expect(unknown.errors?.[0]).toMatchObject({ path: "filter.metric" });
+    expect((await postBatch({ ...base, filter: { metric: "acc" } })).status).toBe(202);
+    const raw = JSON.stringify({ ...base, filter: { metric: "reward", min_std: 0 } }).replace('"min_std":0', '"min_std":1e999');
+    const infinite = await expectProblem(await api("/v1/batches", { method: "POST", body: raw }), 422);
+    expect(infinite.errors?.[0]).toMatchObject({ path: "filter.min_std" });
+  });
+});
