@@ -13,11 +13,15 @@ export interface ProgressTally {
   reward_sum: number;
   reward_count: number;
   termination_reasons: Record<string, number>;
+  /** Infrastructure failures whose slot was re-run. */
+  retried: number;
+  /** Complete groups: delivered with signal, filtered (no signal), withheld (infrastructure), cut. */
+  groups: { target: number | null; delivered: number; filtered: number; withheld: number; cut: number };
 }
 
 /** A tally of nothing yet: `rollouts` not started. */
 export function emptyTally(rollouts = 0): ProgressTally {
-  return { rollouts, succeeded: 0, failed: 0, cancelled: 0, running: 0, queued: 0, not_released: rollouts, reward_sum: 0, reward_count: 0, termination_reasons: {} };
+  return { rollouts, succeeded: 0, failed: 0, cancelled: 0, running: 0, queued: 0, not_released: rollouts, reward_sum: 0, reward_count: 0, termination_reasons: {}, retried: 0, groups: { target: null, delivered: 0, filtered: 0, withheld: 0, cut: 0 } };
 }
 
 /** One batch's progress as a tally. */
@@ -36,6 +40,8 @@ export function tallyOf(progress: BatchProgress): ProgressTally {
     reward_sum: (reward.mean ?? 0) * reward.count,
     reward_count: reward.count,
     termination_reasons: reasons,
+    retried: progress.retried,
+    groups: { target: progress.groups.target, delivered: progress.groups.delivered, filtered: progress.groups.filtered, withheld: progress.groups.withheld, cut: progress.groups.cut },
   };
 }
 
@@ -52,6 +58,9 @@ export function addTallies(...tallies: ProgressTally[]): ProgressTally {
     total.not_released += t.not_released;
     total.reward_sum += t.reward_sum;
     total.reward_count += t.reward_count;
+    total.retried += t.retried;
+    if (t.groups.target !== null) total.groups.target = (total.groups.target ?? 0) + t.groups.target;
+    for (const key of ["delivered", "filtered", "withheld", "cut"] as const) total.groups[key] += t.groups[key];
     for (const [reason, count] of Object.entries(t.termination_reasons)) total.termination_reasons[reason] = (total.termination_reasons[reason] ?? 0) + count;
   }
   return total;

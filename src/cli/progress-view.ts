@@ -27,7 +27,20 @@ export function describeFrame(frame: ProgressFrame): string {
   const { tally } = frame;
   const counts = `ok ${tally.succeeded} failed ${tally.failed}${tally.cancelled ? ` cancelled ${tally.cancelled}` : ""} running ${tally.running} queued ${tally.queued + tally.not_released}`;
   const eta = frame.etaMs === null ? "?" : formatDuration(frame.etaMs);
-  return `${counts} | reward ${formatNumber(rewardMean(tally))} | ${frame.rate.toFixed(1)} rollouts/s | ETA ${eta}`;
+  return `${counts}${signalPart(tally)} | reward ${formatNumber(rewardMean(tally))} | ${frame.rate.toFixed(1)} rollouts/s | ETA ${eta}`;
+}
+
+/** ` | groups 12/16 filtered 3 withheld 1 cut 2 retried 4`: only what happened (nothing for a plain batch without failures). */
+function signalPart(tally: ProgressTally): string {
+  const { groups } = tally;
+  const parts = [
+    groups.target !== null ? `groups ${groups.delivered}/${groups.target}` : groups.filtered + groups.withheld + groups.cut > 0 ? `groups ${groups.delivered}` : "",
+    groups.filtered ? `filtered ${groups.filtered}` : "",
+    groups.withheld ? `withheld ${groups.withheld}` : "",
+    groups.cut ? `cut ${groups.cut}` : "",
+    tally.retried ? `retried ${tally.retried}` : "",
+  ].filter((part) => part !== "");
+  return parts.length > 0 ? ` | ${parts.join(" ")}` : "";
 }
 
 /** One plain progress line: `[12.3s] 40/64 done (62%) ok 38 failed 2 …`. */

@@ -101,8 +101,8 @@ describe("stats by batch", () => {
     await batchGroups(feed, b, 1);
     await ingestAll(feed, (await publishGroup(2, { uid: `${b}:9`, batch_id: b })).messages.slice(0, 1));
     await feed.pull({ max_groups: 1, batch_id: a }, 0);
-    expect((await feed.stats()).by_batch).toEqual({ [a]: { pending_groups: 0, ready_groups: 1, leased_groups: 1, dropped_groups: 0 }, [b]: { pending_groups: 1, ready_groups: 1, leased_groups: 0, dropped_groups: 0 } });
-    expect((await feed.stats({ batch_id: [b, "empty"] })).by_batch).toEqual({ [b]: { pending_groups: 1, ready_groups: 1, leased_groups: 0, dropped_groups: 0 }, empty: { pending_groups: 0, ready_groups: 0, leased_groups: 0, dropped_groups: 0 } });
+    expect((await feed.stats()).by_batch).toEqual({ [a]: { pending_groups: 0, ready_groups: 1, leased_groups: 1, dropped_groups: 0, dropped_by_reason: {} }, [b]: { pending_groups: 1, ready_groups: 1, leased_groups: 0, dropped_groups: 0, dropped_by_reason: {} } });
+    expect((await feed.stats({ batch_id: [b, "empty"] })).by_batch).toEqual({ [b]: { pending_groups: 1, ready_groups: 1, leased_groups: 0, dropped_groups: 0, dropped_by_reason: {} }, empty: { pending_groups: 0, ready_groups: 0, leased_groups: 0, dropped_groups: 0, dropped_by_reason: {} } });
     expect(Object.keys((await feed.stats({ batch_prefix: a })).by_batch)).toEqual([a]);
   });
 

@@ -12,13 +12,17 @@ import { calculatorRows, postBatch, waitForBatch } from "../fixtures/datasets/ba
 import { postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 import { drainDefaultFeed, ingestAll, isolatedFeed, postJson, publishGroup, publishHandResult } from "./feed-fixtures";
 
-/** What a rollout that failed before its first model call publishes: no samples, version 0. */
+/**
+ * What a rollout that failed before its first model call publishes: no samples, version 0. A
+ * policy outcome (user code raised a PolicyError), so its group is delivered, not withheld.
+ */
 function noCallMember(uid: string, sampleIndex: number, groupSize: number): ResultMessage {
   const rolloutId = uniqueId("no-call");
   return ResultMessage.parse({
     schema_version: RESULT_MESSAGE_SCHEMA_VERSION, rollout_id: rolloutId, status: "failed", termination_reason: "AGENT_ERROR", reward: null,
     uid, sample_index: sampleIndex, group_size: groupSize, batch_id: null, training_mode: "verl/hybrid", data_manager: "train",
     policy_version_start: 0, policy_version_end: 0, key: `rollouts/${rolloutId}/record.json`, atif_key: `rollouts/${rolloutId}/atif.json`, samples: 0, finished_at: Date.now(),
+    outcome: "policy",
   });
 }
 
@@ -45,20 +49,19 @@ describe("a member without model calls (item 2)", () => {
 describe("a batch slot whose rollout id is taken (item 3)", () => {
   beforeEach(drainDefaultFeed);
 
-  it("still closes its feed group, with a failed stand-in member that has no samples", async () => {
+  it("still closes its feed group: withheld as an infrastructure failure naming the stand-in", async () => {
     const batchId = uniqueId("taken");
     expect((await postRollout({ agent: "external", rollout_id: `${batchId}:0:1`, task: { problem: "squatter" } })).status).toBe(202);
     expect((await postBatch({ batch_id: batchId, agent: "calculator", rows: calculatorRows().slice(0, 1), n: 2, mode: "train" })).status).toBe(202);
     expect(await waitForBatch(batchId)).toMatchObject({ done: true, counts: { failed: 1 } });
-    const group = await waitFor("the batch's group in the feed", async () => {
-      const pulled = (await (await postJson("/v1/feed/pull", { max_groups: 1024, inline: true })).json()) as PullResponse<InlineFeedGroup>;
-      const found = pulled.groups.find((g) => g.uid === `${batchId}:0`);
+    const dropped = await waitFor("the batch's group in the feed", async () => {
+      const pulled = (await (await postJson("/v1/feed/pull", { max_groups: 1024, inline: true, batch_id: batchId })).json()) as PullResponse<InlineFeedGroup>;
       if (pulled.lease_id) await postJson("/v1/feed/ack", { lease_id: pulled.lease_id });
-      return found;
+      expect(pulled.groups).toEqual([]);
+      return pulled.dropped_groups.find((g) => g.uid === `${batchId}:0`);
     });
-    expect(group.members.map((m) => [m.sample_index, m.status])).toEqual([[0, group.members[0]!.status], [1, "failed"]]);
-    expect(group.members[1]).toMatchObject({ rollout_id: `${batchId}:0:1#id-taken`, samples: [] });
-    expect(group.members[1]!.record_error).toBeUndefined();
+    expect(dropped).toMatchObject({ reason: "infra_failure", arrived: 2 });
+    expect(dropped.failed_members).toEqual([{ rollout_id: `${batchId}:0:1#id-taken`, sample_index: 1, termination_reason: null, outcome: "infra", member_attempt: 0 }]);
   });
 });
 

@@ -20,6 +20,8 @@ export interface RolloutShape {
   reason: TerminationReason;
   calls: CallShape[];
   reward?: number;
+  /** How the end counts (default by reason: an AGENT_ERROR is an infrastructure failure). */
+  outcome?: "policy" | "infra";
 }
 
 /**
@@ -33,8 +35,9 @@ export const SAMPLE_KINDS: Record<string, RolloutShape> = {
   drift: { reason: "ENV_DONE", reward: 0.5, calls: [[[1, 2], [5], [-0.5]], [[9, 9, 9], [6, 7], [-0.25, -1.5]]] },
   untrainable: { reason: "MAX_STEPS", reward: 0, calls: [[[4, 4], [150_000, 2_000_000_000], [Math.fround(-0.7), -2]]] },
   missing_logprobs: { reason: "ENV_DONE", reward: 1, calls: [[[7], [8, 9], [-0.125, -0.0625]], [[7, 8, 9, 30], [31], []]] },
-  failed: { reason: "AGENT_ERROR", reward: 0, calls: [[[3, 3, 3], [40], [-3]]] },
-  no_sample: { reason: "AGENT_ERROR", calls: [] },
+  // Failures that are the policy's (a PolicyError): delivered in their group, masked.
+  failed: { reason: "AGENT_ERROR", reward: 0, outcome: "policy", calls: [[[3, 3, 3], [40], [-3]]] },
+  no_sample: { reason: "AGENT_ERROR", outcome: "policy", calls: [] },
 };
 
 function viewOf(rolloutId: string, shape: RolloutShape, version: number): RolloutView {
@@ -50,7 +53,7 @@ function viewOf(rolloutId: string, shape: RolloutShape, version: number): Rollou
   const reward = shape.reward ?? null;
   return RolloutView.parse({
     rollout_id: rolloutId, agent: "math", status, termination_reason: shape.reason, reward, error: status === "failed" ? "boom" : null,
-    created_at: now - 10, updated_at: now, finished_at: now, config: RolloutConfig.parse({}),
+    outcome: shape.outcome ?? null, created_at: now - 10, updated_at: now, finished_at: now, config: RolloutConfig.parse({}),
     usage: { prompt_tokens: 0, completion_tokens: 0, llm_calls: calls.length },
     trajectory: { task: { problem: "q" }, steps: [], reward, trajectory_id: rolloutId, termination_reason: shape.reason },
     llm_calls: calls, spans: [], final_messages: null,

@@ -77,7 +77,15 @@ def stream_groups(client: FeedClient, *, max_groups: Optional[int] = 64, max_sam
 
 def why_dropped(group: Mapping[str, Any]) -> str:
     """Why the feed dropped ``group`` (one of a pull's ``dropped_groups``), in words."""
-    return (f"{group.get('reason')}: sampled at policy version {group.get('policy_version_start')}, "
+    reason = group.get("reason")
+    if reason in ("infra_failure", "cut"):
+        failed = group.get("failed_members") or []
+        ends = ", ".join(f"sample {m.get('sample_index')} {m.get('termination_reason') or m.get('outcome')}" for m in failed[:4])
+        what = "an infrastructure failure after its retries" if reason == "infra_failure" else "a cancelled member (cut)"
+        return f"{reason}: {what}" + (f" ({ends})" if ends else "")
+    if reason == "no_signal":
+        return f"no_signal: every member scored alike on {group.get('metric')} (std {group.get('metric_std')})"
+    return (f"{reason}: sampled at policy version {group.get('policy_version_start')}, "
             f"{group.get('training_mode')} allows {group.get('max_staleness')} behind version {group.get('policy_version')}")
 
 

@@ -27,6 +27,7 @@ from .stream import why_dropped
 from .verl_output import shape_output, verl_turns
 from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
 from .verl_segments import attach_earlier_segments
+from .verl_validity import VALID
 
 #: Columns of a verl RL row sent to edge-rollout; verl-internal ones (``agent_name`` naming a verl
 #: agent loop, ``index``, ``raw_prompt_ids``, ``tools_kwargs``, …) stay behind.
@@ -183,7 +184,12 @@ class EdgeRolloutManager:
         keep_earlier = self.train_drift_segments and kind == "train"
         samples, earlier, stats = self._aligned(batch_id, len(rows), plan.n, groups, keep_earlier)
         stats["dropped_groups"] = len(dropped)
-        out = shape_output(self._padded(samples), plan, kind, uids, samples, stats)
+        stats["dropped_by_reason"] = {}
+        for group in dropped.values():
+            stats["dropped_by_reason"][group.get("reason")] = stats["dropped_by_reason"].get(group.get("reason"), 0) + 1
+        padded = self._padded(samples)
+        padded.non_tensor_batch[VALID] = np.array(stats.pop("valid"), dtype=bool)
+        out = shape_output(padded, plan, kind, uids, samples, stats)
         if earlier:
             segments = self._padded(earlier)
             segments.non_tensor_batch["__num_turns__"] = verl_turns(segments.non_tensor_batch["__num_turns__"])
@@ -237,17 +243,24 @@ class EdgeRolloutManager:
         (``keep_earlier``; see ``verl_segments``); elsewhere their model tokens are counted, not trained."""
         samples: list[Mapping[str, Any]] = []
         earlier: list[Mapping[str, Any]] = []
-        stats: dict[str, Any] = {"rollouts": rows * n, "placeholders": 0, "failed": 0, "drift_segments": 0,
-                                 "drift_segments_trained": 0, "drift_model_tokens_untrained": 0, "policy_versions": set()}
+        stats: dict[str, Any] = {"rollouts": rows * n, "placeholders": 0, "failed": 0, "drift_segments": 0, "invalid_rows": 0,
+                                 "drift_segments_trained": 0, "drift_model_tokens_untrained": 0, "policy_versions": set(), "valid": []}
         for r in range(rows):
             uid = f"{batch_id}:{r}"
             group = groups.get(uid)  # None: dropped by the feed (see _collect)
             members = {member["sample_index"]: member for member in group["members"]} if group else {}
+            # A group delivered with infrastructure failures (deliver_valid) names its valid members;
+            # a dropped group's placeholders are all invalid (zero reward, masked: advantage 0 either way).
+            valid_members = set(group["valid_members"]) if group and group.get("valid_members") is not None else None
             for k in range(n):
                 member = members.get(k)
+                valid = group is not None and (valid_members is None or k in valid_members)
+                stats["valid"].append(valid)
+                stats["invalid_rows"] += 0 if valid else 1
                 if group is not None and (member is None or member.get("status") != "succeeded"):
                     stats["failed"] += 1
-                own = sorted((member or {}).get("samples") or [], key=lambda sample: sample.get("segment_index", 0))
+                # An invalid member's own samples are never trained (they are masked failures): a placeholder stands in.
+                own = sorted((member or {}).get("samples") or [], key=lambda sample: sample.get("segment_index", 0)) if valid else []
                 if own:
                     samples.append(own[-1])
                     stats["drift_segments"] += len(own) - 1
@@ -260,7 +273,8 @@ class EdgeRolloutManager:
                         version = s.get("policy_version") or {}
                         stats["policy_versions"].update(v for v in (version.get("start"), version.get("end")) if v is not None)
                 else:
-                    samples.append(_placeholder(uid, k, member, self.pad_token_id))
+                    # An invalid member's reward is not the policy's: 0, whatever it recorded.
+                    samples.append(_placeholder(uid, k, member if valid else None, self.pad_token_id))
                     stats["placeholders"] += 1
         stats["policy_versions"] = sorted(stats["policy_versions"])
         return samples, earlier, stats

@@ -62,6 +62,8 @@ def _counts(out: VerlBatch, plan: CallPlan, stats: Mapping[str, Any]) -> dict[st
         "failed": stats["failed"],
         "placeholders": stats["placeholders"],
         "dropped_groups": stats.get("dropped_groups", 0),
+        **{f"dropped_{reason}": n for reason, n in sorted((stats.get("dropped_by_reason") or {}).items())},
+        "invalid_rows": stats.get("invalid_rows", 0),
         "truncated": int(np.sum(flags["response_truncated"])),
         "cut_to_model_token": int(np.sum(flags["response_cut_to_model_token"])),
         "no_model_token": int(np.sum(flags["response_no_model_token"])),

@@ -29,6 +29,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .verl_validity import valid_member_advantage
+
 from .verl_plan import _get
 
 #: ``meta_info`` key of the earlier segments of a call's rollouts (``{"batch", "non_tensor_batch"}``).
@@ -151,7 +153,8 @@ class DriftSegmentsTrainerMixin:
     def fit(self) -> Any:
         module = self.advantage_module
         original = module.compute_advantage
-        module.compute_advantage = segment_aware_advantage(original)
+        # Invalid rows (infrastructure failures of a deliver_valid group) leave first, then drift segments are expanded.
+        module.compute_advantage = valid_member_advantage(segment_aware_advantage(original))
         try:
             return super().fit()  # type: ignore[misc]
         finally:

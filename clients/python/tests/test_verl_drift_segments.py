@@ -17,6 +17,7 @@ from edge_rollout.verl_segments import EARLIER_SEGMENT, EARLIER_SEGMENTS, DriftS
 from edge_rollout.verl_trainer import wire_trainer
 from fake_server import pulled, sample
 from test_verl_trainer_contract import FakeReplica, dataloader_batch, gen_batch_of, make_manager, verl_config
+from grpo_reference import grpo_outcome_advantage
 from verl_fakes import FakeEdgeRollout, objects, stand_in_packages
 
 #: Rollout (row, sample) → how many segments it has; the others have one.
@@ -44,20 +45,6 @@ class SegmentedEdgeRollout(FakeEdgeRollout):
             groups.append({"uid": uid, "training_mode": "verl/hybrid", "group_size": submitted["n"], "policy_version_start": 0,
                            "policy_version_end": 0, "partial": False, "deliveries": 1, "members": members})
         return 200, pulled(f"L-{batch_id}", *groups), {}
-
-
-def grpo_outcome_advantage(data, adv_estimator="grpo", num_repeat=1, norm_adv_by_std_in_grpo=True, **_):
-    """verl's ``compute_advantage`` for GRPO (ray_trainer.py:130-200 → core_algos.py:267-330), re-stated."""
-    scores = np.asarray(data.batch["token_level_rewards"]).sum(-1)
-    uids = data.non_tensor_batch["uid"]
-    out = np.zeros(len(scores))
-    for i, uid in enumerate(uids):
-        group = scores[uids == uid]
-        mean, std = (0.0, 1.0) if len(group) == 1 else (group.mean(), group.std(ddof=1))
-        out[i] = (scores[i] - mean) / (std + 1e-6)
-    advantages = out[:, None] * np.asarray(data.batch["response_mask"])
-    data.batch["advantages"], data.batch["returns"] = advantages, advantages
-    return data
 
 
 class FitReplay:

@@ -38,6 +38,7 @@ ${statusBar(STATUS_COLOURS.map((s) => ({ ...s, count: p.counts[s.key] })))}
 ${STATUS_COLOURS.map((s) => html`<tr><th><a href="${rollouts(p.batch_id, { status: s.key })}">${s.key}</a></th><td class="num" data-count="${s.key}">${p.counts[s.key]}</td></tr>`)}
 <tr><th>released / rollouts</th><td class="num"><span data-field="released">${p.released}</span> / <span data-field="rollouts">${p.rollouts}</span> (${p.rows} rows × n ${p.n})</td></tr>
 <tr><th>in flight (max)</th><td class="num"><span data-field="in-flight">${p.in_flight}</span> (${p.max_concurrent})</td></tr>
+${signalRows(p)}
 <tr><th>rollouts/s</th><td class="num" data-field="rate">${num(pace.per_second, 2)}</td></tr>
 <tr><th>${p.done ? "took" : "ETA"}</th><td class="num" data-field="eta">${p.done ? duration(pace.elapsed_ms) : duration(pace.eta_ms)}</td></tr>
 </tbody></table></section>`;
@@ -83,15 +84,35 @@ ${runners.runners.map((r) => html`<tr data-runner-id="${r.runner_id}"><td><code>
 }
 
 /**
+ * What the batch's groups became (delivered with signal, against `target_groups`; filtered for
+ * no signal; withheld for an infrastructure failure; cut) and the infrastructure failures re-run.
+ */
+function signalRows(p: BatchProgress): Html {
+  const g = p.groups;
+  const target = g.target === null ? "" : html` / <span data-field="target-groups">${g.target}</span>${g.cut_at !== null ? " (met: the rest cut)" : ""}`;
+  return html`<tr><th>groups delivered${g.target === null ? "" : " / target"}</th><td class="num"><span data-field="groups-delivered">${g.delivered}</span>${target}</td></tr>
+<tr><th>groups filtered · withheld · cut</th><td class="num"><span data-field="groups-filtered">${g.filtered}</span> · <span data-field="groups-withheld">${g.withheld}</span> · <span data-field="groups-cut">${g.cut}</span></td></tr>
+<tr><th>retried (infrastructure)</th><td class="num" data-field="retried">${p.retried}</td></tr>`;
+}
+
+/** Why a group was dropped, in words: its stale versions, its failed members, or its metric. */
+function dropDetail(g: DroppedGroup): string {
+  if (g.reason === "no_signal") return `${g.metric ?? "reward"} std ${g.metric_std ?? 0}`;
+  if (g.failed_members) return g.failed_members.map((m) => `#${m.sample_index} ${m.termination_reason ?? m.outcome}${m.member_attempt > 0 ? ` (run ${m.member_attempt + 1})` : ""}`).join(", ");
+  return `versions ${g.policy_version_start}–${g.policy_version_end} at ${g.policy_version}, max staleness ${g.max_staleness}`;
+}
+
+/**
  * Groups the feed dropped instead of delivering (too stale for their training mode when a pull
- * found them): the trainer will never get them, so the page says which and why. Hidden when none.
+ * found them; withheld for an infrastructure failure; filtered for no signal; cut): the trainer
+ * will never get them, so the page says which and why. Hidden when none.
  */
 function droppedPanel(dropped: readonly DroppedGroup[]): Html | string {
   if (dropped.length === 0) return "";
   return html`<section class="card" id="dropped-groups"><h2>Dropped groups</h2>
 <p><span data-field="dropped-count">${dropped.length}</span> groups of this batch were dropped by the trainer feed and will not reach the trainer (<code>GET /v1/batches/:id/dropped-groups</code>).</p>
-<table><thead><tr><th>group uid</th><th>training mode</th><th>reason</th><th class="num">arrived / size</th><th class="num">policy versions</th><th class="num">at version</th><th class="num">max staleness</th><th>dropped</th></tr></thead><tbody>
-${dropped.map((g) => html`<tr data-uid="${g.uid}"><td><code>${g.uid}</code></td><td>${g.training_mode}</td><td data-field="reason">${g.reason}</td><td class="num">${g.arrived} / ${g.group_size}</td><td class="num" data-field="versions">${g.policy_version_start}–${g.policy_version_end}</td><td class="num" data-field="at-version">${g.policy_version}</td><td class="num">${g.max_staleness}</td><td class="muted">${time(g.dropped_at)}</td></tr>`)}
+<table><thead><tr><th>group uid</th><th>training mode</th><th>reason</th><th>why</th><th class="num">arrived / size</th><th class="num">policy versions</th><th class="num">at version</th><th class="num">max staleness</th><th>dropped</th></tr></thead><tbody>
+${dropped.map((g) => html`<tr data-uid="${g.uid}"><td><code>${g.uid}</code></td><td>${g.training_mode}</td><td data-field="reason">${g.reason}</td><td data-field="why">${dropDetail(g)}</td><td class="num">${g.arrived} / ${g.group_size}</td><td class="num" data-field="versions">${g.policy_version_start}–${g.policy_version_end}</td><td class="num" data-field="at-version">${g.policy_version}</td><td class="num">${g.max_staleness}</td><td class="muted">${time(g.dropped_at)}</td></tr>`)}
 </tbody></table></section>`;
 }
 

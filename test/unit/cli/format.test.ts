@@ -45,6 +45,14 @@ describe("formatting for people (unit)", () => {
     expect(progressLine(frame)).toBe("[12.3s] 40/64 done (62%) ok 38 failed 2 running 6 queued 18 | reward 0.625 | 5.3 rollouts/s | ETA 4.6s");
   });
 
+  it("shows an over-sampled batch's groups against its target, and what was filtered, withheld, cut and retried", () => {
+    const base = progress({ succeeded: 30, failed: 2, cancelled: 4 }, { mean: 0.5, count: 30 }, 36);
+    const tally = tallyOf({ ...base, retried: 3, groups: { target: 6, complete: 9, delivered: 6, filtered: 2, withheld: 1, cut: 0, cut_at: 1 } });
+    expect(describeFrame({ tally, elapsedMs: 0, rate: 1, etaMs: null })).toBe("ok 30 failed 2 cancelled 4 running 0 queued 0 | groups 6/6 filtered 2 withheld 1 retried 3 | reward 0.500 | 1.0 rollouts/s | ETA ?");
+    const sum = addTallies(tally, tallyOf({ ...base, retried: 1, groups: { target: 4, complete: 5, delivered: 3, filtered: 0, withheld: 0, cut: 2, cut_at: null } }));
+    expect(sum).toMatchObject({ retried: 4, groups: { target: 10, delivered: 9, filtered: 2, withheld: 1, cut: 2 } });
+  });
+
   it("summarizes a completed submission for scripts and for people", () => {
     const tally = tallyOf(progress({ succeeded: 60, failed: 4 }, { mean: 0.5, count: 64 }));
     const summary = summarize({ status: "completed", batch_ids: ["b"], agent: "calculator", mode: "train", dataset: "d.parquet", rows: 16, n: 4 }, tally, 8000);
