@@ -4,7 +4,7 @@
  */
 export { startVllmSimulator, type VllmSimulator } from "./vllm-simulator/server";
 export { freePort } from "./free-port";
-export { VllmSimulatorOptions, LatencyOptions, FaultOptions, CompatOptions, SimulatorConfigPatch } from "./vllm-simulator/options";
+export { VllmSimulatorOptions, LatencyOptions, FaultOptions, CompatOptions, TailOptions, SimulatorConfigPatch } from "./vllm-simulator/options";
 export { SimulatorStats, FaultKind } from "./vllm-simulator/stats";
 export {
   encode,

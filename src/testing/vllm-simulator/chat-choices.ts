@@ -9,7 +9,8 @@ import { type ForcedChoice, type AnswerToolCall, forcedOutputText, parseForcedOu
 import { type Generation, generateIds } from "./generation";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
-import { type PolicyInput, type PolicyOutput, type ToolMode, runPolicy } from "./policy";
+import type { PolicyInput, PolicyOutput, ToolMode } from "./policy";
+import { scriptedOutput } from "./script";
 import { splitReasoning } from "./reasoning-split";
 import { createRng, hashParts } from "./rng";
 import { encode } from "./tokenizer";
@@ -21,8 +22,10 @@ export type ToolParsing = "none" | "hermes" | ForcedChoice;
 export interface ChatChoice {
   index: number;
   generation: Generation;
-  /** Seed of this choice's logprobs. */
+  /** Seed of this choice's logprobs (the script's seed mixed with the weights version). */
   seed: number;
+  /** Seed of this choice's script (what a resumed call continues). */
+  scriptSeed: number;
 }
 
 /** A choice as the parsers present it. */
@@ -69,14 +72,14 @@ export function isEmptyReply(emptyReplyRate: number, seed: number): boolean {
 
 /** Generates one choice: an empty reply (EOS at once) with `emptyReplyRate`, else the policy's answer. */
 export function generateChoice(
-  policy: Omit<PolicyInput, "rng">,
-  config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser">,
+  policy: Omit<PolicyInput, "rng" | "successRate">,
+  config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser" | "seed" | "successRate" | "difficulty" | "tail">,
   parsing: ToolParsing,
   seed: number,
   limits: { maxTokens: number; stop: string[] },
 ): Generation {
   if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds([], limits);
-  const output = runPolicy({ ...policy, rng: createRng(seed) });
+  const output = scriptedOutput(policy, config, seed);
   return generateIds(bodyIds(output, parsing, policy.toolNames[0] ?? "", config.reasoningParser), limits);
 }
 

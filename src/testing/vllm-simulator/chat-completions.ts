@@ -8,6 +8,7 @@ import { renderChatPrompt } from "./chat-template";
 import { type ChatGeneration, answerMessage, chatUsage, promptTextField } from "./chat-answer";
 import { type ChatChoice, choiceSeed, generateChoice, parseChoice, toolParsingOf } from "./chat-choices";
 import type { RequestScope, SimulatorContext } from "./context";
+import { logprobSeed } from "./continuation";
 import { checkContextLength, modelValidatorError } from "./errors";
 import { replyAfterLatency } from "./faults";
 import { generationSeed } from "./generation";
@@ -78,11 +79,11 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
   const parsing = toolParsingOf(toolMode, request.tools?.length ?? 0);
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
   const turns = turnsOf(request);
-  const policy = { turns, toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, successRate: config.successRate, thinking: thinkingFor(request, turns, config.thinking) };
+  const policy = { turns, toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, thinking: thinkingFor(request, turns, config.thinking) };
   const limits = { maxTokens: maxTokens ?? config.maxModelLen - promptIds.length, stop: stopList(request.stop) };
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): ChatChoice => {
     const choice = choiceSeed(seed, index, request.temperature);
-    return { index, seed: choice, generation: generateChoice(policy, config, parsing, choice, limits) };
+    return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation: generateChoice(policy, config, parsing, choice, limits) };
   });
   const id = responseId("chatcmpl", scope.requestIdHeader, request.request_id);
   return { request, id, promptIds, choices, parsing, pd };
@@ -125,12 +126,11 @@ function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: 
 /** Answers one chat-completions request. */
 export async function handleChatCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const chat = prepareChatGeneration(body, scope, context);
-  const generated = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
-  context.stats.completion(chat.promptIds.length, generated);
-  if (chat.request.stream) {
-    await streamChatCompletion(chat, scope, context);
-    return;
-  }
   const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
-  await replyAfterLatency(scope, context, longest, () => chatCompletionBody(chat, scope, context));
+  const aborted = chat.request.stream ? await streamChatCompletion(chat, scope, context) : await replyAfterLatency(scope, context, longest, () => chatCompletionBody(chat, scope, context));
+  // Only what was generated counts: a closed connection aborts the rest, as in vLLM.
+  const positions = aborted ?? longest;
+  context.stats.completion(chat.promptIds.length, chat.choices.reduce((sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length), 0));
+  if (aborted === null) return;
+  for (const choice of chat.choices) context.interrupted.record(chat.promptIds, choice.scriptSeed, choice.generation.tokenIds.slice(0, positions));
 }

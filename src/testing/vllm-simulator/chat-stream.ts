@@ -9,7 +9,7 @@ import { type ChatGeneration, promptTextField } from "./chat-answer";
 import type { RequestScope, SimulatorContext } from "./context";
 import { ForcedToolStreamParser } from "./forced-tools";
 import { HermesStreamParser } from "./hermes-stream";
-import { pause, startSse } from "./http-io";
+import { type SseWriter, pause, startSse } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
 import type { SimulatorConfig } from "./options";
 import { reasoningFields, splitReasoningSoFar } from "./reasoning-split";
@@ -77,8 +77,11 @@ function finishReason(stream: ChoiceStream, parsing: ToolParsing): string {
   return finish;
 }
 
-/** Streams `chat` as SSE chunks ending with `data: [DONE]`. */
-export async function streamChatCompletion(chat: ChatGeneration, scope: RequestScope, context: SimulatorContext): Promise<void> {
+/**
+ * Streams `chat` as SSE chunks ending with `data: [DONE]`. Answers null when the stream ended, or
+ * the positions generated before the client left (or a malformed fault broke the stream).
+ */
+export async function streamChatCompletion(chat: ChatGeneration, scope: RequestScope, context: SimulatorContext): Promise<number | null> {
   const { request, promptIds } = chat;
   const { config } = scope;
   const head = { id: chat.id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: config.model };
@@ -87,7 +90,7 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
   const continuousUsage = includeUsage && Boolean(request.stream_options?.continuous_usage_stats);
   const usage = (completion: number) => ({ prompt_tokens: promptIds.length, total_tokens: promptIds.length + completion, completion_tokens: completion });
 
-  if (!(await pause(config.latency.ttftMs, scope.signal))) return sse.abort();
+  if (!(await pause(config.latency.ttftMs, scope.signal))) return aborted(sse, 0);
   chat.choices.forEach((choice, i) => {
     sse.send({
       ...head,
@@ -100,13 +103,13 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
   if (scope.malformed) {
     context.stats.fault("malformed");
     sse.sendRaw(`{"id":"${head.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`);
-    return sse.abort();
+    return aborted(sse, 0);
   }
 
   const streams = chat.choices.map((choice) => new ChoiceStream(choice, chat.parsing, config, request.include_reasoning !== false));
   const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
   for (let position = 0; position < longest; position++) {
-    if (!(await pause(config.latency.perTokenMs, scope.signal))) return sse.abort();
+    if (!(await pause(config.latency.perTokenMs, scope.signal))) return aborted(sse, position);
     for (const stream of streams) {
       const ids = stream.choice.generation.tokenIds;
       if (position >= ids.length) continue;
@@ -121,7 +124,7 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
         token_ids: request.return_token_ids ? [ids[position]] : null,
       };
       if (last) choice.stop_reason = stream.choice.generation.stopReason;
-      if (!sse.send({ ...head, choices: [choice], ...(continuousUsage ? { usage: usage(position + 1) } : {}) })) return;
+      if (!sse.send({ ...head, choices: [choice], ...(continuousUsage ? { usage: usage(position + 1) } : {}) })) return position;
     }
   }
   const total = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
@@ -134,4 +137,10 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
     sse.send({ ...head, choices: [], metrics });
   }
   sse.done();
+  return null;
+}
+
+function aborted(sse: SseWriter, positions: number): number {
+  sse.abort();
+  return positions;
 }

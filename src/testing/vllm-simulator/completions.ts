@@ -1,7 +1,9 @@
 /**
  * @module `POST /v1/completions`: one prompt (text or token ids), `n` choices, `echo`. A prompt
  * in ChatML is read back into turns, so a client that renders chats itself gets the same scripted
- * behaviour. No tool parser runs here: tool calls stay in `text` as hermes blocks. Shapes follow
+ * behaviour. A prompt that ends inside an open assistant turn continues that turn (continuation.ts):
+ * positions, tokens and logprobs carry on from the ids already written. No tool parser runs
+ * here: tool calls stay in `text` as hermes blocks. Shapes follow
  * vllm/entrypoints/openai/completion/serving.py (`request_output_to_completion_response`).
  */
 import { choiceSeed, isEmptyReply } from "./chat-choices";
@@ -9,14 +11,15 @@ import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, modelValidatorError } from "./errors";
 import { replyAfterLatency } from "./faults";
-import { type Generation, generate, generateIds, generationSeed } from "./generation";
-import { pause, parseBody, startSse } from "./http-io";
+import { renderAssistantBody } from "./chat-template";
+import { logprobSeed, splitContinuation } from "./continuation";
+import { type Generation, generateIds, generationSeed } from "./generation";
+import { type SseWriter, pause, parseBody, startSse } from "./http-io";
 import { type CompletionLogprobs, completionLogprobs, concatLogprobs, promptLogprobs } from "./logprobs";
 import { type PdAdmission, admitPdRequest, prefillHandle } from "./pd-handshake";
-import { runPolicy } from "./policy";
 import { CompletionRequest } from "./request-schemas";
 import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, checkTokenIds, responseId, stopList } from "./request-checks";
-import { createRng } from "./rng";
+import { scriptedOutput } from "./script";
 import { decode, encode } from "./tokenizer";
 
 /** vLLM's CompletionRequest default for max_tokens. */
@@ -25,13 +28,20 @@ const DEFAULT_MAX_TOKENS = 16;
 interface CompletionChoice {
   index: number;
   generation: Generation;
+  /** Seed of the logprobs (the script's seed mixed with the weights version). */
   seed: number;
+  /** Seed of the script, remembered when the generation is aborted. */
+  scriptSeed: number;
 }
 
 interface PreparedCompletion {
   request: CompletionRequest;
   id: string;
   promptIds: number[];
+  /** The prompt without the open assistant turn's ids (all of it for an ordinary prompt). */
+  base: number[];
+  /** Ids the open assistant turn already has; generation continues at position `prefix.length`. */
+  prefix: number[];
   choices: CompletionChoice[];
   pd: PdAdmission;
 }
@@ -52,18 +62,22 @@ function prepare(body: unknown, scope: RequestScope, context: SimulatorContext):
   checkContextLength(config.maxModelLen, promptIds.length, maxTokens);
   const pd = admitPdRequest(config.role, request, promptIds, context.stats);
 
-  const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
-  const read = readChatMlPrompt(decode(promptIds));
+  const { base, prefix } = splitContinuation(promptIds);
+  const requestNumber = context.nextRequestNumber();
+  const resumed = prefix.length > 0 && (request.n ?? 1) === 1 ? context.interrupted.take(base, prefix) : undefined;
+  const seed = resumed ?? generationSeed(config.seed, request, requestNumber, base);
+  const read = readChatMlPrompt(decode(base));
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): CompletionChoice => {
     const choice = choiceSeed(seed, index, request.temperature);
-    const limits = { maxTokens, stop: stopList(request.stop) };
-    if (isEmptyReply(config.emptyReplyRate, choice)) return { index, seed: choice, generation: generateIds([], limits) };
-    const output = runPolicy({ turns: read.turns, toolNames: read.toolNames, toolMode: read.toolNames.length > 0 ? "auto" : "none", rng: createRng(choice), successRate: config.successRate, thinking: config.thinking });
-    return { index, seed: choice, generation: generate(output, limits) };
+    const output = isEmptyReply(config.emptyReplyRate, choice) ? undefined : scriptedOutput({ turns: read.turns, toolNames: read.toolNames, toolMode: read.toolNames.length > 0 ? "auto" : "none", thinking: config.thinking }, config, choice);
+    const body = output ? renderAssistantBody(output.content, output.toolCalls) : [];
+    // A continued turn picks the script up where its ids stop (a script already over ends with
+    // EOS at once); stop strings apply to the new text only, as vLLM checks the output, not the prompt.
+    const generation = generateIds(body.slice(prefix.length), { maxTokens, stop: stopList(request.stop) });
+    return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation };
   });
-  return { request, id: responseId("cmpl", scope.requestIdHeader, request.request_id), promptIds, choices, pd };
+  return { request, id: responseId("cmpl", scope.requestIdHeader, request.request_id), promptIds, base, prefix, choices, pd };
 }
-
 function usage(promptTokens: number, completionTokens: number): Record<string, unknown> {
   return { prompt_tokens: promptTokens, total_tokens: promptTokens + completionTokens, completion_tokens: completionTokens, prompt_tokens_details: null };
 }
@@ -83,7 +97,8 @@ function choiceLogprobs(prepared: PreparedCompletion, choice: CompletionChoice, 
   const { request, promptIds } = prepared;
   if (request.logprobs === null || request.logprobs === undefined) return null;
   const { tokenIds, textDeltas } = choice.generation;
-  const own = completionLogprobs(choice.seed, tokenIds.slice(start, end), textDeltas.slice(start, end), request.logprobs, start, offset);
+  // Positions count from the start of the assistant turn, so a continued turn's logprobs carry on.
+  const own = completionLogprobs(choice.seed, tokenIds.slice(start, end), textDeltas.slice(start, end), request.logprobs, prepared.prefix.length + start, offset);
   if (!request.echo || start > 0) return own;
   const prompt = promptLogprobs(choice.seed, promptIds, request.logprobs);
   return concatLogprobs(prompt, prompt.tokens.join("").length, own);
@@ -116,7 +131,8 @@ function completionBody(prepared: PreparedCompletion, scope: RequestScope, conte
   };
 }
 
-async function stream(prepared: PreparedCompletion, scope: RequestScope, context: SimulatorContext): Promise<void> {
+/** Streams the answer; null when it ended, else the positions generated before the client left. */
+async function stream(prepared: PreparedCompletion, scope: RequestScope, context: SimulatorContext): Promise<number | null> {
   const { request, promptIds } = prepared;
   const { latency, model } = scope.config;
   const head = { id: prepared.id, object: "text_completion", created: Math.floor(Date.now() / 1000), model };
@@ -125,7 +141,7 @@ async function stream(prepared: PreparedCompletion, scope: RequestScope, context
   const offsets = prepared.choices.map(() => 0);
   const longest = Math.max(...prepared.choices.map((choice) => choice.generation.tokenIds.length));
   for (let i = 0; i < longest; i++) {
-    if (!(await pause(i === 0 ? latency.ttftMs : latency.perTokenMs, scope.signal))) return sse.abort();
+    if (!(await pause(i === 0 ? latency.ttftMs : latency.perTokenMs, scope.signal))) return aborted(sse, i);
     for (const choice of prepared.choices) {
       const ids = choice.generation.tokenIds;
       if (i >= ids.length) continue;
@@ -145,9 +161,9 @@ async function stream(prepared: PreparedCompletion, scope: RequestScope, context
       if (i === 0 && scope.malformed) {
         context.stats.fault("malformed");
         sse.sendRaw(JSON.stringify({ ...head, choices: [chunkChoice], usage: null }).slice(0, 40));
-        return sse.abort();
+        return aborted(sse, 0);
       }
-      if (!sse.send({ ...head, choices: [chunkChoice], usage: null })) return;
+      if (!sse.send({ ...head, choices: [chunkChoice], usage: null })) return i;
     }
   }
   const total = prepared.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
@@ -155,17 +171,22 @@ async function stream(prepared: PreparedCompletion, scope: RequestScope, context
   const { prompt_tokens_details: _details, ...finalUsage } = usage(promptIds.length, total);
   if (request.stream_options?.include_usage) sse.send({ ...head, choices: [], usage: finalUsage });
   sse.done();
+  return null;
+}
+
+function aborted(sse: SseWriter, positions: number): number {
+  sse.abort();
+  return positions;
 }
 
 /** Answers one completions request. */
 export async function handleCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const prepared = prepare(body, scope, context);
-  const generated = prepared.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
-  context.stats.completion(prepared.promptIds.length, generated);
-  if (prepared.request.stream) {
-    await stream(prepared, scope, context);
-    return;
-  }
   const longest = Math.max(...prepared.choices.map((choice) => choice.generation.tokenIds.length));
-  await replyAfterLatency(scope, context, longest, () => completionBody(prepared, scope, context));
+  const aborted = prepared.request.stream ? await stream(prepared, scope, context) : await replyAfterLatency(scope, context, longest, () => completionBody(prepared, scope, context));
+  // Only what was generated counts: a closed connection aborts the rest, as in vLLM.
+  const positions = aborted ?? longest;
+  context.stats.completion(prepared.promptIds.length, prepared.choices.reduce((sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length), 0));
+  if (aborted === null) return;
+  for (const choice of prepared.choices) context.interrupted.record(prepared.base, choice.scriptSeed, [...prepared.prefix, ...choice.generation.tokenIds.slice(0, positions)]);
 }

@@ -1,5 +1,6 @@
 /** @module What every endpoint handler gets: the live config, counters, and its own request. */
 import type { ServerResponse } from "node:http";
+import type { InterruptedGenerations } from "./continuation";
 import type { SimulatorConfig } from "./options";
 import type { StatsRecorder } from "./stats";
 
@@ -11,6 +12,8 @@ export interface SimulatorContext {
   nextRequestNumber(): number;
   /** This server as a KV-cache source: what a prefill-role answer puts in `kv_transfer_params`. */
   engine(): PdEngine;
+  /** Seeds of generations a closed connection aborted, for resuming them from token ids. */
+  interrupted: InterruptedGenerations;
 }
 
 /** Identity of one simulated engine in the prefill/decode handshake. */

@@ -47,16 +47,23 @@ export function truncateJson(body: unknown): string {
 
 /**
  * Answers a non-streaming generation after its modelled latency: the body, or (when the request
- * drew the malformed fault) the body cut in half. Nothing is sent if the client went away.
+ * drew the malformed fault) the body cut in half. Nothing is sent if the client went away; then
+ * the answer is the number of positions generated before it left (vLLM aborts a request whose
+ * connection closes), else null.
  */
-export async function replyAfterLatency(scope: RequestScope, context: SimulatorContext, completionTokens: number, body: () => unknown): Promise<void> {
+export async function replyAfterLatency(scope: RequestScope, context: SimulatorContext, completionTokens: number, body: () => unknown): Promise<number | null> {
   const { latency } = scope.config;
-  if (!(await pause(latency.ttftMs + latency.perTokenMs * completionTokens, scope.signal))) return;
+  const started = performance.now();
+  if (!(await pause(latency.ttftMs + latency.perTokenMs * completionTokens, scope.signal))) {
+    const elapsed = performance.now() - started - latency.ttftMs;
+    return latency.perTokenMs > 0 && elapsed > 0 ? Math.min(completionTokens, Math.floor(elapsed / latency.perTokenMs) + 1) : 0;
+  }
   if (scope.malformed) {
     context.stats.fault("malformed");
     scope.res.writeHead(200, { "content-type": "application/json" });
     scope.res.end(truncateJson(body()));
-    return;
+    return null;
   }
   sendJson(scope.res, 200, body());
+  return null;
 }

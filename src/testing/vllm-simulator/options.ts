@@ -61,6 +61,22 @@ export const CompatOptions = z.strictObject({
 });
 export type CompatOptions = z.infer<typeof CompatOptions>;
 
+/**
+ * Heavy-tailed response lengths: each answer gets a filler preamble whose length in tokens is drawn
+ * per choice from a Pareto (scale `scaleTokens`, shape α = `shape`, default 1.5) or a lognormal
+ * (median `scaleTokens`, σ = `shape`, default 1) distribution, capped at `maxTokens`.
+ */
+export const TailOptions = z.strictObject({
+  distribution: z.enum(["pareto", "lognormal"], { error: 'tail.distribution must be "pareto" or "lognormal"' }),
+  /** Pareto α or lognormal σ. Default 1.5 (pareto) or 1 (lognormal). */
+  shape: z.number().positive("tail.shape must be > 0").optional(),
+  /** Pareto minimum or lognormal median, in tokens. Default 64. */
+  scaleTokens: z.int().min(1, "tail.scaleTokens must be >= 1").optional(),
+  /** Longest preamble, in tokens. Default 8192. */
+  maxTokens: z.int().min(1, "tail.maxTokens must be >= 1").optional(),
+});
+export type TailOptions = z.infer<typeof TailOptions>;
+
 /** Options of `startVllmSimulator`. */
 export const VllmSimulatorOptions = z.strictObject({
   /** Interface to listen on. Default "127.0.0.1". */
@@ -99,6 +115,20 @@ export const VllmSimulatorOptions = z.strictObject({
   perRequestMetrics: z.boolean().optional(),
   /** Wire-format switches per vLLM version. Default: current vLLM. */
   compat: CompatOptions.optional(),
+  /**
+   * Version of the loaded weights. A weight sync sets it (`configure` / `PUT /sim/config`); it
+   * seeds every logprob, so tokens generated under different versions are told apart. Default 0.
+   */
+  policyVersion: z.int().min(0, "policyVersion must be >= 0").optional(),
+  /** Heavy-tailed response lengths (see `TailOptions`). Default none (the script's own lengths). */
+  tail: TailOptions.nullable().optional(),
+  /**
+   * Per-prompt difficulty: each prompt's success rate is drawn once from Beta(κ·p, κ·(1−p)) with
+   * p = `successRate` and κ = `difficulty`, seeded by the server seed and the prompt's last user
+   * turn. Small κ (say 1) makes many prompts always or never solved (uniform GRPO groups), large
+   * κ keeps every prompt near p. Default none: every prompt has `successRate`.
+   */
+  difficulty: z.number().positive("difficulty must be > 0").nullable().optional(),
 });
 export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
 
@@ -131,6 +161,9 @@ export interface SimulatorConfig {
   emptyReplyRate: number;
   perRequestMetrics: boolean;
   compat: CompatConfig;
+  policyVersion: number;
+  tail: TailOptions | null;
+  difficulty: number | null;
 }
 
 const DEFAULT_CONFIG: SimulatorConfig = {
@@ -149,6 +182,9 @@ const DEFAULT_CONFIG: SimulatorConfig = {
   emptyReplyRate: 0,
   perRequestMetrics: false,
   compat: { reasoningField: "reasoning", emptyToolCallsList: false, prefillEosParams: "null", blockIdsLayout: "per-group", kvCacheGroups: 1, promptText: true },
+  policyVersion: 0,
+  tail: null,
+  difficulty: null,
 };
 
 function describe(error: z.ZodError): string {
@@ -186,6 +222,9 @@ export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch)
     emptyReplyRate: patch.emptyReplyRate ?? config.emptyReplyRate,
     perRequestMetrics: patch.perRequestMetrics ?? config.perRequestMetrics,
     compat: { ...config.compat, ...stripUndefined(patch.compat) },
+    policyVersion: patch.policyVersion ?? config.policyVersion,
+    tail: patch.tail === undefined ? config.tail : patch.tail,
+    difficulty: patch.difficulty === undefined ? config.difficulty : patch.difficulty,
   };
 }
 

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { type IncomingMessage, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PdEngine } from "./context";
+import { InterruptedGenerations } from "./continuation";
 import type { z } from "zod";
 import { type SimulatorConfig, type SimulatorConfigPatch, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
 import { type Rng, createRng, hashParts } from "./rng";
@@ -63,6 +64,7 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
       stats,
       nextRequestNumber: () => requestNumber++,
       engine: () => engine,
+      interrupted: new InterruptedGenerations(),
       closing: closing.signal,
       hold(req, ms) {
         held.add(req);
