@@ -103,10 +103,27 @@ export function formatDrainSummary(s: DrainSummary): string {
   ];
   if (s.dropped_groups.length > 0) {
     const first = s.dropped_groups[0]!;
-    lines.push(`  ${s.dropped_groups.length} groups of these batches were dropped by the feed, never delivered (${first.reason}: e.g. ${first.uid} was sampled at policy version ${first.policy_version_start}, ${first.training_mode} allows ${first.max_staleness} behind version ${first.policy_version})`);
+    lines.push(`  ${s.dropped_groups.length} groups of these batches were dropped by the feed, never delivered (${first.reason}: e.g. ${first.uid} ${whyDropped(first)})`);
+    const reasons = new Map<string, number>();
+    for (const group of s.dropped_groups) reasons.set(group.reason, (reasons.get(group.reason) ?? 0) + 1);
+    if (reasons.size > 1) lines.push(`  dropped by reason: ${[...reasons].map(([reason, n]) => `${reason} ${n}`).join(", ")}`);
   }
   for (const e of s.record_errors) lines.push(`  record error ${e.rollout_id}: ${e.error} (its lease was not acked; the groups return after it expires)`);
   return lines.join("\n");
+}
+
+/** Why the feed dropped `group`, in words for the summary line. */
+function whyDropped(group: DroppedGroup): string {
+  switch (group.reason) {
+    case "stale":
+      return `was sampled at policy version ${group.policy_version_start}, ${group.training_mode} allows ${group.max_staleness} behind version ${group.policy_version}`;
+    case "no_signal":
+      return `had no signal: every member scored alike on ${group.metric ?? "reward"}`;
+    default: {
+      const failed = group.failed_members ?? [];
+      return `held ${failed.length} member${failed.length === 1 ? "" : "s"} that ${group.reason === "cut" ? "were cut" : "failed for infrastructure"} (${failed.slice(0, 3).map((m) => `#${m.sample_index} ${m.termination_reason ?? m.outcome}`).join(", ")})`;
+    }
+  }
 }
 
 /** The pull filter of `--batch`: the ids themselves and their chunks. */
