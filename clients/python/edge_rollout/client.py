@@ -117,7 +117,9 @@ class Client:
                      batch_id: Optional[str] = None, config: Optional[Mapping[str, Any]] = None,
                      max_concurrent: Optional[int] = None, training_mode: Optional[str] = None,
                      data_manager: Optional[str] = None, dataset_key: Optional[str] = None,
-                     limit: Optional[int] = None) -> dict[str, Any]:
+                     limit: Optional[int] = None, target_groups: Optional[int] = None,
+                     filter: Optional[Mapping[str, Any]] = None, max_member_retries: Optional[int] = None,
+                     on_infra_failure: Optional[str] = None) -> dict[str, Any]:
         """``POST /v1/batches``: runs every row ``n`` times (GRPO groups ``<batch_id>:<row>``).
 
         ``rows`` are verl RL dataset rows (``prompt``, ``data_source``, ``ability``,
@@ -126,13 +128,19 @@ class Client:
         256, ``training_mode`` ``"verl/hybrid"``, ``data_manager`` ``"train"`` for ``mode="train"``
         (``"infer"`` for ``"val"``), a generated ``batch_id``. Idempotent by ``batch_id``: the same
         body again returns the current progress, a different one raises ``ConflictError``.
+        Signal options (docs/verl.md): ``target_groups`` ends the batch once that many groups with
+        signal are complete (the rest is cut), ``filter`` (``{"metric": "reward", "min_std": 0}``)
+        drops groups without reward spread, ``max_member_retries`` (default 2) re-runs
+        infrastructure failures, ``on_infra_failure`` (``"withhold"`` or ``"deliver_valid"``).
         Returns ``{batch_id, rollouts, status, created, progress, links}``.
         """
         if (rows is None) == (dataset_key is None):
             raise ValueError("exactly one of rows and dataset_key is required")
         body = _drop_none({"agent": agent, "n": n, "mode": mode, "batch_id": batch_id, "config": config,
                            "max_concurrent": max_concurrent, "training_mode": training_mode,
-                           "data_manager": data_manager, "dataset_key": dataset_key, "limit": limit})
+                           "data_manager": data_manager, "dataset_key": dataset_key, "limit": limit,
+                           "target_groups": target_groups, "filter": filter, "max_member_retries": max_member_retries,
+                           "on_infra_failure": on_infra_failure})
         if rows is not None:
             body["rows"] = list(rows)
         return self.request("POST", "/v1/batches", body)

@@ -29,6 +29,9 @@ from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
 from .verl_segments import attach_earlier_segments
 from .verl_validity import VALID
 
+#: Non-tensor column ``DapoBatches`` adds: the service group uid a row was already rolled out as.
+PRESAMPLED = "edge_rollout_group"
+
 #: Columns of a verl RL row sent to edge-rollout; verl-internal ones (``agent_name`` naming a verl
 #: agent loop, ``index``, ``raw_prompt_ids``, ``tools_kwargs``, …) stay behind.
 ROW_COLUMNS = ("data_source", "ability", "reward_model", "extra_info")
@@ -129,6 +132,8 @@ class EdgeRolloutManager:
         self.truncation, self.mask_untrainable, self.extra_columns = truncation, mask_untrainable, tuple(extra_columns)
         self.return_tensors = return_tensors or ("pt" if _importable("torch") else "np")
         self.calls = 0
+        #: Groups ``DapoBatches`` rolled out and kept (signal-carrying), by service uid, until fit asks for them.
+        self.presampled: dict[str, Mapping[str, Any]] = {}
         #: Set by ``EdgeRolloutTrainer``, which appends them after fit's union (``verl_segments``):
         #: a training call's output then carries its rollouts' earlier drift segments in its meta.
         self.train_drift_segments = False
@@ -154,7 +159,8 @@ class EdgeRolloutManager:
         rows = rows_of(prompts, self.extra_columns)
         n = self.val_n if meta.get("validate") else (1 if meta.get("do_sample") is False else self.n)  # REMAX: un-repeated
         plan = plan_call(None if uids is None else list(uids), rows, n)
-        return self._run([rows[i] for i in plan.first_rows], plan, meta, uids)
+        sampled = self._presampled(prompts, plan) if not meta.get("validate") else None
+        return self._run([rows[i] for i in plan.first_rows], plan, meta, uids, sampled)
 
     def rollout(self, rows: Any, validate: bool = False) -> Any:
         """Runs distinct ``rows`` (a list of verl RL rows or a batch) ``n`` times each and returns
@@ -169,20 +175,35 @@ class EdgeRolloutManager:
     def sleep(self) -> None:
         """No-op, like ``wake_up``."""
 
-    def _run(self, rows: list[dict[str, Any]], plan: CallPlan, meta: Mapping[str, Any], uids: Optional[Any]) -> Any:
+    def _presampled(self, prompts: Any, plan: CallPlan) -> Optional[list[str]]:
+        """The service groups of rows ``DapoBatches`` already rolled out (column ``edge_rollout_group``), or None."""
+        columns = prompts.get("non_tensor_batch") if isinstance(prompts, Mapping) else getattr(prompts, "non_tensor_batch", None)
+        named = columns.get(PRESAMPLED) if isinstance(columns, Mapping) else None
+        if named is None:
+            return None
+        wanted = [str(named[i]) for i in plan.first_rows]
+        return wanted if all(uid in self.presampled for uid in wanted) else None
+
+    def _run(self, rows: list[dict[str, Any]], plan: CallPlan, meta: Mapping[str, Any], uids: Optional[Any],
+             presampled: Optional[list[str]] = None) -> Any:
         started = time.monotonic()
         kind = call_kind(meta)
         self.calls += 1
         # One batch per call: REMAX's second call and every validation batch of a step get their own id.
         batch_id = f"{self.run_id}-s{meta.get('global_steps', 'x')}-{kind}{self.calls}"
-        if rows:
-            self.client.submit_batch(rows, agent=self.agent, n=plan.n, mode="val" if kind == "val" else "train", batch_id=batch_id,
-                                     config=sampling_config(self.rollout_config, meta, self.config) or None,
-                                     max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train")
-        groups, dropped = self._collect(batch_id, len(rows)) if rows else ({}, {})
+        if presampled is not None:  # rolled out and filtered already (DapoBatches): answered from those groups
+            groups, dropped = {uid: self.presampled.pop(uid) for uid in presampled}, {}
+            row_uids = presampled
+        else:
+            if rows:
+                self.client.submit_batch(rows, agent=self.agent, n=plan.n, mode="val" if kind == "val" else "train", batch_id=batch_id,
+                                         config=sampling_config(self.rollout_config, meta, self.config) or None,
+                                         max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train")
+            groups, dropped = self._collect(batch_id, len(rows)) if rows else ({}, {})
+            row_uids = [f"{batch_id}:{r}" for r in range(len(rows))]
         submitted = time.monotonic()
         keep_earlier = self.train_drift_segments and kind == "train"
-        samples, earlier, stats = self._aligned(batch_id, len(rows), plan.n, groups, keep_earlier)
+        samples, earlier, stats = self._aligned(row_uids, plan.n, groups, keep_earlier)
         stats["dropped_groups"] = len(dropped)
         stats["dropped_by_reason"] = {}
         for group in dropped.values():
@@ -232,7 +253,7 @@ class EdgeRolloutManager:
         return to_verl_batch(samples, self.prompt_length, self.response_length, self.pad_token_id, truncation=self.truncation,
                              mask_untrainable=self.mask_untrainable, return_tensors=self.return_tensors)
 
-    def _aligned(self, batch_id: str, rows: int, n: int, groups: Mapping[str, Mapping[str, Any]],
+    def _aligned(self, row_uids: Sequence[str], n: int, groups: Mapping[str, Mapping[str, Any]],
                  keep_earlier: bool = False) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]], dict[str, Any]]:
         """One sample per rollout in (row, sample) order: its last drift segment, or a placeholder;
         and, with ``keep_earlier``, every earlier drift segment.
@@ -243,10 +264,9 @@ class EdgeRolloutManager:
         (``keep_earlier``; see ``verl_segments``); elsewhere their model tokens are counted, not trained."""
         samples: list[Mapping[str, Any]] = []
         earlier: list[Mapping[str, Any]] = []
-        stats: dict[str, Any] = {"rollouts": rows * n, "placeholders": 0, "failed": 0, "drift_segments": 0, "invalid_rows": 0,
+        stats: dict[str, Any] = {"rollouts": len(row_uids) * n, "placeholders": 0, "failed": 0, "drift_segments": 0, "invalid_rows": 0,
                                  "drift_segments_trained": 0, "drift_model_tokens_untrained": 0, "policy_versions": set(), "valid": []}
-        for r in range(rows):
-            uid = f"{batch_id}:{r}"
+        for uid in row_uids:
             group = groups.get(uid)  # None: dropped by the feed (see _collect)
             members = {member["sample_index"]: member for member in group["members"]} if group else {}
             # A group delivered with infrastructure failures (deliver_valid) names its valid members;

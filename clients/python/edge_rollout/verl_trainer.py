@@ -22,6 +22,7 @@ import functools
 from typing import Any, Callable, Optional
 
 from .client import Client
+from .verl_dapo import DapoBatches
 from .verl_segments import DriftSegmentsTrainerMixin
 
 #: How long ``sync/begin`` waits for in-flight model calls before weights move: 60 s.
@@ -83,6 +84,11 @@ def wire_trainer(trainer: Any) -> None:
     ray_trainer.py:1477-1484, where the segments are appended; they are then counted, not trained)."""
     manager = trainer.async_rollout_manager
     trainer.weight_sync = bracket_weight_sync(trainer.checkpoint_manager, manager.client)
+    # DAPO's dynamic sampling (algorithm.filter_groups), which stock fit ignores: the service filters
+    # and cuts, DapoBatches refills each step from the dataloader (verl_dapo).
+    filter_groups = getattr(getattr(trainer.config, "algorithm", None), "filter_groups", None)
+    if filter_groups is not None and bool(getattr(filter_groups, "enable", False)):
+        trainer.train_dataloader = DapoBatches(trainer.train_dataloader, manager, trainer.config.data.train_batch_size, filter_groups)
     reward_model = getattr(trainer.config, "reward_model", None)
     manager.train_drift_segments = not bool(getattr(reward_model, "launch_reward_fn_async", False))
 

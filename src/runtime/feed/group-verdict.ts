@@ -59,7 +59,8 @@ export function groupVerdict(members: readonly VerdictMember[], rules: GroupRule
   const invalid = members.filter((member) => member.outcome === "infra");
   const valid = members.filter((member) => member.outcome === "policy");
   if (invalid.length > 0 && (rules.on_infra_failure !== "deliver_valid" || valid.length < 2)) return { kind: "withhold", reason: "infra_failure", failed: failedOf(invalid) };
-  if (rules.signal_filter) {
+  // As DAPO keeps a one-sample group (verl-recipe dapo_ray_trainer.py: `std > 0 or len(...) == 1`): it has no spread to lose.
+  if (rules.signal_filter && valid.length > 1) {
     const std = populationStd(valid.map((member) => member.metric ?? 0));
     if (std <= rules.signal_filter.min_std) return { kind: "withhold", reason: "no_signal", metric: rules.signal_filter.metric, std };
   }
