@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .verl_validity import valid_member_advantage
+from .verl_validity import scatter_rows, valid_member_advantage
 
 from .verl_plan import _get
 
@@ -109,11 +109,12 @@ def segment_aware_advantage(compute_advantage: Callable[..., Any]) -> Callable[.
             if key not in head.batch.keys():
                 continue
             values = head.batch[key]
-            full = mask * 0.0
-            full[last] = values
             at_first = values[list(range(len(last))), first] * has_token
-            full[earlier] = at_first[owners][:, None] * mask[earlier]
-            data.batch[key] = full.to(values.dtype) if hasattr(full, "to") else full.astype(values.dtype)
+
+            def earlier_rows(full: Any, at_first: Any = at_first) -> None:
+                full[earlier] = at_first[owners][:, None] * mask[earlier]
+
+            data.batch[key] = scatter_rows(mask, last, values, earlier_rows)
         return data
 
     return compute

@@ -39,15 +39,20 @@ def valid_member_advantage(compute_advantage: Callable[..., Any]) -> Callable[..
             return data
         head = compute_advantage(data[valid], *args, **kwargs)
         for key in ("advantages", "returns"):
-            if key not in head.batch.keys():
-                continue
-            values = head.batch[key]
-            full = mask * 0.0
-            full[valid] = values
-            data.batch[key] = full.to(values.dtype) if hasattr(full, "to") else full.astype(values.dtype)
+            if key in head.batch.keys():
+                data.batch[key] = scatter_rows(mask, valid, head.batch[key])
         return data
 
     return compute
 
 
-__all__ = ["VALID", "valid_member_advantage"]
+def scatter_rows(mask: Any, rows: list[int], values: Any, fill: Callable[[Any], None] = lambda full: None) -> Any:
+    """A zero array shaped like ``mask`` holding ``values`` at ``rows`` (``fill`` may set more), in
+    ``values``' dtype: numpy or torch alike."""
+    full = mask * 0.0
+    full[rows] = values
+    fill(full)
+    return full.to(values.dtype) if hasattr(full, "to") else full.astype(values.dtype)
+
+
+__all__ = ["VALID", "scatter_rows", "valid_member_advantage"]
