@@ -78,7 +78,8 @@ def test_three_runner_processes_run_a_batch_through_a_killed_runner(stack):
 
         progress = wait_for("every rollout to end", lambda: (lambda p: p if p["done"] else None)(client.batch_status(batch_id)), 300, status)
         counts = progress["counts"]
-        assert counts["succeeded"] + counts["failed"] + counts["cancelled"] == 64 and counts["succeeded"] >= 60, counts
+        # No faults are injected: the doomed runner's rollouts are offered again, so every one succeeds.
+        assert counts["succeeded"] == 64 and counts["failed"] == 0 and counts["cancelled"] == 0, counts
 
         view = runner_view(client, batch_id)
         assert view["doomed"]["status"] == "lost" and view["doomed"]["lost"] >= 1, view["doomed"]
