@@ -68,8 +68,10 @@ def test_a_batch_dropped_as_stale_ends_its_stream_at_once_with_each_group_report
     client.end_sync(version + 1)
     dropped: list[dict] = []
     started = time.monotonic()
-    assert list(client.stream_groups(max_groups=2, limit=2, timeout=60, batch_id=batch_id, on_dropped=dropped.append)) == []
-    assert time.monotonic() - started < 10
+    timeout = 60
+    assert list(client.stream_groups(max_groups=2, limit=2, timeout=timeout, batch_id=batch_id, on_dropped=dropped.append)) == []
+    # Well before the stream's timeout (a loaded machine is slow, not 30 s slow): it learned, not waited.
+    assert time.monotonic() - started < timeout / 2
     assert sorted(group["uid"] for group in dropped) == [f"{batch_id}:0", f"{batch_id}:1"]
     assert all((g["reason"], g["training_mode"], g["policy_version"], g["arrived"]) == ("stale", "verl/hybrid", version + 1, 2) for g in dropped)
 
