@@ -99,11 +99,11 @@ def test_three_runner_processes_run_a_batch_through_a_killed_runner(stack):
 
         excluded = sum(call["excluded_from_training"] for r in lost for call in r["llm_calls"])
         print(f"runners: {view}; rollouts lost with the killed runner: {len(lost)}, their excluded calls: {excluded}; counts: {counts}")
-        groups = list(client.stream_groups(max_groups=16, limit=16, timeout=120))
+        groups = list(client.stream_groups(max_groups=16, limit=16, timeout=120, batch_id=batch_id))
         uids = [group["uid"] for group in groups]
         assert sorted(uids) == sorted(f"{batch_id}:{row}" for row in range(16))
         assert all(len(group["members"]) == 4 for group in groups)
-        assert client.pull(max_groups=16)["lease_id"] is None  # delivered once, all acked
+        assert client.pull(max_groups=16, batch_id=batch_id)["lease_id"] is None  # delivered once, all acked
 
         for name in ("steady-1", "steady-2"):
             runners[name].send_signal(signal.SIGTERM)
