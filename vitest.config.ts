@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
@@ -41,6 +42,11 @@ export default defineConfig({
   ],
   test: {
     include: ["test/integration/**/*.test.ts"],
+    // At least 2 workers (vitest's default, cores − 1, is one on a 2-core CI machine): about a
+    // third of this suite's time is each file importing the Worker's modules into workerd, which
+    // a second worker overlaps. Files do not share storage, and no test reconfigures the shared
+    // simulators, so files may run side by side.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,
   },

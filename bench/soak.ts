@@ -26,10 +26,21 @@ console.log(`  injected faults:            ${JSON.stringify(report.injected)} = 
 console.log(`  stack kills (SIGKILL):      ${report.kills}; duplicated queue deliveries: ${report.duplicatedDeliveries} messages`);
 console.log(`  terminal with a reason:     ${report.terminalWithReason} / ${report.total}  ${JSON.stringify(report.byReason)}`);
 console.log(`  lost:                       ${report.lost.length}${report.lost.length ? ` (${report.lost.slice(0, 5).join(", ")}…)` : ""}`);
-console.log(`  groups expected/delivered:  ${report.groupsExpected} / ${report.groupsDelivered} (with failed members: ${report.groupsWithFailedMembers})`);
-console.log(`  members expected/delivered: ${report.membersExpected} / ${report.membersDelivered}; samples delivered: ${report.samplesDelivered}`);
+const some = (ids: string[]) => `${ids.length}${ids.length ? ` (${ids.slice(0, 5).join(", ")}${ids.length > 5 ? "…" : ""})` : ""}`;
+console.log(`  groups expected/delivered:  ${report.groupsExpected} / ${report.groupsDelivered} (with failed members: ${report.groupsWithFailedMembers}); missing ${some(report.groupsMissing)}, unexpected ${some(report.groupsUnexpected)}`);
+console.log(`  members expected/delivered: ${report.membersExpected} / ${report.membersDelivered}; missing ${some(report.membersMissing)}, unexpected ${some(report.membersUnexpected)}; samples delivered: ${report.samplesDelivered}`);
+console.log(`  unanswered creates/finishes: ${some(report.requestFailures)}`);
 console.log(`  duplicate samples:          ${report.duplicateSamples}`);
 console.log(`  admissions in flight after: ${report.admissionsInFlight ?? "unknown"}`);
 console.log(`  5xx answers seen:           ${report.fivexx} ${JSON.stringify(report.fivexxBy)} (requests that found the stack down: ${report.unreachable})`);
-const ok = report.lost.length === 0 && report.duplicateSamples === 0 && report.groupsDelivered === report.groupsExpected;
+// Delivered groups and members are compared with the expected sets by id: a count can match while
+// one group is missing and a stranger delivered in its place.
+const ok =
+  report.lost.length === 0 &&
+  report.duplicateSamples === 0 &&
+  report.groupsMissing.length === 0 &&
+  report.groupsUnexpected.length === 0 &&
+  report.membersMissing.length === 0 &&
+  report.membersUnexpected.length === 0 &&
+  report.requestFailures.filter((failure) => failure.startsWith("batch") || failure.startsWith("create")).length === 0;
 process.exitCode = ok ? 0 : 1;

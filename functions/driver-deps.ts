@@ -17,14 +17,16 @@ const app = createApp();
 
 /**
  * The driver's dependencies for one invocation, built from the Worker's bindings; `shards` is how
- * its admissions reach the rollouts' shards (tests pass one that records what it is asked).
+ * its admissions reach the rollouts' shards (tests pass one that records what it is asked), and
+ * `releaseGraceMs` how long a call's release waits for the next admission (default
+ * RELEASE_GRACE_MS; a test that counts requests widens it so a loaded machine cannot split them).
  */
-export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = policyPort(env)): DriverDeps {
+export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = policyPort(env), releaseGraceMs?: number): DriverDeps {
   return {
     sessions: sessionLocator(env),
     resolveAgent: (name) => agentRegistry.get(name),
     // One drive's calls: each call's release rides on the rollout's next admission.
-    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards))),
+    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs))),
     now: () => Date.now(),
     driverId: `driver-${crypto.randomUUID()}`,
     newId: () => crypto.randomUUID().slice(0, 8),

@@ -8,7 +8,8 @@ import { resolve } from "node:path";
 import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
 import { startVllmSimulator } from "../../src/testing";
 import { createSoakHttp, type HttpTally } from "./soak-http";
-import { runExternalGroups } from "./soak-externals";
+import { groupUid } from "../../src/runtime/batch/batch-state";
+import { externalGroupUid, runExternalGroups } from "./soak-externals";
 
 /** Agents run as batches: two stepwise (math, calculator with tools), a function agent, a LitAgent, a workflow. */
 export const BATCH_AGENTS = ["math", "calculator", "soak-function", "soak-lit", "soak-workflow"] as const;
@@ -38,9 +39,17 @@ export interface SoakReport {
   byReason: Record<string, number>;
   groupsExpected: number;
   groupsDelivered: number;
+  /** Expected group uids no pull delivered, and delivered uids nobody expected (compared by id, not count). */
+  groupsMissing: string[];
+  groupsUnexpected: string[];
   groupsWithFailedMembers: number;
   membersExpected: number;
   membersDelivered: number;
+  /** Expected member rollout ids no group delivered, and delivered ids nobody expected. */
+  membersMissing: string[];
+  membersUnexpected: string[];
+  /** Creates (and finishes) that no answer confirmed even after retries across the restarts. */
+  requestFailures: string[];
   samplesDelivered: number;
   duplicateSamples: number;
   admissionsInFlight: number | null;
@@ -82,6 +91,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const http = createSoakHttp(() => stack.workerUrl, tally);
   let duplicatedDeliveries = 0;
   let kills = 0;
+  const requestFailures: string[] = [];
   try {
     const batchIds: string[] = [];
     for (const agent of BATCH_AGENTS) {
@@ -100,8 +110,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         };
         // Submitted twice: the second submission must create nothing.
         for (let copy = 0; copy < 2; copy++) {
-          const answer = await http.json<{ rollouts?: number }>("/v1/batches", batch);
-          if (answer.status >= 300) throw new Error(`batch ${batch.batch_id}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+          const answer = await http.create<{ batch_id?: string; created?: boolean }>("/v1/batches", batch, (body) => body.batch_id === batch.batch_id && typeof body.created === "boolean");
+          if (!answer.ok) requestFailures.push(`batch ${batch.batch_id}: ${answer.reason}`);
+          else if (copy === 1 && answer.body.created) requestFailures.push(`batch ${batch.batch_id}: the second submission created it again`);
         }
         batchIds.push(batch.batch_id);
       }
@@ -139,7 +150,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }
       await sleep(1_000);
     }
-    const externalIds = await externals;
+    const { ids: externalIds, failures: externalFailures } = await externals;
+    requestFailures.push(...externalFailures);
     duplicatedDeliveries += ((await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body.duplicated_deliveries ?? 0);
 
     // Every rollout: terminal with a reason? (External ones may still be waiting for their idle watchdog.)
@@ -158,12 +170,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
 
     // Drain the feed until every group has arrived (or nothing more comes for a while).
-    const groupsExpected = batchIds.length * options.rowsPerBatch + options.externalGroups;
+    const expectedGroups = new Set([
+      ...batchIds.flatMap((id) => Array.from({ length: options.rowsPerBatch }, (_, row) => groupUid(id, row))),
+      ...Array.from({ length: options.externalGroups }, (_, group) => externalGroupUid(runId, group)),
+    ]);
+    const groupsExpected = expectedGroups.size;
     const seenMembers = new Map<string, number>();
     const groupUids = new Set<string>();
     let samplesDelivered = 0;
     let groupsWithFailedMembers = 0;
-    for (let idle = 0; groupUids.size < groupsExpected && idle < 30; ) {
+    for (let idle = 0; [...expectedGroups].some((uid) => !groupUids.has(uid)) && idle < 30; ) {
       const pulled = await http.json<{ lease_id?: string | null; groups?: PulledGroup[] }>("/v1/feed/pull", { max_groups: 8, lease_ms: 60_000, inline: true });
       const groups = pulled.body.groups ?? [];
       for (const group of groups) {
@@ -180,6 +196,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         await sleep(1_000);
       } else idle = 0;
     }
+    const expectedMembers = new Set(ids);
     const policy = (await http.json<{ in_flight?: number }>("/v1/policy")).body;
     const stats = sim.stats();
     return {
@@ -189,9 +206,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       byReason,
       groupsExpected,
       groupsDelivered: groupUids.size,
+      groupsMissing: [...expectedGroups].filter((uid) => !groupUids.has(uid)),
+      groupsUnexpected: [...groupUids].filter((uid) => !expectedGroups.has(uid)),
       groupsWithFailedMembers,
-      membersExpected: ids.length,
+      membersExpected: expectedMembers.size,
       membersDelivered: seenMembers.size,
+      membersMissing: [...expectedMembers].filter((id) => !seenMembers.has(id)),
+      membersUnexpected: [...seenMembers.keys()].filter((id) => !expectedMembers.has(id)),
+      requestFailures,
       samplesDelivered,
       duplicateSamples: [...seenMembers.values()].reduce((sum, count) => sum + count - 1, 0),
       admissionsInFlight: typeof policy.in_flight === "number" ? policy.in_flight : null,

@@ -54,18 +54,64 @@ export interface JsonBodyOptions {
   emptyAsObject?: boolean;
 }
 
-/** The body as text, refused with 413 before reading when Content-Length says it is too large. */
+/**
+ * How much of a refused body is read and thrown away before the 413 goes out (32 MiB). Answering
+ * while the client is still sending makes the server close the connection under it, and the
+ * client sees a reset instead of its 413; past this much, a reset is the lesser cost.
+ */
+export const MAX_DISCARDED_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Reads and drops the rest of `reader`, up to MAX_DISCARDED_BODY_BYTES in all (`read` so far). */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, read: number): Promise<void> {
+  for (let total = read; total <= MAX_DISCARDED_BODY_BYTES; ) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    total += value.byteLength;
+  }
+  await reader.cancel().catch(() => undefined);
+}
+
+/**
+ * The body as text, at most `maxBytes` of UTF-8: a larger one is a 413, known from Content-Length
+ * before reading or found while reading (chunked bodies), and answered only after the rest was
+ * read and dropped (bounded), so the client gets its 413 rather than a reset connection.
+ */
 async function boundedBodyText(c: Context, maxBytes: number): Promise<string> {
   const declared = Number(c.req.header("content-length") ?? "");
-  const tooLarge = (size: number) => new PayloadTooLargeError(`request body is ${size} bytes; this route accepts at most ${maxBytes}`, maxBytes);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(declared);
-  const text = await c.req.text();
-  // UTF-16 length is a lower bound of the UTF-8 size; count bytes only when it could matter.
-  if (text.length > maxBytes / 3) {
+  const tooLarge = (size: string) => new PayloadTooLargeError(`request body is ${size} bytes; this route accepts at most ${maxBytes}`, maxBytes);
+  const body = c.req.raw.body;
+  if (!body) return "";
+  if (c.req.raw.bodyUsed) {
+    // Read before (Hono caches what it read): only the size is left to check.
+    const text = await c.req.text();
     const bytes = new TextEncoder().encode(text).byteLength;
-    if (bytes > maxBytes) throw tooLarge(bytes);
+    if (bytes > maxBytes) throw tooLarge(String(bytes));
+    return text;
   }
-  return text;
+  const reader = body.getReader();
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await discardRest(reader, 0);
+    throw tooLarge(String(declared));
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await discardRest(reader, size);
+      throw tooLarge(`more than ${maxBytes}`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /**

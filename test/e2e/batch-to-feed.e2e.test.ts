@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { request } from "node:http";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
@@ -6,6 +7,29 @@ import { freePort } from "../../src/testing/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 const rows = readFileSync(resolve(root, "test/fixtures/datasets/calculator.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
+
+/** POSTs `bytes` bytes of JSON-ish body over a real connection; resolves with the status and content type, or the socket error. */
+function postLarge(url: string, bytes: number, chunked: boolean): Promise<{ status?: number; type?: string; error?: string }> {
+  return new Promise((done) => {
+    const headers: Record<string, string | number> = { "content-type": "application/json" };
+    if (!chunked) headers["content-length"] = bytes;
+    const req = request(url, { method: "POST", headers }, (res) => {
+      res.resume();
+      res.on("end", () => done({ status: res.statusCode, type: res.headers["content-type"] }));
+    });
+    req.on("error", (error) => done({ error: String(error) }));
+    const piece = Buffer.alloc(64 * 1024, "a");
+    let sent = 0;
+    const pump = () => {
+      while (sent < bytes) {
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once("drain", pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
 
 interface Progress {
   done: boolean;
@@ -28,6 +52,14 @@ describe("a GRPO batch on the local stack, from rows to pulled groups (end to en
     stack = await startLocalStack({ workerPort: await freePort(), simulator: { port: 0, seed: 5 }, stateDir: `.tmp/e2e-batch-${process.pid}` });
   }, 120_000);
   afterAll(() => stack?.stop());
+
+  // Issue 27: a client still sending got a reset, not its 413, when the server answered first.
+  it("answers a 3 MB body to a 1 MiB route with 413 problem+json over the wire, sized up front or chunked, not a reset", async () => {
+    for (const chunked of [false, true]) {
+      const answer = await postLarge(`${stack.workerUrl}/v1/rollouts/e2e-large/finish`, 3 * 1024 * 1024, chunked);
+      expect(answer, chunked ? "chunked" : "with content-length").toEqual({ status: 413, type: "application/problem+json" });
+    }
+  });
 
   it("runs 16 rows × n=4 calculator rollouts, delivers 16 complete groups once, and re-submission creates nothing", async () => {
     const batch = { batch_id: `e2e-${Date.now()}`, agent: "calculator", rows, n: 4, mode: "train", data_manager: "train" };

@@ -1,5 +1,5 @@
 /**
- * Every code block of README.md and docs/ that a user would copy, run as written against a fresh
+ * Every code block of README.md, docs/ and examples/README.md that a user would copy, run as written against a fresh
  * local stack, in document order; any failure fails the test. New files under docs/ are picked up.
  *
  * - `sh` blocks run in bash with `set -euo pipefail` and `curl` failing on HTTP errors; `ts` blocks

@@ -57,9 +57,14 @@ describe("an admission shard's storage", () => {
     const ids = Array.from({ length: 40 }, (_, i) => uniqueCallId(`batch-${i}`));
     await Promise.all(ids.map((id) => rpc.acquire(id, 60_000)));
     expect(await storedRows(raw)).toBe(40);
+    const releasing = Date.now();
     await Promise.all(ids.slice(0, 30).map((id) => rpc.release(id)));
-    // Inside the batching window the rows are still stored (this read bypasses the shard's memory)...
-    expect(await storedRows(raw)).toBe(40);
+    const stored = await storedRows(raw);
+    // Inside the batching window the rows are still stored (this read bypasses the shard's memory);
+    // a loaded machine can take longer than the window to send 30 releases, and then the batch
+    // may already have run (all 30 at once: never a part of them).
+    if (Date.now() - releasing < RELEASE_BATCH_MS) expect(stored).toBe(40);
+    else expect([10, 40]).toContain(stored);
     await sleep(RELEASE_BATCH_MS * 4);
     // ...and after it they are gone without any count having asked.
     expect(await storedRows(raw)).toBe(10);

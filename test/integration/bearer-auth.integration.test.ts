@@ -67,6 +67,38 @@ describe("with API_TOKEN set", () => {
   });
 });
 
+/** Routes anyone may call with API_TOKEN set: the health probe and the dashboard's login form. */
+const OPEN_ROUTES = new Set(["GET /health", "GET /login", "POST /login", "POST /logout"]);
+/** A rollout's gateway: its own key, not API_TOKEN (see gateway-keys.integration.test.ts). */
+const GATEWAY = /\/llm\//;
+/** Every route the app registers, read from the app itself: a route added later is checked too. */
+const APP_ROUTES = app.routes.filter((route) => route.method !== "ALL").map((route) => ({ method: route.method, path: route.path, key: `${route.method} ${route.path}` }));
+
+describe("with API_TOKEN set, every route of the app", () => {
+  const guarded = APP_ROUTES.filter((route) => !OPEN_ROUTES.has(route.key));
+
+  it("has the open routes it names, and guards all the others (more than 40)", () => {
+    expect([...OPEN_ROUTES].filter((key) => !APP_ROUTES.some((route) => route.key === key))).toEqual([]);
+    expect(guarded.length).toBeGreaterThan(40);
+  });
+
+  it.each(guarded)("refuses $method $path without credentials and with a wrong token", async ({ method, path }) => {
+    const target = path.replace(/:attempt\b/g, "1").replace(/:version\b/g, "1").replace(/:[a-z_]+/g, "some-id");
+    // A gateway call parses its body before it checks the rollout's key, so it gets a valid one
+    // (with "{}" it answers 422 whoever asks).
+    const body = !GATEWAY.test(path) ? "{}" : path.endsWith("/chat/completions") ? JSON.stringify({ messages: [{ role: "user", content: "hi" }] }) : JSON.stringify({ prompt: "hi" });
+    const init = method === "GET" ? {} : { method, body };
+    for (const authorization of [undefined, `Bearer ${TOKEN}x`]) {
+      const response = await secured(target, init, authorization);
+      await response.body?.cancel();
+      // A dashboard page sends a browser to the login form; everything else answers 401 (or 403 for a
+      // cross-origin form post). Never a 2xx, and never the route's own 4xx, which would mean it ran.
+      const refused = response.status === 401 || response.status === 403 || (response.status === 303 && response.headers.get("location")?.startsWith("/login"));
+      expect(refused, `${method} ${target} (${authorization ?? "no token"}) answered ${response.status}${GATEWAY.test(path) ? " (a gateway route: the rollout's key)" : ""}`).toBe(true);
+    }
+  });
+});
+
 describe("without API_TOKEN", () => {
   it("serves /v1 routes with no Authorization header", async () => {
     expect(env).not.toHaveProperty("API_TOKEN");

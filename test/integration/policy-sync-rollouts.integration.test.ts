@@ -68,10 +68,11 @@ describe("an external rollout's gateway during a weight sync", () => {
 });
 
 describe("a driven rollout across a weight sync", () => {
-  // Each env step sleeps 300 ms; a step may run 800 ms. The sync is held 1.5 s, so a step that
-  // waits for it outlasts step_timeout_ms unless its clock pauses while it waits.
-  const STEP_TIMEOUT_MS = 800;
-  const HOLD_MS = 1_500;
+  // Each env step sleeps 300 ms; a step may run 3 s (room for a loaded machine: at 800 ms a step
+  // timed out under load before any sync). The sync is held 3.7 s, so a step that waits for it
+  // outlasts step_timeout_ms unless its clock pauses while it waits.
+  const STEP_TIMEOUT_MS = 3_000;
+  const HOLD_MS = STEP_TIMEOUT_MS + 700;
 
   it("waits the sync out without TIMEOUT or lost steps, sends nothing upstream meanwhile, and records the new version after it", async () => {
     const rolloutId = await startRollout({

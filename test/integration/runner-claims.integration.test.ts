@@ -71,11 +71,14 @@ describe("runner claims (integration)", () => {
   it("keeps the lease while heartbeats arrive, and tells a runner whose attempt is not its own to stop", async () => {
     const agent = uniqueAgent("beat");
     await externalBatch(agent, 1, 1);
-    const [claimed] = await claim("steady", agent, { lease_ms: 2_000 });
+    // Beats every quarter lease for 1.25 leases: the lease outlives its first term only through
+    // them, and a heartbeat may take up to three quarters of a lease on a loaded machine.
+    const leaseMs = 3_000;
+    const [claimed] = await claim("steady", agent, { lease_ms: leaseMs });
     const held = [{ rollout_id: claimed!.rollout_id, attempt: 1 }];
-    for (let beat = 0; beat < 6; beat++) {
+    for (let beat = 0; beat < 5; beat++) {
       expect((await heartbeat("steady", held))[0]).toMatchObject({ ok: true });
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await new Promise((resolve) => setTimeout(resolve, leaseMs / 4));
     }
     expect(await claim("thief", agent)).toEqual([]);
     expect((await heartbeat("thief", held))[0]).toMatchObject({ ok: false, reason: "lost" });

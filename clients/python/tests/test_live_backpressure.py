@@ -18,16 +18,18 @@ CHAT = {"model": "policy", "messages": [{"role": "user", "content": "What is 6 *
 
 
 def ready_groups(client: Client, batch_id: str, count: int, lease_ms: int) -> dict:
-    """Pulls until `count` groups of `batch_id` are leased together (results reach the feed through a queue)."""
+    """Pulls until `count` groups of `batch_id` are leased together (results reach the feed through a queue).
+
+    Only this batch's groups are pulled: the session's stack is shared, and acking another file's
+    groups to get them out of the way made those files pass only when they ran first.
+    """
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        pulled = client.pull(max_groups=count, lease_ms=lease_ms)
-        uids = [group["uid"] for group in pulled["groups"]]
-        if len(uids) == count and all(uid.startswith(f"{batch_id}:") for uid in uids):
+        pulled = client.pull(max_groups=count, lease_ms=lease_ms, batch_id=batch_id)
+        if len(pulled["groups"]) == count:
             return pulled
-        if pulled["lease_id"]:
-            client.ack(pulled["lease_id"])  # another batch's groups: not this test's
-        time.sleep(0.25)
+        # Some of them only: let that lease lapse (they come back), then try again.
+        time.sleep(lease_ms / 1000 + 0.25 if pulled["lease_id"] else 0.25)
     raise AssertionError(f"{count} groups of {batch_id} never became ready")
 
 
@@ -56,8 +58,10 @@ def test_acking_an_expired_lease_raises_conflict_and_its_groups_come_back(stack)
     assert wait_done(client, batch_id)["counts"]["succeeded"] == 4
     first = ready_groups(client, batch_id, 2, lease_ms=1000)
     time.sleep(1.2)  # past the lease: waiting, not asserting a duration
-    second = client.pull(max_groups=2, lease_ms=60_000)
-    assert sorted((g["uid"], g["deliveries"]) for g in second["groups"]) == [(f"{batch_id}:0", 2), (f"{batch_id}:1", 2)]
+    second = client.pull(max_groups=2, lease_ms=60_000, batch_id=batch_id)
+    # Each group once more than in the lapsed lease.
+    assert sorted((g["uid"], g["deliveries"]) for g in second["groups"]) == sorted((g["uid"], g["deliveries"] + 1) for g in first["groups"])
+    assert sorted(g["uid"] for g in second["groups"]) == [f"{batch_id}:0", f"{batch_id}:1"]
     with pytest.raises(ConflictError, match="expired"):
         client.ack(first["lease_id"])
     assert client.ack(second["lease_id"])["acked_groups"] == 2
@@ -69,13 +73,13 @@ def test_stream_groups_raises_conflict_from_next_when_its_lease_expired_while_co
     wait_done(client, batch_id)
     ready_groups(client, batch_id, 2, lease_ms=1000)  # wait until both are ready, then let that lease lapse
     time.sleep(1.2)
-    stream = client.stream_groups(max_groups=2, lease_ms=1000)
+    stream = client.stream_groups(max_groups=2, lease_ms=1000, batch_id=batch_id)
     assert next(stream)["uid"].startswith(batch_id)
     assert next(stream)["uid"].startswith(batch_id)
     time.sleep(1.2)  # the consumer is slower than its lease
     with pytest.raises(ConflictError, match="expired"):
         next(stream)
     # Nothing was lost: the groups are delivered again.
-    again = client.pull(max_groups=2, lease_ms=60_000)
+    again = client.pull(max_groups=2, lease_ms=60_000, batch_id=batch_id)
     assert sorted(g["uid"] for g in again["groups"]) == [f"{batch_id}:0", f"{batch_id}:1"]
     client.ack(again["lease_id"])

@@ -20,7 +20,8 @@ def test_a_tiny_batch_round_trips_from_submit_to_padded_arrays(stack):
     client, batch_id = Client(stack), f"py-{uuid.uuid4().hex[:8]}"
     assert client.submit_batch(ROWS[:2], agent="calculator", n=2, batch_id=batch_id)["rollouts"] == 4
     assert wait_done(client, batch_id)["counts"]["succeeded"] == 4
-    groups = list(client.stream_groups(max_groups=2, limit=2, timeout=60))
+    # Filtered by batch: the session's stack is shared, and other files' groups may be in the feed.
+    groups = list(client.stream_groups(max_groups=2, limit=2, timeout=60, batch_id=batch_id))
     assert sorted(g["uid"] for g in groups) == [f"{batch_id}:0", f"{batch_id}:1"]
     out = to_verl_batch(groups, prompt_length=512, response_length=256, pad_token_id=0)
     assert out.batch["input_ids"].shape == (4, 768) and len(out) == 4
@@ -28,14 +29,14 @@ def test_a_tiny_batch_round_trips_from_submit_to_padded_arrays(stack):
     np.testing.assert_allclose(out.batch["rm_scores"].sum(axis=1), rewards)
     assert np.all(out.batch["response_mask"] <= out.batch["attention_mask"][:, 512:])
     assert np.all(np.diff(out.batch["position_ids"], axis=1) >= 0)
-    assert client.pull(max_groups=1)["lease_id"] is None  # every lease was acked
+    assert client.pull(max_groups=1, batch_id=batch_id)["lease_id"] is None  # every lease was acked
 
 
 def test_pull_and_ack_answer_as_the_api_documents(stack):
     client, batch_id = Client(stack), f"py-{uuid.uuid4().hex[:8]}"
     client.submit_batch(ROWS[2:3], agent="calculator", n=1, batch_id=batch_id)
     wait_done(client, batch_id)
-    pulled = client.pull(max_groups=4, lease_ms=60_000)
+    pulled = client.pull(max_groups=4, lease_ms=60_000, batch_id=batch_id)
     assert [g["uid"] for g in pulled["groups"]] == [f"{batch_id}:0"]
     assert client.ack(pulled["lease_id"])["acked_groups"] == 1
     assert client.ack(pulled["lease_id"])["already"] is True
@@ -68,8 +69,10 @@ def test_a_batch_dropped_as_stale_ends_its_stream_at_once_with_each_group_report
     client.end_sync(version + 1)
     dropped: list[dict] = []
     started = time.monotonic()
-    assert list(client.stream_groups(max_groups=2, limit=2, timeout=60, batch_id=batch_id, on_dropped=dropped.append)) == []
-    assert time.monotonic() - started < 10
+    timeout = 60
+    assert list(client.stream_groups(max_groups=2, limit=2, timeout=timeout, batch_id=batch_id, on_dropped=dropped.append)) == []
+    # Well before the stream's timeout (a loaded machine is slow, not 30 s slow): it learned, not waited.
+    assert time.monotonic() - started < timeout / 2
     assert sorted(group["uid"] for group in dropped) == [f"{batch_id}:0", f"{batch_id}:1"]
     assert all((g["reason"], g["training_mode"], g["policy_version"], g["arrived"]) == ("stale", "verl/hybrid", version + 1, 2) for g in dropped)
 

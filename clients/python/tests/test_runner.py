@@ -146,7 +146,11 @@ def test_workers_run_attempts_concurrently(server):
         with lock:
             inside[0] += 1
             peak[0] = max(peak[0], inside[0])
-        time.sleep(0.3)
+        # Waits (up to 5 s) for a second attempt to be running too, instead of sleeping 0.3 s and
+        # hoping a loaded machine starts another meanwhile: serial workers still fail, after 4 × 5 s.
+        deadline = time.monotonic() + 5
+        while peak[0] < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
         with lock:
             inside[0] -= 1
 

@@ -100,7 +100,7 @@ def test_a_train_step_with_profiling_unions_into_the_repeated_batch_and_carries_
     assert all(mmi == {} for mmi in batch.non_tensor_batch["multi_modal_inputs"])  # 1461-1464
     assert batch.non_tensor_batch["__num_turns__"].tolist() == [4] * 6  # sample num_turns 2 model calls → 2 + 1 + 1
     np.testing.assert_array_equal(batch.batch["responses"][:3, :2], [[10, 20], [10, 21], [10, 22]])
-    assert timing_raw["edge_rollout/rollouts"] == 6 and timing_raw["edge_rollout/padding_rows"] == 0 and timing_raw["edge_rollout/generate_sequences"] >= 0
+    assert timing_raw["edge_rollout/rollouts"] == 6 and timing_raw["edge_rollout/padding_rows"] == 0 and timing_raw["edge_rollout/generate_sequences"] > 0
     assert replica.calls == [("start_profile", {"global_step": 5}), ("stop_profile", {})]
     (submitted,) = edge.submitted()
     assert (submitted["batch_id"], submitted["n"], len(submitted["rows"]), submitted["config"]) == ("run-s5-train1", 3, 2, {"temperature": 0.9, "top_p": 0.95})
@@ -190,10 +190,11 @@ def test_torch_tensors_come_out_with_verls_dtypes(client, edge):
 @pytest.mark.parametrize("on_dropped", ["mask", "raise"])
 def test_a_group_the_feed_drops_as_stale_ends_the_call_at_once_masked_or_raised(server, client, on_dropped):
     # The feed reports row 1's group dropped (verl/hybrid, one version behind): the call must not
-    # wait out its timeout (5 s here) for a group that will never come.
+    # wait out its timeout for a group that will never come. The timeout is 60 s here and the bound
+    # half of it, so a loaded machine cannot fail the test while a wait for the timeout still does.
     FakeEdgeRollout(server, dropped_rows=frozenset({1}))
     config = verl_config(n=2)
-    config.edge_rollout = {**config.edge_rollout, "on_dropped": on_dropped}
+    config.edge_rollout = {**config.edge_rollout, "on_dropped": on_dropped, "timeout": 60}
     manager = make_manager(client, config)
     batch = dataloader_batch(3)
     batch.non_tensor_batch["uid"] = objects([str(uuid.uuid4()) for _ in range(3)])
@@ -213,4 +214,4 @@ def test_a_group_the_feed_drops_as_stale_ends_the_call_at_once_masked_or_raised(
         counts = out.meta_info["edge_rollout"]
         assert (counts["dropped_groups"], counts["placeholders"], counts["failed"]) == (1, 2, 0)
         assert out.meta_info["timing"]["edge_rollout/dropped_groups"] == 1.0
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < config.edge_rollout["timeout"] / 2

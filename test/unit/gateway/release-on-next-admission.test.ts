@@ -31,7 +31,6 @@ function recordingShard(options: { version?: number; failAcquires?: number } = {
   return { port, requests, inFlight, state };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("releases that ride on the rollout's next admission", () => {
   it("sends one request per call: each release goes with the next acquire and answers with the version then", async () => {
@@ -53,14 +52,18 @@ describe("releases that ride on the rollout's next admission", () => {
 
   it("sends a release on its own once it has waited the grace period, and never holds one of another rollout", async () => {
     const shard = recordingShard();
-    const port = releaseOnNextAdmission(shard.port, 30);
+    // A grace far longer than the steps before the first check take even on a loaded machine (30 ms
+    // was not); the release is then awaited, not slept for, and bounded below by the grace.
+    const graceMs = 400;
+    const port = releaseOnNextAdmission(shard.port, graceMs);
     await port.acquire("r1", "c1", 60_000);
+    const releasedAt = Date.now();
     const released = port.release("r1", "c1");
     await port.acquire("r2", "d1", 60_000); // another rollout's admission does not carry it
     expect(shard.inFlight.has("c1")).toBe(true);
-    await sleep(80);
-    expect(shard.inFlight.has("c1")).toBe(false);
     expect(await released).toEqual({ policy_version: 7 });
+    expect(Date.now() - releasedAt).toBeGreaterThanOrEqual(graceMs - 5);
+    expect(shard.inFlight.has("c1")).toBe(false);
     expect(shard.requests).toEqual(["acquire c1", "acquire d1", "release c1"]);
   });
 

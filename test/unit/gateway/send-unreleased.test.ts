@@ -70,7 +70,8 @@ describe("a gateway call answered before its admission is released", () => {
       seen.push({ versionEnd: record.policy_version_end, inFlight: policy.inFlight.has("r-unreleased/gw/4"), released });
     });
     const text = response.text();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Until the record arrives (polled, not a fixed 200 ms a loaded machine may need more than).
+    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     // The record came while the release was still held, and the stream waits for the release.
     expect(seen.map(({ versionEnd, inFlight }) => ({ versionEnd, inFlight }))).toEqual([{ versionEnd: 4, inFlight: true }]);
     expect(await Promise.race([text.then(() => "ended"), Promise.resolve("open")])).toBe("open");

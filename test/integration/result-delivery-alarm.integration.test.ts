@@ -1,0 +1,42 @@
+/**
+ * Integration: the delivery re-check on the real RolloutSession object, driven by its own alarm
+ * (result-delivery.integration.test.ts runs the same check on a kernel whose setAlarm does
+ * nothing, so it cannot see whether the object ever wakes up for it).
+ */
+import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { feedStub } from "../../functions/feed-stub";
+import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/sink-publication";
+import { patchState, readState } from "../fixtures/hand-session";
+import { api, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
+
+const objectOf = (rolloutId: string) => env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
+const alarmOf = (rolloutId: string) => runInDurableObject(objectOf(rolloutId), (_instance, state) => state.storage.getAlarm());
+
+describe("the delivery re-check on the real session object", () => {
+  it("arms the object's alarm for the first check when it publishes, and that alarm confirms the delivered result", async () => {
+    const rolloutId = uniqueId("delivery-alarm");
+    const group = { uid: `${rolloutId}-g`, sample_index: 0, group_size: 1, batch_id: null, training_mode: "async", data_manager: "train" };
+    expect((await postRollout({ agent: "external", rollout_id: rolloutId, task: { problem: "p" }, group })).status).toBe(202);
+    expect((await api(`/v1/rollouts/${rolloutId}/finish`, { method: "POST", body: JSON.stringify({ reward: 1 }) })).status).toBe(200);
+
+    const published = await waitFor("the publication", async () => {
+      const sink = (await readState(rolloutId)).sink;
+      return sink.status === "published" && sink.delivery ? sink : undefined;
+    });
+    expect(published.delivery).toMatchObject({ checks: 0, confirmed_at: null, gave_up: false });
+    expect(published.delivery!.next_check_at! - published.published_at!).toBeGreaterThanOrEqual(DELIVERY_CHECK_DELAYS_MS[0] - 1_000);
+    // The object wakes up for the check on its own: its alarm is set for it.
+    expect(await alarmOf(rolloutId)).toBe(published.delivery!.next_check_at);
+
+    await waitFor("the result in the feed", async () => ((await feedStub(env).holds(rolloutId)) ? true : undefined));
+    // Bring the check due now rather than waiting 15 s, then let the object's alarm run it.
+    await patchState(rolloutId, (state) => ({ ...state, sink: { ...state.sink, delivery: { ...state.sink.delivery!, next_check_at: Date.now() - 1 } } }));
+    expect(await runDurableObjectAlarm(objectOf(rolloutId))).toBe(true);
+
+    const after = (await readState(rolloutId)).sink;
+    expect(after.delivery).toMatchObject({ checks: 1, next_check_at: null, gave_up: false, confirmed_at: expect.any(Number) });
+    expect(after.attempts).toBe(published.attempts);
+  });
+});
