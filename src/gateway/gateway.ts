@@ -70,6 +70,11 @@ export interface GatewayCall {
    * call and releasing its admission), e.g. `ExecutionContext.waitUntil`.
    */
   keepAlive?: (work: Promise<unknown>) => void;
+  /**
+   * Aborts when the caller of a streamed call has left, where that is known only from outside its
+   * response stream (a session relaying to an HTTP route): the call then ends untrainable.
+   */
+  callerGone?: AbortSignal;
 }
 
 /** Routes, records and versions model calls for rollouts. */
@@ -212,14 +217,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
     async stream(path, body, call, onRecorded) {
       const prepared = await prepare(path, { ...body, stream: true }, call);
+      // Once open, the upstream stream is the call's, not the caller's: the caller's signal stops
+      // the admission wait and the retries, never the read (stream-relay.ts reads it to its end).
+      const routing = { ...prepared.routing, signal: undefined };
       let opened;
       try {
-        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, prepared.shaped, prepared.routing));
+        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, prepared.shaped, routing));
       } catch (error) {
         await prepared.release();
         throw error;
       }
       const { value, attempts } = opened;
+      // The call's own deadline: what a non-streamed reply of the same max_tokens may take.
+      const deadlineMs = attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, { ...prepared.shaped, stream: false });
       return relayStream(
         value.response,
         async (end) => {
@@ -233,7 +243,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
             await released;
           }
         },
-        call.keepAlive,
+        { keepAlive: call.keepAlive, deadlineMs, ...(call.callerGone ? { callerGone: call.callerGone } : {}) },
       );
     },
   };
