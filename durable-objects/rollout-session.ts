@@ -215,6 +215,12 @@ export class RolloutSession extends DurableObject<Env> {
     );
   }
 
+  /** An `interrupt` weight sync began: cuts every interruptible call running here (each resumes after the sync). */
+  interruptCalls(): number {
+    this.#requests.count("interruptCalls");
+    return this.#callers.interruptAll();
+  }
+
   /** The caller of a streamed call this object runs has left: the call is recorded as one nobody received. */
   callerLeft(callId: string): void {
     this.#requests.count("callerLeft");
