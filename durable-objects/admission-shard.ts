@@ -16,6 +16,8 @@ export class AdmissionShard extends DurableObject<Env> {
   readonly #core: AdmissionShardCore;
   readonly #requests = new RequestCounter();
   readonly #sql: CountingSql;
+  /** The generation of the last `interrupt` fence passed on to the sessions (each is passed on once). */
+  #interruptedAt = -1;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -42,10 +44,23 @@ export class AdmissionShard extends DurableObject<Env> {
     return this.#core.release(callId);
   }
 
-  /** Takes the policy's fence (if newer) and reports the calls in flight. */
+  /**
+   * Takes the policy's fence (if newer) and reports the calls in flight. A new `interrupt` sync
+   * fence is passed on to the session of every rollout with a call in flight here (this shard
+   * knows them all), which cuts its plain calls and releases them.
+   */
   apply(fence: AdmissionFence): ApplyResult {
     this.#requests.count("apply");
-    return this.#core.apply(fence);
+    const result = this.#core.apply(fence);
+    if (!fence.syncing || !fence.interrupt || result.generation !== fence.generation || this.#interruptedAt >= fence.generation) return result;
+    this.#interruptedAt = fence.generation;
+    // Not awaited: the policy answers once every shard holds the fence, and its wait for calls in
+    // flight sees the cut calls release (each session cuts them within milliseconds of hearing).
+    this.ctx.waitUntil(Promise.all(this.#core.liveRollouts().map(async (rolloutId) => {
+      const session = this.env.ROLLOUT_SESSION.get(this.env.ROLLOUT_SESSION.idFromName(rolloutId)) as unknown as { interruptCalls(): Promise<number> };
+      await session.interruptCalls().catch((error: unknown) => console.error("admission shard: interrupting", rolloutId, "failed", error));
+    })));
+    return result;
   }
 
   /** Calls admitted and not released or expired. */

@@ -53,9 +53,9 @@ export class PolicyStore extends DurableObject<Env> {
   }
 
   /** Starts refusing new model calls in every shard until `endSync` (idempotent). */
-  beginSync(requestedVersion?: number): Promise<BeginSyncResult> {
+  beginSync(requestedVersion?: number, mode?: "drain" | "interrupt"): Promise<BeginSyncResult> {
     this.#requests.count("beginSync");
-    return this.#core.beginSync(requestedVersion);
+    return this.#core.beginSync(requestedVersion, mode);
   }
 
   /** Resolves when no call is in flight in any shard, or after `timeoutMs`. */

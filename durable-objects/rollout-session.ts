@@ -20,6 +20,11 @@ import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
 import type { DriveTrigger } from "../src/ports";
 import type { RequestDriveResult } from "../src/runtime/session/session-drive";
 import { shardIndexFor, shardName } from "../src/runtime/policy/admission-fence";
+import { gatewayFor } from "../functions/gateway-deps";
+import type { AppEnv } from "../functions/env";
+import type { UpstreamPath } from "../src/gateway/model-backend";
+import type { JsonObject } from "../src/schemas/json";
+import { CallerRegistry, type GatewayCallMeta, type GatewayCallResult, ownGatewayCall } from "./gateway-call-owner";
 import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**
@@ -48,6 +53,8 @@ export class RolloutSession extends DurableObject<Env> {
   readonly #sql: CountingSql;
   readonly #requests = new RequestCounter();
   readonly #kernel: SessionKernel;
+  /** Callers of the streamed calls running here, told when they leave. */
+  readonly #callers = new CallerRegistry();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -183,6 +190,41 @@ export class RolloutSession extends DurableObject<Env> {
   admitCall(attempt?: number): AdmitCallResult {
     this.#requests.count("admitCall");
     return this.#gateway.admitCall(attempt);
+  }
+
+  /**
+   * Runs a call of the rollout's gateway endpoint here, where it outlives the HTTP request that
+   * asked for it: the upstream is read to its end, the call recorded and its admission released
+   * whether the caller reads, stalls or hangs up (gateway-call-owner.ts).
+   */
+  gatewayCall(path: UpstreamPath, body: JsonObject & { stream?: boolean }, meta: GatewayCallMeta & { rolloutId: string }): Promise<GatewayCallResult> {
+    this.#requests.count("gatewayCall");
+    return ownGatewayCall(this.#callers,
+      {
+        rolloutId: meta.rolloutId,
+        gateway: gatewayFor(this.env as AppEnv),
+        admitCall: (attempt) => this.#gateway.admitCall(attempt),
+        recordCall: (call) => this.#gateway.recordCall(call),
+        amendCallVersion: (callId, versionEnd) => this.#gateway.amendCallVersion(callId, versionEnd),
+        endForLimit: (reason, message) => this.#gateway.endForLimit(reason, message),
+        keepAlive: (work) => this.ctx.waitUntil(work),
+      },
+      path,
+      body,
+      meta,
+    );
+  }
+
+  /** An `interrupt` weight sync began: cuts every interruptible call running here (each resumes after the sync). */
+  interruptCalls(): number {
+    this.#requests.count("interruptCalls");
+    return this.#callers.interruptAll();
+  }
+
+  /** The caller of a streamed call this object runs has left: the call is recorded as one nobody received. */
+  callerLeft(callId: string): void {
+    this.#requests.count("callerLeft");
+    this.#callers.left(callId);
   }
 
   /** Grants a runner the next attempt of an external rollout offered to runners. */

@@ -1,20 +1,17 @@
 /** @module A rollout's own OpenAI-compatible endpoint: `/v1/rollouts/:id/llm/v1/*`, keyed per rollout. */
 import { Hono, type Context } from "hono";
-import { ConflictError, InvalidInputError, LimitExceededError, NotFoundError, UnauthorizedError } from "../src/errors";
-import type { GatewayCall } from "../src/gateway/gateway";
+import { InvalidInputError, NotFoundError, UnauthorizedError } from "../src/errors";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import { checkRolloutKey } from "../src/gateway/rollout-keys";
-import { storeWhileReleasing } from "../src/gateway/store-while-releasing";
+import { fromWireError } from "../src/gateway/wire-errors";
 import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
 import type { JsonObject } from "../src/schemas/json";
-import type { PolicyAdmission } from "../src/schemas/policy";
-import { ATTEMPT_HEADER, CallPurpose, PURPOSE_HEADER, type LlmCall } from "../src/schemas/llm-call";
+import { ATTEMPT_HEADER, CallPurpose, PURPOSE_HEADER } from "../src/schemas/llm-call";
 import { RolloutId } from "../src/schemas/rollout-api";
 import { type AppEnv, gatewaySecret } from "./env";
-import { gatewayFor } from "./gateway-deps";
 import { parseJsonBody } from "./middleware/problem-details";
-import { policyPort, policyStub } from "./policy-stub";
-import { type SessionRpc, sessionStub } from "./session-stub";
+import { policyStub } from "./policy-stub";
+import { sessionStub } from "./session-stub";
 
 type GatewayContext = Context<{ Bindings: AppEnv }>;
 
@@ -28,17 +25,6 @@ async function authorize(c: GatewayContext): Promise<string> {
   if (verdict === "invalid") throw new UnauthorizedError("invalid rollout api_key", 401);
   if (verdict === "other_rollout") throw new UnauthorizedError("this api_key belongs to another rollout", 403);
   return parsed.data;
-}
-
-/** The session's admission for a call: its limits and replica, or 404/409. */
-async function admit(stub: SessionRpc, rolloutId: string, runnerAttempt: number | undefined): Promise<Omit<GatewayCall, "whileSyncing" | "callId">> {
-  const admitted = await stub.admitCall(runnerAttempt);
-  if (!admitted.ok) {
-    if (admitted.reason === "not_found") throw new NotFoundError(`rollout ${rolloutId} does not exist`);
-    if (admitted.reason === "superseded") throw new ConflictError(`attempt ${runnerAttempt} of rollout ${rolloutId} is no longer live (its lease expired or it was handed back); stop this attempt`);
-    throw new ConflictError(`rollout ${rolloutId} has ended (${admitted.status}); its gateway accepts no more calls`);
-  }
-  return { rolloutId, stepId: null, train: admitted.train, model: admitted.model, limits: admitted.limits, replicaHint: admitted.replica_hint, admissionTtlMs: admitted.call_ttl_ms };
 }
 
 /** The runner attempt in the path (`/v1/rollouts/:id/attempts/:attempt/llm/v1`), if the call came that way. */
@@ -70,79 +56,53 @@ function purposeOf(c: GatewayContext): CallPurpose {
   return purpose.data;
 }
 
-/** The invocation's `waitUntil`, when there is one (the in-Worker `llm.fetch` calls the app without an execution context). */
-function keepAliveOf(c: GatewayContext): ((work: Promise<unknown>) => void) | undefined {
-  try {
-    const ctx = c.executionCtx;
-    return (work) => ctx.waitUntil(work);
-  } catch {
-    return undefined;
-  }
+/**
+ * The session's stream as this response's body, telling the session when the caller leaves (it
+ * cancels the body, or its request's signal aborts), so the call is recorded as one nobody
+ * received. Either way the session goes on reading the upstream to its end.
+ */
+function toldWhenCallerLeaves(stream: ReadableStream<Uint8Array>, c: GatewayContext, callId: string): ReadableStream<Uint8Array> {
+  const stub = sessionStub(c.env, c.req.param("id")!);
+  const reader = stream.getReader();
+  let told = false;
+  const tell = (): void => {
+    if (told) return;
+    told = true;
+    const work = stub.callerLeft(callId).catch(() => undefined);
+    try {
+      c.executionCtx.waitUntil(work);
+    } catch {
+      // No execution context (an in-Worker caller): the promise runs on its own.
+    }
+  };
+  c.req.raw.signal.addEventListener("abort", tell, { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel(reason) {
+      tell();
+      await reader.cancel(reason).catch(() => undefined);
+    },
+  });
 }
 
 /**
- * Each rollout's admission ttl (its lease ttl, fixed by its config), kept for the isolate's life
- * so that a rollout's later calls ask the session and the admission shard at the same time instead
- * of one after the other. Plain numbers, safe across requests; bounded, oldest dropped first.
+ * Forwards one call through the rollout's session object, which owns it from there: it reads the
+ * upstream to its end, records the call and releases its admission whatever this request does
+ * (durable-objects/gateway-call-owner.ts). This route authorizes and relays the answer.
  */
-const admissionTtls = new Map<string, number>();
-const MAX_REMEMBERED_TTLS = 10_000;
-
-function rememberTtl(rolloutId: string, ttlMs: number | undefined): void {
-  if (ttlMs === undefined || admissionTtls.get(rolloutId) === ttlMs) return;
-  admissionTtls.set(rolloutId, ttlMs);
-  if (admissionTtls.size > MAX_REMEMBERED_TTLS) admissionTtls.delete(admissionTtls.keys().next().value!);
-}
-
-/**
- * The session's admission and, when the rollout's ttl is known, the shard's admission asked for
- * alongside it (one round trip instead of two). The session decides first: a call it refuses
- * (404, 409) is released at its shard before the refusal is answered, so it never counts.
- */
-async function admitBoth(c: GatewayContext, stub: SessionRpc, rolloutId: string, callId: string): Promise<{ session: Awaited<ReturnType<typeof admit>>; admission?: Promise<PolicyAdmission> }> {
-  const ttlMs = admissionTtls.get(rolloutId);
-  const port = ttlMs === undefined ? undefined : policyPort(c.env);
-  const admission = port?.acquire(rolloutId, callId, ttlMs!);
-  // Settled either way here, so a failed admission is never an unhandled rejection; the gateway reads it again.
-  const settled = admission?.then(() => undefined, () => undefined);
-  try {
-    const session = await admit(stub, rolloutId, pathAttemptOf(c));
-    rememberTtl(rolloutId, session.admissionTtlMs);
-    return admission ? { session, admission } : { session };
-  } catch (error) {
-    await settled;
-    if (port) await port.release(rolloutId, callId).catch(() => undefined);
-    throw error;
-  }
-}
-
-/** Records a call while its admission is released, under the version it was admitted with, corrected if a sync ended meanwhile. */
-async function recordWhileReleasing(stub: SessionRpc, record: LlmCall, released: Promise<number>): Promise<void> {
-  const { versionEnd } = await storeWhileReleasing(stub.recordCall(record), released);
-  if (versionEnd !== record.policy_version_end) await stub.amendCallVersion(record.call_id, versionEnd);
-}
-
-/** Forwards one call through the gateway and records it on the rollout; ends an external rollout a limit refuses. */
 async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject & { stream?: boolean }): Promise<Response> {
   const rolloutId = await authorize(c);
-  const stub = sessionStub(c.env, rolloutId);
-  const attempt = attemptOf(c);
-  const purpose = purposeOf(c);
-  const stamp = (record: LlmCall): LlmCall => ({ ...record, purpose, ...(attempt === null ? {} : { attempt }) });
-  const callId = `${rolloutId}/gw/${crypto.randomUUID()}`;
-  const { session, admission } = await admitBoth(c, stub, rolloutId, callId);
-  const call: GatewayCall = { ...session, callId, ...(admission ? { admission } : {}), whileSyncing: "refuse", signal: c.req.raw.signal, keepAlive: keepAliveOf(c) };
-  const gateway = gatewayFor(c.env);
-  try {
-    if (body.stream) return await gateway.stream(path, body, call, (record, released) => recordWhileReleasing(stub, stamp(record), released));
-    const { reply, replyText, call: record, released } = await gateway.sendUnreleased(path, body, call);
-    await recordWhileReleasing(stub, stamp(record), released);
-    // The upstream's own bytes when the backend kept them: serializing the parsed reply again costs CPU for nothing.
-    return replyText === undefined ? c.json(reply as JsonObject) : c.body(replyText, 200, { "content-type": "application/json" });
-  } catch (error) {
-    if (error instanceof LimitExceededError) await stub.endForLimit(error.reason, error.message);
-    throw error;
-  }
+  const pathAttempt = pathAttemptOf(c);
+  const meta = { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: attemptOf(c), purpose: purposeOf(c), ...(pathAttempt === undefined ? {} : { pathAttempt }) };
+  const result = await sessionStub(c.env, rolloutId).gatewayCall(path, body, meta);
+  if (!result.ok) throw fromWireError(result.error);
+  if ("stream" in result) return new Response(toldWhenCallerLeaves(result.stream, c, meta.callId), { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
+  // The upstream's own bytes when the backend kept them: serializing the parsed reply again costs CPU for nothing.
+  return c.body(result.json, 200, { "content-type": "application/json" });
 }
 
 /**

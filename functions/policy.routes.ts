@@ -17,6 +17,9 @@ function pathParam<S extends z.ZodType>(raw: string, schema: S, path: string): z
   return parsed.data;
 }
 
+/** How long an `interrupt` sync waits for the calls it cut (and drained ones) when `wait_ms` is not given. */
+const INTERRUPT_WAIT_MS = 30_000;
+
 const VersionParam = z.string().regex(/^[1-9][0-9]{0,8}$/, "version must be an integer >= 1").transform(Number);
 
 /** Routes under `/v1`: `/policy`, `/policy/sync/{begin,end}` and `/resources/:name`. */
@@ -44,10 +47,16 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/policy/sync/begin", async (c) => {
     const body = await parseJsonBody(c, SyncBeginRequest, { emptyAsObject: true });
     const policy = policyStub(c.env);
-    const begun = await policy.beginSync(body.policy_version);
+    const begun = await policy.beginSync(body.policy_version, body.mode);
+    if (begun.conflict) {
+      const why = `a "${begun.conflict}" weight sync is under way; an "interrupt" sync cannot begin until it ends (POST /v1/policy/sync/end)`;
+      throw new ConflictError(why, { details: [{ path: "mode", message: why }] });
+    }
     let inFlight = begun.in_flight;
-    if (body.wait_ms !== undefined && inFlight > 0) inFlight = (await policy.waitIdle(body.wait_ms)).in_flight;
-    return c.json({ policy_version: begun.policy_version, syncing: true, in_flight: inFlight });
+    // An interrupt sync answers once no old-version generation runs: the cut calls release at once.
+    const waitMs = body.wait_ms ?? (body.mode === "interrupt" ? INTERRUPT_WAIT_MS : undefined);
+    if (waitMs !== undefined && inFlight > 0) inFlight = (await policy.waitIdle(waitMs)).in_flight;
+    return c.json({ policy_version: begun.policy_version, syncing: true, in_flight: inFlight, ...(body.mode ? { mode: body.mode } : {}) });
   });
 
   routes.post("/policy/sync/end", async (c) => {

@@ -11,13 +11,16 @@ let simulators: VllmSimulator[] = [];
  * (no latency) and a slow one, for tests that must act while a call is in flight.
  */
 export async function setup(project: TestProject): Promise<void> {
-  const [simulator, slow] = await Promise.all([
+  const [simulator, slow, paced] = await Promise.all([
     startVllmSimulator({ port: 0, seed: 7 }),
     startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: SLOW_TTFT_MS, perTokenMs: 0 } }),
+    // Answers of 80+ tokens, 25 ms apart: a weight sync lands mid-generation (partial rollouts).
+    startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: 0, perTokenMs: 25 }, tail: { distribution: "pareto", scaleTokens: 80, maxTokens: 160 } }),
   ]);
-  simulators = [simulator, slow];
+  simulators = [simulator, slow, paced];
   project.provide("simulatorUrl", simulator.url);
   project.provide("slowSimulatorUrl", slow.url);
+  project.provide("pacedSimulatorUrl", paced.url);
 }
 
 export async function teardown(): Promise<void> {

@@ -13,6 +13,8 @@ import type { ModelBackend, UpstreamPath } from "./model-backend";
 import type { PolicyPort } from "./policy-port";
 import { type CallLimits, checkPromptLength, shapeRequest } from "./request-shaping";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep, withRetries } from "./retry";
+import { notInterruptibleBecause } from "./interruptible";
+import { resumableCall } from "./resumable-call";
 import { relayStream } from "./stream-relay";
 import { attemptTimeoutMs, DEFAULT_UPSTREAM_TIMEOUTS, type UpstreamTimeouts } from "./upstream-timeouts";
 
@@ -70,6 +72,17 @@ export interface GatewayCall {
    * call and releasing its admission), e.g. `ExecutionContext.waitUntil`.
    */
   keepAlive?: (work: Promise<unknown>) => void;
+  /**
+   * Aborts when the caller of a streamed call has left, where that is known only from outside its
+   * response stream (a session relaying to an HTTP route): the call then ends untrainable.
+   */
+  callerGone?: AbortSignal;
+  /**
+   * Where a streamed plain call registers its interrupt while it runs (its session's registry, which
+   * an `interrupt` weight sync reaches): such a call is cut, then resumed from token ids under the new
+   * version. Absent: the call is never interrupted (a sync drains it).
+   */
+  interrupts?: (interrupt: (() => void) | null) => void;
 }
 
 /** Routes, records and versions model calls for rollouts. */
@@ -212,20 +225,31 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
     async stream(path, body, call, onRecorded) {
       const prepared = await prepare(path, { ...body, stream: true }, call);
+      // Once open, the upstream stream is the call's, not the caller's: the caller's signal stops
+      // the admission wait and the retries, never the read (stream-relay.ts reads it to its end).
+      const routing = { ...prepared.routing, signal: undefined };
       let opened;
       try {
-        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, prepared.shaped, prepared.routing));
+        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, prepared.shaped, routing));
       } catch (error) {
         await prepared.release();
         throw error;
       }
       const { value, attempts } = opened;
+      const notInterruptible = notInterruptibleBecause(path, prepared.shaped);
+      if (call.interrupts && notInterruptible === null && prepared.backend.returnsTokenIds) {
+        const parts = { rolloutId: call.rolloutId, callId: call.callId, shaped: prepared.shaped, routing, backend: prepared.backend, policy: deps.policy, retry, admissionTtlMs: call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS, version: prepared.policy.policy_version, release: prepared.release, interrupts: call.interrupts };
+        return resumableCall({ ...parts, record: (captured, meta) => record(call, prepared, captured, meta) }, value, attempts, onRecorded, { ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}), ...(call.callerGone ? { callerGone: call.callerGone } : {}) });
+      }
+      const drained = call.interrupts ? { interruption: { interruptible: false, reason: notInterruptible ?? "the backend returns no token ids", interrupted: 0 } } : {};
+      // The call's own deadline: what a non-streamed reply of the same max_tokens may take.
+      const deadlineMs = attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, { ...prepared.shaped, stream: false });
       return relayStream(
         value.response,
         async (end) => {
           const released = prepared.release();
           if (!end.captured) return void (await released);
-          const recorded = record(call, prepared, end.captured, { replica: value.replica, attempts, versionEnd: prepared.policy.policy_version });
+          const recorded = { ...record(call, prepared, end.captured, { replica: value.replica, attempts, versionEnd: prepared.policy.policy_version }), ...drained };
           try {
             // An aborted call is kept (its tokens were spent) but can never train: its output is cut off.
             await onRecorded(end.outcome === "aborted" ? { ...recorded, trainable: false } : recorded, released);
@@ -233,7 +257,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
             await released;
           }
         },
-        call.keepAlive,
+        { keepAlive: call.keepAlive, deadlineMs, ...(call.callerGone ? { callerGone: call.callerGone } : {}) },
       );
     },
   };

@@ -88,6 +88,18 @@ export const LlmCall = z.object({
   excluded_from_training: z.boolean().default(false),
   /** `judge` for a grader's calls (`PURPOSE_HEADER`): recorded apart, never a step, never trained on. Rows stored before read as `policy`. */
   purpose: CallPurpose.default("policy"),
+  /**
+   * The policy version that produced each completion token, as runs: tokens from `from_token` on
+   * (up to the next run) came from `policy_version`. Set on calls an interrupting weight sync may
+   * cut; absent: every token came from `policy_version_start`.
+   */
+  policy_version_runs: z.array(z.object({ from_token: z.int().min(0), policy_version: z.int().min(0) })).min(1).optional(),
+  /**
+   * Partial rollouts: whether an `interrupt` sync may cut the call (else it is drained, and `reason`
+   * says why: tools, response_format, penalties, seed, …) and how often one did. Absent on calls
+   * made outside a rollout's gateway endpoint.
+   */
+  interruption: z.object({ interruptible: z.boolean(), reason: z.string().nullable(), interrupted: z.int().min(0) }).optional(),
 }).refine((call) => call.logprobs.length === 0 || logprobsAligned(call), {
   message: "logprobs must have one entry per completion token",
   path: ["logprobs"],

@@ -34,10 +34,18 @@ export const TrainingSample = z.object({
   num_turns: z.int().min(0),
   termination_reason: TerminationReason.nullable(),
   policy_version: z.object({ start: z.int().min(0), end: z.int().min(0) }),
+  /**
+   * The policy version that produced each response token (mask-0 context tokens: the version of
+   * the call they lead into), the behaviour policy an off-policy correction needs per token. Set
+   * only when the tokens span versions (a call an interrupting sync cut and resumed, or calls of
+   * one sample made under different versions); absent, every token came from `policy_version.start`.
+   */
+  response_policy_versions: z.custom<number[]>((value) => Array.isArray(value) && value.every((v) => Number.isInteger(v) && v >= 0), "must be an array of versions").optional(),
   extra_fields: z.record(z.string(), z.json()).default({}),
 }).superRefine((sample, ctx) => {
   const n = sample.response_ids.length;
   if (sample.response_mask.length !== n) ctx.addIssue({ code: "custom", path: ["response_mask"], message: "response_mask must be as long as response_ids" });
   if (sample.response_logprobs.length !== n) ctx.addIssue({ code: "custom", path: ["response_logprobs"], message: "response_logprobs must be as long as response_ids" });
+  if (sample.response_policy_versions !== undefined && sample.response_policy_versions.length !== n) ctx.addIssue({ code: "custom", path: ["response_policy_versions"], message: "response_policy_versions must be as long as response_ids" });
 });
 export type TrainingSample = z.infer<typeof TrainingSample>;

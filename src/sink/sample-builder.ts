@@ -56,6 +56,8 @@ interface Segment {
   response_ids: number[];
   response_mask: Array<0 | 1>;
   response_logprobs: number[];
+  /** The policy version of each response token (context tokens take the version of the call they lead into). */
+  response_versions: number[];
   calls: LlmCall[];
 }
 
@@ -65,18 +67,31 @@ function push<T>(target: T[], items: readonly T[]): void {
 }
 
 function startSegment(call: LlmCall): Segment {
-  const segment: Segment = { prompt_ids: [...call.prompt_token_ids], response_ids: [], response_mask: [], response_logprobs: [], calls: [] };
+  const segment: Segment = { prompt_ids: [...call.prompt_token_ids], response_ids: [], response_mask: [], response_logprobs: [], response_versions: [], calls: [] };
   appendCompletion(segment, call);
   return segment;
 }
 
 function appendCompletion(segment: Segment, call: LlmCall): void {
   push(segment.response_ids, call.completion_token_ids);
+  // A call an interrupting sync cut has runs of versions; any other call's tokens all came from the version it was admitted under.
+  const runs = call.policy_version_runs ?? [{ from_token: 0, policy_version: call.policy_version_start }];
+  let run = 0;
   for (let i = 0; i < call.completion_token_ids.length; i++) {
+    while (run + 1 < runs.length && runs[run + 1]!.from_token <= i) run += 1;
     segment.response_mask.push(1);
     segment.response_logprobs.push(call.logprobs[i]!);
+    segment.response_versions.push(runs[run]!.policy_version);
   }
   segment.calls.push(call);
+}
+
+/** The oldest and newest version a token of the segment came from (a call's start version when it has no runs). */
+function versionRange(segment: Segment): { start: number; end: number } {
+  return {
+    start: Math.min(...segment.calls.map((call) => call.policy_version_start)),
+    end: Math.max(...segment.calls.map((call) => Math.max(call.policy_version_end, ...(call.policy_version_runs ?? []).map((r) => r.policy_version)))),
+  };
 }
 
 /** True when `prompt` starts with the segment's prompt ids followed by its response ids. */
@@ -95,6 +110,7 @@ function mergeCall(segment: Segment, call: LlmCall): void {
   for (let i = 0; i < between.length; i++) {
     segment.response_mask.push(0);
     segment.response_logprobs.push(0);
+    segment.response_versions.push(call.policy_version_start);
   }
   appendCompletion(segment, call);
 }
@@ -167,10 +183,9 @@ export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult
       reward_score: input.reward ?? 0,
       num_turns: segment.calls.length,
       termination_reason: input.termination_reason,
-      policy_version: {
-        start: Math.min(...segment.calls.map((call) => call.policy_version_start)),
-        end: Math.max(...segment.calls.map((call) => call.policy_version_end)),
-      },
+      policy_version: versionRange(segment),
+      // Only when the tokens span versions: absent, every token came from `policy_version.start`.
+      ...(new Set(segment.response_versions).size > 1 ? { response_policy_versions: segment.response_versions } : {}),
       extra_fields: {
         trainable: !failed && truncatedBy === null,
         failed,

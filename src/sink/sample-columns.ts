@@ -70,7 +70,9 @@ export function samplesToColumns(samples: readonly TrainingSample[]): Column[] {
     termination_reason: strings(samples.map((s) => s.termination_reason)),
     policy_version_start: ints(samples.map((s) => s.policy_version.start)),
     policy_version_end: ints(samples.map((s) => s.policy_version.end)),
-    extra_fields: strings(samples.map((s) => JSON.stringify(s.extra_fields))),
+    // Per-token versions (present only on samples whose tokens span versions) ride in extra_fields,
+    // so the column layout, and every table stored before them, stays as it is.
+    extra_fields: strings(samples.map((s) => JSON.stringify(s.response_policy_versions ? { ...s.extra_fields, response_policy_versions: s.response_policy_versions } : s.extra_fields))),
   };
   return SAMPLE_COLUMNS.map((name) => ({ name, vector: vectors[name] }));
 }
@@ -113,7 +115,9 @@ export function columnsToSamples(table: ArrowTable): TrainingSample[] {
   const [uid, rolloutId, reason, extra] = [text("uid"), text("rollout_id"), text("termination_reason"), text("extra_fields")];
   const [sampleIndex, segment, reward, turns, start, end] = [num("sample_index"), num("segment_index"), num("reward_score"), num("num_turns"), num("policy_version_start"), num("policy_version_end")];
   const [prompt, response, mask, lps] = [list("prompt_ids"), list("response_ids"), list("response_mask"), list("response_logprobs")];
-  return Array.from({ length: table.length }, (_, i) => ({
+  return Array.from({ length: table.length }, (_, i) => {
+    const { response_policy_versions: versions, ...fields } = JSON.parse(extra[i]!) as TrainingSample["extra_fields"];
+    return {
     schema_version: TRAINING_SAMPLE_SCHEMA_VERSION,
     uid: uid[i]!,
     sample_index: sampleIndex[i]!,
@@ -127,8 +131,10 @@ export function columnsToSamples(table: ArrowTable): TrainingSample[] {
     num_turns: turns[i]!,
     termination_reason: reason[i] as TrainingSample["termination_reason"],
     policy_version: { start: start[i]!, end: end[i]! },
-    extra_fields: JSON.parse(extra[i]!) as TrainingSample["extra_fields"],
-  }));
+    ...(Array.isArray(versions) ? { response_policy_versions: versions as number[] } : {}),
+    extra_fields: fields,
+    };
+  });
 }
 
 /** `table` with each row's `extra_fields` replaced by `update(parsed)` (flags a failed member's samples). */

@@ -213,6 +213,10 @@ def _non_tensor(items: list[Mapping[str, Any]]) -> dict[str, np.ndarray]:
         "policy_version_start": np.array([version.get("start", 0) for version in policy], dtype=np.int64),
         "policy_version_end": np.array([version.get("end", 0) for version in policy], dtype=np.int64),
     }
+    # Per-token behaviour-policy versions (partial rollouts): one list per sample whose tokens span
+    # versions, None for the others (all their tokens came from policy_version_start).
+    if any(sample.get("response_policy_versions") is not None for sample in items):
+        out["response_policy_versions"] = _object_array([sample.get("response_policy_versions") for sample in items])
     keys: dict[str, None] = {}
     for sample in items:
         keys.update(dict.fromkeys(sample.get("extra_fields") or {}))

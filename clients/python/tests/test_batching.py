@@ -121,3 +121,12 @@ def test_torch_tensors_need_torch():
         return
     out = to_verl_batch(three_samples(), P, R, 0, return_tensors="pt").batch
     assert out["input_ids"].shape == (3, P + R) and str(out["rm_scores"].dtype) == "torch.float32"
+
+
+def test_carries_per_token_policy_versions_of_partial_rollouts():
+    resumed = sample("g:2", 0, [1, 2], [5, 6, 7])
+    resumed["response_policy_versions"] = [3, 3, 4]
+    resumed["policy_version"] = {"start": 3, "end": 4}
+    nt = to_verl_batch([sample("g:2", 1, [1, 2], [5, 6]), resumed], P, R, pad_token_id=0).non_tensor_batch
+    assert nt["response_policy_versions"].tolist() == [None, [3, 3, 4]]
+    assert nt["policy_version_start"].tolist() == [0, 3]

@@ -86,6 +86,11 @@ export class StreamAssembler {
     }
   }
 
+  /** The prompt ids and the completion ids received so far (what a resumed call continues from). */
+  soFar(): { promptIds: number[]; completionIds: number[]; finished: boolean } {
+    return { promptIds: [...this.#promptIds], completionIds: [...this.#completionIds], finished: this.#finishReason !== null };
+  }
+
   /**
    * What arrived before the stream was cut off, never throwing: finish reason `abort` (vLLM's own
    * for an aborted request), logprobs dropped unless they line up with the tokens received.

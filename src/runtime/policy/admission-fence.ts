@@ -13,6 +13,8 @@ export const AdmissionFence = z.object({
   generation: z.int().min(0),
   snapshot: PolicySnapshot,
   syncing: z.boolean(),
+  /** The sync under way is an `interrupt` sync: the shard tells the sessions of its calls in flight to cut them. */
+  interrupt: z.boolean().default(false),
 }).strict();
 export type AdmissionFence = z.infer<typeof AdmissionFence>;
 

@@ -65,6 +65,11 @@ export class AdmissionShardCore {
     return { generation: this.#fence.generation, in_flight: this.#calls.countLive(this.#deps.now()) };
   }
 
+  /** The rollouts with calls in flight here: whose sessions an `interrupt` sync tells to cut them. */
+  liveRollouts(): string[] {
+    return this.#calls.liveRollouts(this.#deps.now());
+  }
+
   /** Calls admitted and neither released nor expired. */
   inFlight(): number {
     return this.#calls.countLive(this.#deps.now());

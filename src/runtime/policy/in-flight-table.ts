@@ -91,6 +91,12 @@ export class InFlightTable {
     return this.#sql.exec(`DELETE FROM in_flight_calls WHERE rollout_id = ? RETURNING call_id`, rolloutId).toArray().length;
   }
 
+  /** The rollouts with a call in flight (calls admitted without a rollout id are not listed). */
+  liveRollouts(now: number): string[] {
+    this.flush();
+    return this.#sql.exec<{ rollout_id: string }>(`SELECT DISTINCT rollout_id FROM in_flight_calls WHERE expires_at > ? AND rollout_id IS NOT NULL`, now).toArray().map((row) => row.rollout_id);
+  }
+
   /** Drops calls whose ttl passed without a release, then counts the rest. */
   countLive(now: number): number {
     this.flush();

@@ -34,6 +34,13 @@ export const SyncBeginRequest = z.object({
   wait_ms: z.int().min(0, "wait_ms must be >= 0").max(MAX_SYNC_WAIT_MS, `wait_ms must be <= ${MAX_SYNC_WAIT_MS}`).optional(),
   /** The version the trainer intends to end with (recorded, not enforced). */
   policy_version: z.int().min(0, "policy_version must be >= 0").optional(),
+  /**
+   * `drain` (default): refuse new calls and wait for the ones in flight. `interrupt`: also cut every
+   * plain call in flight (its tokens kept) and answer once no old-version generation runs; each
+   * cut call resumes from token ids after `sync/end`. Calls with tools, response_format, penalties
+   * or a seed are drained either way.
+   */
+  mode: z.enum(["drain", "interrupt"], { error: 'mode must be "drain" or "interrupt"' }).optional(),
 }).strict();
 export type SyncBeginRequest = z.infer<typeof SyncBeginRequest>;
 

@@ -116,12 +116,15 @@ export class PolicyCore {
    * Marks a weight sync as under way and returns once every shard refuses new calls, with the
    * calls admitted before that still in flight. Calling it again is harmless (it pushes again).
    */
-  async beginSync(requestedVersion?: number): Promise<BeginSyncResult> {
+  async beginSync(requestedVersion?: number, mode: "drain" | "interrupt" = "drain"): Promise<BeginSyncResult> {
     const now = this.#deps.now();
     const state = this.#storage.readState(now);
     const already = state.syncing !== null;
+    const current = state.syncing === null ? null : (state.syncing.mode ?? "drain");
+    // A drain sync's calls run to their end under the old version: cutting them now would not make it an interrupt sync.
+    if (current === "drain" && mode === "interrupt") return { policy_version: state.policy_version, in_flight: await this.#liveCount(), already, conflict: "drain" };
     const requested = requestedVersion ?? state.syncing?.requested_version;
-    const syncing = { since: state.syncing?.since ?? now, ...(requested === undefined ? {} : { requested_version: requested }) };
+    const syncing = { since: state.syncing?.since ?? now, ...(requested === undefined ? {} : { requested_version: requested }), mode: current ?? mode };
     const inFlight = await this.#save({ ...state, syncing }, now);
     return { policy_version: state.policy_version, in_flight: inFlight, already };
   }

@@ -18,6 +18,8 @@ export interface BeginSyncResult {
   policy_version: number;
   in_flight: number;
   already: boolean;
+  /** Set when the sync was refused: a `drain` sync is under way and an `interrupt` one was asked for. */
+  conflict?: "drain";
 }
 
 /** `waitIdle`: calls still in flight when it returned (0 unless the timeout passed first). */

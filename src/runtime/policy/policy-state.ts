@@ -12,6 +12,8 @@ export const SyncState = z.object({
   since: z.number(),
   /** The version the trainer said it will end with, if it said (informational; `endSync` decides). */
   requested_version: z.int().min(0).optional(),
+  /** `drain` (absent: rows written before modes) waits calls out; `interrupt` cuts plain calls and resumes them after `endSync`. */
+  mode: z.enum(["drain", "interrupt"]).optional(),
 }).strict();
 export type SyncState = z.infer<typeof SyncState>;
 
@@ -53,5 +55,5 @@ export function snapshotOf(state: PolicyState): PolicySnapshot {
 
 /** The fence the admission shards enforce for `state`. */
 export function fenceOf(state: PolicyState): AdmissionFence {
-  return { generation: state.generation, snapshot: snapshotOf(state), syncing: state.syncing !== null };
+  return { generation: state.generation, snapshot: snapshotOf(state), syncing: state.syncing !== null, interrupt: state.syncing?.mode === "interrupt" };
 }

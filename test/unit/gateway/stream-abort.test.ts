@@ -22,26 +22,46 @@ describe("a streamed gateway call whose caller goes away", () => {
   beforeAll(async () => void (sim = await startVllmSimulator({ port: 0, seed: 3, latency: { ttftMs: 0, perTokenMs: 15 } })));
   afterAll(() => sim.close());
 
-  it("releases its admission and is recorded as aborted with the tokens that arrived", async () => {
+  it("reads the upstream to its end after the caller hangs up, then releases its admission and records the whole call, untrainable", async () => {
     const policy = countingPolicy();
     const backend = createVllmBackend({ baseUrl: `${sim.url}/v1` });
     const gateway = createGateway({ policy, backendFor: () => backend, defaultModel: "sim-qwen3", now: Date.now });
     const recorded: LlmCall[] = [];
     const kept: Promise<unknown>[] = [];
     const call = { rolloutId: "r-abort", stepId: null, callId: "r-abort/gw/1", train: true, limits, replicaHint: null, whileSyncing: "refuse" as const, keepAlive: (work: Promise<unknown>) => void kept.push(work) };
-    const body = { messages: [{ role: "user", content: "Tell me a long story." }], max_tokens: 400 };
+    const body = { messages: [{ role: "user", content: "Tell me a long story." }], max_tokens: 40 };
+    const before = sim.stats();
     const response = await gateway.stream("/chat/completions", body, call, async (record) => void recorded.push(record));
     const reader = response.body!.getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
     expect(policy.inFlight.has(call.callId)).toBe(true);
     await reader.cancel("client went away");
+    expect(policy.inFlight.has(call.callId)).toBe(true);
     await Promise.all(kept);
     expect(policy.inFlight.size).toBe(0);
     expect(recorded).toHaveLength(1);
-    expect(recorded[0]).toMatchObject({ call_id: call.callId, finish_reason: "abort", trainable: false });
-    expect(recorded[0]!.completion_token_ids.length).toBeLessThan(400);
+    expect(recorded[0]).toMatchObject({ call_id: call.callId, trainable: false });
+    // Every token the upstream generated is in the record: the read went on without the caller.
+    expect(recorded[0]!.completion_token_ids.length).toBe(sim.stats().completionTokens - before.completionTokens);
+    expect(recorded[0]!.finish_reason).not.toBe("abort");
     expect(recorded[0]!.prompt_token_ids.length).toBeGreaterThan(0);
+  });
+
+  it("does not wait for a caller that never reads: the call ends when the upstream does", async () => {
+    const policy = countingPolicy();
+    const backend = createVllmBackend({ baseUrl: `${sim.url}/v1` });
+    const gateway = createGateway({ policy, backendFor: () => backend, defaultModel: "sim-qwen3", now: Date.now });
+    const recorded: LlmCall[] = [];
+    const kept: Promise<unknown>[] = [];
+    const call = { rolloutId: "r-stall", stepId: null, callId: "r-stall/gw/1", train: true, limits, replicaHint: null, whileSyncing: "refuse" as const, keepAlive: (work: Promise<unknown>) => void kept.push(work) };
+    const response = await gateway.stream("/chat/completions", { messages: [{ role: "user", content: "Tell me a story." }], max_tokens: 30 }, call, async (record) => void recorded.push(record));
+    await Promise.all(kept);
+    expect(policy.inFlight.size).toBe(0);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]!.trainable).toBe(true);
+    // The caller reading late still gets the whole stream.
+    expect((await response.text()).trimEnd().endsWith("data: [DONE]")).toBe(true);
   });
 
   it("still releases once and records a completed stream as before", async () => {

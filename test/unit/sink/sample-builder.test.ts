@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlmCall } from "../../../src/schemas/llm-call";
 import { TrainingSample } from "../../../src/schemas/training-sample";
 import { type SampleBuildInput, buildTrainingSamples, untrainableReason } from "../../../src/sink/sample-builder";
+import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/sample-columns";
 import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
 import { type Conversation, calculatorConversation, clientFor, expectExactAgainst } from "./sink-fixtures";
 
@@ -153,5 +154,31 @@ describe("buildTrainingSamples when the template strips <think> from history", (
     expect(samples.map((sample) => sample.extra_fields.calls)).toEqual([["r-m/call/0", "r-m/call/1", "r-m/call/2"], ["r-m/call/3"]]);
     expect(samples.map((sample) => sample.num_turns)).toEqual([3, 1]);
     expectExactSegments(samples, talk.calls);
+  });
+});
+
+describe("buildTrainingSamples of a call an interrupting sync resumed", () => {
+  const call = (overrides: Partial<LlmCall>): LlmCall => ({
+    schema_version: 1, call_id: "c1", rollout_id: "r-v", step_id: null, request: {}, response_message: { role: "assistant", content: "x" },
+    prompt_token_ids: [1, 2, 3], completion_token_ids: [10, 11, 12, 13], logprobs: [-0.1, -0.2, -0.3, -0.4], logprobs_mode: "raw_logprobs",
+    finish_reason: "stop", usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 }, backend: "vllm", replica: "r", policy_version_start: 3,
+    policy_version_end: 4, latency_ms: 1, attempts: 1, trainable: true, created_at: 0, attempt: null, excluded_from_training: false, purpose: "policy", ...overrides,
+  });
+
+  it("gives each response token the version that produced it, and counts the sample from its oldest token", () => {
+    const first = call({ policy_version_runs: [{ from_token: 0, policy_version: 3 }, { from_token: 2, policy_version: 4 }] });
+    const second = call({ call_id: "c2", prompt_token_ids: [1, 2, 3, 10, 11, 12, 13, 20], completion_token_ids: [30], logprobs: [-0.5], policy_version_start: 4, policy_version_end: 4 });
+    const [sample] = buildTrainingSamples(inputFor([first, second])).samples;
+    expect(sample!.response_policy_versions).toEqual([3, 3, 4, 4, 4, 4]);
+    expect(sample!.policy_version).toEqual({ start: 3, end: 4 });
+    // The Arrow table the feed serves carries them too (in the row's extra_fields, the layout unchanged).
+    const [back] = columnsToSamples(readSampleTable(encodeSampleTable([sample!])));
+    expect(back!.response_policy_versions).toEqual([3, 3, 4, 4, 4, 4]);
+    expect(back!.extra_fields).toEqual(sample!.extra_fields);
+  });
+
+  it("leaves the field out when every token came from one version", () => {
+    const [sample] = buildTrainingSamples(inputFor([call({ policy_version_end: 3 })])).samples;
+    expect(sample!.response_policy_versions).toBeUndefined();
   });
 });

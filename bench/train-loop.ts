@@ -1,0 +1,127 @@
+/**
+ * @module The simulated trainer of `npm run bench:train`: per step it takes `B × n` samples,
+ * "trains" for `trainMs`, then syncs weights (`drain` or `interrupt`), in one of four schedules.
+ * A sample is one streamed gateway call of its own external rollout (a one-turn agent); its
+ * version is the trainer's version when the call was admitted (its oldest token's).
+ */
+
+/** What one mode's run measured. */
+export interface ModeResult {
+  name: string;
+  samplesPerS: number;
+  idlePct: number;
+  syncP50S: number;
+  syncMaxS: number;
+  stalenessMax: number;
+  tokensDiscarded: number;
+  tokensGenerated: number;
+}
+
+/** The stack the trainer drives. */
+export interface TrainerStack {
+  /** Runs one sample (a streamed call) to its end; resolves with its completion tokens. */
+  sample(): Promise<number>;
+  /** `sync/begin` in `mode` (waiting for drained calls), then `sync/end` with the next version; resolves with the wait in ms. */
+  sync(mode: "drain" | "interrupt", nextVersion: number): Promise<number>;
+}
+
+/** One mode's schedule. */
+export interface ModeSpec {
+  name: string;
+  schedule: "hybrid" | "one_step_off" | "async";
+  syncMode: "drain" | "interrupt";
+  /** Most versions a sample may lag the trainer (async only); older ones are discarded. */
+  maxStaleness: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Runs `steps` trainer steps of `spec`; `version0` is the policy version now. */
+export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { batch: number; steps: number; trainMs: number; version0: number }): Promise<ModeResult> {
+  let version = options.version0;
+  const syncWaits: number[] = [];
+  let trainingMs = 0;
+  let stalenessMax = 0;
+  let discarded = 0;
+  let generated = 0;
+  const started = performance.now();
+  const train = async () => {
+    const t = performance.now();
+    await sleep(options.trainMs);
+    trainingMs += performance.now() - t;
+  };
+  const sync = async () => {
+    syncWaits.push(await stack.sync(spec.syncMode, version + 1));
+    version += 1;
+  };
+  const batchOf = () => Array.from({ length: options.batch }, () => stack.sample().then((tokens) => ((generated += tokens), tokens)));
+
+  if (spec.schedule === "hybrid") {
+    for (let step = 0; step < options.steps; step++) {
+      await Promise.all(batchOf());
+      await train();
+      await sync();
+    }
+  } else if (spec.schedule === "one_step_off") {
+    let next = Promise.all(batchOf());
+    for (let step = 0; step < options.steps; step++) {
+      await next;
+      // The next batch is generated (under the current weights, one step stale) while this one trains.
+      next = Promise.all(batchOf());
+      stalenessMax = Math.max(stalenessMax, step === 0 ? 0 : 1);
+      await train();
+      await sync();
+    }
+    await next;
+  } else {
+    // Continuous generation: `batch` samples always in flight; the trainer takes the first `batch` fresh enough.
+    const ready: Array<{ version: number; tokens: number }> = [];
+    let stopping = false;
+    const worker = async () => {
+      while (!stopping) {
+        const at = version;
+        const tokens = await stack.sample();
+        generated += tokens;
+        ready.push({ version: at, tokens });
+      }
+    };
+    const workers = Array.from({ length: options.batch }, () => worker());
+    for (let step = 0; step < options.steps; step++) {
+      let taken = 0;
+      while (taken < options.batch) {
+        const sample = ready.shift();
+        if (!sample) {
+          await sleep(2);
+          continue;
+        }
+        const lag = version - sample.version;
+        if (lag > spec.maxStaleness) {
+          discarded += sample.tokens;
+          continue;
+        }
+        stalenessMax = Math.max(stalenessMax, lag);
+        taken += 1;
+      }
+      await train();
+      await sync();
+    }
+    stopping = true;
+    await Promise.all(workers);
+  }
+  const wallMs = performance.now() - started;
+  return {
+    name: spec.name,
+    samplesPerS: (options.batch * options.steps) / (wallMs / 1000),
+    idlePct: 100 * (1 - trainingMs / wallMs),
+    syncP50S: median(syncWaits) / 1000,
+    syncMaxS: Math.max(0, ...syncWaits) / 1000,
+    stalenessMax,
+    tokensDiscarded: discarded,
+    tokensGenerated: generated,
+  };
+}

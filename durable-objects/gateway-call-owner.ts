@@ -1,0 +1,152 @@
+/**
+ * @module A rollout's gateway call run by its RolloutSession, not by the HTTP invocation that
+ * asked for it. Workers cancel `waitUntil` work 30 s after the client disconnects (Cloudflare's
+ * documented limit on `ctx.waitUntil`), so a stream whose caller hung up could not be read to its
+ * end, recorded and released from the route; the session object is not tied to the caller's
+ * connection: it keeps running while its outbound fetch is pending, and the admission shard it
+ * releases into is reached from it. The route only authorizes and relays what this returns.
+ */
+import { ConflictError, LimitExceededError, ModelError, NotFoundError } from "../src/errors";
+import { notInterruptibleBecause } from "../src/gateway/interruptible";
+import type { Gateway, GatewayCall } from "../src/gateway/gateway";
+import type { UpstreamPath } from "../src/gateway/model-backend";
+import { storeWhileReleasing } from "../src/gateway/store-while-releasing";
+import { type WireError, toWireError } from "../src/gateway/wire-errors";
+import type { JsonObject } from "../src/schemas/json";
+import type { CallPurpose, LlmCall, LlmCallInput } from "../src/schemas/llm-call";
+import type { AdmitCallResult, GatewayWriteResult } from "../src/runtime/session/session-results";
+
+/** Who asked for the call, as the route established it. */
+export interface GatewayCallMeta {
+  callId: string;
+  /** The runner attempt in the path, when the call came through an attempt's endpoint. */
+  pathAttempt?: number;
+  /** The attempt the call belongs to (path or header), null when neither says. */
+  attempt: number | null;
+  purpose: CallPurpose;
+}
+
+/** The call's answer: an SSE body to relay, a JSON reply's text, or an error as data. */
+export type GatewayCallResult = { ok: true; stream: ReadableStream<Uint8Array> } | { ok: true; json: string } | { ok: false; error: WireError };
+
+/** What the owner needs from its session. */
+export interface CallOwnerDeps {
+  rolloutId: string;
+  gateway: Gateway;
+  admitCall(attempt?: number): AdmitCallResult;
+  recordCall(call: LlmCallInput): GatewayWriteResult;
+  amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult;
+  endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
+  /** Keeps the call's read alive after this RPC answered (the object's `ctx.waitUntil`). */
+  keepAlive(work: Promise<unknown>): void;
+}
+
+/**
+ * The calls running in one session: each call's signal aborts when its caller leaves, and each
+ * interruptible call's current interrupt is kept for an `interrupt` weight sync.
+ */
+export class CallerRegistry {
+  readonly #calls = new Map<string, AbortController>();
+  readonly #interrupts = new Map<string, () => void>();
+
+  /** A signal for `callId`, dropped with `done`. */
+  enter(callId: string): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    this.#calls.set(callId, controller);
+    return {
+      signal: controller.signal,
+      done: () => {
+        this.#calls.delete(callId);
+        this.#interrupts.delete(callId);
+      },
+    };
+  }
+
+  /** Registers (or with null, drops) the interrupt of `callId`'s current upstream leg. */
+  setInterrupt(callId: string, interrupt: (() => void) | null): void {
+    if (interrupt) this.#interrupts.set(callId, interrupt);
+    else this.#interrupts.delete(callId);
+  }
+
+  /** Interrupts every interruptible call running here; returns how many. */
+  interruptAll(): number {
+    const interrupts = [...this.#interrupts.values()];
+    this.#interrupts.clear();
+    for (const interrupt of interrupts) interrupt();
+    return interrupts.length;
+  }
+
+  /** The caller of `callId` left (unknown ids, say of a call already over, are ignored). */
+  left(callId: string): void {
+    this.#calls.get(callId)?.abort();
+  }
+}
+
+/**
+ * The non-streamed answer of a call the gateway streamed from upstream (so an interrupt keeps what
+ * was generated): the chat completion body, assembled from the recorded call.
+ */
+function assembledReply(call: LlmCall): string {
+  const logprobs = call.logprobs.length > 0 ? { content: call.logprobs.map((logprob) => ({ token: "", logprob, bytes: [], top_logprobs: [] })) } : null;
+  return JSON.stringify({
+    id: `chatcmpl-${call.call_id.slice(call.call_id.lastIndexOf("/") + 1)}`,
+    object: "chat.completion",
+    created: Math.floor(call.created_at / 1000),
+    model: call.request.model,
+    choices: [{ index: 0, message: call.response_message, logprobs, finish_reason: call.finish_reason, token_ids: call.completion_token_ids }],
+    usage: call.usage,
+    prompt_token_ids: call.prompt_token_ids,
+  });
+}
+
+function admitted(deps: CallOwnerDeps, meta: GatewayCallMeta): Omit<GatewayCall, "whileSyncing" | "callId"> {
+  const result = deps.admitCall(meta.pathAttempt);
+  if (!result.ok) {
+    if (result.reason === "not_found") throw new NotFoundError(`rollout ${deps.rolloutId} does not exist`);
+    if (result.reason === "superseded") throw new ConflictError(`attempt ${meta.pathAttempt} of rollout ${deps.rolloutId} is no longer live (its lease expired or it was handed back); stop this attempt`);
+    throw new ConflictError(`rollout ${deps.rolloutId} has ended (${result.status}); its gateway accepts no more calls`);
+  }
+  return { rolloutId: deps.rolloutId, stepId: null, train: result.train, model: result.model, limits: result.limits, replicaHint: result.replica_hint, admissionTtlMs: result.call_ttl_ms };
+}
+
+/** Runs one gateway call to its end: forwarded, read whatever the caller does, recorded, released. */
+export async function ownGatewayCall(callers: CallerRegistry, deps: CallOwnerDeps, path: UpstreamPath, body: JsonObject & { stream?: boolean }, meta: GatewayCallMeta): Promise<GatewayCallResult> {
+  const drained = notInterruptibleBecause(path, body);
+  // A call an interrupting sync cannot cut says so (it is drained instead), whichever way it went upstream.
+  const stamp = (record: LlmCall): LlmCall => ({ ...record, purpose: meta.purpose, ...(meta.attempt === null ? {} : { attempt: meta.attempt }), ...(record.interruption === undefined && drained !== null ? { interruption: { interruptible: false, reason: drained, interrupted: 0 } } : {}) });
+  // Stored under the version admitted, corrected if a sync ended meanwhile (store-while-releasing.ts).
+  const record = async (call: LlmCall, released: Promise<number>): Promise<void> => {
+    const stamped = stamp(call);
+    const { versionEnd } = await storeWhileReleasing(Promise.resolve().then(() => deps.recordCall(stamped)), released);
+    if (versionEnd !== stamped.policy_version_end) deps.amendCallVersion(stamped.call_id, versionEnd);
+  };
+  try {
+    const call: GatewayCall = { ...admitted(deps, meta), callId: meta.callId, whileSyncing: "refuse", keepAlive: deps.keepAlive };
+    // A plain chat call is streamed from upstream even for a caller that wants one JSON reply, so
+    // that an interrupting sync keeps what was generated; the reply is assembled from the record.
+    const assemble = !body.stream && drained === null;
+    if (body.stream || assemble) {
+      const caller = callers.enter(meta.callId);
+      let whole: LlmCall | undefined;
+      const streamed = { ...call, callerGone: caller.signal, interrupts: (interrupt: (() => void) | null) => callers.setInterrupt(meta.callId, interrupt) };
+      const response = await deps.gateway.stream(path, { ...body, stream: true }, streamed, async (recorded, released) => {
+        caller.done();
+        whole = recorded;
+        await record(recorded, released);
+      }).catch((error: unknown) => {
+        caller.done();
+        throw error;
+      });
+      if (!assemble) return { ok: true, stream: response.body! };
+      await response.arrayBuffer();
+      if (!whole) throw new ModelError("the upstream stream ended without a reply", { retryable: false });
+      return { ok: true, json: assembledReply(whole) };
+    }
+    const { reply, replyText, call: recorded, released } = await deps.gateway.sendUnreleased(path, body, call);
+    await record(recorded, released);
+    return { ok: true, json: replyText ?? JSON.stringify(reply) };
+  } catch (error) {
+    if (error instanceof LimitExceededError) deps.endForLimit(error.reason, error.message);
+    return { ok: false, error: toWireError(error) };
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * @module A streamed chat call that a weight sync may interrupt and resume (partial rollouts).
+ * Like `relayStream`, a pump reads upstream whatever the caller does. When told to interrupt, it
+ * cancels the upstream read (vLLM aborts a request whose connection closes), keeps the ids and
+ * logprobs so far, releases the admission and, once re-admitted under the new version, continues
+ * with a completions request from token ids (interruptible.ts). The continuation's chunks are
+ * rewritten as chat chunks of the same id, so the caller reads one continuous completion and the
+ * record is assembled from one stream; each run of tokens keeps the version that produced it.
+ */
+import type { CapturedOutput } from "./capture/captured-output";
+import { SseDataReader } from "./capture/sse-data";
+import { StreamAssembler } from "./capture/stream-assembler";
+import { addRun, type VersionRun } from "./interruptible";
+
+const encoder = new TextEncoder();
+
+/** How the pump reaches the rest of the gateway. */
+export interface ResumeDeps {
+  /** Releases the current admission; resolves with the version in force then. */
+  release(): Promise<number>;
+  /**
+   * Waits for a new admission (a sync refuses it until it ends), then opens the continuation of
+   * `generated` tokens (or, cut before its first chunk, the call again: `restarted`). "length" when nothing is left to generate or the upstream refused the
+   * longer prompt (the call ends `length`, never retried).
+   */
+  resume(promptIds: number[], generated: number[]): Promise<{ response: Response; version: number; restarted: boolean } | "length">;
+  /** Registers the leg's interrupt (replacing the previous one); the pump calls it with null when it ends. */
+  onInterrupt(interrupt: (() => void) | null): void;
+}
+
+/** How a resumable call ended: its capture, the version of each run of tokens, and how often it was interrupted. */
+export interface ResumableEnd {
+  outcome: "complete" | "aborted";
+  captured: CapturedOutput | null;
+  callerGone: boolean;
+  runs: VersionRun[];
+  interrupted: number;
+}
+
+interface ChunkHead {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/** A completions chunk of the continuation as the chat chunk the caller expects. */
+function asChatChunk(payload: string, head: ChunkHead, promptTokens: number, completionTokens: number): string {
+  const chunk = JSON.parse(payload) as { choices?: Array<{ text?: string; token_ids?: number[] | null; finish_reason?: string | null; stop_reason?: unknown; logprobs?: { token_logprobs?: Array<number | null> } | null }>; usage?: { completion_tokens: number } | null };
+  const choices = (chunk.choices ?? []).map((choice) => ({
+    index: 0,
+    delta: { content: choice.text ?? "" },
+    logprobs: choice.logprobs?.token_logprobs ? { content: choice.logprobs.token_logprobs.map((logprob) => ({ token: "", logprob: logprob ?? 0, bytes: [], top_logprobs: [] })) } : null,
+    finish_reason: choice.finish_reason ?? null,
+    ...(choice.stop_reason !== undefined ? { stop_reason: choice.stop_reason } : {}),
+    token_ids: choice.token_ids ?? null,
+  }));
+  const usage = chunk.usage ? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } : undefined;
+  return JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices, ...(usage ? { usage } : {}) });
+}
+
+/**
+ * Relays `first` (a chat stream opened under `version`) and its continuations to the caller;
+ * `finalize` runs once, before the final `data: [DONE]`, with the whole call.
+ */
+export function resumableStream(first: Response, version: number, deps: ResumeDeps, finalize: (end: ResumableEnd) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal } = {}): Response {
+  const assembler = new StreamAssembler();
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  let callerGone = false;
+  void writer.closed.catch(() => (callerGone = true));
+  options.callerGone?.addEventListener("abort", () => {
+    callerGone = true;
+    void writer.abort(new Error("the caller left")).catch(() => undefined);
+  }, { once: true });
+  const forward = (text: string): void => {
+    if (!callerGone) writer.write(encoder.encode(text)).catch(() => (callerGone = true));
+  };
+  let runs: VersionRun[] = [{ from_token: 0, policy_version: version }];
+  let interrupted = 0;
+  let head: ChunkHead | undefined;
+  let promptTokens = 0;
+
+  const end = async (outcome: "complete" | "aborted"): Promise<void> => {
+    deps.onInterrupt(null);
+    let captured: CapturedOutput | null;
+    try {
+      captured = outcome === "complete" ? assembler.finish() : assembler.partial();
+    } catch (error) {
+      console.error("stream capture failed", String(error));
+      captured = null;
+    }
+    const aborted = outcome === "aborted" || callerGone;
+    await finalize({ outcome: aborted ? "aborted" : "complete", captured: captured ?? (aborted ? assembler.partial() : null), callerGone, runs, interrupted });
+  };
+
+  /** Reads one leg; "done" at its end, "interrupted" when the sync cut it, "broken" when it failed. */
+  const readLeg = async (response: Response, continuation: boolean): Promise<"done" | "interrupted" | "broken"> => {
+    const source = response.body!.getReader();
+    const reader = new SseDataReader();
+    const decoder = new TextDecoder();
+    let cut = false;
+    deps.onInterrupt(() => {
+      cut = true;
+      void source.cancel("interrupted by a weight sync").catch(() => undefined);
+    });
+    let pending = "";
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await source.read();
+      } catch {
+        return cut ? "interrupted" : "broken";
+      }
+      // A cut that came as the generation finished: the call is whole, nothing to resume.
+      if (cut) return assembler.soFar().finished ? "done" : "interrupted";
+      pending += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+      let boundary: number;
+      while ((boundary = pending.indexOf("\n\n")) >= 0 || (chunk.done && pending.length > 0)) {
+        const stop = boundary >= 0 ? boundary + 2 : pending.length;
+        const event = pending.slice(0, stop);
+        pending = pending.slice(stop);
+        for (const payload of reader.push(boundary >= 0 ? event : `${event}\n\n`)) {
+          if (payload.trim() === "[DONE]") continue; // sent once, after the record is written
+          const chat = continuation ? asChatChunk(payload, head!, promptTokens, assembler.soFar().completionIds.length) : payload;
+          assembler.push(chat);
+          if (!continuation && head === undefined) {
+            const parsed = JSON.parse(payload) as ChunkHead;
+            head = { id: parsed.id, created: parsed.created, model: parsed.model };
+            promptTokens = assembler.soFar().promptIds.length;
+          }
+          forward(`data: ${chat}\n\n`);
+        }
+      }
+      if (chunk.done) return "done";
+    }
+  };
+
+  const pump = (async () => {
+    let leg: Response = first;
+    let continuation = false;
+    for (;;) {
+      const result = await readLeg(leg, continuation);
+      if (result === "done") return end("complete");
+      if (result === "broken") return end("aborted");
+      interrupted += 1;
+      await deps.release();
+      const { promptIds, completionIds } = assembler.soFar();
+      const next = await deps.resume(promptIds, completionIds);
+      if (next === "length" && head !== undefined) {
+        const finish = JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: "length" }] });
+        assembler.push(finish);
+        forward(`data: ${finish}\n\n`);
+        return end("complete");
+      }
+      if (next === "length") return end("complete");
+      runs = addRun(runs, completionIds.length, next.version);
+      leg = next.response;
+      continuation = !next.restarted;
+    }
+  })().then(
+    () => {
+      forward("data: [DONE]\n\n");
+      if (!callerGone) void writer.close().catch(() => undefined);
+    },
+    (error: unknown) => {
+      console.error("resumable stream failed", error);
+      if (!callerGone) void writer.abort(error).catch(() => undefined);
+    },
+  );
+  options.keepAlive?.(pump);
+  return new Response(readable, { status: first.status, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
+}
