@@ -73,7 +73,7 @@ export function generateChoice(
   config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser">,
   parsing: ToolParsing,
   seed: number,
-  limits: { maxTokens: number; stop: string[] },
+  limits: { maxTokens: number; stop: string[]; ignoreEos?: boolean },
 ): Generation {
   if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds([], limits);
   const output = runPolicy({ ...policy, rng: createRng(seed) });
