@@ -67,6 +67,13 @@ export class BatchTracker extends DurableObject<Env> {
     return this.#core.submit(message);
   }
 
+  /** Records a consumer batch's finished rollouts of this batch (one request for all), each as `onResult`. */
+  async onResults(messages: unknown[]): Promise<ResultAck[]> {
+    const acks: ResultAck[] = [];
+    for (const message of messages) acks.push(await this.#core.onResult(message));
+    return acks;
+  }
+
   /** Records one finished rollout (a ResultMessage) and releases the next. */
   onResult(message: unknown): Promise<ResultAck> {
     return this.#core.onResult(message);

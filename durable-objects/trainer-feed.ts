@@ -3,6 +3,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
+import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
 
 /**
  * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too
@@ -25,6 +26,20 @@ export class TrainerFeed extends DurableObject<Env> {
   /** Holds one finished rollout (a ResultMessage; validated here too) in its group; idempotent by rollout id. */
   ingest(message: unknown): Promise<IngestResult> {
     return this.#core.ingest(message);
+  }
+
+  /**
+   * Holds a consumer batch's results (one request for the batch, not one per message), each as
+   * `ingest` would; a result that completes its group comes back with the group's members, so
+   * the consumer can write the group's pack.
+   */
+  async ingestBatch(messages: unknown[]): Promise<BatchIngestOutcome[]> {
+    const outcomes: BatchIngestOutcome[] = [];
+    for (const message of messages) {
+      const result = await this.#core.ingest(message);
+      outcomes.push(result.ok && result.outcome === "completed" ? { result, members: this.#core.members(result.uid) } : { result });
+    }
+    return outcomes;
   }
 
   /** Whether a result of `rolloutId` was ingested (a session confirming its delivery asks this). */

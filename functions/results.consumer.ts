@@ -1,19 +1,46 @@
-/** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress. */
+/** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress, one request per object per batch. */
+import { packCompletedGroups } from "../src/runtime/feed/group-pack";
+import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
 import { ResultMessage } from "../src/schemas/result-message";
-import { reportBatchResult } from "../src/runtime/batch/batch-delivery";
-import { ingestResult } from "../src/runtime/feed/feed-delivery";
-import { batchObjects } from "./batch-stub";
+import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
+import { batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
-import { feedStub } from "./feed-stub";
-import { consumeEach } from "./queue-messages";
+import { FEED_OBJECT_NAME, feedStub } from "./feed-stub";
+
+function targets(env: AppEnv): IngestionTargets {
+  return {
+    shardOf: () => FEED_OBJECT_NAME,
+    feed: (shard) => feedStub(env, shard),
+    tracker: (batchId) => batchStub(env, batchId),
+  };
+}
 
 /**
- * Delivers each pointer to the feed and to its batch. Both ends dedupe by rollout id, so a
+ * Delivers the batch's pointers to the feed and to their batches' trackers: one request per
+ * feed shard and per tracker for the whole batch. Both ends dedupe by rollout id, so a
  * redelivered message is harmless; a failure is retried by the queue (bounded by max_retries,
- * then the dead-letter queue), a malformed message is acknowledged and logged.
+ * then the dead-letter queue), a malformed message is acknowledged and logged. Groups the batch
+ * completed are then packed (one R2 object each) for pulls to read.
  */
 export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
-  await consumeEach(batch, ResultMessage, "result", async (result) => {
-    await Promise.all([ingestResult(feedStub(env), result), reportBatchResult(batchObjects(env), result)]);
-  });
+  const valid: Array<{ message: Message<unknown>; body: ResultMessage }> = [];
+  for (const message of batch.messages) {
+    const parsed = ResultMessage.safeParse(message.body);
+    if (parsed.success) valid.push({ message, body: parsed.data });
+    else {
+      console.error("dropping malformed result message", { id: message.id, issues: parsed.error.issues.slice(0, 20) });
+      message.ack();
+    }
+  }
+  if (valid.length === 0) return;
+  const report = await ingestResults(targets(env), valid.map((v) => v.body));
+  if (report.completed.length > 0) await packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), report.completed);
+  for (const [index, { message }] of valid.entries()) {
+    const why = report.retry.get(index);
+    if (why === undefined) message.ack();
+    else {
+      console.error("result message failed", { id: message.id, error: why });
+      message.retry({ delaySeconds: 2 });
+    }
+  }
 }

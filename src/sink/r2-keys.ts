@@ -22,3 +22,11 @@ export function rolloutAtifKey(rolloutId: string): string {
 export function rolloutSamplesKey(rolloutId: string): string {
   return `rollouts/${rolloutId}/samples.arrow`;
 }
+
+/**
+ * A complete GRPO group's samples in one Arrow IPC stream (every member's rows, in the feed's
+ * member order), written once when the group completes so a pull reads one object per group.
+ */
+export function groupSamplesKey(uid: string): string {
+  return `groups/${uid}/samples.arrow`;
+}

@@ -87,6 +87,11 @@ export class FeedCore {
     return this.#storage.isSeen(rolloutId);
   }
 
+  /** The members of group `uid` held now, by sample index (none once it is acked or dropped): what its pack holds. */
+  members(uid: string): FeedMember[] {
+    return this.#storage.members(uid);
+  }
+
   /** The groups of `batchId` this feed dropped instead of delivering (at most MAX_REPORTED_DROPS), without pulling. */
   droppedGroups(batchId: string): DroppedGroup[] {
     return this.#storage.dropped.ofBatches({ batch_id: [batchId] });
