@@ -4,6 +4,7 @@ import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../sr
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
+import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
 
 /**
  * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too
@@ -13,6 +14,7 @@ import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
  */
 export class TrainerFeed extends DurableObject<Env> {
   readonly #core: FeedCore;
+  readonly #packs: PackIndex;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -21,6 +23,7 @@ export class TrainerFeed extends DurableObject<Env> {
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
       now: () => Date.now(),
     });
+    this.#packs = new PackIndex(storage.sql);
   }
 
   /** Holds one finished rollout (a ResultMessage; validated here too) in its group; idempotent by rollout id. */
@@ -52,9 +55,19 @@ export class TrainerFeed extends DurableObject<Env> {
     return this.#core.droppedGroups(batchId);
   }
 
-  /** Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body). */
-  pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits): Promise<PullResult> {
-    return this.#core.pull(request, currentPolicyVersion, limits);
+  /**
+   * Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body);
+   * `pack_refs` says where the leased groups' samples are packed (the Worker strips it).
+   */
+  async pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits): Promise<PullResult & { pack_refs?: Record<string, PackRef> }> {
+    const pulled = await this.#core.pull(request, currentPolicyVersion, limits);
+    if (!pulled.ok || pulled.groups.length === 0) return pulled;
+    return { ...pulled, pack_refs: this.#packs.refsOf(pulled.groups.map((g) => g.uid)) };
+  }
+
+  /** Records where the results consumer packed groups of this shard (one request per consumer batch). */
+  recordPacks(refs: Array<{ uid: string } & PackRef>): void {
+    this.#packs.record(refs, Date.now());
   }
 
   /** Puts groups of a live lease back to ready (an inline pull over its budget); returns how many. */

@@ -22,6 +22,11 @@ export type AppEnv = Env & {
   ALLOW_OPEN_ACCESS?: string;
   /** "true": this runtime is local development (set by the test pool; `wrangler dev` is recognised by its loopback host). */
   LOCAL_DEV?: string;
+  /**
+   * "off": the results consumer writes no group packs, so every inline pull reads each member's
+   * object (the drain bench compares both). Default on.
+   */
+  FEED_GROUP_PACKS?: string;
 };
 
 /** The local-development signing secret: fine on one machine, never for a deployment (set GATEWAY_SECRET). */

@@ -4,7 +4,6 @@ import { r2SizedReader } from "../src/sink/r2-blobs";
 import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
 import { encodeArrowPullChunks } from "../src/runtime/feed/arrow-pull";
 import { inlineGroups, MAX_INLINE_GROUPS, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
-import { joinChunks } from "../src/sink/arrow/arrow-ipc";
 import { AcceptHeader, negotiatePullFormat, PULL_MEDIA_TYPES } from "../src/runtime/feed/pull-format";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
@@ -43,11 +42,11 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     const leased = inline ? { ...body, max_groups: Math.min(body.max_groups ?? MAX_INLINE_GROUPS, MAX_INLINE_GROUPS) } : body;
     const pulled = await feed.pull(leased, policy_version, inline ? { max_members: MAX_INLINE_MEMBERS } : {});
     if (!pulled.ok) throw invalid(pulled.errors);
-    const { ok: _ok, ...response } = pulled;
+    const { ok: _ok, pack_refs: packs, ...response } = pulled;
     c.header("vary", "accept");
     if (!inline) return c.json(response);
     const feedMs = Date.now() - started;
-    const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups);
+    const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups, packs);
     const readMs = Date.now() - started - feedMs;
     // Groups over the byte budget go back to the feed now, not when the lease expires.
     if (read.returned.length > 0) await feed.returnGroups(response.lease_id!, read.returned);
@@ -57,8 +56,16 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
       const json = JSON.stringify({ ...response, groups: inlineGroups(read.groups), returned_groups: read.returned.length });
       return c.body(json, 200, { "content-type": "application/json", "server-timing": timing() });
     }
-    const bytes = joinChunks(encodeArrowPullChunks(response, read.groups, read.returned.length));
-    return c.body(bytes.buffer as ArrayBuffer, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(bytes.length), "server-timing": timing() });
+    const chunks = encodeArrowPullChunks(response, read.groups, read.returned.length);
+    const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
+    // Streamed chunk by chunk: the packs' record batches go out as read, never copied into one buffer (128 MB an isolate).
+    const { readable, writable } = new FixedLengthStream(length);
+    const writer = writable.getWriter();
+    void (async () => {
+      for (const chunk of chunks) await writer.write(chunk);
+      await writer.close();
+    })().catch((error: unknown) => writer.abort(error).catch(() => undefined));
+    return c.body(readable, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(length), "server-timing": timing() });
   });
 
   routes.post("/ack", async (c) => {

@@ -1,5 +1,5 @@
 /** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress, one request per object per batch. */
-import { packCompletedGroups } from "../src/runtime/feed/group-pack";
+import { packCompletedGroups, type CompletedGroup } from "../src/runtime/feed/group-pack";
 import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
 import { ResultMessage } from "../src/schemas/result-message";
 import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
@@ -13,6 +13,25 @@ function targets(env: AppEnv): IngestionTargets {
     feed: (shard) => feedStub(env, shard),
     tracker: (batchId) => batchStub(env, batchId),
   };
+}
+
+/**
+ * Packs the groups this batch completed into one object and tells each feed shard where its
+ * groups are (one request per shard). A failure only costs speed: pulls read unpacked groups'
+ * members, so it is logged, never retried.
+ */
+async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<void> {
+  try {
+    const packed = await packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed);
+    const byShard = new Map<string, typeof packed.refs>();
+    for (const ref of packed.refs) {
+      const shard = targets(env).shardOf(ref.uid);
+      byShard.set(shard, [...(byShard.get(shard) ?? []), ref]);
+    }
+    await Promise.all([...byShard].map(([shard, refs]) => feedStub(env, shard).recordPacks(refs)));
+  } catch (error) {
+    console.warn("group packs not recorded; pulls read those groups' members", { error: error instanceof Error ? error.message : String(error) });
+  }
 }
 
 /**
@@ -34,7 +53,7 @@ export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppE
   }
   if (valid.length === 0) return;
   const report = await ingestResults(targets(env), valid.map((v) => v.body));
-  if (report.completed.length > 0) await packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), report.completed);
+  if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off") await packAndRecord(env, report.completed);
   for (const [index, { message }] of valid.entries()) {
     const why = report.retry.get(index);
     if (why === undefined) message.ack();

@@ -24,9 +24,9 @@ export function rolloutSamplesKey(rolloutId: string): string {
 }
 
 /**
- * A complete GRPO group's samples in one Arrow IPC stream (every member's rows, in the feed's
- * member order), written once when the group completes so a pull reads one object per group.
+ * Completed GRPO groups' samples, packed: one Arrow IPC stream per results-consumer batch (one
+ * record batch per group), so a pull reads a few large objects instead of one per member.
  */
-export function groupSamplesKey(uid: string): string {
-  return `groups/${uid}/samples.arrow`;
+export function groupPackKey(id: string): string {
+  return `packs/${id}.arrow`;
 }

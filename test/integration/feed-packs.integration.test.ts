@@ -14,7 +14,7 @@ import type { InlineFeedGroup, PullResponse } from "../../src/schemas/feed";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { ARROW_STREAM_MEDIA_TYPE } from "../../src/sink/arrow/arrow-format";
 import { decodeArrowStream } from "../../src/sink/arrow/arrow-read";
-import { groupSamplesKey, rolloutRecordKey, rolloutSamplesKey } from "../../src/sink/r2-keys";
+import { rolloutRecordKey, rolloutSamplesKey } from "../../src/sink/r2-keys";
 import { columnsToSamples } from "../../src/sink/sample-columns";
 import { api, uniqueId } from "../fixtures/rollouts";
 import { drainDefaultFeed, postJson } from "./feed-fixtures";
@@ -41,6 +41,12 @@ async function pullArrow(batchId: string): Promise<InlineFeedGroup[]> {
   return meta.groups.map((g) => ({ ...g, members: g.members.map(({ first_sample, ...m }) => ({ ...m, samples: samples.slice(first_sample, first_sample + m.samples) })) }));
 }
 
+/** Pack object keys under `prefix` (the consumer names them by a fresh id). */
+async function packKeys(prefix: string): Promise<string[]> {
+  const listed = await env.TRAJECTORIES.list({ prefix: prefix === "pack/" ? "packs/" : prefix });
+  return listed.objects.sort((a, b) => a.uploaded.getTime() - b.uploaded.getTime()).map((o) => o.key);
+}
+
 const lapse = () => new Promise((done) => setTimeout(done, 1_100));
 const withoutDeliveries = (groups: InlineFeedGroup[]) => groups.map(({ deliveries: _d, ...g }) => g);
 
@@ -49,12 +55,13 @@ describe("group packs", () => {
 
   it("are written by the consumer when a group completes, and serve pulls once the members' objects are gone", async () => {
     const batchId = uniqueId("pack");
+    const keysBefore = await packKeys("pack/");
     const group = await publishKinds(batchId, [K.multi_turn!, K.drift!, K.failed!, K.no_sample!]);
     const before = await deliver(group.messages.slice(0, 3));
     expect(before.explicitAcks).toHaveLength(3);
-    expect(await env.TRAJECTORIES.head(groupSamplesKey(group.uid))).toBeNull(); // not complete yet
+    expect(await packKeys("pack/")).toEqual(keysBefore); // not complete yet: nothing packed
     await deliver(group.messages.slice(3));
-    expect(await env.TRAJECTORIES.head(groupSamplesKey(group.uid))).not.toBeNull();
+    expect((await packKeys("pack/")).length).toBe(keysBefore.length + 1);
     const json = await pullJson(batchId);
     await lapse();
     // Only the pack is left to read: a pull that still answers read it.
@@ -72,9 +79,10 @@ describe("group packs", () => {
     const packed = await publishKinds(batchId, [K.multi_turn!, K.drift!]);
     const other = await publishKinds(batchId, [K.missing_logprobs!, K.untrainable!]);
     await deliver(packed.messages);
-    // `other` completes without the consumer (no pack of its own) and gets one that lists someone else's members.
+    // `other` completes without the consumer (no pack of its own) and gets a ref to a pack that does not list it.
     for (const m of other.messages) await feedStub(env).ingest(m);
-    await env.TRAJECTORIES.put(groupSamplesKey(other.uid), await (await env.TRAJECTORIES.get(groupSamplesKey(packed.uid)))!.arrayBuffer());
+    const [key] = (await packKeys("packs/")).slice(-1);
+    await feedStub(env).recordPacks([{ uid: other.uid, key: key!, index: 0 }]);
     const arrow = await pullArrow(batchId);
     const byUid = new Map(arrow.map((g) => [g.uid, g]));
     expect(byUid.get(other.uid)!.members.map((m) => m.samples.map((s) => s.rollout_id))).toEqual(other.messages.map((m) => [m.rollout_id]));

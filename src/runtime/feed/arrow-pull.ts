@@ -3,7 +3,7 @@
  * one Arrow IPC stream of every pulled sample, one row each in group → member → segment order,
  * whose schema metadata `edge_rollout.pull` holds the pull's JSON answer with each member's
  * `samples` a count and `first_sample` its first row. Groups read from their packs are passed
- * through: the pack's record batch goes out byte for byte behind the pull's own schema message,
+ * through: each group's stored record batch goes out byte for byte behind the pull's own schema message,
  * so the Worker neither decodes nor re-encodes their samples. Only when the groups' column types
  * differ (a rare int64 token id or float64 logprob) is everything decoded into one batch.
  */
@@ -12,6 +12,7 @@ import type { ArrowTable } from "../../sink/arrow/arrow-format";
 import { ARROW_EOS, columnsSignature, encodeArrowStream, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/arrow/arrow-ipc";
 import type { Column } from "../../sink/arrow/vectors";
 import { concatSampleTables, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/sample-columns";
+import { groupPackStream } from "./group-pack";
 import type { PulledGroup } from "./inline-samples";
 
 /** Schema metadata key of the pull's JSON part. */
@@ -32,8 +33,8 @@ interface GroupBatches {
 
 function groupBatches(group: PulledGroup): GroupBatches | null {
   if (group.pack) {
-    const { columns, signature, batches, rows } = group.pack.frames;
-    return rows > 0 ? { columns, signature, batches } : null;
+    const { columns, signature, batch, rows } = group.pack;
+    return rows.some((n) => n > 0) ? { columns, signature, batches: [batch] } : null;
   }
   const tables = group.members.flatMap((m) => (m.table && m.table.length > 0 ? [m.table] : []));
   if (tables.length === 0) return null;
@@ -58,7 +59,7 @@ function describe(groups: PulledGroup[]): { described: ArrowPullMetadata["groups
 /** Every group as member tables (packs decoded): the slow path, for groups whose types differ. */
 function decodedTables(groups: PulledGroup[]): ArrowTable[] {
   return groups.flatMap((group) => {
-    if (group.pack) return [readSampleTable(group.pack.bytes)];
+    if (group.pack) return [readSampleTable(groupPackStream(group.pack))];
     return group.members.flatMap((m) => (m.table ? [m.table] : []));
   });
 }

@@ -1,22 +1,25 @@
 /**
- * @module Group packs: when a GRPO group completes, its members' sample tables are written once
- * more as one Arrow object (`groups/<uid>/samples.arrow`), so a pull reads one object per group
- * instead of one per member, and an Arrow pull passes its record batch through without decoding
- * it. The pack names its members (rollout id and row count, in the feed's member order), so a
- * pull uses it only for exactly the group it leased; anything else falls back to the members'
- * own objects, which stay the source of truth.
+ * @module Group packs: the GRPO groups one results-consumer batch completes are written once more,
+ * together, as one Arrow object (`packs/<id>.arrow`: one record batch per group, every member's
+ * rows in the feed's member order), so a pull reads a few large objects instead of one per member,
+ * and an Arrow pull passes the groups' record batches through without decoding them. The object
+ * names each group's members (rollout id and row count), so a pull uses a batch only for exactly
+ * the group it leased; anything else falls back to the members' own objects, which stay the
+ * source of truth. The feed shard keeps `uid → (key, index)` (pack-index.ts).
  */
 import type { BlobStorePort, SizedBlobReader } from "../../ports";
 import type { FeedMember } from "../../schemas/feed";
 import type { ArrowTable } from "../../sink/arrow/arrow-format";
 import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/arrow/arrow-format";
-import { splitArrowStream, type ArrowFrames } from "../../sink/arrow/arrow-frames";
-import { encodeArrowStream } from "../../sink/arrow/arrow-ipc";
-import { groupSamplesKey, rolloutSamplesKey } from "../../sink/r2-keys";
+import { splitArrowStream } from "../../sink/arrow/arrow-frames";
+import { ARROW_EOS, columnsSignature, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/arrow/arrow-ipc";
+import type { Column } from "../../sink/arrow/vectors";
+import { groupPackKey, rolloutSamplesKey } from "../../sink/r2-keys";
+import type { PackRef } from "./pack-index";
 import { concatSampleTables, readSampleTable, SAMPLE_COLUMNS, SAMPLE_TABLE_SCHEMA_VERSION, SAMPLE_TABLE_VERSION_KEY, sampleTableMetadata, withExtraFields } from "../../sink/sample-columns";
 
-/** Schema metadata key of the pack's member list: `[[rollout_id, rows], …]` in member order. */
-export const GROUP_PACK_MEMBERS_KEY = "edge_rollout.group_pack.members";
+/** Schema metadata key of the pack's group list: `[[uid, [[rollout_id, rows], …]], …]`, record batch order. */
+export const GROUP_PACK_GROUPS_KEY = "edge_rollout.group_pack.groups";
 
 /** R2 reads in flight at once while packing (an invocation may hold 6 outgoing connections). */
 const PACK_READ_CONCURRENCY = 6;
@@ -31,24 +34,21 @@ export function flaggedTable(member: FeedMember, table: ArrowTable): ArrowTable 
   return withExtraFields(table, (fields) => ({ ...fields, failed: true, trainable: false, status: member.status }));
 }
 
-/** The member list a pack carries, as its metadata value. */
-function memberList(members: Array<{ rollout_id: string; rows: number }>): string {
-  return JSON.stringify(members.map((m) => [m.rollout_id, m.rows]));
+type MemberRows = Array<[string, number]>;
+
+/** One completed group: its uid and members (as the feed lists them). */
+export interface CompletedGroup {
+  uid: string;
+  members: FeedMember[];
 }
 
-/** What packing a group did. */
-export type PackOutcome = { packed: true; bytes: number; rows: number } | { packed: false; reason: string };
-
-/**
- * Reads the members' sample tables, flags failed members' rows, and writes them as one stream at
- * `groupSamplesKey(uid)` (idempotent: same members, same bytes). A member with samples but no
- * sample table (published before they existed) leaves the group unpacked: pulls read it per member.
- */
-export async function writeGroupPack(reader: SizedBlobReader, blobs: BlobStorePort, uid: string, members: FeedMember[]): Promise<PackOutcome> {
-  const tables: Array<ArrowTable | null | string> = new Array(members.length);
+/** A group's rows as columns (null: a member's table is missing or unreadable, so no pack). */
+async function groupColumns(reader: SizedBlobReader, members: FeedMember[]): Promise<{ columns: Column[]; rows: MemberRows } | string> {
+  const tables: Array<ArrowTable | null> = new Array(members.length);
   let next = 0;
+  let missing: string | null = null;
   const worker = async (): Promise<void> => {
-    while (next < members.length) {
+    while (next < members.length && missing === null) {
       const at = next++;
       const member = members[at]!;
       if (member.samples === 0) {
@@ -56,89 +56,111 @@ export async function writeGroupPack(reader: SizedBlobReader, blobs: BlobStorePo
         continue;
       }
       const blob = await reader.get(rolloutSamplesKey(member.rollout_id));
-      tables[at] = blob ? flaggedTable(member, readSampleTable(new Uint8Array(await blob.bytes()))) : `no sample table for ${member.rollout_id}`;
+      if (!blob) missing = `no sample table for ${member.rollout_id}`;
+      else tables[at] = flaggedTable(member, readSampleTable(new Uint8Array(await blob.bytes())));
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.min(PACK_READ_CONCURRENCY, members.length) }, worker));
   } catch (error) {
     // A table this code cannot read (another layout version) leaves the group to the per-member path.
-    return { packed: false, reason: error instanceof Error ? error.message : String(error) };
+    return error instanceof Error ? error.message : String(error);
   }
-  const missing = tables.find((t): t is string => typeof t === "string");
-  if (missing) return { packed: false, reason: missing };
-  const present = tables.filter((t): t is ArrowTable => t !== null);
-  const listed = members.map((m, i) => ({ rollout_id: m.rollout_id, rows: (tables[i] as ArrowTable | null)?.length ?? 0 }));
-  const bytes = encodeArrowStream(concatSampleTables(present), sampleTableMetadata({ [GROUP_PACK_MEMBERS_KEY]: memberList(listed) }));
-  await blobs.put(groupSamplesKey(uid), bytes.buffer as ArrayBuffer, ARROW_STREAM_MEDIA_TYPE);
-  return { packed: true, bytes: bytes.length, rows: present.reduce((n, t) => n + t.length, 0) };
-}
-
-/** A pack read for a pulled group: its bytes taken apart, and each member's rows. */
-export interface GroupPack {
-  frames: ArrowFrames;
-  /** The whole stored stream (JSON pulls decode it). */
-  bytes: Uint8Array;
-  /** Rows of each member, in the group's member order. */
-  rows: number[];
+  if (missing !== null) return missing;
+  return { columns: concatSampleTables(tables.filter((t): t is ArrowTable => t !== null)), rows: members.map((m, i) => [m.rollout_id, tables[i]?.length ?? 0]) };
 }
 
 /**
- * The pack's parts if it holds exactly `members` (same rollout ids in the same order) with the
- * rows they announced (`samples`), else null: the caller reads the members themselves.
- */
-export function matchGroupPack(bytes: Uint8Array, members: FeedMember[]): GroupPack | null {
-  const frames = splitArrowStream(bytes);
-  const listed = frames.metadata[GROUP_PACK_MEMBERS_KEY];
-  if (listed === undefined || frames.metadata[SAMPLE_TABLE_VERSION_KEY] !== String(SAMPLE_TABLE_SCHEMA_VERSION)) return null;
-  if (frames.columns.map((c) => c.name).join() !== SAMPLE_COLUMNS.join()) return null;
-  const expected = memberList(members.map((m) => ({ rollout_id: m.rollout_id, rows: m.samples })));
-  if (listed !== expected) return null;
-  return { frames, bytes, rows: members.map((m) => m.samples) };
-}
-
-/**
- * Most groups one consumer batch packs. Each costs its members' reads and one write, all
- * subrequests of the consumer's invocation (1,000 on the Paid plan): 50 groups of 8 are 450.
- * A group past it stays unpacked and is read member by member.
+ * Most groups one consumer batch packs. Each costs its members' reads (subrequests of the
+ * consumer's invocation, 1,000 on the Paid plan): 50 groups of 8 are 400 reads. Groups past it
+ * stay unpacked and are read member by member.
  */
 export const MAX_PACKS_PER_BATCH = 50;
 
 /** What packing a consumer batch's completed groups did (for logs and benches). */
 export interface PackingReport {
-  packed: number;
-  unpacked: number;
+  refs: Array<{ uid: string } & PackRef>;
+  objects: number;
   bytes: number;
-  ms: number;
+  unpacked: number;
 }
 
 /**
- * Packs the groups a consumer batch completed, one group at a time (each reads its members
- * PACK_READ_CONCURRENCY at once). Never throws: a group that could not be packed is logged and
- * left to the per-member path, which is always correct.
+ * Packs the groups a consumer batch completed into one object per column layout (almost always
+ * one: a stream has one schema), reading each group's members PACK_READ_CONCURRENCY at once.
+ * Never throws: a group that cannot be packed is left to the per-member path, always correct.
  */
-export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobStorePort, groups: Array<{ uid: string; members: FeedMember[] }>): Promise<PackingReport> {
-  const started = Date.now();
-  const report: PackingReport = { packed: 0, unpacked: 0, bytes: 0, ms: 0 };
-  for (const [index, group] of groups.entries()) {
-    if (index >= MAX_PACKS_PER_BATCH) {
-      report.unpacked += groups.length - index;
-      break;
-    }
-    try {
-      const outcome = await writeGroupPack(reader, blobs, group.uid, group.members);
-      if (outcome.packed) {
-        report.packed += 1;
-        report.bytes += outcome.bytes;
-      } else {
-        report.unpacked += 1;
-        console.warn("group left unpacked", { uid: group.uid, reason: outcome.reason });
-      }
-    } catch (error) {
+export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobStorePort, groups: CompletedGroup[], newId: () => string = () => crypto.randomUUID()): Promise<PackingReport> {
+  const report: PackingReport = { refs: [], objects: 0, bytes: 0, unpacked: Math.max(0, groups.length - MAX_PACKS_PER_BATCH) };
+  const layouts = new Map<string, Array<{ uid: string; columns: Column[]; rows: MemberRows }>>();
+  for (const group of groups.slice(0, MAX_PACKS_PER_BATCH)) {
+    const read = await groupColumns(reader, group.members).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+    if (typeof read === "string") {
       report.unpacked += 1;
-      console.warn("packing a group failed; pulls read its members", { uid: group.uid, error: error instanceof Error ? error.message : String(error) });
+      console.warn("group left unpacked; pulls read its members", { uid: group.uid, reason: read });
+      continue;
     }
+    const signature = columnsSignature(read.columns);
+    layouts.set(signature, [...(layouts.get(signature) ?? []), { uid: group.uid, ...read }]);
   }
-  report.ms = Date.now() - started;
+  for (const packed of layouts.values()) {
+    const key = groupPackKey(newId());
+    const listed = JSON.stringify(packed.map((g) => [g.uid, g.rows]));
+    const chunks = [...encodeSchemaFrame(packed[0]!.columns, sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed })), ...packed.flatMap((g) => encodeRecordBatchFrame(g.columns)), ARROW_EOS];
+    const bytes = joinChunks(chunks);
+    try {
+      await blobs.put(key, bytes.buffer as ArrayBuffer, ARROW_STREAM_MEDIA_TYPE);
+    } catch (error) {
+      report.unpacked += packed.length;
+      console.warn("writing a group pack failed; pulls read its groups' members", { key, error: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
+    report.objects += 1;
+    report.bytes += bytes.length;
+    packed.forEach((g, index) => report.refs.push({ uid: g.uid, key, index }));
+  }
   return report;
+}
+
+/** A group's rows as read from a pack: its record batch (framed), the columns that type it, each member's rows. */
+export interface GroupPack {
+  columns: Column[];
+  signature: string;
+  batch: Uint8Array;
+  /** Rows of each member, in the group's member order. */
+  rows: number[];
+}
+
+/** A pack object taken apart: its groups' record batches by uid, with the members each lists. */
+export interface PackObject {
+  columns: Column[];
+  signature: string;
+  groups: Map<string, { batch: Uint8Array; rows: MemberRows }>;
+}
+
+/** Splits a stored pack object (null if it is not a pack of this layout version). */
+export function readPackObject(bytes: Uint8Array): PackObject | null {
+  const frames = splitArrowStream(bytes);
+  const listed = frames.metadata[GROUP_PACK_GROUPS_KEY];
+  if (listed === undefined || frames.metadata[SAMPLE_TABLE_VERSION_KEY] !== String(SAMPLE_TABLE_SCHEMA_VERSION)) return null;
+  if (frames.columns.map((c) => c.name).join() !== SAMPLE_COLUMNS.join()) return null;
+  const entries = JSON.parse(listed) as Array<[string, MemberRows]>;
+  if (entries.length !== frames.batches.length) return null;
+  return { columns: frames.columns, signature: frames.signature, groups: new Map(entries.map(([uid, rows], i) => [uid, { batch: frames.batches[i]!, rows }])) };
+}
+
+/**
+ * The group's rows from a pack object if it lists exactly `members` (same rollout ids, same order)
+ * with the rows they announced (`samples`), else null: the caller reads the members themselves.
+ */
+export function groupFromPack(pack: PackObject, uid: string, members: FeedMember[]): GroupPack | null {
+  const entry = pack.groups.get(uid);
+  if (!entry || entry.rows.length !== members.length) return null;
+  if (!members.every((m, i) => entry.rows[i]![0] === m.rollout_id && entry.rows[i]![1] === m.samples)) return null;
+  return { columns: pack.columns, signature: pack.signature, batch: entry.batch, rows: members.map((m) => m.samples) };
+}
+
+/** A packed group as a stream of its own (the JSON pull decodes it). */
+export function groupPackStream(pack: GroupPack): Uint8Array {
+  return joinChunks([...encodeSchemaFrame(pack.columns, sampleTableMetadata()), pack.batch, ARROW_EOS]);
 }

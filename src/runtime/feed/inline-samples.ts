@@ -1,8 +1,9 @@
 /**
  * @module Reading pulled groups' training samples from R2 (`inline: true`, and every Arrow pull).
  * Done by the Worker route, not the feed object, so the object's single thread never waits on R2.
- * A group's samples come from its pack (`groups/<uid>/samples.arrow`, written when it completed:
- * one read per group); a group without one is read member by member from their sample tables
+ * A group's samples come from its pack (`packs/<id>.arrow`, written when it completed with the
+ * other groups its consumer batch completed: one read per pack object, however many of the
+ * pull's groups it holds); a group without one is read member by member from their sample tables
  * (`rollouts/<id>/samples.arrow`, written at publication), and a rollout published before sample
  * tables existed from its record. What one pull may cost is bounded: objects read (each R2 read
  * is a subrequest, and an invocation gets a bounded number of them), and bytes read (an isolate
@@ -13,10 +14,11 @@ import type { SizedBlobReader } from "../../ports";
 import type { FeedGroup, FeedMember, InlineFeedGroup } from "../../schemas/feed";
 import type { TrainingSample } from "../../schemas/training-sample";
 import type { ArrowTable } from "../../sink/arrow/arrow-format";
-import { groupSamplesKey, rolloutSamplesKey } from "../../sink/r2-keys";
+import { rolloutSamplesKey } from "../../sink/r2-keys";
 import { RolloutRecord } from "../../sink/rollout-record";
 import { columnsToSamples, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/sample-columns";
-import { flaggedTable, matchGroupPack, type GroupPack } from "./group-pack";
+import { flaggedTable, groupFromPack, groupPackStream, readPackObject, type GroupPack, type PackObject } from "./group-pack";
+import type { PackRef } from "./pack-index";
 
 /**
  * R2 reads in flight at once: a Worker invocation may hold 6 simultaneous outgoing connections,
@@ -24,8 +26,8 @@ import { flaggedTable, matchGroupPack, type GroupPack } from "./group-pack";
  */
 export const INLINE_READ_CONCURRENCY = 6;
 /**
- * Most groups one inline pull leases: each costs one read of its pack. Every read is a
- * subrequest, and an invocation gets a bounded number (1,000 on the Paid plan).
+ * Most groups one inline pull leases: each costs at most one read of a pack object. Every read
+ * is a subrequest, and an invocation gets a bounded number (1,000 on the Paid plan).
  */
 export const MAX_INLINE_GROUPS = 256;
 /**
@@ -112,16 +114,16 @@ async function readMember(reader: SizedBlobReader, member: FeedMember, budget: B
   }
 }
 
-/** The group's pack if there is one for exactly its members (and it fits the budget). */
-async function readPack(reader: SizedBlobReader, group: FeedGroup, budget: Budget, first: boolean): Promise<GroupPack | null | "over_budget"> {
+/** A pack object read whole if it fits the budget; null if absent or unreadable (its groups are read per member). */
+async function readPack(reader: SizedBlobReader, key: string, budget: Budget, first: boolean): Promise<PackObject | null | "over_budget"> {
   try {
-    const blob = await reader.get(groupSamplesKey(group.uid));
+    const blob = await reader.get(key);
     if (!blob) return null;
     if (!budget.take(blob.size, first)) {
       blob.discard();
       return "over_budget";
     }
-    return matchGroupPack(new Uint8Array(await blob.bytes()), group.members);
+    return readPackObject(new Uint8Array(await blob.bytes()));
   } catch {
     // An unreadable pack is not an error: the members' own objects are the source of truth.
     return null;
@@ -155,22 +157,27 @@ async function readMembers(reader: SizedBlobReader, group: FeedGroup, budget: Bu
 }
 
 /**
- * Reads each group's samples in pull order: first every group's pack (INLINE_READ_CONCURRENCY
- * reads at once), then, for groups without one, their members' objects. At most `maxBytes` in
- * all and at most MAX_INLINE_MEMBER_READS member reads. The first group is always read whole; a
- * later group that would pass a budget is left out and listed in `returned`, as is every group
- * after it. An object that is missing or invalid gives that member no samples and a
- * `record_error`, rather than failing the pull.
+ * Reads each group's samples in pull order: first the pack objects that hold them (`packs`: the
+ * feed's refs; each object once, INLINE_READ_CONCURRENCY reads at once), then, for groups
+ * without a usable pack, their members' objects. At most `maxBytes` in all and at most
+ * MAX_INLINE_MEMBER_READS member reads. The first group is always read whole; a later group that
+ * would pass a budget is left out and listed in `returned`, as is every group after it. An
+ * object that is missing or invalid gives that member no samples and a `record_error`, rather
+ * than failing the pull.
  */
-export async function readPulledSamples(reader: SizedBlobReader, groups: FeedGroup[], maxBytes = MAX_INLINE_BYTES): Promise<PulledSamples<PulledGroup>> {
+export async function readPulledSamples(reader: SizedBlobReader, groups: FeedGroup[], packs: Record<string, PackRef> = {}, maxBytes = MAX_INLINE_BYTES): Promise<PulledSamples<PulledGroup>> {
   const budget = new Budget(maxBytes);
-  const packs = await mapConcurrent(groups, INLINE_READ_CONCURRENCY, (group, index) => readPack(reader, group, budget, index === 0));
+  const keys = [...new Set(groups.flatMap((g) => (packs[g.uid] ? [packs[g.uid]!.key] : [])))];
+  const firstKey = groups[0] ? packs[groups[0].uid]?.key : undefined;
+  const objects = new Map(await mapConcurrent(keys, INLINE_READ_CONCURRENCY, async (key) => [key, await readPack(reader, key, budget, key === firstKey)] as const));
   const read: PulledGroup[] = [];
   let memberReads = 0;
   const cut = (index: number): PulledSamples<PulledGroup> => ({ groups: read, returned: groups.slice(index).map((g) => g.uid) });
   for (const [index, group] of groups.entries()) {
-    const pack = packs[index]!;
-    if (pack === "over_budget") return cut(index);
+    const ref = packs[group.uid];
+    const object = ref ? objects.get(ref.key) : null;
+    if (object === "over_budget") return cut(index);
+    const pack = object ? groupFromPack(object, group.uid, group.members) : null;
     if (pack) {
       read.push({ ...group, members: group.members.map((member) => ({ ...member, table: null })), pack });
       continue;
@@ -187,7 +194,7 @@ export async function readPulledSamples(reader: SizedBlobReader, groups: FeedGro
 
 /** A packed group's samples, member by member (the pack's rows are in member order). */
 function packedSamples(pack: GroupPack): TrainingSample[][] {
-  const samples = columnsToSamples(readSampleTable(pack.bytes));
+  const samples = columnsToSamples(readSampleTable(groupPackStream(pack)));
   let at = 0;
   return pack.rows.map((rows) => samples.slice(at, (at += rows)));
 }
@@ -205,6 +212,6 @@ export function inlineGroups(groups: PulledGroup[]): InlineFeedGroup[] {
 
 /** `readPulledSamples`, answered as the JSON pull's groups. */
 export async function inlineSamples(reader: SizedBlobReader, groups: FeedGroup[], maxBytes = MAX_INLINE_BYTES): Promise<InlineResult> {
-  const read = await readPulledSamples(reader, groups, maxBytes);
+  const read = await readPulledSamples(reader, groups, {}, maxBytes);
   return { groups: inlineGroups(read.groups), returned: read.returned };
 }
