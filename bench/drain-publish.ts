@@ -18,8 +18,19 @@ export interface DrainPublishShape {
   concurrency: number;
 }
 
-async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+/**
+ * One POST; a connection the server had already closed (a kept-alive socket that workerd let go
+ * just as it was reused: the request never reached the Worker) is retried on a new one, twice.
+ */
+async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}, attempt = 0): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    if (attempt < 2 && (cause === "UND_ERR_SOCKET" || cause === "ECONNRESET")) return post(url, body, headers, attempt + 1);
+    throw error;
+  }
   const text = await response.text();
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
