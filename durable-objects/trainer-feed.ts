@@ -8,13 +8,15 @@ import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
 
 /**
  * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too
- * stale for their training mode, leased on pull and deleted on ack. One instance, named "default"
- * (see functions/feed-stub.ts), for every training mode; the alarm expires leases and releases
- * timed-out groups. Reading samples from R2 is left to the Worker, so calls here stay small.
+ * stale for their training mode, leased on pull and deleted on ack. One instance per feed shard
+ * (FEED_SHARDS; "default" when there is one, see src/runtime/feed/feed-shards.ts), for every
+ * training mode; the alarm expires leases and releases timed-out groups. Reading samples from R2 is left to the Worker, so calls here stay small.
  */
 export class TrainerFeed extends DurableObject<Env> {
   readonly #core: FeedCore;
   readonly #packs: PackIndex;
+  /** The lease id the sharded feed chose for the pull in progress (one id across shards). */
+  #leaseId: string | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -22,6 +24,7 @@ export class TrainerFeed extends DurableObject<Env> {
     this.#core = new FeedCore({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
       now: () => Date.now(),
+      newLeaseId: () => this.#leaseId ?? `lease-${crypto.randomUUID()}`,
     });
     this.#packs = new PackIndex(storage.sql);
   }
@@ -36,9 +39,15 @@ export class TrainerFeed extends DurableObject<Env> {
    * `ingest` would; a result that completes its group comes back with the group's members, so
    * the consumer can write the group's pack.
    */
-  async ingestBatch(messages: unknown[]): Promise<BatchIngestOutcome[]> {
+  async ingestBatch(messages: unknown[], onlyKnown = false): Promise<BatchIngestOutcome[]> {
     const outcomes: BatchIngestOutcome[] = [];
     for (const message of messages) {
+      // A previous layout's shard takes only what it already started (feed-shards.ts).
+      const { uid, rollout_id: rolloutId } = (message ?? {}) as { uid?: unknown; rollout_id?: unknown };
+      if (onlyKnown && !(typeof uid === "string" && typeof rolloutId === "string" && this.#core.knows(uid, rolloutId))) {
+        outcomes.push({ result: { ok: true, outcome: "held", uid: String(uid), arrived: 0, group_size: 0 }, elsewhere: true });
+        continue;
+      }
       const result = await this.#core.ingest(message);
       outcomes.push(result.ok && result.outcome === "completed" ? { result, members: this.#core.members(result.uid) } : { result });
     }
@@ -59,8 +68,12 @@ export class TrainerFeed extends DurableObject<Env> {
    * Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body);
    * `pack_refs` says where the leased groups' samples are packed (the Worker strips it).
    */
-  async pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits): Promise<PullResult & { pack_refs?: Record<string, PackRef> }> {
-    const pulled = await this.#core.pull(request, currentPolicyVersion, limits);
+  async pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits, leaseId?: string): Promise<PullResult & { pack_refs?: Record<string, PackRef> }> {
+    // FeedCore takes the id synchronously, before its first await: no other call can interleave.
+    this.#leaseId = leaseId;
+    const pulling = this.#core.pull(request, currentPolicyVersion, limits);
+    this.#leaseId = undefined;
+    const pulled = await pulling;
     if (!pulled.ok || pulled.groups.length === 0) return pulled;
     return { ...pulled, pack_refs: this.#packs.refsOf(pulled.groups.map((g) => g.uid)) };
   }

@@ -27,6 +27,10 @@ export type AppEnv = Env & {
    * object (the drain bench compares both). Default on.
    */
   FEED_GROUP_PACKS?: string;
+  /** Trainer feed shards, an integer 1..256 (default 1: the single "default" feed). Anything else: every feed route answers 503. */
+  FEED_SHARDS?: string;
+  /** While FEED_SHARDS changes: the previous count, whose shards keep (and are drained of) the groups they hold. */
+  FEED_PREVIOUS_SHARDS?: string;
 };
 
 /** The local-development signing secret: fine on one machine, never for a deployment (set GATEWAY_SECRET). */

@@ -9,7 +9,7 @@ import type { FieldIssue } from "../src/runtime/feed/feed-results";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
 import { trainingModes } from "../src/sink/training-modes";
 import type { AppEnv } from "./env";
-import { feedStub } from "./feed-stub";
+import { feedLayoutOf, feedRouter } from "./feed-stub";
 import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
 import { policyStub } from "./policy-stub";
 
@@ -20,6 +20,11 @@ function invalid(errors: FieldIssue[]): InvalidInputError {
 /** Routes under `/v1/feed`: `POST /pull`, `POST /ack`, `GET /stats`, `GET|PUT /config`. */
 export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
+  // A FEED_SHARDS the Worker cannot read is answered on every feed route (503 naming it), never guessed.
+  routes.use("*", async (c, next) => {
+    feedLayoutOf(c.env);
+    await next();
+  });
 
   routes.post("/pull", async (c) => {
     // Negotiated before anything is leased: a 406 takes nothing from the feed.
@@ -37,7 +42,7 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     // Staleness is judged against the version in force now; the feed object never calls the policy itself.
     const started = Date.now();
     const { policy_version } = (await policyStub(c.env).fence()).snapshot;
-    const feed = feedStub(c.env);
+    const feed = feedRouter(c.env);
     // An inline pull reads every group's pack (or its members) here: lease no more than one invocation may read.
     const leased = inline ? { ...body, max_groups: Math.min(body.max_groups ?? MAX_INLINE_GROUPS, MAX_INLINE_GROUPS) } : body;
     const pulled = await feed.pull(leased, policy_version, inline ? { max_members: MAX_INLINE_MEMBERS } : {});
@@ -70,7 +75,7 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/ack", async (c) => {
     const { lease_id } = await parseJsonBody(c, AckRequest);
-    const acked = await feedStub(c.env).ack(lease_id);
+    const acked = await feedRouter(c.env).ack(lease_id);
     if (!acked.ok) {
       const why = acked.reason === "lease_expired" ? `lease ${lease_id} expired; its groups will be delivered again` : `no lease ${lease_id}`;
       throw new ConflictError(why, { details: [{ path: "lease_id", message: why }] });
@@ -83,15 +88,15 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     // `?batch_id=a&batch_id=b&batch_prefix=x.chunk`: each may repeat.
     const query = StatsQuery.safeParse(c.req.queries());
     if (!query.success) throw invalid(fieldProblems(query.error));
-    const [stats, fence] = await Promise.all([feedStub(c.env).stats(query.data), policyStub(c.env).fence()]);
+    const [stats, fence] = await Promise.all([feedRouter(c.env).stats(query.data), policyStub(c.env).fence()]);
     return c.json({ policy_version: fence.snapshot.policy_version, ...stats });
   });
 
-  routes.get("/config", async (c) => c.json(await feedStub(c.env).config()));
+  routes.get("/config", async (c) => c.json(await feedRouter(c.env).config()));
 
   routes.put("/config", async (c) => {
     const patch = await parseJsonBody(c, FeedConfigUpdate);
-    const configured = await feedStub(c.env).configure(patch);
+    const configured = await feedRouter(c.env).configure(patch);
     if (!configured.ok) throw invalid(configured.errors);
     return c.json(configured.config);
   });

@@ -5,14 +5,10 @@ import { ResultMessage } from "../src/schemas/result-message";
 import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
 import { batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
-import { FEED_OBJECT_NAME, feedStub } from "./feed-stub";
+import { feedRouter } from "./feed-stub";
 
 function targets(env: AppEnv): IngestionTargets {
-  return {
-    shardOf: () => FEED_OBJECT_NAME,
-    feed: (shard) => feedStub(env, shard),
-    tracker: (batchId) => batchStub(env, batchId),
-  };
+  return { feed: feedRouter(env), tracker: (batchId) => batchStub(env, batchId) };
 }
 
 /**
@@ -23,12 +19,8 @@ function targets(env: AppEnv): IngestionTargets {
 async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<void> {
   try {
     const packed = await packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed);
-    const byShard = new Map<string, typeof packed.refs>();
-    for (const ref of packed.refs) {
-      const shard = targets(env).shardOf(ref.uid);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), ref]);
-    }
-    await Promise.all([...byShard].map(([shard, refs]) => feedStub(env, shard).recordPacks(refs)));
+    const shardOf = new Map(completed.map((g) => [g.uid, g.shard]));
+    await feedRouter(env).recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) })));
   } catch (error) {
     console.warn("group packs not recorded; pulls read those groups' members", { error: error instanceof Error ? error.message : String(error) });
   }
@@ -52,6 +44,7 @@ export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppE
     }
   }
   if (valid.length === 0) return;
+  // An unreadable FEED_SHARDS throws here: the whole batch is retried (then dead-lettered), never split by a guess.
   const report = await ingestResults(targets(env), valid.map((v) => v.body));
   if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off") await packAndRecord(env, report.completed);
   for (const [index, { message }] of valid.entries()) {

@@ -87,6 +87,14 @@ export class FeedCore {
     return this.#storage.isSeen(rolloutId);
   }
 
+  /**
+   * Whether this feed has taken rollout `rolloutId` or holds or closed group `uid`: a shard of a
+   * previous layout keeps the groups it started, so no group is split when FEED_SHARDS changes.
+   */
+  knows(uid: string, rolloutId: string): boolean {
+    return this.#storage.isSeen(rolloutId) || this.#storage.isClosed(uid) || this.#storage.getGroup(uid) !== undefined;
+  }
+
   /** The members of group `uid` held now, by sample index (none once it is acked or dropped): what its pack holds. */
   members(uid: string): FeedMember[] {
     return this.#storage.members(uid);

@@ -40,6 +40,8 @@ type MemberRows = Array<[string, number]>;
 export interface CompletedGroup {
   uid: string;
   members: FeedMember[];
+  /** The feed shard that holds it (where its pack ref goes). */
+  shard?: string;
 }
 
 /** A group's rows as columns (null: a member's table is missing or unreadable, so no pack). */

@@ -16,11 +16,16 @@ export interface BatchIngestOutcome {
   result: IngestResult;
   /** Members of the group this result completed (in the feed's order), for its pack. */
   members?: FeedMember[];
+  /** Asked to take only results of groups it already knows (a previous layout's shard): this one is not. */
+  elsewhere?: true;
+  /** The shard that took it (set by the sharded feed). */
+  shard?: string;
 }
 
-/** A feed shard as batched ingestion needs it (in a Worker: the TrainerFeed stub). */
+/** The feed as batched ingestion needs it (in a Worker: the sharded feed over TrainerFeed stubs). */
 export interface FeedBatchPort {
-  ingestBatch(messages: ResultMessage[]): Promise<BatchIngestOutcome[]>;
+  /** One request per shard holding any of `messages`' groups; outcomes in input order. */
+  ingestBatch(messages: ResultMessage[]): Promise<{ outcomes: BatchIngestOutcome[]; requests: number }>;
 }
 
 /** A batch tracker as batched ingestion needs it (in a Worker: the BatchTracker stub). */
@@ -30,9 +35,7 @@ export interface TrackerBatchPort {
 
 /** Where each result goes. */
 export interface IngestionTargets {
-  /** The name of the feed shard that holds group `uid`. */
-  shardOf(uid: string): string;
-  feed(shard: string): FeedBatchPort;
+  feed: FeedBatchPort;
   tracker(batchId: string): TrackerBatchPort;
 }
 
@@ -40,8 +43,8 @@ export interface IngestionTargets {
 export interface IngestionReport {
   /** Index (in the input) → why it must be retried by the queue. */
   retry: Map<number, string>;
-  /** Groups that completed in this batch, with their members. */
-  completed: Array<{ uid: string; members: FeedMember[] }>;
+  /** Groups that completed in this batch, with their members and the shard that holds them. */
+  completed: Array<{ uid: string; members: FeedMember[]; shard?: string }>;
   /** Requests sent: feed shards and trackers (each once per batch). */
   requests: { feed: number; tracker: number };
 }
@@ -75,20 +78,22 @@ export async function ingestResults(targets: IngestionTargets, messages: ResultM
       retry.set(index, describeError(error));
     }
   }
-  const shards = groupBy(toFeed, (i) => targets.shardOf(messages[i]!.uid));
   const batches = groupBy(messages.flatMap((m, i) => (m.batch_id && !retry.has(i) ? [i] : [])), (i) => messages[i]!.batch_id!);
-  const feedCalls = [...shards].map(async ([shard, indices]) => {
+  let feedRequests = 0;
+  const feedCall = (async () => {
+    if (toFeed.length === 0) return;
     try {
-      const outcomes = await targets.feed(shard).ingestBatch(indices.map((i) => messages[i]!));
-      outcomes.forEach(({ result, members }, k) => {
-        const index = indices[k]!;
+      const { outcomes, requests } = await targets.feed.ingestBatch(toFeed.map((i) => messages[i]!));
+      feedRequests = requests;
+      outcomes.forEach(({ result, members, shard }, k) => {
+        const index = toFeed[k]!;
         if (!result.ok) retry.set(index, `trainer feed refused rollout ${messages[index]!.rollout_id} (${result.reason}): ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-        else if (result.outcome === "completed" && members) completed.push({ uid: result.uid, members });
+        else if (result.outcome === "completed" && members) completed.push({ uid: result.uid, members, shard });
       });
     } catch (error) {
-      for (const index of indices) retry.set(index, `feed shard ${shard}: ${describeError(error)}`);
+      for (const index of toFeed) retry.set(index, `trainer feed: ${describeError(error)}`);
     }
-  });
+  })();
   const trackerCalls = [...batches].map(async ([batchId, indices]) => {
     try {
       const acks = await targets.tracker(batchId).onResults(indices.map((i) => messages[i]!));
@@ -99,6 +104,6 @@ export async function ingestResults(targets: IngestionTargets, messages: ResultM
       for (const index of indices) retry.set(index, `batch tracker ${batchId}: ${describeError(error)}`);
     }
   });
-  await Promise.all([...feedCalls, ...trackerCalls]);
-  return { retry, completed, requests: { feed: shards.size, tracker: batches.size } };
+  await Promise.all([feedCall, ...trackerCalls]);
+  return { retry, completed, requests: { feed: feedRequests, tracker: batches.size } };
 }
