@@ -41,17 +41,20 @@ function leaseIdFor(base: string, shards: number[]): string {
   return `${base}${LEASE_SHARDS_SEPARATOR}${Array.from(bits, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** The shard indexes a lease id names; null for a lease id issued before sharding (one object held it). */
-function shardsOfLease(leaseId: string, count: number): number[] | null {
+/**
+ * A lease id's part every shard stores (`base`) and the shard indexes it names; `shards` null for
+ * a lease id without them (one shard, or issued before sharding): every shard is asked.
+ */
+function parseLease(leaseId: string, count: number): { base: string; shards: number[] | null } {
   const at = leaseId.lastIndexOf(LEASE_SHARDS_SEPARATOR);
-  if (at < 0) return null;
+  if (at < 0) return { base: leaseId, shards: null };
   const hex = leaseId.slice(at + 1);
   const out: number[] = [];
   for (let k = 0; k < count; k++) {
     const byte = Number.parseInt(hex.slice(2 * (k >> 3), 2 * (k >> 3) + 2) || "0", 16);
     if (byte & (1 << (k & 7))) out.push(k);
   }
-  return out;
+  return { base: leaseId.slice(0, at), shards: out };
 }
 
 const scaled = (value: number | undefined, shards: number): number | undefined => (value === undefined ? undefined : Math.min(value, Math.ceil((2 * value) / shards)));
@@ -84,15 +87,15 @@ export class ShardedFeed {
     const parsed = PullRequest.safeParse(request);
     if (!parsed.success || this.#names.length === 1) {
       // One shard, or a body only a shard can word the problems of: no fan-out.
-      return this.#stub(this.#names[0]!).pull(request, currentPolicyVersion, limits, parsed.success ? leaseIdFor(this.#newLeaseBase(), [0]) : undefined);
+      return this.#stub(this.#names[0]!).pull(request, currentPolicyVersion, limits);
     }
     const body = parsed.data;
     const n = this.#names.length;
+    // Every shard stores the same id; the answer adds the shards that hold groups under it.
     const base = this.#newLeaseBase();
-    const lease = leaseIdFor(base, this.#names.map((_, k) => k));
     const share = { ...body, max_groups: scaled(body.max_groups, n), max_samples: scaled(body.max_samples, n) };
     const shareLimits = { max_members: scaled(limits.max_members, n) };
-    const answers = await Promise.all(this.#names.map((name) => this.#stub(name).pull(share, currentPolicyVersion, shareLimits, lease)));
+    const answers = await Promise.all(this.#names.map((name) => this.#stub(name).pull(share, currentPolicyVersion, shareLimits, base)));
     const failed = answers.find((a) => !a.ok);
     if (failed) return failed;
     const ok = answers as Array<Extract<ShardPullResult, { ok: true }>>;
@@ -139,7 +142,8 @@ export class ShardedFeed {
 
   /** Hands leased groups back to their shards (an inline pull over its budget). */
   async returnGroups(leaseId: string, uids: string[]): Promise<number> {
-    const counts = await Promise.all(this.#leaseShards(leaseId).map((name) => this.#stub(name).returnGroups(leaseId, uids)));
+    const { base, names } = this.#lease(leaseId);
+    const counts = await Promise.all(names.map((name) => this.#stub(name).returnGroups(base, uids)));
     return counts.reduce((a, b) => a + b, 0);
   }
 
@@ -148,9 +152,9 @@ export class ShardedFeed {
    * groups will be delivered again; the others are acked). Unknown only if no shard knows it.
    */
   async ack(leaseId: string): Promise<AckResult> {
-    const results = await Promise.all(this.#leaseShards(leaseId).map((name) => this.#stub(name).ack(leaseId)));
-    const expired = results.find((r) => !r.ok && r.reason === "lease_expired");
-    if (expired) return expired;
+    const { base, names } = this.#lease(leaseId);
+    const results = await Promise.all(names.map((name) => this.#stub(name).ack(base)));
+    if (results.some((r) => !r.ok && r.reason === "lease_expired")) return { ok: false, reason: "lease_expired", lease_id: leaseId };
     const acked = results.filter((r): r is Extract<AckResult, { ok: true }> => r.ok);
     if (acked.length === 0) return { ok: false, reason: "unknown_lease", lease_id: leaseId };
     return { ok: true, lease_id: leaseId, acked_groups: acked.reduce((s, r) => s + r.acked_groups, 0), already: acked.every((r) => r.already) };
@@ -222,8 +226,8 @@ export class ShardedFeed {
     await Promise.all([...byShard].map(([name, list]) => this.#stub(name).recordPacks(list)));
   }
 
-  #leaseShards(leaseId: string): string[] {
-    const indexes = shardsOfLease(leaseId, this.#names.length);
-    return indexes === null ? this.#names : indexes.map((k) => this.#names[k]!);
+  #lease(leaseId: string): { base: string; names: string[] } {
+    const { base, shards } = parseLease(leaseId, this.#names.length);
+    return { base, names: shards === null ? this.#names : shards.map((k) => this.#names[k]!) };
   }
 }
