@@ -1,4 +1,5 @@
 /** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
+import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { DurableObject } from "cloudflare:workers";
 import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
@@ -18,6 +19,8 @@ export class TrainerFeed extends DurableObject<Env> {
   /** The lease id the sharded feed chose for the pull in progress (one id across shards). */
   #leaseId: string | undefined;
 
+  readonly #requests = new RequestCounter();
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
@@ -31,6 +34,7 @@ export class TrainerFeed extends DurableObject<Env> {
 
   /** Holds one finished rollout (a ResultMessage; validated here too) in its group; idempotent by rollout id. */
   ingest(message: unknown): Promise<IngestResult> {
+    this.#requests.count("ingest");
     return this.#core.ingest(message);
   }
 
@@ -40,6 +44,7 @@ export class TrainerFeed extends DurableObject<Env> {
    * the consumer can write the group's pack.
    */
   async ingestBatch(messages: unknown[], onlyKnown = false): Promise<BatchIngestOutcome[]> {
+    this.#requests.count("ingestBatch");
     const outcomes: BatchIngestOutcome[] = [];
     for (const message of messages) {
       // A previous layout's shard takes only what it already started (feed-shards.ts).
@@ -56,11 +61,13 @@ export class TrainerFeed extends DurableObject<Env> {
 
   /** Whether a result of `rolloutId` was ingested (a session confirming its delivery asks this). */
   holds(rolloutId: string): boolean {
+    this.#requests.count("holds");
     return this.#core.holds(rolloutId);
   }
 
   /** The groups of a batch dropped instead of delivered (read only: nothing is pulled or dropped). */
   droppedGroups(batchId: string): DroppedGroup[] {
+    this.#requests.count("droppedGroups");
     return this.#core.droppedGroups(batchId);
   }
 
@@ -69,6 +76,7 @@ export class TrainerFeed extends DurableObject<Env> {
    * `pack_refs` says where the leased groups' samples are packed (the Worker strips it).
    */
   async pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits, leaseId?: string): Promise<PullResult & { pack_refs?: Record<string, PackRef> }> {
+    this.#requests.count("pull");
     // FeedCore takes the id synchronously, before its first await: no other call can interleave.
     this.#leaseId = leaseId;
     const pulling = this.#core.pull(request, currentPolicyVersion, limits);
@@ -80,36 +88,48 @@ export class TrainerFeed extends DurableObject<Env> {
 
   /** Records where the results consumer packed groups of this shard (one request per consumer batch). */
   recordPacks(refs: Array<{ uid: string } & PackRef>): void {
+    this.#requests.count("recordPacks");
     this.#packs.record(refs, Date.now());
   }
 
   /** Puts groups of a live lease back to ready (an inline pull over its budget); returns how many. */
   returnGroups(leaseId: string, uids: string[]): Promise<number> {
+    this.#requests.count("returnGroups");
     return this.#core.returnGroups(leaseId, uids);
   }
 
   /** Deletes a lease's groups (idempotent); an unknown or expired lease is a result, not a throw. */
   ack(leaseId: string): Promise<AckResult> {
+    this.#requests.count("ack");
     return this.#core.ack(leaseId);
   }
 
   /** Counters and live counts, in total, per training mode and per batch (narrowed by `query`). */
   stats(query?: StatsQueryInput): Promise<FeedStats> {
+    this.#requests.count("stats");
     return this.#core.stats(query);
   }
 
   /** The config in force. */
   config(): FeedConfig {
+    this.#requests.count("config");
     return this.#core.config();
   }
 
   /** Changes the config (e.g. `group_timeout_ms`). */
   configure(patch: unknown): Promise<ConfigureResult> {
+    this.#requests.count("configure");
     return this.#core.configure(patch);
   }
 
   /** Expires leases, releases timed-out groups and re-arms. */
+  /** Requests this object served since it started, by method (benches count requests per rollout with it). */
+  requestCounts(): RequestCounts {
+    return this.#requests.read();
+  }
+
   override async alarm(): Promise<void> {
+    this.#requests.count("alarm");
     await this.#core.alarm();
   }
 }

@@ -17,7 +17,7 @@ function invalid(errors: FieldIssue[]): InvalidInputError {
   return new InvalidInputError(errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: errors });
 }
 
-/** Routes under `/v1/feed`: `POST /pull`, `POST /ack`, `GET /stats`, `GET|PUT /config`. */
+/** Routes under `/v1/feed`: `POST /pull`, `POST /ack`, `GET /stats`, `GET /requests`, `GET|PUT /config`. */
 export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
   // A FEED_SHARDS the Worker cannot read is answered on every feed route (503 naming it), never guessed.
@@ -91,6 +91,9 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     const [stats, fence] = await Promise.all([feedRouter(c.env).stats(query.data), policyStub(c.env).fence()]);
     return c.json({ policy_version: fence.snapshot.policy_version, ...stats });
   });
+
+  // Each shard's own request counters: how the benches count the feed's requests per rollout.
+  routes.get("/requests", async (c) => c.json({ shards: await feedRouter(c.env).requestCounts() }));
 
   routes.get("/config", async (c) => c.json(await feedRouter(c.env).config()));
 

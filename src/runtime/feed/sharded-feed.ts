@@ -14,6 +14,7 @@ import { allShards, currentShardOf, previousShardOf, type FeedLayout } from "./f
 import { mergeStats } from "./merged-stats";
 import type { PackRef } from "./pack-index";
 import type { BatchIngestOutcome } from "./result-ingestion";
+import type { RequestCounts } from "../request-counter";
 
 /** A pull's answer with where its groups' samples are packed (the Worker strips `pack_refs`). */
 export type ShardPullResult = PullResult & { pack_refs?: Record<string, PackRef> };
@@ -30,6 +31,7 @@ export interface FeedShardPort {
   holds(rolloutId: string): Promise<boolean> | boolean;
   ingestBatch(messages: ResultMessage[], onlyKnown?: boolean): Promise<BatchIngestOutcome[]>;
   recordPacks(refs: Array<{ uid: string } & PackRef>): Promise<void> | void;
+  requestCounts(): Promise<RequestCounts> | RequestCounts;
 }
 
 /** Separates a lease id's random part from the hex bitmap of the shards (in `allShards` order) it holds groups in. */
@@ -214,6 +216,11 @@ export class ShardedFeed {
     const rest = this.#layout.previous.length > 0 ? await send((uid) => previousShardOf(this.#layout, uid), all, true) : all;
     await send((uid) => currentShardOf(this.#layout, uid), rest, false);
     return { outcomes, requests };
+  }
+
+  /** Each shard's own request counters (benches count requests per rollout with them). */
+  async requestCounts(): Promise<Array<{ shard: string } & RequestCounts>> {
+    return Promise.all(this.#names.map(async (shard) => ({ shard, ...(await this.#stub(shard).requestCounts()) })));
   }
 
   /** Records pack refs in the shards that hold their groups (one request per shard). */
