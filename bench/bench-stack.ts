@@ -43,6 +43,8 @@ export interface BenchStackOptions {
   stateDir: string;
   localBatchSize?: number;
   verbose?: boolean;
+  /** Extra Worker variables (e.g. `FEED_SHARDS`). */
+  vars?: Record<string, string>;
 }
 
 /**
@@ -59,7 +61,7 @@ export function benchStateDir(name: string): string {
 /** Starts the stack `options.kind` names, with fresh state (deleted again on stop when on tmpfs). */
 export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
   const stateDir = benchStateDir(options.stateDir);
-  const common = { workerPort: options.port, modelServerUrl: options.modelServerUrl, reset: true, localBatchSize: options.localBatchSize };
+  const common = { workerPort: options.port, modelServerUrl: options.modelServerUrl, reset: true, localBatchSize: options.localBatchSize, vars: options.vars };
   const cleanUp = () => {
     if (stateDir.startsWith("/dev/shm/")) rmSync(stateDir, { recursive: true, force: true });
   };

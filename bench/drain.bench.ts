@@ -28,8 +28,21 @@ const values = commandLine({
     "response-length": { type: "string", default: "2048", help: "padded response length" },
     rounds: { type: "string", default: "5", help: "timed rounds" },
     python: { type: "string", default: process.env.PYTHON ?? "python3", help: "python interpreter with numpy and pyarrow (clients/python), from $PYTHON if set" },
+    "from-worker": { type: "boolean", default: false, help: "drain a batch published through a real local stack instead of the canned server (defaults then: 256 groups, 2,048-token samples)" },
+    packs: { type: "string", default: "on", help: "with --from-worker: group packs on or off (off: every pull reads each member's object)" },
+    port: { type: "string", default: "8797", help: "with --from-worker: the Worker's port" },
   },
 });
+if (values["from-worker"]) {
+  const { runDrainFromWorker } = await import("./drain-worker");
+  // 2,048-token samples: 512 prompt + 1,536 response, as the goal states.
+  const groups = process.argv.some((a) => a.startsWith("--groups")) ? Number(values.groups) : 256;
+  process.exit(await runDrainFromWorker({
+    groups, n: Number(values.n), promptTokens: Number(values["prompt-tokens"]), responseTokens: Number(values["response-tokens"]),
+    promptLength: Number(values["prompt-length"]), responseLength: Number(values["response-length"]), rounds: Number(values.rounds === "5" ? "3" : values.rounds),
+    python: values.python, port: Number(values.port), vars: values.packs === "off" ? { FEED_GROUP_PACKS: "off" } : {},
+  }));
+}
 const shape = { groups: Number(values.groups), n: Number(values.n), promptTokens: Number(values["prompt-tokens"]), responseTokens: Number(values["response-tokens"]) };
 const payload = drainPayload(shape);
 const body = Buffer.from(JSON.stringify(payload));

@@ -2,6 +2,7 @@
  * @module `npm run soak`: 500 rollouts of every style under injected faults, two crashes of the
  * local stack and duplicated queue deliveries; prints what was lost, duplicated and delivered.
  * Not part of `npm test` (it takes minutes); `test/e2e/soak.e2e.test.ts` runs a tiny one.
+ * `FEED_SHARDS=4 npm run soak` runs it over a sharded trainer feed.
  */
 import { freePort } from "../src/testing/free-port";
 import { runSoak } from "./soak/run-soak";

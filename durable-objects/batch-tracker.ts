@@ -1,4 +1,5 @@
 /** @module One batch of rollouts: its rows, fan-out, progress and cancel, as typed RPC methods over BatchCore. */
+import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { DurableObject } from "cloudflare:workers";
 import type { BatchProgress } from "../src/schemas/batch";
 import type { BatchSummary, EvalRow, RolloutListPage } from "../src/schemas/batch-listing";
@@ -41,6 +42,8 @@ export class BatchTracker extends DurableObject<Env> {
   readonly #core: BatchCore;
   readonly #runners: BatchRunnersStore;
 
+  readonly #requests = new RequestCounter();
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
@@ -65,56 +68,80 @@ export class BatchTracker extends DurableObject<Env> {
 
   /** Starts the batch described by a BatchMessage (validated here: RPC callers are not trusted); idempotent. */
   submit(message: unknown): Promise<SubmitResult> {
+    this.#requests.count("submit");
     return this.#core.submit(message);
+  }
+
+  /** Records a consumer batch's finished rollouts of this batch (one request for all), each as `onResult`. */
+  async onResults(messages: unknown[]): Promise<ResultAck[]> {
+    this.#requests.count("onResults");
+    const acks: ResultAck[] = [];
+    for (const message of messages) acks.push(await this.#core.onResult(message));
+    return acks;
   }
 
   /** Records one finished rollout (a ResultMessage) and releases the next. */
   onResult(message: unknown): Promise<ResultAck> {
+    this.#requests.count("onResult");
     return this.#core.onResult(message);
   }
 
   /** Stops the batch: cancels released rollouts still running; unreleased ones are never created. */
   cancel(): Promise<CancelResult> {
+    this.#requests.count("cancel");
     return this.#core.cancel();
   }
 
   /** Counts by status and termination reason, reward mean, done flag. */
   progress(): BatchProgress | undefined {
+    this.#requests.count("progress");
     return this.#core.progress();
   }
 
   /** One page of the batch's rollouts (a RolloutListQuery: paging and filters). */
   rollouts(query: unknown): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
+    this.#requests.count("rollouts");
     return this.#core.rollouts(query);
   }
 
   /** Reward distribution and means by data source and agent. */
   summary(): BatchSummary | undefined {
+    this.#requests.count("summary");
     return this.#core.summary();
   }
 
   /** Per-row pass counts for pass@k and the failures by termination reason. */
   evaluation(passThreshold: number): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
+    this.#requests.count("evaluation");
     return this.#core.evaluation(passThreshold);
   }
 
   /** Counts what a runner did with one attempt of this batch (reported by the rollout's session). */
   runnerEvent(event: unknown): void {
+    this.#requests.count("runnerEvent");
     this.#runners.record(event);
   }
 
   /** A heartbeat of a runner holding leases of this batch. */
   runnerSeen(runnerId: string, leaseMs: number): void {
+    this.#requests.count("runnerSeen");
     this.#runners.seen(runnerId, leaseMs);
   }
 
   /** The runners working on this batch: claimed, heartbeating, lost. */
   runners(): BatchRunners {
+    this.#requests.count("runners");
     return this.#runners.view();
   }
 
   /** Resumes fan-out, checks on live rollouts, reads back lost results. */
+  /** Requests this object served since it started, by method (benches count requests per rollout with it). */
+  requestCounts(): RequestCounts {
+    return this.#requests.read();
+  }
+
   override async alarm(): Promise<void> {
+    this.#requests.count("alarm");
     await this.#core.tick();
   }
 }

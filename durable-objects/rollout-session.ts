@@ -1,4 +1,6 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
+import { feedLayout, isLayoutProblem } from "../src/runtime/feed/feed-shards";
+import { ShardedFeed, type FeedShardPort } from "../src/runtime/feed/sharded-feed";
 import { DurableObject } from "cloudflare:workers";
 import { r2Blobs } from "../src/sink/r2-blobs";
 import { CountingSql, type SqlCounts } from "../src/runtime/sql-counter";
@@ -6,7 +8,6 @@ import { RequestCounter, type RequestCounts } from "../src/runtime/request-count
 import type { BatchTracker } from "./batch-tracker";
 import type { ClaimQueue } from "./claim-queue";
 import type { AdmissionShard } from "./admission-shard";
-import type { TrainerFeed } from "./trainer-feed";
 import type { RpcSurface } from "../src/rpc-surface";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import type { LlmCallInput } from "../src/schemas/llm-call";
@@ -73,10 +74,13 @@ export class RolloutSession extends DurableObject<Env> {
         blobs: r2Blobs(env.TRAJECTORIES),
         results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
         now: () => Date.now(),
-        // The one TrainerFeed ("default", functions/feed-stub.ts): one request per rollout, 15 s after it ends.
-        delivered: async (rolloutId) => {
-          const feed = env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName("default"));
-          return (feed as unknown as RpcSurface<TrainerFeed>).holds(rolloutId);
+        // The feed shard of the rollout's group (FEED_SHARDS): one request per rollout, 15 s after it ends.
+        delivered: async (rolloutId, uid) => {
+          const layout = feedLayout(env as { FEED_SHARDS?: string; FEED_PREVIOUS_SHARDS?: string });
+          // An unreadable FEED_SHARDS: the check fails and is tried again later, never asks a guessed shard.
+          if (isLayoutProblem(layout)) throw new Error(layout.message);
+          const feed = new ShardedFeed(layout, (name) => env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName(name)) as unknown as FeedShardPort);
+          return feed.holds(rolloutId, uid);
         },
       },
       claims: {

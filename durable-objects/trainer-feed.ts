@@ -1,17 +1,25 @@
 /** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
+import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { DurableObject } from "cloudflare:workers";
 import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
+import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
+import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
 
 /**
  * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too
- * stale for their training mode, leased on pull and deleted on ack. One instance, named "default"
- * (see functions/feed-stub.ts), for every training mode; the alarm expires leases and releases
- * timed-out groups. Reading samples from R2 is left to the Worker, so calls here stay small.
+ * stale for their training mode, leased on pull and deleted on ack. One instance per feed shard
+ * (FEED_SHARDS; "default" when there is one, see src/runtime/feed/feed-shards.ts), for every
+ * training mode; the alarm expires leases and releases timed-out groups. Reading samples from R2 is left to the Worker, so calls here stay small.
  */
 export class TrainerFeed extends DurableObject<Env> {
   readonly #core: FeedCore;
+  readonly #packs: PackIndex;
+  /** The lease id the sharded feed chose for the pull in progress (one id across shards). */
+  #leaseId: string | undefined;
+
+  readonly #requests = new RequestCounter();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -19,56 +27,109 @@ export class TrainerFeed extends DurableObject<Env> {
     this.#core = new FeedCore({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
       now: () => Date.now(),
+      newLeaseId: () => this.#leaseId ?? `lease-${crypto.randomUUID()}`,
     });
+    this.#packs = new PackIndex(storage.sql);
   }
 
   /** Holds one finished rollout (a ResultMessage; validated here too) in its group; idempotent by rollout id. */
   ingest(message: unknown): Promise<IngestResult> {
+    this.#requests.count("ingest");
     return this.#core.ingest(message);
+  }
+
+  /**
+   * Holds a consumer batch's results (one request for the batch, not one per message), each as
+   * `ingest` would; a result that completes its group comes back with the group's members, so
+   * the consumer can write the group's pack.
+   */
+  async ingestBatch(messages: unknown[], onlyKnown = false): Promise<BatchIngestOutcome[]> {
+    this.#requests.count("ingestBatch");
+    const outcomes: BatchIngestOutcome[] = [];
+    for (const message of messages) {
+      // A previous layout's shard takes only what it already started (feed-shards.ts).
+      const { uid, rollout_id: rolloutId } = (message ?? {}) as { uid?: unknown; rollout_id?: unknown };
+      if (onlyKnown && !(typeof uid === "string" && typeof rolloutId === "string" && this.#core.knows(uid, rolloutId))) {
+        outcomes.push({ result: { ok: true, outcome: "held", uid: String(uid), arrived: 0, group_size: 0 }, elsewhere: true });
+        continue;
+      }
+      const result = await this.#core.ingest(message);
+      outcomes.push(result.ok && result.outcome === "completed" ? { result, members: this.#core.members(result.uid) } : { result });
+    }
+    return outcomes;
   }
 
   /** Whether a result of `rolloutId` was ingested (a session confirming its delivery asks this). */
   holds(rolloutId: string): boolean {
+    this.#requests.count("holds");
     return this.#core.holds(rolloutId);
   }
 
   /** The groups of a batch dropped instead of delivered (read only: nothing is pulled or dropped). */
   droppedGroups(batchId: string): DroppedGroup[] {
+    this.#requests.count("droppedGroups");
     return this.#core.droppedGroups(batchId);
   }
 
-  /** Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body). */
-  pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits): Promise<PullResult> {
-    return this.#core.pull(request, currentPolicyVersion, limits);
+  /**
+   * Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body);
+   * `pack_refs` says where the leased groups' samples are packed (the Worker strips it).
+   */
+  async pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits, leaseId?: string): Promise<PullResult & { pack_refs?: Record<string, PackRef> }> {
+    this.#requests.count("pull");
+    // FeedCore takes the id synchronously, before its first await: no other call can interleave.
+    this.#leaseId = leaseId;
+    const pulling = this.#core.pull(request, currentPolicyVersion, limits);
+    this.#leaseId = undefined;
+    const pulled = await pulling;
+    if (!pulled.ok || pulled.groups.length === 0) return pulled;
+    return { ...pulled, pack_refs: this.#packs.refsOf(pulled.groups.map((g) => g.uid)) };
+  }
+
+  /** Records where the results consumer packed groups of this shard (one request per consumer batch). */
+  recordPacks(refs: Array<{ uid: string } & PackRef>): void {
+    this.#requests.count("recordPacks");
+    this.#packs.record(refs, Date.now());
   }
 
   /** Puts groups of a live lease back to ready (an inline pull over its budget); returns how many. */
   returnGroups(leaseId: string, uids: string[]): Promise<number> {
+    this.#requests.count("returnGroups");
     return this.#core.returnGroups(leaseId, uids);
   }
 
   /** Deletes a lease's groups (idempotent); an unknown or expired lease is a result, not a throw. */
   ack(leaseId: string): Promise<AckResult> {
+    this.#requests.count("ack");
     return this.#core.ack(leaseId);
   }
 
   /** Counters and live counts, in total, per training mode and per batch (narrowed by `query`). */
   stats(query?: StatsQueryInput): Promise<FeedStats> {
+    this.#requests.count("stats");
     return this.#core.stats(query);
   }
 
   /** The config in force. */
   config(): FeedConfig {
+    this.#requests.count("config");
     return this.#core.config();
   }
 
   /** Changes the config (e.g. `group_timeout_ms`). */
   configure(patch: unknown): Promise<ConfigureResult> {
+    this.#requests.count("configure");
     return this.#core.configure(patch);
   }
 
   /** Expires leases, releases timed-out groups and re-arms. */
+  /** Requests this object served since it started, by method (benches count requests per rollout with it). */
+  requestCounts(): RequestCounts {
+    return this.#requests.read();
+  }
+
   override async alarm(): Promise<void> {
+    this.#requests.count("alarm");
     await this.#core.alarm();
   }
 }

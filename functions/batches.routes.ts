@@ -49,6 +49,9 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
     return c.json({ batch_id: batchId, ...(await batchRolloutsPage(c.env, batchId, c.req.query())) });
   });
 
+  // The tracker's own request counters (benches count its requests per rollout with them).
+  routes.get("/:id/requests", async (c) => c.json(await batchStub(c.env, batchIdParam(c.req.param("id"))).requestCounts()));
+
   routes.get("/:id/summary", async (c) => c.json(await batchSummary(c.env, batchIdParam(c.req.param("id")))));
 
   // Read only: a group is dropped by the pull that finds it stale, and this lists what was dropped.

@@ -22,6 +22,15 @@ export type AppEnv = Env & {
   ALLOW_OPEN_ACCESS?: string;
   /** "true": this runtime is local development (set by the test pool; `wrangler dev` is recognised by its loopback host). */
   LOCAL_DEV?: string;
+  /**
+   * "off": the results consumer writes no group packs, so every inline pull reads each member's
+   * object (the drain bench compares both). Default on.
+   */
+  FEED_GROUP_PACKS?: string;
+  /** Trainer feed shards, an integer 1..256 (default 1: the single "default" feed). Anything else: every feed route answers 503. */
+  FEED_SHARDS?: string;
+  /** While FEED_SHARDS changes: the previous count, whose shards keep (and are drained of) the groups they hold. */
+  FEED_PREVIOUS_SHARDS?: string;
 };
 
 /** The local-development signing secret: fine on one machine, never for a deployment (set GATEWAY_SECRET). */

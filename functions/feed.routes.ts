@@ -2,14 +2,14 @@
 import { Hono } from "hono";
 import { r2SizedReader } from "../src/sink/r2-blobs";
 import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
-import { encodeArrowPull } from "../src/runtime/feed/arrow-pull";
-import { inlineGroups, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
+import { encodeArrowPullChunks } from "../src/runtime/feed/arrow-pull";
+import { inlineGroups, MAX_INLINE_GROUPS, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
 import { AcceptHeader, negotiatePullFormat, PULL_MEDIA_TYPES } from "../src/runtime/feed/pull-format";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
 import { trainingModes } from "../src/sink/training-modes";
 import type { AppEnv } from "./env";
-import { feedStub } from "./feed-stub";
+import { feedLayoutOf, feedRouter } from "./feed-stub";
 import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
 import { policyStub } from "./policy-stub";
 
@@ -17,9 +17,14 @@ function invalid(errors: FieldIssue[]): InvalidInputError {
   return new InvalidInputError(errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: errors });
 }
 
-/** Routes under `/v1/feed`: `POST /pull`, `POST /ack`, `GET /stats`, `GET|PUT /config`. */
+/** Routes under `/v1/feed`: `POST /pull`, `POST /ack`, `GET /stats`, `GET /requests`, `GET|PUT /config`. */
 export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
+  // A FEED_SHARDS the Worker cannot read is answered on every feed route (503 naming it), never guessed.
+  routes.use("*", async (c, next) => {
+    feedLayoutOf(c.env);
+    await next();
+  });
 
   routes.post("/pull", async (c) => {
     // Negotiated before anything is leased: a 406 takes nothing from the feed.
@@ -35,25 +40,42 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     // An Arrow pull always carries the samples: they are what the format is for.
     const inline = body.inline || format === "arrow";
     // Staleness is judged against the version in force now; the feed object never calls the policy itself.
+    const started = Date.now();
     const { policy_version } = (await policyStub(c.env).fence()).snapshot;
-    const feed = feedStub(c.env);
-    // An inline pull reads every member's samples here: lease no more members than one invocation may read.
-    const pulled = await feed.pull(body, policy_version, inline ? { max_members: MAX_INLINE_MEMBERS } : {});
+    const feed = feedRouter(c.env);
+    // An inline pull reads every group's pack (or its members) here: lease no more than one invocation may read.
+    const leased = inline ? { ...body, max_groups: Math.min(body.max_groups ?? MAX_INLINE_GROUPS, MAX_INLINE_GROUPS) } : body;
+    const pulled = await feed.pull(leased, policy_version, inline ? { max_members: MAX_INLINE_MEMBERS } : {});
     if (!pulled.ok) throw invalid(pulled.errors);
-    const { ok: _ok, ...response } = pulled;
+    const { ok: _ok, pack_refs: packs, ...response } = pulled;
     c.header("vary", "accept");
     if (!inline) return c.json(response);
-    const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups);
+    const feedMs = Date.now() - started;
+    const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups, packs);
+    const readMs = Date.now() - started - feedMs;
     // Groups over the byte budget go back to the feed now, not when the lease expires.
     if (read.returned.length > 0) await feed.returnGroups(response.lease_id!, read.returned);
-    if (format === "json") return c.json({ ...response, groups: inlineGroups(read.groups), returned_groups: read.returned.length });
-    const bytes = encodeArrowPull(response, read.groups, read.returned.length);
-    return c.body(bytes.buffer as ArrayBuffer, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(bytes.length) });
+    // Where the pull's time went (the drain bench reads it): feed lease, R2 reads, encoding.
+    const timing = () => `feed;dur=${feedMs}, r2;dur=${readMs}, encode;dur=${Date.now() - started - feedMs - readMs}`;
+    if (format === "json") {
+      const json = JSON.stringify({ ...response, groups: inlineGroups(read.groups), returned_groups: read.returned.length });
+      return c.body(json, 200, { "content-type": "application/json", "server-timing": timing() });
+    }
+    const chunks = encodeArrowPullChunks(response, read.groups, read.returned.length);
+    const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
+    // Streamed chunk by chunk: the packs' record batches go out as read, never copied into one buffer (128 MB an isolate).
+    const { readable, writable } = new FixedLengthStream(length);
+    const writer = writable.getWriter();
+    void (async () => {
+      for (const chunk of chunks) await writer.write(chunk);
+      await writer.close();
+    })().catch((error: unknown) => writer.abort(error).catch(() => undefined));
+    return c.body(readable, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(length), "server-timing": timing() });
   });
 
   routes.post("/ack", async (c) => {
     const { lease_id } = await parseJsonBody(c, AckRequest);
-    const acked = await feedStub(c.env).ack(lease_id);
+    const acked = await feedRouter(c.env).ack(lease_id);
     if (!acked.ok) {
       const why = acked.reason === "lease_expired" ? `lease ${lease_id} expired; its groups will be delivered again` : `no lease ${lease_id}`;
       throw new ConflictError(why, { details: [{ path: "lease_id", message: why }] });
@@ -66,15 +88,18 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     // `?batch_id=a&batch_id=b&batch_prefix=x.chunk`: each may repeat.
     const query = StatsQuery.safeParse(c.req.queries());
     if (!query.success) throw invalid(fieldProblems(query.error));
-    const [stats, fence] = await Promise.all([feedStub(c.env).stats(query.data), policyStub(c.env).fence()]);
+    const [stats, fence] = await Promise.all([feedRouter(c.env).stats(query.data), policyStub(c.env).fence()]);
     return c.json({ policy_version: fence.snapshot.policy_version, ...stats });
   });
 
-  routes.get("/config", async (c) => c.json(await feedStub(c.env).config()));
+  // Each shard's own request counters: how the benches count the feed's requests per rollout.
+  routes.get("/requests", async (c) => c.json({ shards: await feedRouter(c.env).requestCounts() }));
+
+  routes.get("/config", async (c) => c.json(await feedRouter(c.env).config()));
 
   routes.put("/config", async (c) => {
     const patch = await parseJsonBody(c, FeedConfigUpdate);
-    const configured = await feedStub(c.env).configure(patch);
+    const configured = await feedRouter(c.env).configure(patch);
     if (!configured.ok) throw invalid(configured.errors);
     return c.json(configured.config);
   });

@@ -1,19 +1,58 @@
-/** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress. */
+/** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress, one request per object per batch. */
+import { packCompletedGroups, type CompletedGroup } from "../src/runtime/feed/group-pack";
+import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
 import { ResultMessage } from "../src/schemas/result-message";
-import { reportBatchResult } from "../src/runtime/batch/batch-delivery";
-import { ingestResult } from "../src/runtime/feed/feed-delivery";
-import { batchObjects } from "./batch-stub";
+import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
+import { batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
-import { feedStub } from "./feed-stub";
-import { consumeEach } from "./queue-messages";
+import { feedRouter } from "./feed-stub";
+
+function targets(env: AppEnv): IngestionTargets {
+  return { feed: feedRouter(env), tracker: (batchId) => batchStub(env, batchId) };
+}
 
 /**
- * Delivers each pointer to the feed and to its batch. Both ends dedupe by rollout id, so a
+ * Packs the groups this batch completed into one object and tells each feed shard where its
+ * groups are (one request per shard). A failure only costs speed: pulls read unpacked groups'
+ * members, so it is logged, never retried.
+ */
+async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<void> {
+  try {
+    const packed = await packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed);
+    const shardOf = new Map(completed.map((g) => [g.uid, g.shard]));
+    await feedRouter(env).recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) })));
+  } catch (error) {
+    console.warn("group packs not recorded; pulls read those groups' members", { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/**
+ * Delivers the batch's pointers to the feed and to their batches' trackers: one request per
+ * feed shard and per tracker for the whole batch. Both ends dedupe by rollout id, so a
  * redelivered message is harmless; a failure is retried by the queue (bounded by max_retries,
- * then the dead-letter queue), a malformed message is acknowledged and logged.
+ * then the dead-letter queue), a malformed message is acknowledged and logged. Groups the batch
+ * completed are then packed (one R2 object each) for pulls to read.
  */
 export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
-  await consumeEach(batch, ResultMessage, "result", async (result) => {
-    await Promise.all([ingestResult(feedStub(env), result), reportBatchResult(batchObjects(env), result)]);
-  });
+  const valid: Array<{ message: Message<unknown>; body: ResultMessage }> = [];
+  for (const message of batch.messages) {
+    const parsed = ResultMessage.safeParse(message.body);
+    if (parsed.success) valid.push({ message, body: parsed.data });
+    else {
+      console.error("dropping malformed result message", { id: message.id, issues: parsed.error.issues.slice(0, 20) });
+      message.ack();
+    }
+  }
+  if (valid.length === 0) return;
+  // An unreadable FEED_SHARDS throws here: the whole batch is retried (then dead-lettered), never split by a guess.
+  const report = await ingestResults(targets(env), valid.map((v) => v.body));
+  if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off") await packAndRecord(env, report.completed);
+  for (const [index, { message }] of valid.entries()) {
+    const why = report.retry.get(index);
+    if (why === undefined) message.ack();
+    else {
+      console.error("result message failed", { id: message.id, error: why });
+      message.retry({ delaySeconds: 2 });
+    }
+  }
 }

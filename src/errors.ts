@@ -58,6 +58,16 @@ export class InsecureDeploymentError extends AppError {
   override readonly status = 503;
 }
 
+/**
+ * A deployment variable does not say what it must (503): every route that depends on it refuses
+ * requests, naming the variable, rather than guessing a value (e.g. `FEED_SHARDS`).
+ */
+export class MisconfiguredError extends AppError {
+  override name = "MisconfiguredError";
+  override readonly code = "misconfigured";
+  override readonly status = 503;
+}
+
 /** The named thing does not exist (404). */
 export class NotFoundError extends AppError {
   override name = "NotFoundError";

@@ -84,7 +84,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     main: "bench/soak/soak-worker.ts",
     stateDir: `.tmp/soak-${runId}`,
     // A hang costs one short attempt, not a step: first byte within 1.5 s, 10 ms per allowed token.
-    vars: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1500", UPSTREAM_MS_PER_TOKEN: "10", SOAK_DUPLICATE_RATE: String(options.duplicateRate) },
+    vars: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1500", UPSTREAM_MS_PER_TOKEN: "10", SOAK_DUPLICATE_RATE: String(options.duplicateRate), ...(process.env.FEED_SHARDS ? { FEED_SHARDS: process.env.FEED_SHARDS } : {}) },
   };
   let stack: LocalStack = await startLocalStack(stackOptions);
   const tally: HttpTally = { fivexx: 0, fivexxBy: {}, unreachable: 0 };

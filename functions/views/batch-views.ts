@@ -10,7 +10,7 @@ import type { BatchRunners } from "../../src/schemas/batch-runners";
 import { EvalQuery, type EvalReport } from "../../src/schemas/eval-report";
 import { batchStub } from "../batch-stub";
 import { catalogStub } from "../catalog-stub";
-import { feedStub } from "../feed-stub";
+import { feedRouter } from "../feed-stub";
 import type { DroppedGroup } from "../../src/schemas/feed";
 import type { AppEnv } from "../env";
 import { parseQuery } from "../middleware/problem-details";
@@ -90,5 +90,5 @@ export async function listBatches(env: AppEnv, raw: Record<string, string>): Pro
 
 /** `GET /v1/batches/:id/dropped-groups`: the batch's groups the trainer feed dropped instead of delivering (oldest uid first). */
 export async function batchDroppedGroups(env: AppEnv, batchId: string): Promise<{ batch_id: string; dropped_groups: DroppedGroup[] }> {
-  return { batch_id: batchId, dropped_groups: await feedStub(env).droppedGroups(batchId) };
+  return { batch_id: batchId, dropped_groups: await feedRouter(env).droppedGroups(batchId) };
 }

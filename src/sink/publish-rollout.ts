@@ -18,8 +18,8 @@ export interface SinkDeps {
   blobs: BlobStorePort;
   results: ResultsQueuePort;
   now: () => number;
-  /** Whether the trainer feed holds this rollout's result; absent, delivery is not checked. */
-  delivered?: (rolloutId: string) => Promise<boolean>;
+  /** Whether the trainer feed holds this rollout's result (`uid`: its group, which picks the feed shard); absent, delivery is not checked. */
+  delivered?: (rolloutId: string, uid: string) => Promise<boolean>;
 }
 
 /** The group of a rollout created alone: itself, stored but not fed to a trainer. */

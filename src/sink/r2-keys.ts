@@ -22,3 +22,11 @@ export function rolloutAtifKey(rolloutId: string): string {
 export function rolloutSamplesKey(rolloutId: string): string {
   return `rollouts/${rolloutId}/samples.arrow`;
 }
+
+/**
+ * Completed GRPO groups' samples, packed: one Arrow IPC stream per results-consumer batch (one
+ * record batch per group), so a pull reads a few large objects instead of one per member.
+ */
+export function groupPackKey(id: string): string {
+  return `packs/${id}.arrow`;
+}

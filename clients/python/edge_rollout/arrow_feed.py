@@ -1,7 +1,7 @@
 """The binary feed: ``POST /v1/feed/pull`` answered as an Arrow IPC stream, decoded without copies.
 
-The server sends one record batch of every pulled sample (one row each, group → member → segment
-order); token ids, mask and logprobs are ragged list columns, i.e. one flat little-endian buffer
+The server sends the pulled samples (one row each, group → member → segment order) as one or
+more record batches (a group read from its pack comes as the batch stored for it); token ids, mask and logprobs are ragged list columns, i.e. one flat little-endian buffer
 plus offsets each. ``decode_arrow_pull`` views those buffers as numpy arrays in place
 (``to_numpy`` on pyarrow's buffers, no copy; only the 1-bit mask is unpacked) and returns the
 pull in the JSON pull's shape: each member's ``samples`` are ``SampleRef`` mappings whose list
@@ -149,8 +149,8 @@ class SampleRef(Mapping):
 def decode_arrow_pull(raw: bytes) -> dict[str, Any]:
     """An Arrow pull body as the JSON pull's dict (``lease_id``, ``groups`` with members'
     ``samples`` as ``SampleRef`` lists, ``returned_groups``, …) plus ``columns``: the
-    ``SampleColumns`` of every sample (one combined record batch: the server sends one, so
-    nothing is copied)."""
+    ``SampleColumns`` of every sample (one combined record batch: several batches are joined
+    once, a single one is viewed without a copy)."""
     import pyarrow as pa
 
     reader = pa.ipc.open_stream(pa.py_buffer(raw))

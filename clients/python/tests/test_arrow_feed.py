@@ -39,8 +39,9 @@ SAMPLES = [
 ]
 
 
-def arrow_pull(samples, members):
-    """An Arrow pull body in the server's layout (sample table + ``edge_rollout.pull`` metadata)."""
+def arrow_pull(samples, members, batch_rows=None):
+    """An Arrow pull body in the server's layout (sample table + ``edge_rollout.pull`` metadata);
+    ``batch_rows`` splits it into record batches of those sizes (as groups read from packs come)."""
     def ragged(key, value_type):
         return pa.array([s[key] for s in samples], pa.list_(pa.field("item", value_type, nullable=False)))
     columns = {
@@ -61,7 +62,10 @@ def arrow_pull(samples, members):
     table = pa.table(columns).replace_schema_metadata({"edge_rollout.pull": json.dumps(meta)})
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
+        start = 0
+        for rows in batch_rows or [len(samples)]:
+            writer.write_batch(table.slice(start, rows).combine_chunks().to_batches()[0] if rows else table.slice(start, 0).to_batches()[0])
+            start += rows
     return sink.getvalue().to_pybytes()
 
 
@@ -87,6 +91,15 @@ def test_decodes_each_sample_equal_to_its_json_form_with_views_of_the_body():
     # Views, not copies: the token buffer belongs to the body pyarrow read.
     assert not columns.response_ids.flags.owndata and columns.response_ids.dtype == np.int32
     assert columns.response_offsets.tolist() == [0, 5, 6, 8, 17, 17, 29]
+
+
+def test_decodes_a_pull_sent_as_several_record_batches_like_one():
+    one = decode_arrow_pull(arrow_pull(SAMPLES, members_of(SAMPLES)))
+    several = decode_arrow_pull(arrow_pull(SAMPLES, members_of(SAMPLES), batch_rows=[1, 3, 2]))
+    flat = lambda pulled: [s.to_dict() for g in pulled["groups"] for m in g["members"] for s in m["samples"]]  # noqa: E731
+    assert flat(several) == flat(one) == SAMPLES
+    padded = [to_verl_batch(p["groups"], 16, 16, pad_token_id=0) for p in (one, several)]
+    assert all(np.array_equal(padded[0].batch[k], padded[1].batch[k]) for k in padded[0].batch)
 
 
 @pytest.mark.parametrize("truncation", ["left", "right", "middle"])

@@ -1,13 +1,18 @@
 /**
  * @module The binary answer of `POST /v1/feed/pull` (`Accept: application/vnd.apache.arrow.stream`):
- * one Arrow IPC stream whose single record batch holds every pulled sample, one row each in
- * group → member → segment order, and whose schema metadata `edge_rollout.pull` holds the pull's
- * JSON answer with each member's `samples` a count and `first_sample` its first row.
+ * one Arrow IPC stream of every pulled sample, one row each in group → member → segment order,
+ * whose schema metadata `edge_rollout.pull` holds the pull's JSON answer with each member's
+ * `samples` a count and `first_sample` its first row. Groups read from their packs are passed
+ * through: each group's stored record batch goes out byte for byte behind the pull's own schema message,
+ * so the Worker neither decodes nor re-encodes their samples. Only when the groups' column types
+ * differ (a rare int64 token id or float64 logprob) is everything decoded into one batch.
  */
 import type { FeedGroup, FeedMember, PullResponse } from "../../schemas/feed";
 import type { ArrowTable } from "../../sink/arrow/arrow-format";
-import { encodeArrowStream } from "../../sink/arrow/arrow-ipc";
-import { concatSampleTables, sampleTableMetadata } from "../../sink/sample-columns";
+import { ARROW_EOS, columnsSignature, encodeArrowStream, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/arrow/arrow-ipc";
+import type { Column } from "../../sink/arrow/vectors";
+import { concatSampleTables, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/sample-columns";
+import { groupPackStream } from "./group-pack";
 import type { PulledGroup } from "./inline-samples";
 
 /** Schema metadata key of the pull's JSON part. */
@@ -19,21 +24,63 @@ export type ArrowPullMember = FeedMember & { first_sample: number; record_error?
 /** The JSON part of an Arrow pull (under PULL_METADATA_KEY). */
 export type ArrowPullMetadata = PullResponse<Omit<FeedGroup, "members"> & { members: ArrowPullMember[] }> & { returned_groups: number; samples: number };
 
-/** The pull as one Arrow IPC stream (an empty pull: zero rows, the metadata still says so). */
-export function encodeArrowPull(response: Omit<PullResponse<unknown>, "groups">, groups: PulledGroup[], returned: number): Uint8Array {
-  const tables: ArrowTable[] = [];
+/** One group's rows as record batch messages, and the columns that type them. */
+interface GroupBatches {
+  columns: Column[];
+  signature: string;
+  batches: Uint8Array[];
+}
+
+function groupBatches(group: PulledGroup): GroupBatches | null {
+  if (group.pack) {
+    const { columns, signature, batch, rows } = group.pack;
+    return rows.some((n) => n > 0) ? { columns, signature, batches: [batch] } : null;
+  }
+  const tables = group.members.flatMap((m) => (m.table && m.table.length > 0 ? [m.table] : []));
+  if (tables.length === 0) return null;
+  const columns = concatSampleTables(tables);
+  return { columns, signature: columnsSignature(columns), batches: encodeRecordBatchFrame(columns) };
+}
+
+function describe(groups: PulledGroup[]): { described: ArrowPullMetadata["groups"]; rows: number } {
   let row = 0;
-  const described = groups.map((group) => ({
+  const described = groups.map(({ pack, ...group }) => ({
     ...group,
-    members: group.members.map(({ table, ...member }): ArrowPullMember => {
+    members: group.members.map(({ table, ...member }, i): ArrowPullMember => {
+      const rows = pack ? pack.rows[i]! : (table?.length ?? 0);
       const first = row;
-      if (table) {
-        tables.push(table);
-        row += table.length;
-      }
-      return { ...member, samples: table?.length ?? 0, first_sample: first };
+      row += rows;
+      return { ...member, samples: rows, first_sample: first };
     }),
   }));
-  const metadata: ArrowPullMetadata = { ...response, groups: described, returned_groups: returned, samples: row };
-  return encodeArrowStream(concatSampleTables(tables), sampleTableMetadata({ [PULL_METADATA_KEY]: JSON.stringify(metadata) }));
+  return { described, rows: row };
+}
+
+/** Every group as member tables (packs decoded): the slow path, for groups whose types differ. */
+function decodedTables(groups: PulledGroup[]): ArrowTable[] {
+  return groups.flatMap((group) => {
+    if (group.pack) return [readSampleTable(groupPackStream(group.pack))];
+    return group.members.flatMap((m) => (m.table ? [m.table] : []));
+  });
+}
+
+/**
+ * The pull as the chunks of one Arrow IPC stream (an empty pull: zero rows, the metadata still
+ * says so), to be sent back to back: packs' record batches are views of what was read, not copies.
+ */
+export function encodeArrowPullChunks(response: Omit<PullResponse<unknown>, "groups">, groups: PulledGroup[], returned: number): Uint8Array[] {
+  const { described, rows } = describe(groups);
+  const metadata: ArrowPullMetadata = { ...response, groups: described, returned_groups: returned, samples: rows };
+  const schemaMetadata = sampleTableMetadata({ [PULL_METADATA_KEY]: JSON.stringify(metadata) });
+  const parts = groups.map(groupBatches).filter((p): p is GroupBatches => p !== null);
+  if (parts.every((p) => p.signature === parts[0]!.signature)) {
+    const columns = parts[0]?.columns ?? samplesToColumns([]);
+    return [...encodeSchemaFrame(columns, schemaMetadata), ...parts.flatMap((p) => p.batches), ARROW_EOS];
+  }
+  return [encodeArrowStream(concatSampleTables(decodedTables(groups)), schemaMetadata)];
+}
+
+/** The pull as one Arrow IPC stream, in one buffer. */
+export function encodeArrowPull(response: Omit<PullResponse<unknown>, "groups">, groups: PulledGroup[], returned: number): Uint8Array {
+  return joinChunks(encodeArrowPullChunks(response, groups, returned));
 }

@@ -98,6 +98,19 @@ export class FeedCore {
     return this.#storage.isSeen(rolloutId);
   }
 
+  /**
+   * Whether this feed has taken rollout `rolloutId` or holds or closed group `uid`: a shard of a
+   * previous layout keeps the groups it started, so no group is split when FEED_SHARDS changes.
+   */
+  knows(uid: string, rolloutId: string): boolean {
+    return this.#storage.isSeen(rolloutId) || this.#storage.isClosed(uid) || this.#storage.getGroup(uid) !== undefined;
+  }
+
+  /** The members of group `uid` held now, by sample index (none once it is acked or dropped): what its pack holds. */
+  members(uid: string): FeedMember[] {
+    return this.#storage.members(uid);
+  }
+
   /** The groups of `batchId` this feed dropped instead of delivering (at most MAX_REPORTED_DROPS), without pulling. */
   droppedGroups(batchId: string): DroppedGroup[] {
     return this.#storage.dropped.ofBatches({ batch_id: [batchId] });

@@ -87,7 +87,7 @@ async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
   }
   let next: PublicationDelivery;
   try {
-    if (await kernel.deps.sink!.delivered!(spec.rollout_id)) {
+    if (await kernel.deps.sink!.delivered!(spec.rollout_id, spec.group?.uid ?? spec.rollout_id)) {
       next = { ...delivery, checks: delivery.checks + 1, next_check_at: null, confirmed_at: now };
     } else {
       const checks = delivery.checks + 1;

@@ -141,12 +141,27 @@ function framed(meta: Uint8Array, body: Uint8Array[]): Uint8Array[] {
   return [new Uint8Array(prefix.buffer), meta, ...body];
 }
 
+/** The end-of-stream marker (continuation, then a zero metadata length). */
+export const ARROW_EOS = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+
 /**
- * One Arrow IPC stream: a schema message (with `metadata` as its custom metadata), one record
- * batch holding `columns` (equal lengths), and the end-of-stream marker. Every body buffer is
- * 8-byte aligned, so a reader can view it in place.
+ * The columns' names and types as one string (`name:type,…`; `list<int32>`, `utf8?` for a
+ * nullable string): two streams whose record batches may follow one schema have the same one.
  */
-export function encodeArrowStream(columns: Column[], metadata: Record<string, string> = {}): Uint8Array {
+export function columnsSignature(columns: Column[]): string {
+  return columns.map((c) => `${c.name}:${typeSignature(c.vector)}`).join(",");
+}
+
+/**
+ * The framed schema message of `columns` (only their types and, for utf8, whether a value is
+ * null are read, so a column may stand for a type without holding real values).
+ */
+export function encodeSchemaFrame(columns: Column[], metadata: Record<string, string> = {}): Uint8Array[] {
+  return framed(schemaMessage(columns, metadata), []);
+}
+
+/** One framed record batch message holding `columns` (equal lengths); every body buffer 8-byte aligned. */
+export function encodeRecordBatchFrame(columns: Column[]): Uint8Array[] {
   const length = columns.length > 0 ? lengthOf(columns[0]!.vector) : 0;
   for (const column of columns) if (lengthOf(column.vector) !== length) throw new RangeError(`column ${column.name} has ${lengthOf(column.vector)} values, expected ${length}`);
   const body = new Body();
@@ -162,7 +177,11 @@ export function encodeArrowStream(columns: Column[], metadata: Record<string, st
     offset += padded;
   }
   const batch = table({ kind: "i64", value: length }, { kind: "structs", bytes: int64Pairs(body.nodes) }, { kind: "structs", bytes: int64Pairs(spans) });
-  const chunks = [...framed(schemaMessage(columns, metadata), []), ...framed(message(HEADER.recordBatch, batch, offset), parts), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0])];
+  return framed(message(HEADER.recordBatch, batch, offset), parts);
+}
+
+/** Chunks back to back in one buffer. */
+export function joinChunks(chunks: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
   for (const chunk of chunks) {
@@ -172,3 +191,12 @@ export function encodeArrowStream(columns: Column[], metadata: Record<string, st
   return out;
 }
 
+/**
+ * One Arrow IPC stream: a schema message (with `metadata` as its custom metadata), one record
+ * batch holding `columns` (equal lengths), and the end-of-stream marker. Every body buffer is
+ * 8-byte aligned, so a reader can view it in place.
+ */
+export function encodeArrowStream(columns: Column[], metadata: Record<string, string> = {}): Uint8Array {
+  const batch = encodeRecordBatchFrame(columns);
+  return joinChunks([...encodeSchemaFrame(columns, metadata), ...batch, ARROW_EOS]);
+}

@@ -76,7 +76,7 @@ export function generateChoice(
   config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser" | "seed" | "successRate" | "difficulty" | "tail">,
   parsing: ToolParsing,
   seed: number,
-  limits: { maxTokens: number; stop: string[] },
+  limits: { maxTokens: number; stop: string[]; ignoreEos?: boolean },
 ): Generation {
   if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds([], limits);
   const output = scriptedOutput(policy, config, seed);

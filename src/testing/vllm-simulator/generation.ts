@@ -5,7 +5,7 @@
 import { renderAssistantBody } from "./chat-template";
 import type { PolicyOutput } from "./policy";
 import { hashParts } from "./rng";
-import { CONTROL_TOKEN_IDS, EOS_TOKEN_ID, createUtf8Decoder, decode, tokenBytes } from "./tokenizer";
+import { CONTROL_TOKEN_IDS, EOS_TOKEN_ID, createUtf8Decoder, decode, encode, tokenBytes } from "./tokenizer";
 
 /** Limits on one generation. */
 export interface GenerateLimits {
@@ -13,6 +13,12 @@ export interface GenerateLimits {
   maxTokens: number;
   /** Stop strings; the text is cut before the first one found. */
   stop: readonly string[];
+  /**
+   * vLLM's `ignore_eos`: EOS does not end the generation, which runs to `maxTokens` (finish
+   * "length"). The simulator continues with the body's own tokens again, so a long completion
+   * (the drain bench's) still decodes to text. Default false.
+   */
+  ignoreEos?: boolean;
 }
 
 /** One generated completion. */
@@ -62,7 +68,7 @@ export function generate(output: PolicyOutput, limits: GenerateLimits): Generati
 
 /** Generates `bodyIds` then EOS under `limits` (for output not in hermes format, e.g. constrained JSON). */
 export function generateIds(bodyIds: readonly number[], limits: GenerateLimits): Generation {
-  let ids = [...bodyIds, EOS_TOKEN_ID];
+  let ids = limits.ignoreEos ? continuedPastEos(bodyIds, limits.maxTokens) : [...bodyIds, EOS_TOKEN_ID];
   let finishReason: Generation["finishReason"] = "stop";
   let stopReason: string | null = null;
   let cut: number | undefined;
@@ -82,7 +88,7 @@ export function generateIds(bodyIds: readonly number[], limits: GenerateLimits):
       }
     }
   }
-  if (ids.length > limits.maxTokens) {
+  if (ids.length > limits.maxTokens || (limits.ignoreEos && stopReason === null)) {
     ids = ids.slice(0, limits.maxTokens);
     finishReason = "length";
     stopReason = null;
@@ -94,6 +100,12 @@ export function generateIds(bodyIds: readonly number[], limits: GenerateLimits):
   const textDeltas = textDeltasOf(ids);
   if (cut !== undefined) clipDeltas(textDeltas, text.length);
   return { tokenIds: ids, finishReason, stopReason, text, textDeltas };
+}
+
+/** `bodyIds` repeated up to `maxTokens` (a space token when the body is empty): never EOS. */
+function continuedPastEos(bodyIds: readonly number[], maxTokens: number): number[] {
+  const body = bodyIds.length > 0 ? bodyIds : encode(" ");
+  return Array.from({ length: maxTokens }, (_, i) => body[i % body.length]!);
 }
 
 function clipDeltas(deltas: string[], length: number): void {

@@ -73,6 +73,8 @@ const sampling = {
   request_id: z.string().nullish(),
   /** Per-request timing metrics (vLLM PR #46768), answered only with `--enable-per-request-metrics`. */
   include_metrics: z.boolean().nullish(),
+  /** vLLM's `ignore_eos`: generate to max_tokens, past EOS (benchmarks ask for long completions with it). */
+  ignore_eos: z.boolean().nullish(),
   // Accepted for disaggregated-serving clients; the simulator has no KV cache to transfer.
   kv_transfer_params: z.record(z.string(), z.unknown()).nullish(),
 };

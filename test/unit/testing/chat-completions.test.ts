@@ -30,6 +30,17 @@ describe("POST /v1/chat/completions", () => {
     expect(body.usage).toMatchObject({ prompt_tokens: body.prompt_token_ids.length, completion_tokens: choice.token_ids.length });
   });
 
+  it("generates to max_tokens past EOS with ignore_eos, as vLLM does", async () => {
+    const request = { messages: QUESTION, return_token_ids: true, logprobs: true, seed: 2, max_tokens: 300 };
+    const ignoring = (await postJson(url, { ...request, ignore_eos: true })).body.choices[0];
+    const normal = (await postJson(url, request)).body.choices[0];
+    expect(normal.token_ids.length).toBeLessThan(300);
+    expect(ignoring.finish_reason).toBe("length");
+    expect(ignoring.token_ids).toHaveLength(300);
+    expect(ignoring.token_ids).not.toContain(EOS_TOKEN_ID);
+    expect(ignoring.logprobs.content).toHaveLength(300);
+  });
+
   it("omits token ids unless return_token_ids is set", async () => {
     const { body } = await postJson(url, { messages: QUESTION });
     expect(body.prompt_token_ids).toBeNull();

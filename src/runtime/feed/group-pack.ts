@@ -1,0 +1,168 @@
+/**
+ * @module Group packs: the GRPO groups one results-consumer batch completes are written once more,
+ * together, as one Arrow object (`packs/<id>.arrow`: one record batch per group, every member's
+ * rows in the feed's member order), so a pull reads a few large objects instead of one per member,
+ * and an Arrow pull passes the groups' record batches through without decoding them. The object
+ * names each group's members (rollout id and row count), so a pull uses a batch only for exactly
+ * the group it leased; anything else falls back to the members' own objects, which stay the
+ * source of truth. The feed shard keeps `uid → (key, index)` (pack-index.ts).
+ */
+import type { BlobStorePort, SizedBlobReader } from "../../ports";
+import type { FeedMember } from "../../schemas/feed";
+import type { ArrowTable } from "../../sink/arrow/arrow-format";
+import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/arrow/arrow-format";
+import { splitArrowStream } from "../../sink/arrow/arrow-frames";
+import { ARROW_EOS, columnsSignature, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/arrow/arrow-ipc";
+import type { Column } from "../../sink/arrow/vectors";
+import { groupPackKey, rolloutSamplesKey } from "../../sink/r2-keys";
+import type { PackRef } from "./pack-index";
+import { concatSampleTables, readSampleTable, SAMPLE_COLUMNS, SAMPLE_TABLE_SCHEMA_VERSION, SAMPLE_TABLE_VERSION_KEY, sampleTableMetadata, withExtraFields } from "../../sink/sample-columns";
+
+/** Schema metadata key of the pack's group list: `[[uid, [[rollout_id, rows], …]], …]`, record batch order. */
+export const GROUP_PACK_GROUPS_KEY = "edge_rollout.group_pack.groups";
+
+/** R2 reads in flight at once while packing (an invocation may hold 6 outgoing connections). */
+const PACK_READ_CONCURRENCY = 6;
+
+/**
+ * Flags the samples of a member whose rollout did not succeed for masking, with the keys the
+ * sample builder uses (`failed`, `trainable`, `status`): a no-op for tables it wrote, a guard
+ * for tables written some other way.
+ */
+export function flaggedTable(member: FeedMember, table: ArrowTable): ArrowTable {
+  if (member.status === "succeeded") return table;
+  return withExtraFields(table, (fields) => ({ ...fields, failed: true, trainable: false, status: member.status }));
+}
+
+type MemberRows = Array<[string, number]>;
+
+/** One completed group: its uid and members (as the feed lists them). */
+export interface CompletedGroup {
+  uid: string;
+  members: FeedMember[];
+  /** The feed shard that holds it (where its pack ref goes). */
+  shard?: string;
+}
+
+/** A group's rows as columns (null: a member's table is missing or unreadable, so no pack). */
+async function groupColumns(reader: SizedBlobReader, members: FeedMember[]): Promise<{ columns: Column[]; rows: MemberRows } | string> {
+  const tables: Array<ArrowTable | null> = new Array(members.length);
+  let next = 0;
+  let missing: string | null = null;
+  const worker = async (): Promise<void> => {
+    while (next < members.length && missing === null) {
+      const at = next++;
+      const member = members[at]!;
+      if (member.samples === 0) {
+        tables[at] = null;
+        continue;
+      }
+      const blob = await reader.get(rolloutSamplesKey(member.rollout_id));
+      if (!blob) missing = `no sample table for ${member.rollout_id}`;
+      else tables[at] = flaggedTable(member, readSampleTable(new Uint8Array(await blob.bytes())));
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(PACK_READ_CONCURRENCY, members.length) }, worker));
+  } catch (error) {
+    // A table this code cannot read (another layout version) leaves the group to the per-member path.
+    return error instanceof Error ? error.message : String(error);
+  }
+  if (missing !== null) return missing;
+  return { columns: concatSampleTables(tables.filter((t): t is ArrowTable => t !== null)), rows: members.map((m, i) => [m.rollout_id, tables[i]?.length ?? 0]) };
+}
+
+/**
+ * Most groups one consumer batch packs. Each costs its members' reads (subrequests of the
+ * consumer's invocation, 1,000 on the Paid plan): 50 groups of 8 are 400 reads. Groups past it
+ * stay unpacked and are read member by member.
+ */
+export const MAX_PACKS_PER_BATCH = 50;
+
+/** What packing a consumer batch's completed groups did (for logs and benches). */
+export interface PackingReport {
+  refs: Array<{ uid: string } & PackRef>;
+  objects: number;
+  bytes: number;
+  unpacked: number;
+}
+
+/**
+ * Packs the groups a consumer batch completed into one object per column layout (almost always
+ * one: a stream has one schema), reading each group's members PACK_READ_CONCURRENCY at once.
+ * Never throws: a group that cannot be packed is left to the per-member path, always correct.
+ */
+export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobStorePort, groups: CompletedGroup[], newId: () => string = () => crypto.randomUUID()): Promise<PackingReport> {
+  const report: PackingReport = { refs: [], objects: 0, bytes: 0, unpacked: Math.max(0, groups.length - MAX_PACKS_PER_BATCH) };
+  const layouts = new Map<string, Array<{ uid: string; columns: Column[]; rows: MemberRows }>>();
+  for (const group of groups.slice(0, MAX_PACKS_PER_BATCH)) {
+    const read = await groupColumns(reader, group.members).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+    if (typeof read === "string") {
+      report.unpacked += 1;
+      console.warn("group left unpacked; pulls read its members", { uid: group.uid, reason: read });
+      continue;
+    }
+    const signature = columnsSignature(read.columns);
+    layouts.set(signature, [...(layouts.get(signature) ?? []), { uid: group.uid, ...read }]);
+  }
+  for (const packed of layouts.values()) {
+    const key = groupPackKey(newId());
+    const listed = JSON.stringify(packed.map((g) => [g.uid, g.rows]));
+    const chunks = [...encodeSchemaFrame(packed[0]!.columns, sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed })), ...packed.flatMap((g) => encodeRecordBatchFrame(g.columns)), ARROW_EOS];
+    const bytes = joinChunks(chunks);
+    try {
+      await blobs.put(key, bytes.buffer as ArrayBuffer, ARROW_STREAM_MEDIA_TYPE);
+    } catch (error) {
+      report.unpacked += packed.length;
+      console.warn("writing a group pack failed; pulls read its groups' members", { key, error: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
+    report.objects += 1;
+    report.bytes += bytes.length;
+    packed.forEach((g, index) => report.refs.push({ uid: g.uid, key, index }));
+  }
+  return report;
+}
+
+/** A group's rows as read from a pack: its record batch (framed), the columns that type it, each member's rows. */
+export interface GroupPack {
+  columns: Column[];
+  signature: string;
+  batch: Uint8Array;
+  /** Rows of each member, in the group's member order. */
+  rows: number[];
+}
+
+/** A pack object taken apart: its groups' record batches by uid, with the members each lists. */
+export interface PackObject {
+  columns: Column[];
+  signature: string;
+  groups: Map<string, { batch: Uint8Array; rows: MemberRows }>;
+}
+
+/** Splits a stored pack object (null if it is not a pack of this layout version). */
+export function readPackObject(bytes: Uint8Array): PackObject | null {
+  const frames = splitArrowStream(bytes);
+  const listed = frames.metadata[GROUP_PACK_GROUPS_KEY];
+  if (listed === undefined || frames.metadata[SAMPLE_TABLE_VERSION_KEY] !== String(SAMPLE_TABLE_SCHEMA_VERSION)) return null;
+  if (frames.columns.map((c) => c.name).join() !== SAMPLE_COLUMNS.join()) return null;
+  const entries = JSON.parse(listed) as Array<[string, MemberRows]>;
+  if (entries.length !== frames.batches.length) return null;
+  return { columns: frames.columns, signature: frames.signature, groups: new Map(entries.map(([uid, rows], i) => [uid, { batch: frames.batches[i]!, rows }])) };
+}
+
+/**
+ * The group's rows from a pack object if it lists exactly `members` (same rollout ids, same order)
+ * with the rows they announced (`samples`), else null: the caller reads the members themselves.
+ */
+export function groupFromPack(pack: PackObject, uid: string, members: FeedMember[]): GroupPack | null {
+  const entry = pack.groups.get(uid);
+  if (!entry || entry.rows.length !== members.length) return null;
+  if (!members.every((m, i) => entry.rows[i]![0] === m.rollout_id && entry.rows[i]![1] === m.samples)) return null;
+  return { columns: pack.columns, signature: pack.signature, batch: entry.batch, rows: members.map((m) => m.samples) };
+}
+
+/** A packed group as a stream of its own (the JSON pull decodes it). */
+export function groupPackStream(pack: GroupPack): Uint8Array {
+  return joinChunks([...encodeSchemaFrame(pack.columns, sampleTableMetadata()), pack.batch, ARROW_EOS]);
+}

@@ -1,0 +1,45 @@
+/**
+ * @module Where each group's samples are packed: `uid → (R2 key, record batch index)`, kept by the
+ * feed shard that holds the group, beside (not inside) the feed's own tables, so the group rules
+ * in feed-core never see it. A pull hands the refs of the groups it leased to the Worker, which
+ * then reads each pack object once for all of its groups.
+ */
+import type { SqlPort } from "../../ports";
+
+/** A group's place in a pack object: its record batch `index` in the stream at `key`. */
+export interface PackRef {
+  key: string;
+  index: number;
+}
+
+/** How long a ref is kept: as long as the feed remembers a released uid (7 days). */
+const RETENTION_MS = 7 * 24 * 3_600_000;
+
+/** The `group_packs` table of a feed shard. */
+export class PackIndex {
+  readonly #sql: SqlPort;
+
+  constructor(sql: SqlPort) {
+    this.#sql = sql;
+    sql.exec(`CREATE TABLE IF NOT EXISTS group_packs (uid TEXT PRIMARY KEY, key TEXT NOT NULL, batch_index INTEGER NOT NULL, packed_at INTEGER NOT NULL)`);
+    sql.exec(`CREATE INDEX IF NOT EXISTS group_packs_at ON group_packs (packed_at)`);
+  }
+
+  /** Records where groups were packed (a later pack of the same uid replaces the ref) and forgets refs past retention. */
+  record(refs: Array<{ uid: string } & PackRef>, now: number): void {
+    for (const ref of refs) {
+      this.#sql.exec(`INSERT INTO group_packs (uid, key, batch_index, packed_at) VALUES (?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET key = excluded.key, batch_index = excluded.batch_index, packed_at = excluded.packed_at`, ref.uid, ref.key, ref.index, now);
+    }
+    this.#sql.exec(`DELETE FROM group_packs WHERE packed_at < ?`, now - RETENTION_MS);
+  }
+
+  /** The refs of `uids` that have one. */
+  refsOf(uids: string[]): Record<string, PackRef> {
+    const out: Record<string, PackRef> = {};
+    for (const uid of uids) {
+      const row = this.#sql.exec<{ key: string; batch_index: number }>(`SELECT key, batch_index FROM group_packs WHERE uid = ?`, uid).toArray()[0];
+      if (row) out[uid] = { key: row.key, index: row.batch_index };
+    }
+    return out;
+  }
+}
