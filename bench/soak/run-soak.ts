@@ -8,8 +8,8 @@ import { resolve } from "node:path";
 import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
 import { startVllmSimulator } from "../../src/testing";
 import { createSoakHttp, type HttpTally } from "./soak-http";
-import { groupUid } from "../../src/runtime/batch/batch-state";
 import { externalGroupUid, runExternalGroups } from "./soak-externals";
+import { batchGroups, drainAndAccount, type ExpectedGroup, type FeedAccounting } from "./soak-accounting";
 
 /** Agents run as batches: two stepwise (math, calculator with tools), a function agent, a LitAgent, a workflow. */
 export const BATCH_AGENTS = ["math", "calculator", "soak-function", "soak-lit", "soak-workflow"] as const;
@@ -32,26 +32,14 @@ export interface SoakOptions {
 }
 
 /** What the soak measured. */
-export interface SoakReport {
+export interface SoakReport extends FeedAccounting {
+  /** Every rollout the soak made: batch slots' runs (re-runs included) and external rollouts. */
   total: number;
   terminalWithReason: number;
   lost: string[];
   byReason: Record<string, number>;
-  groupsExpected: number;
-  groupsDelivered: number;
-  /** Expected group uids no pull delivered, and delivered uids nobody expected (compared by id, not count). */
-  groupsMissing: string[];
-  groupsUnexpected: string[];
-  groupsWithFailedMembers: number;
-  membersExpected: number;
-  membersDelivered: number;
-  /** Expected member rollout ids no group delivered, and delivered ids nobody expected. */
-  membersMissing: string[];
-  membersUnexpected: string[];
   /** Creates (and finishes) that no answer confirmed even after retries across the restarts. */
   requestFailures: string[];
-  samplesDelivered: number;
-  duplicateSamples: number;
   admissionsInFlight: number | null;
   fivexx: number;
   fivexxBy: Record<string, number>;
@@ -61,11 +49,6 @@ export interface SoakReport {
   injected: Record<string, number>;
   generationRequests: number;
   seconds: number;
-}
-
-interface PulledGroup {
-  uid: string;
-  members: Array<{ rollout_id: string; sample_index: number; status?: string; samples?: unknown[] }>;
 }
 
 const root = resolve(import.meta.dirname, "../..");
@@ -154,49 +137,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     requestFailures.push(...externalFailures);
     duplicatedDeliveries += ((await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body.duplicated_deliveries ?? 0);
 
-    // Every rollout: terminal with a reason? (External ones may still be waiting for their idle watchdog.)
-    const ids = [...batchIds.flatMap((id) => Array.from({ length: options.rowsPerBatch * options.n }, (_, i) => `${id}:${Math.floor(i / options.n)}:${i % options.n}`)), ...externalIds];
+    // Every rollout, re-runs of failed slots included: terminal with a reason? (External ones may
+    // still be waiting for their idle watchdog.)
+    const batches = await batchGroups(http, batchIds);
+    const ids = [...batches.ids, ...externalIds];
     const byReason: Record<string, number> = {};
+    const outcomes = new Map<string, string | null>();
     const lost: string[] = [];
     for (const id of ids) {
-      let view: { status?: string; termination_reason?: string | null } = {};
+      let view: { status?: string; termination_reason?: string | null; outcome?: string | null } = {};
       for (let tries = 0; tries < 40; tries++) {
         view = (await http.json<typeof view>(`/v1/rollouts/${encodeURIComponent(id)}`)).body;
         if (view.termination_reason) break;
         await sleep(1_000);
       }
+      outcomes.set(id, view.outcome ?? null);
       if (view.termination_reason) byReason[view.termination_reason] = (byReason[view.termination_reason] ?? 0) + 1;
       else lost.push(id);
     }
-
-    // Drain the feed until every group has arrived (or nothing more comes for a while).
-    const expectedGroups = new Set([
-      ...batchIds.flatMap((id) => Array.from({ length: options.rowsPerBatch }, (_, row) => groupUid(id, row))),
-      ...Array.from({ length: options.externalGroups }, (_, group) => externalGroupUid(runId, group)),
-    ]);
-    const groupsExpected = expectedGroups.size;
-    const seenMembers = new Map<string, number>();
-    const groupUids = new Set<string>();
-    let samplesDelivered = 0;
-    let groupsWithFailedMembers = 0;
-    for (let idle = 0; [...expectedGroups].some((uid) => !groupUids.has(uid)) && idle < 30; ) {
-      const pulled = await http.json<{ lease_id?: string | null; groups?: PulledGroup[] }>("/v1/feed/pull", { max_groups: 8, lease_ms: 60_000, inline: true });
-      const groups = pulled.body.groups ?? [];
-      for (const group of groups) {
-        groupUids.add(group.uid);
-        if (group.members.some((member) => member.status !== undefined && member.status !== "succeeded")) groupsWithFailedMembers++;
-        for (const member of group.members) {
-          seenMembers.set(member.rollout_id, (seenMembers.get(member.rollout_id) ?? 0) + 1);
-          samplesDelivered += member.samples?.length ?? 0;
-        }
-      }
-      if (pulled.body.lease_id) await http.json("/v1/feed/ack", { lease_id: pulled.body.lease_id });
-      if (groups.length === 0) {
-        idle++;
-        await sleep(1_000);
-      } else idle = 0;
-    }
-    const expectedMembers = new Set(ids);
+    const externalGroups: ExpectedGroup[] = Array.from({ length: options.externalGroups }, (_, group) => {
+      const uid = externalGroupUid(runId, group);
+      return { uid, batchId: null, finalRuns: externalIds.filter((id) => id.startsWith(`${uid}-`)).map((id) => ({ rollout_id: id, outcome: outcomes.get(id) ?? null })) };
+    });
+    const accounting = await drainAndAccount(http, [...batches.groups, ...externalGroups], externalGroupUid(runId, 0).replace(/-0$/, "-"), batches.retried);
     const policy = (await http.json<{ in_flight?: number }>("/v1/policy")).body;
     const stats = sim.stats();
     return {
@@ -204,18 +167,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       terminalWithReason: ids.length - lost.length,
       lost,
       byReason,
-      groupsExpected,
-      groupsDelivered: groupUids.size,
-      groupsMissing: [...expectedGroups].filter((uid) => !groupUids.has(uid)),
-      groupsUnexpected: [...groupUids].filter((uid) => !expectedGroups.has(uid)),
-      groupsWithFailedMembers,
-      membersExpected: expectedMembers.size,
-      membersDelivered: seenMembers.size,
-      membersMissing: [...expectedMembers].filter((id) => !seenMembers.has(id)),
-      membersUnexpected: [...seenMembers.keys()].filter((id) => !expectedMembers.has(id)),
+      ...accounting,
       requestFailures,
-      samplesDelivered,
-      duplicateSamples: [...seenMembers.values()].reduce((sum, count) => sum + count - 1, 0),
       admissionsInFlight: typeof policy.in_flight === "number" ? policy.in_flight : null,
       fivexx: tally.fivexx,
       fivexxBy: tally.fivexxBy,

@@ -1,0 +1,136 @@
+/**
+ * @module What the soak's feed delivered against what it had to: every group delivered once or
+ * withheld with a reason, and each delivered group's members exactly its slots' final runs.
+ *
+ * Under injected faults some rollouts end as infrastructure failures: a batch re-runs their slot
+ * (`<slot>.retry-<k>`) and a group that still holds one is withheld, reported in `dropped_groups`
+ * (docs/verl.md). So a group is accounted for when it was delivered or reported withheld, and a
+ * member id is expected only if it is its slot's final run in a delivered group.
+ */
+import type { SoakHttp } from "./soak-http";
+
+/** A group as an inline pull returns it. */
+interface PulledGroup {
+  uid: string;
+  members: Array<{ rollout_id: string; sample_index: number; status?: string; outcome?: string; samples?: unknown[] }>;
+}
+
+/** One batch slot's run as the batch lists it. */
+interface ListedRun {
+  rollout_id: string;
+  row_index: number;
+  superseded: boolean;
+  outcome: string | null;
+}
+
+/** A group of rollouts the soak created, with how each of its members ended. */
+export interface ExpectedGroup {
+  uid: string;
+  batchId: string | null;
+  /** The final run of each slot, and how it ended (`policy`, `infra`, `cut`, or null if it never did). */
+  finalRuns: Array<{ rollout_id: string; outcome: string | null }>;
+}
+
+/** The feed's side of the soak report. */
+export interface FeedAccounting {
+  groupsExpected: number;
+  groupsDelivered: number;
+  /** Groups the feed withheld, by reason (infrastructure failure, cut, stale). */
+  groupsWithheld: Record<string, number>;
+  /** Expected groups neither delivered nor reported withheld, and delivered or withheld uids nobody expected. */
+  groupsMissing: string[];
+  groupsUnexpected: string[];
+  /** Delivered groups holding a member that is not a policy outcome (must be none), with a failed-status member (a policy failure). */
+  groupsWronglyDelivered: string[];
+  groupsWithFailedMembers: number;
+  /** Re-runs of slots that failed for infrastructure. */
+  retriedSlots: number;
+  membersExpected: number;
+  membersDelivered: number;
+  membersMissing: string[];
+  membersUnexpected: string[];
+  samplesDelivered: number;
+  duplicateSamples: number;
+}
+
+/** The soak's batch groups and their slots' final runs, from each batch's listing. */
+export async function batchGroups(http: SoakHttp, batchIds: string[]): Promise<{ groups: ExpectedGroup[]; retried: number; ids: string[] }> {
+  const groups: ExpectedGroup[] = [];
+  const ids: string[] = [];
+  let retried = 0;
+  for (const batchId of batchIds) {
+    const listed = (await http.json<{ rollouts?: ListedRun[] }>(`/v1/batches/${encodeURIComponent(batchId)}/rollouts?limit=1000`)).body.rollouts ?? [];
+    const rows = new Map<number, ExpectedGroup>();
+    for (const run of listed) {
+      ids.push(run.rollout_id);
+      if (run.superseded) {
+        retried++;
+        continue;
+      }
+      const group = rows.get(run.row_index) ?? { uid: `${batchId}:${run.row_index}`, batchId, finalRuns: [] };
+      group.finalRuns.push({ rollout_id: run.rollout_id, outcome: run.outcome });
+      rows.set(run.row_index, group);
+    }
+    groups.push(...rows.values());
+  }
+  return { groups, retried, ids };
+}
+
+/**
+ * Drains the feed (pulls naming the soak's batches, so their withheld groups are reported, and
+ * pulls of the external groups' uids) until every expected group is delivered or withheld, or
+ * nothing more comes for 30 s, and compares by id.
+ */
+export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[], externalPrefix: string, retriedSlots: number): Promise<FeedAccounting> {
+  const batchIds = [...new Set(expected.flatMap((group) => (group.batchId ? [group.batchId] : [])))];
+  const seenMembers = new Map<string, number>();
+  const delivered = new Map<string, PulledGroup>();
+  const withheld = new Map<string, string>();
+  let samplesDelivered = 0;
+  const accounted = (uid: string) => delivered.has(uid) || withheld.has(uid);
+  // An external group (no batch) that is withheld is counted by the feed but never reported by uid.
+  const mayBeWithheldSilently = (group: ExpectedGroup) => group.batchId === null && group.finalRuns.some((run) => run.outcome !== "policy");
+  const pending = () => expected.filter((group) => !accounted(group.uid) && !mayBeWithheldSilently(group));
+  const filters = [...(batchIds.length > 0 ? [{ batch_id: batchIds }] : []), { uid_prefix: externalPrefix }];
+  for (let idle = 0; pending().length > 0 && idle < 30; ) {
+    let got = 0;
+    for (const filter of filters) {
+      const pulled = await http.json<{ lease_id?: string | null; groups?: PulledGroup[]; dropped_groups?: Array<{ uid: string; reason: string }> }>("/v1/feed/pull", { max_groups: 8, lease_ms: 60_000, inline: true, ...filter });
+      for (const dropped of pulled.body.dropped_groups ?? []) withheld.set(dropped.uid, dropped.reason);
+      for (const group of pulled.body.groups ?? []) {
+        got++;
+        delivered.set(group.uid, group);
+        for (const member of group.members) {
+          seenMembers.set(member.rollout_id, (seenMembers.get(member.rollout_id) ?? 0) + 1);
+          samplesDelivered += member.samples?.length ?? 0;
+        }
+      }
+      if (pulled.body.lease_id) await http.json("/v1/feed/ack", { lease_id: pulled.body.lease_id });
+    }
+    if (got === 0) {
+      idle++;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    } else idle = 0;
+  }
+  const expectedUids = new Set(expected.map((group) => group.uid));
+  const deliveredExpected = expected.filter((group) => delivered.has(group.uid));
+  const expectedMembers = new Set(deliveredExpected.flatMap((group) => group.finalRuns.map((run) => run.rollout_id)));
+  const reasons: Record<string, number> = {};
+  for (const reason of withheld.values()) reasons[reason] = (reasons[reason] ?? 0) + 1;
+  return {
+    groupsExpected: expected.length,
+    groupsDelivered: delivered.size,
+    groupsWithheld: reasons,
+    groupsMissing: pending().map((group) => group.uid),
+    groupsUnexpected: [...delivered.keys(), ...withheld.keys()].filter((uid) => !expectedUids.has(uid)),
+    groupsWronglyDelivered: deliveredExpected.filter((group) => group.finalRuns.some((run) => run.outcome !== "policy")).map((group) => group.uid),
+    groupsWithFailedMembers: [...delivered.values()].filter((group) => group.members.some((member) => member.status !== undefined && member.status !== "succeeded")).length,
+    retriedSlots,
+    membersExpected: expectedMembers.size,
+    membersDelivered: seenMembers.size,
+    membersMissing: [...expectedMembers].filter((id) => !seenMembers.has(id)),
+    membersUnexpected: [...seenMembers.keys()].filter((id) => !expectedMembers.has(id)),
+    samplesDelivered,
+    duplicateSamples: [...seenMembers.values()].reduce((sum, count) => sum + count - 1, 0),
+  };
+}
