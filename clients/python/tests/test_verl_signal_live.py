@@ -46,7 +46,13 @@ def test_groups_with_infrastructure_failures_are_retried_or_withheld_never_score
     progress = client.batch_status(batch_id)
     assert progress["retried"] > 0, progress
     listed = current_runs(client, batch_id)
-    assert any(entry["superseded"] for entry in listed)
+    superseded = [entry for entry in listed if entry["superseded"]]
+    assert superseded
+    # The re-run is visible on the rollout views too: the first run says infra, its replacement its run number.
+    first = client.request("GET", f"/v1/rollouts/{superseded[0]['rollout_id']}")
+    assert first["outcome"] == "infra" and first["group"]["max_member_retries"] == 2
+    rerun = client.request("GET", f"/v1/rollouts/{superseded[0]['rollout_id'].split('.retry-')[0]}.retry-{superseded[0]['attempt'] + 1}")
+    assert rerun["group"]["attempt"] == superseded[0]["attempt"] + 1
     valid = {(entry["row_index"], entry["sample_index"]) for entry in listed if not entry["superseded"] and entry["outcome"] == "policy"}
 
     uids = out.non_tensor_batch["uid"]
