@@ -124,7 +124,8 @@ export async function ownGatewayCall(callers: CallerRegistry, deps: CallOwnerDep
     const call: GatewayCall = { ...admitted(deps, meta), callId: meta.callId, whileSyncing: "refuse", keepAlive: deps.keepAlive };
     // A plain chat call is streamed from upstream even for a caller that wants one JSON reply, so
     // that an interrupting sync keeps what was generated; the reply is assembled from the record.
-    const assemble = !body.stream && drained === null;
+    // (Not with `stream_options`: vLLM refuses those on a non-streamed call, and so must the gateway.)
+    const assemble = !body.stream && drained === null && (body.stream_options === undefined || body.stream_options === null);
     if (body.stream || assemble) {
       const caller = callers.enter(meta.callId);
       let whole: LlmCall | undefined;

@@ -14,8 +14,8 @@ export async function setup(project: TestProject): Promise<void> {
   const [simulator, slow, paced] = await Promise.all([
     startVllmSimulator({ port: 0, seed: 7 }),
     startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: SLOW_TTFT_MS, perTokenMs: 0 } }),
-    // Answers of 80+ tokens, 25 ms apart: a weight sync lands mid-generation (partial rollouts).
-    startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: 0, perTokenMs: 25 }, tail: { distribution: "pareto", scaleTokens: 80, maxTokens: 160 } }),
+    // Answers of 160+ tokens, 25 ms apart: a weight sync lands mid-generation (partial rollouts).
+    startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: 0, perTokenMs: 25 }, tail: { distribution: "pareto", scaleTokens: 160, maxTokens: 240 } }),
   ]);
   simulators = [simulator, slow, paced];
   project.provide("simulatorUrl", simulator.url);

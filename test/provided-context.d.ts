@@ -5,7 +5,7 @@ declare module "vitest" {
     simulatorUrl: string;
     /** Root URL of a second simulator that waits 1.5 s before its first token (calls held in flight). */
     slowSimulatorUrl: string;
-    /** Root URL of a third simulator that paces tokens 25 ms apart, 80+ per answer (calls interrupted mid-generation). */
+    /** Root URL of a third simulator that paces tokens 25 ms apart, 160+ per answer (calls interrupted mid-generation). */
     pacedSimulatorUrl: string;
   }
 }

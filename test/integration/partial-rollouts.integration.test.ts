@@ -38,7 +38,7 @@ async function reference(content: string): Promise<{ ids: number[]; logprobs: nu
   const reply = await fetch(`${sim()}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "sim-qwen3", messages: [{ role: "user", content }], temperature: 0, max_tokens: 300, logprobs: true, return_token_ids: true }),
+    body: JSON.stringify({ model: "sim-qwen3", messages: [{ role: "user", content }], temperature: 0, max_tokens: 400, logprobs: true, return_token_ids: true }),
   });
   const body = (await reply.json()) as { choices: Array<{ token_ids: number[]; logprobs: { content: Array<{ logprob: number }> } }> };
   return { ids: body.choices[0]!.token_ids, logprobs: body.choices[0]!.logprobs.content.map((entry) => entry.logprob) };
@@ -62,7 +62,7 @@ describe("an interrupting weight sync", () => {
     const decoder = new TextDecoder();
     const gatewayCall = (rolloutId: string, body: JsonObject) => sessionStub(env, rolloutId).gatewayCall("/chat/completions", body, { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
     const answers = calls.map(async ({ rollout, content, stream }) => {
-      const result = await gatewayCall(rollout.rollout_id, { model: "any", messages: [{ role: "user", content }], max_tokens: 300, ...(stream ? { stream: true } : {}) });
+      const result = await gatewayCall(rollout.rollout_id, { model: "any", messages: [{ role: "user", content }], max_tokens: 400, ...(stream ? { stream: true } : {}) });
       if (!result.ok) throw new Error(result.error.message);
       if ("json" in result) return (JSON.parse(result.json) as { choices: Array<{ token_ids: number[] }> }).choices[0]!.token_ids;
       // The caller's stream: one continuous chat completion across the sync, ending with [DONE].
@@ -73,7 +73,7 @@ describe("an interrupting weight sync", () => {
       expect(events.at(-1)).toBe("[DONE]");
       return events.slice(0, -1).flatMap((event) => (JSON.parse(event) as { choices: Array<{ token_ids?: number[] | null }> }).choices[0]?.token_ids ?? []);
     });
-    const toolCall = gatewayCall(tools.rollout_id, { model: "any", messages: [{ role: "user", content: "What is 6 * 7? Tell me a long story first." }], tools: [CALCULATE], max_tokens: 300 });
+    const toolCall = gatewayCall(tools.rollout_id, { model: "any", messages: [{ role: "user", content: "What is 6 * 7? Tell me a long story first." }], tools: [CALCULATE], max_tokens: 400 });
     for (let tries = 0; (await inFlight()) < 51; tries++) {
       if (tries > 400) throw new Error(`only ${await inFlight()} calls were admitted`);
       await new Promise((resolve) => setTimeout(resolve, 10));
