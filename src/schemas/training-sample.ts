@@ -6,8 +6,16 @@ import { TerminationReason } from "./termination";
 /** One 0/1 per response token: 1 for the engine's own tokens (trained), 0 for everything between calls. */
 const ResponseMask = z.custom<(0 | 1)[]>((value) => Array.isArray(value) && value.every((bit) => bit === 0 || bit === 1), "must be an array of 0 and 1");
 
-/** Version of the persisted TrainingSample shape. */
-export const TRAINING_SAMPLE_SCHEMA_VERSION = 1;
+/**
+ * Version of the persisted TrainingSample shape. 2 (the third wave) adds the optional
+ * `response_policy_versions`; every other field is as in 1, so a version-1 sample (stored in R2
+ * before) still parses and reads as it is: the field absent means every token came from
+ * `policy_version.start`. Where a group's signal lives (member outcomes, `valid_members`,
+ * dropped groups) is the feed's wire, not the sample: a sample is only ever a policy outcome's.
+ */
+export const TRAINING_SAMPLE_SCHEMA_VERSION = 2;
+/** Sample versions readers accept. */
+const SampleVersion = z.union([z.literal(1), z.literal(TRAINING_SAMPLE_SCHEMA_VERSION)]);
 
 /**
  * One training sample. `prompt_ids` is the first call's prompt; `response_ids` are everything
@@ -16,7 +24,7 @@ export const TRAINING_SAMPLE_SCHEMA_VERSION = 1;
  * only ever copied from recorded calls, never produced by re-tokenizing text.
  */
 export const TrainingSample = z.object({
-  schema_version: z.literal(TRAINING_SAMPLE_SCHEMA_VERSION).default(TRAINING_SAMPLE_SCHEMA_VERSION),
+  schema_version: SampleVersion.default(TRAINING_SAMPLE_SCHEMA_VERSION),
   /** The GRPO group (same prompt, `n` samples). */
   uid: z.string().min(1),
   /** Which of the group's `n` samples this is. */

@@ -70,6 +70,9 @@ class SampleColumns:
         self.rollout_id = batch.column("rollout_id").to_pylist()
         self.termination_reason = batch.column("termination_reason").to_pylist()
         self._extra_text = batch.column("extra_fields").to_pylist()
+        metadata = batch.schema.metadata or {}
+        #: The TrainingSample version the table was written as (1 before the key existed).
+        self.sample_version = int(metadata.get(b"edge_rollout.training_sample.schema_version", b"1"))
         self._extra: Optional[list[dict[str, Any]]] = None
 
     def __len__(self) -> int:
@@ -119,7 +122,7 @@ class SampleRef(Mapping):
         if key == "extra_fields":
             return c.extra_fields[i]
         if key == "schema_version":
-            return 1
+            return c.sample_version
         raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:

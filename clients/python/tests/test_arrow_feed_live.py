@@ -134,7 +134,7 @@ def test_cli_export_writes_a_batchs_samples_as_parquet_equal_to_the_json_pull(st
     for row in rows:
         row["policy_version"] = {"start": row.pop("policy_version_start"), "end": row.pop("policy_version_end")}
         row["extra_fields"] = json.loads(row["extra_fields"])
-        row["schema_version"] = 1
+        row["schema_version"] = 2
     pulled = client.pull(max_groups=64, batch_id=batch, format="json")
     client.ack(pulled["lease_id"])
     expected = [s for g in pulled["groups"] for m in g["members"] for s in m["samples"]]

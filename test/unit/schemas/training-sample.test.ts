@@ -26,7 +26,13 @@ function refusal(raw: unknown): string {
 
 describe("TrainingSample", () => {
   it("accepts a token-exact sample and fills its defaults", () => {
-    expect(TrainingSample.parse(sample)).toMatchObject({ ...sample, schema_version: 1, extra_fields: {} });
+    expect(TrainingSample.parse(sample)).toMatchObject({ ...sample, schema_version: 2, extra_fields: {} });
+  });
+
+  it("reads a version-1 sample as it was stored, and refuses an unknown version", () => {
+    expect(TrainingSample.parse({ ...sample, schema_version: 1 })).toMatchObject({ schema_version: 1 });
+    expect(TrainingSample.parse({ ...sample, schema_version: 1 }).response_policy_versions).toBeUndefined();
+    expect(refusal({ ...sample, schema_version: 3 })).toMatch(/^schema_version: /);
   });
 
   it("refuses bad token arrays, naming the field", () => {
