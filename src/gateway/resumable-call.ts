@@ -54,7 +54,7 @@ export function resumableCall(parts: ResumableParts, first: { response: Response
       const version = await admit();
       let released: Promise<number> | undefined;
       release = () => (released ??= parts.policy ? parts.policy.release(parts.rolloutId, parts.callId).then((r) => r.policy_version, () => version) : Promise.resolve(version));
-      if (generated.length >= maxTokens) return "length";
+      if (maxTokens > 0 && generated.length >= maxTokens) return "length";
       // Cut before its first chunk: nothing was generated, so the call itself starts again.
       const restarted = promptIds.length === 0;
       try {

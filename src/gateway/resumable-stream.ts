@@ -58,6 +58,9 @@ function asChatChunk(payload: string, head: ChunkHead, promptTokens: number, com
   return JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices, ...(usage ? { usage } : {}) });
 }
 
+/** How often a leg that broke before its first token (a malformed chunk, a dropped connection) starts over. */
+const MAX_BROKEN_RESTARTS = 3;
+
 /**
  * Relays `first` (a chat stream opened under `version`) and its continuations to the caller;
  * `finalize` runs once, before the final `data: [DONE]`, with the whole call.
@@ -77,6 +80,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
   };
   let runs: VersionRun[] = [{ from_token: 0, policy_version: version }];
   let interrupted = 0;
+  let restarts = 0;
   let head: ChunkHead | undefined;
   let promptTokens = 0;
 
@@ -114,8 +118,24 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       // A cut that came as the generation finished: the call is whole, nothing to resume.
       if (cut) return assembler.soFar().finished ? "done" : "interrupted";
       pending += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
-      let boundary: number;
-      while ((boundary = pending.indexOf("\n\n")) >= 0 || (chunk.done && pending.length > 0)) {
+      try {
+        pending = takeEvents(pending, chunk.done, reader, continuation);
+      } catch (error) {
+        // A chunk that is not valid JSON or not a chat chunk: the upstream broke the stream (a fault, a
+        // dying server). The call ends like a broken connection, recorded and released, never thrown.
+        console.error("upstream stream broken", String(error));
+        void source.cancel("malformed upstream stream").catch(() => undefined);
+        return "broken";
+      }
+      if (chunk.done) return "done";
+    }
+  };
+
+  /** Parses and forwards the complete events in `pending`; returns what is left of it. */
+  const takeEvents = (text: string, last: boolean, reader: SseDataReader, continuation: boolean): string => {
+    let pending = text;
+    let boundary: number;
+    while ((boundary = pending.indexOf("\n\n")) >= 0 || (last && pending.length > 0)) {
         const stop = boundary >= 0 ? boundary + 2 : pending.length;
         const event = pending.slice(0, stop);
         pending = pending.slice(stop);
@@ -130,9 +150,8 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
           }
           forward(`data: ${chat}\n\n`);
         }
-      }
-      if (chunk.done) return "done";
     }
+    return pending;
   };
 
   const pump = (async () => {
@@ -141,10 +160,14 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
     for (;;) {
       const result = await readLeg(leg, continuation);
       if (result === "done") return end("complete");
-      if (result === "broken") return end("aborted");
-      interrupted += 1;
+      // A leg that broke before its first token is tried again from the start (as a broken
+      // non-streamed body always was), a bounded number of times; later, the call ends aborted.
+      const restart = result === "broken" && assembler.soFar().completionIds.length === 0 && restarts < MAX_BROKEN_RESTARTS;
+      if (result === "broken" && !restart) return end("aborted");
+      if (restart) restarts += 1;
+      else interrupted += 1;
       await deps.release();
-      const { promptIds, completionIds } = assembler.soFar();
+      const { promptIds, completionIds } = restart ? { promptIds: [], completionIds: [] } : assembler.soFar();
       const next = await deps.resume(promptIds, completionIds);
       if (next === "length" && head !== undefined) {
         const finish = JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: "length" }] });
