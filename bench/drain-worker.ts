@@ -59,6 +59,8 @@ async function resultPathCounts(workerUrl: string, batchId: string): Promise<{ f
 }
 
 function minus(after: Counts, before: Counts | undefined): Counts {
+  // An object evicted between readings starts again at 0 (counters are in memory): then its whole count is the delta.
+  if (before && after.total < before.total) return after;
   const by_method = Object.fromEntries(Object.entries(after.by_method).map(([m, n]) => [m, n - (before?.by_method[m] ?? 0)]).filter(([, n]) => (n as number) > 0));
   return { total: after.total - (before?.total ?? 0), by_method };
 }
