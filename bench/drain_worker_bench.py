@@ -102,10 +102,11 @@ def main() -> int:
     def store(fmt: str, index: int, raw: bytes) -> None:
         put(f"{args.floor_url}/bodies/{fmt}/{index}", raw)
 
-    # Drain 0 warms up (imports, first-call code paths on both sides) and is not counted.
+    # Drain 0 warms up (imports, first-call code paths on both sides) and is not counted; it also
+    # hands the floor the bodies (uploading them inside a timed drain would be timed as padding).
     for round_index in range(args.rounds + 1):
         for fmt in ("arrow", "json"):
-            run = drain(worker, fmt, args, capture=store if round_index == 1 else None)
+            run = drain(worker, fmt, args, capture=store if round_index == 0 else None)
             if round_index:
                 runs[fmt].append(run)
             time.sleep(args.lease_ms[fmt] / 1000 + 0.3)  # the leases lapse: the next drain gets the same groups
