@@ -52,5 +52,5 @@ def test_a_drain_of_batch_a_and_the_verl_manager_on_batch_b_each_get_only_their_
     # Rollout ids are `<batch>:<row>:<sample>`: every row of B, each once, in the input's order.
     assert out.non_tensor_batch["rollout_id"].tolist() == [f"{batch_b}:{r}:{k}" for r in range(len(rows_b)) for k in range(n)]
     stats = client.feed_stats(batch_id=[batch_a, batch_b])
-    empty = {"pending_groups": 0, "ready_groups": 0, "leased_groups": 0, "dropped_groups": 0}
+    empty = {"pending_groups": 0, "ready_groups": 0, "leased_groups": 0, "dropped_groups": 0, "dropped_by_reason": {}}
     assert stats["by_batch"] == {batch_a: empty, batch_b: empty}
