@@ -20,7 +20,7 @@ batch, the manager answers from those groups without rolling out again.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 

@@ -77,7 +77,7 @@ export class BatchSignal {
     // Slots are released in index order, so only the row holding next_index can be part-released.
     const partial: RolloutSlot[] = [];
     for (let index = cut.next_index; index < cut.total && index % cut.n !== 0; index += 1) partial.push(slotAt(cut, index));
-    if (partial.length > 0 && partial[0]!.sample_index > 0) await this.#deps.fanOut.standInCut(cut, partial);
+    if (partial.length > 0) await this.#deps.fanOut.standInCut(cut, partial);
     await this.judgeRows(await this.#deps.fanOut.cancelLive(MAX_MAX_CONCURRENT));
   }
 
