@@ -79,7 +79,7 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
     }
     await next;
   } else {
-    // Continuous generation: `batch` samples always in flight; the trainer takes the first `batch` fresh enough.
+    // Continuous generation: (1 + k) × `batch` samples always in flight; the trainer takes the first `batch` fresh enough.
     const ready: Array<{ version: number; tokens: number }> = [];
     let stopping = false;
     const worker = async () => {
@@ -90,7 +90,9 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
         ready.push({ version: at, tokens });
       }
     };
-    const workers = Array.from({ length: options.batch }, () => worker());
+    // Up to 1 + k batches outstanding, as verl's fully_async rollouter bounds what it generates
+    // ahead of the trainer by its staleness threshold: a batch for now, k for the steps to come.
+    const workers = Array.from({ length: options.batch * (1 + spec.maxStaleness) }, () => worker());
     for (let step = 0; step < options.steps; step++) {
       let taken = 0;
       while (taken < options.batch) {

@@ -25,6 +25,7 @@ const values = commandLine({
     shape: { type: "string", default: "", help: "pareto alpha (default 1.5) or lognormal sigma (default 1)" },
     "per-token-ms": { type: "string", default: "2", help: "simulated decode time per token" },
     k: { type: "string", default: "1", help: "staleness bound of the async modes" },
+    verbose: { type: "boolean", default: false, help: "print the runtime's own output" },
   },
 });
 const batch = Number(values.batch) * Number(values.n);
@@ -34,13 +35,29 @@ const tail: TailOptions = { distribution: values.tail as TailOptions["distributi
 const simulator: VllmSimulatorOptions = { port: 0, seed: 3, latency: { ttftMs: 0, perTokenMs: Number(values["per-token-ms"]) }, tail };
 
 const stateDir = `.tmp/bench-train-${process.pid}`;
-const stack = await startDevStack("miniflare", { workerPort: await freePort(), stateDir, reset: true, simulator, onAgentLog: null });
-const json = async (path: string, init?: RequestInit): Promise<any> => (await fetch(`${stack.workerUrl}${path}`, { ...init, headers: { "content-type": "application/json" } })).json();
+const stack = await startDevStack("miniflare", { workerPort: await freePort(), stateDir, reset: true, simulator, onAgentLog: null, verbose: values.verbose });
+// A runtime that dies mid-run is named, not left to surface as a refused connection later.
+void stack.ended.then((reason) => console.error(`bench:train: the stack ended: ${reason}`));
+/**
+ * `fetch`, again (at most twice more) when the connection broke before any answer came: under a
+ * saturated local runtime a kept-alive socket is now and then closed just as a request goes out
+ * ("other side closed", ECONNRESET). Only requests that are safe to repeat go through here.
+ */
+async function fetchAgain(url: string, init?: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+const json = async (path: string, init?: RequestInit): Promise<any> => (await fetchAgain(`${stack.workerUrl}${path}`, { ...init, headers: { "content-type": "application/json" } })).json();
 
 /** External rollouts reused across samples (one call at a time each), so a sample costs one gateway call, not a rollout's creation too. */
 const idle: Array<{ llm: { base_url: string; api_key: string } }> = [];
 async function rolloutFor(): Promise<{ llm: { base_url: string; api_key: string } }> {
-  return idle.pop() ?? json("/v1/rollouts", { method: "POST", body: JSON.stringify({ agent: "external", task: { problem: "bench" }, config: { max_response_length: 1_000_000, rollout_timeout_ms: 3_600_000 } }) });
+  return idle.pop() ?? json("/v1/rollouts", { method: "POST", body: JSON.stringify({ agent: "external", task: { problem: "bench" }, config: { max_response_length: 1_000_000, rollout_timeout_ms: 3_600_000, step_timeout_ms: 3_600_000 } }) });
 }
 
 async function oneCall(): Promise<number> {
@@ -57,7 +74,10 @@ async function oneCall(): Promise<number> {
       await new Promise((resolve) => setTimeout(resolve, 50));
       return oneCall();
     }
-    if (!response.ok) throw new Error(`gateway answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    if (!response.ok) {
+      const id = /rollouts\/([^/]+)\//.exec(rollout.llm.base_url)?.[1];
+      throw new Error(`gateway answered ${response.status}: ${(await response.text()).slice(0, 200)}; the rollout: ${JSON.stringify(await json(`/v1/rollouts/${id}`)).slice(0, 1500)}`);
+    }
     const text = await response.text();
     return (text.match(/"token_ids":\[[^\]]*\]/g) ?? []).reduce((n, ids) => n + (ids.length > 13 ? ids.split(",").length : 0), 0);
   } finally {
@@ -80,8 +100,10 @@ const trainer: TrainerStack = {
     const t = performance.now();
     await json("/v1/policy/sync/begin", { method: "POST", body: JSON.stringify({ mode, wait_ms: 600_000 }) });
     const waited = performance.now() - t;
-    await fetch(`${stack.modelServerUrl}/sim/config`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ policyVersion: nextVersion }) });
-    await json("/v1/policy/sync/end", { method: "POST", body: JSON.stringify({ policy_version: nextVersion }) });
+    await fetchAgain(`${stack.modelServerUrl}/sim/config`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ policyVersion: nextVersion }) });
+    const ended = await json("/v1/policy/sync/end", { method: "POST", body: JSON.stringify({ policy_version: nextVersion }) });
+    // A repeated end (its first answer was lost with its connection) finds the version already in force.
+    if (ended.policy_version !== nextVersion && (await json("/v1/policy")).policy_version !== nextVersion) throw new Error(`sync/end to ${nextVersion} failed: ${JSON.stringify(ended)}`);
     return waited;
   },
 };

@@ -57,8 +57,8 @@ export class AdmissionShard extends DurableObject<Env> {
     // Not awaited: the policy answers once every shard holds the fence, and its wait for calls in
     // flight sees the cut calls release (each session cuts them within milliseconds of hearing).
     this.ctx.waitUntil(Promise.all(this.#core.liveRollouts().map(async (rolloutId) => {
-      const session = this.env.ROLLOUT_SESSION.get(this.env.ROLLOUT_SESSION.idFromName(rolloutId)) as unknown as { interruptCalls(): Promise<number> };
-      await session.interruptCalls().catch((error: unknown) => console.error("admission shard: interrupting", rolloutId, "failed", error));
+      const session = this.env.ROLLOUT_SESSION.get(this.env.ROLLOUT_SESSION.idFromName(rolloutId)) as unknown as { interruptCalls(replacedVersion: number): Promise<number> };
+      await session.interruptCalls(fence.snapshot.policy_version).catch((error: unknown) => console.error("admission shard: interrupting", rolloutId, "failed", error));
     })));
     return result;
   }

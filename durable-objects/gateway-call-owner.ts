@@ -44,10 +44,19 @@ export interface CallOwnerDeps {
 /**
  * The calls running in one session: each call's signal aborts when its caller leaves, and each
  * interruptible call's current interrupt is kept for an `interrupt` weight sync.
+ *
+ * A call admitted before a sync began may not have registered its interrupt yet when the sync
+ * reaches this session (its upstream has not sent its first chunk: prefill, a slow replica). Such
+ * a call is marked, with the version the sync replaces, and cut the moment its leg of that version
+ * registers; otherwise it would run to its end under the old weights, and the sync would wait for
+ * the whole generation, tail included. A leg admitted after the sync ended carries the new
+ * version, so a stale mark never cuts it.
  */
 export class CallerRegistry {
   readonly #calls = new Map<string, AbortController>();
   readonly #interrupts = new Map<string, () => void>();
+  /** Calls a sync reached before their leg registered: the newest version whose legs it cuts. */
+  readonly #cutPending = new Map<string, number>();
 
   /** A signal for `callId`, dropped with `done`. */
   enter(callId: string): { signal: AbortSignal; done: () => void } {
@@ -58,22 +67,44 @@ export class CallerRegistry {
       done: () => {
         this.#calls.delete(callId);
         this.#interrupts.delete(callId);
+        this.#cutPending.delete(callId);
       },
     };
   }
 
-  /** Registers (or with null, drops) the interrupt of `callId`'s current upstream leg. */
-  setInterrupt(callId: string, interrupt: (() => void) | null): void {
-    if (interrupt) this.#interrupts.set(callId, interrupt);
-    else this.#interrupts.delete(callId);
+  /**
+   * Registers (or with null, drops) the interrupt of `callId`'s current upstream leg, admitted under
+   * `legVersion`. A leg that a sync already passed over is cut at once.
+   */
+  setInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void {
+    if (interrupt === null) {
+      this.#interrupts.delete(callId);
+      return;
+    }
+    const cutUpTo = this.#cutPending.get(callId);
+    this.#cutPending.delete(callId);
+    if (cutUpTo !== undefined && (legVersion === undefined || legVersion <= cutUpTo)) return interrupt();
+    this.#interrupts.set(callId, interrupt);
   }
 
-  /** Interrupts every interruptible call running here; returns how many. */
-  interruptAll(): number {
-    const interrupts = [...this.#interrupts.values()];
+  /**
+   * Interrupts every interruptible call running here, and marks the calls still opening their leg
+   * (cut when they register, if their leg is of `replacedVersion` or older); returns how many.
+   */
+  interruptAll(replacedVersion?: number): number {
+    const registered = [...this.#interrupts];
     this.#interrupts.clear();
-    for (const interrupt of interrupts) interrupt();
-    return interrupts.length;
+    let marked = 0;
+    if (replacedVersion !== undefined) {
+      const cut = new Set(registered.map(([callId]) => callId));
+      for (const callId of this.#calls.keys()) {
+        if (cut.has(callId)) continue;
+        this.#cutPending.set(callId, Math.max(replacedVersion, this.#cutPending.get(callId) ?? replacedVersion));
+        marked += 1;
+      }
+    }
+    for (const [, interrupt] of registered) interrupt();
+    return registered.length + marked;
   }
 
   /** The caller of `callId` left (unknown ids, say of a call already over, are ignored). */
@@ -129,7 +160,7 @@ export async function ownGatewayCall(callers: CallerRegistry, deps: CallOwnerDep
     if (body.stream || assemble) {
       const caller = callers.enter(meta.callId);
       let whole: LlmCall | undefined;
-      const streamed = { ...call, callerGone: caller.signal, interrupts: (interrupt: (() => void) | null) => callers.setInterrupt(meta.callId, interrupt) };
+      const streamed = { ...call, callerGone: caller.signal, interrupts: (interrupt: (() => void) | null, legVersion?: number) => callers.setInterrupt(meta.callId, interrupt, legVersion) };
       const response = await deps.gateway.stream(path, { ...body, stream: true }, streamed, async (recorded, released) => {
         caller.done();
         whole = recorded;

@@ -219,10 +219,14 @@ export class RolloutSession extends DurableObject<Env> {
     );
   }
 
-  /** An `interrupt` weight sync began: cuts every interruptible call running here (each resumes after the sync). */
-  interruptCalls(): number {
+  /**
+   * An `interrupt` weight sync replacing `replacedVersion` began: cuts every interruptible call
+   * running here, and the calls of that version still opening their stream as they open (each
+   * resumes after the sync).
+   */
+  interruptCalls(replacedVersion?: number): number {
     this.#requests.count("interruptCalls");
-    return this.#callers.interruptAll();
+    return this.#callers.interruptAll(replacedVersion);
   }
 
   /** The caller of a streamed call this object runs has left: the call is recorded as one nobody received. */

@@ -82,7 +82,7 @@ export interface GatewayCall {
    * an `interrupt` weight sync reaches): such a call is cut, then resumed from token ids under the new
    * version. Absent: the call is never interrupted (a sync drains it).
    */
-  interrupts?: (interrupt: (() => void) | null) => void;
+  interrupts?: (interrupt: (() => void) | null, legVersion?: number) => void;
 }
 
 /** Routes, records and versions model calls for rollouts. */

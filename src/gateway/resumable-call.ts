@@ -26,7 +26,7 @@ export interface ResumableParts {
   version: number;
   release: () => Promise<number>;
   /** Where the call's interrupt is registered (the session's, so a sync reaches it). */
-  interrupts: (interrupt: (() => void) | null) => void;
+  interrupts: (interrupt: (() => void) | null, legVersion?: number) => void;
   record(captured: CapturedOutput, meta: { replica: string; attempts: number; versionEnd: number }): LlmCall;
 }
 

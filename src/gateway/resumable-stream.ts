@@ -24,8 +24,11 @@ export interface ResumeDeps {
    * longer prompt (the call ends `length`, never retried).
    */
   resume(promptIds: number[], generated: number[]): Promise<{ response: Response; version: number; restarted: boolean } | "length">;
-  /** Registers the leg's interrupt (replacing the previous one); the pump calls it with null when it ends. */
-  onInterrupt(interrupt: (() => void) | null): void;
+  /**
+   * Registers the interrupt of the leg admitted under `legVersion` (replacing the previous one; a
+   * sync that already began for that version calls it at once); null when the pump ends.
+   */
+  onInterrupt(interrupt: (() => void) | null, legVersion?: number): void;
 }
 
 /** How a resumable call ended: its capture, the version of each run of tokens, and how often it was interrupted. */
@@ -98,7 +101,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
   };
 
   /** Reads one leg; "done" at its end, "interrupted" when the sync cut it, "broken" when it failed. */
-  const readLeg = async (response: Response, continuation: boolean): Promise<"done" | "interrupted" | "broken"> => {
+  const readLeg = async (response: Response, continuation: boolean, legVersion: number): Promise<"done" | "interrupted" | "broken"> => {
     const source = response.body!.getReader();
     const reader = new SseDataReader();
     const decoder = new TextDecoder();
@@ -106,7 +109,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
     deps.onInterrupt(() => {
       cut = true;
       void source.cancel("interrupted by a weight sync").catch(() => undefined);
-    });
+    }, legVersion);
     let pending = "";
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -156,9 +159,10 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
 
   const pump = (async () => {
     let leg: Response = first;
+    let legVersion = version;
     let continuation = false;
     for (;;) {
-      const result = await readLeg(leg, continuation);
+      const result = await readLeg(leg, continuation, legVersion);
       if (result === "done") return end("complete");
       // A leg that broke before its first token is tried again from the start (as a broken
       // non-streamed body always was), a bounded number of times; later, the call ends aborted.
@@ -178,6 +182,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       if (next === "length") return end("complete");
       runs = addRun(runs, completionIds.length, next.version);
       leg = next.response;
+      legVersion = next.version;
       continuation = !next.restarted;
     }
   })().then(

@@ -87,9 +87,10 @@ describe("an interrupting weight sync", () => {
     const { in_flight: left } = (await begun.json()) as { in_flight: number };
     // Only the drained call (tools) is still generating under the old version.
     expect(left).toBeLessThanOrEqual(1);
-    // The issue's target is < 1 s; 51 streams relayed by one workerd on a shared 2-core machine
-    // measured 3-11 s (the shard fan-out and the wait's polls queue behind the relays' CPU).
-    expect(beginMs).toBeLessThan(20_000);
+    // The issue's target is < 1 s: 0.56 s measured here at a load average of 11, once calls still
+    // opening their stream were cut as they open (3-11 s before, waiting out their generations).
+    // The bound leaves room for a CI machine whose other test worker relays streams meanwhile.
+    expect(beginMs).toBeLessThan(8_000);
     expect((await post("/v1/policy/sync/begin", { mode: "interrupt" })).status).toBe(200); // again: harmless
     await setSimVersion(v0 + 1);
     expect((await post("/v1/policy/sync/end", { policy_version: v0 + 1 })).status).toBe(200);
@@ -125,6 +126,47 @@ describe("an interrupting weight sync", () => {
     expect(drained!.interruption).toEqual({ interruptible: false, reason: "tools", interrupted: 0 });
     expect(drained!.policy_version_runs).toBeUndefined();
   }, 60_000);
+
+  it("cuts a call admitted before the sync whose stream had not opened yet, the moment it opens, instead of waiting for its whole generation", async () => {
+    const { policy_version: v0 } = (await (await api("/v1/policy")).json()) as { policy_version: number };
+    const rollout = await createExternal();
+    const content = "Tell me a story that takes a while to start.";
+    // 1.5 s to the first chunk, then 200 tokens at 25 ms: 6.5 s under the old weights if nothing cut it.
+    await configureSim({ latency: { ttftMs: 1_500, perTokenMs: 25 } });
+    const call = sessionStub(env, rollout.rollout_id).gatewayCall("/chat/completions", { model: "any", messages: [{ role: "user", content }], max_tokens: 200, stream: true }, { rolloutId: rollout.rollout_id, callId: `${rollout.rollout_id}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
+    let begun: Response;
+    let beginMs: number;
+    try {
+      for (let tries = 0; (await inFlight()) < 1; tries++) {
+        if (tries > 200) throw new Error("the call was never admitted");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const began = Date.now();
+      begun = await post("/v1/policy/sync/begin", { mode: "interrupt", wait_ms: 4_000 });
+      beginMs = Date.now() - began;
+    } finally {
+      await configureSim({ latency: { ttftMs: 0, perTokenMs: 0 } }); // the restart after the sync runs unpaced
+    }
+    expect(begun.status).toBe(200);
+    // Released as its stream opened (~1.5 s), not when its generation ended (the 4 s wait would run out).
+    expect(((await begun.json()) as { in_flight: number }).in_flight).toBe(0);
+    expect(beginMs).toBeLessThan(4_000);
+    await setSimVersion(v0 + 1);
+    expect((await post("/v1/policy/sync/end", { policy_version: v0 + 1 })).status).toBe(200);
+    const result = await call;
+    if (!result.ok) throw new Error(result.error.message);
+    if (!("stream" in result)) throw new Error("a streamed call answered with JSON");
+    await new Response(result.stream).text();
+    const expected = await reference(content);
+    await configureSim({ latency: { ttftMs: 0, perTokenMs: 25 } });
+    const [recorded] = (await getRollout(rollout.rollout_id)).llm_calls;
+    // Nothing was generated before the cut: the call started again, wholly under the new weights.
+    expect(recorded!.interruption).toEqual({ interruptible: true, reason: null, interrupted: 1 });
+    expect(recorded!.policy_version_runs).toEqual([{ from_token: 0, policy_version: v0 + 1 }]);
+    expect(recorded!.completion_token_ids).toEqual(expected.ids.slice(0, 200));
+    expect(recorded!.logprobs).toEqual(expected.logprobs.slice(0, 200));
+    expect(await inFlight()).toBe(0);
+  }, 30_000);
 
   it("refuses an interrupt sync while a drain sync is under way (409 naming the mode) and a version that is not newer", async () => {
     const { policy_version: v0 } = (await (await api("/v1/policy")).json()) as { policy_version: number };
