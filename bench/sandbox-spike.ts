@@ -6,7 +6,7 @@
  * does not. Run: `npx tsx bench/sandbox-spike.ts` (about a minute; it prints one line per case).
  */
 import { Miniflare } from "miniflare";
-import { workerdChildren } from "../scripts/miniflare-stack";
+import { workerdChildren } from "../scripts/workerd-children";
 
 /** The parent Worker: `/run` loads the posted snippet in a fresh isolate, `/ping` proves liveness. */
 const PARENT = `

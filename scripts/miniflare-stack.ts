@@ -20,6 +20,8 @@ import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
 import { withoutAddedSignalHandlers } from "./library-signal-handlers";
 import { localWranglerConfig, type LocalStackOptions } from "./local-stack";
+import { startSandboxHost } from "./sandbox-host";
+import { workerdChildren } from "./workerd-children";
 
 /** A running Miniflare stack. */
 export interface MiniflareStack {
@@ -57,6 +59,11 @@ export interface MiniflareStackOptions extends Omit<LocalStackOptions, "verbose"
   verbose?: boolean;
   /** Rebundle and reload the Worker when a file it imports changes (state is kept). Default false. */
   watch?: boolean;
+  /**
+   * Start the supervised sandbox host (scripts/sandbox-host.ts) and point the Worker's `runCode` at
+   * it (SANDBOX_URL), so a runaway snippet cannot wedge this stack's workerd. Default true.
+   */
+  sandbox?: boolean;
 }
 
 /**
@@ -138,23 +145,7 @@ async function watchWorker(bundle: BuildOptions & { outfile: string }, mf: Minif
   };
 }
 
-/** Children of this process named `workerd` (Miniflare starts exactly one per instance). */
-export function workerdChildren(): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (name === "workerd" && ppid === process.pid) found.push(pid);
-    } catch {
-      // gone, or not Linux
-    }
-  }
-  return found;
-}
+export { workerdChildren };
 
 /** How long `stop()` waits for Miniflare to dispose before it kills workerd. */
 const STOP_GRACE_MS = 15_000;
@@ -214,6 +205,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   const { unstable_getMiniflareWorkerOptions } = await withoutAddedSignalHandlers(() => import("wrangler"));
   const { workerOptions } = unstable_getMiniflareWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
   const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
+  const sandbox = options.sandbox === false || options.vars?.SANDBOX_URL ? undefined : await startSandboxHost();
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
   const onAgentLog = options.onAgentLog === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.onAgentLog;
   const agentLines = agentLogLines((line) => onAgentLog?.(line));
@@ -223,7 +215,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     name: "edge-rollout",
     modules: true,
     scriptPath,
-    bindings: { ...workerOptions.bindings, LLM_BASE_URL: `${modelServerUrl}/v1`, ...options.vars },
+    bindings: { ...workerOptions.bindings, LLM_BASE_URL: `${modelServerUrl}/v1`, ...(sandbox ? { SANDBOX_URL: sandbox.url } : {}), ...options.vars },
     host: "127.0.0.1",
     port: options.workerPort ?? 8787,
     defaultPersistRoot: options.persistRoot ?? join(stateDir, "state", "v3"),
@@ -258,6 +250,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
       for (const pid of ours()) killQuietly(pid);
     }
     await simulator?.close();
+    await sandbox?.stop();
   };
   try {
     const url = await mf.ready;

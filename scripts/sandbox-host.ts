@@ -20,7 +20,7 @@ import { Log, LogLevel, Miniflare } from "miniflare";
 import type { RunCodeInput, RunCodeResult } from "../src/schemas/run-code";
 import { SANDBOX_COMPATIBILITY_DATE, failedResult } from "../src/sandbox/loader-sandbox";
 import { parseRunCodeRequest } from "../src/sdk/run-code";
-import { workerdChildren } from "./miniflare-stack";
+import { workerdChildren } from "./workerd-children";
 
 /** Options of the sandbox host. */
 export interface SandboxHostOptions {
