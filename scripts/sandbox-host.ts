@@ -9,7 +9,8 @@
  * side owns the clock: a call with no answer by `timeoutMs + graceMs` is a timeout, and the process
  * is SIGKILLed and started again; its RSS is polled while calls run and a process over
  * `memoryLimitMb` is killed the same way. Calls that were in flight on a killed process (innocent
- * neighbours) are run once more on the new one.
+ * neighbours) are run once more on the new one. A spare process is kept started, so a restart is a
+ * swap (starting workerd takes 1–3 s on a loaded 2-core machine) and a runaway costs its timeout.
  */
 import { readFileSync } from "node:fs";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
@@ -47,7 +48,11 @@ interface Runtime {
   mf: Miniflare;
   url: URL;
   pid: number | undefined;
+  /** Calls in flight on this process now. */
+  active: number;
   deathReason?: string;
+  /** Calls that were in flight when it was killed: with one, that call caused it and is not rerun. */
+  activeAtDeath?: number;
 }
 
 const ROOT = join(import.meta.dirname, "..");
@@ -75,7 +80,7 @@ function launch(script: string): Promise<Runtime> {
     const before = new Set(workerdChildren());
     const mf = new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) });
     const url = await mf.ready;
-    return { mf, url, pid: workerdChildren().find((pid) => !before.has(pid)) };
+    return { mf, url, pid: workerdChildren().find((pid) => !before.has(pid)), active: 0 };
   });
   launches = next.catch(() => undefined);
   return next;
@@ -102,6 +107,12 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   const graceMs = options.graceMs ?? 1000;
   const script = await bundle();
   let current = launch(script);
+  let spare: Promise<Runtime> | undefined;
+  const takeSpare = (): Promise<Runtime> => {
+    const next = spare ?? launch(script);
+    spare = stopped ? undefined : next.then(() => launch(script));
+    return next;
+  };
   let restarts = 0;
   let inFlight = 0;
   let stopped = false;
@@ -110,9 +121,11 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
 
   /** Replaces `runtime` (once, however many calls notice it is gone). */
   function restart(runtime: Runtime, reason: string): Promise<Runtime> {
+    // Recorded now, while the caller's call still counts as active (a process is only ever killed once).
+    runtime.deathReason ??= reason;
+    runtime.activeAtDeath ??= runtime.active;
     return current.then((live) => {
       if (live !== runtime || stopped) return current;
-      runtime.deathReason ??= reason;
       restarts++;
       if (runtime.pid !== undefined) {
         try {
@@ -121,7 +134,8 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
           // already gone (it died on its own)
         }
       }
-      current = runtime.mf.dispose().catch(() => undefined).then(() => launch(script));
+      void runtime.mf.dispose().catch(() => undefined);
+      current = takeSpare();
       return current;
     });
   }
@@ -139,6 +153,7 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
     const runtime = await current;
     const started = Date.now();
     const deadline = AbortSignal.timeout(input.timeoutMs + graceMs);
+    runtime.active++;
     try {
       const response = await fetch(new URL("/run", runtime.url), { method: "POST", body, headers: { "content-type": "application/json" }, signal: deadline });
       return (await response.json()) as RunCodeResult;
@@ -149,12 +164,14 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
       }
       // The process died under this call: killed for a neighbour's runaway, over memory, or crashed.
       await restart(runtime, `the sandbox process exited (${(error as Error).message})`);
-      if (tries < 2) {
+      if (tries < 2 && (runtime.activeAtDeath ?? 2) > 1) {
         const retried = retryLane.then(() => attempt(input, body, tries + 1));
         retryLane = retried.catch(() => undefined);
         return retried;
       }
       return failedResult(started, { name: "SandboxKilled", message: runtime.deathReason ?? "the sandbox process was stopped" }, false);
+    } finally {
+      runtime.active--;
     }
   }
 
@@ -187,6 +204,7 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   await current;
+  spare = launch(script);
   return {
     url: `http://127.0.0.1:${port}`,
     restarts: () => restarts,
@@ -196,7 +214,8 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
       clearInterval(memoryWatch);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await (await current).mf.dispose().catch(() => undefined);
+      const runtimes = await Promise.all([current, spare].map((one) => one?.catch(() => undefined)));
+      await Promise.all(runtimes.map((runtime) => runtime?.mf.dispose().catch(() => undefined)));
     },
   };
 }
