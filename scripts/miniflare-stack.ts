@@ -204,8 +204,11 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   // Loaded here, with the signal handlers it installs removed: Ctrl-C belongs to the stack's owner.
   const { unstable_getMiniflareWorkerOptions } = await withoutAddedSignalHandlers(() => import("wrangler"));
   const { workerOptions } = unstable_getMiniflareWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
-  const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
-  const sandbox = options.sandbox === false || options.vars?.SANDBOX_URL ? undefined : await startSandboxHost();
+  // The sandbox host starts its own workerd (1–3 s here): alongside the simulator, not after it.
+  const [simulator, sandbox] = await Promise.all([
+    options.modelServerUrl ? undefined : startVllmSimulator({ port: 8000, ...options.simulator }),
+    options.sandbox === false || options.vars?.SANDBOX_URL ? undefined : startSandboxHost(),
+  ]);
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
   const onAgentLog = options.onAgentLog === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.onAgentLog;
   const agentLines = agentLogLines((line) => onAgentLog?.(line));

@@ -1,16 +1,18 @@
 /**
- * @module The local sandbox host: a workerd process of its own (a Miniflare instance running
+ * @module The local sandbox host: a few workerd processes of its own (Miniflare instances running
  * functions/sandbox-host.worker.ts with a Worker Loader binding) behind a small Node server that
  * enforces the limits local workerd does not.
  *
  * Why (bench/sandbox-spike.ts): locally a loaded isolate runs on its parent's thread and workerd
  * enforces no CPU or memory limit (`limits.cpuMs` is ignored), so `while (true) {}` wedges the
- * whole process: the parent's own timer never fires and no other request is served. Here the Node
- * side owns the clock: a call with no answer by `timeoutMs + graceMs` is a timeout, and the process
- * is SIGKILLed and started again; its RSS is polled while calls run and a process over
- * `memoryLimitMb` is killed the same way. Calls that were in flight on a killed process (innocent
- * neighbours) are run once more on the new one. A spare process is kept started, so a restart is a
- * swap (starting workerd takes 1–3 s on a loaded 2-core machine) and a runaway costs its timeout.
+ * whole process: the parent's own timer never fires and no other request is served. So each
+ * process runs ONE call at a time (a pool of `processes`, calls queue for a free one), and the Node
+ * side owns the clock: a call with no answer by `timeoutMs + graceMs` is a timeout, and its process
+ * is SIGKILLed and replaced; each busy process's RSS is polled and one over `memoryLimitMb` is
+ * killed the same way. With one call per process a runaway has no innocent neighbours to take
+ * down (a first version shared one process: under a 128-rollout js-coder batch every loop killed
+ * the calls beside it, and their reruns met the next loop). A started spare makes a replacement a
+ * swap: starting workerd takes 1–3 s on a loaded 2-core machine.
  */
 import { readFileSync } from "node:fs";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
@@ -31,6 +33,8 @@ export interface SandboxHostOptions {
   graceMs?: number;
   /** Port of the Node server on 127.0.0.1. Default 0 (a free one). */
   port?: number;
+  /** Sandbox processes, each running one call at a time. Default 2. */
+  processes?: number;
 }
 
 /** A running sandbox host. */
@@ -39,8 +43,8 @@ export interface SandboxHost {
   url: string;
   /** How many times the sandbox workerd was killed and started again. */
   restarts(): number;
-  /** The current sandbox workerd's pid (tests check that a runaway replaced it). */
-  pid(): Promise<number | undefined>;
+  /** The sandbox processes' pids (tests check that a runaway's process was replaced). */
+  pids(): Promise<Array<number | undefined>>;
   stop(): Promise<void>;
 }
 
@@ -48,11 +52,14 @@ interface Runtime {
   mf: Miniflare;
   url: URL;
   pid: number | undefined;
-  /** Calls in flight on this process now. */
-  active: number;
+  /** Why it was killed, once it was. */
   deathReason?: string;
-  /** Calls that were in flight when it was killed: with one, that call caused it and is not rerun. */
-  activeAtDeath?: number;
+}
+
+/** One place in the pool: the process serving it now (replaced after a runaway) and whether a call holds it. */
+interface Slot {
+  runtime: Promise<Runtime>;
+  busy: boolean;
 }
 
 const ROOT = join(import.meta.dirname, "..");
@@ -80,7 +87,7 @@ function launch(script: string): Promise<Runtime> {
     const before = new Set(workerdChildren());
     const mf = new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) });
     const url = await mf.ready;
-    return { mf, url, pid: workerdChildren().find((pid) => !before.has(pid)), active: 0 };
+    return { mf, url, pid: workerdChildren().find((pid) => !before.has(pid)) };
   });
   launches = next.catch(() => undefined);
   return next;
@@ -106,26 +113,37 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   const memoryLimitMb = options.memoryLimitMb ?? 1024;
   const graceMs = options.graceMs ?? 1000;
   const script = await bundle();
-  let current = launch(script);
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 2) }, () => ({ runtime: launch(script), busy: false }));
+  const waiting: Array<(slot: Slot) => void> = [];
   let spare: Promise<Runtime> | undefined;
+  let restarts = 0;
+  let stopped = false;
+
   const takeSpare = (): Promise<Runtime> => {
     const next = spare ?? launch(script);
     spare = stopped ? undefined : next.then(() => launch(script));
     return next;
   };
-  let restarts = 0;
-  let inFlight = 0;
-  let stopped = false;
-  // Second attempts run one at a time, so a runaway that comes back takes down only itself.
-  let retryLane: Promise<unknown> = Promise.resolve();
 
-  /** Replaces `runtime` (once, however many calls notice it is gone). */
-  function restart(runtime: Runtime, reason: string): Promise<Runtime> {
-    // Recorded now, while the caller's call still counts as active (a process is only ever killed once).
+  const acquire = (): Promise<Slot> => {
+    const free = slots.find((slot) => !slot.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const release = (slot: Slot): void => {
+    const next = waiting.shift();
+    if (next) next(slot);
+    else slot.busy = false;
+  };
+
+  /** Kills the slot's process (if it is still `runtime`) and puts the spare in its place. */
+  function replace(slot: Slot, runtime: Runtime, reason: string): void {
     runtime.deathReason ??= reason;
-    runtime.activeAtDeath ??= runtime.active;
-    return current.then((live) => {
-      if (live !== runtime || stopped) return current;
+    void slot.runtime.then((live) => {
+      if (live !== runtime || stopped) return;
       restarts++;
       if (runtime.pid !== undefined) {
         try {
@@ -135,43 +153,42 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
         }
       }
       void runtime.mf.dispose().catch(() => undefined);
-      current = takeSpare();
-      return current;
+      slot.runtime = takeSpare();
     });
   }
 
+  const running = new Map<Slot, Runtime>();
   const memoryWatch = setInterval(() => {
-    if (inFlight === 0) return;
-    void current.then((runtime) => {
+    for (const [slot, runtime] of running) {
       const mb = runtime.pid === undefined ? 0 : rssMb(runtime.pid);
-      if (mb > memoryLimitMb) void restart(runtime, `the sandbox process used ${Math.round(mb)} MB, over the ${memoryLimitMb} MB limit`);
-    });
+      if (mb > memoryLimitMb) replace(slot, runtime, `the sandbox process used ${Math.round(mb)} MB, over the ${memoryLimitMb} MB limit`);
+    }
   }, 100);
   memoryWatch.unref();
 
-  async function attempt(input: RunCodeInput, body: string, tries: number): Promise<RunCodeResult> {
-    const runtime = await current;
-    const started = Date.now();
-    const deadline = AbortSignal.timeout(input.timeoutMs + graceMs);
-    runtime.active++;
+  async function attempt(input: RunCodeInput, body: string): Promise<RunCodeResult> {
+    const slot = await acquire();
     try {
-      const response = await fetch(new URL("/run", runtime.url), { method: "POST", body, headers: { "content-type": "application/json" }, signal: deadline });
-      return (await response.json()) as RunCodeResult;
-    } catch (error) {
-      if (deadline.aborted && runtime.deathReason === undefined) {
-        void restart(runtime, "a snippet ran past its timeout");
-        return failedResult(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms); the sandbox was stopped` }, true);
+      const runtime = await slot.runtime;
+      const started = Date.now();
+      const deadline = AbortSignal.timeout(input.timeoutMs + graceMs);
+      running.set(slot, runtime);
+      try {
+        const response = await fetch(new URL("/run", runtime.url), { method: "POST", body, headers: { "content-type": "application/json" }, signal: deadline });
+        return (await response.json()) as RunCodeResult;
+      } catch (error) {
+        if (deadline.aborted && runtime.deathReason === undefined) {
+          replace(slot, runtime, "a snippet ran past its timeout");
+          return failedResult(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms); the sandbox was stopped` }, true);
+        }
+        // Killed over memory, or crashed: this call was the only one on the process, so it was the cause.
+        replace(slot, runtime, `the sandbox process exited (${(error as Error).message})`);
+        return failedResult(started, { name: "SandboxKilled", message: runtime.deathReason ?? "the sandbox process was stopped" }, false);
+      } finally {
+        running.delete(slot);
       }
-      // The process died under this call: killed for a neighbour's runaway, over memory, or crashed.
-      await restart(runtime, `the sandbox process exited (${(error as Error).message})`);
-      if (tries < 2 && (runtime.activeAtDeath ?? 2) > 1) {
-        const retried = retryLane.then(() => attempt(input, body, tries + 1));
-        retryLane = retried.catch(() => undefined);
-        return retried;
-      }
-      return failedResult(started, { name: "SandboxKilled", message: runtime.deathReason ?? "the sandbox process was stopped" }, false);
     } finally {
-      runtime.active--;
+      release(slot);
     }
   }
 
@@ -187,12 +204,7 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
     } catch (error) {
       return reply(422, { type: "about:blank", title: (error as Error).message, status: 422 }, "application/problem+json");
     }
-    inFlight++;
-    try {
-      reply(200, await attempt(input, JSON.stringify(input), 1));
-    } finally {
-      inFlight--;
-    }
+    reply(200, await attempt(input, JSON.stringify(input)));
   }
 
   const server = createServer((request, response) => {
@@ -203,18 +215,18 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  await current;
+  await Promise.all(slots.map((slot) => slot.runtime));
   spare = launch(script);
   return {
     url: `http://127.0.0.1:${port}`,
     restarts: () => restarts,
-    pid: async () => (await current).pid,
+    pids: async () => Promise.all(slots.map(async (slot) => (await slot.runtime).pid)),
     async stop() {
       stopped = true;
       clearInterval(memoryWatch);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      const runtimes = await Promise.all([current, spare].map((one) => one?.catch(() => undefined)));
+      const runtimes = await Promise.all([...slots.map((slot) => slot.runtime), spare].map((one) => one?.catch(() => undefined)));
       await Promise.all(runtimes.map((runtime) => runtime?.mf.dispose().catch(() => undefined)));
     },
   };

@@ -13,6 +13,9 @@ import { lastCodeBlock } from "./code-block";
 /** Wall-clock budget of one test run (a non-terminating answer costs this much, then is a failure). */
 export const JS_CODER_TIMEOUT_MS = 1_000;
 
+/** Attempts per task unless the task's `extra_args.max_attempts` (1..10) says otherwise: the episode ends after them. */
+export const JS_CODER_MAX_ATTEMPTS = 2;
+
 /** Passed tests over all tests; 0 when the module did not load or timed out. */
 export function passedFraction(run: RunCodeResult): number {
   if (run.tests.length === 0) return run.ok ? 1 : 0;
@@ -29,22 +32,28 @@ export function failureReport(run: RunCodeResult): string {
 }
 
 /**
- * One task, several attempts. Each step's reward is that attempt's fraction of passing tests (the
+ * One task, up to `max_attempts` attempts (the rollout's max_steps may stop it sooner). Each step's reward is that attempt's fraction of passing tests (the
  * js-coder agent's trajectory reward is the last step's). The state after a step is its snapshot,
  * so resuming a rollout never runs its earlier attempts again.
  */
 export class JsCoderEnv extends ProblemEnv {
   #attempts = 0;
 
+  get #maxAttempts(): number {
+    const asked = (this.task.extra_args as { max_attempts?: unknown } | undefined)?.max_attempts;
+    return typeof asked === "number" && Number.isInteger(asked) && asked >= 1 && asked <= 10 ? asked : JS_CODER_MAX_ATTEMPTS;
+  }
+
   async step(action: JsonValue): Promise<EnvStepResult> {
     this.#attempts++;
     const code = lastCodeBlock(typeof action === "string" ? action : "");
-    if (code === null) return ["Answer with the function in one ```js code block.", 0, false, { attempts: this.#attempts, passed: 0, total: 0 }];
+    const last = this.#attempts >= this.#maxAttempts;
+    if (code === null) return ["Answer with the function in one ```js code block.", 0, last, { attempts: this.#attempts, passed: 0, total: 0 }];
     const run = await runCode({ language: "javascript", code, tests: String(this.task.ground_truth ?? ""), timeoutMs: JS_CODER_TIMEOUT_MS, maxOutputBytes: 16_384 });
     const fraction = passedFraction(run);
     const info: JsonObject = { attempts: this.#attempts, passed: run.tests.filter((one) => one.passed).length, total: run.tests.length, timed_out: run.timedOut, sandbox_ms: run.durationMs };
     if (fraction === 1) return ["", 1, true, info];
-    return [failureReport(run), fraction, false, info];
+    return [last ? "" : failureReport(run), fraction, last, info];
   }
 
   override snapshot(): JsonValue {

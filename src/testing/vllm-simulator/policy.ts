@@ -131,6 +131,8 @@ function roomAnswer(input: PolicyInput, question: string, toolResult: string | u
 
 /** Share of wrong js-coder answers that never terminate (a busy loop the sandbox must stop). */
 const LOOPING_SHARE = 0.15;
+/** Code is harder than arithmetic: a js-coder answer is right with this share of the success rate. */
+const CODING_SUCCESS_FACTOR = 0.5;
 
 /**
  * Code for a js-coder task (src/testing/vllm-simulator/coding-tasks.ts): the reference solution
@@ -140,7 +142,7 @@ const LOOPING_SHARE = 0.15;
 function codingAnswer(input: PolicyInput, codingTask: CodingTask): PolicyOutput {
   const name = codingTask.name;
   let code: string;
-  if (input.rng.next() < input.successRate) code = `${codingTask.solution}\nexport { ${name} };`;
+  if (input.rng.next() < input.successRate * CODING_SUCCESS_FACTOR) code = `${codingTask.solution}\nexport { ${name} };`;
   else if (input.rng.next() < LOOPING_SHARE) code = `export function ${name}(...args) {\n  while (true) {}\n}`;
   else {
     code = [
