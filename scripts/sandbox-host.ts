@@ -23,7 +23,7 @@ import { Log, LogLevel, Miniflare } from "miniflare";
 import type { RunCodeInput, RunCodeResult } from "../src/schemas/run-code";
 import { SANDBOX_COMPATIBILITY_DATE, failedResult } from "../src/sandbox/loader-sandbox";
 import { parseRunCodeRequest } from "../src/sdk/run-code";
-import { workerdChildren } from "./workerd-children";
+import { workerdListeningOn } from "./workerd-children";
 
 /** Options of the sandbox host. */
 export interface SandboxHostOptions {
@@ -33,7 +33,7 @@ export interface SandboxHostOptions {
   graceMs?: number;
   /** Port of the Node server on 127.0.0.1. Default 0 (a free one). */
   port?: number;
-  /** Sandbox processes, each running one call at a time. Default 2. */
+  /** Sandbox processes, each running one call at a time. Default 3 (about 60 MB each, plus one spare). */
   processes?: number;
 }
 
@@ -63,7 +63,6 @@ interface Slot {
 }
 
 const ROOT = join(import.meta.dirname, "..");
-let launches: Promise<unknown> = Promise.resolve();
 
 async function bundle(): Promise<string> {
   const result = await build({
@@ -81,16 +80,11 @@ async function bundle(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-/** Starts one sandbox workerd; launches are serialised so the new child's pid is unambiguous. */
-function launch(script: string): Promise<Runtime> {
-  const next = launches.then(async () => {
-    const before = new Set(workerdChildren());
-    const mf = new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) });
-    const url = await mf.ready;
-    return { mf, url, pid: workerdChildren().find((pid) => !before.has(pid)) };
-  });
-  launches = next.catch(() => undefined);
-  return next;
+/** Starts one sandbox workerd, and finds its pid by the port it listens on. */
+async function launch(script: string): Promise<Runtime> {
+  const mf = new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) });
+  const url = await mf.ready;
+  return { mf, url, pid: workerdListeningOn(Number(url.port)) };
 }
 
 function rssMb(pid: number): number {
@@ -113,7 +107,7 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   const memoryLimitMb = options.memoryLimitMb ?? 1024;
   const graceMs = options.graceMs ?? 1000;
   const script = await bundle();
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 2) }, () => ({ runtime: launch(script), busy: false }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 3) }, () => ({ runtime: launch(script), busy: false }));
   const waiting: Array<(slot: Slot) => void> = [];
   let spare: Promise<Runtime> | undefined;
   let restarts = 0;

@@ -6,8 +6,12 @@
 import { AppError } from "../errors";
 import { type CodeSandbox, type RunCodeInput, RunCodeResult } from "../schemas/run-code";
 
-/** Extra wall time the host may take beyond a call's timeout (its own deadline, a restart, a retry). */
-const HOST_ALLOWANCE_MS = 15_000;
+/**
+ * Extra wall time the host may take beyond a call's timeout: its own deadline, and the wait for a
+ * free sandbox process (each runs one call at a time; under a 128-rollout batch with looping
+ * answers calls queued for over 15 s on a loaded 2-core machine).
+ */
+const HOST_ALLOWANCE_MS = 120_000;
 
 /** The sandbox host did not answer (down, or answered something that is not a result): infrastructure, not the snippet. */
 export class SandboxUnavailableError extends AppError {

@@ -130,7 +130,7 @@ function roomAnswer(input: PolicyInput, question: string, toolResult: string | u
 }
 
 /** Share of wrong js-coder answers that never terminate (a busy loop the sandbox must stop). */
-const LOOPING_SHARE = 0.15;
+const LOOPING_SHARE = 0.05;
 /** Code is harder than arithmetic: a js-coder answer is right with this share of the success rate. */
 const CODING_SUCCESS_FACTOR = 0.5;
 
