@@ -47,7 +47,7 @@ describe("a LOADER isolate", () => {
 describe("js-coder rollouts", () => {
   it("end with rewards that vary between tasks, failures fed back as observations", async () => {
     const views: RolloutView[] = await Promise.all(
-      CODING_TASKS.slice(0, 8).map((task) =>
+      CODING_TASKS.slice(0, 6).map((task) =>
         runRollout({ agent: "js-coder", rollout_id: uniqueId("coder"), task: { problem: codingPrompt(task), ground_truth: codingTests(task) }, config: { max_steps: 2 } }, 60_000),
       ),
     );

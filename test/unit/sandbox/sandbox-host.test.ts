@@ -7,7 +7,7 @@ import { installCodeSandbox, runCode } from "../../../src/sdk/run-code";
 let host: SandboxHost;
 
 beforeAll(async () => {
-  host = await startSandboxHost({ memoryLimitMb: 200, graceMs: 500 });
+  host = await startSandboxHost({ memoryLimitMb: 150, graceMs: 500, processes: 2 });
   installCodeSandbox(createRemoteSandbox(host.url));
 });
 
