@@ -5,7 +5,8 @@
  * watchdog then checks whether the same workerd still answers a `/ping`, and kills the process if it
  * does not. Run: `npx tsx bench/sandbox-spike.ts` (about a minute; it prints one line per case).
  */
-import { Miniflare } from "miniflare";
+import type { Readable } from "node:stream";
+import { Log, LogLevel, Miniflare } from "miniflare";
 import { workerdChildren } from "../scripts/workerd-children";
 
 /** The parent Worker: `/run` loads the posted snippet in a fresh isolate, `/ping` proves liveness. */
@@ -64,7 +65,11 @@ async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | "de
 
 async function runCase(spike: SpikeCase): Promise<string> {
   const before = new Set(workerdChildren());
-  const mf = new Miniflare({ modules: true, script: PARENT, compatibilityDate: "2026-04-20", compatibilityFlags: ["nodejs_compat"], workerLoaders: { LOADER: {} } });
+  const mf = new Miniflare({ modules: true, script: PARENT, compatibilityDate: "2026-04-20", compatibilityFlags: ["nodejs_compat"], workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE), handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+    // The 50 MB console case writes to workerd's stdout: drain it here rather than into the terminal.
+    stdout.resume();
+    stderr.resume();
+  } });
   const url = await mf.ready;
   const pid = workerdChildren().find((candidate) => !before.has(candidate));
   const started = Date.now();

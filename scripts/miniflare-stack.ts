@@ -10,7 +10,7 @@
  * by side). With `watch` an edited source is rebundled and the Worker reloaded, as wrangler dev does.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
