@@ -31,6 +31,11 @@ export type AppEnv = Env & {
   FEED_SHARDS?: string;
   /** While FEED_SHARDS changes: the previous count, whose shards keep (and are drained of) the groups they hold. */
   FEED_PREVIOUS_SHARDS?: string;
+  /**
+   * Where `runCode` sends snippets instead of the LOADER binding: the local sandbox host
+   * (scripts/sandbox-host.ts), a separate workerd that is restarted when a snippet runs away.
+   */
+  SANDBOX_URL?: string;
 };
 
 /** The local-development signing secret: fine on one machine, never for a deployment (set GATEWAY_SECRET). */

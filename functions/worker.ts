@@ -1,5 +1,6 @@
 /** @module The Worker entry: HTTP API, queue consumers and Durable Object classes. */
 import "../src/agents";
+import "./code-sandbox";
 import { createApp } from "./app";
 import type { AppEnv } from "./env";
 import { handleBatchesBatch } from "./batches.consumer";

@@ -1,10 +1,11 @@
-/** @module Deterministic demo tasks for the `math` and `calculator` agents. */
+/** @module Deterministic demo tasks for the `math`, `calculator` and `js-coder` agents. */
 import { evaluateArithmetic, formatNumber } from "../src/agents/arithmetic";
 import { createRng } from "../src/testing";
+import { CODING_TASKS, codingPrompt, codingTests } from "../src/testing/vllm-simulator/coding-tasks";
 
 /** One task to submit: which agent, and the task body. */
 export interface DemoTask {
-  agent: "math" | "calculator";
+  agent: "math" | "calculator" | "js-coder";
   task: { problem: string; ground_truth: string; task_id: string };
 }
 
@@ -15,7 +16,7 @@ function expression(random: () => number): string {
   return shapes[Math.floor(random() * shapes.length)]!();
 }
 
-/** `perAgent` math and `perAgent` calculator tasks with exact ground truths. */
+/** `perAgent` math, calculator and js-coder tasks with exact ground truths (js-coder's: unit tests). */
 export function demoTasks(perAgent: number, seed = 1): DemoTask[] {
   const random = createRng(seed).next;
   const tasks: DemoTask[] = [];
@@ -24,6 +25,8 @@ export function demoTasks(perAgent: number, seed = 1): DemoTask[] {
     tasks.push({ agent: "math", task: { task_id: `math-${i}`, problem: `What is ${math}?`, ground_truth: formatNumber(evaluateArithmetic(math)) } });
     const calc = expression(random);
     tasks.push({ agent: "calculator", task: { task_id: `calculator-${i}`, problem: `Use the calculator to compute ${calc}.`, ground_truth: formatNumber(evaluateArithmetic(calc)) } });
+    const coding = CODING_TASKS[i % CODING_TASKS.length]!;
+    tasks.push({ agent: "js-coder", task: { task_id: `js-coder-${i}`, problem: codingPrompt(coding), ground_truth: codingTests(coding) } });
   }
   return tasks;
 }

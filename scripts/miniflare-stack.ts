@@ -10,7 +10,7 @@
  * by side). With `watch` an edited source is rebundled and the Worker reloaded, as wrangler dev does.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
@@ -20,6 +20,8 @@ import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
 import { withoutAddedSignalHandlers } from "./library-signal-handlers";
 import { localWranglerConfig, type LocalStackOptions } from "./local-stack";
+import { startSandboxHost } from "./sandbox-host";
+import { workerdChildren } from "./workerd-children";
 
 /** A running Miniflare stack. */
 export interface MiniflareStack {
@@ -57,6 +59,11 @@ export interface MiniflareStackOptions extends Omit<LocalStackOptions, "verbose"
   verbose?: boolean;
   /** Rebundle and reload the Worker when a file it imports changes (state is kept). Default false. */
   watch?: boolean;
+  /**
+   * Start the supervised sandbox host (scripts/sandbox-host.ts) and point the Worker's `runCode` at
+   * it (SANDBOX_URL), so a runaway snippet cannot wedge this stack's workerd. Default true.
+   */
+  sandbox?: boolean;
 }
 
 /**
@@ -138,23 +145,7 @@ async function watchWorker(bundle: BuildOptions & { outfile: string }, mf: Minif
   };
 }
 
-/** Children of this process named `workerd` (Miniflare starts exactly one per instance). */
-export function workerdChildren(): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (name === "workerd" && ppid === process.pid) found.push(pid);
-    } catch {
-      // gone, or not Linux
-    }
-  }
-  return found;
-}
+export { workerdChildren };
 
 /** How long `stop()` waits for Miniflare to dispose before it kills workerd. */
 const STOP_GRACE_MS = 15_000;
@@ -213,7 +204,11 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   // Loaded here, with the signal handlers it installs removed: Ctrl-C belongs to the stack's owner.
   const { unstable_getMiniflareWorkerOptions } = await withoutAddedSignalHandlers(() => import("wrangler"));
   const { workerOptions } = unstable_getMiniflareWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
-  const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
+  // The sandbox host starts its own workerd (1–3 s here): alongside the simulator, not after it.
+  const [simulator, sandbox] = await Promise.all([
+    options.modelServerUrl ? undefined : startVllmSimulator({ port: 8000, ...options.simulator }),
+    options.sandbox === false || options.vars?.SANDBOX_URL ? undefined : startSandboxHost(),
+  ]);
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
   const onAgentLog = options.onAgentLog === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.onAgentLog;
   const agentLines = agentLogLines((line) => onAgentLog?.(line));
@@ -223,7 +218,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     name: "edge-rollout",
     modules: true,
     scriptPath,
-    bindings: { ...workerOptions.bindings, LLM_BASE_URL: `${modelServerUrl}/v1`, ...options.vars },
+    bindings: { ...workerOptions.bindings, LLM_BASE_URL: `${modelServerUrl}/v1`, ...(sandbox ? { SANDBOX_URL: sandbox.url } : {}), ...options.vars },
     host: "127.0.0.1",
     port: options.workerPort ?? 8787,
     defaultPersistRoot: options.persistRoot ?? join(stateDir, "state", "v3"),
@@ -258,6 +253,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
       for (const pid of ours()) killQuietly(pid);
     }
     await simulator?.close();
+    await sandbox?.stop();
   };
   try {
     const url = await mf.ready;

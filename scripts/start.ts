@@ -1,4 +1,4 @@
-/** @module `npm start`: the local stack plus a demo batch of rollouts of both demo agents. */
+/** @module `npm start`: the local stack plus a demo batch of rollouts of the three demo agents. */
 import { commandLine, integerFlag } from "./command-line";
 import { demoTasks } from "./demo-tasks";
 import { RUNNERS, startDevStack, type Runner } from "./dev-stack";
@@ -8,7 +8,7 @@ import { formatSummary, summarize } from "./summary";
 const values = commandLine({
   usage: "npm start -- [options]",
   description:
-    "Starts the local stack (the vLLM simulator plus the Worker in workerd: Durable Objects, queues and R2 in miniflare),\nruns demo rollouts of the calculator and math agents, prints a summary, then serves until Ctrl-C.\nAgent console output is shown prefixed with [rollout <id>].",
+    "Starts the local stack (the vLLM simulator plus the Worker in workerd: Durable Objects, queues and R2 in miniflare),\nruns demo rollouts of the calculator, math and js-coder agents, prints a summary, then serves until Ctrl-C.\nAgent console output is shown prefixed with [rollout <id>].",
   flags: {
     once: { type: "boolean", default: false, help: "exit after the summary (exit 0 when the demo ran)" },
     "per-agent": { type: "string", default: "8", placeholder: "n", help: "demo rollouts per agent" },

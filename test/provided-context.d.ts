@@ -7,6 +7,8 @@ declare module "vitest" {
     slowSimulatorUrl: string;
     /** Root URL of a third simulator that paces tokens 25 ms apart, 160+ per answer (calls interrupted mid-generation). */
     pacedSimulatorUrl: string;
+    /** Base URL of the supervised sandbox host (scripts/sandbox-host.ts): the Worker's SANDBOX_URL. */
+    sandboxUrl: string;
   }
 }
 export {};

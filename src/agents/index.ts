@@ -4,6 +4,8 @@ import { CalculatorAgent } from "./calculator/calculator-agent";
 import { CalculatorEnv } from "./calculator/calculator-env";
 import { DialogueAgent } from "./dialogue/dialogue-agent";
 import { DialogueEnv } from "./dialogue/dialogue-env";
+import { JsCoderAgent } from "./js-coder/js-coder-agent";
+import { JsCoderEnv } from "./js-coder/js-coder-env";
 import { MathAgent } from "./math/math-agent";
 import { MathEnv } from "./math/math-env";
 
@@ -15,3 +17,14 @@ export const calculatorAgent = defineAgent({ name: "calculator", envClass: Calcu
 
 /** `dialogue`: a fixed number of turns (task.extra_args.turns, default 5); used by the loop benchmark. */
 export const dialogueAgent = defineAgent({ name: "dialogue", envClass: DialogueEnv, agentClass: DialogueAgent });
+
+/**
+ * `js-coder`: multi-turn; the model writes a function, the env runs the task's unit tests on it in
+ * a sandboxed isolate (runCode) and returns the failures; reward = the last attempt's passing share.
+ */
+export const jsCoderAgent = defineAgent({
+  name: "js-coder",
+  envClass: JsCoderEnv,
+  agentClass: JsCoderAgent,
+  computeTrajectoryReward: (trajectory) => trajectory.steps.at(-1)?.reward ?? 0,
+});

@@ -10,7 +10,7 @@ const root = resolve(import.meta.dirname, "../..");
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 
 describe("npm start --once (end to end, Miniflare's API + simulator)", () => {
-  it("runs the demo set of both agents, prints the summary with non-zero mean rewards and exits 0", async () => {
+  it("runs the demo set of the three agents, prints the summary with non-zero mean rewards and exits 0", async () => {
     const port = await freePort();
     const { stdout } = await run(process.execPath, [tsx, "scripts/start.ts", "--once", "--port", String(port), "--simulator-port", "0"], {
       cwd: root,
@@ -18,7 +18,7 @@ describe("npm start --once (end to end, Miniflare's API + simulator)", () => {
       env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
     });
     const rows = Object.fromEntries(
-      stdout.split("\n").filter((line) => /^(math|calculator)\s/.test(line)).map((line) => {
+      stdout.split("\n").filter((line) => /^(math|calculator|js-coder)\s/.test(line)).map((line) => {
         const [agent, rollouts, ok, meanReward, meanSteps] = line.split(/\s+/);
         return [agent, { rollouts: Number(rollouts), ok: Number(ok), meanReward: Number(meanReward), meanSteps: Number(meanSteps) }];
       }),
@@ -27,7 +27,11 @@ describe("npm start --once (end to end, Miniflare's API + simulator)", () => {
     expect(rows.calculator).toMatchObject({ rollouts: 8, ok: 8, meanSteps: 2 });
     expect(rows.math.meanReward).toBeGreaterThan(0);
     expect(rows.calculator.meanReward).toBeGreaterThan(0);
-    expect(stdout).toMatch(/16 rollouts in [\d.]+ s wall time/);
+    // js-coder's snippets ran in the supervised sandbox host; its reward is a share of passing tests.
+    expect(rows["js-coder"]).toMatchObject({ rollouts: 8, ok: 8 });
+    expect(rows["js-coder"].meanReward).toBeGreaterThan(0);
+    expect(rows["js-coder"].meanReward).toBeLessThanOrEqual(1);
+    expect(stdout).toMatch(/24 rollouts in [\d.]+ s wall time/);
     // --once has stopped the stack by now: no hint that points at it.
     expect(stdout).not.toContain("Inspect one");
     expect(stdout).not.toContain("Serving at");

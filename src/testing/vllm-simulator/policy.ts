@@ -1,9 +1,10 @@
 /**
  * @module The scripted "model": decides what the simulator answers, from the conversation and
- * a seeded random source. Four behaviours, tried in order: room selection (examples/room-selector),
- * calculator tool use, worked arithmetic, and a filler sentence.
+ * a seeded random source. Five behaviours, tried in order: code for a js-coder task, room selection
+ * (examples/room-selector), calculator tool use, worked arithmetic, and a filler sentence.
  */
 import { evaluateExpression, findExpression, formatNumber } from "./arithmetic";
+import { type CodingTask, findCodingTask } from "./coding-tasks";
 import type { ParsedToolCall } from "./hermes";
 import type { Rng } from "./rng";
 
@@ -128,6 +129,43 @@ function roomAnswer(input: PolicyInput, question: string, toolResult: string | u
   return { content: withThinking(input, `Checking ${rooms.length} rooms.`, `${pick.id} is free and fits.\nFinal answer: ${pick.id}`), toolCalls: [] };
 }
 
+/** Share of wrong js-coder answers that never terminate (a busy loop the sandbox must stop). */
+const LOOPING_SHARE = 0.05;
+/** Code is harder than arithmetic: a js-coder answer is right with this share of the success rate. */
+const CODING_SUCCESS_FACTOR = 0.5;
+
+/**
+ * Code for a js-coder task (src/testing/vllm-simulator/coding-tasks.ts): the reference solution
+ * when the draw succeeds; otherwise, mostly, a version that corrupts the result for about half of
+ * the inputs (so some tests pass), and sometimes a function that never returns.
+ */
+function codingAnswer(input: PolicyInput, codingTask: CodingTask): PolicyOutput {
+  const name = codingTask.name;
+  let code: string;
+  if (input.rng.next() < input.successRate * CODING_SUCCESS_FACTOR) code = `${codingTask.solution}\nexport { ${name} };`;
+  else if (input.rng.next() < LOOPING_SHARE) code = `export function ${name}(...args) {\n  while (true) {}\n}`;
+  else {
+    code = [
+      codingTask.solution.replace(`function ${name}(`, "function reference("),
+      `export function ${name}(...args) {`,
+      "  const r = reference(...args);",
+      "  if (JSON.stringify(args).length % 2 === 0) return r;",
+      '  return typeof r === "number" ? r + 1 : typeof r === "string" ? r + "!" : typeof r === "boolean" ? !r : Array.isArray(r) ? r.slice(1) : r;',
+      "}",
+    ].join("\n");
+  }
+  return { content: withThinking(input, `I need a function ${name}.`, `\`\`\`js\n${code}\n\`\`\``), toolCalls: [] };
+}
+
+function codingTaskOf(turns: readonly PolicyTurn[]): CodingTask | undefined {
+  for (const turn of turns) {
+    if (turn.role !== "user") continue;
+    const found = findCodingTask(turn.content);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Decides the next assistant message. */
 export function runPolicy(input: PolicyInput): PolicyOutput {
   const turns = input.turns;
@@ -141,6 +179,8 @@ export function runPolicy(input: PolicyInput): PolicyOutput {
   const question = turns[lastUser]?.content ?? "";
   const toolResults = turns.slice(lastUser + 1).filter((turn) => turn.role === "tool");
   const expression = findExpression(question);
+  const codingTask = codingTaskOf(turns);
+  if (codingTask !== undefined) return codingAnswer(input, codingTask);
 
   if (mayCall(input, ROOM_TOOL)) {
     const answer = roomAnswer(input, question, toolResults[toolResults.length - 1]?.content);

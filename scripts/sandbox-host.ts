@@ -1,0 +1,227 @@
+/**
+ * @module The local sandbox host: a few workerd processes of its own (Miniflare instances running
+ * functions/sandbox-host.worker.ts with a Worker Loader binding) behind a small Node server that
+ * enforces the limits local workerd does not.
+ *
+ * Why (bench/sandbox-spike.ts): locally a loaded isolate runs on its parent's thread and workerd
+ * enforces no CPU or memory limit (`limits.cpuMs` is ignored), so `while (true) {}` wedges the
+ * whole process: the parent's own timer never fires and no other request is served. So each
+ * process runs ONE call at a time (a pool of `processes`, calls queue for a free one), and the Node
+ * side owns the clock: a call with no answer by `timeoutMs + graceMs` is a timeout, and its process
+ * is SIGKILLed and replaced; each busy process's RSS is polled and one over `memoryLimitMb` is
+ * killed the same way. With one call per process a runaway has no innocent neighbours to take
+ * down (a first version shared one process: under a 128-rollout js-coder batch every loop killed
+ * the calls beside it, and their reruns met the next loop). A started spare makes a replacement a
+ * swap: starting workerd takes 1–3 s on a loaded 2-core machine.
+ */
+import { readFileSync } from "node:fs";
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import type { RunCodeInput, RunCodeResult } from "../src/schemas/run-code";
+import { SANDBOX_COMPATIBILITY_DATE, failedResult } from "../src/sandbox/loader-sandbox";
+import { parseRunCodeRequest } from "../src/sdk/run-code";
+import { workerdListeningOn } from "./workerd-children";
+
+/** Options of the sandbox host. */
+export interface SandboxHostOptions {
+  /** Kill the sandbox workerd above this resident size, in MB (production's figure is 128 MB per isolate). Default 1024. */
+  memoryLimitMb?: number;
+  /** Time past a call's `timeoutMs` before the host is declared wedged, in ms. Default 1000. */
+  graceMs?: number;
+  /** Port of the Node server on 127.0.0.1. Default 0 (a free one). */
+  port?: number;
+  /** Sandbox processes, each running one call at a time. Default 3 (about 60 MB each, plus one spare). */
+  processes?: number;
+}
+
+/** A running sandbox host. */
+export interface SandboxHost {
+  /** Base URL to set as the Worker's SANDBOX_URL. */
+  url: string;
+  /** How many times the sandbox workerd was killed and started again. */
+  restarts(): number;
+  /** The sandbox processes' pids (tests check that a runaway's process was replaced). */
+  pids(): Promise<Array<number | undefined>>;
+  stop(): Promise<void>;
+}
+
+interface Runtime {
+  mf: Miniflare;
+  url: URL;
+  pid: number | undefined;
+  /** Why it was killed, once it was. */
+  deathReason?: string;
+}
+
+/** One place in the pool: the process serving it now (replaced after a runaway) and whether a call holds it. */
+interface Slot {
+  runtime: Promise<Runtime>;
+  busy: boolean;
+}
+
+const ROOT = join(import.meta.dirname, "..");
+
+async function bundle(): Promise<string> {
+  const result = await build({
+    entryPoints: [join(ROOT, "functions/sandbox-host.worker.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["workerd", "worker", "browser", "module", "main"],
+    external: ["cloudflare:*"],
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** Starts one sandbox workerd, and finds its pid by the port it listens on. */
+async function launch(script: string): Promise<Runtime> {
+  const mf = new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) });
+  const url = await mf.ready;
+  return { mf, url, pid: workerdListeningOn(Number(url.port)) };
+}
+
+function rssMb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Starts the sandbox host; `url` goes into the Worker's SANDBOX_URL. */
+export async function startSandboxHost(options: SandboxHostOptions = {}): Promise<SandboxHost> {
+  const memoryLimitMb = options.memoryLimitMb ?? 1024;
+  const graceMs = options.graceMs ?? 1000;
+  const script = await bundle();
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 3) }, () => ({ runtime: launch(script), busy: false }));
+  const waiting: Array<(slot: Slot) => void> = [];
+  let spare: Promise<Runtime> | undefined;
+  let restarts = 0;
+  let stopped = false;
+
+  const takeSpare = (): Promise<Runtime> => {
+    const next = spare ?? launch(script);
+    spare = stopped ? undefined : next.then(() => launch(script));
+    return next;
+  };
+
+  const acquire = (): Promise<Slot> => {
+    const free = slots.find((slot) => !slot.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const release = (slot: Slot): void => {
+    const next = waiting.shift();
+    if (next) next(slot);
+    else slot.busy = false;
+  };
+
+  /** Kills the slot's process (if it is still `runtime`) and puts the spare in its place. */
+  function replace(slot: Slot, runtime: Runtime, reason: string): void {
+    runtime.deathReason ??= reason;
+    void slot.runtime.then((live) => {
+      if (live !== runtime || stopped) return;
+      restarts++;
+      if (runtime.pid !== undefined) {
+        try {
+          process.kill(runtime.pid, "SIGKILL");
+        } catch {
+          // already gone (it died on its own)
+        }
+      }
+      void runtime.mf.dispose().catch(() => undefined);
+      slot.runtime = takeSpare();
+    });
+  }
+
+  const running = new Map<Slot, Runtime>();
+  const memoryWatch = setInterval(() => {
+    for (const [slot, runtime] of running) {
+      const mb = runtime.pid === undefined ? 0 : rssMb(runtime.pid);
+      if (mb > memoryLimitMb) replace(slot, runtime, `the sandbox process used ${Math.round(mb)} MB, over the ${memoryLimitMb} MB limit`);
+    }
+  }, 100);
+  memoryWatch.unref();
+
+  async function attempt(input: RunCodeInput, body: string): Promise<RunCodeResult> {
+    const slot = await acquire();
+    try {
+      const runtime = await slot.runtime;
+      const started = Date.now();
+      const deadline = AbortSignal.timeout(input.timeoutMs + graceMs);
+      running.set(slot, runtime);
+      try {
+        const response = await fetch(new URL("/run", runtime.url), { method: "POST", body, headers: { "content-type": "application/json" }, signal: deadline });
+        return (await response.json()) as RunCodeResult;
+      } catch (error) {
+        if (deadline.aborted && runtime.deathReason === undefined) {
+          replace(slot, runtime, "a snippet ran past its timeout");
+          return failedResult(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms); the sandbox was stopped` }, true);
+        }
+        // Killed over memory, or crashed: this call was the only one on the process, so it was the cause.
+        replace(slot, runtime, `the sandbox process exited (${(error as Error).message})`);
+        return failedResult(started, { name: "SandboxKilled", message: runtime.deathReason ?? "the sandbox process was stopped" }, false);
+      } finally {
+        running.delete(slot);
+      }
+    } finally {
+      release(slot);
+    }
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const reply = (status: number, value: unknown, type = "application/json") => {
+      response.writeHead(status, { "content-type": type });
+      response.end(JSON.stringify(value));
+    };
+    if (request.method !== "POST" || request.url !== "/run") return reply(404, { title: "not found" });
+    let input: RunCodeInput;
+    try {
+      input = parseRunCodeRequest(JSON.parse(await readBody(request)));
+    } catch (error) {
+      return reply(422, { type: "about:blank", title: (error as Error).message, status: 422 }, "application/problem+json");
+    }
+    reply(200, await attempt(input, JSON.stringify(input)));
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500, { "content-type": "application/problem+json" });
+      response.end(JSON.stringify({ title: (error as Error).message, status: 500 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await Promise.all(slots.map((slot) => slot.runtime));
+  spare = launch(script);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    restarts: () => restarts,
+    pids: async () => Promise.all(slots.map(async (slot) => (await slot.runtime).pid)),
+    async stop() {
+      stopped = true;
+      clearInterval(memoryWatch);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const runtimes = await Promise.all([...slots.map((slot) => slot.runtime), spare].map((one) => one?.catch(() => undefined)));
+      await Promise.all(runtimes.map((runtime) => runtime?.mf.dispose().catch(() => undefined)));
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSandboxHost, type SandboxHost } from "../../../scripts/sandbox-host";
+import { createRemoteSandbox } from "../../../src/sandbox/remote-sandbox";
+import type { RunCodeRequest } from "../../../src/schemas/run-code";
+import { installCodeSandbox, runCode } from "../../../src/sdk/run-code";
+
+let host: SandboxHost;
+
+beforeAll(async () => {
+  host = await startSandboxHost({ memoryLimitMb: 150, graceMs: 500, processes: 2 });
+  installCodeSandbox(createRemoteSandbox(host.url));
+});
+
+afterAll(async () => {
+  installCodeSandbox(undefined);
+  await host?.stop();
+});
+
+const js = (code: string, extra: Partial<RunCodeRequest> = {}) => runCode({ language: "javascript", code, timeoutMs: 2000, ...extra });
+
+/** The host still runs ordinary code after whatever the test did. */
+async function expectHostHealthy(): Promise<void> {
+  const after = await js("export const f = () => 6 * 7;", { entry: "f" });
+  expect(after).toMatchObject({ ok: true, result: 42, timedOut: false });
+}
+
+describe("the supervised sandbox host", () => {
+  it("runs a module's tests and reports each case", async () => {
+    const tests = 'import { add } from "./solution.js";\ntest("adds", () => assert.equal(add(2, 3), 5));\ntest("wrong", () => assert.equal(add(1, 1), 3));';
+    const run = await js("export function add(a, b) { console.log('adding', a, b); return a + b; }", { tests });
+    expect(run.ok).toBe(false);
+    expect(run.tests).toEqual([{ name: "adds", passed: true, message: "" }, { name: "wrong", passed: false, message: "expected 3, got 2" }]);
+    expect(run.stdout).toBe("adding 2 3\nadding 1 1\n");
+  });
+
+  it("strips TypeScript before loading, and reports TypeScript it cannot parse as a SyntaxError", async () => {
+    const ok = await runCode({ language: "typescript", code: "interface P { x: number }\nexport const f = (p: P = { x: 2 }): number => p.x * 21;", entry: "f", timeoutMs: 2000 });
+    expect(ok).toMatchObject({ ok: true, result: 42 });
+    const bad = await runCode({ language: "typescript", code: "export const f = (: number => 1;", timeoutMs: 2000 });
+    expect(bad).toMatchObject({ ok: false, timedOut: false, error: { name: "SyntaxError" } });
+  });
+
+  it("reports a snippet that throws as a result naming the error", async () => {
+    const run = await js("export function f() { throw new RangeError('too far'); }", { entry: "f" });
+    expect(run).toMatchObject({ ok: false, timedOut: false, error: { name: "RangeError", message: "too far" } });
+    await expectHostHealthy();
+  });
+
+  it("stops a busy loop at its timeout and replaces its process, while a call beside it runs undisturbed", async () => {
+    const pidsBefore = await host.pids();
+    const restartsBefore = host.restarts();
+    const [looping, neighbour] = await Promise.all([
+      js("while (true) {}", { timeoutMs: 300 }),
+      js("export const f = () => new Promise((resolve) => setTimeout(() => resolve('neighbour'), 100));", { entry: "f" }),
+    ]);
+    expect(looping).toMatchObject({ ok: false, timedOut: true, error: { name: "TimeoutError" } });
+    expect(neighbour, JSON.stringify(neighbour)).toMatchObject({ ok: true, result: "neighbour" });
+    expect(host.restarts()).toBe(restartsBefore + 1);
+    const pidsAfter = await host.pids();
+    expect(pidsAfter.filter((pid) => !pidsBefore.includes(pid))).toHaveLength(1);
+    await expectHostHealthy();
+  });
+
+  it("kills a snippet that allocates without bound once the process passes its memory limit", async () => {
+    const run = await js("const keep = []; for (;;) keep.push('x'.repeat(1 << 24) + keep.length);", { timeoutMs: 20_000 });
+    expect(run.ok).toBe(false);
+    expect(run.error?.name).toBe("SandboxKilled");
+    await expectHostHealthy();
+  });
+
+  it("cuts megabytes of output at maxOutputBytes, and refuses a result larger than it", async () => {
+    const flood = await js("export function f() { for (let i = 0; i < 50000; i++) console.log('y'.repeat(100)); return 'done'; }", { entry: "f", maxOutputBytes: 10_000 });
+    expect(flood).toMatchObject({ ok: true, result: "done", outputTruncated: true });
+    expect(flood.stdout.length).toBe(10_000);
+    const huge = await js("export const f = () => 'z'.repeat(5e6);", { entry: "f", maxOutputBytes: 1000 });
+    expect(huge).toMatchObject({ ok: false, outputTruncated: true, error: { name: "RangeError" } });
+  });
+
+  it("gives a snippet no network, no sockets, no node: modules and no env", async () => {
+    const fetched = await js("export const f = () => fetch('http://127.0.0.1:9/');", { entry: "f" });
+    expect(fetched.error?.message).toContain("not permitted to access the internet");
+    const socket = await js("export async function f() { const { connect } = await import('cloudflare:sockets'); const s = connect('127.0.0.1:9'); await s.opened; }", { entry: "f" });
+    expect(socket.ok).toBe(false);
+    const nodeFs = await js("export const f = async () => (await import('node:fs')).readFileSync('/etc/hostname', 'utf8');", { entry: "f" });
+    expect(nodeFs.error?.message).toContain('No such module "node:fs"');
+    const globals = await js("export const f = () => [typeof globalThis.env, typeof process, typeof SANDBOX_URL];", { entry: "f" });
+    expect(globals.result).toEqual(["undefined", "undefined", "undefined"]);
+    await expectHostHealthy();
+  });
+});
