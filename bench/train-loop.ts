@@ -50,6 +50,7 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
   let discarded = 0;
   let generated = 0;
   const started = performance.now();
+  let wallMs: number | undefined;
   const train = async () => {
     const t = performance.now();
     await sleep(options.trainMs);
@@ -77,6 +78,8 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
       await train();
       await sync();
     }
+    // The batch generated during the last step is the next step's: it is not this run's work.
+    wallMs = performance.now() - started;
     await next;
   } else {
     // Continuous generation: (1 + k) × `batch` samples always in flight; the trainer takes the first `batch` fresh enough.
@@ -112,10 +115,13 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
       await train();
       await sync();
     }
+    // The run ends with its last step; the samples still generating belong to the steps to come,
+    // so waiting them out (the tail!) is not charged to it.
+    wallMs = performance.now() - started;
     stopping = true;
     await Promise.all(workers);
   }
-  const wallMs = performance.now() - started;
+  wallMs ??= performance.now() - started;
   return {
     name: spec.name,
     samplesPerS: (options.batch * options.steps) / (wallMs / 1000),
