@@ -106,7 +106,7 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
     const drained = await resultPathCounts(stack.workerUrl, batchId);
     const pullFeed = drained.feed.map((shard, i) => minus(shard, published.feed[i]));
     const pulls = Math.max(1, Math.round((pullFeed.reduce((n, c) => n + (c.by_method.pull ?? 0), 0)) / Math.max(1, pullFeed.length)));
-    console.log(`the drains' requests (${pulls} pulls, each after one policy fence): feed shards ${pullFeed.map((c) => c.total).join(" + ")} (${JSON.stringify(pullFeed[0]?.by_method ?? {})} in the first; holds are sessions' delivery checks still due)`);
+    console.log(`the drains' requests (${pulls} pulls, each after one policy fence): feed shards ${pullFeed.map((c) => c.total).join(" + ")} (${JSON.stringify(pullFeed[0]?.by_method ?? {})} in the first; holdsMany answers sessions' delivery checks still due, one per shard and consumer batch)`);
     return code;
   } finally {
     await floor.stop();
