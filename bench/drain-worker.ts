@@ -86,7 +86,7 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
     const published = await resultPathCounts(stack.workerUrl, batchId);
     console.log(`bench:drain --from-worker — ${options.groups} groups × ${options.n} samples of ~${options.promptTokens} + ${options.responseTokens} tokens, ` +
       `published through the real sink in ${(run.wallMs / 1000).toFixed(1)} s (+${(settleMs / 1000).toFixed(1)} s until every group was ready); ` +
-      `workerd CPU for publication, ingestion and packing: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}`);
+      `workerd CPU for publication, ingestion and packing: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}${options.vars.FEED_STREAMED_PULLS === "off" ? " (streamed pulls off)" : ""}`);
     const args = ["--url", stack.workerUrl, "--floor-url", floor.url, "--batch-id", batchId, "--samples", String(options.groups * options.n),
       "--groups-per-pull", "256", "--prompt-length", String(options.promptLength), "--response-length", String(options.responseLength),
       "--rounds", String(options.rounds), "--arrow-lease-ms", "20000", "--json-lease-ms", "60000"];

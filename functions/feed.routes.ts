@@ -55,7 +55,7 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     if (!inline) return c.json(response);
     const feedMs = Date.now() - started;
     // Every group's batch has a byte span in its pack: stream them from R2, nothing read here.
-    const plan = format === "arrow" ? planStreamedPull(response.groups, packs ?? {}) : null;
+    const plan = format === "arrow" && c.env.FEED_STREAMED_PULLS !== "off" ? planStreamedPull(response.groups, packs ?? {}) : null;
     if (plan) {
       if (plan.returned.length > 0) await feed.returnGroups(response.lease_id!, plan.returned);
       const { body: streamed, length } = streamSpans(c.env.TRAJECTORIES, encodeStreamedPullHead(response, plan), plan.reads, ARROW_EOS);
