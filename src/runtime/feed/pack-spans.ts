@@ -71,9 +71,9 @@ function spanFits(span: PackSpan | undefined, group: FeedGroup): span is PackSpa
 
 /**
  * The streamed plan of a pull, or null when any group lacks a fitting span or the groups'
- * column layouts differ (the caller then reads and re-encodes, as before spans). Groups are
- * ordered by pack and offset (the answer's order is free: the metadata says which rows are
- * whose), so a pack's groups leased together become one read.
+ * column layouts differ (the caller then reads and re-encodes, as before spans). Groups keep the
+ * lease's order (the JSON pull's, which clients may compare); a pack's groups leased one after
+ * another (a consumer batch's groups complete, and are leased, together) become one read.
  */
 export function planStreamedPull(groups: FeedGroup[], packs: Record<string, PackRef>, maxBytes = MAX_STREAMED_BYTES): StreamedPull | null {
   if (groups.length === 0) return null;
@@ -87,7 +87,6 @@ export function planStreamedPull(groups: FeedGroup[], packs: Record<string, Pack
   if (spanned.some((g) => g.span.signature !== signature)) return null;
   const columns = columnsOfSignature(signature);
   if (!columns) return null;
-  spanned.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.span.offset - b.span.offset));
   const plan: StreamedPull = { groups: [], columns, reads: [], bytes: 0, returned: [] };
   for (const { group, key, span } of spanned) {
     if (plan.groups.length > 0 && plan.bytes + span.length > maxBytes) {
