@@ -167,9 +167,11 @@ export class RolloutSession extends DurableObject<Env> {
   }
 
   /** The results consumer's answer to this rollout's delivery check: confirmed, or the result is sent again. */
-  deliveryChecked(held: boolean): Promise<void> {
+  async deliveryChecked(held: boolean): Promise<void> {
     this.#requests.count("deliveryChecked");
-    return onDeliveryChecked(this.#kernel, held);
+    // A re-send runs on after the answer: the consumer must not wait on its own queue.
+    const { resending } = await onDeliveryChecked(this.#kernel, held);
+    if (resending) this.ctx.waitUntil(resending);
   }
 
   /** Cancels the rollout unless it already ended. */

@@ -59,7 +59,7 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
       clock = ended + at;
       const before = asked;
       await core.onAlarm();
-      if (asked > before) await onDeliveryChecked(kernel, await feedStub(env).holds(rolloutId));
+      if (asked > before) await (await onDeliveryChecked(kernel, await feedStub(env).holds(rolloutId))).resending;
     }
     return { sent, offered, asked, publication: kernel.state!.sink };
   });

@@ -114,26 +114,27 @@ async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
  * check is due any more; not held, the result is sent again (every write idempotent) and the
  * check already scheduled asks again, or, after the last, it gives up loudly. An answer to a
  * confirmed (or given up) delivery changes nothing: answers may repeat (queues deliver at least once).
+ * The re-send is returned, not awaited: the consumer that asked must not wait on a publication
+ * that sends to its own queue (locally, Miniflare's broker waits for the batch in hand: a
+ * deadlock); if the object goes before it is done, the next scheduled check re-sends.
  */
-export async function onDeliveryChecked(kernel: SessionKernel, held: boolean): Promise<void> {
+export async function onDeliveryChecked(kernel: SessionKernel, held: boolean): Promise<{ resending?: Promise<void> }> {
   const spec = kernel.spec;
   const state = kernel.state;
   const delivery = state?.sink.delivery;
-  if (!spec || !state || state.sink.status !== "published" || !delivery || delivery.next_check_at === null) return;
+  if (!spec || !state || state.sink.status !== "published" || !delivery || delivery.next_check_at === null) return {};
   if (held) {
     kernel.save({ ...state, sink: { ...state.sink, delivery: { ...delivery, next_check_at: null, confirmed_at: kernel.deps.now() } } });
     await kernel.deps.storage.deleteAlarm?.();
-    return;
+    return {};
   }
-  try {
-    await publish(kernel);
-  } catch (error) {
-    // The scheduled check asks again, and re-sends then.
-    console.error("re-sending a rollout's result failed", { rollout_id: spec.rollout_id, error: describeError(error) });
-    return;
+  const last = delivery.checks >= DELIVERY_CHECK_DELAYS_MS.length;
+  if (last) {
+    console.error("the trainer feed never confirmed this rollout's result; giving up re-sending it", { rollout_id: spec.rollout_id, checks: delivery.checks });
+    kernel.save({ ...state, sink: { ...state.sink, delivery: { ...delivery, next_check_at: null, gave_up: true } } });
+    await kernel.deps.storage.deleteAlarm?.();
   }
-  if (delivery.checks < DELIVERY_CHECK_DELAYS_MS.length) return;
-  console.error("the trainer feed never confirmed this rollout's result; giving up re-sending it", { rollout_id: spec.rollout_id, checks: delivery.checks });
-  kernel.save({ ...kernel.state!, sink: { ...kernel.state!.sink, delivery: { ...delivery, next_check_at: null, gave_up: true } } });
-  await kernel.deps.storage.deleteAlarm?.();
+  // The scheduled check asks again (and re-sends then) if this fails.
+  const resending = publish(kernel).catch((error: unknown) => console.error("re-sending a rollout's result failed", { rollout_id: spec.rollout_id, error: describeError(error) }));
+  return { resending };
 }
