@@ -86,7 +86,7 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
     const published = await resultPathCounts(stack.workerUrl, batchId);
     console.log(`bench:drain --from-worker — ${options.groups} groups × ${options.n} samples of ~${options.promptTokens} + ${options.responseTokens} tokens, ` +
       `published through the real sink in ${(run.wallMs / 1000).toFixed(1)} s (+${(settleMs / 1000).toFixed(1)} s until every group was ready); ` +
-      `workerd CPU for publication, ingestion and packing: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}`);
+      `workerd CPU for publication, ingestion and packing: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}${options.vars.FEED_STREAMED_PULLS === "off" ? " (streamed pulls off)" : ""}`);
     const args = ["--url", stack.workerUrl, "--floor-url", floor.url, "--batch-id", batchId, "--samples", String(options.groups * options.n),
       "--groups-per-pull", "256", "--prompt-length", String(options.promptLength), "--response-length", String(options.responseLength),
       "--rounds", String(options.rounds), "--arrow-lease-ms", "20000", "--json-lease-ms", "60000"];
@@ -106,7 +106,7 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
     const drained = await resultPathCounts(stack.workerUrl, batchId);
     const pullFeed = drained.feed.map((shard, i) => minus(shard, published.feed[i]));
     const pulls = Math.max(1, Math.round((pullFeed.reduce((n, c) => n + (c.by_method.pull ?? 0), 0)) / Math.max(1, pullFeed.length)));
-    console.log(`the drains' requests (${pulls} pulls, each after one policy fence): feed shards ${pullFeed.map((c) => c.total).join(" + ")} (${JSON.stringify(pullFeed[0]?.by_method ?? {})} in the first; holds are sessions' delivery checks still due)`);
+    console.log(`the drains' requests (${pulls} pulls, each after one policy fence): feed shards ${pullFeed.map((c) => c.total).join(" + ")} (${JSON.stringify(pullFeed[0]?.by_method ?? {})} in the first; holdsMany answers sessions' delivery checks still due, one per shard and consumer batch)`);
     return code;
   } finally {
     await floor.stop();

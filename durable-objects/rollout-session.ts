@@ -1,6 +1,6 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
-import { feedLayout, isLayoutProblem } from "../src/runtime/feed/feed-shards";
-import { ShardedFeed, type FeedShardPort } from "../src/runtime/feed/sharded-feed";
+import type { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
+import { onDeliveryChecked } from "../src/runtime/session/sink-publication";
 import { DurableObject } from "cloudflare:workers";
 import { r2Blobs } from "../src/sink/r2-blobs";
 import { CountingSql, type SqlCounts } from "../src/runtime/sql-counter";
@@ -74,14 +74,8 @@ export class RolloutSession extends DurableObject<Env> {
         blobs: r2Blobs(env.TRAJECTORIES),
         results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
         now: () => Date.now(),
-        // The feed shard of the rollout's group (FEED_SHARDS): one request per rollout, 15 s after it ends.
-        delivered: async (rolloutId, uid) => {
-          const layout = feedLayout(env as { FEED_SHARDS?: string; FEED_PREVIOUS_SHARDS?: string });
-          // An unreadable FEED_SHARDS: the check fails and is tried again later, never asks a guessed shard.
-          if (isLayoutProblem(layout)) throw new Error(layout.message);
-          const feed = new ShardedFeed(layout, (name) => env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName(name)) as unknown as FeedShardPort);
-          return feed.holds(rolloutId, uid);
-        },
+        // Answered by the results consumer, which asks each feed shard once per batch of checks.
+        requestDeliveryCheck: async (rolloutId, uid) => void (await env.ROLLOUT_RESULTS.send({ kind: "delivery_check", rollout_id: rolloutId, uid } satisfies DeliveryCheckMessage)),
       },
       claims: {
         offer: async (runnerAgent, rolloutId) => {
@@ -170,6 +164,14 @@ export class RolloutSession extends DurableObject<Env> {
   attemptCalls(attempt: number): LlmCall[] {
     this.#requests.count("attemptCalls");
     return this.#attempts.attemptCalls(attempt);
+  }
+
+  /** The results consumer's answer to this rollout's delivery check: confirmed, or the result is sent again. */
+  async deliveryChecked(held: boolean): Promise<void> {
+    this.#requests.count("deliveryChecked");
+    // A re-send runs on after the answer: the consumer must not wait on its own queue.
+    const { resending } = await onDeliveryChecked(this.#kernel, held);
+    if (resending) this.ctx.waitUntil(resending);
   }
 
   /** Cancels the rollout unless it already ended. */

@@ -65,6 +65,15 @@ export class TrainerFeed extends DurableObject<Env> {
     return this.#core.holds(rolloutId);
   }
 
+  /**
+   * Which of `rolloutIds` were ingested: the results consumer asks once per shard for a whole
+   * batch of sessions' delivery checks (one request, not one per rollout).
+   */
+  holdsMany(rolloutIds: string[]): boolean[] {
+    this.#requests.count("holdsMany");
+    return rolloutIds.map((id) => this.#core.holds(id));
+  }
+
   /** The groups of a batch dropped instead of delivered (read only: nothing is pulled or dropped). */
   droppedGroups(batchId: string): DroppedGroup[] {
     this.#requests.count("droppedGroups");

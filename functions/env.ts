@@ -27,6 +27,11 @@ export type AppEnv = Env & {
    * object (the drain bench compares both). Default on.
    */
   FEED_GROUP_PACKS?: string;
+  /**
+   * "off": Arrow pulls read each pack object whole and pass its batches through from the
+   * isolate's memory instead of streaming their byte spans from R2 (the drain bench compares both). Default on.
+   */
+  FEED_STREAMED_PULLS?: string;
   /** Trainer feed shards, an integer 1..256 (default 1: the single "default" feed). Anything else: every feed route answers 503. */
   FEED_SHARDS?: string;
   /** While FEED_SHARDS changes: the previous count, whose shards keep (and are drained of) the groups they hold. */

@@ -2,7 +2,10 @@
 import { Hono } from "hono";
 import { r2SizedReader } from "../src/sink/r2-blobs";
 import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
-import { encodeArrowPullChunks } from "../src/runtime/feed/arrow-pull";
+import { encodeArrowPullChunks, encodeStreamedPullHead } from "../src/runtime/feed/arrow-pull";
+import { planStreamedPull } from "../src/runtime/feed/pack-spans";
+import { ARROW_EOS } from "../src/sink/arrow/arrow-ipc";
+import { streamSpans } from "./feed-stream";
 import { inlineGroups, MAX_INLINE_GROUPS, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
 import { AcceptHeader, negotiatePullFormat, PULL_MEDIA_TYPES } from "../src/runtime/feed/pull-format";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
@@ -51,6 +54,15 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     c.header("vary", "accept");
     if (!inline) return c.json(response);
     const feedMs = Date.now() - started;
+    // Every group's batch has a byte span in its pack: stream them from R2, nothing read here.
+    const plan = format === "arrow" && c.env.FEED_STREAMED_PULLS !== "off" ? planStreamedPull(response.groups, packs ?? {}) : null;
+    if (plan) {
+      if (plan.returned.length > 0) await feed.returnGroups(response.lease_id!, plan.returned);
+      const { body: streamed, length } = streamSpans(c.env.TRAJECTORIES, encodeStreamedPullHead(response, plan), plan.reads, ARROW_EOS);
+      // `streamed`: the samples' bytes come from R2 as the body is sent (no R2 time before the answer).
+      const timing = `feed;dur=${feedMs}, r2;dur=0, encode;dur=${Date.now() - started - feedMs}, streamed`;
+      return c.body(streamed, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(length), "server-timing": timing });
+    }
     const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups, packs);
     const readMs = Date.now() - started - feedMs;
     // Groups over the byte budget go back to the feed now, not when the lease expires.

@@ -1,11 +1,14 @@
 /** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress, one request per object per batch. */
 import { packCompletedGroups, type CompletedGroup } from "../src/runtime/feed/group-pack";
 import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
+import { answerDeliveryChecks } from "../src/runtime/feed/delivery-checks";
+import { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
 import { ResultMessage } from "../src/schemas/result-message";
 import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
 import { batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
 import { feedRouter } from "./feed-stub";
+import { sessionStub } from "./session-stub";
 
 function targets(env: AppEnv): IngestionTargets {
   return { feed: feedRouter(env), tracker: (batchId) => batchStub(env, batchId) };
@@ -31,24 +34,39 @@ async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<
  * feed shard and per tracker for the whole batch. Both ends dedupe by rollout id, so a
  * redelivered message is harmless; a failure is retried by the queue (bounded by max_retries,
  * then the dead-letter queue), a malformed message is acknowledged and logged. Groups the batch
- * completed are then packed (one R2 object each) for pulls to read.
+ * completed are then packed (one R2 object each) for pulls to read. Sessions' delivery checks
+ * in the batch are answered after its results are in: one `holdsMany` per feed shard for all of
+ * them, then each session is told.
  */
 export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
   const valid: Array<{ message: Message<unknown>; body: ResultMessage }> = [];
+  const checks: Array<{ message: Message<unknown>; body: DeliveryCheckMessage }> = [];
   for (const message of batch.messages) {
     const parsed = ResultMessage.safeParse(message.body);
+    const check = parsed.success ? null : DeliveryCheckMessage.safeParse(message.body);
     if (parsed.success) valid.push({ message, body: parsed.data });
+    else if (check?.success) checks.push({ message, body: check.data });
     else {
       console.error("dropping malformed result message", { id: message.id, issues: parsed.error.issues.slice(0, 20) });
       message.ack();
     }
   }
-  if (valid.length === 0) return;
   // An unreadable FEED_SHARDS throws here: the whole batch is retried (then dead-lettered), never split by a guess.
-  const report = await ingestResults(targets(env), valid.map((v) => v.body));
-  if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off") await packAndRecord(env, report.completed);
-  for (const [index, { message }] of valid.entries()) {
-    const why = report.retry.get(index);
+  if (valid.length > 0) {
+    const report = await ingestResults(targets(env), valid.map((v) => v.body));
+    if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off") await packAndRecord(env, report.completed);
+    settle(valid, report.retry);
+  }
+  if (checks.length > 0) {
+    const answer = (rolloutId: string, held: boolean) => sessionStub(env, rolloutId).deliveryChecked(held);
+    settle(checks, await answerDeliveryChecks(feedRouter(env), answer, checks.map((c) => c.body)));
+  }
+}
+
+/** Acks each message, or retries it (2 s later) when `retry` names it. */
+function settle(messages: Array<{ message: Message<unknown> }>, retry: Map<number, string>): void {
+  for (const [index, { message }] of messages.entries()) {
+    const why = retry.get(index);
     if (why === undefined) message.ack();
     else {
       console.error("result message failed", { id: message.id, error: why });

@@ -139,7 +139,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     // Every rollout, re-runs of failed slots included: terminal with a reason? (External ones may
     // still be waiting for their idle watchdog.)
+    // Waits until every run's result reached its tracker (a crash may have lost some; sessions re-send them).
+    const settling = Date.now();
     const batches = await batchGroups(http, batchIds);
+    log(`batch listings settled in ${Math.round((Date.now() - settling) / 1000)} s`);
     const ids = [...batches.ids, ...externalIds];
     const byReason: Record<string, number> = {};
     const outcomes = new Map<string, string | null>();

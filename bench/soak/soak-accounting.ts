@@ -53,13 +53,38 @@ export interface FeedAccounting {
   duplicateSamples: number;
 }
 
-/** The soak's batch groups and their slots' final runs, from each batch's listing. */
-export async function batchGroups(http: SoakHttp, batchIds: string[]): Promise<{ groups: ExpectedGroup[]; retried: number; ids: string[] }> {
+/** How long the soak waits for every batch run's result message (a session re-sends a lost one at 15 s, 45 s, 1 m 45 s, 3 m 45 s). */
+export const SETTLE_MS = 240_000;
+
+/**
+ * Each batch's listing once every run in it is settled: its result message has reached the
+ * tracker (`outcome` set). A run the tracker read back from its session after its message was
+ * lost in a crash is terminal with no outcome yet: whether it is superseded, and its slot re-run,
+ * is only known when the session's delivery check re-sends the message. A listing taken before
+ * that names a final run the feed rightly never delivers. Gives up after SETTLE_MS (the unsettled
+ * runs then show as missing members).
+ */
+async function settledListings(http: SoakHttp, batchIds: string[], settleMs: number): Promise<Map<string, ListedRun[]>> {
+  const deadline = Date.now() + settleMs;
+  for (;;) {
+    const listings = new Map<string, ListedRun[]>();
+    for (const batchId of batchIds) {
+      listings.set(batchId, (await http.json<{ rollouts?: ListedRun[] }>(`/v1/batches/${encodeURIComponent(batchId)}/rollouts?limit=1000`)).body.rollouts ?? []);
+    }
+    const unsettled = [...listings.values()].flat().filter((run) => run.outcome === null).length;
+    if (unsettled === 0 || Date.now() > deadline) return listings;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
+
+/** The soak's batch groups and their slots' final runs, from each batch's settled listing. */
+export async function batchGroups(http: SoakHttp, batchIds: string[], settleMs = SETTLE_MS): Promise<{ groups: ExpectedGroup[]; retried: number; ids: string[] }> {
   const groups: ExpectedGroup[] = [];
   const ids: string[] = [];
   let retried = 0;
+  const listings = await settledListings(http, batchIds, settleMs);
   for (const batchId of batchIds) {
-    const listed = (await http.json<{ rollouts?: ListedRun[] }>(`/v1/batches/${encodeURIComponent(batchId)}/rollouts?limit=1000`)).body.rollouts ?? [];
+    const listed = listings.get(batchId) ?? [];
     const rows = new Map<number, ExpectedGroup>();
     for (const run of listed) {
       ids.push(run.rollout_id);

@@ -18,8 +18,12 @@ export interface SinkDeps {
   blobs: BlobStorePort;
   results: ResultsQueuePort;
   now: () => number;
-  /** Whether the trainer feed holds this rollout's result (`uid`: its group, which picks the feed shard); absent, delivery is not checked. */
-  delivered?: (rolloutId: string, uid: string) => Promise<boolean>;
+  /**
+   * Asks whether the trainer feed holds this rollout's result (`uid`: its group, which picks the
+   * feed shard) by sending a `delivery_check` message; the answer comes back later, from the
+   * results consumer, to the session. Absent: delivery is not checked.
+   */
+  requestDeliveryCheck?: (rolloutId: string, uid: string) => Promise<void>;
 }
 
 /** The group of a rollout created alone: itself, stored but not fed to a trainer. */

@@ -32,9 +32,10 @@ async function pullJson(batchId: string): Promise<PullResponse<InlineFeedGroup>>
   return (await (await postJson("/v1/feed/pull", { max_groups: 10, inline: true, lease_ms: 1_000, batch_id: batchId })).json()) as PullResponse<InlineFeedGroup>;
 }
 
-/** An Arrow pull put back in the JSON pull's shape. */
-async function pullArrow(batchId: string): Promise<InlineFeedGroup[]> {
+/** An Arrow pull put back in the JSON pull's shape (`timing`: its Server-Timing, which says whether it was streamed from pack spans). */
+async function pullArrow(batchId: string, seen: { timing?: string } = {}): Promise<InlineFeedGroup[]> {
   const response = await api("/v1/feed/pull", { method: "POST", headers: { "content-type": "application/json", accept: ARROW_STREAM_MEDIA_TYPE }, body: JSON.stringify({ max_groups: 10, lease_ms: 1_000, batch_id: batchId }) });
+  seen.timing = response.headers.get("server-timing") ?? "";
   const table = decodeArrowStream(new Uint8Array(await response.arrayBuffer()));
   const meta = JSON.parse(table.metadata[PULL_METADATA_KEY]!) as ArrowPullMetadata;
   const samples = columnsToSamples(table);
@@ -66,7 +67,10 @@ describe("group packs", () => {
     await lapse();
     // Only the pack is left to read: a pull that still answers read it.
     for (const m of group.messages) await env.TRAJECTORIES.delete([rolloutSamplesKey(m.rollout_id), rolloutRecordKey(m.rollout_id)]);
-    const arrow = await pullArrow(batchId);
+    const seen: { timing?: string } = {};
+    const arrow = await pullArrow(batchId, seen);
+    // Streamed from the pack's byte span (a range read piped through), and equal to the decoded JSON pull.
+    expect(seen.timing).toContain("streamed");
     expect(withoutDeliveries(arrow)).toEqual(withoutDeliveries(json.groups));
     const members = json.groups[0]!.members;
     expect(members.map((m) => m.samples.length)).toEqual([1, 2, 1, 0]);
@@ -83,7 +87,10 @@ describe("group packs", () => {
     for (const m of other.messages) await feedStub(env).ingest(m);
     const [key] = (await packKeys("packs/")).slice(-1);
     await feedStub(env).recordPacks([{ uid: other.uid, key: key!, index: 0 }]);
-    const arrow = await pullArrow(batchId);
+    const seen: { timing?: string } = {};
+    const arrow = await pullArrow(batchId, seen);
+    // One leased group has no span listing its members: the pull reads and re-encodes instead.
+    expect(seen.timing).not.toContain("streamed");
     const byUid = new Map(arrow.map((g) => [g.uid, g]));
     expect(byUid.get(other.uid)!.members.map((m) => m.samples.map((s) => s.rollout_id))).toEqual(other.messages.map((m) => [m.rollout_id]));
     expect(byUid.get(packed.uid)!.members.map((m) => m.samples.length)).toEqual([1, 2]);

@@ -1,7 +1,9 @@
 /**
  * Integration: a finished rollout's result that never reaches the trainer feed (the message sent
  * but lost: a local queue gone in a crash, a consumer failing into the dead-letter queue) is sent
- * again by its session until the feed holds it, and a confirmed one is not sent again.
+ * again by its session until the feed holds it, and a confirmed one is not sent again. Each due
+ * check asks (a `delivery_check` message in production); here the test answers it as the results
+ * consumer would, with the real feed's answer (delivery-checks.integration.test.ts runs the consumer).
  */
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
@@ -10,7 +12,7 @@ import { feedStub } from "../../functions/feed-stub";
 import { r2Blobs } from "../../src/sink/r2-blobs";
 import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
 import { SessionKernel } from "../../src/runtime/session/session-kernel";
-import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/sink-publication";
+import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/sink-publication";
 import { RolloutSpec } from "../../src/schemas/rollout-api";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { uniqueId, waitFor } from "../fixtures/rollouts";
@@ -18,7 +20,8 @@ import { uniqueId, waitFor } from "../fixtures/rollouts";
 /**
  * Creates a finished, feed-bound rollout inside its object with a results port that loses the
  * first `lose` messages, then runs the object's alarm at `checks` points in time (ms after the
- * rollout ended). Returns the messages that were really sent, and the publication state.
+ * rollout ended), answering each check it sends with whether the feed holds the result. Returns
+ * the messages that were really sent, the checks asked, and the publication state.
  */
 async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Promise<number | null>) {
   const sent: ResultMessage[] = [];
@@ -27,6 +30,7 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
   return runInDurableObject(object, async (_instance, state) => {
     const storage = state.storage;
     let offered = 0;
+    let asked = 0;
     const kernel = new SessionKernel({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: () => undefined },
       queue: { send: async () => undefined },
@@ -41,7 +45,7 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
           },
         },
         now: () => clock,
-        delivered: (id) => feedStub(env).holds(id),
+        requestDeliveryCheck: async () => void asked++,
       },
     });
     const core = new RolloutSessionCore(kernel);
@@ -53,9 +57,11 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
     await core.onAlarm(); // publication
     for (let at = await checkAt(); at !== null; at = await checkAt()) {
       clock = ended + at;
+      const before = asked;
       await core.onAlarm();
+      if (asked > before) await (await onDeliveryChecked(kernel, await feedStub(env).holds(rolloutId))).resending;
     }
-    return { sent, offered, publication: kernel.state!.sink };
+    return { sent, offered, asked, publication: kernel.state!.sink };
   });
 }
 

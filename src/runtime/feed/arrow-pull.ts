@@ -14,6 +14,7 @@ import type { Column } from "../../sink/arrow/vectors";
 import { concatSampleTables, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/sample-columns";
 import { groupPackStream } from "./group-pack";
 import type { PulledGroup } from "./inline-samples";
+import type { StreamedPull } from "./pack-spans";
 
 /** Schema metadata key of the pull's JSON part. */
 export const PULL_METADATA_KEY = "edge_rollout.pull";
@@ -43,17 +44,31 @@ function groupBatches(group: PulledGroup): GroupBatches | null {
 }
 
 function describe(groups: PulledGroup[]): { described: ArrowPullMetadata["groups"]; rows: number } {
+  return describeRows(groups.map(({ pack, ...group }) => ({ group, rows: group.members.map((m, i) => (pack ? pack.rows[i]! : (m.table?.length ?? 0))) })));
+}
+
+/** Each group with its members' first rows, given each member's row count, in stream order. */
+function describeRows(groups: Array<{ group: Omit<PulledGroup, "pack">; rows: number[] }>): { described: ArrowPullMetadata["groups"]; rows: number } {
   let row = 0;
-  const described = groups.map(({ pack, ...group }) => ({
+  const described = groups.map(({ group, rows }) => ({
     ...group,
-    members: group.members.map(({ table, ...member }, i): ArrowPullMember => {
-      const rows = pack ? pack.rows[i]! : (table?.length ?? 0);
+    members: group.members.map(({ table: _table, ...member }, i): ArrowPullMember => {
       const first = row;
-      row += rows;
-      return { ...member, samples: rows, first_sample: first };
+      row += rows[i]!;
+      return { ...member, samples: rows[i]!, first_sample: first };
     }),
   }));
   return { described, rows: row };
+}
+
+/**
+ * The schema message of a streamed pull (pack-spans.ts): the pull's metadata over the planned
+ * groups; their record batches follow as range reads, then ARROW_EOS.
+ */
+export function encodeStreamedPullHead(response: Omit<PullResponse<unknown>, "groups">, plan: StreamedPull): Uint8Array[] {
+  const { described, rows } = describeRows(plan.groups.map(({ group, rows }) => ({ group: { ...group, members: group.members.map((m) => ({ ...m, table: null })) }, rows })));
+  const metadata: ArrowPullMetadata = { ...response, groups: described, returned_groups: plan.returned.length, samples: rows };
+  return encodeSchemaFrame(plan.columns, sampleTableMetadata({ [PULL_METADATA_KEY]: JSON.stringify(metadata) }));
 }
 
 /** Every group as member tables (packs decoded): the slow path, for groups whose types differ. */

@@ -15,7 +15,7 @@ import { splitArrowStream } from "../../sink/arrow/arrow-frames";
 import { ARROW_EOS, columnsSignature, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/arrow/arrow-ipc";
 import type { Column } from "../../sink/arrow/vectors";
 import { groupPackKey, rolloutSamplesKey } from "../../sink/r2-keys";
-import type { PackRef } from "./pack-index";
+import type { PackRef, PackSpan } from "./pack-index";
 import { concatSampleTables, readSampleTable, SAMPLE_COLUMNS, SAMPLE_TABLE_SCHEMA_VERSION, SAMPLE_TABLE_VERSION_KEY, sampleTableMetadata, withExtraFields } from "../../sink/sample-columns";
 
 /** Schema metadata key of the pack's group list: `[[uid, [[rollout_id, rows], …]], …]`, record batch order. */
@@ -108,8 +108,18 @@ export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobSt
   for (const packed of layouts.values()) {
     const key = groupPackKey(newId());
     const listed = JSON.stringify(packed.map((g) => [g.uid, g.rows]));
-    const chunks = [...encodeSchemaFrame(packed[0]!.columns, sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed })), ...packed.flatMap((g) => encodeRecordBatchFrame(g.columns)), ARROW_EOS];
-    const bytes = joinChunks(chunks);
+    const head = encodeSchemaFrame(packed[0]!.columns, sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed }));
+    const frames = packed.map((g) => encodeRecordBatchFrame(g.columns));
+    // Each group's byte span, so a pull can stream its batch with a range read.
+    const signature = columnsSignature(packed[0]!.columns);
+    let offset = head.reduce((n, c) => n + c.length, 0);
+    const spans = frames.map((frame, i): PackSpan => {
+      const length = frame.reduce((n, c) => n + c.length, 0);
+      const span = { offset, length, signature, rows: packed[i]!.rows };
+      offset += length;
+      return span;
+    });
+    const bytes = joinChunks([...head, ...frames.flat(), ARROW_EOS]);
     try {
       await blobs.put(key, bytes.buffer as ArrayBuffer, ARROW_STREAM_MEDIA_TYPE);
     } catch (error) {
@@ -119,7 +129,7 @@ export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobSt
     }
     report.objects += 1;
     report.bytes += bytes.length;
-    packed.forEach((g, index) => report.refs.push({ uid: g.uid, key, index }));
+    packed.forEach((g, index) => report.refs.push({ uid: g.uid, key, index, span: spans[index] }));
   }
   return report;
 }

@@ -6,10 +6,24 @@
  */
 import type { SqlPort } from "../../ports";
 
-/** A group's place in a pack object: its record batch `index` in the stream at `key`. */
+/**
+ * Where a group's record batch lies in its pack object, so an Arrow pull streams its bytes
+ * straight from R2 (a range read) without reading the object whole: `offset`/`length` in bytes,
+ * the pack's column `signature` (the pull's schema is built from it), and the members the batch
+ * holds (`[rollout_id, rows]`, checked against the leased group before the bytes are used).
+ */
+export interface PackSpan {
+  offset: number;
+  length: number;
+  signature: string;
+  rows: Array<[string, number]>;
+}
+
+/** A group's place in a pack object: its record batch `index` in the stream at `key` (and its byte `span`, for packs written since spans exist). */
 export interface PackRef {
   key: string;
   index: number;
+  span?: PackSpan;
 }
 
 /** How long a ref is kept: as long as the feed remembers a released uid (7 days). */
@@ -23,12 +37,16 @@ export class PackIndex {
     this.#sql = sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS group_packs (uid TEXT PRIMARY KEY, key TEXT NOT NULL, batch_index INTEGER NOT NULL, packed_at INTEGER NOT NULL)`);
     sql.exec(`CREATE INDEX IF NOT EXISTS group_packs_at ON group_packs (packed_at)`);
+    // A table made before spans existed gets the column; its older refs have none (read whole).
+    const columns = sql.exec<{ name: string }>(`PRAGMA table_info(group_packs)`).toArray();
+    if (!columns.some((c) => c.name === "span")) sql.exec(`ALTER TABLE group_packs ADD COLUMN span TEXT`);
   }
 
   /** Records where groups were packed (a later pack of the same uid replaces the ref) and forgets refs past retention. */
   record(refs: Array<{ uid: string } & PackRef>, now: number): void {
     for (const ref of refs) {
-      this.#sql.exec(`INSERT INTO group_packs (uid, key, batch_index, packed_at) VALUES (?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET key = excluded.key, batch_index = excluded.batch_index, packed_at = excluded.packed_at`, ref.uid, ref.key, ref.index, now);
+      const span = ref.span ? JSON.stringify(ref.span) : null;
+      this.#sql.exec(`INSERT INTO group_packs (uid, key, batch_index, packed_at, span) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET key = excluded.key, batch_index = excluded.batch_index, packed_at = excluded.packed_at, span = excluded.span`, ref.uid, ref.key, ref.index, now, span);
     }
     this.#sql.exec(`DELETE FROM group_packs WHERE packed_at < ?`, now - RETENTION_MS);
   }
@@ -37,8 +55,8 @@ export class PackIndex {
   refsOf(uids: string[]): Record<string, PackRef> {
     const out: Record<string, PackRef> = {};
     for (const uid of uids) {
-      const row = this.#sql.exec<{ key: string; batch_index: number }>(`SELECT key, batch_index FROM group_packs WHERE uid = ?`, uid).toArray()[0];
-      if (row) out[uid] = { key: row.key, index: row.batch_index };
+      const row = this.#sql.exec<{ key: string; batch_index: number; span: string | null }>(`SELECT key, batch_index, span FROM group_packs WHERE uid = ?`, uid).toArray()[0];
+      if (row) out[uid] = { key: row.key, index: row.batch_index, ...(row.span ? { span: JSON.parse(row.span) as PackSpan } : {}) };
     }
     return out;
   }

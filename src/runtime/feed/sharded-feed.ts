@@ -29,6 +29,7 @@ export interface FeedShardPort {
   configure(patch: unknown): Promise<ConfigureResult>;
   droppedGroups(batchId: string): Promise<DroppedGroup[]> | DroppedGroup[];
   holds(rolloutId: string): Promise<boolean> | boolean;
+  holdsMany(rolloutIds: string[]): Promise<boolean[]> | boolean[];
   ingestBatch(messages: ResultMessage[], onlyKnown?: boolean): Promise<BatchIngestOutcome[]>;
   recordPacks(refs: Array<{ uid: string } & PackRef>): Promise<void> | void;
   requestCounts(): Promise<RequestCounts> | RequestCounts;
@@ -183,11 +184,26 @@ export class ShardedFeed {
     return (await Promise.all(this.#names.map(async (name) => this.#stub(name).droppedGroups(batchId)))).flat();
   }
 
-  /** Whether the feed holds rollout `rolloutId` of group `uid` (its current shard, else its previous one). */
-  async holds(rolloutId: string, uid: string): Promise<boolean> {
-    if (await this.#stub(currentShardOf(this.#layout, uid)).holds(rolloutId)) return true;
-    const previous = previousShardOf(this.#layout, uid);
-    return previous !== undefined && (await this.#stub(previous).holds(rolloutId));
+  /**
+   * Which of `checks` the feed holds: one `holdsMany` per current shard the checks' groups map
+   * to, then, while a previous layout is drained, one per previous shard for those not found.
+   */
+  async holdsMany(checks: Array<{ rollout_id: string; uid: string }>): Promise<boolean[]> {
+    const held = checks.map(() => false);
+    const ask = async (shardOf: (uid: string) => string | undefined, indices: number[]): Promise<void> => {
+      const byShard = new Map<string, number[]>();
+      for (const i of indices) {
+        const shard = shardOf(checks[i]!.uid);
+        if (shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
+      }
+      await Promise.all([...byShard].map(async ([shard, list]) => {
+        const answers = await this.#stub(shard).holdsMany(list.map((i) => checks[i]!.rollout_id));
+        answers.forEach((answer, k) => (held[list[k]!] = answer));
+      }));
+    };
+    await ask((uid) => currentShardOf(this.#layout, uid), checks.map((_, i) => i));
+    if (this.#layout.previous.length > 0) await ask((uid) => previousShardOf(this.#layout, uid), checks.flatMap((_, i) => (held[i] ? [] : [i])));
+    return held;
   }
 
   /**

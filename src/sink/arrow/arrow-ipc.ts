@@ -52,8 +52,15 @@ function typeSignature(vector: Vector): string {
 const schemaMessages = new Map<string, Uint8Array>();
 const MAX_SCHEMA_MESSAGES = 32;
 
+/** Metadata longer than this (a pull's JSON part, unique per pull) is encoded without the cache: keying it would copy it twice and keep 32 of them. */
+const MAX_CACHED_METADATA = 4096;
+
 function schemaMessage(columns: Column[], metadata: Record<string, string>): Uint8Array {
-  const key = JSON.stringify([columns.map((c) => [c.name, typeSignature(c.vector)]), Object.entries(metadata)]);
+  const entries = Object.entries(metadata);
+  if (entries.reduce((n, [k, v]) => n + k.length + v.length, 0) > MAX_CACHED_METADATA) {
+    return message(HEADER.schema, table({ kind: "i16", value: 0 }, { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) }, keyValues(metadata)), 0);
+  }
+  const key = JSON.stringify([columns.map((c) => [c.name, typeSignature(c.vector)]), entries]);
   const known = schemaMessages.get(key);
   if (known) return known;
   const schema = table({ kind: "i16", value: 0 }, { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) }, keyValues(metadata));
