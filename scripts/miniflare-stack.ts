@@ -22,6 +22,7 @@ import { withoutAddedSignalHandlers } from "./library-signal-handlers";
 import { localWranglerConfig, type LocalStackOptions } from "./local-stack";
 import { startSandboxHost } from "./sandbox-host";
 import { workerdChildren } from "./workerd-children";
+import { WORKERD_ESM } from "./workerd-bundle";
 
 /** A running Miniflare stack. */
 export interface MiniflareStack {
@@ -78,12 +79,9 @@ function bundleOptions(root: string, main: string, outDir: string): BuildOptions
   return {
     entryPoints: [resolve(root, main)],
     outfile: join(outDir, "worker.js"),
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["workerd", "worker", "browser", "module", "main"],
+    ...WORKERD_ESM,
+    conditions: [...WORKERD_ESM.conditions],
+    mainFields: [...WORKERD_ESM.mainFields],
     external: ["cloudflare:*", "node:*"],
     // Bare Node built-ins (what dependencies such as cross-spawn import) are workerd's `node:` modules under nodejs_compat.
     plugins: [{ name: "node-builtins", setup(build) { build.onResolve({ filter: NODE_BUILTIN }, (args) => ({ path: `node:${args.path}`, external: true })); } }],

@@ -24,6 +24,7 @@ import type { RunCodeInput, RunCodeResult } from "../src/schemas/run-code";
 import { SANDBOX_COMPATIBILITY_DATE, failedResult } from "../src/sandbox/loader-sandbox";
 import { parseRunCodeRequest } from "../src/sdk/run-code";
 import { workerdListeningOn } from "./workerd-children";
+import { WORKERD_ESM } from "./workerd-bundle";
 
 /** Options of the sandbox host. */
 export interface SandboxHostOptions {
@@ -67,13 +68,10 @@ const ROOT = join(import.meta.dirname, "..");
 async function bundle(): Promise<string> {
   const result = await build({
     entryPoints: [join(ROOT, "functions/sandbox-host.worker.ts")],
-    bundle: true,
+    ...WORKERD_ESM,
+    conditions: [...WORKERD_ESM.conditions],
+    mainFields: [...WORKERD_ESM.mainFields],
     write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["workerd", "worker", "browser", "module", "main"],
     external: ["cloudflare:*"],
     logLevel: "silent",
   });
