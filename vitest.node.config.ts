@@ -5,10 +5,9 @@ import { defineConfig } from "vitest/config";
  * Node-side tests: pure logic, the vLLM simulator, and end-to-end runs that spawn `wrangler dev`.
  * Two projects: unit files run on at least 2 workers (vitest's default of cores − 1 is one worker
  * on a 2-core CI machine, and most unit time is module import, not CPU contention); e2e files run
- * after them, 2 at a time: each starts its own stack on free ports and mostly waits on the
- * processes it starts (one at a time was about 380 s of CI's time, issue 27). Their bounds are
- * relative to configured timeouts, not to an idle machine. `--project unit` / `--project e2e`
- * runs one of them.
+ * one at a time after them, because each starts its own stack and several of them time a reload
+ * or a shutdown (2 at a time, batch-to-feed.e2e timed out at 180 s under load, issue 27).
+ * `--project unit` / `--project e2e` runs one of them.
  */
 export default defineConfig({
   test: {
@@ -17,7 +16,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], maxWorkers: Math.max(2, availableParallelism() - 1), sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });
