@@ -15,8 +15,14 @@ import { type SimulatorStats, startVllmSimulator, type VllmSimulator } from "../
 import { freePort } from "../../src/testing/free-port";
 
 const TTFT_MS = 20;
-/** First calls are held this long at the simulators so that all of them are in flight at once. */
-const HOLD_TTFT_MS = 8_000;
+/**
+ * How long all first calls may take to arrive: half the default step_timeout_ms (120 s), so a call
+ * held this long is never timed out by its rollout. The calls are held at the simulators until the
+ * last one arrives, so this bounds only a stack that never sends them, never the overlap itself.
+ */
+const ARRIVAL_TIMEOUT_MS = 60_000;
+/** A test's budget: the arrival bound plus the rollouts' own run (waitAll's 30-45 s). */
+const TEST_TIMEOUT_MS = ARRIVAL_TIMEOUT_MS + 60_000;
 const ROLLOUTS = 30;
 /** The backend's bounded load (replica-router.ts): ⌈1.25·(in flight + 1)/3⌉ per replica, so 30 concurrent first calls put at most ⌈1.25·30/3⌉ = 13 on one replica and at least 30 − 2·13 = 4. */
 const MOST_PER_REPLICA = Math.ceil((1.25 * ROLLOUTS) / 3);
@@ -51,17 +57,21 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
 
 /**
  * Creates rollouts with every first call in flight at once, as the bound assumes. Each rollout is
- * driven in an invocation of its own (the session's alarm), so they all start together; holding
- * first calls at the simulators for HOLD_TTFT_MS (longer than creating them all takes) makes
- * them overlap. Returns once all first calls have arrived, with later calls fast again.
+ * driven in an invocation of its own (the session's alarm), so they all start together; the
+ * simulators hold every first call until the last one has arrived, so they overlap however slowly
+ * a loaded machine creates them (a fixed 8 s hold raced that, issue 27). Returns once all first
+ * calls have arrived and been let go.
  */
 async function startTogether(count: number): Promise<string[]> {
   const base = sims.reduce((n, sim) => n + arrived(sim), 0);
-  for (const sim of sims) sim.configure({ latency: { ttftMs: HOLD_TTFT_MS } });
-  const ids = await Promise.all(Array.from({ length: count }, (_, i) => client.create(dialogue(i))));
-  await until("the first calls to arrive", () => sims.reduce((n, sim) => n + arrived(sim), 0) >= base + count, HOLD_TTFT_MS);
-  for (const sim of sims) sim.configure({ latency: { ttftMs: TTFT_MS } });
-  return ids;
+  const releases = sims.map((sim) => sim.holdGenerations());
+  try {
+    const ids = await Promise.all(Array.from({ length: count }, (_, i) => client.create(dialogue(i))));
+    await until("the first calls to arrive", () => sims.reduce((n, sim) => n + arrived(sim), 0) >= base + count, ARRIVAL_TIMEOUT_MS);
+    return ids;
+  } finally {
+    for (const release of releases) release();
+  }
 }
 
 /** Every first call started before any of them ended (what bounded load needs to count them all). */
@@ -107,7 +117,7 @@ describe("the vllm backend over three replicas (end to end)", () => {
       expect(count).toBeGreaterThanOrEqual(LEAST_PER_REPLICA);
       expect(count).toBeLessThanOrEqual(MOST_PER_REPLICA);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("moves the rollouts of a replica that dies mid-rollout to another one for good, and leaves the others where they were", async () => {
     const victim = sims[2]!;
@@ -135,7 +145,7 @@ describe("the vllm backend over three replicas (end to end)", () => {
       expect(replicas.at(-1)).not.toBe(apiUrl(victim));
     }
     expect(moved).toBeGreaterThanOrEqual(1);
-  });
+  }, TEST_TIMEOUT_MS);
 });
 
 describe("the vllm_pd backend (end to end)", () => {

@@ -1,14 +1,22 @@
 /**
- * Integration: a fuzz pass over every route of the real Worker in workerd (issue 10). The routes
- * are read from the app itself, so a route added later is fuzzed too. Each gets malformed,
+ * Integration: a fuzz pass over every route of the real Worker in workerd (issues 10, 27). The
+ * routes are read from the app itself, so a route added later is fuzzed too. Each path parameter
+ * gets a valid value of its own type (a live rollout, a claimed attempt, a batch, a resource name
+ * and version), so every route gets past its path checks to its body parser; then malformed,
  * oversized, deeply nested and wrongly typed bodies, seeded random JSON, odd ids and odd query
- * strings; no answer may be a 5xx, and every non-2xx must be `application/problem+json`.
+ * strings. No answer may be a 5xx, every non-2xx must be `application/problem+json`, and nothing
+ * may log an error while or after answering (queue consumers and alarms run on after the answer).
+ * The routes are fuzzed without API_TOKEN and again with it set.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../functions/app";
+import type { ClaimedRollout } from "../../src/schemas/runner-claims";
 import "../fixtures/test-agents";
 import { createExternal, type ExternalRollout } from "../fixtures/external-rollouts";
-import { api } from "../fixtures/rollouts";
+import { api, waitFor } from "../fixtures/rollouts";
+import { claim, externalBatch, uniqueAgent } from "../fixtures/runner-claims";
 import { createRng } from "../../src/testing/vllm-simulator/rng";
 
 /** Ids that are malformed, hostile or merely unusual, for every `:param` of a route. */
@@ -63,57 +71,137 @@ interface Outcome {
   contentType: string | null;
 }
 
-async function send(method: string, path: string, body: string | undefined, headers: Record<string, string> = {}): Promise<Outcome> {
-  // A redirect is the route's answer (the dashboard's form posts end in 303): following it would
-  // fuzz the page it points at instead, and render a whole dashboard page per request.
-  const response = await api(path, { method, body, headers, redirect: "manual" });
-  const outcome = { route: `${method} ${path.slice(0, 80)}`, status: response.status, contentType: response.headers.get("content-type") };
-  await response.body?.cancel();
-  return outcome;
+/** Valid values for every kind of path parameter the app has, made in beforeAll. */
+interface Valid {
+  rollout: ExternalRollout;
+  claimed: ClaimedRollout;
+  batchId: string;
 }
 
+/** A valid value for each `:param` of `path`, by what it names there; throws for a parameter this test does not know yet. */
+function fillValid(path: string, valid: Valid): string {
+  const batchRoute = /^\/(v1\/)?batches\//.test(path);
+  const attemptRoute = path.includes("/attempts/:attempt");
+  return path.replace(/:([a-z_]+)/g, (_, name: string) => {
+    if (name === "id") return batchRoute ? valid.batchId : attemptRoute ? valid.claimed.rollout_id : valid.rollout.rollout_id;
+    if (name === "attempt") return String(valid.claimed.attempt);
+    if (name === "name") return RESOURCE;
+    if (name === "version") return "1";
+    throw new Error(`no valid value for :${name} in ${path}: teach fillValid this parameter`);
+  });
+}
+
+const TOKEN = "fuzz-api-token";
+const RESOURCE = "fuzz-resource";
+const app = createApp();
 /** Every route the app registers (middleware entries left out). */
-const ROUTES = createApp().routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, path: r.path }));
+const ROUTES = app.routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, path: r.path }));
+/** Routes whose POST reads no JSON body: the login form (a form parser), and actions that take none. */
+const NO_JSON_BODY = new Set(["POST /login", "POST /logout", "POST /v1/rollouts/:id/cancel", "POST /v1/batches/:id/cancel", "POST /batches/:id/cancel"]);
+/** The dashboard's login form answers a refused login with the form again (401 text/html), for a browser. */
+const HTML_FORM = "POST /login";
+
+/** Sends through the Worker as deployed (no API_TOKEN), or through the app with API_TOKEN set. */
+async function send(withToken: boolean, method: string, path: string, body: string | undefined, headers: Record<string, string> = {}): Promise<Response> {
+  // A redirect is the route's answer (the dashboard's form posts end in 303): following it would
+  // fuzz the page it points at instead, and render a whole dashboard page per request.
+  const init: RequestInit = { method, body, headers, redirect: "manual" };
+  if (!withToken) return api(path, init);
+  const ctx = createExecutionContext();
+  const response = await app.fetch(new Request(`http://w${path}`, init), { ...env, API_TOKEN: TOKEN }, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+async function outcome(response: Response, method: string, path: string): Promise<Outcome> {
+  await response.body?.cancel();
+  return { route: `${method} ${path.slice(0, 80)}`, status: response.status, contentType: response.headers.get("content-type") };
+}
+
 const outcomes: Outcome[] = [];
-let live: ExternalRollout;
+/** `<mode> <METHOD> <path>` of every route fuzzed, to compare with the app's route table at the end. */
+const fuzzed = new Set<string>();
+const logged: string[] = [];
+let valid: Valid;
 const rng = createRng(1010);
 const random = () => rng.next();
 
-describe("fuzzing every route (integration)", () => {
-  beforeAll(async () => {
-    live = await createExternal();
+beforeAll(async () => {
+  // Errors logged anywhere in the Worker's isolate: routes, Durable Objects, queue consumers, alarms.
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+    logged.push(args.map((a) => (a instanceof Error ? a.stack : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+  });
+  // And promises the Worker left to fail on their own (waitUntil work, stream pumps).
+  addEventListener("unhandledrejection", (event) => {
+    logged.push(`unhandled rejection: ${event.reason instanceof Error ? event.reason.stack : String(event.reason)}`);
+  });
+  const agent = uniqueAgent("fuzz");
+  const batchId = await externalBatch(agent, 1, 1);
+  const claimed = await waitFor("a claimable attempt", async () => (await claim("fuzz-runner", agent))[0], 20_000);
+  const rollout = await createExternal();
+  const put = await api(`/v1/resources/${RESOURCE}`, { method: "PUT", body: JSON.stringify({ prompt: "fuzz" }) });
+  expect(put.status).toBe(201);
+  valid = { rollout, claimed, batchId };
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+  console.log(`fuzz: ${outcomes.length} requests over ${ROUTES.length} routes; 5xx: ${outcomes.filter((o) => o.status >= 500).length}`);
+});
+
+describe.each([
+  { mode: "without API_TOKEN", withToken: false },
+  { mode: "with API_TOKEN set", withToken: true },
+])("fuzzing every route $mode (integration)", ({ withToken }) => {
+  it("has a valid value for every path parameter of every route the app has", () => {
+    expect(ROUTES.map((route) => `${route.method} ${fillValid(route.path, valid)}`)).toHaveLength(app.routes.filter((r) => r.method !== "ALL").length);
   });
 
-  afterAll(() => {
-    console.log(`fuzz: ${outcomes.length} requests over ${ROUTES.length} routes; 5xx: ${outcomes.filter((o) => o.status >= 500).length}`);
-  });
-
-  it("finds every route of the app", () => {
-    expect(ROUTES.length).toBeGreaterThanOrEqual(20);
-  });
-
-  it.each(ROUTES)("never answers 5xx on $method $path, and every non-2xx is problem+json", async (route) => {
+  it.each(ROUTES)("never answers 5xx on $method $path, every non-2xx is problem+json, and a body reaches its parser", async (route) => {
     const seen: Outcome[] = [];
+    fuzzed.add(`${withToken} ${route.method} ${route.path}`);
     const hasBody = route.method === "POST" || route.method === "PUT";
-    const fill = (id: string) => route.path.replace(/:[a-z_]+/g, id);
-    const targets = route.path.includes(":") ? [fill(live.rollout_id), ...ODD_IDS.map(fill)] : [route.path];
-    const auth = { authorization: `Bearer ${live.llm.api_key}` };
-    for (const target of targets) seen.push(await send(route.method, target, hasBody ? "{}" : undefined, auth));
-    for (const query of ["?offset=-1&limit=abc", "?after=xyz&limit=1e9"]) seen.push(await send(route.method, `${targets[0]}${query}`, hasBody ? "{}" : undefined));
-    seen.push(await send(route.method, targets[0]!, hasBody ? "{}" : undefined, { "last-event-id": "not-a-number", "x-edge-rollout-attempt": "0", ...auth }));
+    const target = fillValid(route.path, valid);
+    const key = route.path.includes("/attempts/:attempt") ? valid.claimed.llm.api_key : valid.rollout.llm.api_key;
+    // The gateway takes the rollout's own key; with API_TOKEN set every other route takes that token.
+    const auth = { authorization: `Bearer ${withToken && !/\/llm\//.test(route.path) ? TOKEN : key}` };
+    const go = async (path: string, body: string | undefined, headers: Record<string, string> = auth) => seen.push(await outcome(await send(withToken, route.method, path, body, headers), route.method, path));
+    if (hasBody && !NO_JSON_BODY.has(`${route.method} ${route.path}`)) {
+      // Past the path checks with valid values, a body that is not JSON must meet the JSON parser.
+      const response = await send(withToken, route.method, target, "{oops", auth);
+      expect([response.status, ((await response.json()) as { detail?: string }).detail]).toEqual([400, "request body is not valid JSON"]);
+    }
+    const odd = withToken ? [] : ODD_IDS.map((id) => route.path.replace(/:[a-z_]+/g, id)).filter((path) => path !== route.path);
+    for (const path of [target, ...odd]) await go(path, hasBody ? "{}" : undefined);
+    for (const query of ["?offset=-1&limit=abc", "?after=xyz&limit=1e9"]) await go(`${target}${query}`, hasBody ? "{}" : undefined, {});
+    await go(target, hasBody ? "{}" : undefined, { "last-event-id": "not-a-number", "x-edge-rollout-attempt": "0", ...auth });
     if (hasBody) {
-      for (const body of fixedBodies()) seen.push(await send(route.method, targets[0]!, body, auth));
-      if (OVERSIZED_ROUTES.has(`${route.method} ${route.path}`)) for (const body of oversizedBodies()) seen.push(await send(route.method, targets[0]!, body, auth));
-      for (let i = 0; i < 6; i++) seen.push(await send(route.method, targets[0]!, JSON.stringify(randomJson(random, 4)), auth));
+      for (const body of fixedBodies()) await go(target, body);
+      if (OVERSIZED_ROUTES.has(`${route.method} ${route.path}`)) for (const body of oversizedBodies()) await go(target, body);
+      for (let i = 0; i < (withToken ? 2 : 6); i++) await go(target, JSON.stringify(randomJson(random, 4)));
     }
     outcomes.push(...seen);
     expect(seen.filter((o) => o.status >= 500)).toEqual([]);
     // 3xx is a redirect (a form post's answer), not an error: every other non-2xx must be problem+json.
-    expect(seen.filter((o) => (o.status < 200 || o.status >= 400) && o.contentType !== "application/problem+json")).toEqual([]);
+    const problem = (o: Outcome) => o.contentType === "application/problem+json" || (`${route.method} ${route.path}` === HTML_FORM && o.status === 401 && o.contentType?.startsWith("text/html"));
+    expect(seen.filter((o) => (o.status < 200 || o.status >= 400) && !problem(o))).toEqual([]);
   }, 120_000);
+});
+
+describe("after the fuzz (integration)", () => {
+  it("fuzzed exactly the app's routes, in both modes", () => {
+    const appRoutes = app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method} ${r.path}`);
+    expect([...fuzzed].sort()).toEqual([...appRoutes.map((r) => `false ${r}`), ...appRoutes.map((r) => `true ${r}`)].sort());
+  });
 
   it("sends the oversized bodies to routes the app has, one per way a body is read", () => {
     const registered = new Set(ROUTES.map((route) => `${route.method} ${route.path}`));
     expect([...OVERSIZED_ROUTES].filter((route) => !registered.has(route))).toEqual([]);
+  });
+
+  it("logs no error while answering or afterwards, in queue consumers or alarms", async () => {
+    // The consumers and alarms the fuzz set off run after their answers: give them time to run.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(logged).toEqual([]);
   });
 });

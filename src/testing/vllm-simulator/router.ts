@@ -24,6 +24,8 @@ export interface RouterState extends SimulatorContext {
   closing: AbortSignal;
   /** Registers a held (timeout-fault) request so close() can release it. */
   hold(req: IncomingMessage, ms: number): void;
+  /** Resolves once generations may start: at once, unless a test holds them (VllmSimulator.holdGenerations). */
+  gate(): Promise<void>;
 }
 
 type Generator = (body: unknown, scope: RequestScope, context: SimulatorContext) => Promise<void>;
@@ -75,6 +77,7 @@ async function generateWithFaults(generator: Generator, req: IncomingMessage, re
   const disconnected = new AbortController();
   res.on("close", () => disconnected.abort());
   const signal = AbortSignal.any([disconnected.signal, state.closing]);
+  await state.gate();
   await generator(body, { res, signal, config, malformed: fault === "malformed", requestIdHeader }, state);
 }
 

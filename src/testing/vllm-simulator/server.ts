@@ -25,6 +25,12 @@ export interface VllmSimulator {
    * field. Throws a RangeError naming the field for bad values, or for host/port, which cannot change.
    */
   configure(patch: z.input<typeof SimulatorConfigPatch>): void;
+  /**
+   * Holds every generation request from now on, after it is counted in stats, until the returned
+   * function is called (or the simulator closes): a test makes calls overlap for certain, however
+   * slowly they arrive, instead of racing a long time to first token.
+   */
+  holdGenerations(): () => void;
 }
 
 /**
@@ -42,6 +48,12 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
   const stats = createStatsRecorder();
   const closing = new AbortController();
   const held = new Set<IncomingMessage>();
+  // Generations wait on this while a test holds them (holdGenerations); null when none does.
+  let gate: { promise: Promise<void>; open: () => void } | null = null;
+  const openGate = () => {
+    gate?.open();
+    gate = null;
+  };
   // The port is filled in once bound; requests cannot arrive before that.
   const engine: PdEngine = { engineId: `sim-${randomUUID()}`, host: config.host, port: config.port };
 
@@ -66,6 +78,7 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
       engine: () => engine,
       interrupted: new InterruptedGenerations(),
       closing: closing.signal,
+      gate: () => gate?.promise ?? Promise.resolve(),
       hold(req, ms) {
         held.add(req);
         const timer = setTimeout(() => req.socket.destroy(), ms);
@@ -99,9 +112,18 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
     configure(patch) {
       configure(patch);
     },
+    holdGenerations() {
+      if (gate === null) {
+        let open = () => {};
+        const promise = new Promise<void>((resolve) => (open = resolve));
+        gate = { promise, open };
+      }
+      return openGate;
+    },
     close() {
       closed ??= new Promise<void>((resolve, reject) => {
         closing.abort();
+        openGate();
         for (const req of held) req.socket.destroy();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
