@@ -23,7 +23,7 @@ const values = commandLine({
     "train-ms": { type: "string", default: "", help: "time one step trains (default: the median rollout time, measured first)" },
     tail: { type: "string", default: "pareto", help: "response-length tail: pareto or lognormal" },
     shape: { type: "string", default: "", help: "pareto alpha (default 1.5) or lognormal sigma (default 1)" },
-    "per-token-ms": { type: "string", default: "2", help: "simulated decode time per token" },
+    "per-token-ms": { type: "string", default: "30", help: "simulated decode time per token (30 ms: 32 streams stay well under what one local workerd relays, so the schedule, not the relay, is measured)" },
     k: { type: "string", default: "1", help: "staleness bound of the async modes" },
     verbose: { type: "boolean", default: false, help: "print the runtime's own output" },
   },
