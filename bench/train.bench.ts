@@ -118,7 +118,7 @@ try {
   }));
   times.sort((a, b) => a - b);
   const trainMs = values["train-ms"] ? Number(values["train-ms"]) : Math.round(times[Math.floor(times.length / 2)]!);
-  console.log(`bench:train: B×n = ${values.batch}×${values.n}, ${steps} steps per mode, --train-ms ${trainMs} (median rollout), --tail ${tail.distribution} shape ${tail.shape ?? (tail.distribution === "pareto" ? 1.5 : 1)} (scale 64 tokens, cap 2048), ${values["per-token-ms"]} ms/token, k = ${k}; every sample is a plain call, so 100% of tokens are interruptible`);
+  console.log(`bench:train: B×n = ${values.batch}×${values.n}, ${steps} steps per mode, --train-ms ${trainMs} (median rollout), --tail ${tail.distribution} shape ${tail.shape ?? (tail.distribution === "pareto" ? 1.5 : 1)} (scale 64 tokens, cap 2048), ${values["per-token-ms"]} ms/token, k = ${k}; every sample is a plain call, so 100% of tokens are interruptible; each mode is timed from its first step's training on (filling the pipeline once is start-up)`);
   const modes: ModeSpec[] = [
     { name: "verl/hybrid", schedule: "hybrid", syncMode: "drain", maxStaleness: 0 },
     { name: "verl/one_step_off", schedule: "one_step_off", syncMode: "drain", maxStaleness: 1 },
