@@ -24,6 +24,7 @@ import type { RunCodeInput, RunCodeResult } from "../src/schemas/run-code";
 import { SANDBOX_COMPATIBILITY_DATE, failedResult } from "../src/sandbox/loader-sandbox";
 import { parseRunCodeRequest } from "../src/sdk/run-code";
 import { workerdListeningOn } from "./workerd-children";
+import { withoutAddedSignalHandlers } from "./library-signal-handlers";
 import { WORKERD_ESM } from "./workerd-bundle";
 
 /** Options of the sandbox host. */
@@ -80,7 +81,8 @@ async function bundle(): Promise<string> {
 
 /** Starts one sandbox workerd, and finds its pid by the port it listens on. */
 async function launch(script: string): Promise<Runtime> {
-  const mf = new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) });
+  // Without the exit-at-once SIGINT/SIGTERM handlers Miniflare adds: Ctrl-C belongs to the stack's owner.
+  const mf = await withoutAddedSignalHandlers(() => new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) }));
   const url = await mf.ready;
   return { mf, url, pid: workerdListeningOn(Number(url.port)) };
 }
