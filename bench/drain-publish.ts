@@ -4,6 +4,7 @@
  * (`ignore_eos` makes the simulator generate exactly `max_tokens`) and finish; each session then
  * publishes its record, ATIF and sample table, and the results consumer feeds and packs the group.
  */
+import { fetchAgain } from "./fetch-again";
 
 /** What to publish. */
 export interface DrainPublishShape {
@@ -18,19 +19,9 @@ export interface DrainPublishShape {
   concurrency: number;
 }
 
-/**
- * One POST; a connection the server had already closed (a kept-alive socket that workerd let go
- * just as it was reused: the request never reached the Worker) is retried on a new one, twice.
- */
-async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}, attempt = 0): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    if (attempt < 2 && (cause === "UND_ERR_SOCKET" || cause === "ECONNRESET")) return post(url, body, headers, attempt + 1);
-    throw error;
-  }
+/** One POST; a connection the server had already closed is retried on a new one (fetch-again.ts). */
+async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const response = await fetchAgain(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   const text = await response.text();
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;

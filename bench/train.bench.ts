@@ -11,6 +11,7 @@ import { commandLine } from "../scripts/command-line";
 import { startDevStack } from "../scripts/dev-stack";
 import type { TailOptions, VllmSimulatorOptions } from "../src/testing/vllm-simulator/options";
 import { freePort } from "../src/testing/free-port";
+import { fetchAgain } from "./fetch-again";
 import { type ModeSpec, type TrainerStack, runMode } from "./train-loop";
 
 const values = commandLine({
@@ -38,20 +39,6 @@ const stateDir = `.tmp/bench-train-${process.pid}`;
 const stack = await startDevStack("miniflare", { workerPort: await freePort(), stateDir, reset: true, simulator, onAgentLog: null, verbose: values.verbose });
 // A runtime that dies mid-run is named, not left to surface as a refused connection later.
 void stack.ended.then((reason) => console.error(`bench:train: the stack ended: ${reason}`));
-/**
- * `fetch`, again (at most twice more) when the connection broke before any answer came: under a
- * saturated local runtime a kept-alive socket is now and then closed just as a request goes out
- * ("other side closed", ECONNRESET). Only requests that are safe to repeat go through here.
- */
-async function fetchAgain(url: string, init?: RequestInit): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fetch(url, init);
-    } catch (error) {
-      if (attempt >= 3) throw error;
-    }
-  }
-}
 const json = async (path: string, init?: RequestInit): Promise<any> => (await fetchAgain(`${stack.workerUrl}${path}`, { ...init, headers: { "content-type": "application/json" } })).json();
 
 /** External rollouts reused across samples (one call at a time each), so a sample costs one gateway call, not a rollout's creation too. */
