@@ -16,6 +16,8 @@ export {
   SPECIAL_TOKENS,
   type DecodeOptions,
 } from "./vllm-simulator/tokenizer";
+export { decodeIds, tokenText, isTokenId, type SimTokenizer, type TokenizerName, type ChatRenderOptions } from "./vllm-simulator/sim-tokenizer";
+export { tokenizerFor } from "./vllm-simulator/tokenizer-registry";
 export { renderChatPrompt, renderAssistantBody, toolCallBlockText, toolsBlockText, type RenderChatOptions } from "./vllm-simulator/chat-template";
 export { parseHermesOutput, type ParsedCompletion, type ParsedToolCall } from "./vllm-simulator/hermes";
 export { createRng, type Rng } from "./vllm-simulator/rng";

@@ -7,7 +7,8 @@ import type { RequestScope } from "./context";
 import type { PdAdmission } from "./pd-handshake";
 import { reasoningFields } from "./reasoning-split";
 import type { ChatCompletionRequest } from "./request-schemas";
-import { decode } from "./tokenizer";
+import { decodeIds } from "./sim-tokenizer";
+import { tokenizerFor } from "./tokenizer-registry";
 
 /** Everything both answer modes need about one chat request. */
 export interface ChatGeneration {
@@ -37,6 +38,6 @@ export function chatUsage(chat: ChatGeneration, completionTokens: number, reason
 
 /** The prompt as the template rendered it (vLLM PR #42052), sent with `return_token_ids`. */
 export function promptTextField(chat: ChatGeneration, scope: RequestScope): Record<string, string> {
-  return chat.request.return_token_ids && scope.config.compat.promptText ? { prompt_text: decode(chat.promptIds) } : {};
+  return chat.request.return_token_ids && scope.config.compat.promptText ? { prompt_text: decodeIds(tokenizerFor(scope.config.tokenizer), chat.promptIds) } : {};
 }
 

@@ -4,16 +4,16 @@
  * parsers split each generation into the answer's content, reasoning and tool calls.
  */
 import type { SimulatorConfig } from "./options";
-import { renderAssistantBody } from "./chat-template";
 import { type ForcedChoice, type AnswerToolCall, forcedOutputText, parseForcedOutput } from "./forced-tools";
 import { type Generation, generateIds } from "./generation";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
 import type { PolicyInput, PolicyOutput, ToolMode } from "./policy";
 import { scriptedOutput } from "./script";
-import { splitReasoning } from "./reasoning-split";
+import { type ReasoningMode, splitReasoning } from "./reasoning-split";
 import { createRng, hashParts } from "./rng";
-import { encode } from "./tokenizer";
+import type { SimTokenizer } from "./sim-tokenizer";
+import { tokenizerFor } from "./tokenizer-registry";
 
 /** How the answer's tool calls come about. */
 export type ToolParsing = "none" | "hermes" | ForcedChoice;
@@ -54,12 +54,13 @@ export function choiceSeed(seed: number, index: number, temperature: number | nu
 }
 
 /** The body ids the model writes for `output` under `parsing`, a think block kept before forced JSON. */
-function bodyIds(output: PolicyOutput, parsing: ToolParsing, firstTool: string, reasoningParser: boolean): number[] {
-  if (parsing === "none" || parsing === "hermes") return renderAssistantBody(output.content, output.toolCalls);
+function bodyIds(tokenizer: SimTokenizer, output: PolicyOutput, parsing: ToolParsing, firstTool: string, reasoningParser: boolean): number[] {
+  if (parsing === "none" || parsing === "hermes") return tokenizer.renderAssistantBody(output.content, output.toolCalls);
   // Constrained decoding starts after the reasoning a reasoning parser sets aside; without one,
   // the whole output is the JSON.
   const think = reasoningParser ? (/^<think>[\s\S]*?<\/think>\n?/.exec(output.content)?.[0] ?? "") : "";
-  return encode(think + forcedOutputText(parsing, output.toolCalls, firstTool));
+  // As an answer with no tool calls, so the think block takes the model's own form (Qwen3's).
+  return tokenizer.renderAssistantBody(think + forcedOutputText(parsing, output.toolCalls, firstTool), []);
 }
 
 /**
@@ -73,14 +74,15 @@ export function isEmptyReply(emptyReplyRate: number, seed: number): boolean {
 /** Generates one choice: an empty reply (EOS at once) with `emptyReplyRate`, else the policy's answer. */
 export function generateChoice(
   policy: Omit<PolicyInput, "rng" | "successRate">,
-  config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser" | "seed" | "successRate" | "difficulty" | "tail">,
+  config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser" | "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">,
   parsing: ToolParsing,
   seed: number,
   limits: { maxTokens: number; stop: string[]; ignoreEos?: boolean },
 ): Generation {
-  if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds([], limits);
+  const tokenizer = tokenizerFor(config.tokenizer);
+  if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds(tokenizer, [], limits);
   const output = scriptedOutput(policy, config, seed);
-  return generateIds(bodyIds(output, parsing, policy.toolNames[0] ?? "", config.reasoningParser), limits);
+  return generateIds(tokenizer, bodyIds(tokenizer, output, parsing, policy.toolNames[0] ?? "", config.reasoningParser), limits);
 }
 
 function hermesCalls(text: string | null): { content: string | null; toolCalls: AnswerToolCall[] } {
@@ -91,18 +93,19 @@ function hermesCalls(text: string | null): { content: string | null; toolCalls: 
 }
 
 /** Splits one generation like vLLM's chat_completion_full_generator does. */
-export function parseChoice(generation: Generation, parsing: ToolParsing, reasoningParser: boolean, includeReasoning: boolean): ParsedChoice {
-  const split = reasoningParser ? splitReasoning(generation.text) : { reasoning: null, content: generation.text };
-  const reasoningTokens = split.reasoning === null ? 0 : encode(`<think>${split.reasoning}</think>`).length;
-  const reasoning = includeReasoning ? split.reasoning : null;
+export function parseChoice(tokenizer: SimTokenizer, generation: Generation, parsing: ToolParsing, reasoning: ReasoningMode, includeReasoning: boolean): ParsedChoice {
+  const reasoningParser = reasoning !== null;
+  const split = reasoning !== null ? splitReasoning(generation.text, reasoning) : { reasoning: null, content: generation.text };
+  const reasoningTokens = split.reasoning === null ? 0 : tokenizer.encode(`<think>${split.reasoning}</think>`).length;
+  const shownReasoning = includeReasoning ? split.reasoning : null;
   const stopped = generation.finishReason === "stop";
-  if (parsing === "none") return { content: split.content ?? (reasoningParser ? null : ""), reasoning, toolCalls: [], finishReason: generation.finishReason, reasoningTokens };
+  if (parsing === "none") return { content: split.content ?? (reasoningParser ? null : ""), reasoning: shownReasoning, toolCalls: [], finishReason: generation.finishReason, reasoningTokens };
   if (parsing === "hermes") {
     const { content, toolCalls } = hermesCalls(split.content);
-    return { content, reasoning, toolCalls, finishReason: toolCalls.length > 0 && stopped ? "tool_calls" : generation.finishReason, reasoningTokens };
+    return { content, reasoning: shownReasoning, toolCalls, finishReason: toolCalls.length > 0 && stopped ? "tool_calls" : generation.finishReason, reasoningTokens };
   }
   const toolCalls = parseForcedOutput(parsing, split.content ?? "");
   // OpenAI's rule, which vLLM follows: "required" finishes with tool_calls, a named function with stop.
   const finishReason = parsing === "required" && stopped ? "tool_calls" : generation.finishReason;
-  return { content: "", reasoning, toolCalls, finishReason, reasoningTokens };
+  return { content: "", reasoning: shownReasoning, toolCalls, finishReason, reasoningTokens };
 }

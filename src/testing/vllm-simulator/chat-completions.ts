@@ -4,7 +4,6 @@
  * (`chat-stream.ts`). Field for field as vllm/entrypoints/openai/chat_completion/protocol.py
  * serialises them; see docs/vllm.md for the version switches in `compat`.
  */
-import { renderChatPrompt } from "./chat-template";
 import { type ChatGeneration, answerMessage, chatUsage, promptTextField } from "./chat-answer";
 import { type ChatChoice, choiceSeed, generateChoice, parseChoice, toolParsingOf } from "./chat-choices";
 import type { RequestScope, SimulatorContext } from "./context";
@@ -20,6 +19,8 @@ import { ChatCompletionRequest, contentText } from "./request-schemas";
 import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, responseId, stopList } from "./request-checks";
 import { requestMetrics } from "./request-metrics";
 import { streamChatCompletion } from "./chat-stream";
+import { reasoningModeOf } from "./reasoning-split";
+import { tokenizerFor } from "./tokenizer-registry";
 
 function toolModeOf(request: ChatCompletionRequest): ToolMode {
   const choice = request.tool_choice;
@@ -45,15 +46,20 @@ function checkRequestModel(request: ChatCompletionRequest): void {
 
 /**
  * Whether this request's answer starts with a `<think>` block: `chat_template_kwargs.enable_thinking`
- * when sent (Qwen3's template switch), else Qwen3's soft switch (`/think` or `/no_think` in the last
- * user or system message), else the server's `thinking` setting.
+ * when sent (Qwen3's template switch), else Qwen3's soft switch (the most recent `/think` or
+ * `/no_think` in a user or system message: Qwen3 follows the latest instruction of a multi-turn
+ * chat), else the server's `thinking` setting.
  */
 function thinkingFor(request: ChatCompletionRequest, turns: readonly PolicyTurn[], thinking: boolean): boolean {
   const enabled = request.chat_template_kwargs?.enable_thinking;
   if (typeof enabled === "boolean") return enabled;
-  const instruction = [...turns].reverse().find((turn) => turn.role === "user" || turn.role === "system")?.content ?? "";
-  if (/(^|\s)\/no_think\b/.test(instruction)) return false;
-  if (/(^|\s)\/think\b/.test(instruction)) return true;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i]!;
+    if (turn.role !== "user" && turn.role !== "system") continue;
+    const switches = [...turn.content.matchAll(/(?:^|\s)\/(no_think|think)\b/g)];
+    const last = switches.at(-1)?.[1];
+    if (last !== undefined) return last === "think";
+  }
   return thinking;
 }
 
@@ -71,7 +77,13 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
   checkMaxTokens(maxTokens, request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens");
   if (request.tools?.length === 0) request.tools = null; // "required" with no tools behaves as "none"
 
-  const promptIds = renderChatPrompt(request.messages, { tools: request.tools, addGenerationPrompt: request.add_generation_prompt, stripThinkInHistory: config.stripThinkInHistory });
+  const tokenizer = tokenizerFor(config.tokenizer);
+  const promptIds = tokenizer.renderChat(request.messages, {
+    tools: request.tools,
+    addGenerationPrompt: request.add_generation_prompt,
+    chatTemplateKwargs: request.chat_template_kwargs,
+    stripThinkInHistory: config.stripThinkInHistory,
+  });
   checkContextLength(config.maxModelLen, promptIds.length, maxTokens);
   const pd = admitPdRequest(config.role, request, promptIds, context.stats);
 
@@ -93,7 +105,9 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
 function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: SimulatorContext): Record<string, unknown> {
   const { request } = chat;
   const { config } = scope;
-  const parsed = chat.choices.map((choice) => parseChoice(choice.generation, chat.parsing, config.reasoningParser, request.include_reasoning !== false));
+  const tokenizer = tokenizerFor(config.tokenizer);
+  const mode = reasoningModeOf(config, request.chat_template_kwargs);
+  const parsed = chat.choices.map((choice) => parseChoice(tokenizer, choice.generation, chat.parsing, mode, request.include_reasoning !== false));
   const completionTokens = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
   const reasoningTokens = config.reasoningParser ? parsed.reduce((sum, p) => sum + p.reasoningTokens, 0) : null;
   const first = chat.choices[0]!.generation;
@@ -107,7 +121,7 @@ function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: 
     choices: chat.choices.map((choice, i) => ({
       index: choice.index,
       message: answerMessage(parsed[i]!, scope),
-      logprobs: request.logprobs ? { content: chatLogprobEntries(choice.seed, choice.generation.tokenIds, request.top_logprobs ?? 0) } : null,
+      logprobs: request.logprobs ? { content: chatLogprobEntries(tokenizer, choice.seed, choice.generation.tokenIds, request.top_logprobs ?? 0) } : null,
       finish_reason: parsed[i]!.finishReason,
       stop_reason: choice.generation.stopReason,
       token_ids: request.return_token_ids ? choice.generation.tokenIds : null,

@@ -12,9 +12,10 @@ import { HermesStreamParser } from "./hermes-stream";
 import { type SseWriter, pause, startSse } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
 import type { SimulatorConfig } from "./options";
-import { reasoningFields, splitReasoningSoFar } from "./reasoning-split";
+import { type ReasoningMode, reasoningFields, reasoningModeOf, splitReasoningSoFar } from "./reasoning-split";
 import { requestMetrics } from "./request-metrics";
-import { encode } from "./tokenizer";
+import type { SimTokenizer } from "./sim-tokenizer";
+import { tokenizerFor } from "./tokenizer-registry";
 
 /** One choice's stream state: the text so far and what of it has been sent. */
 class ChoiceStream {
@@ -26,11 +27,15 @@ class ChoiceStream {
   readonly #forced: ForcedToolStreamParser | undefined;
   readonly #config: SimulatorConfig;
   readonly #includeReasoning: boolean;
+  readonly #tokenizer: SimTokenizer;
+  readonly #mode: ReasoningMode;
 
-  constructor(choice: ChatChoice, parsing: ToolParsing, config: SimulatorConfig, includeReasoning: boolean) {
+  constructor(choice: ChatChoice, parsing: ToolParsing, config: SimulatorConfig, includeReasoning: boolean, mode: ReasoningMode) {
     this.choice = choice;
     this.#config = config;
     this.#includeReasoning = includeReasoning;
+    this.#tokenizer = tokenizerFor(config.tokenizer);
+    this.#mode = mode;
     if (parsing === "hermes") this.#hermes = new HermesStreamParser();
     else if (parsing !== "none") this.#forced = new ForcedToolStreamParser(parsing, choice.index);
   }
@@ -42,15 +47,15 @@ class ChoiceStream {
 
   /** Reasoning tokens streamed so far. */
   get reasoningTokens(): number {
-    return this.#sentReasoning === "" ? 0 : encode(`<think>${this.#sentReasoning}</think>`).length;
+    return this.#sentReasoning === "" ? 0 : this.#tokenizer.encode(`<think>${this.#sentReasoning}</think>`).length;
   }
 
   /** The delta that token `position` adds; empty when nothing can be sent yet. */
   step(position: number): Record<string, unknown> {
     const textDelta = this.choice.generation.textDeltas[position] ?? "";
     this.#text += textDelta;
-    if (!this.#config.reasoningParser && !this.#hermes && !this.#forced) return { content: textDelta };
-    const split = this.#config.reasoningParser ? splitReasoningSoFar(this.#text) : { reasoning: "", content: this.#text };
+    if (this.#mode === null && !this.#hermes && !this.#forced) return { content: textDelta };
+    const split = this.#mode !== null ? splitReasoningSoFar(this.#text, this.#mode) : { reasoning: "", content: this.#text };
     const delta: Record<string, unknown> = {};
     const reasoning = split.reasoning.slice(this.#sentReasoning.length);
     this.#sentReasoning = split.reasoning;
@@ -106,7 +111,9 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
     return aborted(sse, 0);
   }
 
-  const streams = chat.choices.map((choice) => new ChoiceStream(choice, chat.parsing, config, request.include_reasoning !== false));
+  const mode = reasoningModeOf(config, request.chat_template_kwargs);
+  const streams = chat.choices.map((choice) => new ChoiceStream(choice, chat.parsing, config, request.include_reasoning !== false, mode));
+  const tokenizer = tokenizerFor(config.tokenizer);
   const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
   for (let position = 0; position < longest; position++) {
     if (!(await pause(config.latency.perTokenMs, scope.signal))) return aborted(sse, position);
@@ -119,7 +126,7 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
       const choice: Record<string, unknown> = {
         index: stream.choice.index,
         delta,
-        logprobs: request.logprobs ? { content: chatLogprobEntries(stream.choice.seed, [ids[position] as number], request.top_logprobs ?? 0, position) } : null,
+        logprobs: request.logprobs ? { content: chatLogprobEntries(tokenizer, stream.choice.seed, [ids[position] as number], request.top_logprobs ?? 0, position) } : null,
         finish_reason: last ? finishReason(stream, chat.parsing) : null,
         token_ids: request.return_token_ids ? [ids[position]] : null,
       };

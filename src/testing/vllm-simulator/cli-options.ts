@@ -36,7 +36,10 @@ export const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx src/t
   --tail-shape <x>              pareto alpha (default 1.5) or lognormal sigma (default 1)
   --tail-scale-tokens <n>       pareto minimum or lognormal median, in tokens; default 64
   --tail-max-tokens <n>         longest preamble; default 8192
-  --difficulty <k>              per-prompt success rate ~ Beta(k*p, k*(1-p)); default off`;
+  --difficulty <k>              per-prompt success rate ~ Beta(k*p, k*(1-p)); default off
+  --tokenizer <qwen3|toy>       vocabulary and chat template; default qwen3 (Qwen3's real ones;
+                                $VLLM_SIM_TOKENIZER overrides the default); toy is instant to load
+  --qwen3-parser <current|legacy>   reasoning-parser edge cases; default current`;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -82,6 +85,8 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       "tail-scale-tokens": { type: "string" },
       "tail-max-tokens": { type: "string" },
       difficulty: { type: "string" },
+      tokenizer: { type: "string" },
+      "qwen3-parser": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -115,6 +120,7 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       blockIdsLayout: values["block-ids-layout"] as CompatOptions["blockIdsLayout"],
       kvCacheGroups: number(values["kv-cache-groups"], "kv-cache-groups"),
       promptText: values["no-prompt-text"] ? false : undefined,
+      qwen3Parser: values["qwen3-parser"] as CompatOptions["qwen3Parser"],
     }),
     policyVersion: number(values["policy-version"], "policy-version"),
     tail: values.tail === undefined ? undefined : dropUndefined({
@@ -124,6 +130,7 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       maxTokens: number(values["tail-max-tokens"], "tail-max-tokens"),
     }),
     difficulty: number(values.difficulty, "difficulty"),
+    tokenizer: values.tokenizer as VllmSimulatorOptions["tokenizer"],
   };
   // Drop flags that were not given, so defaults apply.
   return dropUndefined(options);
@@ -175,5 +182,7 @@ export function simulatorArgs(options: Omit<VllmSimulatorOptions, "host" | "port
   value("tail-scale-tokens", options.tail?.scaleTokens);
   value("tail-max-tokens", options.tail?.maxTokens);
   value("difficulty", options.difficulty);
+  value("tokenizer", options.tokenizer);
+  value("qwen3-parser", options.compat?.qwen3Parser);
   return args;
 }

@@ -13,8 +13,11 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  const started = performance.now();
   const simulator = await startVllmSimulator(options);
   console.log(simulator.url);
+  // On stderr: callers read the URL as the first stdout line.
+  console.error(`vLLM simulator: tokenizer ${simulator.tokenizer} (ready in ${Math.round(performance.now() - started)} ms)`);
   const stop = (): void => {
     void simulator.close().then(() => process.exit(0));
   };

@@ -11,7 +11,6 @@ import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, modelValidatorError } from "./errors";
 import { replyAfterLatency } from "./faults";
-import { renderAssistantBody } from "./chat-template";
 import { logprobSeed, splitContinuation } from "./continuation";
 import { type Generation, generateIds, generationSeed } from "./generation";
 import { type SseWriter, pause, parseBody, startSse } from "./http-io";
@@ -20,7 +19,8 @@ import { type PdAdmission, admitPdRequest, prefillHandle } from "./pd-handshake"
 import { CompletionRequest } from "./request-schemas";
 import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, checkTokenIds, responseId, stopList } from "./request-checks";
 import { scriptedOutput } from "./script";
-import { decode, encode } from "./tokenizer";
+import { decodeIds } from "./sim-tokenizer";
+import { tokenizerFor } from "./tokenizer-registry";
 
 /** vLLM's CompletionRequest default for max_tokens. */
 const DEFAULT_MAX_TOKENS = 16;
@@ -44,6 +44,8 @@ interface PreparedCompletion {
   prefix: number[];
   choices: CompletionChoice[];
   pd: PdAdmission;
+  /** The config the request arrived under (its tokenizer decodes and scores the answer). */
+  config: RequestScope["config"];
 }
 
 function prepare(body: unknown, scope: RequestScope, context: SimulatorContext): PreparedCompletion {
@@ -57,26 +59,27 @@ function prepare(body: unknown, scope: RequestScope, context: SimulatorContext):
   }
   const maxTokens = request.max_tokens ?? DEFAULT_MAX_TOKENS;
   checkMaxTokens(maxTokens, "max_tokens");
-  const promptIds = typeof request.prompt === "string" ? encode(request.prompt) : request.prompt;
-  checkTokenIds(promptIds, "prompt");
+  const tokenizer = tokenizerFor(config.tokenizer);
+  const promptIds = typeof request.prompt === "string" ? tokenizer.encode(request.prompt) : request.prompt;
+  checkTokenIds(tokenizer, promptIds, "prompt");
   checkContextLength(config.maxModelLen, promptIds.length, maxTokens);
   const pd = admitPdRequest(config.role, request, promptIds, context.stats);
 
-  const { base, prefix } = splitContinuation(promptIds);
+  const { base, prefix } = splitContinuation(tokenizer, promptIds);
   const requestNumber = context.nextRequestNumber();
   const resumed = prefix.length > 0 && (request.n ?? 1) === 1 ? context.interrupted.take(base, prefix) : undefined;
   const seed = resumed ?? generationSeed(config.seed, request, requestNumber, base);
-  const read = readChatMlPrompt(decode(base));
+  const read = readChatMlPrompt(decodeIds(tokenizer, base));
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): CompletionChoice => {
     const choice = choiceSeed(seed, index, request.temperature);
     const output = isEmptyReply(config.emptyReplyRate, choice) ? undefined : scriptedOutput({ turns: read.turns, toolNames: read.toolNames, toolMode: read.toolNames.length > 0 ? "auto" : "none", thinking: config.thinking }, config, choice);
-    const body = output ? renderAssistantBody(output.content, output.toolCalls) : [];
+    const body = output ? tokenizer.renderAssistantBody(output.content, output.toolCalls) : [];
     // A continued turn picks the script up where its ids stop (a script already over ends with
     // EOS at once); stop strings apply to the new text only, as vLLM checks the output, not the prompt.
-    const generation = generateIds(body.slice(prefix.length), { maxTokens, stop: stopList(request.stop) });
+    const generation = generateIds(tokenizer, body.slice(prefix.length), { maxTokens, stop: stopList(request.stop) });
     return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation };
   });
-  return { request, id: responseId("cmpl", scope.requestIdHeader, request.request_id), promptIds, base, prefix, choices, pd };
+  return { request, id: responseId("cmpl", scope.requestIdHeader, request.request_id), promptIds, base, prefix, choices, pd, config };
 }
 function usage(promptTokens: number, completionTokens: number): Record<string, unknown> {
   return { prompt_tokens: promptTokens, total_tokens: promptTokens + completionTokens, completion_tokens: completionTokens, prompt_tokens_details: null };
@@ -89,7 +92,7 @@ function usage(promptTokens: number, completionTokens: number): Record<string, u
 function echoText(prepared: PreparedCompletion): string {
   const { request, promptIds } = prepared;
   if (!request.echo || request.return_token_ids) return "";
-  return typeof request.prompt === "string" ? request.prompt : decode(promptIds);
+  return typeof request.prompt === "string" ? request.prompt : decodeIds(tokenizerFor(prepared.config.tokenizer), promptIds);
 }
 
 /** Logprobs of tokens `start..` of a choice, behind the prompt's when echoing from the start. */
@@ -98,9 +101,10 @@ function choiceLogprobs(prepared: PreparedCompletion, choice: CompletionChoice, 
   if (request.logprobs === null || request.logprobs === undefined) return null;
   const { tokenIds, textDeltas } = choice.generation;
   // Positions count from the start of the assistant turn, so a continued turn's logprobs carry on.
-  const own = completionLogprobs(choice.seed, tokenIds.slice(start, end), textDeltas.slice(start, end), request.logprobs, prepared.prefix.length + start, offset);
+  const tokenizer = tokenizerFor(prepared.config.tokenizer);
+  const own = completionLogprobs(tokenizer, choice.seed, tokenIds.slice(start, end), textDeltas.slice(start, end), request.logprobs, prepared.prefix.length + start, offset);
   if (!request.echo || start > 0) return own;
-  const prompt = promptLogprobs(choice.seed, promptIds, request.logprobs);
+  const prompt = promptLogprobs(tokenizer, choice.seed, promptIds, request.logprobs);
   return concatLogprobs(prompt, prompt.tokens.join("").length, own);
 }
 

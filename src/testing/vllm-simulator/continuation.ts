@@ -7,9 +7,8 @@
  * tell which weights version produced it.
  */
 import { hashParts } from "./rng";
-import { EOS_TOKEN_ID, IM_START_TOKEN_ID, encode } from "./tokenizer";
+import type { SimTokenizer } from "./sim-tokenizer";
 
-const ASSISTANT_HEADER = [IM_START_TOKEN_ID, ...encode("assistant\n")];
 /** Aborted generations remembered for resumption; the oldest are forgotten first. */
 const MAX_REMEMBERED = 8192;
 
@@ -22,11 +21,12 @@ export interface Continuation {
 }
 
 /** Splits `promptIds` after its last `<|im_start|>assistant\n` when that turn has not ended. */
-export function splitContinuation(promptIds: readonly number[]): Continuation {
-  for (let i = promptIds.length - ASSISTANT_HEADER.length; i >= 0; i--) {
-    if (promptIds[i] === EOS_TOKEN_ID) break;
-    if (ASSISTANT_HEADER.every((id, k) => promptIds[i + k] === id)) {
-      const end = i + ASSISTANT_HEADER.length;
+export function splitContinuation(tokenizer: SimTokenizer, promptIds: readonly number[]): Continuation {
+  const header = tokenizer.assistantHeader;
+  for (let i = promptIds.length - header.length; i >= 0; i--) {
+    if (promptIds[i] === tokenizer.eosTokenId) break;
+    if (header.every((id, k) => promptIds[i + k] === id)) {
+      const end = i + header.length;
       return { base: promptIds.slice(0, end), prefix: promptIds.slice(end) };
     }
   }

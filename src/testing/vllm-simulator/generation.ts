@@ -2,10 +2,9 @@
  * @module Turns the policy's message into generated tokens: render it with the template's
  * assistant-body rule, append EOS, then apply stop strings and max_tokens as vLLM would.
  */
-import { renderAssistantBody } from "./chat-template";
 import type { PolicyOutput } from "./policy";
 import { hashParts } from "./rng";
-import { CONTROL_TOKEN_IDS, EOS_TOKEN_ID, createUtf8Decoder, decode, encode, tokenBytes } from "./tokenizer";
+import { type SimTokenizer, createUtf8Decoder, decodeIds } from "./sim-tokenizer";
 
 /** Limits on one generation. */
 export interface GenerateLimits {
@@ -44,11 +43,11 @@ export function generationSeed(serverSeed: number, request: { seed?: number | nu
   return hashParts(serverSeed, "request", requestNumber, promptIds);
 }
 
-function textDeltasOf(ids: readonly number[]): string[] {
+function textDeltasOf(tokenizer: SimTokenizer, ids: readonly number[]): string[] {
   // A streaming decoder holds back a partial UTF-8 character until its last byte arrives, as
   // vLLM's incremental detokenizer does.
   const decoder = createUtf8Decoder();
-  return ids.map((id) => (CONTROL_TOKEN_IDS.has(id) ? "" : decoder.decode(tokenBytes(id), { stream: true })));
+  return ids.map((id) => (tokenizer.controlTokenIds.has(id) ? "" : decoder.decode(tokenizer.tokenBytes(id), { stream: true })));
 }
 
 function findStop(text: string, stop: readonly string[]): { index: number; stop: string } | undefined {
@@ -62,19 +61,19 @@ function findStop(text: string, stop: readonly string[]): { index: number; stop:
 }
 
 /** Generates the tokens of `output` (rendered in hermes format) under `limits`. */
-export function generate(output: PolicyOutput, limits: GenerateLimits): Generation {
-  return generateIds(renderAssistantBody(output.content, output.toolCalls), limits);
+export function generate(tokenizer: SimTokenizer, output: PolicyOutput, limits: GenerateLimits): Generation {
+  return generateIds(tokenizer, tokenizer.renderAssistantBody(output.content, output.toolCalls), limits);
 }
 
 /** Generates `bodyIds` then EOS under `limits` (for output not in hermes format, e.g. constrained JSON). */
-export function generateIds(bodyIds: readonly number[], limits: GenerateLimits): Generation {
-  let ids = limits.ignoreEos ? continuedPastEos(bodyIds, limits.maxTokens) : [...bodyIds, EOS_TOKEN_ID];
+export function generateIds(tokenizer: SimTokenizer, bodyIds: readonly number[], limits: GenerateLimits): Generation {
+  let ids = limits.ignoreEos ? continuedPastEos(tokenizer, bodyIds, limits.maxTokens) : [...bodyIds, tokenizer.eosTokenId];
   let finishReason: Generation["finishReason"] = "stop";
   let stopReason: string | null = null;
   let cut: number | undefined;
 
   if (limits.stop.length > 0) {
-    const deltas = textDeltasOf(ids);
+    const deltas = textDeltasOf(tokenizer, ids);
     let text = "";
     for (let i = 0; i < ids.length; i++) {
       text += deltas[i];
@@ -95,16 +94,16 @@ export function generateIds(bodyIds: readonly number[], limits: GenerateLimits):
     cut = undefined;
   }
 
-  const full = decode(ids, { skipSpecialTokens: true });
+  const full = decodeIds(tokenizer, ids, { skipSpecialTokens: true });
   const text = cut === undefined ? full : full.slice(0, cut);
-  const textDeltas = textDeltasOf(ids);
+  const textDeltas = textDeltasOf(tokenizer, ids);
   if (cut !== undefined) clipDeltas(textDeltas, text.length);
   return { tokenIds: ids, finishReason, stopReason, text, textDeltas };
 }
 
 /** `bodyIds` repeated up to `maxTokens` (a space token when the body is empty): never EOS. */
-function continuedPastEos(bodyIds: readonly number[], maxTokens: number): number[] {
-  const body = bodyIds.length > 0 ? bodyIds : encode(" ");
+function continuedPastEos(tokenizer: SimTokenizer, bodyIds: readonly number[], maxTokens: number): number[] {
+  const body = bodyIds.length > 0 ? bodyIds : tokenizer.encode(" ");
   return Array.from({ length: maxTokens }, (_, i) => body[i % body.length]!);
 }
 

@@ -3,7 +3,7 @@
  * the legacy completions arrays). The sampled token is always the most likely one listed.
  */
 import { createRng, hashParts } from "./rng";
-import { FIRST_PLAIN_TOKEN_ID, VOCAB_SIZE, tokenToString } from "./tokenizer";
+import { type SimTokenizer, tokenText, utf8Bytes } from "./sim-tokenizer";
 
 /** One alternative token and its logprob. */
 export interface TokenChoice {
@@ -15,14 +15,15 @@ export interface TokenChoice {
  * The sampled token's logprob, in [-3, 0) and strictly negative, followed by `count - 1`
  * less likely alternatives; a pure function of (seed, position, token).
  */
-export function tokenChoices(seed: number, position: number, id: number, count: number): TokenChoice[] {
+export function tokenChoices(tokenizer: SimTokenizer, seed: number, position: number, id: number, count: number): TokenChoice[] {
+  const [first, last] = tokenizer.plainTokenRange;
   const rng = createRng(hashParts(seed, "logprob", position, id));
   const logprob = -3 * (1 - rng.next());
   const choices: TokenChoice[] = [{ id, logprob }];
   const used = new Set([id]);
   let current = logprob;
   while (choices.length < count) {
-    const alt = rng.int(FIRST_PLAIN_TOKEN_ID, VOCAB_SIZE - 1);
+    const alt = rng.int(first, last);
     if (used.has(alt)) continue;
     used.add(alt);
     current -= 0.01 + rng.next() * 1.5;
@@ -43,19 +44,18 @@ export interface ChatLogprobEntry extends ChatLogprob {
   top_logprobs: ChatLogprob[];
 }
 
-const utf8 = new TextEncoder();
-
-function chatLogprob(choice: TokenChoice): ChatLogprob {
-  const token = tokenToString(choice.id);
-  return { token, logprob: choice.logprob, bytes: Array.from(utf8.encode(token)) };
+/** One token as vLLM's chat logprobs show it: `decode([id])` and the UTF-8 bytes of that string. */
+function chatLogprob(tokenizer: SimTokenizer, choice: TokenChoice): ChatLogprob {
+  const token = tokenText(tokenizer, choice.id);
+  return { token, logprob: choice.logprob, bytes: utf8Bytes(token) };
 }
 
 /** `logprobs.content` entries for ids starting at `start` in the completion. */
-export function chatLogprobEntries(seed: number, ids: readonly number[], topLogprobs: number, start = 0): ChatLogprobEntry[] {
+export function chatLogprobEntries(tokenizer: SimTokenizer, seed: number, ids: readonly number[], topLogprobs: number, start = 0): ChatLogprobEntry[] {
   return ids.map((id, i) => {
-    const choices = tokenChoices(seed, start + i, id, Math.max(1, topLogprobs));
+    const choices = tokenChoices(tokenizer, seed, start + i, id, Math.max(1, topLogprobs));
     const [sampled] = choices as [TokenChoice];
-    return { ...chatLogprob(sampled), top_logprobs: topLogprobs > 0 ? choices.map(chatLogprob) : [] };
+    return { ...chatLogprob(tokenizer, sampled), top_logprobs: topLogprobs > 0 ? choices.map((choice) => chatLogprob(tokenizer, choice)) : [] };
   });
 }
 
@@ -69,15 +69,15 @@ export interface CompletionLogprobs {
 }
 
 /** Completions logprobs for ids starting at `start`, with text offsets counted from `offset`. */
-export function completionLogprobs(seed: number, ids: readonly number[], deltas: readonly string[], topLogprobs: number, start = 0, offset = 0): CompletionLogprobs {
+export function completionLogprobs(tokenizer: SimTokenizer, seed: number, ids: readonly number[], deltas: readonly string[], topLogprobs: number, start = 0, offset = 0): CompletionLogprobs {
   const out: CompletionLogprobs = { text_offset: [], token_logprobs: [], tokens: [], top_logprobs: [] };
   let position = offset;
   ids.forEach((id, i) => {
-    const choices = tokenChoices(seed, start + i, id, Math.max(1, topLogprobs));
+    const choices = tokenChoices(tokenizer, seed, start + i, id, Math.max(1, topLogprobs));
     out.text_offset.push(position);
     out.token_logprobs.push((choices[0] as TokenChoice).logprob);
-    out.tokens.push(tokenToString(id));
-    out.top_logprobs.push(Object.fromEntries(choices.map((c) => [tokenToString(c.id), c.logprob])));
+    out.tokens.push(tokenText(tokenizer, id));
+    out.top_logprobs.push(Object.fromEntries(choices.map((c) => [tokenText(tokenizer, c.id), c.logprob])));
     position += (deltas[i] ?? "").length;
   });
   return out;
@@ -87,9 +87,9 @@ export function completionLogprobs(seed: number, ids: readonly number[], deltas:
  * Completions logprobs of an echoed prompt (vLLM's prompt_logprobs, which start with None: the
  * first token has no context), offsets counted from 0 by token strings.
  */
-export function promptLogprobs(seed: number, promptIds: readonly number[], topLogprobs: number): CompletionLogprobs {
-  const strings = promptIds.map((id) => tokenToString(id));
-  const out = completionLogprobs(hashParts(seed, "prompt"), promptIds, strings, topLogprobs);
+export function promptLogprobs(tokenizer: SimTokenizer, seed: number, promptIds: readonly number[], topLogprobs: number): CompletionLogprobs {
+  const strings = promptIds.map((id) => tokenText(tokenizer, id));
+  const out = completionLogprobs(tokenizer, hashParts(seed, "prompt"), promptIds, strings, topLogprobs);
   if (out.token_logprobs.length > 0) {
     out.token_logprobs[0] = null;
     out.top_logprobs[0] = null;

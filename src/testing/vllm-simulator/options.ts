@@ -1,5 +1,6 @@
 /** @module Options of the vLLM simulator, their defaults, and the runtime patch that changes them. */
 import { z } from "zod";
+import type { TokenizerName } from "./sim-tokenizer";
 
 const Rate = z.number().min(0, "rates must be within 0..1").max(1, "rates must be within 0..1");
 
@@ -58,6 +59,12 @@ export const CompatOptions = z.strictObject({
   kvCacheGroups: z.int().min(1, "compat.kvCacheGroups must be >= 1").max(8, "compat.kvCacheGroups must be <= 8").optional(),
   /** Send the rendered `prompt_text` with `return_token_ids` (vLLM PR #42052). Default true. */
   promptText: z.boolean().optional(),
+  /**
+   * The qwen3 reasoning parser's edge cases: "current" (Qwen3/Qwen3.5 parser: no `</think>` while
+   * thinking means truncated reasoning, all of it reasoning) or "legacy" (both tags needed, else all
+   * content). Default "current".
+   */
+  qwen3Parser: z.enum(["current", "legacy"], { error: 'compat.qwen3Parser must be "current" or "legacy"' }).optional(),
 });
 export type CompatOptions = z.infer<typeof CompatOptions>;
 
@@ -129,6 +136,12 @@ export const VllmSimulatorOptions = z.strictObject({
    * κ keeps every prompt near p. Default none: every prompt has `successRate`.
    */
   difficulty: z.number().positive("difficulty must be > 0").nullable().optional(),
+  /**
+   * The vocabulary and chat template served: "qwen3" (Qwen3's real tokenizer and template, built
+   * once per process on first use, about a second) or "toy" (a small deterministic vocabulary with
+   * a ChatML template, instant). Default: the `VLLM_SIM_TOKENIZER` environment variable, else "qwen3".
+   */
+  tokenizer: z.enum(["qwen3", "toy"], { error: 'tokenizer must be "qwen3" or "toy"' }).optional(),
 });
 export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
 
@@ -164,6 +177,7 @@ export interface SimulatorConfig {
   policyVersion: number;
   tail: TailOptions | null;
   difficulty: number | null;
+  tokenizer: TokenizerName;
 }
 
 const DEFAULT_CONFIG: SimulatorConfig = {
@@ -181,11 +195,18 @@ const DEFAULT_CONFIG: SimulatorConfig = {
   reasoningParser: false,
   emptyReplyRate: 0,
   perRequestMetrics: false,
-  compat: { reasoningField: "reasoning", emptyToolCallsList: false, prefillEosParams: "null", blockIdsLayout: "per-group", kvCacheGroups: 1, promptText: true },
+  compat: { reasoningField: "reasoning", emptyToolCallsList: false, prefillEosParams: "null", blockIdsLayout: "per-group", kvCacheGroups: 1, promptText: true, qwen3Parser: "current" },
   policyVersion: 0,
   tail: null,
   difficulty: null,
+  tokenizer: "qwen3",
 };
+
+/** The default tokenizer: `VLLM_SIM_TOKENIZER` when it names one, else Qwen3's. */
+function defaultTokenizer(): TokenizerName {
+  const fromEnv = typeof process === "undefined" ? undefined : process.env.VLLM_SIM_TOKENIZER;
+  return fromEnv === "toy" || fromEnv === "qwen3" ? fromEnv : DEFAULT_CONFIG.tokenizer;
+}
 
 function describe(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`).join("; ");
@@ -195,7 +216,7 @@ function describe(error: z.ZodError): string {
 export function resolveOptions(options: unknown = {}): SimulatorConfig {
   const parsed = VllmSimulatorOptions.safeParse(options ?? {});
   if (!parsed.success) throw new RangeError(`invalid vLLM simulator options: ${describe(parsed.error)}`);
-  return applyPatch({ ...DEFAULT_CONFIG, host: parsed.data.host ?? DEFAULT_CONFIG.host, port: parsed.data.port ?? DEFAULT_CONFIG.port }, parsed.data);
+  return applyPatch({ ...DEFAULT_CONFIG, tokenizer: defaultTokenizer(), host: parsed.data.host ?? DEFAULT_CONFIG.host, port: parsed.data.port ?? DEFAULT_CONFIG.port }, parsed.data);
 }
 
 /** Parses a runtime patch; throws a RangeError naming the bad field. */
@@ -225,6 +246,7 @@ export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch)
     policyVersion: patch.policyVersion ?? config.policyVersion,
     tail: patch.tail === undefined ? config.tail : patch.tail,
     difficulty: patch.difficulty === undefined ? config.difficulty : patch.difficulty,
+    tokenizer: patch.tokenizer ?? config.tokenizer,
   };
 }
 

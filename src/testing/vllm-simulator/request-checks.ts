@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { modelNotFound, modelValidatorError, requestValidationError, validationError } from "./errors";
-import { isTokenId } from "./tokenizer";
+import { type SimTokenizer, isTokenId } from "./sim-tokenizer";
 
 /** vLLM's `VLLM_MAX_STOP_STRINGS` default (PR #51447): more stop strings fail request validation. */
 export const MAX_STOP_STRINGS = 4;
@@ -36,8 +36,8 @@ export function checkStopCount(stop: string | readonly string[] | null | undefin
 }
 
 /** Prompt token ids must be in the vocabulary. */
-export function checkTokenIds(ids: readonly number[], param: string): void {
-  const bad = ids.find((id) => !isTokenId(id));
+export function checkTokenIds(tokenizer: SimTokenizer, ids: readonly number[], param: string): void {
+  const bad = ids.find((id) => !isTokenId(tokenizer, id));
   if (bad !== undefined) throw validationError(`Token id ${bad} is out of vocabulary`, param, bad);
 }
 

@@ -29,6 +29,8 @@ export const ChatMessageParam = z.discriminatedUnion("role", [
     role: z.literal("assistant"),
     content: MessageContent.nullish(),
     tool_calls: z.array(ToolCallParam).nullish(),
+    /** Qwen3's template renders it as the turn's think block (when the turn keeps one). */
+    reasoning_content: z.string().nullish(),
   }),
   z.looseObject({ role: z.literal("tool"), content: MessageContent, tool_call_id: z.string() }),
 ]);
@@ -114,6 +116,7 @@ export const TokenizeRequest = z.union([
     messages: z.array(ChatMessageParam),
     add_generation_prompt: z.boolean().nullish(),
     tools: z.array(ToolParam).nullish(),
+    chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
     return_token_strs: z.boolean().nullish(),
   }),
   z.looseObject({

@@ -6,7 +6,7 @@
 import type { SimulatorConfig, TailOptions } from "./options";
 import { type PolicyInput, type PolicyOutput, runPolicy } from "./policy";
 import { type Rng, createRng, hashParts } from "./rng";
-import { encode } from "./tokenizer";
+import { tokenizerFor } from "./tokenizer-registry";
 
 const PREAMBLE_WORDS = ["first", "we", "note", "that", "the", "step", "gives", "a", "value", "and", "then", "check", "it", "again", "so", "this", "holds", "for", "each", "case"];
 
@@ -53,7 +53,7 @@ export function tailTokens(tail: TailOptions, seed: number): number {
 }
 
 /** Filler text of about `tokens` tokens (whole words, so it never ends mid-word). */
-function preamble(tokens: number, seed: number): string {
+function preamble(tokens: number, seed: number, encode: (text: string) => number[]): string {
   const rng = createRng(hashParts(seed, "preamble"));
   const words: string[] = [];
   let count = 0;
@@ -71,10 +71,10 @@ function lastUserTurn(input: Omit<PolicyInput, "rng" | "successRate">): string {
 }
 
 /** What the scripted model writes for the choice seeded `seed`, shaped by `config`'s difficulty and tail. */
-export function scriptedOutput(input: Omit<PolicyInput, "rng" | "successRate">, config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty" | "tail">, seed: number): PolicyOutput {
+export function scriptedOutput(input: Omit<PolicyInput, "rng" | "successRate">, config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">, seed: number): PolicyOutput {
   const output = runPolicy({ ...input, successRate: promptSuccessRate(config, lastUserTurn(input)), rng: createRng(seed) });
   if (config.tail === null || output.toolCalls.length > 0) return output;
   // The preamble goes after a think block (so a reasoning parser still finds it at the start).
   const think = /^<think>[\s\S]*?<\/think>\n?/.exec(output.content)?.[0] ?? "";
-  return { ...output, content: think + preamble(tailTokens(config.tail, seed), seed) + output.content.slice(think.length) };
+  return { ...output, content: think + preamble(tailTokens(config.tail, seed), seed, tokenizerFor(config.tokenizer).encode) + output.content.slice(think.length) };
 }

@@ -8,6 +8,8 @@ import type { z } from "zod";
 import { type SimulatorConfig, type SimulatorConfigPatch, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
 import { type Rng, createRng, hashParts } from "./rng";
 import { createRouter } from "./router";
+import type { TokenizerName } from "./sim-tokenizer";
+import { tokenizerFor } from "./tokenizer-registry";
 import { type SimulatorStats, createStatsRecorder } from "./stats";
 
 /** A running simulator. */
@@ -16,6 +18,8 @@ export interface VllmSimulator {
   url: string;
   /** The port actually bound (useful with `port: 0`). */
   port: number;
+  /** The vocabulary and chat template served at start ("qwen3" or "toy"; `configure` may change it). */
+  tokenizer: TokenizerName;
   /** Stops listening, drops open connections (including held timeout faults), and resolves when closed. */
   close(): Promise<void>;
   /** A snapshot of request, fault and token counters. */
@@ -43,6 +47,8 @@ export interface VllmSimulator {
  */
 export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Promise<VllmSimulator> {
   let config: SimulatorConfig = resolveOptions(options);
+  // Built now (once per process), so the first request does not pay for it.
+  tokenizerFor(config.tokenizer);
   let faultRng: Rng = createRng(hashParts(config.seed, "faults"));
   let requestNumber = 0;
   const stats = createStatsRecorder();
@@ -108,6 +114,7 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
   return {
     url: `http://${hostInUrl}:${port}`,
     port,
+    tokenizer: config.tokenizer,
     stats: () => stats.snapshot(),
     configure(patch) {
       configure(patch);

@@ -3,7 +3,7 @@ import type { LlmCall } from "../../../src/schemas/llm-call";
 import { TrainingSample } from "../../../src/schemas/training-sample";
 import { type SampleBuildInput, buildTrainingSamples, untrainableReason } from "../../../src/sink/sample-builder";
 import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/sample-columns";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, decodeIds, startVllmSimulator, tokenizerFor } from "../../../src/testing";
 import { type Conversation, calculatorConversation, clientFor, expectExactAgainst } from "./sink-fixtures";
 
 const QUESTIONS = ["What is 17 * (4 + 5)?", "And what is 3 + 4 * 2?"];
@@ -154,6 +154,41 @@ describe("buildTrainingSamples when the template strips <think> from history", (
     expect(samples.map((sample) => sample.extra_fields.calls)).toEqual([["r-m/call/0", "r-m/call/1", "r-m/call/2"], ["r-m/call/3"]]);
     expect(samples.map((sample) => sample.num_turns)).toEqual([3, 1]);
     expectExactSegments(samples, talk.calls);
+  });
+});
+
+describe("buildTrainingSamples over Qwen3's real tokenizer and chat template", () => {
+  let sim: VllmSimulator;
+  let talk: Conversation;
+  const qwen3 = tokenizerFor("qwen3");
+  beforeAll(async () => {
+    sim = await startVllmSimulator({ port: 0, seed: 5, successRate: 1, thinking: true, tokenizer: "qwen3" });
+    talk = await calculatorConversation(clientFor(sim), "r-q", QUESTIONS);
+  });
+  afterAll(() => sim.close());
+
+  it("splits exactly where the template dropped <think>: at the next user query, not inside a tool turn", () => {
+    expect(talk.calls.map((call) => call.finish_reason)).toEqual(["tool_calls", "stop", "tool_calls", "stop"]);
+    const { samples, drift_splits } = buildTrainingSamples(inputFor(talk.calls));
+    // The tool turn follows the last user query, so Qwen3 keeps its reasoning (calls 0-1 merge);
+    // question 2 makes both earlier turns history, whose <think> the template drops.
+    expect(drift_splits).toBe(1);
+    expect(samples.map((sample) => sample.extra_fields.calls)).toEqual([["r-q/call/0", "r-q/call/1"], ["r-q/call/2", "r-q/call/3"]]);
+    const [, second] = talk.calls.slice(1, 3) as [LlmCall, LlmCall];
+    expect(decodeIds(qwen3, [...talk.calls[1]!.prompt_token_ids, ...talk.calls[1]!.completion_token_ids])).toContain("<think>");
+    expect(decodeIds(qwen3, second.prompt_token_ids)).not.toContain("<think>");
+    for (const sample of samples) expectExactAgainst(sample, talk.calls.filter((call) => (sample.extra_fields.calls as string[]).includes(call.call_id)));
+  });
+
+  it("trains every model token once and no template or tool-result token", () => {
+    const { samples } = buildTrainingSamples(inputFor(talk.calls));
+    for (const sample of samples) {
+      const calls = talk.calls.filter((call) => (sample.extra_fields.calls as string[]).includes(call.call_id));
+      const trained = sample.response_ids.filter((_, i) => sample.response_mask[i] === 1);
+      expect(trained).toEqual(calls.flatMap((call) => call.completion_token_ids));
+      const context = decodeIds(qwen3, sample.response_ids.filter((_, i) => sample.response_mask[i] === 0));
+      expect(context).toMatch(/^\n<\|im_start\|>user\n<tool_response>\n\d+\n<\/tool_response><\|im_end\|>\n<\|im_start\|>assistant\n$/);
+    }
   });
 });
 
