@@ -39,6 +39,9 @@ export const TokenIds = z.custom<number[]>((value) => Array.isArray(value) && va
 /** Logprobs: finite numbers, checked in one pass for the same reason as token ids. */
 export const Logprobs = z.custom<number[]>((value) => Array.isArray(value) && value.every((x) => typeof x === "number" && Number.isFinite(x)), "must be an array of finite numbers");
 
+/** Token strings: one pass over the array, for the same reason as token ids. */
+export const TokenStrings = z.custom<string[]>((value) => Array.isArray(value) && value.every((token) => typeof token === "string"), "must be an array of strings");
+
 /** Which logprobs the engine returned: vLLM's modes, or none (a backend without logprobs). */
 export const LogprobsMode = z.enum(["raw_logprobs", "processed_logprobs", "none"]);
 export type LogprobsMode = z.infer<typeof LogprobsMode>;
@@ -62,6 +65,12 @@ export const LlmCall = z.object({
   prompt_token_ids: TokenIds,
   completion_token_ids: TokenIds,
   logprobs: Logprobs,
+  /**
+   * The engine's text of each completion token (vLLM's logprob `token`, the token decoded alone:
+   * U+FFFD for part of a character), one per completion token; absent when the engine sent none.
+   * For people (the dashboard's token strip); training reads only the ids.
+   */
+  completion_token_strs: TokenStrings.optional(),
   logprobs_mode: LogprobsMode,
   finish_reason: z.string().nullable(),
   usage: Usage,

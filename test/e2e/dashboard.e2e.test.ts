@@ -151,7 +151,11 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     }
     expect(view!.llm_calls.length).toBeGreaterThanOrEqual(2);
     const expected = expectedStrip(view!.llm_calls);
-    const shown = await page.locator(".strip .t").evaluateAll((els) => els.map((el) => [Number(el.textContent), Number(el.getAttribute("data-mask")), Number(el.getAttribute("data-logprob"))]));
+    const shown = await page.locator(".strip .t").evaluateAll((els) => els.map((el) => [Number(el.getAttribute("data-id")), Number(el.getAttribute("data-mask")), Number(el.getAttribute("data-logprob"))]));
+    // A model token shows the engine's text of it (vLLM's logprob token strings), whitespace made visible.
+    const texts = await page.locator('.strip .t[data-mask="1"]').allTextContents();
+    const strings = view!.llm_calls.flatMap((c) => c.completion_token_strs ?? []);
+    expect(texts).toEqual(strings.map((text) => (text === "" ? "" : text.replace(/ /g, "\u00b7").replace(/\n/g, "\u21b5").replace(/\t/g, "\u2192"))));
     expect(await page.locator(".sample").count()).toBe(1);
     expect(shown).toEqual(expected);
     expect(shown.filter(([, mask]) => mask === 1)).toHaveLength(view!.llm_calls.reduce((sum, c) => sum + c.completion_token_ids.length, 0));

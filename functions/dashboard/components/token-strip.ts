@@ -1,8 +1,10 @@
 /**
  * @module The token strip of one training sample: every response token as an element with
- * `data-mask="0|1"` and `data-logprob`, coloured by mask, each call's completion marked with its
- * policy version, drift splits and truncation marked. The mask and logprobs shown are the
- * sample's own arrays (built by the sink's sample builder), never re-derived here.
+ * `data-id`, `data-mask="0|1"` and `data-logprob`, coloured by mask, each call's completion marked
+ * with its policy version, drift splits and truncation marked. The mask and logprobs shown are the
+ * sample's own arrays (built by the sink's sample builder), never re-derived here. A model token
+ * shows the engine's own text of it (the call's `completion_token_strs`, vLLM's logprob `token`
+ * strings); context tokens, whose text the engine never sent, show their ids.
  */
 import { html, raw } from "hono/html";
 import type { LlmCall } from "../../../src/schemas/llm-call";
@@ -15,17 +17,25 @@ function escapeAttr(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 }
 
+/** A token's text made visible: whitespace as the symbols editors use for it. */
+function visible(text: string): string {
+  return escapeAttr(text).replace(/ /g, "\u00b7").replace(/\n/g, "\u21b5").replace(/\t/g, "\u2192");
+}
+
 /**
  * The tokens `[from, to)` of the sample's response as one string of spans. Built as a raw string:
  * thousands of tiny template results would cost far more than the tokens themselves.
  */
-function tokens(sample: TrainingSample, from: number, to: number, callLabel: string): string {
+function tokens(sample: TrainingSample, from: number, to: number, callLabel: string, texts?: readonly string[]): string {
   let out = "";
   for (let i = from; i < to; i++) {
+    const id = sample.response_ids[i]!;
     const mask = sample.response_mask[i]!;
     const logprob = sample.response_logprobs[i]!;
-    const title = mask === 1 ? `token ${sample.response_ids[i]} · logprob ${logprob.toFixed(4)} · ${callLabel}` : `token ${sample.response_ids[i]} · context (mask 0)`;
-    out += `<span class="t" data-i="${i}" data-mask="${mask}" data-logprob="${logprob}" title="${escapeAttr(title)}">${sample.response_ids[i]}</span>`;
+    const text = texts?.[i - from];
+    const shown = text === undefined || text === "" ? String(id) : visible(text);
+    const title = mask === 1 ? `token ${id}${text ? ` ${JSON.stringify(text)}` : ""} · logprob ${logprob.toFixed(4)} · ${callLabel}` : `token ${id} · context (mask 0)`;
+    out += `<span class="t" data-i="${i}" data-id="${id}" data-mask="${mask}" data-logprob="${logprob}" title="${escapeAttr(title)}">${shown}</span>`;
   }
   return out;
 }
@@ -51,7 +61,8 @@ function stripBody(sample: TrainingSample, calls: ReadonlyMap<string, LlmCall>, 
     const version = call.policy_version_start === call.policy_version_end ? `v${call.policy_version_start}` : `v${call.policy_version_start}→v${call.policy_version_end}`;
     const label = `call ${callNumbers.get(id) ?? "?"} · policy ${version}`;
     out += `<span class="call-mark" data-call-id="${escapeAttr(id)}" data-policy-version="${call.policy_version_start}">${escapeAttr(label)}</span>`;
-    out += tokens(sample, pos, end, label);
+    const texts = call.completion_token_strs?.length === call.completion_token_ids.length ? call.completion_token_strs : undefined;
+    out += tokens(sample, pos, end, label, texts);
     pos = end;
   });
   // Anything the call walk did not cover (it should not happen) is still shown, with its own mask.

@@ -11,6 +11,11 @@ export interface CapturedOutput {
   completion_token_ids: number[];
   /** One per completion token, or empty when the engine sent none. */
   logprobs: number[];
+  /**
+   * The engine's text of each completion token (vLLM's logprob `token`: the token decoded alone),
+   * for people reading a sample; absent unless there is exactly one per completion token.
+   */
+  completion_token_strs?: string[];
   finish_reason: string | null;
   usage: Usage;
 }
@@ -19,10 +24,14 @@ export interface CapturedOutput {
  * Finishes a capture: checks that logprobs line up with the completion tokens (a mismatch is an
  * upstream fault, retryable, never stored) and fills usage from the token counts if absent.
  */
-export function completeCapture(parts: Omit<CapturedOutput, "usage"> & { usage?: Usage | null }): CapturedOutput {
+export function completeCapture(input: Omit<CapturedOutput, "usage"> & { usage?: Usage | null }): CapturedOutput {
+  let parts = input;
   if (parts.logprobs.length > 0 && !logprobsAligned(parts)) {
     throw new ModelError(`engine returned ${parts.logprobs.length} logprobs for ${parts.completion_token_ids.length} completion tokens`, { retryable: true });
   }
+  const { completion_token_strs: strs, ...rest } = parts;
+  const aligned = strs !== undefined && strs.length > 0 && strs.length === parts.completion_token_ids.length;
+  parts = aligned ? parts : rest;
   const usage = parts.usage ?? {
     prompt_tokens: parts.prompt_token_ids.length,
     completion_tokens: parts.completion_token_ids.length,

@@ -38,6 +38,7 @@ export function captureChatCompletion(raw: unknown): CapturedOutput {
     prompt_token_ids: reply.prompt_token_ids ?? [],
     completion_token_ids: choice.token_ids ?? [],
     logprobs: choice.logprobs?.content?.map((entry) => entry.logprob) ?? [],
+    completion_token_strs: choice.logprobs?.content?.map((entry) => entry.token),
     finish_reason: choice.finish_reason,
     usage: reply.usage ?? null,
   });

@@ -26,7 +26,7 @@ const StreamChunk = z.looseObject({
       })).nullable().optional(),
     }).optional(),
     logprobs: z.looseObject({
-      content: z.array(z.looseObject({ logprob: z.number() })).nullable().optional(),
+      content: z.array(z.looseObject({ logprob: z.number(), token: z.string().optional() })).nullable().optional(),
       token_logprobs: z.array(z.number().nullable()).optional(),
     }).nullable().optional(),
     prompt_token_ids: z.array(z.int()).nullable().optional(),
@@ -43,6 +43,7 @@ export class StreamAssembler {
   #promptIds: number[] = [];
   #completionIds: number[] = [];
   #logprobs: number[] = [];
+  #tokenStrs: string[] = [];
   #content = "";
   #reasoning = "";
   #tools = new Map<number, { id: string; name: string; arguments: string }>();
@@ -68,7 +69,10 @@ export class StreamAssembler {
       if (choice.index !== 0) continue;
       if (choice.prompt_token_ids) this.#promptIds = choice.prompt_token_ids;
       if (choice.token_ids) this.#completionIds.push(...choice.token_ids);
-      for (const entry of choice.logprobs?.content ?? []) this.#logprobs.push(entry.logprob);
+      for (const entry of choice.logprobs?.content ?? []) {
+        this.#logprobs.push(entry.logprob);
+        if (entry.token !== undefined) this.#tokenStrs.push(entry.token);
+      }
       // With `echo`, a completions stream's first chunk lists the prompt's logprobs before its token's: keep the token's.
       const tokenLogprobs = choice.logprobs?.token_logprobs ?? [];
       const own = choice.token_ids && tokenLogprobs.length > choice.token_ids.length ? tokenLogprobs.slice(tokenLogprobs.length - choice.token_ids.length) : tokenLogprobs;
@@ -119,6 +123,7 @@ export class StreamAssembler {
       prompt_token_ids: this.#promptIds,
       completion_token_ids: this.#completionIds,
       logprobs: this.#logprobs,
+      completion_token_strs: this.#tokenStrs,
       finish_reason: this.#finishReason,
       usage: this.#usage,
     });

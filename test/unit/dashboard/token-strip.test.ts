@@ -3,8 +3,9 @@ import { tokenStrip } from "../../../functions/dashboard/components/token-strip"
 import { LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";
 import { buildTrainingSamples } from "../../../src/sink/sample-builder";
 
-function call(id: string, prompt: number[], completion: number[], version: number): LlmCall {
+function call(id: string, prompt: number[], completion: number[], version: number, strs?: string[]): LlmCall {
   const input: LlmCallInput = {
+    ...(strs ? { completion_token_strs: strs } : {}),
     call_id: id, rollout_id: "r", request: {}, response_message: { role: "assistant", content: "x" },
     prompt_token_ids: prompt, completion_token_ids: completion, logprobs: completion.map((_, i) => -0.25 * (i + 1)), logprobs_mode: "processed_logprobs",
     finish_reason: "stop", usage: { prompt_tokens: prompt.length, completion_tokens: completion.length, total_tokens: prompt.length + completion.length },
@@ -32,6 +33,13 @@ describe("tokenStrip (unit)", () => {
     expect([...only!.html.matchAll(/data-policy-version="(\d+)"/g)].map((m) => m[1])).toEqual(["4", "5"]);
     expect(only!.html).not.toContain("data-drift-split");
     expect(only!.html).not.toContain("data-truncated-by");
+  });
+
+  it("shows a model token as the engine's text of it, and a context token as its id", async () => {
+    const [only] = await render([call("a", [1, 2, 3], [10, 11], 0, ["Hi", " there\n"]), call("b", [1, 2, 3, 10, 11, 50], [12], 0)], "ENV_DONE");
+    const texts = [...only!.html.matchAll(/class="t"[^>]*>([^<]*)</g)].map((m) => m[1]);
+    expect(texts).toEqual(["Hi", "\u00b7there\u21b5", "50", "12"]);
+    expect(attr(only!.html, "data-id")).toEqual(["10", "11", "50", "12"]);
   });
 
   it("marks the sample after a drift split and a truncated ending", async () => {
