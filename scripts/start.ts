@@ -8,7 +8,7 @@ import { formatSummary, summarize } from "./summary";
 const values = commandLine({
   usage: "npm start -- [options]",
   description:
-    "Starts the local stack (the vLLM simulator plus the Worker in workerd: Durable Objects, queues and R2 in miniflare),\nruns demo rollouts of the calculator, math and js-coder agents, prints a summary, then serves until Ctrl-C.\nAgent console output is shown prefixed with [rollout <id>].",
+    "Starts the local stack (the vLLM simulator plus the Worker in workerd: Durable Objects, queues and R2 in miniflare),\nruns demo rollouts of the calculator, math and js-coder agents and a few multi-turn reasoning dialogues, prints a summary, then serves until Ctrl-C.\nAgent console output is shown prefixed with [rollout <id>].",
   flags: {
     once: { type: "boolean", default: false, help: "exit after the summary (exit 0 when the demo ran)" },
     "per-agent": { type: "string", default: "8", placeholder: "n", help: "demo rollouts per agent" },
@@ -44,7 +44,8 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
 try {
-  console.log(`edge-rollout running at ${stack.workerUrl} (vLLM simulator at ${stack.modelServerUrl}; state in ${stateDir}${values.reset ? ", reset" : ""})`);
+  const tokenizer = stack.simulator ? `, tokenizer ${stack.simulator.tokenizer}` : "";
+  console.log(`edge-rollout running at ${stack.workerUrl} (vLLM simulator at ${stack.modelServerUrl}${tokenizer}; state in ${stateDir}${values.reset ? ", reset" : ""})`);
   const client = new RolloutClient(stack.workerUrl);
   const tasks = demoTasks(perAgent);
   const started = Date.now();

@@ -1,5 +1,9 @@
-/** @module The demo's summary table: per agent, rollouts, reward, steps, tokens and reasons. */
+/**
+ * @module The demo's summary table: per agent, rollouts, reward, steps, tokens, the training
+ * samples the sink's builder cuts from the recorded calls (drift splits, trained tokens), reasons.
+ */
 import type { RolloutView } from "../src/schemas/rollout-api";
+import { buildTrainingSamples } from "../src/sink/sample-builder";
 
 /** Aggregates of one agent's rollouts. */
 export interface AgentSummary {
@@ -10,7 +14,26 @@ export interface AgentSummary {
   meanSteps: number;
   promptTokens: number;
   completionTokens: number;
+  /** Training samples cut from the rollouts' calls (cumulative mode). */
+  samples: number;
+  /** Where a call's prompt did not extend the previous call's prompt + completion (a new sample starts). */
+  driftSplits: number;
+  /** Response tokens with mask 1: every completion token once, and nothing else, when the masks are right. */
+  trainedTokens: number;
   reasons: Record<string, number>;
+}
+
+function sampleTotals(list: readonly RolloutView[]): { samples: number; driftSplits: number; trainedTokens: number } {
+  let samples = 0;
+  let driftSplits = 0;
+  let trainedTokens = 0;
+  for (const view of list) {
+    const built = buildTrainingSamples({ rollout_id: view.rollout_id, status: view.status, termination_reason: view.termination_reason, reward: view.reward, calls: view.llm_calls, uid: view.rollout_id, sample_index: 0, mode: "cumulative" });
+    samples += built.samples.length;
+    driftSplits += built.drift_splits;
+    for (const sample of built.samples) trainedTokens += sample.response_mask.reduce<number>((sum, mask) => sum + mask, 0);
+  }
+  return { samples, driftSplits, trainedTokens };
 }
 
 /** Groups views by agent and aggregates them. */
@@ -28,6 +51,7 @@ export function summarize(views: RolloutView[]): AgentSummary[] {
       meanSteps: list.reduce((sum, view) => sum + view.trajectory.steps.length, 0) / list.length,
       promptTokens: list.reduce((sum, view) => sum + view.usage.prompt_tokens, 0),
       completionTokens: list.reduce((sum, view) => sum + view.usage.completion_tokens, 0),
+      ...sampleTotals(list),
       reasons,
     };
   });
@@ -35,7 +59,7 @@ export function summarize(views: RolloutView[]): AgentSummary[] {
 
 /** Renders the summary as an aligned text table plus the wall time. */
 export function formatSummary(summaries: AgentSummary[], wallMs: number): string {
-  const header = ["agent", "rollouts", "ok", "mean reward", "mean steps", "prompt tok", "completion tok", "termination reasons"];
+  const header = ["agent", "rollouts", "ok", "mean reward", "mean steps", "prompt tok", "completion tok", "samples", "drift splits", "trained tok", "termination reasons"];
   const rows = summaries.map((s) => [
     s.agent,
     String(s.rollouts),
@@ -44,6 +68,9 @@ export function formatSummary(summaries: AgentSummary[], wallMs: number): string
     s.meanSteps.toFixed(2),
     String(s.promptTokens),
     String(s.completionTokens),
+    String(s.samples),
+    String(s.driftSplits),
+    String(s.trainedTokens),
     Object.entries(s.reasons).map(([reason, count]) => `${reason}=${count}`).join(" "),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
