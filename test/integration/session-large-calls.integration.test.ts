@@ -8,8 +8,12 @@ import { SessionStore } from "../../src/runtime/session/session-store";
 import { getRollout, runRollout, uniqueId } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 
-/** One simulator token per repeat, 15 bytes of JSON each: 120,000 repeats make a prompt of ~120k tokens and a record over 2 MB. */
-const PIECE = '"description"';
+/**
+ * One token per repeat in the simulator's Qwen3 vocabulary (`Ġresponsibilities`, id 27323), about
+ * 23 bytes of JSON each (17 of text, 6 of id): 120,000 repeats make a prompt of ~120k tokens and a
+ * record over 2 MB.
+ */
+const PIECE = " responsibilities";
 const REPEATS = 120_000;
 // Each call at most 16 tokens: the simulator's reply length varies with what it served before, and
 // two replies must fit the rollout's 64-token response budget whatever order the suite runs in.
