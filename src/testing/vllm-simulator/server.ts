@@ -47,7 +47,10 @@ export interface VllmSimulator {
  */
 export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Promise<VllmSimulator> {
   let config: SimulatorConfig = resolveOptions(options);
-  // Built now (once per process), so the first request does not pay for it.
+  // Built now (once per process), so the first request does not pay for it; after yielding once,
+  // so a caller that starts other processes beside the simulator (the dev stack's sandbox host)
+  // has spawned them before this second of CPU blocks the thread.
+  await new Promise((resolve) => setImmediate(resolve));
   tokenizerFor(config.tokenizer);
   let faultRng: Rng = createRng(hashParts(config.seed, "faults"));
   let requestNumber = 0;
