@@ -48,11 +48,11 @@ interface ChunkHead {
 
 /** A completions chunk of the continuation as the chat chunk the caller expects. */
 function asChatChunk(payload: string, head: ChunkHead, promptTokens: number, completionTokens: number): string {
-  const chunk = JSON.parse(payload) as { choices?: Array<{ text?: string; token_ids?: number[] | null; finish_reason?: string | null; stop_reason?: unknown; logprobs?: { token_logprobs?: Array<number | null>; tokens?: string[] } | null }>; usage?: { completion_tokens: number } | null };
+  const chunk = JSON.parse(payload) as { choices?: Array<{ text?: string; token_ids?: number[] | null; finish_reason?: string | null; stop_reason?: unknown; logprobs?: { token_logprobs?: Array<number | null> } | null }>; usage?: { completion_tokens: number } | null };
   const choices = (chunk.choices ?? []).map((choice) => ({
     index: 0,
     delta: { content: choice.text ?? "" },
-    logprobs: choice.logprobs?.token_logprobs ? { content: choice.logprobs.token_logprobs.map((logprob, i) => ({ token: choice.logprobs?.tokens?.[i] ?? "", logprob: logprob ?? 0, bytes: [], top_logprobs: [] })) } : null,
+    logprobs: choice.logprobs?.token_logprobs ? { content: choice.logprobs.token_logprobs.map((logprob) => ({ token: "", logprob: logprob ?? 0, bytes: [], top_logprobs: [] })) } : null,
     finish_reason: choice.finish_reason ?? null,
     ...(choice.stop_reason !== undefined ? { stop_reason: choice.stop_reason } : {}),
     token_ids: choice.token_ids ?? null,
