@@ -40,8 +40,14 @@ export interface FeedAccounting {
   /** Expected groups neither delivered nor reported withheld, and delivered or withheld uids nobody expected. */
   groupsMissing: string[];
   groupsUnexpected: string[];
-  /** Delivered groups holding a member that is not a policy outcome (must be none), with a failed-status member (a policy failure). */
+  /**
+   * Delivered groups holding a member that is not a policy outcome (must be none): by the batch
+   * listing's final runs, or by the outcome the feed itself delivered.
+   */
   groupsWronglyDelivered: string[];
+  /** Final runs of expected groups whose outcome never reached their batch tracker (must be none: the tracker lost track). */
+  runsUnsettled: string[];
+  /** Delivered groups with a failed-status member (a policy failure, e.g. a PolicyError). */
   groupsWithFailedMembers: number;
   /** Re-runs of slots that failed for infrastructure. */
   retriedSlots: number;
@@ -148,7 +154,10 @@ export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[],
     groupsWithheld: reasons,
     groupsMissing: pending().map((group) => group.uid),
     groupsUnexpected: [...delivered.keys(), ...withheld.keys()].filter((uid) => !expectedUids.has(uid)),
-    groupsWronglyDelivered: deliveredExpected.filter((group) => group.finalRuns.some((run) => run.outcome !== "policy")).map((group) => group.uid),
+    groupsWronglyDelivered: deliveredExpected
+      .filter((group) => group.finalRuns.some((run) => run.outcome !== null && run.outcome !== "policy") || delivered.get(group.uid)!.members.some((member) => member.outcome !== undefined && member.outcome !== "policy"))
+      .map((group) => group.uid),
+    runsUnsettled: expected.flatMap((group) => group.finalRuns.filter((run) => run.outcome === null).map((run) => run.rollout_id)),
     groupsWithFailedMembers: [...delivered.values()].filter((group) => group.members.some((member) => member.status !== undefined && member.status !== "succeeded")).length,
     retriedSlots,
     membersExpected: expectedMembers.size,
