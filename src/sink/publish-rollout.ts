@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { RolloutGroup } from "../schemas/rollout-group";
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-message";
 import { toAtif } from "./atif";
+import { generationCounts } from "./generation-counts";
 import { memberSignal } from "./member-signal";
 import { rolloutAtifKey, rolloutRecordKey, rolloutSamplesKey } from "./r2-keys";
 import { ROLLOUT_RECORD_SCHEMA_VERSION, type RolloutRecord } from "./rollout-record";
@@ -69,6 +70,7 @@ export async function publishRollout(deps: SinkDeps, view: RolloutView, group: z
     samples: built.samples.length,
     finished_at: view.finished_at ?? deps.now(),
     ...memberSignal(view, placement),
+    generation: generationCounts(view.llm_calls),
   });
   await deps.results.send(message);
   return message;
