@@ -115,6 +115,9 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
     for (let step = 0; step < options.steps; step++) {
       let taken = 0;
       while (taken < options.batch) {
+        // Oldest version first: a sample near its staleness bound is trained while it still may be
+        // (first come would leave a long, early-started sample behind fresher ones, to go stale).
+        ready.sort((a, b) => a.version - b.version);
         const sample = ready.shift();
         if (!sample) {
           await sleep(2);
