@@ -25,6 +25,8 @@ export interface ResumableParts {
   /** The first admission's version and its release. */
   version: number;
   release: () => Promise<number>;
+  /** Told while the cut call waits for the sync to end (a stepwise driver's step timer pauses meanwhile). */
+  onSyncWait?: (waiting: boolean) => void;
   /** Where the call's interrupt is registered (the session's, so a sync reaches it). */
   interrupts: (interrupt: (() => void) | null, legVersion?: number) => void;
   record(captured: CapturedOutput, meta: { replica: string; attempts: number; versionEnd: number }): LlmCall;
@@ -39,11 +41,17 @@ export function resumableCall(parts: ResumableParts, first: { response: Response
 
   async function admit(): Promise<number> {
     if (!parts.policy) return parts.version;
-    for (;;) {
-      const admission = await parts.policy.acquire(parts.rolloutId, parts.callId, parts.admissionTtlMs);
-      if (admission.ok) return admission.policy_version;
-      // The sync that cut the call is still under way: wait it out, as an in-process caller does.
-      await sleep(admission.retry_after_s * 1000);
+    let waiting = false;
+    try {
+      for (;;) {
+        const admission = await parts.policy.acquire(parts.rolloutId, parts.callId, parts.admissionTtlMs);
+        if (admission.ok) return admission.policy_version;
+        // The sync that cut the call is still under way: wait it out, as an in-process caller does.
+        if (!waiting) parts.onSyncWait?.((waiting = true));
+        await sleep(admission.retry_after_s * 1000);
+      }
+    } finally {
+      if (waiting) parts.onSyncWait?.(false);
     }
   }
 

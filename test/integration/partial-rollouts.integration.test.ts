@@ -13,7 +13,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sessionStub } from "../../functions/session-stub";
 import { CALCULATE, createExternal } from "../fixtures/external-rollouts";
-import { api, getRollout } from "../fixtures/rollouts";
+import { api, getRollout, startRollout, waitForEnd } from "../fixtures/rollouts";
 import { readPolicyState, restorePolicyState } from "./policy-fixtures";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import type { JsonObject } from "../../src/schemas/json";
@@ -214,6 +214,41 @@ describe("an interrupting weight sync", () => {
     expect(recorded!.completion_token_ids).toEqual(expected.ids);
     expect(recorded!.response_message).toMatchObject({ content: expected.message.content, reasoning_content: expected.message.reasoning });
   }, 30_000);
+
+  it("cuts a stepwise agent's in-process call (its driver's invocation registers the interrupt with the session) and resumes it token-exactly", async () => {
+    const { policy_version: v0 } = (await (await api("/v1/policy")).json()) as { policy_version: number };
+    const rolloutId = await startRollout({ agent: "math", task: { problem: "Tell me a long story about number 7.", ground_truth: "7" }, config: { max_steps: 1 } });
+    for (let tries = 0; (await inFlight()) < 1; tries++) {
+      if (tries > 500) throw new Error("the driver's call was never admitted");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300)); // generating now
+    const began = Date.now();
+    const begun = await post("/v1/policy/sync/begin", { mode: "interrupt", wait_ms: 5_000 });
+    const beginMs = Date.now() - began;
+    expect(begun.status).toBe(200);
+    // Cut, not drained: the sync does not wait for the rest of the generation.
+    expect(((await begun.json()) as { in_flight: number }).in_flight).toBe(0);
+    expect(beginMs).toBeLessThan(5_000);
+    await setSimVersion(v0 + 1);
+    await configureSim({ latency: { perTokenMs: 0 } }); // the rest of the generation, unpaced
+    let view;
+    try {
+      expect((await post("/v1/policy/sync/end", { policy_version: v0 + 1 })).status).toBe(200);
+      view = await waitForEnd(rolloutId, 30_000);
+    } finally {
+      await configureSim({ latency: { perTokenMs: 25 } });
+    }
+    const [call] = view.llm_calls;
+    expect(call!.interruption).toEqual({ interruptible: true, reason: null, interrupted: 1 });
+    expect(call!.policy_version_runs).toHaveLength(2);
+    expect(call!.policy_version_runs![1]!.policy_version).toBe(v0 + 1);
+    // The whole equals what the same request generates uninterrupted (greedy).
+    const { stream: _stream, stream_options: _options, ...request } = call!.request as Record<string, unknown>;
+    const whole = await unpaced(async () => (await (await fetch(`${sim()}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...request, return_token_ids: true }) })).json()) as { choices: Array<{ token_ids: number[] }> });
+    expect(call!.completion_token_ids).toEqual(whole.choices[0]!.token_ids);
+    expect(await inFlight()).toBe(0);
+  }, 40_000);
 
   it("refuses an interrupt sync while a drain sync is under way (409 naming the mode) and a version that is not newer", async () => {
     const { policy_version: v0 } = (await (await api("/v1/policy")).json()) as { policy_version: number };
