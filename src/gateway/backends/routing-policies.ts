@@ -37,8 +37,8 @@ export function leastLoaded<R extends RoutedReplica>(ranked: readonly R[], load:
 /**
  * `sticky_least_loaded`: the rollout's own replica while its load is within `bound` of the
  * least-loaded one's, else the least-loaded replica. A new rollout goes to the first replica in
- * its key's rendezvous order under the same bound, so calls with one prompt prefix (a GRPO group)
- * meet where it is cached, in every isolate alike; else to the least-loaded replica.
+ * its key's rendezvous order that is within the same bound, so calls with one prompt prefix (a
+ * GRPO group) meet where it is cached, in every isolate alike.
  */
 export function stickyLeastLoaded<R extends RoutedReplica>(choice: RoutingChoice<R>, bound: number): R {
   const least = leastLoaded(choice.ranked, choice.load);
@@ -46,8 +46,9 @@ export function stickyLeastLoaded<R extends RoutedReplica>(choice: RoutingChoice
   const within = (replica: R) => choice.load(replica) - floor <= bound;
   // A rollout that leaves its overloaded replica goes where the load is least: it will miss the cache anywhere.
   if (choice.sticky) return within(choice.sticky) ? choice.sticky : least;
-  const preferred = choice.ranked[0]!;
-  return within(preferred) ? preferred : least;
+  // The key's first replica within the bound: members that spill past an overloaded first choice
+  // still meet on the same second one, in every isolate alike.
+  return choice.ranked.find(within) ?? least;
 }
 
 /**

@@ -19,7 +19,7 @@ export type VllmBackendOptions = ({ baseUrl: string; replicas?: undefined } | { 
   apiKey?: string | undefined;
   /** Bounded-load factor of the `hash` policy (>= 1). Default 1.25. */
   loadFactor?: number;
-  /** Routing policy. Default `{ policy: "sticky_least_loaded", bound: 8 }`. */
+  /** Routing policy. Default `{ policy: "sticky_least_loaded", bound: 16 }`. */
   routing?: Partial<ReplicaRouting>;
   /** Default: global fetch. */
   fetch?: typeof fetch;
