@@ -6,6 +6,7 @@ import { ModelError } from "../errors";
 import type { JsonObject } from "../schemas/json";
 import type { LlmCall } from "../schemas/llm-call";
 import type { CapturedOutput } from "./capture/captured-output";
+import { withCacheSalt } from "./cache-salt";
 import { continuationBody, type VersionRun } from "./interruptible";
 import type { BackendCallOptions, ModelBackend } from "./model-backend";
 import type { PolicyPort } from "./policy-port";
@@ -66,7 +67,9 @@ export function resumableCall(parts: ResumableParts, first: { response: Response
       // Cut before its first chunk: nothing was generated, so the call itself starts again.
       const restarted = promptIds.length === 0;
       try {
-        const { value, attempts: more } = await withRetries(parts.retry, undefined, () => restarted ? parts.backend.openStream("/chat/completions", parts.shaped, parts.routing) : parts.backend.openStream("/completions", continuationBody(parts.shaped, promptIds, generated), parts.routing));
+        // The new leg runs under `version`: its own cache salt, so no KV of the old weights is reused.
+        const leg = (body: JsonObject) => withCacheSalt(body, version, null);
+        const { value, attempts: more } = await withRetries(parts.retry, undefined, () => restarted ? parts.backend.openStream("/chat/completions", leg(parts.shaped), parts.routing) : parts.backend.openStream("/completions", leg(continuationBody(parts.shaped, promptIds, generated)), parts.routing));
         replica = value.replica;
         tries += more;
         return { response: value.response, version, restarted };

@@ -36,7 +36,11 @@ export const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx src/t
   --tail-shape <x>              pareto alpha (default 1.5) or lognormal sigma (default 1)
   --tail-scale-tokens <n>       pareto minimum or lognormal median, in tokens; default 64
   --tail-max-tokens <n>         longest preamble; default 8192
-  --difficulty <k>              per-prompt success rate ~ Beta(k*p, k*(1-p)); default off`;
+  --difficulty <k>              per-prompt success rate ~ Beta(k*p, k*(1-p)); default off
+  --block-size <n>              tokens per KV block of the prefix cache; default 16
+  --num-gpu-blocks-override <n> KV blocks the replica holds (LRU beyond); default 24576
+  --prefill-ms-per-1k-tokens <ms>   prefill time per 1k uncached prompt tokens (queued per replica); default 0
+  --decode-slowdown <x>         per-token time grows by x per other running request; default 0`;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -82,6 +86,10 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       "tail-scale-tokens": { type: "string" },
       "tail-max-tokens": { type: "string" },
       difficulty: { type: "string" },
+      "block-size": { type: "string" },
+      "num-gpu-blocks-override": { type: "string" },
+      "prefill-ms-per-1k-tokens": { type: "string" },
+      "decode-slowdown": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -124,6 +132,12 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       maxTokens: number(values["tail-max-tokens"], "tail-max-tokens"),
     }),
     difficulty: number(values.difficulty, "difficulty"),
+    prefixCache: dropUndefined({
+      blockSize: number(values["block-size"], "block-size"),
+      capacityBlocks: number(values["num-gpu-blocks-override"], "num-gpu-blocks-override"),
+      prefillMsPer1kTokens: number(values["prefill-ms-per-1k-tokens"], "prefill-ms-per-1k-tokens"),
+      decodeSlowdown: number(values["decode-slowdown"], "decode-slowdown"),
+    }),
   };
   // Drop flags that were not given, so defaults apply.
   return dropUndefined(options);
@@ -175,5 +189,9 @@ export function simulatorArgs(options: Omit<VllmSimulatorOptions, "host" | "port
   value("tail-scale-tokens", options.tail?.scaleTokens);
   value("tail-max-tokens", options.tail?.maxTokens);
   value("difficulty", options.difficulty);
+  value("block-size", options.prefixCache?.blockSize);
+  value("num-gpu-blocks-override", options.prefixCache?.capacityBlocks);
+  value("prefill-ms-per-1k-tokens", options.prefixCache?.prefillMsPer1kTokens);
+  value("decode-slowdown", options.prefixCache?.decodeSlowdown);
   return args;
 }

@@ -77,6 +77,22 @@ export const TailOptions = z.strictObject({
 });
 export type TailOptions = z.infer<typeof TailOptions>;
 
+/**
+ * The replica's KV cache and compute (see docs/vllm.md, "Prefix caching and load"). Prefix caching
+ * is always on, as in vLLM V1; the timing terms default to 0, so by default it only counts.
+ */
+export const PrefixCacheOptions = z.strictObject({
+  /** Tokens per KV block (`vllm serve --block-size`). Default 16. */
+  blockSize: z.int().min(1, "prefixCache.blockSize must be >= 1").max(1024, "prefixCache.blockSize must be <= 1024").optional(),
+  /** KV blocks the replica holds (`--num-gpu-blocks-override`). Default 24576 (about 393k tokens). */
+  capacityBlocks: z.int().min(1, "prefixCache.capacityBlocks must be >= 1").optional(),
+  /** Prefill time per 1,000 uncached prompt tokens, in ms; prefills queue one after another per replica. Default 0. */
+  prefillMsPer1kTokens: z.number().min(0, "prefixCache.prefillMsPer1kTokens must be >= 0").optional(),
+  /** Decode slows by this fraction of `perTokenMs` for every other request running on the replica. Default 0. */
+  decodeSlowdown: z.number().min(0, "prefixCache.decodeSlowdown must be >= 0").optional(),
+});
+export type PrefixCacheOptions = z.infer<typeof PrefixCacheOptions>;
+
 /** Options of `startVllmSimulator`. */
 export const VllmSimulatorOptions = z.strictObject({
   /** Interface to listen on. Default "127.0.0.1". */
@@ -129,6 +145,8 @@ export const VllmSimulatorOptions = z.strictObject({
    * κ keeps every prompt near p. Default none: every prompt has `successRate`.
    */
   difficulty: z.number().positive("difficulty must be > 0").nullable().optional(),
+  /** Prefix cache, prefill cost and decode slowdown under load (see `PrefixCacheOptions`). */
+  prefixCache: PrefixCacheOptions.optional(),
 });
 export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
 
@@ -164,6 +182,7 @@ export interface SimulatorConfig {
   policyVersion: number;
   tail: TailOptions | null;
   difficulty: number | null;
+  prefixCache: Required<PrefixCacheOptions>;
 }
 
 const DEFAULT_CONFIG: SimulatorConfig = {
@@ -185,6 +204,7 @@ const DEFAULT_CONFIG: SimulatorConfig = {
   policyVersion: 0,
   tail: null,
   difficulty: null,
+  prefixCache: { blockSize: 16, capacityBlocks: 24_576, prefillMsPer1kTokens: 0, decodeSlowdown: 0 },
 };
 
 function describe(error: z.ZodError): string {
@@ -225,6 +245,7 @@ export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch)
     policyVersion: patch.policyVersion ?? config.policyVersion,
     tail: patch.tail === undefined ? config.tail : patch.tail,
     difficulty: patch.difficulty === undefined ? config.difficulty : patch.difficulty,
+    prefixCache: { ...config.prefixCache, ...stripUndefined(patch.prefixCache) },
   };
 }
 
