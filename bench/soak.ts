@@ -29,7 +29,7 @@ console.log(`  terminal with a reason:     ${report.terminalWithReason} / ${repo
 console.log(`  lost:                       ${report.lost.length}${report.lost.length ? ` (${report.lost.slice(0, 5).join(", ")}…)` : ""}`);
 const some = (ids: string[]) => `${ids.length}${ids.length ? ` (${ids.slice(0, 5).join(", ")}${ids.length > 5 ? "…" : ""})` : ""}`;
 console.log(`  groups expected/delivered:  ${report.groupsExpected} / ${report.groupsDelivered} (with policy failures: ${report.groupsWithFailedMembers}), withheld ${JSON.stringify(report.groupsWithheld)}; missing ${some(report.groupsMissing)}, unexpected ${some(report.groupsUnexpected)}, delivered with an infrastructure failure ${some(report.groupsWronglyDelivered)}`);
-console.log(`  slots re-run (infra):       ${report.retriedSlots}`);
+console.log(`  slots re-run (infra):       ${report.retriedSlots}; final runs whose outcome never reached their tracker: ${some(report.runsUnsettled)}`);
 console.log(`  members expected/delivered: ${report.membersExpected} / ${report.membersDelivered}; missing ${some(report.membersMissing)}, unexpected ${some(report.membersUnexpected)}; samples delivered: ${report.samplesDelivered}`);
 console.log(`  unanswered creates/finishes: ${some(report.requestFailures)}`);
 console.log(`  duplicate samples:          ${report.duplicateSamples}`);
@@ -43,6 +43,7 @@ const ok =
   report.groupsMissing.length === 0 &&
   report.groupsUnexpected.length === 0 &&
   report.groupsWronglyDelivered.length === 0 &&
+  report.runsUnsettled.length === 0 &&
   report.membersMissing.length === 0 &&
   report.membersUnexpected.length === 0 &&
   report.requestFailures.filter((failure) => failure.startsWith("batch") || failure.startsWith("create")).length === 0;

@@ -88,20 +88,36 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
     // Continuous generation: (1 + k) × `batch` samples always in flight; the trainer takes the first `batch` fresh enough.
     const ready: Array<{ version: number; tokens: number }> = [];
     let stopping = false;
+    let inFlight = 0;
+    // Up to 1 + k batches outstanding (generating, or generated and not yet trained on), as verl's
+    // fully_async rollouter stops generating ahead of the trainer past its staleness threshold and
+    // AReaL admits a rollout only while the trainer can take it within its staleness bound. A cap
+    // on calls in flight alone lets finished samples pile up past the bound, to be thrown away.
+    const outstandingCap = options.batch * (1 + spec.maxStaleness);
     const worker = async () => {
       while (!stopping) {
+        if (inFlight + ready.length >= outstandingCap) {
+          await sleep(2);
+          continue;
+        }
+        inFlight += 1;
         const at = version;
-        const tokens = await stack.sample();
-        generated += tokens;
-        ready.push({ version: at, tokens });
+        try {
+          const tokens = await stack.sample();
+          generated += tokens;
+          ready.push({ version: at, tokens });
+        } finally {
+          inFlight -= 1;
+        }
       }
     };
-    // Up to 1 + k batches outstanding, as verl's fully_async rollouter bounds what it generates
-    // ahead of the trainer by its staleness threshold: a batch for now, k for the steps to come.
-    const workers = Array.from({ length: options.batch * (1 + spec.maxStaleness) }, () => worker());
+    const workers = Array.from({ length: outstandingCap }, () => worker());
     for (let step = 0; step < options.steps; step++) {
       let taken = 0;
       while (taken < options.batch) {
+        // Oldest version first: a sample near its staleness bound is trained while it still may be
+        // (first come would leave a long, early-started sample behind fresher ones, to go stale).
+        ready.sort((a, b) => a.version - b.version);
         const sample = ready.shift();
         if (!sample) {
           await sleep(2);

@@ -26,6 +26,7 @@ const values = commandLine({
     shape: { type: "string", default: "", help: "pareto alpha (default 1.5) or lognormal sigma (default 1)" },
     "per-token-ms": { type: "string", default: "30", help: "simulated decode time per token (30 ms: 32 streams stay well under what one local workerd relays, so the schedule, not the relay, is measured)" },
     k: { type: "string", default: "1", help: "staleness bound of the async modes" },
+    only: { type: "string", default: "", help: "run only the modes whose name contains this (e.g. interrupt); the ratio needs hybrid and async+interrupt" },
     verbose: { type: "boolean", default: false, help: "print the runtime's own output" },
   },
 });
@@ -113,13 +114,14 @@ try {
     { name: `async/${k} interrupt`, schedule: "async", syncMode: "interrupt", maxStaleness: k },
   ];
   const results = [];
-  for (const spec of modes) {
+  for (const spec of modes.filter((mode) => mode.name.includes(values.only))) {
     const version0 = (await json("/v1/policy")).policy_version as number;
     const result = await runMode(trainer, spec, { batch, steps, trainMs, version0 });
     results.push(result);
     console.log(`mode ${result.name}: trained samples/s ${result.samplesPerS.toFixed(2)}, trainer idle ${result.idlePct.toFixed(0)}%, sync wait p50 ${result.syncP50S.toFixed(2)} s max ${result.syncMaxS.toFixed(2)} s, staleness max ${result.stalenessMax}, tokens discarded ${result.tokensDiscarded}`);
   }
-  console.log(`ratio async+interrupt / hybrid: ${(results[3]!.samplesPerS / results[0]!.samplesPerS).toFixed(2)}`);
+  const [hybrid, interrupt] = [results.find((r) => r.name === "verl/hybrid"), results.find((r) => r.name.endsWith("interrupt"))];
+  if (hybrid && interrupt) console.log(`ratio async+interrupt / hybrid: ${(interrupt.samplesPerS / hybrid.samplesPerS).toFixed(2)}`);
 } finally {
   await stack.stop();
   rmSync(stateDir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import type { BatchRunners } from "../src/schemas/batch-runners";
 import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
+import { memberSignal } from "../src/sink/member-signal";
 import { r2Blobs } from "../src/sink/r2-blobs";
 
 /** The RolloutSession methods a batch calls (spelled out: the generic stub types are too deep). */
@@ -28,7 +29,10 @@ function sessions(namespace: Env["ROLLOUT_SESSION"]): RolloutSessionsPort {
     cancel: (rolloutId) => stub(rolloutId).cancel(),
     async outcome(rolloutId) {
       const view = await stub(rolloutId).read();
-      return view ? { status: view.status, termination_reason: view.termination_reason, reward: view.reward } : undefined;
+      if (!view) return undefined;
+      // Everything its result message would have said, so a lost message changes nothing.
+      const signal = view.group ? memberSignal(view, view.group) : null;
+      return { status: view.status, termination_reason: view.termination_reason, reward: view.reward, ...(signal ? { outcome: signal.outcome, metric: signal.metric, superseded: signal.superseded } : {}) };
     },
   };
 }

@@ -57,6 +57,10 @@ export class CallerRegistry {
   readonly #interrupts = new Map<string, () => void>();
   /** Calls a sync reached before their leg registered: the newest version whose legs it cuts. */
   readonly #cutPending = new Map<string, number>();
+  /** The newest version an interrupt sync replaced: a leg of it or older that registers later is cut at once. */
+  #cutUpTo: number | undefined;
+  /** Interrupts of calls run by another invocation (the rollout's driver), kept past the RPC that passed them. */
+  readonly #remote = new Map<string, { [Symbol.dispose]?: () => void }>();
 
   /** A signal for `callId`, dropped with `done`. */
   enter(callId: string): { signal: AbortSignal; done: () => void } {
@@ -84,7 +88,23 @@ export class CallerRegistry {
     const cutUpTo = this.#cutPending.get(callId);
     this.#cutPending.delete(callId);
     if (cutUpTo !== undefined && (legVersion === undefined || legVersion <= cutUpTo)) return interrupt();
+    // A call this object never saw enter (its driver's) is cut by version alone.
+    if (legVersion !== undefined && this.#cutUpTo !== undefined && legVersion <= this.#cutUpTo) return interrupt();
     this.#interrupts.set(callId, interrupt);
+  }
+
+  /**
+   * `setInterrupt` for a call another invocation runs (the stepwise driver's in-process calls):
+   * `interrupt` is an RPC stub of that invocation's function, kept (dup) until replaced or dropped.
+   */
+  setRemoteInterrupt(callId: string, interrupt: (() => unknown) | null, legVersion?: number): void {
+    this.#remote.get(callId)?.[Symbol.dispose]?.();
+    this.#remote.delete(callId);
+    if (interrupt === null) return this.setInterrupt(callId, null);
+    const kept = (interrupt as unknown as { dup?: () => () => unknown }).dup?.() ?? interrupt;
+    this.#remote.set(callId, kept as { [Symbol.dispose]?: () => void });
+    // The invocation may have ended meanwhile: nothing is left to cut then.
+    this.setInterrupt(callId, () => void Promise.resolve().then(kept).catch(() => undefined), legVersion);
   }
 
   /**
@@ -92,6 +112,7 @@ export class CallerRegistry {
    * (cut when they register, if their leg is of `replacedVersion` or older); returns how many.
    */
   interruptAll(replacedVersion?: number): number {
+    if (replacedVersion !== undefined) this.#cutUpTo = Math.max(replacedVersion, this.#cutUpTo ?? replacedVersion);
     const registered = [...this.#interrupts];
     this.#interrupts.clear();
     let marked = 0;

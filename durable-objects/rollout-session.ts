@@ -231,6 +231,12 @@ export class RolloutSession extends DurableObject<Env> {
     return this.#callers.interruptAll(replacedVersion);
   }
 
+  /** Registers (null: drops) the interrupt of a call the rollout's driver runs in its own invocation (an RPC function stub). */
+  remoteCallInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void {
+    this.#requests.count("remoteCallInterrupt");
+    this.#callers.setRemoteInterrupt(callId, interrupt, legVersion);
+  }
+
   /** The caller of a streamed call this object runs has left: the call is recorded as one nobody received. */
   callerLeft(callId: string): void {
     this.#requests.count("callerLeft");

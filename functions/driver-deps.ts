@@ -10,7 +10,7 @@ import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
 import { policyPort, policyStub } from "./policy-stub";
 import { releaseOnNextAdmission, type ReleasingPolicyPort } from "../src/gateway/release-on-next-admission";
-import { sessionLocator } from "./session-stub";
+import { sessionLocator, sessionStub } from "./session-stub";
 
 /** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
 const app = createApp();
@@ -26,7 +26,12 @@ export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = policyPort
     sessions: sessionLocator(env),
     resolveAgent: (name) => agentRegistry.get(name),
     // One drive's calls: each call's release rides on the rollout's next admission.
-    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs))),
+    // Plain calls register their interrupt with their session, so an `interrupt` sync cuts them too.
+    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs)), env.DRIVER_INTERRUPTIBLE_CALLS === "off" ? undefined : (rolloutId, callId) => {
+      // One stub per call: RPC calls on one stub arrive in order (a leg's registration before its drop).
+      const session = sessionStub(env, rolloutId);
+      return (interrupt, legVersion) => void session.remoteCallInterrupt(callId, interrupt, legVersion).catch(() => undefined);
+    }),
     now: () => Date.now(),
     driverId: `driver-${crypto.randomUUID()}`,
     newId: () => crypto.randomUUID().slice(0, 8),

@@ -32,6 +32,12 @@ export type AppEnv = Env & {
    * isolate's memory instead of streaming their byte spans from R2 (the drain bench compares both). Default on.
    */
   FEED_STREAMED_PULLS?: string;
+  /**
+   * "off": the stepwise driver's plain model calls go upstream non-streamed, as before partial
+   * rollouts, and an `interrupt` weight sync drains them instead of cutting them (bench:loop
+   * compares both). Default on: they stream and register their interrupt with their session.
+   */
+  DRIVER_INTERRUPTIBLE_CALLS?: string;
   /** Trainer feed shards, an integer 1..256 (default 1: the single "default" feed). Anything else: every feed route answers 503. */
   FEED_SHARDS?: string;
   /** While FEED_SHARDS changes: the previous count, whose shards keep (and are drained of) the groups they hold. */

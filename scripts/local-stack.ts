@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { startVllmSimulator, type VllmSimulator, type VllmSimulatorOptions } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
+import { wakeDurableObjectAlarms } from "./wake-alarms";
 
 const require = createRequire(import.meta.url);
 
@@ -156,6 +157,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
   try {
     await waitForHealth(workerUrl, wrangler, () => log, 60_000);
+    await wakeDurableObjectAlarms(workerUrl, options.vars?.API_TOKEN);
   } catch (error) {
     await stop();
     throw error;

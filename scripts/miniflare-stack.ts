@@ -10,6 +10,7 @@
  * by side). With `watch` an edited source is rebundled and the Worker reloaded, as wrangler dev does.
  */
 import { createHash } from "node:crypto";
+import { wakeDurableObjectAlarms } from "./wake-alarms";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
@@ -258,6 +259,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     const workerUrl = url.origin;
     const health = await fetch(`${workerUrl}/health`, { signal: AbortSignal.timeout(60_000) });
     if (!health.ok) throw new Error(`GET /health answered ${health.status}`);
+    await wakeDurableObjectAlarms(workerUrl, options.vars?.API_TOKEN);
     const workerdPid = ours()[0];
     const inspectorUrl = options.inspector ? await mf.getInspectorURL() : undefined;
     if (options.watch) unwatch = await watchWorker(bundle, mf, mfOptions, (line) => process.stderr.write(`${line}\n`));

@@ -40,8 +40,14 @@ export interface FeedAccounting {
   /** Expected groups neither delivered nor reported withheld, and delivered or withheld uids nobody expected. */
   groupsMissing: string[];
   groupsUnexpected: string[];
-  /** Delivered groups holding a member that is not a policy outcome (must be none), with a failed-status member (a policy failure). */
+  /**
+   * Delivered groups holding a member that is not a policy outcome (must be none): by the batch
+   * listing's final runs, or by the outcome the feed itself delivered.
+   */
   groupsWronglyDelivered: string[];
+  /** Final runs of expected groups whose outcome never reached their batch tracker (must be none: the tracker lost track). */
+  runsUnsettled: string[];
+  /** Delivered groups with a failed-status member (a policy failure, e.g. a PolicyError). */
   groupsWithFailedMembers: number;
   /** Re-runs of slots that failed for infrastructure. */
   retriedSlots: number;
@@ -52,6 +58,14 @@ export interface FeedAccounting {
   samplesDelivered: number;
   duplicateSamples: number;
 }
+
+/**
+ * How long the drain waits without a new group before it calls the rest missing. A result the
+ * crash took from the local queue (Miniflare's queue is in memory) is re-sent at its session's
+ * next delivery check, 15 s, 45 s and 105 s after it was published (DELIVERY_CHECK_DELAYS_MS): a
+ * shorter wait reported groups missing that came 30-100 s later.
+ */
+export const DRAIN_PATIENCE_S = 120;
 
 /** How long the soak waits for every batch run's result message (a session re-sends a lost one at 15 s, 45 s, 1 m 45 s, 3 m 45 s). */
 export const SETTLE_MS = 240_000;
@@ -104,7 +118,7 @@ export async function batchGroups(http: SoakHttp, batchIds: string[], settleMs =
 /**
  * Drains the feed (pulls naming the soak's batches, so their withheld groups are reported, and
  * pulls of the external groups' uids) until every expected group is delivered or withheld, or
- * nothing more comes for 30 s, and compares by id.
+ * nothing more comes for DRAIN_PATIENCE_S, and compares by id.
  */
 export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[], externalPrefix: string, retriedSlots: number): Promise<FeedAccounting> {
   const batchIds = [...new Set(expected.flatMap((group) => (group.batchId ? [group.batchId] : [])))];
@@ -117,7 +131,7 @@ export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[],
   const mayBeWithheldSilently = (group: ExpectedGroup) => group.batchId === null && group.finalRuns.some((run) => run.outcome !== "policy");
   const pending = () => expected.filter((group) => !accounted(group.uid) && !mayBeWithheldSilently(group));
   const filters = [...(batchIds.length > 0 ? [{ batch_id: batchIds }] : []), { uid_prefix: externalPrefix }];
-  for (let idle = 0; pending().length > 0 && idle < 30; ) {
+  for (let idle = 0; pending().length > 0 && idle < DRAIN_PATIENCE_S; ) {
     let got = 0;
     for (const filter of filters) {
       const pulled = await http.json<{ lease_id?: string | null; groups?: PulledGroup[]; dropped_groups?: Array<{ uid: string; reason: string }> }>("/v1/feed/pull", { max_groups: 8, lease_ms: 60_000, inline: true, ...filter });
@@ -148,7 +162,10 @@ export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[],
     groupsWithheld: reasons,
     groupsMissing: pending().map((group) => group.uid),
     groupsUnexpected: [...delivered.keys(), ...withheld.keys()].filter((uid) => !expectedUids.has(uid)),
-    groupsWronglyDelivered: deliveredExpected.filter((group) => group.finalRuns.some((run) => run.outcome !== "policy")).map((group) => group.uid),
+    groupsWronglyDelivered: deliveredExpected
+      .filter((group) => group.finalRuns.some((run) => run.outcome !== null && run.outcome !== "policy") || delivered.get(group.uid)!.members.some((member) => member.outcome !== undefined && member.outcome !== "policy"))
+      .map((group) => group.uid),
+    runsUnsettled: expected.flatMap((group) => group.finalRuns.filter((run) => run.outcome === null).map((run) => run.rollout_id)),
     groupsWithFailedMembers: [...delivered.values()].filter((group) => group.members.some((member) => member.status !== undefined && member.status !== "succeeded")).length,
     retriedSlots,
     membersExpected: expectedMembers.size,

@@ -35,11 +35,16 @@ export function samplesToParquet(samples: readonly TrainingSample[]): ArrayBuffe
   const utf8 = (name: string, optional = false) => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: optional ? "OPTIONAL" : "REQUIRED" }) as const;
   const int64 = (name: string) => ({ name, type: "INT64", repetition_type: "REQUIRED" }) as const;
   const schema = [
-    { name: "root", num_children: 14 },
+    { name: "root", num_children: 15 },
     utf8("uid"), int64("sample_index"), utf8("rollout_id"), int64("segment_index"),
     ...listOf("prompt_ids", prompt.leaf), ...listOf("response_ids", response.leaf), ...listOf("response_mask", "INT32"), ...listOf("response_logprobs", "DOUBLE"),
     { name: "reward_score", type: "DOUBLE", repetition_type: "REQUIRED" }, int64("num_turns"), utf8("termination_reason", true),
     int64("policy_version_start"), int64("policy_version_end"), utf8("extra_fields"),
+    // The version of each response token when a weight sync cut and resumed a call (partial
+    // rollouts); null when every token came from policy_version_start.
+    { name: "response_policy_versions", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
+    { name: "list", repetition_type: "REPEATED", num_children: 1 },
+    { name: "element", type: "INT64", repetition_type: "REQUIRED" },
   ];
   return parquetWriteBuffer({
     columnData: [
@@ -57,6 +62,7 @@ export function samplesToParquet(samples: readonly TrainingSample[]): ArrayBuffe
       { name: "policy_version_start", data: bigints(samples.map((s) => s.policy_version.start)) },
       { name: "policy_version_end", data: bigints(samples.map((s) => s.policy_version.end)) },
       { name: "extra_fields", data: samples.map((s) => JSON.stringify(s.extra_fields)) },
+      { name: "response_policy_versions", data: samples.map((s) => (s.response_policy_versions ? bigints(s.response_policy_versions) : null)) },
     ],
     schema: schema as never,
   });

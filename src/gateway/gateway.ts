@@ -238,7 +238,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const { value, attempts } = opened;
       const notInterruptible = notInterruptibleBecause(path, prepared.shaped);
       if (call.interrupts && notInterruptible === null && prepared.backend.returnsTokenIds) {
-        const parts = { rolloutId: call.rolloutId, callId: call.callId, shaped: prepared.shaped, routing, backend: prepared.backend, policy: deps.policy, retry, admissionTtlMs: call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS, version: prepared.policy.policy_version, release: prepared.release, interrupts: call.interrupts };
+        const parts = { rolloutId: call.rolloutId, callId: call.callId, shaped: prepared.shaped, routing, backend: prepared.backend, policy: deps.policy, retry, admissionTtlMs: call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS, version: prepared.policy.policy_version, release: prepared.release, interrupts: call.interrupts, ...(call.onSyncWait ? { onSyncWait: call.onSyncWait } : {}) };
         return resumableCall({ ...parts, record: (captured, meta) => record(call, prepared, captured, meta) }, value, attempts, onRecorded, { ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}), ...(call.callerGone ? { callerGone: call.callerGone } : {}) });
       }
       const drained = call.interrupts ? { interruption: { interruptible: false, reason: notInterruptible ?? "the backend returns no token ids", interrupted: 0 } } : {};

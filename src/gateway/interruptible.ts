@@ -5,7 +5,11 @@
  * `tool_choice` (the parser and guided decoding see the whole output), `response_format` and
  * guided decoding (the grammar state is lost at the cut), presence/frequency/repetition penalties
  * (they count the output, which the continuation sees as prompt) and a `seed` (the sampler's
- * random stream restarts) are not: such calls are drained, as a drain sync does.
+ * random stream restarts) are not: such calls are drained, as a drain sync does. Neither are
+ * calls with `stop` strings: the continuation is a new request, and vLLM matches stop strings in
+ * a request's own output, so one that began before the cut and ends after it would be missed
+ * (and vLLM holds back a partial stop string's text, which a cut would lose). `stop_token_ids`
+ * are single tokens and never span a cut: those calls stay interruptible.
  */
 import type { JsonObject } from "../schemas/json";
 import type { UpstreamPath } from "./model-backend";
@@ -21,6 +25,7 @@ export function notInterruptibleBecause(path: UpstreamPath, body: JsonObject): s
   for (const key of ["presence_penalty", "frequency_penalty"]) if (typeof body[key] === "number" && body[key] !== 0) return key;
   if (typeof body.repetition_penalty === "number" && body.repetition_penalty !== 1) return "repetition_penalty";
   if (body.seed !== undefined && body.seed !== null) return "seed";
+  if ((typeof body.stop === "string" && body.stop !== "") || (Array.isArray(body.stop) && body.stop.length > 0)) return "stop strings";
   if (typeof body.n === "number" && body.n > 1) return "n";
   return null;
 }

@@ -4,6 +4,7 @@ import type { ChatMessage, ToolDefinition } from "../schemas/chat";
 import type { JsonObject } from "../schemas/json";
 import type { PolicySnapshot } from "../schemas/policy";
 import type { RolloutConfig } from "../schemas/rollout-config";
+import { withCacheSalt } from "./cache-salt";
 import type { BackendCallOptions, ModelBackend, UpstreamPath } from "./model-backend";
 import { maxTokensForNextCall, promptTokenUpperBound } from "./prompt-budget";
 
@@ -38,11 +39,12 @@ export function callLimitsFor(
  * The body sent upstream. The policy's model always replaces the caller's (a rollout's gateway
  * serves exactly one policy); in training mode the policy's temperature and top_p replace the
  * caller's and logprobs of the sampled tokens are requested. `return_token_ids` is always on.
+ * After a weight sync (version > 0) `cache_salt` names the policy version (cache-salt.ts).
  * `max_tokens` is clamped to the remaining response budget.
  */
 export function shapeRequest(path: UpstreamPath, body: JsonObject, policy: PolicySnapshot, options: { defaultModel: string; train: boolean; limits: CallLimits }): JsonObject {
   if (options.train) refuseSeveralChoices(body);
-  const shaped: JsonObject = { ...body, model: policy.model ?? options.defaultModel, return_token_ids: true };
+  const shaped: JsonObject = { ...withCacheSalt(body, policy.policy_version), model: policy.model ?? options.defaultModel, return_token_ids: true };
   if (options.train) {
     shaped.temperature = policy.sampling.temperature;
     shaped.top_p = policy.sampling.top_p;

@@ -6,6 +6,7 @@ import { ModelError } from "../errors";
 import type { JsonObject } from "../schemas/json";
 import type { LlmCall } from "../schemas/llm-call";
 import type { CapturedOutput } from "./capture/captured-output";
+import { withCacheSalt } from "./cache-salt";
 import { continuationBody, type VersionRun } from "./interruptible";
 import type { BackendCallOptions, ModelBackend } from "./model-backend";
 import type { PolicyPort } from "./policy-port";
@@ -25,6 +26,8 @@ export interface ResumableParts {
   /** The first admission's version and its release. */
   version: number;
   release: () => Promise<number>;
+  /** Told while the cut call waits for the sync to end (a stepwise driver's step timer pauses meanwhile). */
+  onSyncWait?: (waiting: boolean) => void;
   /** Where the call's interrupt is registered (the session's, so a sync reaches it). */
   interrupts: (interrupt: (() => void) | null, legVersion?: number) => void;
   record(captured: CapturedOutput, meta: { replica: string; attempts: number; versionEnd: number }): LlmCall;
@@ -39,11 +42,17 @@ export function resumableCall(parts: ResumableParts, first: { response: Response
 
   async function admit(): Promise<number> {
     if (!parts.policy) return parts.version;
-    for (;;) {
-      const admission = await parts.policy.acquire(parts.rolloutId, parts.callId, parts.admissionTtlMs);
-      if (admission.ok) return admission.policy_version;
-      // The sync that cut the call is still under way: wait it out, as an in-process caller does.
-      await sleep(admission.retry_after_s * 1000);
+    let waiting = false;
+    try {
+      for (;;) {
+        const admission = await parts.policy.acquire(parts.rolloutId, parts.callId, parts.admissionTtlMs);
+        if (admission.ok) return admission.policy_version;
+        // The sync that cut the call is still under way: wait it out, as an in-process caller does.
+        if (!waiting) parts.onSyncWait?.((waiting = true));
+        await sleep(admission.retry_after_s * 1000);
+      }
+    } finally {
+      if (waiting) parts.onSyncWait?.(false);
     }
   }
 
@@ -58,7 +67,9 @@ export function resumableCall(parts: ResumableParts, first: { response: Response
       // Cut before its first chunk: nothing was generated, so the call itself starts again.
       const restarted = promptIds.length === 0;
       try {
-        const { value, attempts: more } = await withRetries(parts.retry, undefined, () => restarted ? parts.backend.openStream("/chat/completions", parts.shaped, parts.routing) : parts.backend.openStream("/completions", continuationBody(parts.shaped, promptIds, generated), parts.routing));
+        // The new leg runs under `version`: its own cache salt, so no KV of the old weights is reused.
+        const leg = (body: JsonObject) => withCacheSalt(body, version, null);
+        const { value, attempts: more } = await withRetries(parts.retry, undefined, () => restarted ? parts.backend.openStream("/chat/completions", leg(parts.shaped), parts.routing) : parts.backend.openStream("/completions", leg(continuationBody(parts.shaped, promptIds, generated)), parts.routing));
         replica = value.replica;
         tries += more;
         return { response: value.response, version, restarted };

@@ -10,6 +10,7 @@
 import type { CapturedOutput } from "./capture/captured-output";
 import { SseDataReader } from "./capture/sse-data";
 import { StreamAssembler } from "./capture/stream-assembler";
+import { ContinuationReasoning, type ReasoningField } from "./continuation-reasoning";
 import { addRun, type VersionRun } from "./interruptible";
 
 const encoder = new TextEncoder();
@@ -46,12 +47,25 @@ interface ChunkHead {
   model: string;
 }
 
+/** Where a continuation's text goes: reasoning up to the think block's end when cut inside it, then content. */
+interface TextRoute {
+  split: ContinuationReasoning;
+  field: ReasoningField;
+}
+
+/** The chat delta of a continuation chunk's text (vLLM sets only the fields it has: exclude_unset). */
+function chatDelta(text: string, last: boolean, route: TextRoute): Record<string, string> {
+  const { reasoning, content } = route.split.take(text, last);
+  if (reasoning === "") return { content };
+  return content === "" ? { [route.field]: reasoning } : { [route.field]: reasoning, content };
+}
+
 /** A completions chunk of the continuation as the chat chunk the caller expects. */
-function asChatChunk(payload: string, head: ChunkHead, promptTokens: number, completionTokens: number): string {
+function asChatChunk(payload: string, head: ChunkHead, promptTokens: number, completionTokens: number, route: TextRoute): string {
   const chunk = JSON.parse(payload) as { choices?: Array<{ text?: string; token_ids?: number[] | null; finish_reason?: string | null; stop_reason?: unknown; logprobs?: { token_logprobs?: Array<number | null> } | null }>; usage?: { completion_tokens: number } | null };
   const choices = (chunk.choices ?? []).map((choice) => ({
     index: 0,
-    delta: { content: choice.text ?? "" },
+    delta: chatDelta(choice.text ?? "", Boolean(choice.finish_reason), route),
     logprobs: choice.logprobs?.token_logprobs ? { content: choice.logprobs.token_logprobs.map((logprob) => ({ token: "", logprob: logprob ?? 0, bytes: [], top_logprobs: [] })) } : null,
     finish_reason: choice.finish_reason ?? null,
     ...(choice.stop_reason !== undefined ? { stop_reason: choice.stop_reason } : {}),
@@ -86,6 +100,8 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
   let restarts = 0;
   let head: ChunkHead | undefined;
   let promptTokens = 0;
+  // Set as the first continuation opens, from where the call was cut.
+  let route: TextRoute | undefined;
 
   const end = async (outcome: "complete" | "aborted"): Promise<void> => {
     deps.onInterrupt(null);
@@ -144,7 +160,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
         pending = pending.slice(stop);
         for (const payload of reader.push(boundary >= 0 ? event : `${event}\n\n`)) {
           if (payload.trim() === "[DONE]") continue; // sent once, after the record is written
-          const chat = continuation ? asChatChunk(payload, head!, promptTokens, assembler.soFar().completionIds.length) : payload;
+          const chat = continuation ? asChatChunk(payload, head!, promptTokens, assembler.soFar().completionIds.length, route!) : payload;
           assembler.push(chat);
           if (!continuation && head === undefined) {
             const parsed = JSON.parse(payload) as ChunkHead;
@@ -171,7 +187,8 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       if (restart) restarts += 1;
       else interrupted += 1;
       await deps.release();
-      const { promptIds, completionIds } = restart ? { promptIds: [], completionIds: [] } : assembler.soFar();
+      const sofar = assembler.soFar();
+      const { promptIds, completionIds } = restart ? { promptIds: [], completionIds: [] } : sofar;
       const next = await deps.resume(promptIds, completionIds);
       if (next === "length" && head !== undefined) {
         const finish = JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: "length" }] });
@@ -184,6 +201,9 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       leg = next.response;
       legVersion = next.version;
       continuation = !next.restarted;
+      // One route per call, made at its first continuation: text a later cut held back (a tag's
+      // start) carries over to the next continuation.
+      if (continuation) route ??= { split: new ContinuationReasoning(sofar.inReasoning), field: sofar.reasoningField ?? "reasoning" };
     }
   })().then(
     () => {

@@ -256,6 +256,9 @@ export const FeedCounts = z.object({
   delivered_partial: z.int(),
   partial_released: z.int(),
   lease_expired: z.int(),
+  /** Model calls of ingested rollouts an `interrupt` sync cut, and those that went on from the tokens they kept (partial rollouts). */
+  calls_interrupted: z.int(),
+  calls_resumed: z.int(),
 });
 export type FeedCounts = z.infer<typeof FeedCounts>;
 
@@ -293,5 +296,7 @@ export const FeedStats = FeedCounts.extend({
   by_batch: z.record(z.string(), BatchFeedCounts),
   active_leases: z.int(),
   config: FeedConfig,
+  /** Completion tokens of ingested rollouts by the policy version that generated them (partial rollouts mix versions within a call). */
+  tokens_by_policy_version: z.record(z.string(), z.int()).default({}),
 });
 export type FeedStats = z.infer<typeof FeedStats>;

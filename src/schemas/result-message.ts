@@ -3,6 +3,7 @@ import { z } from "zod";
 import { MAX_GROUP_BATCH_ID_LENGTH, MAX_GROUP_UID_LENGTH, MAX_TRAINING_MODE_LENGTH } from "./rollout-group";
 import { InfraFailurePolicy, MAX_MEMBER_RETRIES, MemberOutcome, outcomeOf, SignalFilter } from "./member-outcome";
 import { RolloutStatus, TerminationReason } from "./termination";
+import { GenerationStats } from "./generation-stats";
 
 /** Longest R2 key a result message points at (R2 allows 1024 bytes). */
 const MAX_KEY_LENGTH = 1024;
@@ -47,6 +48,8 @@ export const ResultMessage = z.object({
   metric: z.number().nullable().default(null),
   signal_filter: SignalFilter.nullable().default(null),
   on_infra_failure: InfraFailurePolicy.default("withhold"),
+  /** What its calls generated per policy version, and how many an interrupting sync cut (absent in messages published before it). */
+  generation: GenerationStats.optional(),
 });
 export type ResultMessage = z.infer<typeof ResultMessage>;
 

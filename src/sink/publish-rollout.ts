@@ -5,8 +5,8 @@ import type { z } from "zod";
 import { RolloutGroup } from "../schemas/rollout-group";
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-message";
 import { toAtif } from "./atif";
-import { metricOf } from "./member-metric";
-import { outcomeOf } from "../schemas/member-outcome";
+import { generationCounts } from "./generation-counts";
+import { memberSignal } from "./member-signal";
 import { rolloutAtifKey, rolloutRecordKey, rolloutSamplesKey } from "./r2-keys";
 import { ROLLOUT_RECORD_SCHEMA_VERSION, type RolloutRecord } from "./rollout-record";
 import { ARROW_STREAM_MEDIA_TYPE } from "./arrow/arrow-format";
@@ -29,23 +29,6 @@ export interface SinkDeps {
 /** The group of a rollout created alone: itself, stored but not fed to a trainer. */
 export function soloGroup(rolloutId: string): RolloutGroup {
   return { uid: rolloutId, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "infer", attempt: 0, max_member_retries: 0, signal_filter: null, on_infra_failure: "withhold" };
-}
-
-/**
- * How the rollout counts for its group: its outcome, which run of its slot it is, whether its slot
- * is re-run (an infrastructure failure of a batch's slot with retries left: the tracker creates
- * the next attempt, the feed waits for it), and the value of the group's filter metric.
- */
-function signalFields(view: RolloutView, group: RolloutGroup): Pick<ResultMessage, "outcome" | "member_attempt" | "superseded" | "metric" | "signal_filter" | "on_infra_failure"> {
-  const outcome = view.outcome ?? outcomeOf(view.termination_reason);
-  return {
-    outcome,
-    member_attempt: group.attempt,
-    superseded: outcome === "infra" && group.batch_id !== null && group.attempt < group.max_member_retries,
-    metric: group.signal_filter ? metricOf(view, group.signal_filter.metric) : null,
-    signal_filter: group.signal_filter,
-    on_infra_failure: group.on_infra_failure,
-  };
 }
 
 /**
@@ -86,7 +69,8 @@ export async function publishRollout(deps: SinkDeps, view: RolloutView, group: z
     atif_key: atifKey,
     samples: built.samples.length,
     finished_at: view.finished_at ?? deps.now(),
-    ...signalFields(view, placement),
+    ...memberSignal(view, placement),
+    generation: generationCounts(view.llm_calls),
   });
   await deps.results.send(message);
   return message;

@@ -102,7 +102,8 @@ afterAll(async () => {
 
 describe("the vllm backend over three replicas (end to end)", () => {
   it("keeps each of 30 concurrent rollouts on one replica and spreads them within the bounded load", async () => {
-    await send("PUT", "/v1/policy", { backend: { name: "vllm", replicas: sims.map((sim) => sim.url) } });
+    // The `hash` policy: this file checks its bounded load (the default, sticky_least_loaded, is unit-tested).
+    await send("PUT", "/v1/policy", { backend: { name: "vllm", replicas: sims.map((sim) => sim.url), routing: { policy: "hash" } } });
     const ids = await startTogether(ROLLOUTS);
     const views = await client.waitAll(ids, { timeoutMs: 30_000 });
     expect(views.map((view) => view.status)).toEqual(ids.map(() => "succeeded"));

@@ -26,6 +26,7 @@ describe("the soak in a tiny configuration (end to end)", () => {
     expect(report.groupsUnexpected).toEqual([]);
     // Every group delivered carries policy outcomes only; the rest were reported withheld.
     expect(report.groupsWronglyDelivered).toEqual([]);
+    expect(report.runsUnsettled).toEqual([]);
     expect(report.membersExpected).toBe(4 * report.groupsDelivered);
     expect(report.membersMissing).toEqual([]);
     expect(report.membersUnexpected).toEqual([]);

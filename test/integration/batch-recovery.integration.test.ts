@@ -7,8 +7,9 @@ import { BATCH_RECORD_SCHEMA_VERSION, slotAt } from "../../src/runtime/batch/bat
 import { rowToTask, type RowTask } from "../../src/runtime/batch/row-task";
 import { DatasetRow } from "../../src/schemas/batch";
 import { RolloutConfig } from "../../src/schemas/rollout-config";
-import { calculatorRows, getBatch, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
+import { batchRollouts, calculatorRows, getBatch, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
 import { api, uniqueId } from "../fixtures/rollouts";
+import "../fixtures/signal-agents";
 
 const tracker = (batchId: string) => env.BATCH_TRACKER.get(env.BATCH_TRACKER.idFromName(batchId));
 
@@ -57,4 +58,36 @@ describe("the batch tracker's alarm", () => {
     const after = await getBatch(batchId);
     expect(after).toMatchObject({ done: true, counts: before.counts, termination_reasons: before.termination_reasons, reward: before.reward });
   });
+
+  it("re-runs a slot whose infrastructure failure it only read back (its result message lost in a crash)", async () => {
+    const batchId = uniqueId("lost-infra");
+    const row = { prompt: "Lost infra.", reward_model: { ground_truth: null }, extra_info: { index: 0 }, run_key: uniqueId("k"), fail_runs: { 1: 1 } };
+    expect((await postBatch({ batch_id: batchId, agent: "test-signal", rows: [row], n: 2 })).status).toBe(202);
+    const before = await waitForBatch(batchId, 30_000);
+    expect(before).toMatchObject({ done: true, retried: 1, groups: { delivered: 1 } });
+    const [failed, rerun] = [`${batchId}:0:1`, `${batchId}:0:1.retry-1`];
+    await runInDurableObject(tracker(batchId), async (_instance, state) => {
+      // As if the queue lost the failed run's message before the tracker saw it: live, ended long
+      // ago, never superseded, its re-run never released (the re-run's session stays, finished).
+      state.storage.sql.exec(`UPDATE rollouts SET status = 'running', termination_reason = NULL, reward = NULL, outcome = NULL, superseded = 0, terminal_seen_at = ? WHERE rollout_id = ?`, Date.now() - 120_000, failed);
+      state.storage.sql.exec(`DELETE FROM rollouts WHERE rollout_id = ?`, rerun);
+      state.storage.sql.exec(`DELETE FROM group_verdicts`);
+      const storage = new BatchStorage(state.storage.sql);
+      storage.writeBatch({ ...storage.readBatch()!, finished_at: null });
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await runDurableObjectAlarm(tracker(batchId))).toBe(true);
+    // Read back as what its message said: an infrastructure failure whose slot is re-run.
+    const listed = await batchRollouts(batchId);
+    expect(listed.map((entry) => [entry.rollout_id, entry.superseded, entry.outcome])).toEqual(expect.arrayContaining([[failed, true, "infra"]]));
+    expect(listed.map((entry) => entry.rollout_id)).toContain(rerun);
+    // The re-run had ended already; its result is read back once overdue, and the group judged.
+    await runInDurableObject(tracker(batchId), async (_instance, state) => {
+      state.storage.sql.exec(`UPDATE rollouts SET terminal_seen_at = ? WHERE rollout_id = ? AND status IN ('queued', 'running')`, Date.now() - 120_000, rerun);
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await runDurableObjectAlarm(tracker(batchId))).toBe(true);
+    expect(await getBatch(batchId)).toMatchObject({ done: true, retried: 1, counts: before.counts, groups: { delivered: 1, withheld: 0 } });
+    expect((await batchRollouts(batchId)).find((entry) => entry.rollout_id === rerun)).toMatchObject({ superseded: false, outcome: "policy" });
+  }, 40_000);
 });

@@ -56,14 +56,18 @@ describe("the sharded feed", () => {
     const layout = { current: names("spread", 4), previous: [] };
     const feed = shardedFeed(layout);
     const batch = uniqueId("spread");
-    const made = await groups(12, 3, batch);
+    // Each rollout had one call cut by an interrupting sync at token 10 and resumed under version 4.
+    const generation = { calls_interrupted: 1, calls_resumed: 1, tokens_by_policy_version: { "3": 10, "4": 5 } };
+    const made = (await groups(12, 3, batch)).map((group) => group.map((message) => ({ ...message, generation })));
     await feed.ingestBatch(made.flat());
+    await feed.ingestBatch(made[0]!); // redelivered: counted once
     const perShard = await Promise.all(layout.current.map((name) => feedStub(env, name).stats()));
     expect(perShard.filter((s) => s.ready_groups > 0).length).toBeGreaterThan(1);
     for (const s of perShard) expect(s.ingested).toBe(s.ready_groups * 3); // whole groups only
     const merged = await feed.stats({ batch_id: [batch] });
     expect(merged.by_batch[batch]).toMatchObject({ ready_groups: 12 });
-    expect(merged.by_training_mode["verl/hybrid"]).toMatchObject({ ingested: 36, ready_groups: 12 });
+    expect(merged.by_training_mode["verl/hybrid"]).toMatchObject({ ingested: 36, ready_groups: 12, calls_interrupted: 36, calls_resumed: 36 });
+    expect(merged.tokens_by_policy_version).toEqual({ "3": 360, "4": 180 });
   });
 
   it("upgrades from the single default feed without splitting, losing or repeating a group", async () => {

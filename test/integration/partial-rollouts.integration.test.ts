@@ -13,7 +13,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sessionStub } from "../../functions/session-stub";
 import { CALCULATE, createExternal } from "../fixtures/external-rollouts";
-import { api, getRollout } from "../fixtures/rollouts";
+import { api, getRollout, startRollout, waitForEnd } from "../fixtures/rollouts";
 import { readPolicyState, restorePolicyState } from "./policy-fixtures";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import type { JsonObject } from "../../src/schemas/json";
@@ -167,6 +167,88 @@ describe("an interrupting weight sync", () => {
     expect(recorded!.logprobs).toEqual(expected.logprobs.slice(0, 200));
     expect(await inFlight()).toBe(0);
   }, 30_000);
+
+  it("resumes a call cut inside its think block with the rest of its reasoning as reasoning, as the chat endpoint would have split the whole", async () => {
+    const { policy_version: v0 } = (await (await api("/v1/policy")).json()) as { policy_version: number };
+    const rollout = await createExternal();
+    const content = "Think it over, then tell me a story.";
+    await configureSim({ thinking: true, reasoningParser: true, latency: { perTokenMs: 0 } });
+    type Message = { content: string | null; reasoning?: string | null };
+    let expected: { message: Message; ids: number[] };
+    try {
+      const reply = await fetch(`${sim()}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "sim-qwen3", messages: [{ role: "user", content }], temperature: 0, max_tokens: 300, return_token_ids: true }) });
+      const body = (await reply.json()) as { choices: Array<{ message: Message; token_ids: number[] }> };
+      expected = { message: body.choices[0]!.message, ids: body.choices[0]!.token_ids };
+      expect(expected.message.reasoning).toBeTruthy();
+      // 100 ms a token: the sync below lands well inside the think block.
+      await configureSim({ latency: { perTokenMs: 100 } });
+      const result = await sessionStub(env, rollout.rollout_id).gatewayCall("/chat/completions", { model: "any", messages: [{ role: "user", content }], max_tokens: 300, stream: true }, { rolloutId: rollout.rollout_id, callId: `${rollout.rollout_id}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
+      if (!result.ok || !("stream" in result)) throw new Error("expected a stream");
+      const reader = result.stream.getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      let synced = false;
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        text += decoder.decode(chunk.value, { stream: true });
+        if (!synced && text.includes('"reasoning"')) {
+          synced = true;
+          expect((await post("/v1/policy/sync/begin", { mode: "interrupt", wait_ms: 2_000 })).status).toBe(200);
+          await configureSim({ latency: { perTokenMs: 0 } });
+          await setSimVersion(v0 + 1);
+          expect((await post("/v1/policy/sync/end", { policy_version: v0 + 1 })).status).toBe(200);
+        }
+      }
+      const deltas = text.split("\n\n").filter((event) => event.startsWith("data: {")).map((event) => (JSON.parse(event.slice(6)) as { choices: Array<{ delta: { content?: string; reasoning?: string } }> }).choices[0]?.delta ?? {});
+      expect(deltas.map((delta) => delta.reasoning ?? "").join("")).toBe(expected.message.reasoning);
+      expect(deltas.map((delta) => delta.content ?? "").join("")).toBe(expected.message.content);
+    } finally {
+      await configureSim({ thinking: false, reasoningParser: false, latency: { perTokenMs: 25 } });
+    }
+    const [recorded] = (await getRollout(rollout.rollout_id)).llm_calls;
+    const runs = recorded!.policy_version_runs!;
+    expect(runs).toHaveLength(2);
+    // Cut inside the think block: before the tokens of its closing tag.
+    const tagged = (await (await fetch(`${sim()}/tokenize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: "</think>" }) })).json()) as { tokens: number[] };
+    expect(tagged.tokens).toHaveLength(1);
+    expect(runs[1]!.from_token).toBeLessThan(expected.ids.indexOf(tagged.tokens[0]!));
+    expect(recorded!.completion_token_ids).toEqual(expected.ids);
+    expect(recorded!.response_message).toMatchObject({ content: expected.message.content, reasoning_content: expected.message.reasoning });
+  }, 30_000);
+
+  it("cuts a stepwise agent's in-process call (its driver's invocation registers the interrupt with the session) and resumes it token-exactly", async () => {
+    const { policy_version: v0 } = (await (await api("/v1/policy")).json()) as { policy_version: number };
+    const rolloutId = await startRollout({ agent: "math", task: { problem: "Tell me a long story about number 7.", ground_truth: "7" }, config: { max_steps: 1 } });
+    for (let tries = 0; (await inFlight()) < 1; tries++) {
+      if (tries > 500) throw new Error("the driver's call was never admitted");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300)); // generating now
+    const began = Date.now();
+    const begun = await post("/v1/policy/sync/begin", { mode: "interrupt", wait_ms: 5_000 });
+    const beginMs = Date.now() - began;
+    expect(begun.status).toBe(200);
+    // Cut, not drained: the sync does not wait for the rest of the generation.
+    expect(((await begun.json()) as { in_flight: number }).in_flight).toBe(0);
+    expect(beginMs).toBeLessThan(5_000);
+    await setSimVersion(v0 + 1);
+    await configureSim({ latency: { perTokenMs: 0 } }); // the rest of the generation, unpaced
+    let view;
+    try {
+      expect((await post("/v1/policy/sync/end", { policy_version: v0 + 1 })).status).toBe(200);
+      view = await waitForEnd(rolloutId, 30_000);
+    } finally {
+      await configureSim({ latency: { perTokenMs: 25 } });
+    }
+    const [call] = view.llm_calls;
+    expect(call!.interruption).toEqual({ interruptible: true, reason: null, interrupted: 1 });
+    expect(call!.policy_version_runs).toHaveLength(2);
+    expect(call!.policy_version_runs![1]!.policy_version).toBe(v0 + 1);
+    // The whole equals what the same request generates uninterrupted (greedy).
+    const { stream: _stream, stream_options: _options, ...request } = call!.request as Record<string, unknown>;
+    const whole = await unpaced(async () => (await (await fetch(`${sim()}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...request, return_token_ids: true }) })).json()) as { choices: Array<{ token_ids: number[] }> });
+    expect(call!.completion_token_ids).toEqual(whole.choices[0]!.token_ids);
+    expect(await inFlight()).toBe(0);
+  }, 40_000);
 
   it("refuses an interrupt sync while a drain sync is under way (409 naming the mode) and a version that is not newer", async () => {
     const { policy_version: v0 } = (await (await api("/v1/policy")).json()) as { policy_version: number };

@@ -3,7 +3,7 @@
  * with 429 while weights sync; a driven rollout waits the sync out with its step clock paused
  * and picks up the new policy version. Each test restores the policy, never leaving it syncing.
  */
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
 import { api, getRollout, startRollout, uniqueId, waitFor, waitForEnd } from "../fixtures/rollouts";
@@ -46,6 +46,8 @@ describe("an external rollout's gateway during a weight sync", () => {
     const view = await getRollout(rollout.rollout_id);
     expect(view.status).toBe("running");
     expect(view.llm_calls.map((call) => [call.policy_version_start, call.policy_version_end])).toEqual([[1, 1]]);
+    // Under the new weights the replica must not reuse KV computed by the old ones.
+    expect(view.llm_calls[0]?.request.cache_salt).toBe("policy-v1");
   });
 
   it("renders the refusal as RFC 9457 problem+json for a plain HTTP client", async () => {
@@ -108,5 +110,34 @@ describe("a driven rollout across a weight sync", () => {
     expect(after.length).toBeGreaterThanOrEqual(1);
     for (const call of before) expect([call.policy_version_start, call.policy_version_end]).toEqual([0, 0]);
     for (const call of after) expect([call.policy_version_start, call.policy_version_end]).toEqual([1, 1]);
+    for (const call of before) expect(call.request.cache_salt).toBeUndefined();
+    for (const call of after) expect(call.request.cache_salt).toBe("policy-v1");
+  });
+});
+
+describe("a rollout's replica under sticky_least_loaded", () => {
+  it("keeps consecutive calls on the rollout's replica until its calls in flight cross the bound", async () => {
+    // Both replicas hold a call at least 1 s (a 1.5 s first token; 40 tokens 25 ms apart).
+    const replicas = [`${inject("slowSimulatorUrl")}/v1`, `${inject("pacedSimulatorUrl")}/v1`];
+    const put = await api("/v1/policy", { method: "PUT", body: JSON.stringify({ backend: { name: "vllm", replicas, routing: { policy: "sticky_least_loaded", bound: 1 } } }) });
+    expect(put.status).toBe(200);
+    const rollout = await createExternal();
+    const client = openaiFor(rollout.llm.base_url, rollout.llm.api_key);
+    const ask = (text: string) => client.chat.completions.create({ model: "any", messages: [{ role: "user", content: text }], max_tokens: 40 });
+    await ask("turn 1");
+    const home = (await getRollout(rollout.rollout_id)).llm_calls[0]!.replica;
+    // Three calls 250 ms apart: the first two stay home (0, then 1 in flight there: within the bound
+    // of 1 over the other replica's 0); the third finds 2 in flight there and goes to the other.
+    const overlapping = [];
+    for (let i = 2; i <= 4; i++) {
+      overlapping.push(ask(`turn ${i}`));
+      await sleep(250);
+    }
+    await Promise.all(overlapping);
+    const calls = (await getRollout(rollout.rollout_id)).llm_calls;
+    expect(calls.filter((call) => call.replica === home)).toHaveLength(3);
+    expect(calls.filter((call) => call.replica !== home).map((call) => replicas.includes(call.replica))).toEqual([true]);
+    // Before any sync (version 0) no salt is sent; the tests above check calls after one carry it.
+    for (const call of calls) expect(call.request.cache_salt).toBeUndefined();
   });
 });

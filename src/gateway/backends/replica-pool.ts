@@ -13,7 +13,7 @@ export function createReplicaPool(
   field: string,
   urls: readonly string[],
   deps: BackendDeps,
-  options: { apiKey?: string | undefined; loadFactor: number } & Pick<ReplicaRouterOptions, "timing">,
+  options: { apiKey?: string | undefined; loadFactor: number } & Pick<ReplicaRouterOptions, "timing" | "routing">,
 ): ReplicaRouter {
   const seen = new Set<string>();
   urls.forEach((url, index) => {
@@ -23,6 +23,7 @@ export function createReplicaPool(
   });
   return new ReplicaRouter(urls, {
     loadFactor: options.loadFactor,
+    ...(options.routing ? { routing: options.routing } : {}),
     now: deps.now,
     timing: options.timing,
     probe: (replica) => probeHealth(deps.fetch, replica.root, { apiKey: options.apiKey }),

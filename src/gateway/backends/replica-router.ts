@@ -1,9 +1,13 @@
 /**
- * @module Picks the replica for one call: the rollout's own replica while it is healthy,
- * otherwise rendezvous order with bounded load, skipping unhealthy replicas until a lazy
- * `/health` probe readmits them. All state is per backend instance, hence per isolate.
+ * @module Picks the replica for one call by the backend's routing policy (routing-policies.ts):
+ * `hash` keeps the rollout's own replica while it is healthy, otherwise rendezvous order with
+ * bounded load; `least_loaded` and `sticky_least_loaded` weigh calls in flight. Every policy
+ * skips unhealthy replicas until a lazy `/health` probe readmits them. All state is per backend
+ * instance, hence per isolate.
  */
+import type { ReplicaRouting } from "../../schemas/backend-config";
 import { rendezvousOrder } from "./rendezvous";
+import { chooseReplica, leastLoaded } from "./routing-policies";
 import { DEFAULT_HEALTH_TIMING, type HealthTiming, ReplicaState } from "./replica-state";
 import { replicaUrls } from "./replica-url";
 import { StickyAssignments } from "./sticky-assignments";
@@ -38,6 +42,8 @@ export interface ReplicaRouterOptions {
   timing?: Partial<HealthTiming>;
   /** Rollouts remembered without a hint. Default 10,000. */
   stickyCapacity?: number;
+  /** Routing policy. Default `hash` (the `vllm` backend passes its config's, whose default is `sticky_least_loaded`). */
+  routing?: ReplicaRouting;
 }
 
 /** Routes calls over a fixed list of replicas. */
@@ -62,20 +68,30 @@ export class ReplicaRouter {
   }
 
   /**
-   * Leases the replica for one call of `rolloutId`. Order of preference: `hint` (else the replica
-   * this isolate last saw the rollout use) while healthy or readmitted by a probe; then the
-   * rendezvous ranking, probing unhealthy replicas that rank above the first healthy one and
-   * applying bounded load; with every replica unhealthy, the one that failed longest ago.
-   * Placement is synchronous unless a probe runs, so concurrent first calls see each other's load.
+   * Leases the replica for one call of `rolloutId`. The rollout's own replica is `hint` (else the
+   * one this isolate last saw it use), if healthy or readmitted by a probe. `hash` keeps it; else
+   * it takes the rendezvous ranking of the rollout id with bounded load. `sticky_least_loaded`
+   * keeps it within the bound, and ranks a new rollout by `prefixKey` (its prompt's prefix);
+   * `least_loaded` ignores it. Unhealthy replicas that rank above the first healthy one are
+   * probed; with every replica unhealthy, the one that failed longest ago is used. Placement is
+   * synchronous unless a probe runs, so concurrent first calls see each other's load.
    */
-  async acquire(rolloutId: string, hint?: string | null): Promise<ReplicaLease> {
-    const sticky = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
-    if (sticky && (sticky.healthy || (await this.#probeIfDue(sticky)))) return this.#lease(sticky, rolloutId);
-    const ranked = rendezvousOrder(rolloutId, this.#replicas);
+  async acquire(rolloutId: string, hint?: string | null, prefixKey?: () => string | null): Promise<ReplicaLease> {
+    const routing = this.#options.routing;
+    const remembered = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
+    const sticky = remembered && routing?.policy !== "least_loaded" && (remembered.healthy || (await this.#probeIfDue(remembered))) ? remembered : undefined;
+    if (sticky && (!routing || routing.policy === "hash")) return this.#lease(sticky, rolloutId);
+    // A new rollout under sticky_least_loaded is placed by its prompt's prefix, so a group meets.
+    const key = (!sticky && routing?.policy === "sticky_least_loaded" ? prefixKey?.() : null) ?? rolloutId;
+    const ranked = rendezvousOrder(key, this.#replicas);
     for (const replica of ranked) {
       if (replica.healthy || (await this.#probeIfDue(replica))) break;
     }
-    return this.#lease(this.#pickBounded(ranked), rolloutId);
+    if (!routing || routing.policy === "hash") return this.#lease(this.#pickBounded(ranked), rolloutId);
+    const healthy = ranked.filter((replica) => replica.healthy);
+    if (healthy.length === 0) return this.#lease(this.#longestFailed(ranked), rolloutId);
+    const now = this.#options.now();
+    return this.#lease(chooseReplica(routing, { ranked: healthy, sticky, load: (replica) => replica.inFlight(now) }), rolloutId);
   }
 
   /** The replica a call of `rolloutId` would most likely use, without probing or counting load (for `/tokenize`). */
@@ -100,13 +116,16 @@ export class ReplicaRouter {
   #pickBounded(ranked: ReplicaState[]): ReplicaState {
     const now = this.#options.now();
     const healthy = ranked.filter((replica) => replica.healthy);
-    if (healthy.length === 0) {
-      return ranked.reduce((best, replica) => (replica.lastFailureAt < best.lastFailureAt ? replica : best));
-    }
+    if (healthy.length === 0) return this.#longestFailed(ranked);
     const total = healthy.reduce((sum, replica) => sum + replica.inFlight(now), 0);
     const capacity = Math.ceil((this.#options.loadFactor * (total + 1)) / healthy.length);
     const open = healthy.find((replica) => replica.inFlight(now) + 1 <= capacity);
-    return open ?? healthy.reduce((best, replica) => (replica.inFlight(now) < best.inFlight(now) ? replica : best));
+    return open ?? leastLoaded(healthy, (replica) => replica.inFlight(now));
+  }
+
+  /** With every replica unhealthy: the one that failed longest ago (most likely back by now). */
+  #longestFailed(ranked: ReplicaState[]): ReplicaState {
+    return ranked.reduce((best, replica) => (replica.lastFailureAt < best.lastFailureAt ? replica : best));
   }
 
   /**

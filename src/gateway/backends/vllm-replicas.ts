@@ -1,12 +1,13 @@
 /**
- * @module The `vllm` backend: N vLLM servers, each rollout pinned to one (prefix-cache reuse)
- * by rendezvous hashing with bounded load, unhealthy replicas routed around. Routing state
- * (health, in-flight counts, remembered assignments) lives in the instance, i.e. per isolate.
+ * @module The `vllm` backend: N vLLM servers, each rollout kept on one (prefix-cache reuse) by
+ * its routing policy (default `sticky_least_loaded`), unhealthy replicas routed around. Routing
+ * state (health, in-flight counts, remembered assignments) lives in the instance, i.e. per isolate.
  */
 import type { JsonObject } from "../../schemas/json";
-import { VllmBackendConfig } from "../../schemas/backend-config";
+import { DEFAULT_ROUTING_BOUND, DEFAULT_ROUTING_POLICY, type ReplicaRouting, VllmBackendConfig } from "../../schemas/backend-config";
 import type { ModelBackend } from "../model-backend";
 import { type BackendDeps, type BackendFactory, parseBackendConfig } from "./backend-registry";
+import { prefixKey } from "./prefix-key";
 import { callOnReplica, openOnReplica } from "./replica-call";
 import { createReplicaPool } from "./replica-pool";
 import type { HealthTiming } from "./replica-state";
@@ -16,8 +17,10 @@ import { postUpstreamReply, sendUpstream } from "./upstream-call";
 /** Options of `createVllmBackend`: either one server (`baseUrl`) or a list (`replicas`). */
 export type VllmBackendOptions = ({ baseUrl: string; replicas?: undefined } | { replicas: readonly string[]; baseUrl?: undefined }) & {
   apiKey?: string | undefined;
-  /** Bounded-load factor (>= 1). Default 1.25. */
+  /** Bounded-load factor of the `hash` policy (>= 1). Default 1.25. */
   loadFactor?: number;
+  /** Routing policy. Default `{ policy: "sticky_least_loaded", bound: 16 }`. */
+  routing?: Partial<ReplicaRouting>;
   /** Default: global fetch. */
   fetch?: typeof fetch;
   /** Default: Date.now. */
@@ -32,18 +35,19 @@ export function vllmServerConfig(baseUrl: string, apiKey?: string): VllmBackendC
 /** Builds the `vllm` backend from a validated config. `timing` overrides health cooldowns (tests). */
 export function buildVllmBackend(config: VllmBackendConfig, deps: BackendDeps, timing?: Partial<HealthTiming>): ModelBackend {
   const apiKey = config.api_key;
-  const router = createReplicaPool("replicas", config.replicas, deps, { apiKey, loadFactor: config.load_factor, timing });
+  const routing = config.routing ?? { policy: DEFAULT_ROUTING_POLICY, bound: DEFAULT_ROUTING_BOUND };
+  const router = createReplicaPool("replicas", config.replicas, deps, { apiKey, loadFactor: config.load_factor, timing, routing });
   const countTokens = createTokenCounter(deps.fetch, apiKey);
   return {
     name: "vllm",
     returnsTokenIds: true,
     async request(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
-      const lease = await router.acquire(rolloutId, replicaHint);
+      const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
       const reply = await callOnReplica(lease, signal, () => postUpstreamReply(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
       return { ...reply, replica: lease.url };
     },
     async openStream(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
-      const lease = await router.acquire(rolloutId, replicaHint);
+      const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
       const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
       return { response, replica: lease.url };
     },
@@ -69,6 +73,7 @@ export function createVllmBackend(options: VllmBackendOptions): ModelBackend {
     replicas,
     ...(options.apiKey ? { api_key: options.apiKey } : {}),
     ...(options.loadFactor !== undefined ? { load_factor: options.loadFactor } : {}),
+    ...(options.routing !== undefined ? { routing: options.routing } : {}),
   });
   const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
   return buildVllmBackend(config, { fetch: fetcher, now: options.now ?? Date.now });

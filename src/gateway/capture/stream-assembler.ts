@@ -46,6 +46,7 @@ export class StreamAssembler {
   #tokenStrs: string[] = [];
   #content = "";
   #reasoning = "";
+  #reasoningField: "reasoning" | "reasoning_content" | null = null;
   #tools = new Map<number, { id: string; name: string; arguments: string }>();
   #finishReason: string | null = null;
   #usage: z.infer<typeof Usage> | null = null;
@@ -79,6 +80,7 @@ export class StreamAssembler {
       for (const value of own) this.#logprobs.push(value ?? 0);
       this.#content += choice.text ?? choice.delta?.content ?? "";
       this.#reasoning += (choice.delta && replyReasoning(choice.delta)) ?? "";
+      this.#reasoningField ??= choice.delta?.reasoning ? "reasoning" : choice.delta?.reasoning_content ? "reasoning_content" : null;
       for (const delta of choice.delta?.tool_calls ?? []) {
         const tool = this.#tools.get(delta.index) ?? { id: "", name: "", arguments: "" };
         tool.id ||= delta.id ?? "";
@@ -90,9 +92,19 @@ export class StreamAssembler {
     }
   }
 
-  /** The prompt ids and the completion ids received so far (what a resumed call continues from). */
-  soFar(): { promptIds: number[]; completionIds: number[]; finished: boolean } {
-    return { promptIds: [...this.#promptIds], completionIds: [...this.#completionIds], finished: this.#finishReason !== null };
+  /**
+   * The prompt ids and the completion ids received so far (what a resumed call continues from),
+   * and whether the reply is inside its think block (reasoning came, no content yet), with the
+   * field the server sends reasoning in.
+   */
+  soFar(): { promptIds: number[]; completionIds: number[]; finished: boolean; inReasoning: boolean; reasoningField: "reasoning" | "reasoning_content" | null } {
+    return {
+      promptIds: [...this.#promptIds],
+      completionIds: [...this.#completionIds],
+      finished: this.#finishReason !== null,
+      inReasoning: this.#reasoning !== "" && this.#content === "",
+      reasoningField: this.#reasoningField,
+    };
   }
 
   /**

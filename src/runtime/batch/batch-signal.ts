@@ -37,8 +37,8 @@ export class BatchSignal {
     this.#deps = deps;
   }
 
-  /** Acts on a result the tracker just recorded for `slot`: re-runs the slot, or judges its group. */
-  async afterResult(slot: RolloutSlot, message: ResultMessage): Promise<void> {
+  /** Acts on a result the tracker just recorded for `slot` (from its message or read back): re-runs the slot, or judges its group. */
+  async afterResult(slot: RolloutSlot, message: Pick<ResultMessage, "superseded">): Promise<void> {
     if (message.superseded) return this.#rerun(slot);
     await this.judgeRow(slot.row_index);
   }

@@ -199,8 +199,9 @@ export class BatchStorage {
   }
 
   /**
-   * Adds what a result message says to a rollout whose end was read back from its session (which
-   * reports no outcome): its outcome, metric and supersession. True the first time only.
+   * Adds what a result message says to a rollout whose end was read back without it (from a
+   * session of a build that did not report its outcome, or by a cancel): its outcome, metric and
+   * supersession. True the first time only.
    */
   completeOutcome(rolloutId: string, outcome: RolloutOutcome): boolean {
     return (

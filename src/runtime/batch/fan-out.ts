@@ -124,17 +124,25 @@ export class FanOut {
     await this.launch(record, this.#deps.storage.listLive(limit));
   }
 
-  /** Reads back rollouts whose sessions ended before `before` but whose result message never came. */
-  async readBack(before: number, limit: number): Promise<void> {
+  /**
+   * Reads back rollouts whose sessions ended before `before` but whose result message never came.
+   * Returns those read back with their signal (outcome and supersession), for the tracker to act
+   * on as it would on their messages: results go down a queue that a crash can empty, and a
+   * session's delivery check only asks the feed, so a tracker must not need the message.
+   */
+  async readBack(before: number, limit: number): Promise<Array<{ slot: RolloutSlot; superseded: boolean }>> {
     const { storage, sessions } = this.#deps;
+    const settled: Array<{ slot: RolloutSlot; superseded: boolean }> = [];
     await eachLimited(storage.listOverdue(before, limit), SESSION_RPC_PARALLELISM, async (slot) => {
       try {
         const outcome = await sessions.outcome(slot.rollout_id);
-        if (outcome && TERMINAL_STATUSES.has(outcome.status)) storage.recordOutcome(slot.rollout_id, outcome, this.#deps.now());
+        if (!outcome || !TERMINAL_STATUSES.has(outcome.status)) return;
+        if (storage.recordOutcome(slot.rollout_id, outcome, this.#deps.now()) && outcome.outcome) settled.push({ slot, superseded: outcome.superseded ?? false });
       } catch (error) {
         console.error("batch rollout read-back failed", { rollout_id: slot.rollout_id, error: describe(error) });
       }
     });
+    return settled;
   }
 
   /** Announces the stand-in result of a slot that never ran; false (logged) if the queue refused it. */

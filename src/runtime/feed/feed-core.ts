@@ -6,7 +6,7 @@ import { ResultMessage, resultOutcome } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { trainingModes, type TrainingModeRegistry } from "../../sink/training-modes";
 import type { AckResult, ConfigureResult, FieldIssue, IngestResult, PullResult } from "./feed-results";
-import { buildStats } from "./feed-stats";
+import { buildStats, tallyGeneration } from "./feed-stats";
 import { FeedStorage, type GroupRow } from "./feed-storage";
 import { groupVerdict, type VerdictMember } from "./group-verdict";
 import { withholdGroup } from "./withhold-group";
@@ -138,6 +138,7 @@ export class FeedCore {
         return { ok: false, reason: "group_mismatch", errors: [{ path: "uid", message }] };
       }
       storage.markSeen(msg.rollout_id, now);
+      tallyGeneration(storage, mode.name, msg.generation);
       // An infrastructure failure whose slot is re-run is never a member: the re-run takes its place.
       // Remembered as seen, so its session's delivery check stops re-publishing it.
       if (msg.superseded) {

@@ -1,6 +1,7 @@
 /** @module Assembling the feed's stats from its counters and live group counts. */
 import { batchSelected, type BatchCounts, type BatchFeedCounts, FEED_COUNTER_NAMES, type FeedConfig, type FeedCounts, type FeedStats, LIVE_COUNT_OF_STATE, type StatsQuery, zeroBatchCounts, zeroFeedCounts } from "../../schemas/feed";
-import type { FeedStorage } from "./feed-storage";
+import type { GenerationStats } from "../../schemas/generation-stats";
+import { type FeedStorage, VERSION_TOKENS_PREFIX } from "./feed-storage";
 
 function liveCountOf(state: string): keyof BatchCounts | undefined {
   return LIVE_COUNT_OF_STATE[state as keyof typeof LIVE_COUNT_OF_STATE];
@@ -33,7 +34,9 @@ export function buildStats(storage: FeedStorage, config: FeedConfig, query: Stat
     const counts = (byMode[mode] ??= zeroFeedCounts());
     counts[key] += n;
   };
+  const tokensByVersion: Record<string, number> = {};
   for (const row of storage.counters()) {
+    if (row.name.startsWith(VERSION_TOKENS_PREFIX)) tokensByVersion[row.name.slice(VERSION_TOKENS_PREFIX.length)] = row.n;
     const key = FEED_COUNTER_NAMES.find((name) => name === row.name);
     if (key) add(row.training_mode, key, row.n);
   }
@@ -41,5 +44,13 @@ export function buildStats(storage: FeedStorage, config: FeedConfig, query: Stat
     const key = liveCountOf(row.state);
     if (key) add(row.training_mode, key, row.n);
   }
-  return { ...totals, by_training_mode: byMode, by_batch: batchCounts(storage, query), active_leases: storage.activeLeaseCount(), config };
+  return { ...totals, by_training_mode: byMode, by_batch: batchCounts(storage, query), active_leases: storage.activeLeaseCount(), config, tokens_by_policy_version: tokensByVersion };
+}
+
+/** Counts what a newly seen rollout's calls generated (absent on messages published before it). */
+export function tallyGeneration(storage: FeedStorage, mode: string, generation: GenerationStats | undefined): void {
+  if (!generation) return;
+  storage.bump(mode, "calls_interrupted", generation.calls_interrupted);
+  storage.bump(mode, "calls_resumed", generation.calls_resumed);
+  for (const [version, tokens] of Object.entries(generation.tokens_by_policy_version)) storage.bumpVersionTokens(version, tokens);
 }

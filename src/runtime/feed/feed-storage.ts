@@ -5,6 +5,9 @@ import { FeedConfig, type FeedCounterName, FeedMember } from "../../schemas/feed
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { DroppedGroups } from "./dropped-groups";
 
+/** Name prefix of the counters of completion tokens per policy version (`tokens@v3`). */
+export const VERSION_TOKENS_PREFIX = "tokens@v";
+
 const MIGRATIONS = [
   CREATE_META_TABLE,
   `CREATE TABLE IF NOT EXISTS counters (training_mode TEXT NOT NULL, name TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (training_mode, name))`,
@@ -120,9 +123,15 @@ export class FeedStorage {
     this.#sql.exec(`INSERT INTO counters (training_mode, name, n) VALUES (?, ?, ?) ON CONFLICT(training_mode, name) DO UPDATE SET n = n + excluded.n`, mode, name, by);
   }
 
-  /** Every counter. */
+  /** Every counter (token counts per policy version are counters too, named VERSION_TOKENS_PREFIX + version). */
   counters(): Array<{ training_mode: string; name: string; n: number }> {
     return this.#sql.exec<{ training_mode: string; name: string; n: number }>(`SELECT training_mode, name, n FROM counters`).toArray();
+  }
+
+  /** Adds `tokens` completion tokens generated under `version` (a counter of no training mode: they are summed over all). */
+  bumpVersionTokens(version: string, tokens: number): void {
+    if (tokens === 0) return;
+    this.#sql.exec(`INSERT INTO counters (training_mode, name, n) VALUES ('', ?, ?) ON CONFLICT(training_mode, name) DO UPDATE SET n = n + excluded.n`, VERSION_TOKENS_PREFIX + version, tokens);
   }
 
   /** Groups per batch and state (groups of no batch left out). */

@@ -35,12 +35,13 @@ function mergeBatches(parts: Array<Record<string, BatchFeedCounts>>): Record<str
 export function mergeStats(shards: FeedStats[]): FeedStats {
   const [first] = shards;
   if (!first || shards.length === 1) return first!;
-  const totals = shards.map(({ by_training_mode: _m, by_batch: _b, active_leases: _a, config: _c, ...counts }) => counts as FeedCounts).reduce<FeedCounts | undefined>((a, b) => add(a, b), undefined)!;
+  const totals = shards.map(({ by_training_mode: _m, by_batch: _b, active_leases: _a, config: _c, tokens_by_policy_version: _t, ...counts }) => counts as FeedCounts).reduce<FeedCounts | undefined>((a, b) => add(a, b), undefined)!;
   return {
     ...totals,
     by_training_mode: addAll<FeedCounts>(shards.map((s) => s.by_training_mode)),
     by_batch: mergeBatches(shards.map((s) => s.by_batch)),
     active_leases: Math.max(...shards.map((s) => s.active_leases)),
     config: first.config,
+    tokens_by_policy_version: shards.reduce<Record<string, number>>((sum, shard) => add(sum, shard.tokens_by_policy_version), {}),
   };
 }

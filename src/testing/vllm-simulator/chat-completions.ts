@@ -18,6 +18,7 @@ import type { PolicyTurn, ToolMode } from "./policy";
 import { ChatCompletionRequest, contentText } from "./request-schemas";
 import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, responseId, stopList } from "./request-checks";
 import { requestMetrics } from "./request-metrics";
+import { serveOnReplica } from "./served-scope";
 import { streamChatCompletion } from "./chat-stream";
 import { reasoningModeOf } from "./reasoning-split";
 import { tokenizerFor } from "./tokenizer-registry";
@@ -141,7 +142,13 @@ function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: 
 export async function handleChatCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const chat = prepareChatGeneration(body, scope, context);
   const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
-  const aborted = chat.request.stream ? await streamChatCompletion(chat, scope, context) : await replyAfterLatency(scope, context, longest, () => chatCompletionBody(chat, scope, context));
+  const served = serveOnReplica(context, scope, chat.promptIds, chat.request.cache_salt);
+  let aborted: number | null = 0;
+  try {
+    aborted = chat.request.stream ? await streamChatCompletion(chat, served.scope, context) : await replyAfterLatency(served.scope, context, longest, () => chatCompletionBody(chat, served.scope, context));
+  } finally {
+    served.end([...chat.promptIds, ...chat.choices[0]!.generation.tokenIds.slice(0, aborted ?? longest)]);
+  }
   // Only what was generated counts: a closed connection aborts the rest, as in vLLM.
   const positions = aborted ?? longest;
   context.stats.completion(chat.promptIds.length, chat.choices.reduce((sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length), 0));

@@ -39,7 +39,11 @@ export const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx src/t
   --difficulty <k>              per-prompt success rate ~ Beta(k*p, k*(1-p)); default off
   --tokenizer <qwen3|toy>       vocabulary and chat template; default qwen3 (Qwen3's real ones;
                                 $VLLM_SIM_TOKENIZER overrides the default); toy is instant to load
-  --qwen3-parser <current|legacy>   reasoning-parser edge cases; default current`;
+  --qwen3-parser <current|legacy>   reasoning-parser edge cases; default current
+  --block-size <n>              tokens per KV block of the prefix cache; default 16
+  --num-gpu-blocks-override <n> KV blocks the replica holds (LRU beyond); default 24576
+  --prefill-ms-per-1k-tokens <ms>   prefill time per 1k uncached prompt tokens (queued per replica); default 0
+  --decode-slowdown <x>         per-token time grows by x per other running request; default 0`;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -87,6 +91,10 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       difficulty: { type: "string" },
       tokenizer: { type: "string" },
       "qwen3-parser": { type: "string" },
+      "block-size": { type: "string" },
+      "num-gpu-blocks-override": { type: "string" },
+      "prefill-ms-per-1k-tokens": { type: "string" },
+      "decode-slowdown": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -131,6 +139,12 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
     }),
     difficulty: number(values.difficulty, "difficulty"),
     tokenizer: values.tokenizer as VllmSimulatorOptions["tokenizer"],
+    prefixCache: dropUndefined({
+      blockSize: number(values["block-size"], "block-size"),
+      capacityBlocks: number(values["num-gpu-blocks-override"], "num-gpu-blocks-override"),
+      prefillMsPer1kTokens: number(values["prefill-ms-per-1k-tokens"], "prefill-ms-per-1k-tokens"),
+      decodeSlowdown: number(values["decode-slowdown"], "decode-slowdown"),
+    }),
   };
   // Drop flags that were not given, so defaults apply.
   return dropUndefined(options);
@@ -184,5 +198,9 @@ export function simulatorArgs(options: Omit<VllmSimulatorOptions, "host" | "port
   value("difficulty", options.difficulty);
   value("tokenizer", options.tokenizer);
   value("qwen3-parser", options.compat?.qwen3Parser);
+  value("block-size", options.prefixCache?.blockSize);
+  value("num-gpu-blocks-override", options.prefixCache?.capacityBlocks);
+  value("prefill-ms-per-1k-tokens", options.prefixCache?.prefillMsPer1kTokens);
+  value("decode-slowdown", options.prefixCache?.decodeSlowdown);
   return args;
 }

@@ -11,6 +11,7 @@ import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, modelValidatorError } from "./errors";
 import { replyAfterLatency } from "./faults";
+import { serveOnReplica } from "./served-scope";
 import { logprobSeed, splitContinuation } from "./continuation";
 import { type Generation, generateIds, generationSeed } from "./generation";
 import { type SseWriter, pause, parseBody, startSse } from "./http-io";
@@ -187,7 +188,13 @@ function aborted(sse: SseWriter, positions: number): number {
 export async function handleCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const prepared = prepare(body, scope, context);
   const longest = Math.max(...prepared.choices.map((choice) => choice.generation.tokenIds.length));
-  const aborted = prepared.request.stream ? await stream(prepared, scope, context) : await replyAfterLatency(scope, context, longest, () => completionBody(prepared, scope, context));
+  const served = serveOnReplica(context, scope, prepared.promptIds, prepared.request.cache_salt);
+  let aborted: number | null = 0;
+  try {
+    aborted = prepared.request.stream ? await stream(prepared, served.scope, context) : await replyAfterLatency(served.scope, context, longest, () => completionBody(prepared, served.scope, context));
+  } finally {
+    served.end([...prepared.promptIds, ...prepared.choices[0]!.generation.tokenIds.slice(0, aborted ?? longest)]);
+  }
   // Only what was generated counts: a closed connection aborts the rest, as in vLLM.
   const positions = aborted ?? longest;
   context.stats.completion(prepared.promptIds.length, prepared.choices.reduce((sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length), 0));

@@ -2,6 +2,7 @@
 import type { ServerResponse } from "node:http";
 import type { InterruptedGenerations } from "./continuation";
 import type { SimulatorConfig } from "./options";
+import type { ReplicaEngine } from "./replica-engine";
 import type { StatsRecorder } from "./stats";
 
 /** Server-wide state shared by handlers. */
@@ -14,6 +15,8 @@ export interface SimulatorContext {
   engine(): PdEngine;
   /** Seeds of generations a closed connection aborted, for resuming them from token ids. */
   interrupted: InterruptedGenerations;
+  /** This replica's prefix cache, running requests and prefill queue (request latency comes from it). */
+  replica: ReplicaEngine;
 }
 
 /** Identity of one simulated engine in the prefill/decode handshake. */

@@ -84,6 +84,22 @@ export const TailOptions = z.strictObject({
 });
 export type TailOptions = z.infer<typeof TailOptions>;
 
+/**
+ * The replica's KV cache and compute (see docs/vllm.md, "Prefix caching and load"). Prefix caching
+ * is always on, as in vLLM V1; the timing terms default to 0, so by default it only counts.
+ */
+export const PrefixCacheOptions = z.strictObject({
+  /** Tokens per KV block (`vllm serve --block-size`). Default 16. */
+  blockSize: z.int().min(1, "prefixCache.blockSize must be >= 1").max(1024, "prefixCache.blockSize must be <= 1024").optional(),
+  /** KV blocks the replica holds (`--num-gpu-blocks-override`). Default 24576 (about 393k tokens). */
+  capacityBlocks: z.int().min(1, "prefixCache.capacityBlocks must be >= 1").optional(),
+  /** Prefill time per 1,000 uncached prompt tokens, in ms; prefills queue one after another per replica. Default 0. */
+  prefillMsPer1kTokens: z.number().min(0, "prefixCache.prefillMsPer1kTokens must be >= 0").optional(),
+  /** Decode slows by this fraction of `perTokenMs` for every other request running on the replica. Default 0. */
+  decodeSlowdown: z.number().min(0, "prefixCache.decodeSlowdown must be >= 0").optional(),
+});
+export type PrefixCacheOptions = z.infer<typeof PrefixCacheOptions>;
+
 /** Options of `startVllmSimulator`. */
 export const VllmSimulatorOptions = z.strictObject({
   /** Interface to listen on. Default "127.0.0.1". */
@@ -142,6 +158,8 @@ export const VllmSimulatorOptions = z.strictObject({
    * a ChatML template, instant). Default: the `VLLM_SIM_TOKENIZER` environment variable, else "qwen3".
    */
   tokenizer: z.enum(["qwen3", "toy"], { error: 'tokenizer must be "qwen3" or "toy"' }).optional(),
+  /** Prefix cache, prefill cost and decode slowdown under load (see `PrefixCacheOptions`). */
+  prefixCache: PrefixCacheOptions.optional(),
 });
 export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
 
@@ -178,6 +196,7 @@ export interface SimulatorConfig {
   tail: TailOptions | null;
   difficulty: number | null;
   tokenizer: TokenizerName;
+  prefixCache: Required<PrefixCacheOptions>;
 }
 
 const DEFAULT_CONFIG: SimulatorConfig = {
@@ -200,6 +219,7 @@ const DEFAULT_CONFIG: SimulatorConfig = {
   tail: null,
   difficulty: null,
   tokenizer: "qwen3",
+  prefixCache: { blockSize: 16, capacityBlocks: 24_576, prefillMsPer1kTokens: 0, decodeSlowdown: 0 },
 };
 
 /** The default tokenizer: `VLLM_SIM_TOKENIZER` when it names one, else Qwen3's. */
@@ -247,6 +267,7 @@ export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch)
     tail: patch.tail === undefined ? config.tail : patch.tail,
     difficulty: patch.difficulty === undefined ? config.difficulty : patch.difficulty,
     tokenizer: patch.tokenizer ?? config.tokenizer,
+    prefixCache: { ...config.prefixCache, ...stripUndefined(patch.prefixCache) },
   };
 }
 

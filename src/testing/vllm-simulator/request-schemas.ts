@@ -79,6 +79,8 @@ const sampling = {
   ignore_eos: z.boolean().nullish(),
   // Accepted for disaggregated-serving clients; the simulator has no KV cache to transfer.
   kv_transfer_params: z.record(z.string(), z.unknown()).nullish(),
+  /** vLLM's prefix-cache salt: mixed into the first block's hash, so differently salted requests share no cached block. */
+  cache_salt: z.string().min(1, "Parameter 'cache_salt' must be a non-empty string if provided.").nullish(),
 };
 
 /** Body of `POST /v1/chat/completions`. */

@@ -12,6 +12,7 @@ import { drawFault, injected429, injected500 } from "./faults";
 import { checkJsonContentType, readJsonBody, sendError, sendJson } from "./http-io";
 import type { SimulatorConfig } from "./options";
 import type { Rng } from "./rng";
+import { metricsText } from "./replica-engine";
 import { handleDetokenize, handleTokenize } from "./tokenize";
 
 /** What the router needs from the running simulator. */
@@ -35,7 +36,7 @@ const GENERATORS: Record<string, Generator> = {
   "POST /v1/completions": handleCompletions,
 };
 
-const KNOWN_PATHS = new Set(["/health", "/v1/models", "/v1/chat/completions", "/v1/completions", "/tokenize", "/detokenize", "/sim/stats", "/sim/config"]);
+const KNOWN_PATHS = new Set(["/health", "/v1/models", "/v1/chat/completions", "/v1/completions", "/tokenize", "/detokenize", "/sim/stats", "/sim/config", "/metrics"]);
 
 function modelsBody(config: SimulatorConfig): unknown {
   const created = Math.floor(Date.now() / 1000);
@@ -100,6 +101,10 @@ async function route(req: IncomingMessage, res: ServerResponse, state: RouterSta
     case "POST /detokenize":
       checkJsonContentType(req);
       return handleDetokenize(await readJsonBody(req), res, state.config());
+    case "GET /metrics":
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+      res.end(metricsText(state.replica.counters(), state.config().model));
+      return;
     case "GET /sim/stats":
       return sendJson(res, 200, state.stats.snapshot());
     case "PUT /sim/config":

@@ -7,6 +7,7 @@ import { InterruptedGenerations } from "./continuation";
 import type { z } from "zod";
 import { type SimulatorConfig, type SimulatorConfigPatch, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
 import { type Rng, createRng, hashParts } from "./rng";
+import { ReplicaEngine } from "./replica-engine";
 import { createRouter } from "./router";
 import type { TokenizerName } from "./sim-tokenizer";
 import { tokenizerFor } from "./tokenizer-registry";
@@ -54,7 +55,9 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
   tokenizerFor(config.tokenizer);
   let faultRng: Rng = createRng(hashParts(config.seed, "faults"));
   let requestNumber = 0;
-  const stats = createStatsRecorder();
+  const recorder = createStatsRecorder();
+  const replica = new ReplicaEngine(config);
+  const stats = { ...recorder, snapshot: () => ({ ...recorder.snapshot(), replica: replica.counters() }) };
   const closing = new AbortController();
   const held = new Set<IncomingMessage>();
   // Generations wait on this while a test holds them (holdGenerations); null when none does.
@@ -86,6 +89,7 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
       nextRequestNumber: () => requestNumber++,
       engine: () => engine,
       interrupted: new InterruptedGenerations(),
+      replica,
       closing: closing.signal,
       gate: () => gate?.promise ?? Promise.resolve(),
       hold(req, ms) {

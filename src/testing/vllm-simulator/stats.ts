@@ -24,6 +24,11 @@ export const SimulatorStats = z.object({
    * decode requests that computed the prefill themselves (no usable handle), requests refused by a role check.
    */
   pd: z.object({ prefill: z.int(), decode: z.int(), recomputed: z.int(), rejected: z.int() }),
+  /**
+   * The replica's prefix cache (replica-engine.ts): prompt tokens looked up and found cached (vLLM's
+   * `prefix_cache_queries` / `prefix_cache_hits`), blocks evicted and held, requests running now.
+   */
+  replica: z.object({ prefixCacheQueries: z.int(), prefixCacheHits: z.int(), evictedBlocks: z.int(), cachedBlocks: z.int(), running: z.int() }).optional(),
 });
 export type SimulatorStats = z.infer<typeof SimulatorStats>;
 

@@ -12,7 +12,7 @@ const RETRY = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
 async function startPool() {
   const sims = await Promise.all([1, 2, 3].map((seed) => startVllmSimulator({ port: 0, seed })));
   const clock = manualClock();
-  const backend = backendRegistry.create({ name: "vllm", replicas: sims.map((sim) => sim.url) }, depsWith(clock.now));
+  const backend = backendRegistry.create({ name: "vllm", replicas: sims.map((sim) => sim.url), routing: { policy: "hash" } }, depsWith(clock.now));
   return { sims, urls: sims.map((sim) => `${sim.url}/v1`), clock, backend };
 }
 

@@ -7,12 +7,12 @@ import { chatBody, depsWith, modelFailure, ssePayloads, startScriptedUpstream } 
 const ROLLOUTS = Array.from({ length: 30 }, (_, i) => `rollout-${i}`);
 const chats = (sim: VllmSimulator) => sim.stats().byEndpoint["POST /v1/chat/completions"] ?? 0;
 
-describe("vllm backend over three replicas", () => {
+describe("vllm backend over three replicas, routed by hash", () => {
   let sims: VllmSimulator[];
   let urls: string[];
   const fresh = (): ModelBackend =>
     // Replica URLs with and without /v1 name the same servers.
-    backendRegistry.create({ name: "vllm", replicas: sims.map((sim, i) => (i === 0 ? sim.url : `${sim.url}/v1/`)) }, depsWith(Date.now));
+    backendRegistry.create({ name: "vllm", replicas: sims.map((sim, i) => (i === 0 ? sim.url : `${sim.url}/v1/`)), routing: { policy: "hash" } }, depsWith(Date.now));
   beforeAll(async () => {
     sims = await Promise.all([1, 2, 3].map((seed) => startVllmSimulator({ port: 0, seed, latency: { ttftMs: 5, perTokenMs: 0 } })));
     urls = sims.map((sim) => `${sim.url}/v1`);

@@ -1,0 +1,37 @@
+/**
+ * @module The prompt prefix a new rollout is placed by under `sticky_least_loaded`: the part of
+ * a request that every member of a GRPO group shares and that the replica's prefix cache will
+ * hold once one of them has been served.
+ */
+import type { JsonObject, JsonValue } from "../../schemas/json";
+import { fnv1a32 } from "./rendezvous";
+
+/** Leading prompt tokens (or characters) a text-completions prefix is keyed by. */
+const COMPLETION_PREFIX = 1024;
+
+function firstUserIndex(messages: readonly JsonValue[]): number {
+  const index = messages.findIndex((message) => typeof message === "object" && message !== null && !Array.isArray(message) && message.role === "user");
+  return index < 0 ? messages.length - 1 : index;
+}
+
+/**
+ * A short key for the request's shared prefix, or null when it has none to key by. Chat: the
+ * tools and the messages up to the first user message (system prompt and task, which the
+ * chat template renders first). Text completions: the first 1,024 prompt tokens or characters.
+ */
+export function prefixKey(body: JsonObject): string | null {
+  let text: string;
+  if (Array.isArray(body.messages)) {
+    const messages = body.messages;
+    if (messages.length === 0) return null;
+    text = JSON.stringify([body.tools ?? null, messages.slice(0, firstUserIndex(messages) + 1)]);
+  } else if (typeof body.prompt === "string") {
+    text = body.prompt.slice(0, COMPLETION_PREFIX);
+  } else if (Array.isArray(body.prompt)) {
+    text = body.prompt.slice(0, COMPLETION_PREFIX).join(",");
+  } else {
+    return null;
+  }
+  // Two seeds: a 64-bit key, so unrelated prompts practically never share a placement by accident.
+  return `prefix:${fnv1a32(text).toString(36)}:${fnv1a32(text, 0x01000193).toString(36)}`;
+}

@@ -1,0 +1,61 @@
+/**
+ * @module The replica choice of each routing policy, as pure functions of the healthy replicas
+ * and their load (calls in flight as this isolate sees them). `ReplicaRouter` handles health,
+ * probes and leases; this file only decides. See docs/scale.md, "Replica routing".
+ */
+import type { ReplicaRouting } from "../../schemas/backend-config";
+
+/** What a policy sees of one replica. */
+export interface RoutedReplica {
+  readonly url: string;
+}
+
+/** One placement decision's inputs. */
+export interface RoutingChoice<R extends RoutedReplica> {
+  /** Healthy replicas, best-first in the rendezvous order of the call's key (`prefixKey`, else the rollout id). Non-empty. */
+  ranked: readonly R[];
+  /** The replica the rollout used last, if healthy; undefined for a new rollout. */
+  sticky: R | undefined;
+  /** Calls in flight on a replica now (not counting the one being placed). */
+  load(replica: R): number;
+}
+
+/** The least-loaded replica; ties go to the earliest in `ranked` (the key's rendezvous order), so they stay deterministic. */
+export function leastLoaded<R extends RoutedReplica>(ranked: readonly R[], load: (replica: R) => number): R {
+  let best = ranked[0]!;
+  let bestLoad = load(best);
+  for (const replica of ranked) {
+    const value = load(replica);
+    if (value < bestLoad) {
+      best = replica;
+      bestLoad = value;
+    }
+  }
+  return best;
+}
+
+/**
+ * `sticky_least_loaded`: the rollout's own replica while its load is within `bound` of the
+ * least-loaded one's, else the least-loaded replica. A new rollout goes to the first replica in
+ * its key's rendezvous order that is within the same bound, so calls with one prompt prefix (a
+ * GRPO group) meet where it is cached, in every isolate alike.
+ */
+export function stickyLeastLoaded<R extends RoutedReplica>(choice: RoutingChoice<R>, bound: number): R {
+  const least = leastLoaded(choice.ranked, choice.load);
+  const floor = choice.load(least);
+  const within = (replica: R) => choice.load(replica) - floor <= bound;
+  // A rollout that leaves its overloaded replica goes where the load is least: it will miss the cache anywhere.
+  if (choice.sticky) return within(choice.sticky) ? choice.sticky : least;
+  // The key's first replica within the bound: members that spill past an overloaded first choice
+  // still meet on the same second one, in every isolate alike.
+  return choice.ranked.find(within) ?? least;
+}
+
+/**
+ * The replica for a call under `routing` (`hash` is decided by the router's bounded-load rule,
+ * not here). `least_loaded` ignores stickiness: every call goes where the fewest calls run.
+ */
+export function chooseReplica<R extends RoutedReplica>(routing: ReplicaRouting, choice: RoutingChoice<R>): R {
+  if (routing.policy === "least_loaded") return leastLoaded(choice.ranked, choice.load);
+  return stickyLeastLoaded(choice, routing.bound);
+}
