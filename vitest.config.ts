@@ -36,7 +36,7 @@ export default defineConfig({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         // LOCAL_DEV: tests reach the Worker at made-up hosts (http://w), not loopback; they run without secrets.
-        bindings: { LLM_BASE_URL: `${inject("simulatorUrl")}/v1`, SIMULATOR_URL: inject("simulatorUrl"), SANDBOX_URL: inject("sandboxUrl"), LOCAL_DEV: "true" },
+        bindings: { LLM_BASE_URL: `${inject("simulatorUrl")}/v1`, SIMULATOR_URL: inject("simulatorUrl"), SANDBOX_URL: inject("sandboxUrl"), LOCAL_DEV: "true", DRIVER_INTERRUPTIBLE_CALLS: "on" },
       },
     })),
   ],

@@ -30,7 +30,7 @@ const values = commandLine({
     rounds: { type: "string", default: "1", help: "alternating rounds of ours, the bare loop and the floor; each figure is the median over them" },
     "skip-floor": { type: "boolean", default: false, help: "skip the workerd floor (the same calls from a bare Worker in workerd, with and without object round trips)" },
     port: { type: "string", default: "8797", help: "Worker port" },
-    "interruptible-calls": { type: "string", default: "on", help: "off: the driver's plain calls go upstream non-streamed (DRIVER_INTERRUPTIBLE_CALLS=off), so an interrupt sync drains them; on (default): streamed and cuttable" },
+    "interruptible-calls": { type: "string", default: "off", help: "on: the driver's plain calls stream from upstream so an interrupt sync can cut them (DRIVER_INTERRUPTIBLE_CALLS=on); off (default): non-streamed" },
   },
 });
 const rollouts = Number(values.rollouts);
@@ -109,7 +109,7 @@ const stacks: Array<{ stack: BenchStack; client: RolloutClient }> = [];
 const floor = values["skip-floor"] ? null : await startWorkerdFloor(simulator.url, benchStateDir("floor-loop"));
 try {
   for (const [i, kind] of kinds.entries()) {
-    const stack = await startBenchStack({ kind, modelServerUrl: simulator.url, port: Number(values.port) + i, stateDir: `bench-loop-${kind}`, localBatchSize: LOCAL_BATCH, ...(values["interruptible-calls"] === "off" ? { vars: { DRIVER_INTERRUPTIBLE_CALLS: "off" } } : {}) });
+    const stack = await startBenchStack({ kind, modelServerUrl: simulator.url, port: Number(values.port) + i, stateDir: `bench-loop-${kind}`, localBatchSize: LOCAL_BATCH, ...(values["interruptible-calls"] === "on" ? { vars: { DRIVER_INTERRUPTIBLE_CALLS: "on" } } : {}) });
     const client = new RolloutClient(stack.workerUrl);
     stacks.push({ stack, client });
     // Warm-up: first requests compile code paths in workerd, open connections, wake the shards.

@@ -26,8 +26,8 @@ export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = policyPort
     sessions: sessionLocator(env),
     resolveAgent: (name) => agentRegistry.get(name),
     // One drive's calls: each call's release rides on the rollout's next admission.
-    // Plain calls register their interrupt with their session, so an `interrupt` sync cuts them too.
-    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs)), env.DRIVER_INTERRUPTIBLE_CALLS === "off" ? undefined : (rolloutId, callId) => {
+    // With DRIVER_INTERRUPTIBLE_CALLS=on, plain calls register their interrupt with their session, so an `interrupt` sync cuts them too.
+    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs)), env.DRIVER_INTERRUPTIBLE_CALLS !== "on" ? undefined : (rolloutId, callId) => {
       // One stub per call: RPC calls on one stub arrive in order (a leg's registration before its drop).
       const session = sessionStub(env, rolloutId);
       return (interrupt, legVersion) => void session.remoteCallInterrupt(callId, interrupt, legVersion).catch(() => undefined);
