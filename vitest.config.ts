@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import type { Plugin } from "vite";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * Vite's logger without one warning: @openai/agents (a devDependency, for the framework examples)
@@ -23,6 +26,33 @@ function quietSourcemapWarnings(): Plugin {
   };
 }
 
+/** The packages the Worker, the examples and the tests import inside workerd (entry points as imported). */
+const PREBUNDLED = [
+  "zod", "hono", "hono/html", "hono/cookie", "hono/utils/html", "hono/utils/http-status", "openai", "hyparquet", "hyparquet-writer", "sucrase",
+  "@openai/agents", "ai", "@ai-sdk/openai-compatible",
+];
+
+/** Where the group files are (test/integration/groups/README.md says why and how to add a file). */
+const GROUPS_DIR = "test/integration/groups";
+
+/**
+ * The test files a group file runs (`describe(…, () => import("../x.integration.test"))`), as
+ * paths from the repository root. In grouped mode these do not run on their own as well.
+ */
+function groupedFiles(): string[] {
+  return readdirSync(GROUPS_DIR)
+    .filter((name) => name.endsWith(".test.ts"))
+    .flatMap((name) => [...readFileSync(join(GROUPS_DIR, name), "utf8").matchAll(/import\("\.\.\/([^"]+)"\)/g)].map((match) => `test/integration/${match[1]}.ts`));
+}
+
+/**
+ * Grouped mode (INTEGRATION_GROUPS=1, as .ci/run and `npm run test:integration` run it): each group
+ * file runs its files one after another in one workerd, and every file no group names runs on its
+ * own. Otherwise (the default, and how to run one file) every file runs on its own and the group
+ * files are left out.
+ */
+const grouped = process.env.INTEGRATION_GROUPS === "1";
+
 /**
  * Integration tests inside workerd: the real Worker (functions/worker.ts) with its Durable
  * Objects, queues and R2 from wrangler.toml, talking to a vLLM simulator on loopback that
@@ -42,12 +72,18 @@ export default defineConfig({
   ],
   test: {
     include: ["test/integration/**/*.test.ts"],
-    // At least 2 workers (vitest's default, cores − 1, is one on a 2-core CI machine): about a
-    // third of this suite's time is each file importing the Worker's modules into workerd, which
-    // a second worker overlaps. Files do not share storage, and no test reconfigures the shared
-    // simulators, so files may run side by side.
+    exclude: [...configDefaults.exclude, ...(grouped ? groupedFiles() : [`${GROUPS_DIR}/**`])],
+    // At least 2 workers (vitest's default, cores − 1, is one on a 2-core CI machine): loading a
+    // file's modules into workerd waits on round trips to vitest more than it computes, which a
+    // second worker overlaps. Files (and groups) do not share storage, and no test reconfigures
+    // the shared simulators, so they may run side by side.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ["./test/global-setup.ts"],
     testTimeout: 30_000,
+    // Each test file (or group) runs in a fresh workerd that imports the Worker's module graph one
+    // module per round trip to vitest; the dependencies were ~370 of its ~630 modules (openai 154,
+    // zod 95, sucrase 57, hono 29, hyparquet 27). Pre-bundled, each package is one module (issue
+    // 27). Builtins stay imports: workerd provides them (nodejs_compat).
+    deps: { optimizer: { ssr: { enabled: true, include: PREBUNDLED, rolldownOptions: { external: [/^node:/, /^cloudflare:/, ...builtinModules] } } } },
   },
 });

@@ -12,7 +12,8 @@
  * killed the same way. With one call per process a runaway has no innocent neighbours to take
  * down (a first version shared one process: under a 128-rollout js-coder batch every loop killed
  * the calls beside it, and their reruns met the next loop). A started spare makes a replacement a
- * swap: starting workerd takes 1–3 s on a loaded 2-core machine.
+ * swap: starting workerd takes 1–3 s on a loaded 2-core machine. The pool starts at the first call
+ * (`eager` starts it at once): a stack that runs no code never pays for it.
  */
 import { readFileSync } from "node:fs";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
@@ -37,6 +38,13 @@ export interface SandboxHostOptions {
   port?: number;
   /** Sandbox processes, each running one call at a time. Default 3 (about 60 MB each, plus one spare). */
   processes?: number;
+  /**
+   * Start the processes now rather than at the first call. Default false: most stacks run no code
+   * (every e2e test's stack, most `edge-rollout dev` sessions), and starting the pool and its spare
+   * is four workerd starts, several seconds of a stack's start on a 2-core machine (issue 27). The
+   * first call waits for them; its timeout is counted from when it holds a started process.
+   */
+  eager?: boolean;
 }
 
 /** A running sandbox host. */
@@ -60,7 +68,8 @@ interface Runtime {
 
 /** One place in the pool: the process serving it now (replaced after a runaway) and whether a call holds it. */
 interface Slot {
-  runtime: Promise<Runtime>;
+  /** Undefined until the pool starts (at the first call, unless `eager`). */
+  runtime: Promise<Runtime> | undefined;
   busy: boolean;
 }
 
@@ -106,12 +115,28 @@ async function readBody(request: IncomingMessage): Promise<string> {
 export async function startSandboxHost(options: SandboxHostOptions = {}): Promise<SandboxHost> {
   const memoryLimitMb = options.memoryLimitMb ?? 1024;
   const graceMs = options.graceMs ?? 1000;
+  // Bundled now, so a Worker that does not build fails the stack's start, not its first call.
   const script = await bundle();
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 3) }, () => ({ runtime: launch(script), busy: false }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 3) }, () => ({ runtime: undefined, busy: false }));
   const waiting: Array<(slot: Slot) => void> = [];
   let spare: Promise<Runtime> | undefined;
   let restarts = 0;
   let stopped = false;
+  let started: Promise<void> | undefined;
+
+  /**
+   * Starts every process of the pool, then the spare, and resolves once all are up (once; each
+   * call and `pids()` ask). The first call waits for the spare too: a workerd starting beside a
+   * snippet on a loaded 2-core machine took its CPU and ran it past a 2 s timeout.
+   */
+  const start = (): Promise<void> =>
+    (started ??= (async () => {
+      for (const slot of slots) slot.runtime = launch(script);
+      await Promise.all(slots.map((slot) => slot.runtime));
+      if (stopped) return;
+      spare = launch(script);
+      await spare;
+    })());
 
   const takeSpare = (): Promise<Runtime> => {
     const next = spare ?? launch(script);
@@ -136,7 +161,7 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   /** Kills the slot's process (if it is still `runtime`) and puts the spare in its place. */
   function replace(slot: Slot, runtime: Runtime, reason: string): void {
     runtime.deathReason ??= reason;
-    void slot.runtime.then((live) => {
+    void slot.runtime?.then((live) => {
       if (live !== runtime || stopped) return;
       restarts++;
       if (runtime.pid !== undefined) {
@@ -161,9 +186,10 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   memoryWatch.unref();
 
   async function attempt(input: RunCodeInput, body: string): Promise<RunCodeResult> {
+    await start();
     const slot = await acquire();
     try {
-      const runtime = await slot.runtime;
+      const runtime = await slot.runtime!;
       const started = Date.now();
       const deadline = AbortSignal.timeout(input.timeoutMs + graceMs);
       running.set(slot, runtime);
@@ -209,17 +235,20 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  await Promise.all(slots.map((slot) => slot.runtime));
-  spare = launch(script);
+  if (options.eager) await start();
   return {
     url: `http://127.0.0.1:${port}`,
     restarts: () => restarts,
-    pids: async () => Promise.all(slots.map(async (slot) => (await slot.runtime).pid)),
+    async pids() {
+      await start();
+      return Promise.all(slots.map(async (slot) => (await slot.runtime!).pid));
+    },
     async stop() {
       stopped = true;
       clearInterval(memoryWatch);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await started?.catch(() => undefined);
       const runtimes = await Promise.all([...slots.map((slot) => slot.runtime), spare].map((one) => one?.catch(() => undefined)));
       await Promise.all(runtimes.map((runtime) => runtime?.mf.dispose().catch(() => undefined)));
     },
