@@ -6,6 +6,7 @@
  * `tokenizerFor(config.tokenizer)` (tokenizer-registry.ts).
  */
 import type { RenderChatOptions } from "./chat-template";
+import { createUtf8Decoder, decodeTokenBytes } from "./token-bytes";
 import type { ParsedToolCall } from "./hermes";
 import type { ChatMessageParam } from "./request-schemas";
 
@@ -50,10 +51,8 @@ export interface SimTokenizer {
 
 const utf8 = new TextEncoder();
 
-/** A UTF-8 decoder that keeps a leading U+FEFF and replaces broken bytes with U+FFFD (Python's errors="replace"). */
-export function createUtf8Decoder(): TextDecoder {
-  return new TextDecoder("utf-8", { ignoreBOM: true });
-}
+/** Re-exported for the simulator modules that decode with it (defined in token-bytes.ts). */
+export { createUtf8Decoder };
 
 /** Whether `id` is in the vocabulary. */
 export function isTokenId(tokenizer: SimTokenizer, id: number): boolean {
@@ -62,21 +61,7 @@ export function isTokenId(tokenizer: SimTokenizer, id: number): boolean {
 
 /** Text of `ids` (`tokenizer.decode`); `skipSpecialTokens` drops the control tokens, as vLLM does for generated text. */
 export function decodeIds(tokenizer: SimTokenizer, ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
-  const parts: Uint8Array[] = [];
-  let length = 0;
-  for (const id of ids) {
-    if (options.skipSpecialTokens && tokenizer.controlTokenIds.has(id)) continue;
-    const bytes = tokenizer.tokenBytes(id);
-    parts.push(bytes);
-    length += bytes.length;
-  }
-  const all = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return createUtf8Decoder().decode(all);
+  return decodeTokenBytes(ids, (id) => tokenizer.tokenBytes(id), (id) => options.skipSpecialTokens === true && tokenizer.controlTokenIds.has(id));
 }
 
 /**

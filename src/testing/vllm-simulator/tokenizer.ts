@@ -7,6 +7,7 @@
  * the UTF-8 bytes of each plain segment. Greedy matching is not stable under concatenation,
  * which is why the chat template tokenizes every piece separately.
  */
+import { createUtf8Decoder, decodeTokenBytes } from "./token-bytes";
 import { VOCAB_PIECES } from "./vocab-pieces";
 
 /** The special tokens and their ids, as Qwen2.5/Qwen3 spell them. */
@@ -37,10 +38,8 @@ const SPECIAL_STRINGS = Object.keys(SPECIAL_TOKENS).sort((a, b) => b.length - a.
 const FIRST_BYTE_ID = SPECIAL_STRINGS.length;
 const utf8 = new TextEncoder();
 
-/** A UTF-8 decoder that keeps a leading U+FEFF, which the default decoder would silently drop. */
-export function createUtf8Decoder(): TextDecoder {
-  return new TextDecoder("utf-8", { ignoreBOM: true });
-}
+/** Re-exported for the simulator modules that decode with it (defined in token-bytes.ts). */
+export { createUtf8Decoder };
 
 interface TrieNode {
   children: Map<number, TrieNode>;
@@ -147,21 +146,7 @@ export interface DecodeOptions {
 
 /** Text of `ids`; `decode(encode(s)) === s` for every well-formed string. */
 export function decode(ids: readonly number[], options: DecodeOptions = {}): string {
-  const parts: Uint8Array[] = [];
-  let length = 0;
-  for (const id of ids) {
-    if (options.skipSpecialTokens && CONTROL_TOKEN_IDS.has(id)) continue;
-    const bytes = tokenBytes(id);
-    parts.push(bytes);
-    length += bytes.length;
-  }
-  const all = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return createUtf8Decoder().decode(all);
+  return decodeTokenBytes(ids, tokenBytes, (id) => options.skipSpecialTokens === true && CONTROL_TOKEN_IDS.has(id));
 }
 
 /** Display string of one token; a token holding part of a UTF-8 character shows U+FFFD. */
