@@ -9,7 +9,6 @@ import { type ChatChoice, choiceSeed, generateChoice, parseChoice, toolParsingOf
 import type { RequestScope, SimulatorContext } from "./context";
 import { logprobSeed } from "./continuation";
 import { checkContextLength, modelValidatorError } from "./errors";
-import { replyAfterLatency } from "./faults";
 import { generationSeed } from "./generation";
 import { parseBody } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
@@ -18,7 +17,7 @@ import type { PolicyTurn, ToolMode } from "./policy";
 import { ChatCompletionRequest, contentText } from "./request-schemas";
 import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, responseId, stopList } from "./request-checks";
 import { requestMetrics } from "./request-metrics";
-import { serveOnReplica } from "./served-scope";
+import { serveGeneration } from "./served-scope";
 import { streamChatCompletion } from "./chat-stream";
 import { reasoningModeOf } from "./reasoning-split";
 import { tokenizerFor } from "./tokenizer-registry";
@@ -141,17 +140,10 @@ function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: 
 /** Answers one chat-completions request. */
 export async function handleChatCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const chat = prepareChatGeneration(body, scope, context);
-  const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
-  const served = serveOnReplica(context, scope, chat.promptIds, chat.request.cache_salt);
-  let aborted: number | null = 0;
-  try {
-    aborted = chat.request.stream ? await streamChatCompletion(chat, served.scope, context) : await replyAfterLatency(served.scope, context, longest, () => chatCompletionBody(chat, served.scope, context));
-  } finally {
-    served.end([...chat.promptIds, ...chat.choices[0]!.generation.tokenIds.slice(0, aborted ?? longest)]);
-  }
-  // Only what was generated counts: a closed connection aborts the rest, as in vLLM.
-  const positions = aborted ?? longest;
-  context.stats.completion(chat.promptIds.length, chat.choices.reduce((sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length), 0));
+  const aborted = await serveGeneration(context, scope, { promptIds: chat.promptIds, cacheSalt: chat.request.cache_salt, streamed: Boolean(chat.request.stream), choices: chat.choices }, {
+    stream: (served) => streamChatCompletion(chat, served, context),
+    body: (served) => chatCompletionBody(chat, served, context),
+  });
   if (aborted === null) return;
-  for (const choice of chat.choices) context.interrupted.record(chat.promptIds, choice.scriptSeed, choice.generation.tokenIds.slice(0, positions));
+  for (const choice of chat.choices) context.interrupted.record(chat.promptIds, choice.scriptSeed, choice.generation.tokenIds.slice(0, aborted));
 }

@@ -10,8 +10,7 @@ import { choiceSeed, isEmptyReply } from "./chat-choices";
 import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, modelValidatorError } from "./errors";
-import { replyAfterLatency } from "./faults";
-import { serveOnReplica } from "./served-scope";
+import { serveGeneration } from "./served-scope";
 import { logprobSeed, splitContinuation } from "./continuation";
 import { type Generation, generateIds, generationSeed } from "./generation";
 import { type SseWriter, pause, parseBody, startSse } from "./http-io";
@@ -187,17 +186,10 @@ function aborted(sse: SseWriter, positions: number): number {
 /** Answers one completions request. */
 export async function handleCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
   const prepared = prepare(body, scope, context);
-  const longest = Math.max(...prepared.choices.map((choice) => choice.generation.tokenIds.length));
-  const served = serveOnReplica(context, scope, prepared.promptIds, prepared.request.cache_salt);
-  let aborted: number | null = 0;
-  try {
-    aborted = prepared.request.stream ? await stream(prepared, served.scope, context) : await replyAfterLatency(served.scope, context, longest, () => completionBody(prepared, served.scope, context));
-  } finally {
-    served.end([...prepared.promptIds, ...prepared.choices[0]!.generation.tokenIds.slice(0, aborted ?? longest)]);
-  }
-  // Only what was generated counts: a closed connection aborts the rest, as in vLLM.
-  const positions = aborted ?? longest;
-  context.stats.completion(prepared.promptIds.length, prepared.choices.reduce((sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length), 0));
+  const aborted = await serveGeneration(context, scope, { promptIds: prepared.promptIds, cacheSalt: prepared.request.cache_salt, streamed: Boolean(prepared.request.stream), choices: prepared.choices }, {
+    stream: (served) => stream(prepared, served, context),
+    body: (served) => completionBody(prepared, served, context),
+  });
   if (aborted === null) return;
-  for (const choice of prepared.choices) context.interrupted.record(prepared.base, choice.scriptSeed, [...prepared.prefix, ...choice.generation.tokenIds.slice(0, positions)]);
+  for (const choice of prepared.choices) context.interrupted.record(prepared.base, choice.scriptSeed, [...prepared.prefix, ...choice.generation.tokenIds.slice(0, aborted)]);
 }
