@@ -46,17 +46,16 @@ export interface CallOwnerDeps {
  * interruptible call's current interrupt is kept for an `interrupt` weight sync.
  *
  * A call admitted before a sync began may not have registered its interrupt yet when the sync
- * reaches this session (its upstream has not sent its first chunk: prefill, a slow replica). Such
- * a call is marked, with the version the sync replaces, and cut the moment its leg of that version
- * registers; otherwise it would run to its end under the old weights, and the sync would wait for
- * the whole generation, tail included. A leg admitted after the sync ended carries the new
- * version, so a stale mark never cuts it.
+ * reaches this session (its upstream has not sent its first chunk: prefill, a slow replica), or
+ * may run in another invocation this object never saw it enter (the stepwise driver's). The
+ * registry keeps the newest version a sync replaced, and a leg of that version or older is cut the
+ * moment it registers; otherwise it would run to its end under the old weights, and the sync would
+ * wait for the whole generation, tail included. A leg admitted after the sync ended carries the
+ * new version, so it is never cut on registering.
  */
 export class CallerRegistry {
   readonly #calls = new Map<string, AbortController>();
   readonly #interrupts = new Map<string, () => void>();
-  /** Calls a sync reached before their leg registered: the newest version whose legs it cuts. */
-  readonly #cutPending = new Map<string, number>();
   /** The newest version an interrupt sync replaced: a leg of it or older that registers later is cut at once. */
   #cutUpTo: number | undefined;
   /** Interrupts of calls run by another invocation (the rollout's driver), kept past the RPC that passed them. */
@@ -71,24 +70,19 @@ export class CallerRegistry {
       done: () => {
         this.#calls.delete(callId);
         this.#interrupts.delete(callId);
-        this.#cutPending.delete(callId);
       },
     };
   }
 
   /**
    * Registers (or with null, drops) the interrupt of `callId`'s current upstream leg, admitted under
-   * `legVersion`. A leg that a sync already passed over is cut at once.
+   * `legVersion`. A leg that a sync already passed over (its version replaced) is cut at once.
    */
   setInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void {
     if (interrupt === null) {
       this.#interrupts.delete(callId);
       return;
     }
-    const cutUpTo = this.#cutPending.get(callId);
-    this.#cutPending.delete(callId);
-    if (cutUpTo !== undefined && (legVersion === undefined || legVersion <= cutUpTo)) return interrupt();
-    // A call this object never saw enter (its driver's) is cut by version alone.
     if (legVersion !== undefined && this.#cutUpTo !== undefined && legVersion <= this.#cutUpTo) return interrupt();
     this.#interrupts.set(callId, interrupt);
   }
@@ -108,24 +102,21 @@ export class CallerRegistry {
   }
 
   /**
-   * Interrupts every interruptible call running here, and marks the calls still opening their leg
-   * (cut when they register, if their leg is of `replacedVersion` or older); returns how many.
+   * Interrupts every interruptible call running here, and remembers `replacedVersion`, so the calls
+   * still opening their leg are cut as they register; returns how many calls it reached (cut now,
+   * or entered here and still opening).
    */
   interruptAll(replacedVersion?: number): number {
-    if (replacedVersion !== undefined) this.#cutUpTo = Math.max(replacedVersion, this.#cutUpTo ?? replacedVersion);
     const registered = [...this.#interrupts];
     this.#interrupts.clear();
-    let marked = 0;
+    let opening = 0;
     if (replacedVersion !== undefined) {
+      this.#cutUpTo = Math.max(replacedVersion, this.#cutUpTo ?? replacedVersion);
       const cut = new Set(registered.map(([callId]) => callId));
-      for (const callId of this.#calls.keys()) {
-        if (cut.has(callId)) continue;
-        this.#cutPending.set(callId, Math.max(replacedVersion, this.#cutPending.get(callId) ?? replacedVersion));
-        marked += 1;
-      }
+      for (const callId of this.#calls.keys()) if (!cut.has(callId)) opening += 1;
     }
     for (const [, interrupt] of registered) interrupt();
-    return registered.length + marked;
+    return registered.length + opening;
   }
 
   /** The caller of `callId` left (unknown ids, say of a call already over, are ignored). */
