@@ -64,7 +64,8 @@ async function interruptibleChat(gateway: Gateway, body: JsonObject, call: Gatew
     onRecorded();
   });
   // Read to its end in the background: the pump records the call before the final [DONE].
-  const drained = response.arrayBuffer().then(() => undefined, () => undefined);
+  // (discarded as it comes: the reply is assembled from the record, not from these bytes).
+  const drained = (response.body ? response.body.pipeTo(new WritableStream()) : Promise.resolve()).then(() => undefined, () => undefined);
   await Promise.race([ready, drained]);
   if (!recorded) throw new ModelError("the upstream stream ended without a reply", { retryable: false });
   return { response: modelResponseFrom(recorded.call), call: recorded.call, released: recorded.released };
