@@ -24,6 +24,8 @@ export interface DrainWorkerOptions {
   rounds: number;
   python: string;
   port: number;
+  /** Whether feed shards compact small packs (the feed config's default threshold) or never. */
+  compaction: boolean;
   vars: Record<string, string>;
 }
 
@@ -77,6 +79,7 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
   const floor = await startDrainFloor(benchStateDir("drain-floor"));
   try {
     const batchId = `drain-${Date.now()}`;
+    if (!options.compaction) await fetch(`${stack.workerUrl}/v1/feed/config`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ pack_compaction_min_bytes: 0 }) });
     const problem = await sizedProblem(simulator.url, options.promptTokens);
     const cpu0 = stack.cpu().worker;
     const empty = { total: 0, by_method: {} };
@@ -86,7 +89,7 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
     const published = await resultPathCounts(stack.workerUrl, batchId);
     console.log(`bench:drain --from-worker — ${options.groups} groups × ${options.n} samples of ~${options.promptTokens} + ${options.responseTokens} tokens, ` +
       `published through the real sink in ${(run.wallMs / 1000).toFixed(1)} s (+${(settleMs / 1000).toFixed(1)} s until every group was ready); ` +
-      `workerd CPU for publication, ingestion and packing: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}${options.vars.FEED_STREAMED_PULLS === "off" ? " (streamed pulls off)" : ""}`);
+      `workerd CPU for publication, ingestion, packing and compaction: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}${options.compaction ? "" : " (compaction off)"}${options.vars.FEED_STREAMED_PULLS === "off" ? " (streamed pulls off)" : ""}`);
     const args = ["--url", stack.workerUrl, "--floor-url", floor.url, "--batch-id", batchId, "--samples", String(options.groups * options.n),
       "--groups-per-pull", "256", "--prompt-length", String(options.promptLength), "--response-length", String(options.responseLength),
       "--rounds", String(options.rounds), "--arrow-lease-ms", "20000", "--json-lease-ms", "60000"];

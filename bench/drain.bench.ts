@@ -31,6 +31,7 @@ const values = commandLine({
     "from-worker": { type: "boolean", default: false, help: "drain a batch published through a real local stack instead of the canned server (defaults then: 256 groups, 2,048-token samples)" },
     packs: { type: "string", default: "on", help: "with --from-worker: group packs on or off (off: every pull reads each member's object)" },
     stream: { type: "string", default: "on", help: "with --from-worker: Arrow pulls streamed from the packs' byte spans (on) or read whole into the isolate (off)" },
+    compaction: { type: "string", default: "on", help: "with --from-worker: feed shards compact small packs into large ones (on, the default threshold) or never (off)" },
     port: { type: "string", default: "8797", help: "with --from-worker: the Worker's port" },
   },
 });
@@ -41,7 +42,7 @@ if (values["from-worker"]) {
   process.exit(await runDrainFromWorker({
     groups, n: Number(values.n), promptTokens: Number(values["prompt-tokens"]), responseTokens: Number(values["response-tokens"]),
     promptLength: Number(values["prompt-length"]), responseLength: Number(values["response-length"]), rounds: Number(values.rounds === "5" ? "3" : values.rounds),
-    python: values.python, port: Number(values.port), vars: { ...(values.packs === "off" ? { FEED_GROUP_PACKS: "off" } : {}), ...(values.stream === "off" ? { FEED_STREAMED_PULLS: "off" } : {}) },
+    python: values.python, port: Number(values.port), compaction: values.compaction !== "off", vars: { ...(values.packs === "off" ? { FEED_GROUP_PACKS: "off" } : {}), ...(values.stream === "off" ? { FEED_STREAMED_PULLS: "off" } : {}) },
   }));
 }
 const shape = { groups: Number(values.groups), n: Number(values.n), promptTokens: Number(values["prompt-tokens"]), responseTokens: Number(values["response-tokens"]) };

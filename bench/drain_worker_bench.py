@@ -43,12 +43,15 @@ class TimedClient(Client):
 
 
 def worker_ms(header: str) -> dict[str, float]:
-    """``feed;dur=3, r2;dur=40, encode;dur=5`` as a dict."""
+    """``feed;dur=3, r2;dur=0;desc="12 reads", encode;dur=5`` as a dict (``reads``: the R2 reads of a streamed pull)."""
     out = {}
     for part in header.split(","):
         name, _, rest = part.strip().partition(";dur=")
         if rest:
-            out[name] = float(rest)
+            duration, _, desc = rest.partition(";desc=")
+            out[name] = float(duration)
+            if desc.strip('"').endswith(" reads"):
+                out["reads"] = float(desc.strip('"').split()[0])
     return out
 
 
@@ -104,18 +107,18 @@ def main() -> int:
 
     # Drain 0 warms up (imports, first-call code paths on both sides) and is not counted; it also
     # hands the floor the bodies (uploading them inside a timed drain would be timed as padding).
+    # Each round drains the Worker and then the floor, format by format, so both see the same
+    # process state (allocator, caches): run one after the other, whichever went second padded faster.
     for round_index in range(args.rounds + 1):
         for fmt in ("arrow", "json"):
+            lapsed = time.perf_counter() + args.lease_ms[fmt] / 1000 + 0.3  # then the next drain gets the same groups
             run = drain(worker, fmt, args, capture=store if round_index == 0 else None)
+            urllib.request.urlopen(urllib.request.Request(f"{args.floor_url}/reset", method="POST"), timeout=10).read()
+            floor_run = drain(floor, fmt, args)
             if round_index:
                 runs[fmt].append(run)
-            time.sleep(args.lease_ms[fmt] / 1000 + 0.3)  # the leases lapse: the next drain gets the same groups
-    for round_index in range(args.rounds + 1):
-        for fmt in ("arrow", "json"):
-            urllib.request.urlopen(urllib.request.Request(f"{args.floor_url}/reset", method="POST"), timeout=10).read()
-            run = drain(floor, fmt, args)
-            if round_index:
-                floors[fmt].append(run)
+                floors[fmt].append(floor_run)
+            time.sleep(max(0.0, lapsed - time.perf_counter()))
 
     med = statistics.median
     n = args.samples
@@ -125,15 +128,16 @@ def main() -> int:
         rate, floor_rate = n / med([r["total"] for r in runs[fmt]]), n / med([r["total"] for r in floors[fmt]])
         print(f"from the Worker, pull -> padded arrays ({fmt}): {rate:,.0f} samples/s")
         print(f"floor (bare Worker, same bytes) ({fmt}): {floor_rate:,.0f} samples/s   -> the Worker reaches {rate / floor_rate:.0%} of its floor")
-    print(f"{'per pull (median over drains)':34} {'samples':>8} {'MB':>7} {'worker ms':>10} {'(feed/r2/encode)':>18} {'http ms':>8} {'decode ms':>10} {'pad ms':>8}")
+    print(f"{'per pull (median over drains)':34} {'samples':>8} {'MB':>7} {'worker ms':>10} {'(feed/r2/encode reads)':>24} {'http ms':>8} {'decode ms':>10} {'pad ms':>8}")
     for fmt in ("arrow", "json"):
         for label, source in ((f"{fmt}, Worker", runs[fmt]), (f"{fmt}, floor", floors[fmt])):
             for i in range(len(source[0]["pulls"])):
                 cells = [r["pulls"][i] for r in source]
                 worker_parts = [med([c["worker"].get(k, 0.0) for c in cells]) for k in ("feed", "r2", "encode")]
                 served = f"{sum(worker_parts):.0f}" if label.endswith("Worker") else "-"
-                parts = "/".join(f"{p:.0f}" for p in worker_parts) if label.endswith("Worker") else "-"
-                print(f"{label + ' #' + str(i + 1):34} {cells[0]['samples']:>8} {cells[0]['bytes'] / 1e6:>7.1f} {served:>10} {parts:>18} "
+                reads = med([c["worker"].get("reads", 0.0) for c in cells])
+                parts = "/".join(f"{p:.0f}" for p in worker_parts) + (f" {reads:.0f}r" if reads else "") if label.endswith("Worker") else "-"
+                print(f"{label + ' #' + str(i + 1):34} {cells[0]['samples']:>8} {cells[0]['bytes'] / 1e6:>7.1f} {served:>10} {parts:>24} "
                       f"{med([c['http'] for c in cells]) * 1000:>8.0f} {med([c['decode'] for c in cells]) * 1000:>10.0f} {med([c['pad'] for c in cells]) * 1000:>8.0f}")
     arrow = n / med([r["total"] for r in runs["arrow"]])
     print(f"goal: >= 5,000 samples/s Arrow from the Worker: {'met' if arrow >= 5000 else 'NOT met'} ({arrow:,.0f})")

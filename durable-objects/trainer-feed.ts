@@ -6,6 +6,10 @@ import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
 import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
+import { COMPACTION_LIMITS, planCompaction, type CompactionPlan } from "../src/runtime/feed/pack-compaction";
+import { ARROW_STREAM_MEDIA_TYPE } from "../src/sink/arrow/arrow-format";
+import { ARROW_EOS } from "../src/sink/arrow/arrow-ipc";
+import { streamSpans } from "../src/sink/r2-span-stream";
 
 /**
  * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too
@@ -20,6 +24,10 @@ export class TrainerFeed extends DurableObject<Env> {
   #leaseId: string | undefined;
 
   readonly #requests = new RequestCounter();
+  /** Span bytes recorded since compaction last looked (it looks again past COMPACTION_LIMITS.minBytes). */
+  #recordedBytes = 0;
+  /** The compaction running, if any: one at a time per shard. */
+  #compacting: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -99,6 +107,43 @@ export class TrainerFeed extends DurableObject<Env> {
   recordPacks(refs: Array<{ uid: string } & PackRef>): void {
     this.#requests.count("recordPacks");
     this.#packs.record(refs, Date.now());
+    this.#recordedBytes += refs.reduce((n, ref) => n + (ref.span?.length ?? 0), 0);
+    const minBytes = this.#core.config().pack_compaction_min_bytes;
+    if (minBytes > 0 && this.#recordedBytes >= minBytes) this.#compactSoon(minBytes);
+  }
+
+  /**
+   * Starts a compaction of the ready groups' small packs (pack-compaction.ts) if one is due and
+   * none runs; it goes on after this call returns (the object lives while its I/O is pending), and
+   * looks again when done. The config's `pack_compaction_min_bytes: 0` turns it off.
+   */
+  #compactSoon(minBytes: number): void {
+    if (this.#compacting) return;
+    this.#recordedBytes = 0;
+    const plan = planCompaction(this.#packs.readySpannedRefs(), () => crypto.randomUUID(), { ...COMPACTION_LIMITS, minBytes });
+    if (!plan) return;
+    this.#compacting = this.#compact(plan)
+      .then((moved) => moved > 0, (error: unknown) => {
+        // Not retried until more packs are recorded: a failing R2 must not become a busy loop.
+        console.warn("pack compaction failed; pulls read the small packs", { key: plan.key, error: error instanceof Error ? error.message : String(error) });
+        return false;
+      })
+      .then((progressed) => {
+        this.#compacting = null;
+        if (progressed) this.#compactSoon(minBytes);
+      });
+    this.ctx.waitUntil(this.#compacting);
+  }
+
+  /**
+   * Writes the compacted pack (streamed from the small packs' spans: 5 reads at once and the put,
+   * the 6 connections an invocation has), then moves the refs that did not change meanwhile.
+   */
+  async #compact(plan: CompactionPlan): Promise<number> {
+    this.#requests.count("compaction");
+    const { body } = streamSpans(this.env.TRAJECTORIES, plan.head, plan.reads, ARROW_EOS);
+    await this.env.TRAJECTORIES.put(plan.key, body, { httpMetadata: { contentType: ARROW_STREAM_MEDIA_TYPE } });
+    return this.#packs.move(plan.moves, Date.now());
   }
 
   /** Puts groups of a live lease back to ready (an inline pull over its budget); returns how many. */

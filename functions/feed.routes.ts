@@ -5,7 +5,7 @@ import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/err
 import { encodeArrowPullChunks, encodeStreamedPullHead } from "../src/runtime/feed/arrow-pull";
 import { planStreamedPull } from "../src/runtime/feed/pack-spans";
 import { ARROW_EOS } from "../src/sink/arrow/arrow-ipc";
-import { streamSpans } from "./feed-stream";
+import { streamSpans } from "../src/sink/r2-span-stream";
 import { inlineGroups, MAX_INLINE_GROUPS, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
 import { AcceptHeader, negotiatePullFormat, PULL_MEDIA_TYPES } from "../src/runtime/feed/pull-format";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
@@ -59,8 +59,8 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     if (plan) {
       if (plan.returned.length > 0) await feed.returnGroups(response.lease_id!, plan.returned);
       const { body: streamed, length } = streamSpans(c.env.TRAJECTORIES, encodeStreamedPullHead(response, plan), plan.reads, ARROW_EOS);
-      // `streamed`: the samples' bytes come from R2 as the body is sent (no R2 time before the answer).
-      const timing = `feed;dur=${feedMs}, r2;dur=0, encode;dur=${Date.now() - started - feedMs}, streamed`;
+      // `streamed`: the samples' bytes come from R2 as the body is sent (no R2 time before the answer), in `reads` range reads.
+      const timing = `feed;dur=${feedMs}, r2;dur=0;desc="${plan.reads.length} reads", encode;dur=${Date.now() - started - feedMs}, streamed`;
       return c.body(streamed, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(length), "server-timing": timing });
     }
     const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups, packs);

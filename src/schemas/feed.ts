@@ -98,10 +98,24 @@ export const FEED_CONFIG_SCHEMA_VERSION = 1;
 /** Time from a group's first arrival after which it is released with what arrived, `partial: true`. */
 const GroupTimeoutMs = z.int("group_timeout_ms must be an integer").min(1, "group_timeout_ms must be >= 1").max(MAX_GROUP_TIMEOUT_MS, `group_timeout_ms must be <= ${MAX_GROUP_TIMEOUT_MS}`);
 
-/** The feed's settings. `group_timeout_ms` null: an incomplete group waits forever (the default). */
+/** Most bytes a shard's compaction threshold may name: beyond it a pull would never see a compacted pack. */
+export const MAX_PACK_COMPACTION_MIN_BYTES = 1024 * 1024 * 1024;
+
+/** Bytes of one batch's ready groups in small packs before a shard compacts them (0: never); see pack-compaction.ts. */
+const PackCompactionMinBytes = z.int("pack_compaction_min_bytes must be an integer").min(0, "pack_compaction_min_bytes must be >= 0 (0 turns compaction off)")
+  .max(MAX_PACK_COMPACTION_MIN_BYTES, `pack_compaction_min_bytes must be <= ${MAX_PACK_COMPACTION_MIN_BYTES}`);
+
+/** Default compaction threshold: 8 MiB (~400 samples of 2,048 tokens; below it a pull's reads are few anyway). */
+export const DEFAULT_PACK_COMPACTION_MIN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The feed's settings. `group_timeout_ms` null: an incomplete group waits forever (the default).
+ * `pack_compaction_min_bytes`: when a shard rewrites its ready groups' small packs into one.
+ */
 export const FeedConfig = z.object({
   schema_version: z.literal(FEED_CONFIG_SCHEMA_VERSION).default(FEED_CONFIG_SCHEMA_VERSION),
   group_timeout_ms: GroupTimeoutMs.nullable().default(null),
+  pack_compaction_min_bytes: PackCompactionMinBytes.default(DEFAULT_PACK_COMPACTION_MIN_BYTES),
 }).strict();
 export type FeedConfig = z.infer<typeof FeedConfig>;
 
@@ -109,7 +123,7 @@ export type FeedConfig = z.infer<typeof FeedConfig>;
  * `PUT /v1/feed/config`: the fields to change (`null` turns the timeout off). Spelled out rather
  * than `.partial()`, which would fill an omitted key with its default and so reset it.
  */
-export const FeedConfigUpdate = z.object({ group_timeout_ms: GroupTimeoutMs.nullable().optional() }).strict();
+export const FeedConfigUpdate = z.object({ group_timeout_ms: GroupTimeoutMs.nullable().optional(), pack_compaction_min_bytes: PackCompactionMinBytes.optional() }).strict();
 export type FeedConfigUpdate = z.infer<typeof FeedConfigUpdate>;
 
 /** One finished rollout in a group, as pulled: `samples` is how many training samples its R2 record at `key` holds. */

@@ -2,7 +2,8 @@
  * Integration: group packs (issue 26 item 3). The results consumer writes a completed group's
  * samples once as one Arrow object; pulls read that one object per group (Arrow passes its record
  * batch through) and fall back to the members' own objects when there is no pack for exactly
- * the leased members.
+ * the leased members. A shard compacts a batch's small packs into one, in lease order, so a pull
+ * streams few range reads.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -10,7 +11,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { feedStub } from "../../functions/feed-stub";
 import worker from "../../functions/worker";
 import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../src/runtime/feed/arrow-pull";
-import type { InlineFeedGroup, PullResponse } from "../../src/schemas/feed";
+import { DEFAULT_PACK_COMPACTION_MIN_BYTES, type InlineFeedGroup, type PullResponse } from "../../src/schemas/feed";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { ARROW_STREAM_MEDIA_TYPE } from "../../src/sink/arrow/arrow-format";
 import { decodeArrowStream } from "../../src/sink/arrow/arrow-read";
@@ -49,6 +50,24 @@ async function packKeys(prefix: string): Promise<string[]> {
 }
 
 const lapse = () => new Promise((done) => setTimeout(done, 1_100));
+
+async function setCompactionThreshold(bytes: number): Promise<void> {
+  const response = await api("/v1/feed/config", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ pack_compaction_min_bytes: bytes }) });
+  expect(response.status).toBe(200);
+}
+
+/** Waits until a compacted pack (`packs/c-…`) other than `known` exists; its refs move as its write ends. */
+async function compactedPack(known: string[]): Promise<string> {
+  for (let waited = 0; waited < 5_000; waited += 25) {
+    const fresh = (await packKeys("packs/c-")).filter((k) => !known.includes(k));
+    if (fresh.length > 0) {
+      await new Promise((done) => setTimeout(done, 50));
+      return fresh[0]!;
+    }
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error("no compacted pack within 5 s");
+}
 const withoutDeliveries = (groups: InlineFeedGroup[]) => groups.map(({ deliveries: _d, ...g }) => g);
 
 describe("group packs", () => {
@@ -76,6 +95,40 @@ describe("group packs", () => {
     expect(members.map((m) => m.samples.length)).toEqual([1, 2, 1, 0]);
     expect(members[2]!.samples[0]!.extra_fields).toMatchObject({ failed: true, trainable: false });
     expect(members.every((m) => m.record_error === undefined)).toBe(true);
+  });
+
+  it("are compacted in lease order once a batch's small packs pass the shard's threshold, and pulls then stream the compacted pack", async () => {
+    const batchId = uniqueId("pack-compact");
+    const compactedBefore = await packKeys("packs/c-");
+    await setCompactionThreshold(1);
+    try {
+      const smallBefore = await packKeys("pack/");
+      // Groups of one column layout (a streamed pull needs one schema; other kinds may add columns).
+      const groups = [await publishKinds(batchId, [K.multi_turn!, K.drift!]), await publishKinds(batchId, [K.drift!, K.multi_turn!]), await publishKinds(batchId, [K.multi_turn!, K.multi_turn!])];
+      // One consumer batch per group: three small packs. The second one's record makes two reads of
+      // this batch's groups, so the shard compacts those two; the third stays alone (one read).
+      for (const group of groups) await deliver(group.messages);
+      const key = await compactedPack(compactedBefore);
+      const small = (await packKeys("pack/")).filter((k) => !smallBefore.includes(k) && !k.startsWith("packs/c-"));
+      expect(small).toHaveLength(3);
+      const json = await pullJson(batchId);
+      expect(json.groups.map((g) => g.uid)).toEqual(groups.map((g) => g.uid));
+      await lapse();
+      // The first two groups' small packs and every member's objects are gone: only the compacted pack holds them.
+      await env.TRAJECTORIES.delete(small.slice(0, 2));
+      for (const m of groups.flatMap((g) => g.messages)) await env.TRAJECTORIES.delete([rolloutSamplesKey(m.rollout_id), rolloutRecordKey(m.rollout_id)]);
+      const seen: { timing?: string } = {};
+      const arrow = await pullArrow(batchId, seen);
+      expect(seen.timing).toContain("streamed");
+      expect(seen.timing).toContain('desc="2 reads"');
+      expect(withoutDeliveries(arrow)).toEqual(withoutDeliveries(json.groups));
+      await lapse();
+      // The JSON pull reads the compacted pack whole (by record batch index): the same samples.
+      expect(withoutDeliveries((await pullJson(batchId)).groups)).toEqual(withoutDeliveries(json.groups));
+      expect((await env.TRAJECTORIES.head(key))!.size).toBeGreaterThan(0);
+    } finally {
+      await setCompactionThreshold(DEFAULT_PACK_COMPACTION_MIN_BYTES);
+    }
   });
 
   it("are ignored when they do not list exactly the leased members, and the members are read instead", async () => {

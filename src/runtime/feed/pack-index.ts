@@ -51,6 +51,30 @@ export class PackIndex {
     this.#sql.exec(`DELETE FROM group_packs WHERE packed_at < ?`, now - RETENTION_MS);
   }
 
+  /**
+   * The ready groups that have a ref with a byte span, in the order the feed leases them (its
+   * `feed_groups` table, read only), with their batch: what pack compaction chooses from.
+   */
+  readySpannedRefs(): Array<{ uid: string; batch_id: string | null; ref: PackRef }> {
+    const rows = this.#sql.exec<{ uid: string; batch_id: string | null; key: string; batch_index: number; span: string }>(
+      `SELECT p.uid, g.batch_id, p.key, p.batch_index, p.span FROM feed_groups g JOIN group_packs p ON p.uid = g.uid
+       WHERE g.state = 'ready' AND p.span IS NOT NULL ORDER BY g.ready_at, g.created_at, g.uid`).toArray();
+    return rows.map((row) => ({ uid: row.uid, batch_id: row.batch_id, ref: { key: row.key, index: row.batch_index, span: JSON.parse(row.span) as PackSpan } }));
+  }
+
+  /**
+   * Points groups at their compacted pack, each only if its ref is still the one compacted (a
+   * later pack of the group, or another compaction, wins). Returns how many moved.
+   */
+  move(moves: Array<{ uid: string; from: PackRef; to: PackRef }>, now: number): number {
+    let moved = 0;
+    for (const { uid, from, to } of moves) {
+      moved += this.#sql.exec(`UPDATE group_packs SET key = ?, batch_index = ?, span = ?, packed_at = ? WHERE uid = ? AND key = ? AND batch_index = ? RETURNING uid`,
+        to.key, to.index, to.span ? JSON.stringify(to.span) : null, now, uid, from.key, from.index).toArray().length;
+    }
+    return moved;
+  }
+
   /** The refs of `uids` that have one. */
   refsOf(uids: string[]): Record<string, PackRef> {
     const out: Record<string, PackRef> = {};

@@ -11,18 +11,19 @@ import { columnsSignature } from "../../sink/arrow/arrow-ipc";
 import type { Column, Vector } from "../../sink/arrow/vectors";
 import type { PackRef, PackSpan } from "./pack-index";
 
-/**
- * Bytes of samples one streamed pull answers (the first group always goes): ~3,000 samples of
- * 2,048 tokens. The Worker streams them through; the client holds them while it decodes.
- */
-export const MAX_STREAMED_BYTES = 64 * 1024 * 1024;
-
 /** One range read: `length` bytes at `offset` of the object at `key`. */
 export interface SpanRead {
   key: string;
   offset: number;
   length: number;
 }
+
+/**
+ * Bytes of samples one streamed pull answers (the first group always goes): ~3,000 samples of
+ * 2,048 tokens. The Worker streams them through; the client holds them while it decodes.
+ */
+export const MAX_STREAMED_BYTES = 64 * 1024 * 1024;
+
 
 /** A streamed pull's plan: its groups in stream order with each member's rows, the columns, the reads. */
 export interface StreamedPull {

@@ -1,20 +1,27 @@
 /**
- * @module The body of a streamed Arrow pull: the pull's schema message, then each planned range
- * of the pack objects piped from R2 as it arrives (workerd pumps one native stream into the other;
- * the bytes never pass through JavaScript), then the end-of-stream marker. A few reads are in
- * flight ahead of the one being piped, within the 6 simultaneous connections an invocation has.
+ * @module A fixed-length stream of byte ranges of R2 objects: a head, each range piped from R2 as it
+ * arrives (workerd pumps one native stream into the other; the bytes never pass through
+ * JavaScript), then a tail. A streamed Arrow pull answers with it, and a feed shard writes a
+ * compacted pack from it. A few reads are in flight ahead of the one being piped, within the 6
+ * simultaneous connections an invocation has.
  */
-import type { SpanRead } from "../src/runtime/feed/pack-spans";
+
+/** One range read: `length` bytes at `offset` of the object at `key`. */
+export interface RangeRead {
+  key: string;
+  offset: number;
+  length: number;
+}
 
 /** Range reads started ahead of the one being piped (plus that one: 5 of the 6 connections). */
 const READ_AHEAD = 4;
 
 /**
  * A fixed-length body of `head`, the bytes of `reads` in order, and `tail`. A range that is missing
- * or short aborts the body (the client sees a truncated answer; the lease lapses and its groups
- * are delivered again), never a silently wrong stream.
+ * or short aborts the body, never a silently wrong stream: a pull's client sees a truncated answer
+ * (the lease lapses and its groups are delivered again); a compaction's R2 put fails (nothing moves).
  */
-export function streamSpans(bucket: R2Bucket, head: Uint8Array[], reads: SpanRead[], tail: Uint8Array): { body: ReadableStream<Uint8Array>; length: number } {
+export function streamSpans(bucket: R2Bucket, head: Uint8Array[], reads: RangeRead[], tail: Uint8Array): { body: ReadableStream<Uint8Array>; length: number } {
   const length = head.reduce((n, c) => n + c.length, 0) + reads.reduce((n, r) => n + r.length, 0) + tail.length;
   const { readable, writable } = new FixedLengthStream(length);
   const started: Array<Promise<R2ObjectBody | null>> = [];
