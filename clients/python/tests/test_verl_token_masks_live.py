@@ -87,7 +87,8 @@ def test_every_model_token_is_trained_once_and_no_template_token_in_the_verl_bat
     expansion = expand_drift_segments(trained)  # DriftSegmentsTrainerMixin._compute_or_extract_reward
     if agent == "dialogue":
         assert expansion["segments"] > 0, "Qwen3's template dropped no <think>: the rollouts never drifted"
-    assert timing["edge_rollout/drift_segments_trained"] == expansion["segments"] and timing["edge_rollout/placeholders"] == 0
+    counts = output.meta_info["edge_rollout"]
+    assert counts["drift_segments_trained"] == expansion["segments"] and counts["placeholders"] == 0 and timing["edge_rollout/generate_sequences"] > 0
 
     prompts, responses = np.asarray(trained.batch["prompts"]), np.asarray(trained.batch["responses"])
     mask, attention = np.asarray(trained.batch["response_mask"]), np.asarray(trained.batch["attention_mask"])
