@@ -201,7 +201,8 @@ class EdgeRolloutManager:
             if rows:
                 self.client.submit_batch(rows, agent=self.agent, n=plan.n, mode="val" if kind == "val" else "train", batch_id=batch_id,
                                          config=sampling_config(self.rollout_config, meta, self.config) or None,
-                                         max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train")
+                                         max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train",
+                                         series=f"{self.run_id}-{kind}")  # one run view per run and kind, steps in order
             groups, dropped = self._collect(batch_id, len(rows)) if rows else ({}, {})
             row_uids = [f"{batch_id}:{r}" for r in range(len(rows))]
         submitted = time.monotonic()
