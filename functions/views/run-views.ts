@@ -85,6 +85,8 @@ export async function groupView(env: AppEnv, uid: string): Promise<GroupView> {
       ? { complete: true, verdict: verdict.verdict, reason: VERDICT_REASONS[verdict.verdict] ?? verdict.verdict }
       : { complete: false, verdict: null, reason: "incomplete: members are still running" };
   const trained = status.verdict === "deliver" || status.verdict === "deliver_valid";
+  const rewards = new Set(page.rollouts.filter((entry) => entry.outcome === "policy").map((entry) => entry.reward ?? 0));
+  if (trained && rewards.size === 1) status.reason += ` (no signal: every member got reward ${[...rewards][0]}, so every advantage is 0)`;
   const views = new Map<string, { tokens: number; calls: number; answer: string | null }>();
   const read = page.rollouts.filter((entry) => entry.status !== "not_released");
   await eachLimited(read, MEMBER_READS, async (entry) => {

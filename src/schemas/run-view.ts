@@ -14,7 +14,7 @@ export const BatchStepStats = z.object({
   reward: z.object({ count: z.int(), mean: z.number().nullable(), std: z.number().nullable(), min: z.number().nullable(), max: z.number().nullable() }),
   /** Completion tokens per finished rollout (as its result message counted them): mean and nearest-rank p90. */
   response_tokens: z.object({ count: z.int(), mean: z.number().nullable(), p90: z.number().nullable() }),
-  /** Complete groups, and those whose members all got the same reward (a missing reward counts 0, as verl's placeholder): no GRPO signal. */
+  /** Complete groups, and those of two or more members that all got the same reward (a missing reward counts 0, as verl's placeholder): no GRPO signal. */
   groups: z.object({ complete: z.int(), no_signal: z.int() }),
   /** Lowest policy_version_start and highest policy_version_end over the rollouts; their difference is the step's staleness span. */
   policy_version: z.object({ min: z.int().nullable(), max: z.int().nullable() }),

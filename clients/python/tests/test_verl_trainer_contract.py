@@ -108,6 +108,7 @@ def test_a_train_step_with_profiling_unions_into_the_repeated_batch_and_carries_
     assert replica.calls == [("start_profile", {"global_step": 5}), ("stop_profile", {})]
     (submitted,) = edge.submitted()
     assert (submitted["batch_id"], submitted["n"], len(submitted["rows"]), submitted["config"]) == ("run-s5-train1", 3, 2, {"temperature": 0.9, "top_p": 0.95})
+    assert submitted["series"] == "run-train"  # the run view lists every step of the run under one series
 
 
 @pytest.mark.parametrize("val_n, rows, num_workers", [(1, 3, 4), (2, 3, 4), (3, 2, 4), (3, 1, 8)])

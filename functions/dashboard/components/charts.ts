@@ -45,7 +45,7 @@ export function lineChart(points: readonly ChartPoint[], options: { yLabel: stri
 <line x1="${PAD.left}" y1="${H - PAD.bottom}" x2="${W - PAD.right}" y2="${H - PAD.bottom}" stroke="#dfe3ea"/>
 <line x1="${PAD.left}" y1="${PAD.top}" x2="${PAD.left}" y2="${H - PAD.bottom}" stroke="#dfe3ea"/>
 <text x="4" y="${PAD.top + 4}" font-size="10" fill="#6b7385">${num(hi, 3)}</text><text x="4" y="${H - PAD.bottom}" font-size="10" fill="#6b7385">${num(lo, 3)}</text>
-<text x="${PAD.left}" y="${H - 8}" font-size="10" fill="#6b7385">${points[0]!.label}</text><text x="${W - PAD.right}" y="${H - 8}" font-size="10" fill="#6b7385" text-anchor="end">${points.at(-1)!.label}</text>
+${points.length === 1 ? html`<text x="${x(0).toFixed(1)}" y="${H - 8}" font-size="10" fill="#6b7385" text-anchor="middle">${points[0]!.label}: ${num(points[0]!.value, 4)}</text>` : html`<text x="${PAD.left}" y="${H - 8}" font-size="10" fill="#6b7385">${points[0]!.label}</text><text x="${W - PAD.right}" y="${H - 8}" font-size="10" fill="#6b7385" text-anchor="end">${points.at(-1)!.label}</text>`}
 <path d="${path}" fill="none" stroke="#3a5bd9" stroke-width="2"/>${dots}</svg>`;
 }
 

@@ -36,7 +36,7 @@ export function stepStats(sql: SqlPort, record: BatchRecord): BatchStepStats {
   const groups = sql
     .exec<{ complete: number; flat: number }>(
       `SELECT COUNT(*) AS complete, COALESCE(SUM(flat), 0) AS flat FROM (
-         SELECT g.row_index, (SELECT MIN(COALESCE(o.reward, 0)) = MAX(COALESCE(o.reward, 0)) FROM rollouts o WHERE o.row_index = g.row_index AND o.superseded = 0) AS flat
+         SELECT g.row_index, (SELECT COUNT(*) > 1 AND MIN(COALESCE(o.reward, 0)) = MAX(COALESCE(o.reward, 0)) FROM rollouts o WHERE o.row_index = g.row_index AND o.superseded = 0) AS flat
          FROM group_verdicts g)`,
     )
     .toArray()[0]!;
