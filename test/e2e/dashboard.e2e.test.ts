@@ -70,6 +70,10 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     expect(new URL(stranger.url()).pathname).toBe("/login");
     expect(await stranger.evaluate(async () => (await fetch("/rollouts/x:0:0/live")).status)).toBe(401);
     expect(await stranger.evaluate(async () => (await fetch("/v1/batches")).status)).toBe(401);
+    for (const path of [`/runs/${series}`, `/groups/${train[0]}:0`]) {
+      await stranger.goto(`${stack.workerUrl}${path}`);
+      expect(new URL(stranger.url()).pathname).toBe("/login");
+    }
     await stranger.fill('input[name="token"]', "not-the-token");
     await stranger.click("#login-submit");
     await stranger.locator("#login-error").waitFor();

@@ -125,6 +125,9 @@ def test_every_model_token_is_trained_once_and_no_template_token_in_the_verl_bat
     # Every completion token of every call sits under mask 1 exactly once across the batch's rows.
     assert int(mask.sum()) == model_tokens == sum(len(c["completion_token_ids"]) for r in set(rollout_ids)
                                                    for c in client.request("GET", f"/v1/rollouts/{r}")["llm_calls"])
+    # The manager's batch is one step of its run's series (the dashboard's /runs/<run_id>-train).
+    run = client.request("GET", f"/v1/runs/{manager.run_id}-train")
+    assert [(step["step"], step["batch_id"]) for step in run["steps"]] == [(1, output.meta_info["edge_rollout"]["batch_id"])]
     # What was masked inside a segment is template glue and the tool's results, never the model's reasoning or reply.
     if agent == "calculator":
         assert context_tokens > 0 and masked_text
