@@ -10,6 +10,7 @@ import type { LlmCall } from "../../src/schemas/llm-call";
 import type { GroupMember, GroupStatus, GroupView, RunStep, RunView } from "../../src/schemas/run-view";
 import { batchStub } from "../batch-stub";
 import type { AppEnv } from "../env";
+import { policyStub } from "../policy-stub";
 import { sessionStub } from "../session-stub";
 import { batchDroppedGroups, batchIdParam, batchProgress, batchRolloutsPage, listBatches } from "./batch-views";
 
@@ -37,8 +38,17 @@ export async function runView(env: AppEnv, series: string): Promise<RunView> {
   const listed = await listBatches(env, { series, limit: String(RUN_STEPS_LISTED) });
   if (listed.length === 0) throw new NotFoundError(`no batch of series ${series}`);
   const ordered = [...listed].sort((a, b) => a.created_at - b.created_at);
-  const stats = await Promise.all(ordered.map((entry) => batchStub(env, entry.batch_id).stepStats()));
-  const steps: RunStep[] = ordered.map((entry, i) => ({ step: stepOf(entry.batch_id) ?? i + 1, batch_id: entry.batch_id, created_at: entry.created_at, progress: entry.progress, stats: stats[i] ?? null }));
+  const [stats, syncs] = await Promise.all([
+    Promise.all(ordered.map((entry) => batchStub(env, entry.batch_id).stepStats())),
+    // One read for the whole run; each sync counts for the step during which it began.
+    policyStub(env).syncs(ordered[0]!.created_at, Date.now() + 1),
+  ]);
+  const steps: RunStep[] = ordered.map((entry, i) => {
+    const until = ordered[i + 1]?.created_at ?? Infinity;
+    const mine = syncs.filter((sync) => sync.began_at >= entry.created_at && sync.began_at < until);
+    const weight_syncs = { count: mine.length, wait_ms: mine.reduce((sum, sync) => sum + (sync.ended_at - sync.began_at), 0) };
+    return { step: stepOf(entry.batch_id) ?? i + 1, batch_id: entry.batch_id, created_at: entry.created_at, progress: entry.progress, stats: stats[i] ?? null, weight_syncs };
+  });
   steps.sort((a, b) => a.step - b.step || a.created_at - b.created_at);
   return { series, steps };
 }

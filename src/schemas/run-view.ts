@@ -31,6 +31,11 @@ export const RunStep = z.object({
   created_at: z.number(),
   progress: BatchProgress.nullable(),
   stats: BatchStepStats.nullable(),
+  /**
+   * Weight syncs that began between this batch's creation and the next one's (the last step: until
+   * now): how many, and the milliseconds new model calls were refused for them in all.
+   */
+  weight_syncs: z.object({ count: z.int(), wait_ms: z.number() }),
 });
 export type RunStep = z.infer<typeof RunStep>;
 

@@ -183,9 +183,15 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
   });
 
   it("run page lists every batch of the 3-step series in step order with the API's numbers, charts linking each batch", async () => {
-    interface Step { step: number; batch_id: string; progress: Progress & { rollouts: number }; stats: { reward: { std: number; min: number; max: number }; response_tokens: { mean: number; p90: number; count: number }; groups: { complete: number; no_signal: number }; rollouts_per_s: number } }
+    interface Step { step: number; batch_id: string; progress: Progress & { rollouts: number }; stats: { reward: { std: number; min: number; max: number }; response_tokens: { mean: number; p90: number; count: number }; groups: { complete: number; no_signal: number }; rollouts_per_s: number }; weight_syncs: { count: number; wait_ms: number } }
+    // A weight sync after the last step began: it counts for that step, with the time calls were refused.
+    const { policy_version } = await api.post<{ policy_version: number }>("/v1/policy/sync/begin", {});
+    await new Promise((r) => setTimeout(r, 300));
+    await api.post("/v1/policy/sync/end", { policy_version: policy_version + 1 });
     const view = await api.get<{ series: string; steps: Step[] }>(`/v1/runs/${series}`);
     expect(view.steps.map((s) => [s.step, s.batch_id])).toEqual(train.map((id, i) => [i + 1, id]));
+    expect(view.steps.map((s) => s.weight_syncs.count)).toEqual([0, 0, 1]);
+    expect(view.steps[2]!.weight_syncs.wait_ms).toBeGreaterThanOrEqual(300);
     for (const step of view.steps) {
       // The API's spread and no-signal counts are those of the batch's own rollout listing.
       const listed = await api.get<{ rollouts: Array<{ row_index: number; reward: number | null }> }>(`/v1/batches/${step.batch_id}/rollouts?limit=100`);
@@ -209,6 +215,8 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
       expect(await text(page, `${row} [data-field="rollouts"]`)).toBe(String(step.progress.rollouts));
       expect(await text(page, `${row} [data-field="no-signal"]`)).toBe(`${((100 * step.stats.groups.no_signal) / step.stats.groups.complete).toFixed(1)}%`);
       for (const [reason, count] of Object.entries(step.progress.termination_reasons)) expect(await text(page, `${row} [data-field="reasons"]`)).toContain(`${reason} ${count}`);
+      expect(await text(page, `${row} [data-field="syncs"]`)).toBe(String(step.weight_syncs.count));
+      expect(await text(page, `${row} [data-field="sync-wait-ms"]`)).toBe(String(step.weight_syncs.wait_ms));
     }
     const points = await page.locator("#chart-reward-mean circle.point").evaluateAll((els) => els.map((el) => [el.getAttribute("data-label"), Number(el.getAttribute("data-value")), el.parentElement?.getAttribute("href")]));
     expect(points).toEqual(view.steps.map((s) => [`step ${s.step}`, s.progress.reward.mean, `/batches/${s.batch_id}`]));

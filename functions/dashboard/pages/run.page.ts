@@ -24,6 +24,7 @@ const CHARTS: ReadonlyArray<{ id: string; title: string; value: (step: RunStep) 
   { id: "chart-no-signal", title: "groups without signal", value: noSignalShare },
   { id: "chart-staleness", title: "policy version span", value: (s) => (s.stats?.policy_version.max ?? null) === null ? null : s.stats!.policy_version.max! - s.stats!.policy_version.min! },
   { id: "chart-rate", title: "rollouts/s", value: (s) => s.stats?.rollouts_per_s },
+  { id: "chart-sync-wait", title: "weight-sync wait (s)", value: (s) => s.weight_syncs.wait_ms / 1000 },
 ];
 
 function chartCards(steps: readonly RunStep[]): Html[] {
@@ -53,14 +54,15 @@ function stepRow(step: RunStep): Html {
 <td class="num" data-field="no-signal">${pct(noSignalShare(step))}</td>
 <td data-field="reasons">${reasons(step)}</td>
 <td class="num" data-field="versions">${versions}</td>
-<td class="num" data-field="rate">${num(s?.rollouts_per_s, 2)}</td></tr>`;
+<td class="num" data-field="rate">${num(s?.rollouts_per_s, 2)}</td>
+<td class="num"><span data-field="syncs">${step.weight_syncs.count}</span> (<span data-field="sync-wait-ms">${step.weight_syncs.wait_ms}</span> ms)</td></tr>`;
 }
 
 /** The run page's body. */
 export function runPage(view: RunView): Html {
   return html`<h1>Run <code data-field="series">${view.series}</code></h1>
-<p class="muted"><span data-field="steps">${view.steps.length}</span> batches of series <code>${view.series}</code> in step order (<code>GET /v1/runs/${view.series}</code>). The verl manager names its batches <code>&lt;run&gt;-s&lt;step&gt;-&lt;kind&gt;&lt;call&gt;</code> and sets their series to <code>&lt;run&gt;-&lt;kind&gt;</code>. Weight-sync waits are not recorded per step yet.</p>
-<section class="card" id="steps"><h2>Steps</h2><table><thead><tr><th class="num">step</th><th>batch</th><th>status</th><th class="num">rollouts</th><th class="num">reward mean ± std</th><th class="num">reward range</th><th class="num">response tokens mean / p90</th><th class="num">no signal</th><th>termination reasons</th><th class="num">policy versions</th><th class="num">rollouts/s</th></tr></thead>
+<p class="muted"><span data-field="steps">${view.steps.length}</span> batches of series <code>${view.series}</code> in step order (<code>GET /v1/runs/${view.series}</code>). The verl manager names its batches <code>&lt;run&gt;-s&lt;step&gt;-&lt;kind&gt;&lt;call&gt;</code> and sets their series to <code>&lt;run&gt;-&lt;kind&gt;</code>. A weight sync counts for the step during which it began; its wait is how long new model calls were refused.</p>
+<section class="card" id="steps"><h2>Steps</h2><table><thead><tr><th class="num">step</th><th>batch</th><th>status</th><th class="num">rollouts</th><th class="num">reward mean ± std</th><th class="num">reward range</th><th class="num">response tokens mean / p90</th><th class="num">no signal</th><th>termination reasons</th><th class="num">policy versions</th><th class="num">rollouts/s</th><th class="num">weight syncs (wait)</th></tr></thead>
 <tbody>${view.steps.map(stepRow)}</tbody></table></section>
 <div class="grid">${chartCards(view.steps)}</div>`;
 }
