@@ -20,6 +20,11 @@ export class BatchCatalog extends DurableObject<Env> {
     return this.#core.register(entry);
   }
 
+  /** One batch's entry, or null when it is not listed. */
+  get(batchId: string): BatchCatalogEntry | null {
+    return this.#core.get(batchId);
+  }
+
   /** Batches newest first (a BatchListQuery). */
   list(query: unknown): BatchCatalogEntry[] {
     return this.#core.list(query);

@@ -9,6 +9,8 @@ import { agentRegistry } from "../src/sdk/agent-registry";
 import { BatchCore } from "../src/runtime/batch/batch-core";
 import { BatchRunnersStore } from "../src/runtime/batch/batch-runners";
 import type { BatchRunners } from "../src/schemas/batch-runners";
+import type { BatchStepStats } from "../src/schemas/run-view";
+import type { StoredVerdict } from "../src/runtime/batch/batch-storage";
 import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
@@ -112,6 +114,18 @@ export class BatchTracker extends DurableObject<Env> {
   summary(): BatchSummary | undefined {
     this.#requests.count("summary");
     return this.#core.summary();
+  }
+
+  /** The run view's numbers of this batch (one training step). */
+  stepStats(): BatchStepStats | undefined {
+    this.#requests.count("stepStats");
+    return this.#core.stepStats();
+  }
+
+  /** What became of one group of this batch (null: not complete yet). */
+  groupVerdict(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null | undefined {
+    this.#requests.count("groupVerdict");
+    return this.#core.groupVerdict(Number(rowIndex));
   }
 
   /** Per-row pass counts for pass@k and the failures by termination reason. */

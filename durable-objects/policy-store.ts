@@ -5,6 +5,7 @@ import { admissionShardCount, shardName, type AdmissionFence } from "../src/runt
 import { PolicyCore, type ShardPort } from "../src/runtime/policy/policy-core";
 import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "../src/runtime/policy/policy-results";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
+import type { SyncRecord } from "../src/runtime/policy/policy-storage";
 
 /**
  * The policy version, model, backend and sampling defaults the trainer controls, the weight-sync
@@ -68,6 +69,12 @@ export class PolicyStore extends DurableObject<Env> {
   endSync(policyVersion: number): Promise<EndSyncResult> {
     this.#requests.count("endSync");
     return this.#core.endSync(policyVersion);
+  }
+
+  /** Weight syncs that ended and began in `[from, to)` (ms), oldest first: the run view's sync waits. */
+  syncs(from: number, to: number, limit?: number): SyncRecord[] {
+    this.#requests.count("syncs");
+    return this.#core.syncs(from, to, limit);
   }
 
   /** Appends a new immutable version of a resource. */

@@ -15,6 +15,7 @@ import { policyStub } from "./policy-stub";
 import { rolloutsRoutes } from "./rollouts.routes";
 import { attemptsRoutes } from "./attempts.routes";
 import { runnersRoutes } from "./runners.routes";
+import { runsRoutes } from "./runs.routes";
 import { backendsView } from "./views/overview-view";
 
 /** Builds the HTTP API. Every error, including 404 for unknown routes, is problem+json. */
@@ -35,6 +36,7 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.route("/v1", policyRoutes());
   app.route("/v1/batches", batchesRoutes());
   app.route("/v1/feed", feedRoutes());
+  app.route("/v1", runsRoutes());
   app.route("/", dashboardRoutes());
   app.get("/v1/backends", async (c) => c.json(backendsView(c.env, await policyStub(c.env).snapshot())));
   return app;

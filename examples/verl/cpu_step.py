@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "clients" / "python"))  # run from a checkout without installing
 from edge_rollout import Client  # noqa: E402
 from edge_rollout.verl_manager import EdgeRolloutAgentLoopManager  # noqa: E402
+from edge_rollout.verl_metrics import step_metrics  # noqa: E402
 from edge_rollout.verl_segments import EARLIER_SEGMENTS  # noqa: E402
 from edge_rollout.verl_trainer import bracket_weight_sync  # noqa: E402
 
@@ -119,7 +120,9 @@ def main() -> int:
     scores = np.asarray(output.batch["rm_scores"]).sum(-1)
     print(f"mean reward {scores.mean():.3f} over {len(scores)} rollouts")
     checkpoint.update_weights()  # 1610-1611: after the actor update
-    print("metrics verl would log:", json.dumps({f"timing_s/{k}": round(v, 3) for k, v in timing.items()}, sort_keys=True))
+    # fit logs meta_info["timing"] as timing_s/* (durations only); EdgeRolloutTrainer adds the counts as edge_rollout/*.
+    logged = {**{f"timing_s/{k}": round(v, 3) for k, v in timing.items()}, **step_metrics(SimpleNamespace(async_rollout_manager=manager))}
+    print("metrics verl would log:", json.dumps(logged, sort_keys=True))
     print(f"checkpoint manager calls {checkpoint.calls}; policy versions made live {sync.versions}")
     return 0
 

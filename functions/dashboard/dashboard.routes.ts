@@ -11,12 +11,16 @@ import { dashboardAuth, SESSION_COOKIE, SESSION_TTL_MS, sessionValue } from "../
 import { sameSecret } from "../middleware/bearer-auth";
 import { parseQuery } from "../middleware/problem-details";
 import { batchStub } from "../batch-stub";
+import { catalogStub } from "../catalog-stub";
 import { batchDroppedGroups, batchEvalReport, batchIdParam, batchProgress, batchSummary, listBatches } from "../views/batch-views";
 import { overviewView } from "../views/overview-view";
 import { rolloutEvents, rolloutIdParam, rolloutsAcross, rolloutView } from "../views/rollout-views";
+import { groupView, runView, seriesParam } from "../views/run-views";
 import { layout, type Html } from "./layout";
 import { batchPage } from "./pages/batch.page";
 import { batchesPage } from "./pages/batches.page";
+import { groupPage } from "./pages/group.page";
+import { runPage } from "./pages/run.page";
 import { loginPage } from "./pages/login.page";
 import { overviewPage } from "./pages/overview.page";
 import { isLive, liveScript, rolloutBody, rolloutPage } from "./pages/rollout.page";
@@ -38,7 +42,7 @@ function localPath(next: string | undefined): string {
   return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
 }
 
-/** Routes at the Worker's root: `/`, `/batches`, `/batches/:id`, `/rollouts`, `/rollouts/:id`, `/login`, `/logout`. */
+/** Routes at the Worker's root: `/`, `/batches`, `/batches/:id`, `/rollouts`, `/rollouts/:id`, `/runs/:series`, `/groups/:uid`, `/login`, `/logout`. */
 export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
@@ -63,7 +67,7 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
 
   const pages = new Hono<{ Bindings: AppEnv }>();
   // Only the dashboard's own paths: "*" here would also guard /v1 routes once mounted at "/".
-  for (const path of ["/", "/batches", "/batches/*", "/rollouts", "/rollouts/*"]) pages.use(path, dashboardAuth());
+  for (const path of ["/", "/batches", "/batches/*", "/rollouts", "/rollouts/*", "/runs/*", "/groups/*"]) pages.use(path, dashboardAuth());
 
   pages.get("/", async (c) => render(c, "Overview", overviewPage(await overviewView(c.env), Date.now()), refreshScript(5000)));
 
@@ -75,10 +79,10 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
 
   pages.get("/batches/:id", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));
-    const progress = await batchProgress(c.env, batchId);
+    const [progress, entry] = await Promise.all([batchProgress(c.env, batchId), catalogStub(c.env).get(batchId)]);
     const [summary, series, evaluation, dropped] = await Promise.all([
       batchSummary(c.env, batchId),
-      listBatches(c.env, { series: seriesOf(batchId), limit: "50" }),
+      listBatches(c.env, { series: entry?.series ?? seriesOf(batchId), limit: "50" }),
       progress.mode === "val" ? batchEvalReport(c.env, batchId, {}) : Promise.resolve(null),
       batchDroppedGroups(c.env, batchId),
     ]);
@@ -110,6 +114,16 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
   pages.get("/rollouts/:id/live", async (c) => {
     const stream = await rolloutEvents(c.env, rolloutIdParam(c.req.param("id")), c.req.header("last-event-id"), undefined);
     return new Response(stream, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no" } });
+  });
+
+  pages.get("/runs/:series", async (c) => {
+    const view = await runView(c.env, seriesParam(c.req.param("series")));
+    return render(c, `Run ${view.series}`, runPage(view), view.steps.every((s) => s.progress?.done) ? undefined : refreshScript(5000));
+  });
+
+  pages.get("/groups/:uid", async (c) => {
+    const view = await groupView(c.env, c.req.param("uid"));
+    return render(c, `Group ${view.uid}`, groupPage(view));
   });
 
   routes.route("/", pages);

@@ -33,6 +33,7 @@ input, select { font:inherit; padding:.2rem .35rem; border:1px solid var(--line)
 .strip { font:12px/1.9 ui-monospace, SFMono-Regular, Menlo, monospace; word-break:break-all; }
 .strip .t { padding:1px 2px; margin:0 1px 0 0; border-radius:2px; }
 .strip .t[data-mask="1"] { background:var(--m1); } .strip .t[data-mask="0"] { background:var(--m0); color:var(--muted); }
+.strip .t.special { outline:1px dashed var(--accent); font-weight:600; } .strip .t.bytes { outline:1px dotted var(--warn); }
 .strip .call-mark { font-size:10px; color:var(--accent); margin:0 2px; } .strip .cut { color:var(--bad); font-weight:600; }
 details > summary { cursor:pointer; }
 `;

@@ -100,7 +100,7 @@ export const BatchCatalogEntry = z.object({
   agent: z.string(),
   mode: z.enum(["train", "val"]),
   training_mode: z.string(),
-  /** Batches of one training run: the batch id without its trailing number (`run7-step-0012` → `run7-step-`). */
+  /** Batches of one training run: the batch's `series` as submitted, else the batch id without its trailing number (`run7-step-0012` → `run7-step-`). */
   series: z.string(),
   rollouts: z.int(),
   created_at: z.number(),

@@ -80,6 +80,11 @@ const batchFields = {
   training_mode: TrainingModeName.default("verl/hybrid"),
   /** Default `train` for mode train, `infer` for val. */
   data_manager: DataManagerName.optional(),
+  /**
+   * The training run (and kind) the batch belongs to, for the run view (`/runs/:series`); default
+   * the batch id without its trailing number. The verl manager sets `<run_id>-<kind>`.
+   */
+  series: z.string().regex(/^[A-Za-z0-9._:-]{1,160}$/, "series must be 1-160 characters of A-Z a-z 0-9 . _ : -").optional(),
   /** Use only the first `limit` rows. */
   limit: z.int("limit must be an integer").min(1, "limit must be >= 1").optional(),
   /** Re-runs of a slot whose rollout failed for infrastructure (never scored), 0..5. Default 2. */

@@ -42,7 +42,9 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const train = [`${run}-step-1`, `${run}-step-2`];
+  // Three training steps named as the verl manager names them; their explicit series is the run view's.
+  const series = `${run}-train`;
+  const train = [1, 2, 3].map((step) => `${run}-s${step}-train${step}`);
   const val = `${run}-val-1`;
 
   beforeAll(async () => {
@@ -51,7 +53,7 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
     page = await context.newPage();
-    for (const [i, id] of train.entries()) await api.post("/v1/batches", { batch_id: id, agent: "calculator", rows: rows.slice(i * 8, i * 8 + 8), n: 2 });
+    for (const [i, id] of train.entries()) await api.post("/v1/batches", { batch_id: id, series, agent: "calculator", rows: rows.slice(i * 5, i * 5 + 5), n: 2 });
     await api.post("/v1/batches", { batch_id: val, agent: "calculator", rows: rows.slice(0, 4), n: 4, mode: "val" });
     for (const id of [...train, val]) await api.waitForBatch(id);
   }, 240_000);
@@ -68,6 +70,10 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     expect(new URL(stranger.url()).pathname).toBe("/login");
     expect(await stranger.evaluate(async () => (await fetch("/rollouts/x:0:0/live")).status)).toBe(401);
     expect(await stranger.evaluate(async () => (await fetch("/v1/batches")).status)).toBe(401);
+    for (const path of [`/runs/${series}`, `/groups/${train[0]}:0`]) {
+      await stranger.goto(`${stack.workerUrl}${path}`);
+      expect(new URL(stranger.url()).pathname).toBe("/login");
+    }
     await stranger.fill('input[name="token"]', "not-the-token");
     await stranger.click("#login-submit");
     await stranger.locator("#login-error").waitFor();
@@ -156,6 +162,16 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     const texts = await page.locator('.strip .t[data-mask="1"]').allTextContents();
     const strings = view!.llm_calls.flatMap((c) => c.completion_token_strs ?? []);
     expect(texts).toEqual(strings.map((text) => (text === "" ? "" : text.replace(/ /g, "\u00b7").replace(/\n/g, "\u21b5").replace(/\t/g, "\u2192"))));
+    // A plain-text call's token texts, concatenated, are the backend's own detokenization of its completion ids.
+    const plain = view!.llm_calls.findIndex((c) => !c.response_message.tool_calls?.length);
+    expect(plain).toBeGreaterThanOrEqual(0);
+    const from = view!.llm_calls.slice(0, plain).reduce((sum, c) => sum + c.completion_token_ids.length, 0);
+    const tokenTexts = await page.locator('.strip .t[data-mask="1"]').evaluateAll((els) => els.map((el) => el.getAttribute("data-token-text")));
+    const plainIds = view!.llm_calls[plain]!.completion_token_ids;
+    const detokenized = (await (await fetch(`${stack.modelServerUrl}/detokenize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tokens: plainIds }) })).json()) as { prompt: string };
+    expect(tokenTexts.slice(from, from + plainIds.length).join("")).toBe(detokenized.prompt);
+    expect(detokenized.prompt).toContain("<|im_end|>");
+    expect(await page.locator(`.strip .t.special[data-token-text="<|im_end|>"]`).count()).toBe(view!.llm_calls.length);
     expect(await page.locator(".sample").count()).toBe(1);
     expect(shown).toEqual(expected);
     expect(shown.filter(([, mask]) => mask === 1)).toHaveLength(view!.llm_calls.reduce((sum, c) => sum + c.completion_token_ids.length, 0));
@@ -164,6 +180,79 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     expect(await page.locator(".turn").count()).toBe(view!.llm_calls.length);
     await page.locator(".strip").first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath("rollout-token-strip"), fullPage: true });
+  });
+
+  it("run page lists every batch of the 3-step series in step order with the API's numbers, charts linking each batch", async () => {
+    interface Step { step: number; batch_id: string; progress: Progress & { rollouts: number }; stats: { reward: { std: number; min: number; max: number }; response_tokens: { mean: number; p90: number; count: number }; groups: { complete: number; no_signal: number }; rollouts_per_s: number }; weight_syncs: { count: number; wait_ms: number } }
+    // A weight sync after the last step began: it counts for that step, with the time calls were refused.
+    const { policy_version } = await api.post<{ policy_version: number }>("/v1/policy/sync/begin", {});
+    await new Promise((r) => setTimeout(r, 300));
+    await api.post("/v1/policy/sync/end", { policy_version: policy_version + 1 });
+    const view = await api.get<{ series: string; steps: Step[] }>(`/v1/runs/${series}`);
+    expect(view.steps.map((s) => [s.step, s.batch_id])).toEqual(train.map((id, i) => [i + 1, id]));
+    expect(view.steps.map((s) => s.weight_syncs.count)).toEqual([0, 0, 1]);
+    expect(view.steps[2]!.weight_syncs.wait_ms).toBeGreaterThanOrEqual(300);
+    for (const step of view.steps) {
+      // The API's spread and no-signal counts are those of the batch's own rollout listing.
+      const listed = await api.get<{ rollouts: Array<{ row_index: number; reward: number | null }> }>(`/v1/batches/${step.batch_id}/rollouts?limit=100`);
+      const rewards = listed.rollouts.flatMap((r) => (r.reward === null ? [] : [r.reward]));
+      const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+      expect(step.progress.reward.mean).toBeCloseTo(mean, 9);
+      expect(step.stats.reward.std).toBeCloseTo(Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / rewards.length), 9);
+      const byRow = new Map<number, Set<number>>();
+      for (const r of listed.rollouts) byRow.set(r.row_index, (byRow.get(r.row_index) ?? new Set()).add(r.reward ?? 0));
+      expect(step.stats.groups.no_signal).toBe([...byRow.values()].filter((g) => g.size === 1).length);
+      expect(step.stats.response_tokens.count).toBe(listed.rollouts.length);
+    }
+    await page.goto(`${stack.workerUrl}/runs/${series}`);
+    expect(await page.locator("#steps tr[data-batch-id]").evaluateAll((els) => els.map((el) => el.getAttribute("data-batch-id")))).toEqual(train);
+    for (const step of view.steps) {
+      const row = `#steps tr[data-batch-id="${step.batch_id}"]`;
+      expect(Number(await text(page, `${row} [data-field="reward-mean"]`))).toBeCloseTo(step.progress.reward.mean!, 4);
+      expect(Number(await text(page, `${row} [data-field="reward-std"]`))).toBeCloseTo(step.stats.reward.std, 4);
+      expect(Number(await text(page, `${row} [data-field="length-mean"]`))).toBeCloseTo(step.stats.response_tokens.mean, 1);
+      expect(await text(page, `${row} [data-field="length-p90"]`)).toBe(String(step.stats.response_tokens.p90));
+      expect(await text(page, `${row} [data-field="rollouts"]`)).toBe(String(step.progress.rollouts));
+      expect(await text(page, `${row} [data-field="no-signal"]`)).toBe(`${((100 * step.stats.groups.no_signal) / step.stats.groups.complete).toFixed(1)}%`);
+      for (const [reason, count] of Object.entries(step.progress.termination_reasons)) expect(await text(page, `${row} [data-field="reasons"]`)).toContain(`${reason} ${count}`);
+      expect(await text(page, `${row} [data-field="syncs"]`)).toBe(String(step.weight_syncs.count));
+      expect(await text(page, `${row} [data-field="sync-wait-ms"]`)).toBe(String(step.weight_syncs.wait_ms));
+    }
+    const points = await page.locator("#chart-reward-mean circle.point").evaluateAll((els) => els.map((el) => [el.getAttribute("data-label"), Number(el.getAttribute("data-value")), el.parentElement?.getAttribute("href")]));
+    expect(points).toEqual(view.steps.map((s) => [`step ${s.step}`, s.progress.reward.mean, `/batches/${s.batch_id}`]));
+    await page.screenshot({ path: screenshotPath("run"), fullPage: true });
+
+    // A one-batch series: its single point sits in [0, 1], not in an axis drawn around it.
+    await page.goto(`${stack.workerUrl}/runs/${run}-val-`);
+    expect(await page.locator("#chart-reward-mean circle.point").count()).toBe(1);
+    expect(await page.locator("#chart-reward-mean text").evaluateAll((els) => els.slice(0, 2).map((el) => el.textContent))).toEqual(["1", "0"]);
+    await page.locator("#chart-reward-mean").screenshot({ path: screenshotPath("run-single-point") });
+  });
+
+  it("group page: each member's GRPO and Dr.GRPO advantage is verl's formula over the group's rewards, and the group's verdict", async () => {
+    const n = 2;
+    for (const row of [0, 1, 2, 3, 4]) {
+      const uid = `${train[0]}:${row}`;
+      const members = (await api.get<{ rollouts: Array<{ reward: number | null; rollout_id: string }> }>(`/v1/batches/${train[0]}/rollouts?include_unreleased=true&offset=${row * n}&limit=${n}`)).rollouts;
+      const rewards = members.map((m) => m.reward ?? 0);
+      const mean = rewards.reduce((a, b) => a + b, 0) / n;
+      const std = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / (n - 1)); // unbiased, as torch.std
+      const view = await api.get<{ status: { verdict: string }; members: Array<{ advantage_grpo: number; advantage_drgrpo: number; rollout_id: string }> }>(`/v1/groups/${uid}`);
+      expect(view.status.verdict).toBe("deliver");
+      await page.goto(`${stack.workerUrl}/groups/${uid}`);
+      expect(await page.locator('[data-field="verdict"]').getAttribute("data-verdict")).toBe("deliver");
+      const shown = await page.locator("#members tr[data-sample-index]").evaluateAll((els) => els.map((el) => ["reward", "advantage-grpo", "advantage-drgrpo"].map((f) => Number(el.querySelector(`[data-field="${f}"]`)!.getAttribute("data-value")))));
+      expect(shown.map(([r]) => r)).toEqual(rewards);
+      shown.forEach(([r, grpo, drgrpo], i) => {
+        expect(grpo).toBeCloseTo((r! - mean) / (std + 1e-6), 9);
+        expect(drgrpo).toBeCloseTo(r! - mean, 12);
+        expect(view.members[i]!.advantage_grpo).toBe(grpo);
+      });
+      if (new Set(rewards).size > 1 || row === 4) {
+        await page.screenshot({ path: screenshotPath("group"), fullPage: true });
+        break;
+      }
+    }
   });
 
   it("val batch page shows the eval report, and `edge-rollout eval --compare` prints the same numbers as the API", async () => {
@@ -273,5 +362,11 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
       expect(await row.locator('[data-field="at-version"]').textContent()).toBe(String(group.policy_version));
     }
     await page.screenshot({ path: screenshotPath("batch-dropped-groups"), fullPage: true });
+    // The group page says why such a group is never trained.
+    await page.goto(`${stack.workerUrl}/groups/${listed.dropped_groups[0]!.uid}`);
+    expect(await page.locator('[data-field="verdict"]').getAttribute("data-verdict")).toBe("stale");
+    expect(await text(page, '[data-field="verdict"]')).toContain(`at version ${listed.dropped_groups[0]!.policy_version}`);
+    expect(await page.locator('#members [data-field="advantage-grpo"] .muted').count()).toBe(2); // not trained
+    await page.screenshot({ path: screenshotPath("group-stale"), fullPage: true });
   }, 120_000);
 });

@@ -8,6 +8,15 @@ import type { SignalKnobs } from "../fixtures/signal-agents";
 import "../fixtures/signal-agents";
 import { expectProblem, postJson } from "./feed-fixtures";
 
+interface GroupViewBody { status: { verdict: string | null; reason: string }; mean: number | null; std: number | null; members: Array<{ rollout_id: string | null; reward: number | null; scored: boolean; advantage_grpo: number | null; advantage_drgrpo: number | null }> }
+
+/** `GET /v1/groups/:uid` (the group view the dashboard's /groups/:uid renders). */
+async function groupView(uid: string): Promise<GroupViewBody> {
+  const response = await api(`/v1/groups/${uid}`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as GroupViewBody;
+}
+
 function rows(runKey: string, knobs: Array<Omit<SignalKnobs, "run_key">>) {
   return knobs.map((knob, index) => ({ prompt: `Signal test ${index}.`, reward_model: { ground_truth: null }, extra_info: { index }, run_key: runKey, ...knob }));
 }
@@ -44,6 +53,16 @@ describe("a batch's groups carry real signal", () => {
       [`${batchId}:0:0`, 0, "policy", 1], [`${batchId}:0:1.retry-1`, 1, "policy", 0], [`${batchId}:0:2`, 0, "policy", -1],
     ]);
     expect(pulled.dropped_groups).toEqual([expect.objectContaining({ uid: `${batchId}:1`, reason: "infra_failure", failed_members: [expect.objectContaining({ rollout_id: `${batchId}:1:2.retry-2`, termination_reason: "ENV_ERROR", member_attempt: 2 })] })]);
+    // The group view: the delivered group's current runs with verl's GRPO advantages (rewards 1, 0, -1: mean 0, unbiased std 1).
+    const delivered = await groupView(`${batchId}:0`);
+    expect(delivered.status.verdict).toBe("deliver");
+    expect(delivered.members.map((m) => [m.rollout_id, m.reward, m.scored])).toEqual([[`${batchId}:0:0`, 1, true], [`${batchId}:0:1.retry-1`, 0, true], [`${batchId}:0:2`, -1, true]]);
+    expect([delivered.mean, delivered.std]).toEqual([0, 1]);
+    expect(delivered.members.map((m) => m.advantage_grpo)).toEqual([1 / (1 + 1e-6), 0, -1 / (1 + 1e-6)]);
+    expect(delivered.members.map((m) => m.advantage_drgrpo)).toEqual([1, 0, -1]);
+    const withheld = await groupView(`${batchId}:1`);
+    expect(withheld.status).toMatchObject({ verdict: "infra_failure", reason: expect.stringContaining("withheld") });
+    expect(withheld.members.every((m) => m.advantage_grpo === null && !m.scored)).toBe(true);
   }, 60_000);
 
   it("filters groups without signal and cuts the surplus once target_groups groups with signal are complete", async () => {
@@ -73,12 +92,14 @@ describe("a batch's groups carry real signal", () => {
     const filtered = pulled.dropped_groups.filter((g) => g.reason === "no_signal");
     expect(filtered.map((g) => g.uid).every((uid) => uniformRows.includes(uid))).toBe(true);
     expect(filtered.every((g) => g.metric_std === 0)).toBe(true);
+    for (const { uid } of filtered) expect((await groupView(uid)).status).toMatchObject({ verdict: "no_signal", reason: expect.stringContaining("filtered: no signal") });
   }, 60_000);
 
   it("cancels the long tail once the target is met, and withholds its groups as cut", async () => {
     const batchId = uniqueId("tail");
     const key = uniqueId("k");
-    const body = { batch_id: batchId, agent: "test-signal", n: 1, max_concurrent: 3, target_groups: 2, rows: rows(key, [{}, {}, { sleep_ms: { 0: 4_000 } }]) };
+    const series = uniqueId("tail-run");
+    const body = { batch_id: batchId, series, agent: "test-signal", n: 1, max_concurrent: 3, target_groups: 2, rows: rows(key, [{}, {}, { sleep_ms: { 0: 4_000 } }]) };
     expect((await postBatch(body)).status).toBe(202);
     const final = await waitForBatch(batchId, 20_000);
     expect(final).toMatchObject({ groups: { target: 2, delivered: 2, cut: 1 }, counts: { succeeded: 2, cancelled: 1 } });
@@ -88,6 +109,14 @@ describe("a batch's groups carry real signal", () => {
     });
     expect(pulled.dropped_groups.map((g) => [g.uid, g.reason])).toEqual([[`${batchId}:2`, "cut"]]);
     expect((await getBatch(batchId)).status).toBe("completed");
+    // A one-member group: verl's mean 0 and std 1, so its advantage is its reward over 1 + 1e-6.
+    const single = await groupView(`${batchId}:0`);
+    expect([single.mean, single.std, single.members[0]!.advantage_grpo, single.members[0]!.advantage_drgrpo]).toEqual([0, 1, 1 / (1 + 1e-6), 1]);
+    expect((await groupView(`${batchId}:2`)).status).toMatchObject({ verdict: "cut", reason: expect.stringContaining("cut") });
+    // The run view finds the batch by its explicit series (the id alone would give "tail-…").
+    const run = (await (await api(`/v1/runs/${series}`)).json()) as { steps: Array<{ step: number; batch_id: string; stats: { reward: { count: number; mean: number; std: number }; groups: { complete: number; no_signal: number }; policy_version: { min: number } } }> };
+    expect(run.steps).toHaveLength(1);
+    expect(run.steps[0]).toMatchObject({ step: 1, batch_id: batchId, stats: { reward: { count: 2, mean: 1, std: 0 }, groups: { complete: 3, no_signal: 0 }, policy_version: { min: 0 } } });
   }, 30_000);
 
   it("answers 422 naming the field for a target the rows cannot give, an unknown metric or a non-finite threshold", async () => {
@@ -100,5 +129,13 @@ describe("a batch's groups carry real signal", () => {
     const raw = JSON.stringify({ ...base, filter: { metric: "reward", min_std: 0 } }).replace('"min_std":0', '"min_std":1e999');
     const infinite = await expectProblem(await api("/v1/batches", { method: "POST", body: raw }), 422);
     expect(infinite.errors?.[0]).toMatchObject({ path: "filter.min_std" });
+    const series = await expectProblem(await postBatch({ ...base, series: "a run/with slash" }), 422);
+    expect(series.errors?.[0]).toMatchObject({ path: "series" });
+    // The run and group views name the bad path parameter, and 404 what does not exist.
+    expect((await expectProblem(await api("/v1/groups/no-row-index"), 400)).errors?.[0]).toMatchObject({ path: "uid" });
+    expect((await expectProblem(await api("/v1/groups/x:1.5"), 400)).errors?.[0]).toMatchObject({ path: "uid" });
+    expect((await expectProblem(await api("/v1/runs/bad%20series"), 400)).errors?.[0]).toMatchObject({ path: "series" });
+    await expectProblem(await api(`/v1/runs/${uniqueId("none")}`), 404);
+    await expectProblem(await api(`/v1/groups/${uniqueId("none")}:0`), 404);
   });
 });

@@ -119,7 +119,7 @@ class Client:
                      data_manager: Optional[str] = None, dataset_key: Optional[str] = None,
                      limit: Optional[int] = None, target_groups: Optional[int] = None,
                      filter: Optional[Mapping[str, Any]] = None, max_member_retries: Optional[int] = None,
-                     on_infra_failure: Optional[str] = None) -> dict[str, Any]:
+                     on_infra_failure: Optional[str] = None, series: Optional[str] = None) -> dict[str, Any]:
         """``POST /v1/batches``: runs every row ``n`` times (GRPO groups ``<batch_id>:<row>``).
 
         ``rows`` are verl RL dataset rows (``prompt``, ``data_source``, ``ability``,
@@ -132,7 +132,8 @@ class Client:
         signal are complete (the rest is cut), ``filter`` (``{"metric": "reward", "min_std": 0}``)
         drops groups without reward spread, ``max_member_retries`` (default 2) re-runs
         infrastructure failures, ``on_infra_failure`` (``"withhold"`` or ``"deliver_valid"``).
-        Returns ``{batch_id, rollouts, status, created, progress, links}``.
+        ``series`` names the training run the batch belongs to (the run view ``/runs/<series>``;
+        default: the batch id without its trailing number). Returns ``{batch_id, rollouts, status, created, progress, links}``.
         """
         if (rows is None) == (dataset_key is None):
             raise ValueError("exactly one of rows and dataset_key is required")
@@ -140,7 +141,7 @@ class Client:
                            "max_concurrent": max_concurrent, "training_mode": training_mode,
                            "data_manager": data_manager, "dataset_key": dataset_key, "limit": limit,
                            "target_groups": target_groups, "filter": filter, "max_member_retries": max_member_retries,
-                           "on_infra_failure": on_infra_failure})
+                           "on_infra_failure": on_infra_failure, "series": series})
         if rows is not None:
             body["rows"] = list(rows)
         return self.request("POST", "/v1/batches", body)

@@ -25,6 +25,7 @@ from .client import DEFAULT_LEASE_MS, Client
 from .errors import GroupsDropped, StreamTimeout
 from .stream import why_dropped
 from .verl_output import shape_output, verl_turns
+from .verl_metrics import StepCounts
 from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
 from .verl_segments import attach_earlier_segments
 from .verl_validity import VALID
@@ -137,6 +138,8 @@ class EdgeRolloutManager:
         #: Set by ``EdgeRolloutTrainer``, which appends them after fit's union (``verl_segments``):
         #: a training call's output then carries its rollouts' earlier drift segments in its meta.
         self.train_drift_segments = False
+        #: Counts of the training calls since the trainer last logged a step (``verl_metrics``: ``edge_rollout/*``).
+        self.step_counts = StepCounts()
 
     @classmethod
     def from_verl_config(cls, client: Client, config: Any, tokenizer: Any, agent: str, **options: Any) -> "EdgeRolloutManager":
@@ -160,7 +163,7 @@ class EdgeRolloutManager:
         n = self.val_n if meta.get("validate") else (1 if meta.get("do_sample") is False else self.n)  # REMAX: un-repeated
         plan = plan_call(None if uids is None else list(uids), rows, n)
         sampled = self._presampled(prompts, plan) if not meta.get("validate") else None
-        return self._run([rows[i] for i in plan.first_rows], plan, meta, uids, sampled)
+        return self._run([rows[i] for i in plan.first_rows], plan, meta, uids, sampled, count_step=True)
 
     def rollout(self, rows: Any, validate: bool = False) -> Any:
         """Runs distinct ``rows`` (a list of verl RL rows or a batch) ``n`` times each and returns
@@ -185,7 +188,7 @@ class EdgeRolloutManager:
         return wanted if all(uid in self.presampled for uid in wanted) else None
 
     def _run(self, rows: list[dict[str, Any]], plan: CallPlan, meta: Mapping[str, Any], uids: Optional[Any],
-             presampled: Optional[list[str]] = None) -> Any:
+             presampled: Optional[list[str]] = None, count_step: bool = False) -> Any:
         started = time.monotonic()
         kind = call_kind(meta)
         self.calls += 1
@@ -198,7 +201,8 @@ class EdgeRolloutManager:
             if rows:
                 self.client.submit_batch(rows, agent=self.agent, n=plan.n, mode="val" if kind == "val" else "train", batch_id=batch_id,
                                          config=sampling_config(self.rollout_config, meta, self.config) or None,
-                                         max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train")
+                                         max_concurrent=self.max_concurrent, training_mode=self.training_mode, data_manager="train",
+                                         series=f"{self.run_id}-{kind}")  # one run view per run and kind, steps in order
             groups, dropped = self._collect(batch_id, len(rows)) if rows else ({}, {})
             row_uids = [f"{batch_id}:{r}" for r in range(len(rows))]
         submitted = time.monotonic()
@@ -217,6 +221,8 @@ class EdgeRolloutManager:
             attach_earlier_segments(out.meta_info, segments)
         if "edge_rollout" in out.meta_info:  # not on REMAX's baseline output: its meta stays in fit's batch
             out.meta_info["edge_rollout"]["batch_id"] = batch_id
+            if count_step and kind == "train":  # fit's training batch: its counts go to the step's metrics
+                self.step_counts.add(out.meta_info["edge_rollout"])
         out.meta_info["timing"]["edge_rollout/wait_s"] = submitted - started
         out.meta_info["timing"]["edge_rollout/generate_sequences"] = time.monotonic() - started
         return out.to_data_proto() if self.return_tensors == "pt" and _importable("verl") else out

@@ -10,8 +10,10 @@ What fit does with it, at the commit pinned in ``docs/verl.md``:
 * ``__num_turns__`` feeds ``num_turns/*`` metrics (metric_utils.py:213-217) and counts as
   ToolAgentLoop does: user turns + assistant turns + 1 (tool_agent_loop.py:204);
 * ``meta_info["timing"]`` goes into ``timing_raw`` and so into every step's metrics as
-  ``timing_s/<key>`` (ray_trainer.py:1401, metric_utils.py:261-262): edge-rollout's counts ride
-  there; ``reward_extra_keys`` is ``[]`` (rewards are in ``rm_scores``; ray_trainer.py:513-516);
+  ``timing_s/<key>`` (ray_trainer.py:1401, metric_utils.py:261-262): only durations go there (the
+  manager adds them); the counts ride in ``meta_info["edge_rollout"]`` and reach the step's
+  metrics as ``edge_rollout/*`` through ``EdgeRolloutTrainer`` (``verl_metrics``);
+  ``reward_extra_keys`` is ``[]`` (rewards are in ``rm_scores``; ray_trainer.py:513-516);
 * REMAX's baseline output is unioned into the un-repeated batch and only its tensors are popped
   again (ray_trainer.py:1420-1433): it carries tensors and ``uid`` only, or its columns would
   collide with the main output's in the next union.
@@ -40,8 +42,7 @@ def shape_output(out: VerlBatch, plan: CallPlan, kind: str, uids: Optional[Any],
     if kind == "greedy":
         columns = {key: value for key, value in columns.items() if key == "uid" and uids is not None}
     counts = _counts(out, plan, stats)
-    timing = {f"edge_rollout/{key}": float(value) for key, value in counts.items()}
-    meta: dict[str, Any] = {"timing": timing, "reward_extra_keys": []}
+    meta: dict[str, Any] = {"timing": {}, "reward_extra_keys": []}
     if kind != "greedy":
         meta["edge_rollout"] = {**counts, "policy_versions": list(stats["policy_versions"]), "kind": kind}
     return VerlBatch(batch=tensors, non_tensor_batch=columns, meta_info=meta)

@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional
 
 from .client import Client
 from .verl_dapo import DapoBatches
+from .verl_metrics import RolloutMetricsTrainerMixin
 from .verl_segments import DriftSegmentsTrainerMixin
 
 #: How long ``sync/begin`` waits for in-flight model calls before weights move: 60 s.
@@ -101,11 +102,12 @@ except ImportError:  # pragma: no cover - exercised wherever verl is absent
 
 if RayPPOTrainer is not None:  # pragma: no cover - needs verl and GPUs
 
-    class EdgeRolloutTrainer(DriftSegmentsTrainerMixin, RayPPOTrainer):
-        """``RayPPOTrainer`` whose weight updates are bracketed by edge-rollout's sync handshake
-        and which trains every drift segment of a rollout (``verl_segments``)."""
+    class EdgeRolloutTrainer(RolloutMetricsTrainerMixin, DriftSegmentsTrainerMixin, RayPPOTrainer):
+        """``RayPPOTrainer`` whose weight updates are bracketed by edge-rollout's sync handshake,
+        which trains every drift segment of a rollout (``verl_segments``) and logs the manager's
+        counts as ``edge_rollout/*`` step metrics (``verl_metrics``)."""
 
-        advantage_module = verl_ray_trainer
+        advantage_module = metrics_module = verl_ray_trainer
 
         def init_workers(self) -> None:
             super().init_workers()

@@ -72,6 +72,7 @@ class FitReplay:
         batch.batch["token_level_scores"] = reward_tensor  # 1552
         batch.batch["token_level_rewards"] = batch.batch["token_level_scores"]  # 1564
         self.batch = self.module.compute_advantage(batch, adv_estimator="grpo", num_repeat=n)  # 1586-1594
+        self.metrics = self.module.compute_data_metrics(batch=self.batch, use_critic=False)  # 1682, by name
         return self.batch
 
 
@@ -83,7 +84,8 @@ def trainer_for(client, n_gpus=4, async_reward=False):
     config = verl_config(n=2)
     config.trainer = NS(n_gpus_per_node=n_gpus, nnodes=1)
     config.reward_model = NS(launch_reward_fn_async=async_reward)
-    trainer = Trainer(config, make_manager(client, config, [FakeReplica("10.0.0.1:8000")]), NS(compute_advantage=grpo_outcome_advantage))
+    trainer = Trainer(config, make_manager(client, config, [FakeReplica("10.0.0.1:8000")]),
+                      NS(compute_advantage=grpo_outcome_advantage, compute_data_metrics=lambda batch, use_critic: {}))
     trainer.advantage_module = trainer.module
     wire_trainer(trainer)
     return trainer
@@ -119,9 +121,9 @@ def test_every_segment_is_trained_with_its_rollouts_row_reward_once_and_advantag
     for row in range(4, 7):
         np.testing.assert_allclose(advantages[row], per_row[row_of[rollout_ids[row]]] * mask[row], atol=1e-6)
     assert not advantages[7].any() and len(batch.meta_info["global_token_num"]) == 8
-    counts = trainer.timing
+    counts = trainer.async_rollout_manager.step_counts.take()
     assert counts["edge_rollout/drift_segments"] == 3 and counts["edge_rollout/drift_segments_trained"] == 3
-    assert counts["edge_rollout/drift_model_tokens_untrained"] == 0
+    assert counts["edge_rollout/drift_model_tokens_untrained"] == 0 and set(trainer.timing) == {"edge_rollout/generate_sequences", "edge_rollout/wait_s"}
 
 
 def test_with_the_stock_trainer_only_last_segments_are_trained_and_the_rest_counted(client, edge):
@@ -165,7 +167,7 @@ def test_torch_tensors_expand_and_take_their_advantage(client, edge):
             out.batch[key] = torch.from_numpy(np.asarray(out.batch[key], dtype=np.float32))
         return out
 
-    trainer.advantage_module = trainer.module = NS(compute_advantage=torch_grpo)
+    trainer.advantage_module = trainer.module = NS(compute_advantage=torch_grpo, compute_data_metrics=lambda batch, use_critic: {})
     batch = trainer.fit()
     assert len(batch) == 7 and trainer.last_expansion == {"segments": 3, "fillers": 0}
     assert torch.is_tensor(batch.batch["advantages"]) and batch.batch["advantages"].dtype == torch.float32
@@ -181,6 +183,10 @@ from types import SimpleNamespace as NS
 from test_verl_drift_segments import FitReplay, grpo_outcome_advantage
 
 compute_advantage = grpo_outcome_advantage
+
+
+def compute_data_metrics(batch, use_critic):
+    return {"critic/score/mean": 0.0}
 
 
 class RayPPOTrainer(FitReplay):
@@ -215,3 +221,10 @@ def test_edge_rollout_trainer_itself_wires_the_manager_and_patches_fits_advantag
     advantages, mask = np.asarray(batch.batch["advantages"]), np.asarray(batch.batch["response_mask"])
     np.testing.assert_allclose(advantages[4:].sum(-1) / mask[4:].sum(-1), [0.70710, 0.70710, -0.70710], atol=1e-4)
     assert module.compute_advantage is grpo_outcome_advantage  # restored once fit returned
+    # The manager's counts are the step's metrics as edge_rollout/* (fit logs compute_data_metrics' answer), none of them a timing.
+    metrics = trainer.metrics
+    assert metrics["critic/score/mean"] == 0.0 and metrics["edge_rollout/rollouts"] == 4.0 and metrics["edge_rollout/drift_segments"] == 3.0
+    assert metrics["edge_rollout/segments_appended"] == 3.0 and metrics["edge_rollout/filler_rows"] == 0.0
+    assert metrics["edge_rollout/policy_version_min"] == 0.0 and metrics["edge_rollout/generate_calls"] == 1.0
+    assert not any(key.startswith("timing") for key in metrics) and module.compute_data_metrics(None, False) == {"critic/score/mean": 0.0}  # restored
+    assert trainer.async_rollout_manager.step_counts.take() == {}  # taken once per step

@@ -4,7 +4,10 @@
  * with its policy version, drift splits and truncation marked. The mask and logprobs shown are the
  * sample's own arrays (built by the sink's sample builder), never re-derived here. A model token
  * shows the engine's own text of it (the call's `completion_token_strs`, vLLM's logprob `token`
- * strings); context tokens, whose text the engine never sent, show their ids.
+ * strings) and carries it whole in `data-token-text`; context tokens, whose text the engine never
+ * sent, show their ids. Special tokens (`<|im_end|>`, `<think>`, `<tool_call>`, …) get class
+ * `special`; a token holding only part of a UTF-8 character (its text is U+FFFD, as vLLM shows it)
+ * gets class `bytes` and says so on hover.
  */
 import { html, raw } from "hono/html";
 import type { LlmCall } from "../../../src/schemas/llm-call";
@@ -14,12 +17,21 @@ import type { Html } from "../layout";
 import { num } from "./format";
 
 function escapeAttr(value: string): string {
-  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /** A token's text made visible: whitespace as the symbols editors use for it. */
 function visible(text: string): string {
   return escapeAttr(text).replace(/ /g, "\u00b7").replace(/\n/g, "\u21b5").replace(/\t/g, "\u2192");
+}
+
+/** Chat-template control tokens (`<|…|>`) and the tags Qwen-style templates add as single tokens. */
+const SPECIAL = /^(<\|[^|\s]+\|>|<\/?(think|tool_call|tool_response)>)$/;
+
+/** The class of a token with engine text: `special`, `bytes` (part of a UTF-8 character), or none. */
+export function tokenClass(text: string): string {
+  if (SPECIAL.test(text)) return "t special";
+  return text.includes("\uFFFD") ? "t bytes" : "t";
 }
 
 /**
@@ -34,8 +46,10 @@ function tokens(sample: TrainingSample, from: number, to: number, callLabel: str
     const logprob = sample.response_logprobs[i]!;
     const text = texts?.[i - from];
     const shown = text === undefined || text === "" ? String(id) : visible(text);
-    const title = mask === 1 ? `token ${id}${text ? ` ${JSON.stringify(text)}` : ""} · logprob ${logprob.toFixed(4)} · ${callLabel}` : `token ${id} · context (mask 0)`;
-    out += `<span class="t" data-i="${i}" data-id="${id}" data-mask="${mask}" data-logprob="${logprob}" title="${escapeAttr(title)}">${shown}</span>`;
+    const bytes = text?.includes("\uFFFD") ? " · part of a UTF-8 character (bytes)" : "";
+    const title = mask === 1 ? `token ${id}${text ? ` ${JSON.stringify(text)}` : ""}${bytes} · logprob ${logprob.toFixed(4)} · ${callLabel}` : `token ${id} · context (mask 0)`;
+    const textAttr = text === undefined ? "" : ` data-token-text="${escapeAttr(text)}"`;
+    out += `<span class="${text === undefined ? "t" : tokenClass(text)}" data-i="${i}" data-id="${id}" data-mask="${mask}" data-logprob="${logprob}"${textAttr} title="${escapeAttr(title)}">${shown}</span>`;
   }
   return out;
 }

@@ -70,7 +70,7 @@ ${reasons.map(([reason, count]) => html`<tr data-reason="${reason}"><td><a href=
 function seriesCard(current: string, series: readonly ListedBatch[]): Html {
   const points = [...series].reverse().filter((b) => b.progress?.reward.mean !== null && b.progress?.reward.mean !== undefined).map((b) => ({ label: b.batch_id, value: b.progress!.reward.mean!, href: `/batches/${encodeURIComponent(b.batch_id)}` }));
   const name = series[0]?.series ?? "";
-  return html`<section class="card" id="series"><h2>Reward mean over the series <code>${name}</code> (${points.length} batches)</h2>${lineChart(points, { yLabel: "reward mean", current })}</section>`;
+  return html`<section class="card" id="series"><h2>Reward mean over the series <code>${name}</code> (${points.length} batches) · <a href="/runs/${encodeURIComponent(name)}">run view →</a></h2>${lineChart(points, { yLabel: "reward mean", current })}</section>`;
 }
 
 /** Runners (Python or any-language agents) that claimed this batch's external rollouts: claimed, heartbeating, lost. */
@@ -112,7 +112,7 @@ function droppedPanel(dropped: readonly DroppedGroup[]): Html | string {
   return html`<section class="card" id="dropped-groups"><h2>Dropped groups</h2>
 <p><span data-field="dropped-count">${dropped.length}</span> groups of this batch were dropped by the trainer feed and will not reach the trainer (<code>GET /v1/batches/:id/dropped-groups</code>).</p>
 <table><thead><tr><th>group uid</th><th>training mode</th><th>reason</th><th>why</th><th class="num">arrived / size</th><th class="num">policy versions</th><th class="num">at version</th><th class="num">max staleness</th><th>dropped</th></tr></thead><tbody>
-${dropped.map((g) => html`<tr data-uid="${g.uid}"><td><code>${g.uid}</code></td><td>${g.training_mode}</td><td data-field="reason">${g.reason}</td><td data-field="why">${dropDetail(g)}</td><td class="num">${g.arrived} / ${g.group_size}</td><td class="num" data-field="versions">${g.policy_version_start}–${g.policy_version_end}</td><td class="num" data-field="at-version">${g.policy_version}</td><td class="num">${g.max_staleness}</td><td class="muted">${time(g.dropped_at)}</td></tr>`)}
+${dropped.map((g) => html`<tr data-uid="${g.uid}"><td><a href="/groups/${encodeURIComponent(g.uid)}"><code>${g.uid}</code></a></td><td>${g.training_mode}</td><td data-field="reason">${g.reason}</td><td data-field="why">${dropDetail(g)}</td><td class="num">${g.arrived} / ${g.group_size}</td><td class="num" data-field="versions">${g.policy_version_start}–${g.policy_version_end}</td><td class="num" data-field="at-version">${g.policy_version}</td><td class="num">${g.max_staleness}</td><td class="muted">${time(g.dropped_at)}</td></tr>`)}
 </tbody></table></section>`;
 }
 

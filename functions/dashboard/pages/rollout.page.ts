@@ -29,7 +29,7 @@ export function rolloutBody(view: RolloutView): Html {
   return html`<table class="card"><tbody>
 <tr><th>status</th><td data-field="status">${pill(view.status)} ${view.termination_reason ?? ""}${view.error ? html` · <span class="bad">${view.error}</span>` : ""}</td></tr>
 ${view.outcome ? html`<tr><th>outcome</th><td data-field="outcome">${view.outcome === "infra" ? html`<span class="bad">infrastructure failure</span> (never scored${view.group && view.group.attempt < view.group.max_member_retries ? ": its slot is re-run" : ""})` : view.outcome === "cut" ? "cut (never trained)" : "policy outcome (scored)"}</td></tr>` : ""}
-${view.group ? html`<tr><th>group</th><td data-field="group"><code>${view.group.uid}</code> sample ${view.group.sample_index} of ${view.group.group_size}${view.group.attempt > 0 ? html` · <span data-field="attempt">run ${view.group.attempt + 1} of its slot</span>` : ""}</td></tr>` : ""}
+${view.group ? html`<tr><th>group</th><td data-field="group"><a href="/groups/${encodeURIComponent(view.group.uid)}"><code>${view.group.uid}</code></a> sample ${view.group.sample_index} of ${view.group.group_size}${view.group.attempt > 0 ? html` · <span data-field="attempt">run ${view.group.attempt + 1} of its slot</span>` : ""}</td></tr>` : ""}
 <tr><th>reward</th><td data-field="reward">${num(view.reward, 4)}</td></tr>
 <tr><th>agent</th><td>${view.agent}${batch ? html` · batch <a href="/batches/${encodeURIComponent(batch)}">${batch}</a>` : ""}</td></tr>
 <tr><th>task</th><td>${view.trajectory.task.problem.slice(0, 500)}</td></tr>

@@ -14,6 +14,9 @@ import { BATCH_RECORD_SCHEMA_VERSION, type BatchRecord } from "./batch-state";
 import { evalRows, failureReasons, listSlots, rewardBy, rewardHistogram } from "./batch-listing";
 import { BatchStorage } from "./batch-storage";
 import { FanOut } from "./fan-out";
+import { generatedBy, stepStats } from "./batch-step-stats";
+import type { BatchStepStats } from "../../schemas/run-view";
+import type { StoredVerdict } from "./batch-storage";
 
 /** How often the alarm checks on a running batch (re-creates, status checks, read-backs, release). */
 export const TICK_MS = 5_000;
@@ -128,7 +131,7 @@ export class BatchCore {
     if (message.batch_id !== record.batch_id || !TERMINAL_STATUSES.has(message.status)) {
       return { ok: false, reason: "invalid", message: `result for batch ${message.batch_id} with status ${message.status} does not belong here` };
     }
-    const outcome = { status: message.status, termination_reason: message.termination_reason, reward: message.reward, outcome: resultOutcome(message), metric: message.metric, superseded: message.superseded };
+    const outcome = { status: message.status, termination_reason: message.termination_reason, reward: message.reward, outcome: resultOutcome(message), metric: message.metric, superseded: message.superseded, ...generatedBy(message) };
     if (!this.#storage.recordOutcome(message.rollout_id, outcome, this.#deps.now())) {
       if (this.#storage.hasRollout(message.rollout_id)) {
         // Its end was read back from its session (or recorded by a cancel) before this message came:
@@ -185,6 +188,18 @@ export class BatchCore {
     if (!record) return undefined;
     const sql = this.#deps.storage.sql;
     return { batch_id: record.batch_id, histogram: rewardHistogram(sql), by_data_source: rewardBy(sql, "data_source"), by_agent: rewardBy(sql, "agent") };
+  }
+
+  /** The step numbers of the run view (reward spread, lengths, groups without signal, versions, throughput). */
+  stepStats(): BatchStepStats | undefined {
+    const record = this.#storage.readBatch();
+    return record ? stepStats(this.#deps.storage.sql, record) : undefined;
+  }
+
+  /** What became of row `rowIndex`'s group (null: not complete yet); undefined if the batch was never submitted. */
+  groupVerdict(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null | undefined {
+    if (!this.#storage.readBatch()) return undefined;
+    return this.#storage.verdictOf(rowIndex);
   }
 
   /** Per-row sample counts for pass@k (a sample passes at `passThreshold`) and the non-passing rollouts by termination reason. */

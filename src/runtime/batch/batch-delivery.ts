@@ -26,7 +26,7 @@ export async function startBatch(objects: BatchObjects, message: BatchMessage): 
   // calls leaves the batch unlisted until the same submit (idempotent) comes again.
   if (started.ok) {
     const { progress } = started;
-    const entry = { batch_id: progress.batch_id, agent: progress.agent, mode: progress.mode, training_mode: progress.training_mode, series: seriesOf(progress.batch_id), rollouts: progress.rollouts, created_at: progress.created_at };
+    const entry = { batch_id: progress.batch_id, agent: progress.agent, mode: progress.mode, training_mode: progress.training_mode, series: message.series ?? seriesOf(progress.batch_id), rollouts: progress.rollouts, created_at: progress.created_at };
     const registered = await objects.catalog().register(entry);
     if (!registered.ok) console.warn("batch not listed in the catalog", { batch_id: progress.batch_id, errors: registered.errors });
   }

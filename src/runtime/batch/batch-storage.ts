@@ -37,6 +37,10 @@ const SIGNAL_COLUMNS: Array<[name: string, definition: string]> = [
   ["superseded", "INTEGER NOT NULL DEFAULT 0"],
   ["outcome", "TEXT"],
   ["metric", "REAL"],
+  // What the run view reads per rollout (from its result message; null when read back from a session).
+  ["completion_tokens", "INTEGER"],
+  ["policy_version_start", "INTEGER"],
+  ["policy_version_end", "INTEGER"],
 ];
 
 /** What became of a complete group: a GroupVerdict's kind, or its withholding reason. */
@@ -59,6 +63,10 @@ export interface RolloutOutcome {
   metric?: number | null;
   /** An infrastructure failure whose slot is re-run. */
   superseded?: boolean;
+  /** Completion tokens its calls generated, and its calls' policy versions (the result message's; absent when read back). */
+  completion_tokens?: number | null;
+  policy_version_start?: number | null;
+  policy_version_end?: number | null;
 }
 
 /** A finished member of a group, as its result reported it. */
@@ -184,7 +192,8 @@ export class BatchStorage {
     return (
       this.#sql
         .exec(
-          `UPDATE rollouts SET status = ?, termination_reason = ?, reward = ?, outcome = ?, metric = ?, superseded = ?, finished_at = ? WHERE rollout_id = ? AND ${LIVE} RETURNING rollout_id`,
+          `UPDATE rollouts SET status = ?, termination_reason = ?, reward = ?, outcome = ?, metric = ?, superseded = ?, finished_at = ?,
+             completion_tokens = ?, policy_version_start = ?, policy_version_end = ? WHERE rollout_id = ? AND ${LIVE} RETURNING rollout_id`,
           outcome.status,
           outcome.termination_reason,
           outcome.reward,
@@ -192,6 +201,9 @@ export class BatchStorage {
           outcome.metric ?? null,
           outcome.superseded ? 1 : 0,
           now,
+          outcome.completion_tokens ?? null,
+          outcome.policy_version_start ?? null,
+          outcome.policy_version_end ?? null,
           rolloutId,
         )
         .toArray().length > 0
@@ -206,7 +218,17 @@ export class BatchStorage {
   completeOutcome(rolloutId: string, outcome: RolloutOutcome): boolean {
     return (
       this.#sql
-        .exec(`UPDATE rollouts SET outcome = ?, metric = ?, superseded = ? WHERE rollout_id = ? AND outcome IS NULL AND NOT ${LIVE} RETURNING rollout_id`, outcome.outcome ?? null, outcome.metric ?? null, outcome.superseded ? 1 : 0, rolloutId)
+        .exec(
+          `UPDATE rollouts SET outcome = ?, metric = ?, superseded = ?, completion_tokens = COALESCE(completion_tokens, ?), policy_version_start = COALESCE(policy_version_start, ?),
+             policy_version_end = COALESCE(policy_version_end, ?) WHERE rollout_id = ? AND outcome IS NULL AND NOT ${LIVE} RETURNING rollout_id`,
+          outcome.outcome ?? null,
+          outcome.metric ?? null,
+          outcome.superseded ? 1 : 0,
+          outcome.completion_tokens ?? null,
+          outcome.policy_version_start ?? null,
+          outcome.policy_version_end ?? null,
+          rolloutId,
+        )
         .toArray().length > 0
     );
   }
@@ -247,6 +269,11 @@ export class BatchStorage {
   /** Records what became of a complete group; false if it was decided before. */
   recordVerdict(rowIndex: number, verdict: StoredVerdict, now: number): boolean {
     return this.#sql.exec(`INSERT OR IGNORE INTO group_verdicts (row_index, verdict, decided_at) VALUES (?, ?, ?) RETURNING row_index`, rowIndex, verdict, now).toArray().length > 0;
+  }
+
+  /** What became of row `rowIndex`'s group once complete (null: not complete yet). */
+  verdictOf(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null {
+    return this.#sql.exec<{ verdict: StoredVerdict; decided_at: number }>(`SELECT verdict, decided_at FROM group_verdicts WHERE row_index = ?`, rowIndex).toArray()[0] ?? null;
   }
 
   /** Complete groups by verdict. */

@@ -52,6 +52,12 @@ export class BatchCatalogCore {
     return { ok: true, added };
   }
 
+  /** One batch's entry (its series as submitted), or null when it is not listed. */
+  get(batchId: string): BatchCatalogEntry | null {
+    const row = this.#sql.exec<BatchCatalogEntry & Record<string, string | number>>(`SELECT batch_id, agent, mode, training_mode, series, rollouts, created_at FROM batches WHERE batch_id = ?`, String(batchId)).toArray()[0];
+    return row ? BatchCatalogEntry.parse(row) : null;
+  }
+
   /** Batches newest first, optionally of one series or mode, created before `before`. */
   list(input: unknown): BatchCatalogEntry[] {
     const query = BatchListQuery.parse(input ?? {});

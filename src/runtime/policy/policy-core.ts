@@ -5,7 +5,7 @@ import type { BeginSyncResult, EndSyncResult, FieldIssue, GetResourceResult, Put
 import type { AdmissionFence } from "./admission-fence";
 import type { ApplyResult } from "./admission-shard-core";
 import { fenceOf, snapshotOf, type PolicyState } from "./policy-state";
-import { PolicyStorage } from "./policy-storage";
+import { PolicyStorage, type SyncRecord } from "./policy-storage";
 import { validateResource } from "./resource-input";
 
 /** How often `waitIdle` re-counts in-flight calls across the shards. */
@@ -150,7 +150,13 @@ export class PolicyCore {
     if (!state.syncing) return { ok: false, reason: "not_syncing", policy_version: state.policy_version };
     if (!(policyVersion > state.policy_version)) return { ok: false, reason: "version_not_newer", policy_version: state.policy_version };
     await this.#save({ ...state, policy_version: policyVersion, syncing: null }, now);
+    this.#storage.insertSync({ policy_version: policyVersion, previous_version: state.policy_version, began_at: state.syncing.since, ended_at: now });
     return { ok: true, policy_version: policyVersion, previous_version: state.policy_version };
+  }
+
+  /** Weight syncs that ended and began in `[from, to)`, oldest first (at most `limit`, ≤ 1,000). */
+  syncs(from: number, to: number, limit = 1_000): SyncRecord[] {
+    return this.#storage.listSyncs(Number(from), Number(to), Math.min(Math.max(1, Number(limit) || 1), 1_000));
   }
 
   /** Stores `value` as the next version of resource `name`; earlier versions never change. */

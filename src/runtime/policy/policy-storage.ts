@@ -18,7 +18,20 @@ const MIGRATIONS = [
      created_at INTEGER NOT NULL,
      PRIMARY KEY (name, version)
    )`,
+  // One row per weight sync that ended, by the version it made live (the run view's sync waits).
+  `CREATE TABLE IF NOT EXISTS syncs (policy_version INTEGER PRIMARY KEY, previous_version INTEGER NOT NULL, began_at INTEGER NOT NULL, ended_at INTEGER NOT NULL)`,
 ];
+
+/** Ended syncs kept (older ones are pruned as new ones end): a run of 10,000 steps, a few hundred KB. */
+export const SYNCS_KEPT = 10_000;
+
+/** One weight sync that ended: new model calls were refused from `began_at` to `ended_at`. */
+export interface SyncRecord {
+  policy_version: number;
+  previous_version: number;
+  began_at: number;
+  ended_at: number;
+}
 
 /**
  * Typed reads and validated writes over the policy object's tables. The state is parsed with its
@@ -46,6 +59,20 @@ export class PolicyStorage {
   writeState(state: PolicyState): void {
     const value = JSON.stringify(PolicyState.parse(state));
     writeMetaText(this.#sql, "state", value);
+  }
+
+  /** Records an ended sync (once per version) and prunes the oldest beyond SYNCS_KEPT. */
+  insertSync(sync: SyncRecord): void {
+    this.#sql.exec(`INSERT OR IGNORE INTO syncs (policy_version, previous_version, began_at, ended_at) VALUES (?, ?, ?, ?)`, sync.policy_version, sync.previous_version, sync.began_at, sync.ended_at);
+    this.#sql.exec(`DELETE FROM syncs WHERE policy_version NOT IN (SELECT policy_version FROM syncs ORDER BY policy_version DESC LIMIT ?)`, SYNCS_KEPT);
+  }
+
+  /** Ended syncs that began in `[from, to)`, oldest first (at most `limit`). */
+  listSyncs(from: number, to: number, limit: number): SyncRecord[] {
+    return this.#sql
+      .exec<SyncRecord & Record<string, number>>(`SELECT policy_version, previous_version, began_at, ended_at FROM syncs WHERE began_at >= ? AND began_at < ? ORDER BY began_at LIMIT ?`, from, to, limit)
+      .toArray()
+      .map((row) => ({ policy_version: row.policy_version, previous_version: row.previous_version, began_at: row.began_at, ended_at: row.ended_at }));
   }
 
   /** The newest version of `name`, 0 when there is none. */

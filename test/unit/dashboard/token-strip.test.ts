@@ -42,6 +42,17 @@ describe("tokenStrip (unit)", () => {
     expect(attr(only!.html, "data-id")).toEqual(["10", "11", "50", "12"]);
   });
 
+  it("carries each model token's engine text in data-token-text, marks special tokens and parts of a UTF-8 character", async () => {
+    const strs = ["<think>", "\n", "caf", "\uFFFD", "\uFFFD", "\"x\" & <y>", "<|im_end|>"];
+    const [only] = await render([call("a", [1, 2, 3], [10, 11, 12, 13, 14, 15, 16], 0, strs), call("b", [1, 2, 3, 10, 11, 12, 13, 14, 15, 16, 50], [17], 0)], "ENV_DONE");
+    const tags = [...only!.html.matchAll(/<span class="(t[^"]*)"([^>]*)>/g)];
+    const unescape = (value: string) => value.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+    const texts = tags.map((m) => / data-token-text="([^"]*)"/.exec(m[2]!)?.[1]);
+    expect(texts.map((t) => (t === undefined ? null : unescape(t)))).toEqual([...strs, null, null]);
+    expect(tags.map((m) => m[1])).toEqual(["t special", "t", "t", "t bytes", "t bytes", "t", "t special", "t", "t"]);
+    expect(only!.html).toContain("part of a UTF-8 character (bytes)");
+  });
+
   it("marks the sample after a drift split and a truncated ending", async () => {
     // call 2's prompt rewrites history (a stripped <think>): a new sample starts
     const samples = await render([call("a", [1, 2, 3], [10, 11], 0), call("b", [1, 2, 9], [12, 13], 0)], "MAX_RESPONSE_LENGTH");
