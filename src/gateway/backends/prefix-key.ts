@@ -4,7 +4,7 @@
  * hold once one of them has been served.
  */
 import type { JsonObject, JsonValue } from "../../schemas/json";
-import { fnv1a32 } from "./rendezvous";
+import { fnv1a32 } from "../../fnv1a";
 
 /** Leading prompt tokens (or characters) a text-completions prefix is keyed by. */
 const COMPLETION_PREFIX = 1024;

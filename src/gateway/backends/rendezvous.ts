@@ -2,19 +2,7 @@
  * @module Rendezvous (highest-random-weight) hashing: every key ranks every replica, and a key
  * keeps its ranking when other replicas come or go, so a rollout stays where its prefix is cached.
  */
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-/** 32-bit FNV-1a over UTF-16 code units, starting from `seed` (a previous hash, or the FNV offset). */
-export function fnv1a32(text: string, seed = FNV_OFFSET): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, FNV_PRIME) >>> 0;
-  }
-  return h >>> 0;
-}
+import { fnv1a32 } from "../../fnv1a";
 
 /**
  * murmur3's 32-bit finaliser. FNV-1a alone leaves neighbouring keys ("r-1", "r-2") with close

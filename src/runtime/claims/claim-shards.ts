@@ -1,4 +1,5 @@
 /** @module How a runner agent's claim queue is split into Durable Object shards. */
+import { fnv1a32 } from "../../fnv1a";
 
 /**
  * Shards per runner agent. A Durable Object serves about 1,000 requests per second; each attempt
@@ -8,19 +9,10 @@
  */
 export const CLAIM_SHARDS = 8;
 
-/** FNV-1a over the id's UTF-16 units: stable, fast, and spread well enough for shard picking. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
-}
 
 /** The shard a rollout is always offered on (so a re-offer replaces its earlier offer). */
 export function shardOf(rolloutId: string): number {
-  return fnv1a(rolloutId) % CLAIM_SHARDS;
+  return fnv1a32(rolloutId) % CLAIM_SHARDS;
 }
 
 /** The Durable Object name of one shard of `agent`'s claim queue. */

@@ -3,6 +3,7 @@
  * weight sync is under way, and a generation that orders the pushes.
  */
 import { z } from "zod";
+import { fnv1a32 } from "../../fnv1a";
 import { PolicySnapshot } from "../../schemas/policy";
 
 /**
@@ -39,12 +40,7 @@ export function shardName(index: number): string {
  * rollout counts in the same shard, and rollouts spread evenly over all of them.
  */
 export function shardIndexOf(rolloutId: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < rolloutId.length; i++) {
-    hash ^= rolloutId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shards;
+  return fnv1a32(rolloutId) % shards;
 }
 
 /** The shard index of `rolloutId` under the `ADMISSION_SHARDS` variable's value (the Worker's and the session's one rule). */
