@@ -31,6 +31,8 @@ export interface BenchStack {
   profile<T>(work: () => Promise<T>): Promise<{ result: T; profile: CpuProfile } | null>;
   /** The bundle profiles refer to (Miniflare only). */
   bundlePath: string | null;
+  /** Resolves, with why, if the Worker's runtime ends on its own (Miniflare; never on wrangler). */
+  ended: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,9 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         }
       },
       bundlePath: stack.bundlePath,
+      get ended() {
+        return stack.ended;
+      },
       stop: () => stack.stop().finally(cleanUp),
     };
   }
@@ -107,6 +112,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     },
     profile: async () => null,
     bundlePath: null,
+    ended: new Promise<string>(() => undefined),
     stop: () => stack.stop().finally(cleanUp),
   };
 }

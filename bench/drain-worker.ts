@@ -77,6 +77,8 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
   const simulator = await startSimulatorProcess(["--seed", "3"]);
   const stack = await startBenchStack({ kind: "miniflare", modelServerUrl: simulator.url, port: options.port, stateDir: "bench-drain", vars: options.vars });
   const floor = await startDrainFloor(benchStateDir("drain-floor"));
+  // A runtime that dies mid-run is named with its last output, not left to surface as a refused connection.
+  void stack.ended.then((reason) => console.error(`bench:drain: the stack ended: ${reason}`));
   try {
     const batchId = `drain-${Date.now()}`;
     if (!options.compaction) await fetch(`${stack.workerUrl}/v1/feed/config`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ pack_compaction_min_bytes: 0 }) });

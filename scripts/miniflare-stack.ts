@@ -151,13 +151,15 @@ const STOP_GRACE_MS = 15_000;
 /** How often the stack looks for its workerd, and how many looks in a row without one mean it is gone (a reload replaces it within one). */
 const RUNTIME_CHECK_MS = 1_000;
 const RUNTIME_MISSED_CHECKS = 3;
+/** Lines of the runtime's output kept to name why it died. */
+const LAST_OUTPUT_LINES = 40;
 
 /**
  * Resolves when none of `ours()` has been running for `RUNTIME_MISSED_CHECKS` looks in a row.
  * Miniflare neither restarts a workerd that dies nor says so; a reload starts a new one, so a
  * single look without one is not yet an end. `cancel` stops looking.
  */
-function runtimeGone(ours: () => number[]): { ended: Promise<string>; cancel: () => void } {
+function runtimeGone(ours: () => number[], lastOutput: () => string[]): { ended: Promise<string>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const ended = new Promise<string>((resolve) => {
     let missed = 0;
@@ -165,7 +167,9 @@ function runtimeGone(ours: () => number[]): { ended: Promise<string>; cancel: ()
       missed = ours().length > 0 ? 0 : missed + 1;
       if (missed < RUNTIME_MISSED_CHECKS) return;
       clearInterval(timer);
-      resolve(`workerd exited on its own (no workerd process for ${(RUNTIME_MISSED_CHECKS * RUNTIME_CHECK_MS) / 1000} s); run with --verbose to see its output`);
+      const tail = lastOutput();
+      resolve(`workerd exited on its own (no workerd process for ${(RUNTIME_MISSED_CHECKS * RUNTIME_CHECK_MS) / 1000} s); ` +
+        (tail.length > 0 ? `its last output:\n${tail.join("\n")}` : "it printed nothing (run with --verbose to see all its output)"));
     }, RUNTIME_CHECK_MS);
     timer.unref();
   });
@@ -211,6 +215,12 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
   const onAgentLog = options.onAgentLog === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.onAgentLog;
   const agentLines = agentLogLines((line) => onAgentLog?.(line));
+  // The runtime's last lines, kept even when they are not shown: a workerd that dies says why there.
+  const lastOutput: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lastOutput.push(...chunk.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
+    lastOutput.splice(0, Math.max(0, lastOutput.length - LAST_OUTPUT_LINES));
+  };
   const before = new Set(workerdChildren());
   const mfOptions: MiniflareOptions = {
     ...workerOptions,
@@ -229,6 +239,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       for (const stream of [stdout, stderr]) {
         stream.on("data", (chunk: Buffer) => {
+          keep(chunk);
           if (options.verbose) process.stderr.write(chunk);
           else agentLines(chunk);
         });
@@ -267,7 +278,7 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
       workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, stop,
       // Started only after ready (before it there is no workerd to miss), and only when asked for.
       get ended() {
-        return (runtime ??= runtimeGone(ours)).ended;
+        return (runtime ??= runtimeGone(ours, () => lastOutput)).ended;
       },
     };
   } catch (error) {
