@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
  * Two projects: unit files run on at least 2 workers (vitest's default of cores − 1 is one worker
  * on a 2-core CI machine, and most unit time is module import, not CPU contention); e2e files run
  * one at a time after them, because each starts its own stack and several of them time a reload
- * or a shutdown. .ci/run runs three such processes side by side on fixed thirds of the e2e files
+ * or a shutdown. .ci/run runs two such processes side by side on fixed halves of the e2e files
  * (lanes; vitest's own 2 workers pick the pairs by file size, issue 27).
  * `--project unit` / `--project e2e` runs one of them. Unit files start their simulators with the
  * toy tokenizer (VLLM_SIM_TOKENIZER=toy): Qwen3's costs about a second to build in every file's
