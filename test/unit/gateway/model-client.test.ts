@@ -101,7 +101,9 @@ describe("createModelClient over the gateway with the vLLM backend", () => {
         return fetch(url, init);
       },
     });
-    const client = clientOver(backend, RETRY, { firstByteMs: 200, msPerToken: 0 });
+    // The hung attempt hangs 60 s, so any deadline far below that proves it is given up; 200 ms also
+    // cut the healthy second attempt at load 9 (3 attempts), so the deadline leaves it room.
+    const client = clientOver(backend, RETRY, { firstByteMs: 1_500, msPerToken: 0 });
     const { call } = await client.chat(input, context());
     expect(call.attempts).toBe(2);
     expect(sim.stats().faults.timeout).toBeGreaterThanOrEqual(1);
