@@ -17,10 +17,19 @@ export interface ModeResult {
   tokensGenerated: number;
 }
 
+/** A sample's end: its completion tokens, and whether the trainer gave it up before its end. */
+export interface SampleEnd {
+  tokens: number;
+  aborted: boolean;
+}
+
 /** The stack the trainer drives. */
 export interface TrainerStack {
-  /** Runs one sample (a streamed call) to its end; resolves with its completion tokens. */
-  sample(): Promise<number>;
+  /**
+   * Runs one sample (a streamed call) to its end, or until `signal` aborts it (the caller hangs
+   * up: the gateway records the call and frees its admission); resolves with the tokens it got.
+   */
+  sample(signal?: AbortSignal): Promise<SampleEnd>;
   /** `sync/begin` in `mode` (waiting for drained calls), then `sync/end` with the next version; resolves with the wait in ms. */
   sync(mode: "drain" | "interrupt", nextVersion: number): Promise<number>;
 }
@@ -63,7 +72,7 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
     syncWaits.push(await stack.sync(spec.syncMode, version + 1));
     version += 1;
   };
-  const batchOf = () => Array.from({ length: options.batch }, () => stack.sample().then((tokens) => ((generated += tokens), tokens)));
+  const batchOf = () => Array.from({ length: options.batch }, () => stack.sample().then(({ tokens }) => ((generated += tokens), tokens)));
 
   if (spec.schedule === "hybrid") {
     for (let step = 0; step < options.steps; step++) {
@@ -89,6 +98,16 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
     const ready: Array<{ version: number; tokens: number }> = [];
     let stopping = false;
     let inFlight = 0;
+    // A sample started at version v may be trained up to version v + k. Once a sync passes that,
+    // it is doomed: generating on would only make tokens to throw away and hold a slot a fresh
+    // sample could use, so the trainer hangs up on it (its tokens so far count as discarded).
+    const generating = new Set<{ version: number; abort: AbortController }>();
+    const dropDoomed = () => {
+      for (const sample of generating) if (version - sample.version > spec.maxStaleness) sample.abort.abort();
+      for (let i = ready.length - 1; i >= 0; i--) {
+        if (version - ready[i]!.version > spec.maxStaleness) discarded += ready.splice(i, 1)[0]!.tokens;
+      }
+    };
     // Up to 1 + k batches outstanding (generating, or generated and not yet trained on), as verl's
     // fully_async rollouter stops generating ahead of the trainer past its staleness threshold and
     // AReaL admits a rollout only while the trainer can take it within its staleness bound. A cap
@@ -101,12 +120,15 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
           continue;
         }
         inFlight += 1;
-        const at = version;
+        const entry = { version, abort: new AbortController() };
+        generating.add(entry);
         try {
-          const tokens = await stack.sample();
+          const { tokens, aborted } = await stack.sample(entry.abort.signal);
           generated += tokens;
-          ready.push({ version: at, tokens });
+          if (aborted) discarded += tokens;
+          else ready.push({ version: entry.version, tokens });
         } finally {
+          generating.delete(entry);
           inFlight -= 1;
         }
       }
@@ -133,6 +155,7 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
       }
       await train();
       await sync();
+      dropDoomed();
     }
     // The run ends with its last step; the samples still generating belong to the steps to come,
     // so waiting them out (the tail!) is not charged to it.

@@ -12,7 +12,7 @@ import { startDevStack } from "../scripts/dev-stack";
 import type { TailOptions, VllmSimulatorOptions } from "../src/testing/vllm-simulator/options";
 import { freePort } from "../src/testing/free-port";
 import { fetchAgain } from "./fetch-again";
-import { type ModeSpec, type TrainerStack, runMode } from "./train-loop";
+import { type ModeSpec, type SampleEnd, type TrainerStack, runMode } from "./train-loop";
 
 const values = commandLine({
   usage: "npm run bench:train -- [options]",
@@ -48,11 +48,18 @@ async function rolloutFor(): Promise<{ llm: { base_url: string; api_key: string 
   return idle.pop() ?? json("/v1/rollouts", { method: "POST", body: JSON.stringify({ agent: "external", task: { problem: "bench" }, config: { max_response_length: 1_000_000, rollout_timeout_ms: 3_600_000, step_timeout_ms: 3_600_000 } }) });
 }
 
-async function oneCall(): Promise<number> {
+/** Completion tokens in a streamed answer's text: the ids of every chunk's non-empty `token_ids` list. */
+function countTokens(text: string): number {
+  return (text.match(/"token_ids":\[[^\]]*\]/g) ?? []).reduce((n, ids) => n + (ids.length > 13 ? ids.split(",").length : 0), 0);
+}
+
+async function oneCall(signal?: AbortSignal): Promise<SampleEnd> {
   const rollout = await rolloutFor();
+  let text = "";
   try {
     const response = await fetch(`${rollout.llm.base_url}/chat/completions`, {
       method: "POST",
+      signal,
       headers: { "content-type": "application/json", authorization: `Bearer ${rollout.llm.api_key}` },
       body: JSON.stringify({ model: "any", stream: true, max_tokens: 4096, messages: [{ role: "user", content: `Write sample ${Math.random()}.` }] }),
     });
@@ -60,25 +67,31 @@ async function oneCall(): Promise<number> {
       // Weights are syncing: the agent waits, as an OpenAI client honouring Retry-After does (short here).
       await response.arrayBuffer();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      return oneCall();
+      return oneCall(signal);
     }
     if (!response.ok) {
       const id = /rollouts\/([^/]+)\//.exec(rollout.llm.base_url)?.[1];
       throw new Error(`gateway answered ${response.status}: ${(await response.text()).slice(0, 200)}; the rollout: ${JSON.stringify(await json(`/v1/rollouts/${id}`)).slice(0, 1500)}`);
     }
-    const text = await response.text();
-    return (text.match(/"token_ids":\[[^\]]*\]/g) ?? []).reduce((n, ids) => n + (ids.length > 13 ? ids.split(",").length : 0), 0);
+    // Read as it comes, so a sample the trainer gives up on still counts the tokens it got.
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body!) text += decoder.decode(chunk, { stream: true });
+    return { tokens: countTokens(text), aborted: false };
+  } catch (error) {
+    if (signal?.aborted) return { tokens: countTokens(text), aborted: true };
+    throw error;
   } finally {
-    idle.push(rollout);
+    // A rollout whose call was given up on is not reused: its session may still be reading that call upstream.
+    if (!signal?.aborted) idle.push(rollout);
   }
 }
 
 const trainer: TrainerStack = {
-  async sample() {
+  async sample(signal) {
     // A call the loaded local stack drops is retried (bounded); a sample is what the trainer gets.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await oneCall();
+        return await oneCall(signal);
       } catch (error) {
         if (attempt >= 3) throw error;
       }
