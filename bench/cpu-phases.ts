@@ -41,7 +41,7 @@ const RULES: PhaseRule[] = [
 ];
 const OURS = /^(src|functions|durable-objects)\//;
 /** Our frames that only pass a call through (the SQL counter): their time counts for whoever called them. */
-const TRANSPARENT = /^src\/runtime\/sql-counter\.ts$/;
+const TRANSPARENT = /^src\/runtime\/(sql-counter|meta-table)\.ts$/;
 
 /** Phase → CPU ms, plus the profile's total (idle excluded). */
 export interface PhaseTimes {

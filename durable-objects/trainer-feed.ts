@@ -6,7 +6,7 @@ import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
 import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
-import { COMPACTION_LIMITS, planCompaction, type CompactionPlan } from "../src/runtime/feed/pack-compaction";
+import { COMPACTION_LIMITS, planCompaction, QUIET_COMPACTION_MS, type CompactionPlan } from "../src/runtime/feed/pack-compaction";
 import { ARROW_STREAM_MEDIA_TYPE } from "../src/sink/arrow/arrow-format";
 import { ARROW_EOS } from "../src/sink/arrow/arrow-ipc";
 import { streamSpans } from "../src/sink/r2-span-stream";
@@ -28,6 +28,10 @@ export class TrainerFeed extends DurableObject<Env> {
   #recordedBytes = 0;
   /** The compaction running, if any: one at a time per shard. */
   #compacting: Promise<void> | null = null;
+  /** Fires once no pack has been recorded for QUIET_COMPACTION_MS: a batch's tail is compacted then. */
+  #quietTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A threshold asked for while a compaction ran (the quiet timer's), taken up when it ends. */
+  #deferredMinBytes: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -109,7 +113,11 @@ export class TrainerFeed extends DurableObject<Env> {
     this.#packs.record(refs, Date.now());
     this.#recordedBytes += refs.reduce((n, ref) => n + (ref.span?.length ?? 0), 0);
     const minBytes = this.#core.config().pack_compaction_min_bytes;
-    if (minBytes > 0 && this.#recordedBytes >= minBytes) this.#compactSoon(minBytes);
+    if (minBytes === 0) return;
+    if (this.#recordedBytes >= minBytes) this.#compactSoon(minBytes);
+    // Below the threshold a batch's last groups would stay scattered: once packs stop coming, any two reads' worth is compacted.
+    clearTimeout(this.#quietTimer);
+    this.#quietTimer = setTimeout(() => this.#compactSoon(1), QUIET_COMPACTION_MS);
   }
 
   /**
@@ -118,7 +126,10 @@ export class TrainerFeed extends DurableObject<Env> {
    * looks again when done. The config's `pack_compaction_min_bytes: 0` turns it off.
    */
   #compactSoon(minBytes: number): void {
-    if (this.#compacting) return;
+    if (this.#compacting) {
+      this.#deferredMinBytes = Math.min(this.#deferredMinBytes ?? minBytes, minBytes);
+      return;
+    }
     this.#recordedBytes = 0;
     const plan = planCompaction(this.#packs.readySpannedRefs(), () => crypto.randomUUID(), { ...COMPACTION_LIMITS, minBytes });
     if (!plan) return;
@@ -130,7 +141,9 @@ export class TrainerFeed extends DurableObject<Env> {
       })
       .then((progressed) => {
         this.#compacting = null;
-        if (progressed) this.#compactSoon(minBytes);
+        const deferred = this.#deferredMinBytes;
+        this.#deferredMinBytes = null;
+        if (progressed || deferred !== null) this.#compactSoon(Math.min(minBytes, deferred ?? minBytes));
       });
     this.ctx.waitUntil(this.#compacting);
   }

@@ -58,7 +58,7 @@ async function setCompactionThreshold(bytes: number): Promise<void> {
 
 /** Waits until a compacted pack (`packs/c-…`) other than `known` exists; its refs move as its write ends. */
 async function compactedPack(known: string[]): Promise<string> {
-  for (let waited = 0; waited < 5_000; waited += 25) {
+  for (let waited = 0; waited < 8_000; waited += 25) {
     const fresh = (await packKeys("packs/c-")).filter((k) => !known.includes(k));
     if (fresh.length > 0) {
       await new Promise((done) => setTimeout(done, 50));
@@ -66,7 +66,7 @@ async function compactedPack(known: string[]): Promise<string> {
     }
     await new Promise((done) => setTimeout(done, 25));
   }
-  throw new Error("no compacted pack within 5 s");
+  throw new Error("no compacted pack within 8 s");
 }
 const withoutDeliveries = (groups: InlineFeedGroup[]) => groups.map(({ deliveries: _d, ...g }) => g);
 
@@ -129,6 +129,20 @@ describe("group packs", () => {
     } finally {
       await setCompactionThreshold(DEFAULT_PACK_COMPACTION_MIN_BYTES);
     }
+  });
+
+  it("below the threshold are compacted once packs stop coming (a batch's tail), into one read", async () => {
+    const batchId = uniqueId("pack-tail");
+    const compactedBefore = await packKeys("packs/c-");
+    const groups = [await publishKinds(batchId, [K.multi_turn!, K.drift!]), await publishKinds(batchId, [K.drift!, K.multi_turn!])];
+    for (const group of groups) await deliver(group.messages);
+    // Far below the default 8 MiB: nothing is compacted until the shard has seen no pack for QUIET_COMPACTION_MS.
+    expect((await packKeys("packs/c-")).filter((k) => !compactedBefore.includes(k))).toEqual([]);
+    await compactedPack(compactedBefore);
+    const seen: { timing?: string } = {};
+    const arrow = await pullArrow(batchId, seen);
+    expect(seen.timing).toContain('desc="1 reads"');
+    expect(arrow.map((g) => g.uid)).toEqual(groups.map((g) => g.uid));
   });
 
   it("are ignored when they do not list exactly the leased members, and the members are read instead", async () => {

@@ -40,6 +40,12 @@ export interface CompactionLimits {
  */
 export const COMPACTION_LIMITS: CompactionLimits = { minBytes: DEFAULT_PACK_COMPACTION_MIN_BYTES, maxBytes: 32 * 1024 * 1024, maxReads: 256 };
 
+/**
+ * How long a shard waits after its last recorded pack before it compacts what is left below the
+ * threshold (a batch's tail): 2 s, longer than a busy results queue leaves between consumer batches.
+ */
+export const QUIET_COMPACTION_MS = 2_000;
+
 /** A ready group with its pack ref, in the order the feed leases (oldest ready first). */
 export interface CompactionCandidate {
   uid: string;
