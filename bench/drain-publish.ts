@@ -4,6 +4,7 @@
  * (`ignore_eos` makes the simulator generate exactly `max_tokens`) and finish; each session then
  * publishes its record, ATIF and sample table, and the results consumer feeds and packs the group.
  */
+import { MAX_LEASE_MS } from "../src/schemas/runner-claims";
 import { fetchAgain } from "./fetch-again";
 
 /** What to publish. */
@@ -51,7 +52,8 @@ export async function publishDrainGroups(workerUrl: string, problem: string, sha
     const runnerId = `drain-runner-${w}`;
     while (finished < total) {
       const { claimed } = await post<{ claimed: Array<{ rollout_id: string; attempt: number; task: { problem: string }; llm: { base_url: string; api_key: string; model: string } }> }>(
-        `${workerUrl}/v1/runners/claim`, { runner_id: runnerId, agents: ["drain"], max: 8 });
+        // The longest lease: a runner without heartbeats must not lose a long call's attempt on a loaded machine.
+        `${workerUrl}/v1/runners/claim`, { runner_id: runnerId, agents: ["drain"], max: 8, lease_ms: MAX_LEASE_MS });
       if (claimed.length === 0) {
         await new Promise((done) => setTimeout(done, 50));
         continue;
