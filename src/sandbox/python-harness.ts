@@ -67,6 +67,7 @@ const defineProperty = Object.defineProperty;
 const parse = JSON.parse;
 const stringify = JSON.stringify;
 const StringOf = String;
+const ErrorOf = Error;
 const decoder = new TextDecoder();
 const decode = (bytes) => decoder.decode(bytes, { stream: true });
 const encode = TextEncoder.prototype.encode.bind(new TextEncoder());
@@ -166,13 +167,17 @@ export default class PythonHarness extends WorkerEntrypoint {
         const text = await callEntry(options.entry);
         if (encode(text).byteLength > options.maxOutputBytes) {
           truncated = true;
-          throw new RangeError("the result is larger than maxOutputBytes");
+          throw new ErrorOf("the result is larger than maxOutputBytes");
         }
         result = parse(text);
       }
       if (options.tests !== undefined) {
         const cases = collect().toJs({ depth: 2 });
-        for (const [name, fn] of cases) {
+        // Indexed, not iterated: a snippet can patch Array.prototype[Symbol.iterator] through "js".
+        if (cases.length === 0) throw new ErrorOf("the tests define no test function");
+        for (let i = 0; i < cases.length; i++) {
+          const name = cases[i][0];
+          const fn = cases[i][1];
           unhook();
           try {
             const value = fn();

@@ -44,6 +44,8 @@ describe("Python in the sandbox", () => {
     expect(raised.error?.stack).toContain('File "solution.py", line 2');
     const syntax = await python("def f(:\n");
     expect(syntax).toMatchObject({ ok: false, error: { name: "SyntaxError" } });
+    const noCases = await python("x = 1", { tests: "import solution\n" });
+    expect(noCases).toMatchObject({ ok: false, tests: [], error: { message: "the tests define no test function" } });
     const flood = await python("print('x' * 100000)", { maxOutputBytes: 1000 });
     expect(flood).toMatchObject({ ok: true, outputTruncated: true });
     expect(flood.stdout).toHaveLength(1000);
