@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandboxHost, type SandboxHost } from "../../../scripts/sandbox-host";
+import { createLoaderSandbox } from "../../../src/sandbox/loader-sandbox";
 import { createRemoteSandbox } from "../../../src/sandbox/remote-sandbox";
 import type { RunCodeRequest } from "../../../src/schemas/run-code";
-import { installCodeSandbox, runCode } from "../../../src/sdk/run-code";
+import { installCodeSandbox, parseRunCodeRequest, runCode } from "../../../src/sdk/run-code";
 
 let host: SandboxHost;
 
@@ -110,4 +111,12 @@ describe("Python in the sandbox", () => {
     expect(run.ok).toBe(false);
     expect(run.stdout).toContain('"passed": true');
   }, 60_000);
+
+  it("is refused, naming where Python runs, by a Worker's own LOADER without the Pyodide runtime", async () => {
+    const loads: unknown[] = [];
+    const sandbox = createLoaderSandbox({ load: (code) => (loads.push(code), { getEntrypoint: () => ({}) }) });
+    const call = parseRunCodeRequest({ language: "python", code: "x = 1", timeoutMs: 1000 });
+    await expect(sandbox.run(call)).rejects.toThrow(/only the sandbox host carries/);
+    expect(loads).toHaveLength(0);
+  });
 });
