@@ -38,7 +38,7 @@ export interface SandboxHostOptions {
   graceMs?: number;
   /** Port of the Node server on 127.0.0.1. Default 0 (a free one). */
   port?: number;
-  /** Sandbox processes, each running one call at a time. Default 3 (about 60 MB each, plus one spare). */
+  /** Sandbox processes, each running one call at a time. Default 3 (about 100 MB each idle with Pyodide's files, about 320 MB after a Python call, plus one spare). */
   processes?: number;
   /**
    * Start the processes now rather than at the first call. Default false: most stacks run no code
