@@ -4,8 +4,10 @@
  *   1. a LOADER isolate per call, timed inside the Worker (what production does per call),
  *   2. the same through the local supervised sandbox host (HTTP hop + Node supervisor; what `npm start` does),
  *   3. Node's `vm` module, a fresh context per call, in the bare loop (no isolation from the process),
- *   4. a `node` subprocess per call (the container-style baseline, minus the container).
- * Run: `npm run bench:sandbox [-- --calls 200 --spawns 30]`.
+ *   4. a `node` subprocess per call (the container-style baseline, minus the container),
+ *   5. the same task in Python through the sandbox host (Pyodide booted from its snapshot per call;
+ *      the snapshot is made before timing, as the first Python call of a stack makes it).
+ * Run: `npm run bench:sandbox [-- --calls 200 --spawns 30 --python-calls 20]`.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -24,6 +26,7 @@ const flag = (name: string, fallback: number) => {
 };
 const CALLS = flag("calls", 200);
 const SPAWNS = flag("spawns", 30);
+const PYTHON_CALLS = flag("python-calls", 20);
 
 const task = CODING_TASKS.find((one) => one.name === "isPrime")!;
 const solution = `${task.solution}\nexport { ${task.name} };`;
@@ -55,7 +58,15 @@ async function loaderInWorker(): Promise<Row> {
   return { label: "LOADER isolate per call (in the Worker)", ...result };
 }
 
-async function supervisedHost(): Promise<Row> {
+/** isPrime and its cases in Python: `test_*` functions with plain asserts. */
+const pythonInput = {
+  language: "python",
+  code: "def isPrime(n):\n    if n < 2:\n        return False\n    d = 2\n    while d * d <= n:\n        if n % d == 0:\n            return False\n        d += 1\n    return True\n",
+  tests: ["import json", "from solution import isPrime", ...task.cases.map(({ args, expected }, i) => `def test_${i}():\n    assert isPrime(*json.loads(${JSON.stringify(JSON.stringify(args))})) == json.loads(${JSON.stringify(JSON.stringify(expected))})`)].join("\n"),
+  timeoutMs: 5000,
+};
+
+async function supervisedHost(): Promise<Row[]> {
   const host = await startSandboxHost();
   const call = async () => (await (await fetch(`${host.url}/run`, { method: "POST", body: JSON.stringify(input) })).json()) as { tests: Array<{ passed: boolean }> };
   for (let i = 0; i < 10; i++) await call();
@@ -67,8 +78,20 @@ async function supervisedHost(): Promise<Row> {
     durations.push(performance.now() - started);
     if (!result.tests.every((one) => one.passed)) failures++;
   }
+  const python = { durations: [] as number[], failures: 0 };
+  const callPython = async () => (await (await fetch(`${host.url}/run`, { method: "POST", body: JSON.stringify(pythonInput) })).json()) as { tests: Array<{ passed: boolean }> };
+  for (let i = 0; i < PYTHON_CALLS + 2; i++) {
+    const started = performance.now();
+    const result = await callPython();
+    if (i < 2) continue; // warm-up: the first call makes the snapshot (about 10 s here)
+    python.durations.push(performance.now() - started);
+    if (result.tests.length !== task.cases.length || !result.tests.every((one) => one.passed)) python.failures++;
+  }
   await host.stop();
-  return { label: "supervised sandbox host (local, via HTTP)", durations, failures };
+  return [
+    { label: "supervised sandbox host (local, via HTTP)", durations, failures },
+    { label: "Python (Pyodide snapshot) via the host", ...python },
+  ];
 }
 
 function nodeVm(): Row {
@@ -107,11 +130,12 @@ async function nodeSubprocess(): Promise<Row> {
   return { label: "node subprocess per call", durations, failures };
 }
 
-const rows = [await loaderInWorker(), await supervisedHost(), nodeVm(), await nodeSubprocess()];
+const [loader, [host, python]] = [await loaderInWorker(), await supervisedHost()];
+const rows = [loader!, host!, nodeVm(), await nodeSubprocess(), python!];
 const base = rows[0]!;
 const p50 = (row: Row) => percentile(row.durations, 50);
 const perSecond = (row: Row) => (1000 * row.durations.length) / row.durations.reduce((a, b) => a + b, 0);
-console.log(`bench:sandbox — "${task.name}" with ${task.cases.length} unit tests, calls one at a time (${CALLS} per row, ${SPAWNS} subprocesses)`);
+console.log(`bench:sandbox — "${task.name}" with ${task.cases.length} unit tests, calls one at a time (${CALLS} per row, ${SPAWNS} subprocesses, ${PYTHON_CALLS} Python calls)`);
 console.log(`${"path".padEnd(44)}${"calls".padStart(7)}${"fail".padStart(6)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"calls/s".padStart(10)}${"×p50 vs LOADER".padStart(16)}`);
 for (const row of rows) {
   console.log(

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { startVllmSimulator, type VllmSimulator, type VllmSimulatorOptions } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
+import { startSandboxHost } from "./sandbox-host";
 import { wakeDurableObjectAlarms } from "./wake-alarms";
 
 const require = createRequire(import.meta.url);
@@ -37,6 +38,12 @@ export interface LocalStackOptions {
   onAgentLog?: ((line: string) => void) | null;
   /** Work-queue batch size locally (see `localWranglerConfig`). Default 48. */
   localBatchSize?: number;
+  /**
+   * Start the supervised sandbox host (scripts/sandbox-host.ts) and point `runCode` at it
+   * (SANDBOX_URL), as the miniflare runner does: wrangler dev's workerd enforces no CPU limit
+   * either, so a looping snippet on its own LOADER would wedge the stack. Default true.
+   */
+  sandbox?: boolean;
 }
 
 /**
@@ -93,10 +100,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const stateDir = resolve(root, options.stateDir ?? ".tmp/local-stack");
   if (options.reset) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
-  const simulator = options.modelServerUrl ? undefined : await startVllmSimulator({ port: 8000, ...options.simulator });
+  const [simulator, sandbox] = await Promise.all([
+    options.modelServerUrl ? undefined : startVllmSimulator({ port: 8000, ...options.simulator }),
+    // Lazy: its workerd processes start at the first runCode call.
+    options.sandbox === false || options.vars?.SANDBOX_URL ? undefined : startSandboxHost(),
+  ]);
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
   const workerPort = options.workerPort ?? 8787;
-  const vars = { LLM_BASE_URL: `${modelServerUrl}/v1`, ...options.vars };
+  const vars = { LLM_BASE_URL: `${modelServerUrl}/v1`, ...(sandbox ? { SANDBOX_URL: sandbox.url } : {}), ...options.vars };
   const args = [
     require.resolve("wrangler/bin/wrangler.js"),
     "dev",
@@ -153,7 +164,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     }
     killGroup("SIGKILL");
-    await simulator?.close();
+    await Promise.all([simulator?.close(), sandbox?.stop()]);
   };
   try {
     await waitForHealth(workerUrl, wrangler, () => log, 60_000);

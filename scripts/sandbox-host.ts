@@ -16,13 +16,15 @@
  * (`eager` starts it at once): a stack that runs no code never pays for it.
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import type { RunCodeInput, RunCodeResult } from "../src/schemas/run-code";
+import type { RunCodeInput } from "../src/schemas/run-code";
 import { SANDBOX_COMPATIBILITY_DATE, failedResult } from "../src/sandbox/loader-sandbox";
+import { PYTHON_BOOT_ALLOWANCE_MS } from "../src/sandbox/python-sandbox";
 import { parseRunCodeRequest } from "../src/sdk/run-code";
 import { workerdListeningOn } from "./workerd-children";
 import { withoutAddedSignalHandlers } from "./library-signal-handlers";
@@ -36,7 +38,7 @@ export interface SandboxHostOptions {
   graceMs?: number;
   /** Port of the Node server on 127.0.0.1. Default 0 (a free one). */
   port?: number;
-  /** Sandbox processes, each running one call at a time. Default 3 (about 60 MB each, plus one spare). */
+  /** Sandbox processes, each running one call at a time. Default 3 (about 100 MB each idle with Pyodide's files, about 320 MB after a Python call, plus one spare). */
   processes?: number;
   /**
    * Start the processes now rather than at the first call. Default false: most stacks run no code
@@ -64,6 +66,8 @@ interface Runtime {
   pid: number | undefined;
   /** Why it was killed, once it was. */
   deathReason?: string;
+  /** Whether it holds the Python snapshot. */
+  hasPythonSnapshot?: boolean;
 }
 
 /** One place in the pool: the process serving it now (replaced after a runaway) and whether a call holds it. */
@@ -74,6 +78,9 @@ interface Slot {
 }
 
 const ROOT = join(import.meta.dirname, "..");
+const PYODIDE = join(createRequire(import.meta.url).resolve("pyodide/package.json"), "..");
+/** Longest wait for a process to make the Python snapshot (about 10 s on a loaded 2-core machine). */
+const SNAPSHOT_DEADLINE_MS = 120_000;
 
 async function bundle(): Promise<string> {
   const result = await build({
@@ -88,10 +95,16 @@ async function bundle(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
+/** Pyodide's files, read by workerd from node_modules (functions/sandbox-host.worker.ts's PYODIDE_*). */
+const PYODIDE_BINDINGS = {
+  textBlobBindings: { PYODIDE_MJS: join(PYODIDE, "pyodide.mjs"), PYODIDE_ASM_MJS: join(PYODIDE, "pyodide.asm.mjs"), PYODIDE_LOCK: join(PYODIDE, "pyodide-lock.json") },
+  dataBlobBindings: { PYODIDE_WASM: join(PYODIDE, "pyodide.asm.wasm"), PYODIDE_STDLIB: join(PYODIDE, "python_stdlib.zip") },
+};
+
 /** Starts one sandbox workerd, and finds its pid by the port it listens on. */
 async function launch(script: string): Promise<Runtime> {
   // Without the exit-at-once SIGINT/SIGTERM handlers Miniflare adds: Ctrl-C belongs to the stack's owner.
-  const mf = await withoutAddedSignalHandlers(() => new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) }));
+  const mf = await withoutAddedSignalHandlers(() => new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE), ...PYODIDE_BINDINGS }));
   const url = await mf.ready;
   return { mf, url, pid: workerdListeningOn(Number(url.port)) };
 }
@@ -185,25 +198,52 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   }, 100);
   memoryWatch.unref();
 
-  async function attempt(input: RunCodeInput, body: string): Promise<RunCodeResult> {
+  /**
+   * The Python snapshot is made once, by the first process a Python call holds (about 10 s), and
+   * copied into each other process at its first Python call (30 MB over loopback), so a process
+   * that replaced a runaway does not make it again.
+   */
+  let pythonSnapshot: Promise<ArrayBuffer> | undefined;
+  async function givePythonSnapshot(runtime: Runtime): Promise<void> {
+    if (runtime.hasPythonSnapshot) return;
+    const at = new URL("/python/snapshot", runtime.url);
+    const signal = AbortSignal.timeout(SNAPSHOT_DEADLINE_MS);
+    if (pythonSnapshot === undefined) {
+      pythonSnapshot = fetch(at, { signal }).then(async (response) => {
+        if (!response.ok) throw new Error(`the Python snapshot was not made: ${await response.text()}`);
+        return response.arrayBuffer();
+      });
+      pythonSnapshot.catch(() => (pythonSnapshot = undefined));
+    } else {
+      const bytes = await pythonSnapshot;
+      const response = await fetch(at, { method: "PUT", body: bytes, signal });
+      if (!response.ok) throw new Error(`the Python snapshot was not installed: ${response.status}`);
+    }
+    await pythonSnapshot;
+    runtime.hasPythonSnapshot = true;
+  }
+
+  async function attempt(input: RunCodeInput, body: string): Promise<{ status: number; answer: unknown }> {
     await start();
     const slot = await acquire();
     try {
       const runtime = await slot.runtime!;
+      if (input.language === "python") await givePythonSnapshot(runtime);
       const started = Date.now();
-      const deadline = AbortSignal.timeout(input.timeoutMs + graceMs);
+      // A Python call also boots its interpreter from the snapshot before the snippet's clock starts.
+      const deadline = AbortSignal.timeout(input.timeoutMs + graceMs + (input.language === "python" ? PYTHON_BOOT_ALLOWANCE_MS : 0));
       running.set(slot, runtime);
       try {
         const response = await fetch(new URL("/run", runtime.url), { method: "POST", body, headers: { "content-type": "application/json" }, signal: deadline });
-        return (await response.json()) as RunCodeResult;
+        return { status: response.status, answer: await response.json() };
       } catch (error) {
         if (deadline.aborted && runtime.deathReason === undefined) {
           replace(slot, runtime, "a snippet ran past its timeout");
-          return failedResult(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms); the sandbox was stopped` }, true);
+          return { status: 200, answer: failedResult(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms); the sandbox was stopped` }, true) };
         }
         // Killed over memory, or crashed: this call was the only one on the process, so it was the cause.
         replace(slot, runtime, `the sandbox process exited (${(error as Error).message})`);
-        return failedResult(started, { name: "SandboxKilled", message: runtime.deathReason ?? "the sandbox process was stopped" }, false);
+        return { status: 200, answer: failedResult(started, { name: "SandboxKilled", message: runtime.deathReason ?? "the sandbox process was stopped" }, false) };
       } finally {
         running.delete(slot);
       }
@@ -224,7 +264,8 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
     } catch (error) {
       return reply(422, { type: "about:blank", title: (error as Error).message, status: 422 }, "application/problem+json");
     }
-    reply(200, await attempt(input, JSON.stringify(input)));
+    const { status, answer } = await attempt(input, JSON.stringify(input));
+    reply(status, answer, status === 200 ? "application/json" : "application/problem+json");
   }
 
   const server = createServer((request, response) => {

@@ -8,7 +8,12 @@
 /**
  * The harness source. `assert` and `test` are installed as non-writable globals and the
  * primordials they use are captured before the snippet loads, so a snippet cannot pass its tests by
- * reassigning `assert`; a snippet can still tamper with shared built-ins (see docs/authoring.md).
+ * reassigning `assert`, and the harness's own bookkeeping uses no patchable built-in (no
+ * `Array.prototype.push`, no iterators: a snippet that patched them could drop failing cases). A
+ * case counts only when `test()` is called from tests.js's top level while it loads (the caller's
+ * stack frame is checked, with `Error.prepareStackTrace` locked first), so a snippet cannot add
+ * passing cases of its own. A snippet can still tamper with shared built-ins its tests use (see
+ * docs/authoring.md).
  */
 export const HARNESS_SOURCE = String.raw`
 import { WorkerEntrypoint } from "cloudflare:workers";
@@ -18,7 +23,21 @@ const parse = JSON.parse;
 const is = Object.is;
 const keysOf = Object.keys;
 const isArray = Array.isArray;
-const encoder = new TextEncoder();
+const defineProperty = Object.defineProperty;
+const StringOf = String;
+const ErrorOf = Error;
+const encode = TextEncoder.prototype.encode.bind(new TextEncoder());
+const append = (list, item) => defineProperty(list, list.length, { value: item, writable: true, enumerable: true, configurable: true });
+// Locked before any snippet runs, so the stack test() reads is V8's own.
+defineProperty(Error, "prepareStackTrace", { value: undefined, writable: false, configurable: false });
+defineProperty(Error, "stackTraceLimit", { value: 10, writable: false, configurable: false });
+const CALLER_FILE = /([^\s()/]+):\d+:\d+\)?$/;
+/** The file of the frame that called the function calling this (tests.js for a legitimate test()). */
+function callerFile() {
+  const frames = StringOf(new ErrorOf().stack).split("\n");
+  const match = CALLER_FILE.exec(StringOf(frames[3] ?? "").trim());
+  return match ? match[1] : "";
+}
 
 function show(value) {
   if (typeof value === "string") return value;
@@ -31,7 +50,7 @@ function deepEqual(a, b) {
   if (isArray(a) !== isArray(b)) return false;
   const ka = keysOf(a), kb = keysOf(b);
   if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!deepEqual(a[k], b[k])) return false;
+  for (let i = 0; i < ka.length; i++) if (!deepEqual(a[ka[i]], b[ka[i]])) return false;
   return true;
 }
 
@@ -56,23 +75,30 @@ export default class Harness extends WorkerEntrypoint {
   async run(options) {
     let budget = options.maxOutputBytes;
     let truncated = false;
-    const streams = { stdout: [], stderr: [] };
+    const streams = { stdout: "", stderr: "" };
     const write = (stream, args) => {
       if (truncated) return;
-      let text = args.map(show).join(" ") + "\n";
-      const bytes = encoder.encode(text).byteLength;
+      let text = "";
+      for (let i = 0; i < args.length; i++) text += (i ? " " : "") + show(args[i]);
+      text += "\n";
+      const bytes = encode(text).byteLength;
       if (bytes > budget) {
         text = text.slice(0, budget);
         truncated = true;
       }
       budget -= Math.min(bytes, budget);
-      streams[stream].push(text);
+      streams[stream] += text;
     };
     console.log = console.info = console.debug = (...args) => write("stdout", args);
     console.error = console.warn = (...args) => write("stderr", args);
     const cases = [];
-    Object.defineProperty(globalThis, "assert", { value: assert, writable: false, configurable: false });
-    Object.defineProperty(globalThis, "test", { value: Object.freeze((name, fn) => { cases.push({ name: String(name), fn }); }), writable: false, configurable: false });
+    let registering = false;
+    const test = (name, fn) => {
+      if (!registering || callerFile() !== "tests.js") throw new ErrorOf("test() counts only when called at the top level of the tests module");
+      append(cases, { name: StringOf(name), fn });
+    };
+    defineProperty(globalThis, "assert", { value: assert, writable: false, configurable: false });
+    defineProperty(globalThis, "test", { value: Object.freeze(test), writable: false, configurable: false });
 
     let ok = true;
     let error;
@@ -83,30 +109,40 @@ export default class Harness extends WorkerEntrypoint {
         if (typeof solution[options.entry] !== "function") throw new TypeError("entry " + options.entry + " is not an exported function");
         const value = await solution[options.entry]();
         const text = value === undefined ? "null" : stringify(value);
-        if (text !== undefined && encoder.encode(text).byteLength > options.maxOutputBytes) {
+        if (text !== undefined && encode(text).byteLength > options.maxOutputBytes) {
           truncated = true;
           throw new RangeError("the result is larger than maxOutputBytes");
         }
         result = text === undefined ? null : parse(text);
       }
-      if (options.hasTests) await import("./tests.js");
+      if (options.hasTests) {
+        registering = true;
+        try {
+          await import("./tests.js");
+        } finally {
+          registering = false;
+        }
+        // A tests module registers cases; none means something stopped them (tests that cannot fail must not score).
+        if (cases.length === 0) throw new ErrorOf("the tests registered no case");
+      }
     } catch (thrown) {
       ok = false;
       error = describe(thrown);
     }
     const tests = [];
     if (error === undefined) {
-      for (const one of cases) {
+      for (let i = 0; i < cases.length; i++) {
+        const one = cases[i];
         try {
           await one.fn();
-          tests.push({ name: one.name, passed: true, message: "" });
+          append(tests, { name: one.name, passed: true, message: "" });
         } catch (thrown) {
           ok = false;
-          tests.push({ name: one.name, passed: false, message: describe(thrown).message.slice(0, 1000) });
+          append(tests, { name: one.name, passed: false, message: describe(thrown).message.slice(0, 1000) });
         }
       }
     }
-    return { ok, result, error, stdout: streams.stdout.join(""), stderr: streams.stderr.join(""), outputTruncated: truncated, tests };
+    return { ok, result, error, stdout: streams.stdout, stderr: streams.stderr, outputTruncated: truncated, tests };
   }
 }
 `;

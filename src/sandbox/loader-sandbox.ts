@@ -11,6 +11,7 @@
  */
 import type { CodeSandbox, RunCodeError, RunCodeInput, RunCodeResult } from "../schemas/run-code";
 import { HARNESS_SOURCE } from "./harness-module";
+import type { LoaderModule, PythonSandbox } from "./python-sandbox";
 import { stripTypes } from "./strip-types";
 
 /** The sandbox's compatibility date: fixed, so the snippet's runtime does not move with the parent's. */
@@ -27,7 +28,7 @@ export interface LoaderBinding {
   load(code: {
     compatibilityDate: string;
     mainModule: string;
-    modules: Record<string, string>;
+    modules: Record<string, LoaderModule>;
     env: Record<string, never>;
     globalOutbound: null;
     limits?: { cpuMs?: number };
@@ -55,10 +56,17 @@ function modulesFor(input: RunCodeInput): Record<string, string> {
   return modules;
 }
 
-/** A sandbox that loads each call into a fresh isolate through `loader` (the `LOADER` binding). */
-export function createLoaderSandbox(loader: LoaderBinding): CodeSandbox {
+/**
+ * A sandbox that loads each call into a fresh isolate through `loader` (the `LOADER` binding);
+ * `python` runs `language: "python"` calls (without it they throw: this Worker carries no Pyodide).
+ */
+export function createLoaderSandbox(loader: LoaderBinding, python?: PythonSandbox): CodeSandbox {
   return {
     async run(input: RunCodeInput): Promise<RunCodeResult> {
+      if (input.language === "python") {
+        if (!python) throw new Error('runCode: language "python" needs the Pyodide runtime, which only the sandbox host carries (SANDBOX_URL; docs/authoring.md, "Python")');
+        return python.run(input, failedResult);
+      }
       const started = Date.now();
       let modules: Record<string, string>;
       try {

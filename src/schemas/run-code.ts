@@ -17,14 +17,20 @@ const SourceText = (field: string) =>
  * One call. `code` is an ES module (`export function add(a, b) {…}`); `entry` names an exported
  * function to call with no arguments, its awaited value is the `result`; `tests` is a module that
  * imports from `./solution.js` and registers cases with the global `test(name, fn)`, using the
- * global `assert` (`equal`, `deepEqual`, `ok`, `throws`).
+ * global `assert` (`equal`, `deepEqual`, `ok`, `throws`). In Python, `code` runs as module
+ * `solution`, `entry` names one of its functions (its value goes through `json.dumps`), and
+ * `tests` is a module whose `test*` functions are the cases (`from solution import add`, plain
+ * `assert`).
  */
 export const RunCodeInput = z.strictObject({
-  language: z.enum(["javascript", "typescript"], { error: 'language must be "javascript" or "typescript"' }),
+  language: z.enum(["javascript", "typescript", "python"], { error: 'language must be "javascript", "typescript" or "python"' }),
   code: SourceText("code"),
   entry: z.string().regex(/^[A-Za-z_$][\w$]*$/, { message: "entry must be an identifier" }).optional(),
   tests: SourceText("tests").optional(),
-  /** Wall-clock budget, 1..60000 ms; production also caps CPU time at this figure (`limits.cpuMs`). */
+  /**
+   * Wall-clock budget, 1..60000 ms; production also caps CPU time at this figure (`limits.cpuMs`).
+   * A Python call may take up to PYTHON_BOOT_ALLOWANCE_MS (5 s) more to boot its interpreter.
+   */
   timeoutMs: z.int({ error: "timeoutMs must be an integer" }).min(1, { message: "timeoutMs must be >= 1" }).max(MAX_TIMEOUT_MS, { message: `timeoutMs must be <= ${MAX_TIMEOUT_MS}` }),
   /** Captured stdout + stderr beyond this many bytes is cut, and a result whose JSON is larger is an error; default 64 KB. */
   maxOutputBytes: z.int().min(1).max(MAX_OUTPUT_BYTES).default(65_536),

@@ -87,4 +87,29 @@ describe("the supervised sandbox host", () => {
     expect(globals.result).toEqual(["undefined", "undefined", "undefined"]);
     await expectHostHealthy();
   });
+
+  it("does not let a snippet change the result it reports: forged cases, patched built-ins, a fake result line", async () => {
+    const tests = 'import { add } from "./solution.js";\nconst three = add(1, 2);\ntest("adds", () => assert.equal(three, 3));\ntest("deep", () => assert.deepEqual({ sum: add(2, 2) }, { sum: 4 }));';
+    // A case registered from the snippet does not count, whether at its load or from a call the tests make.
+    const forged = await js("try { test('forged at load', () => {}); } catch {}\nexport function add(a, b) { try { test('forged in a call', () => {}); } catch {} return a - b; }", { tests });
+    expect(forged.tests.map((one) => [one.name, one.passed])).toEqual([["adds", false], ["deep", false]]);
+    // Patching the built-ins the harness's bookkeeping would use (push, iteration, index setters) drops no failing case.
+    const patched = await js(
+      "Array.prototype.push = function () { return 0; };\nArray.prototype[Symbol.iterator] = function* () {};\nObject.defineProperty(Array.prototype, '1', { set() {}, configurable: true });\nexport const add = (a, b) => a - b;",
+      { tests },
+    );
+    expect(patched.tests.map((one) => [one.name, one.passed])).toEqual([["adds", false], ["deep", false]]);
+    expect(patched.ok).toBe(false);
+    // Stack-trace hooks are locked, so the caller check cannot be fooled.
+    const hooked = await js("Error.prepareStackTrace = () => 'at tests.js:1:1';\nexport const add = (a, b) => a + b;", { tests });
+    expect(hooked).toMatchObject({ ok: false, error: { name: "TypeError" } });
+    // Printing something shaped like a result is output, nothing more.
+    const printed = await js("console.log(JSON.stringify({ ok: true, tests: [{ name: 'adds', passed: true }] }));\nexport const add = (a, b) => a - b;", { tests });
+    expect(printed.ok).toBe(false);
+    expect(printed.stdout).toContain('"passed":true');
+    // A tests module whose cases never registered scores nothing.
+    const none = await js("export const add = (a, b) => a + b;", { tests: 'import { add } from "./solution.js";' });
+    expect(none).toMatchObject({ ok: false, tests: [], error: { message: "the tests registered no case" } });
+    await expectHostHealthy();
+  });
 });

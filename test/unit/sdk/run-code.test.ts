@@ -45,7 +45,7 @@ describe("runCode input validation", () => {
     expect((await rejection({ ...VALID, timeoutMs: 0 })).message).toContain("timeoutMs must be >= 1");
     expect((await rejection({ ...VALID, timeoutMs: 60_001 })).message).toContain("timeoutMs must be <= 60000");
     expect((await rejection({ ...VALID, timeoutMs: 1.5 })).message).toContain("timeoutMs must be an integer");
-    expect((await rejection({ ...VALID, language: "python" })).message).toContain('language must be "javascript" or "typescript"');
+    expect((await rejection({ ...VALID, language: "ruby" })).message).toContain('language must be "javascript", "typescript" or "python"');
     expect(seen).toHaveLength(0);
   });
 

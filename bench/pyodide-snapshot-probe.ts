@@ -1,0 +1,92 @@
+/**
+ * @module Measures Pyodide's boot in a fresh Worker Loader isolate three ways: a full
+ * `loadPyodide`, a boot from a memory snapshot made once in another isolate, and the same with the
+ * isolate cached by id. Run: `npx tsx bench/pyodide-snapshot-probe.ts`.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Log, LogLevel, Miniflare } from "miniflare";
+
+const dir = join(import.meta.dirname, "../node_modules/pyodide");
+
+const BOOT = `
+import { WorkerEntrypoint } from "cloudflare:workers";
+import "./setup.js";
+import { loadPyodide } from "./pyodide.mjs";
+import createPyodideModule from "./pyodide.asm.mjs";
+import wasm from "./pyodide.asm.wasm";
+import stdlib from "./python_stdlib.zip";
+import lock from "./pyodide-lock.json";
+const instantiate = WebAssembly.instantiate.bind(WebAssembly);
+const fromModule = (imports) => instantiate(wasm, imports).then((instance) => ({ instance, module: wasm }));
+WebAssembly.instantiateStreaming = (_response, imports) => fromModule(imports);
+WebAssembly.instantiate = (source, imports) => (source instanceof WebAssembly.Module ? instantiate(source, imports) : source.byteLength > 1000000 ? fromModule(imports) : instantiate(source, imports));
+globalThis.fetch = async (url) => {
+  const name = String(url).split("/").pop();
+  if (name === "python_stdlib.zip") return new Response(stdlib);
+  if (name === "pyodide.asm.wasm") return new Response(new Uint8Array(1000001));
+  throw new Error("no network: " + url);
+};
+export default class extends WorkerEntrypoint {
+  async make() {
+    const started = Date.now();
+    const py = await loadPyodide({ indexURL: "/pyodide/", createPyodideModule, lockFileContents: lock, stdLibURL: "/pyodide/python_stdlib.zip", _makeSnapshot: true });
+    const loaded = Date.now();
+    const snap = py.makeMemorySnapshot();
+    return { bytes: snap, loadMs: loaded - started, snapMs: Date.now() - loaded };
+  }
+  async run(code, useSnapshot) {
+    const snapshot = useSnapshot ? (await import("./snapshot.bin")).default : undefined;
+    const started = Date.now();
+    const py = await loadPyodide({ indexURL: "/pyodide/", createPyodideModule, lockFileContents: lock, stdLibURL: "/pyodide/python_stdlib.zip", ...(snapshot ? { _loadSnapshot: snapshot } : {}) });
+    const loaded = Date.now();
+    const value = py.runPython(code);
+    return { value: String(value), loadMs: loaded - started, runMs: Date.now() - loaded };
+  }
+}`;
+
+const PARENT = `
+import wasm from "./pyodide.asm.wasm";
+import stdlib from "./python_stdlib.zip";
+import asm from "./pyodide.asm.mjs.txt";
+import mjs from "./pyodide.mjs.txt";
+import lock from "./pyodide-lock.json.txt";
+let snapshot;
+const modules = { "boot.js": ${JSON.stringify(BOOT)}, "setup.js": "globalThis.location ??= new URL('https://pyodide.invalid/pyodide/'); const add = globalThis.addEventListener?.bind(globalThis); globalThis.addEventListener = (type, fn) => { try { add?.(type, fn); } catch {} };", "pyodide.mjs": { js: mjs }, "pyodide.asm.mjs": { js: asm }, "pyodide.asm.wasm": { wasm }, "python_stdlib.zip": { data: stdlib }, "pyodide-lock.json": { text: lock } };
+let n = 0;
+export default { async fetch(request, env) {
+  const mode = new URL(request.url).searchParams.get("mode");
+  const started = Date.now();
+  try {
+    const mods = snapshot ? { ...modules, "snapshot.bin": { data: snapshot } } : modules;
+    const load = () => mode === "cached" ? env.LOADER.get("pyodide", () => ({ compatibilityDate: "2026-04-20", mainModule: "boot.js", globalOutbound: null, env: {}, modules: mods })) : env.LOADER.load({ compatibilityDate: "2026-04-20", mainModule: "boot.js", globalOutbound: null, env: {}, modules: mods });
+    const worker = load();
+    if (mode === "make") {
+      const made = await worker.getEntrypoint().make();
+      snapshot = made.bytes;
+      return Response.json({ size: made.bytes.byteLength, loadMs: made.loadMs, snapMs: made.snapMs, totalMs: Date.now() - started });
+    }
+    const result = await worker.getEntrypoint().run("sum(i * i for i in range(10))", mode !== "plain");
+    return Response.json({ ...result, totalMs: Date.now() - started });
+  } catch (e) { return new Response("error after " + (Date.now() - started) + " ms: " + String((e && e.stack) || e).slice(0, 800)); }
+} };`;
+
+const mf = new Miniflare({
+  modules: [
+    { type: "ESModule", path: "parent.mjs", contents: PARENT },
+    { type: "Data", path: "pyodide.asm.wasm", contents: readFileSync(join(dir, "pyodide.asm.wasm")) },
+    { type: "Data", path: "python_stdlib.zip", contents: readFileSync(join(dir, "python_stdlib.zip")) },
+    { type: "Text", path: "pyodide.asm.mjs.txt", contents: readFileSync(join(dir, "pyodide.asm.mjs"), "utf8") },
+    { type: "Text", path: "pyodide.mjs.txt", contents: readFileSync(join(dir, "pyodide.mjs"), "utf8") },
+    { type: "Text", path: "pyodide-lock.json.txt", contents: readFileSync(join(dir, "pyodide-lock.json"), "utf8") },
+  ],
+  compatibilityDate: "2026-04-20",
+  workerLoaders: { LOADER: {} },
+  log: new Log(LogLevel.NONE),
+});
+const url = await mf.ready;
+for (const mode of (process.env.MODES ?? "plain,make,snap,snap,snap,cached,cached,cached").split(",")) {
+  const answer = await Promise.race([fetch(`${url}?mode=${mode}`).then((r) => r.text()), new Promise((resolve) => setTimeout(() => resolve("no answer in 60 s"), 60_000))]);
+  console.log(`${mode}: ${answer}`);
+}
+await mf.dispose();
