@@ -6,28 +6,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
+import { PYODIDE_MODULE_PRELUDE } from "./pyodide-module-prelude";
 
 const dir = join(import.meta.dirname, "../node_modules/pyodide");
 
-const BOOT = `
-import { WorkerEntrypoint } from "cloudflare:workers";
-import "./setup.js";
-import { loadPyodide } from "./pyodide.mjs";
-import createPyodideModule from "./pyodide.asm.mjs";
-import wasm from "./pyodide.asm.wasm";
-import stdlib from "./python_stdlib.zip";
-import lock from "./pyodide-lock.json";
-const instantiate = WebAssembly.instantiate.bind(WebAssembly);
-const fromModule = (imports) => instantiate(wasm, imports).then((instance) => ({ instance, module: wasm }));
-WebAssembly.instantiateStreaming = (_response, imports) => fromModule(imports);
-WebAssembly.instantiate = (source, imports) => (source instanceof WebAssembly.Module ? instantiate(source, imports) : source.byteLength > 1000000 ? fromModule(imports) : instantiate(source, imports));
-globalThis.fetch = async (url) => {
-  const name = String(url).split("/").pop();
-  if (name === "python_stdlib.zip") return new Response(stdlib);
-  if (name === "pyodide.asm.wasm") return new Response(new Uint8Array(1000001));
-  throw new Error("no network: " + url);
-};
-export default class extends WorkerEntrypoint {
+const BOOT = `${PYODIDE_MODULE_PRELUDE}export default class extends WorkerEntrypoint {
   async make() {
     const started = Date.now();
     const py = await loadPyodide({ indexURL: "/pyodide/", createPyodideModule, lockFileContents: lock, stdLibURL: "/pyodide/python_stdlib.zip", _makeSnapshot: true });

@@ -1,0 +1,25 @@
+/**
+ * @module The start of a Worker module that boots Pyodide from its npm package in an isolate with
+ * no network (the probes' shared part): the wasm arrives as a `wasm` module (Workers do not compile
+ * WebAssembly from bytes at run time) and Pyodide's instantiate calls are pointed at it; its other
+ * files arrive as data/text modules, and fetch is answered from them. A probe appends its entrypoint.
+ */
+export const PYODIDE_MODULE_PRELUDE = `
+import { WorkerEntrypoint } from "cloudflare:workers";
+import "./setup.js";
+import { loadPyodide } from "./pyodide.mjs";
+import createPyodideModule from "./pyodide.asm.mjs";
+import wasm from "./pyodide.asm.wasm";
+import stdlib from "./python_stdlib.zip";
+import lock from "./pyodide-lock.json";
+const instantiate = WebAssembly.instantiate.bind(WebAssembly);
+const fromModule = (imports) => instantiate(wasm, imports).then((instance) => ({ instance, module: wasm }));
+WebAssembly.instantiateStreaming = (_response, imports) => fromModule(imports);
+WebAssembly.instantiate = (source, imports) => (source instanceof WebAssembly.Module ? instantiate(source, imports) : source.byteLength > 1000000 ? fromModule(imports) : instantiate(source, imports));
+globalThis.fetch = async (url) => {
+  const name = String(url).split("/").pop();
+  if (name === "python_stdlib.zip") return new Response(stdlib);
+  if (name === "pyodide.asm.wasm") return new Response(new Uint8Array(1000001));
+  throw new Error("no network: " + url);
+};
+`;
