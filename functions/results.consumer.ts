@@ -2,6 +2,7 @@
 import { packCompletedGroups, type CompletedGroup } from "../src/runtime/feed/group-pack";
 import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
 import { answerDeliveryChecks } from "../src/runtime/feed/delivery-checks";
+import { withinDeadline } from "../src/runtime/deadline";
 import { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
 import { ResultMessage } from "../src/schemas/result-message";
 import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
@@ -9,6 +10,15 @@ import { batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
 import { feedRouter } from "./feed-stub";
 import { sessionStub } from "./session-stub";
+
+/**
+ * How long one consumer batch waits for each of its phases (ingestion, packing, delivery checks).
+ * A call that never answers would otherwise hold the batch, and a queue dispatches its next batch
+ * only when the last one returns (Miniflare's broker: forever; production: until the consumer's
+ * 15-minute wall limit): past it the batch's messages are retried (ingestion is idempotent by
+ * rollout id) or, for packs, left to the per-member path, and the phase that stalled is logged.
+ */
+export const CONSUMER_PHASE_MS = 60_000;
 
 function targets(env: AppEnv): IngestionTargets {
   return { feed: feedRouter(env), tracker: (batchId) => batchStub(env, batchId) };
@@ -21,9 +31,9 @@ function targets(env: AppEnv): IngestionTargets {
  */
 async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<void> {
   try {
-    const packed = await packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed);
+    const packed = await withinDeadline(packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed), CONSUMER_PHASE_MS, "packing completed groups");
     const shardOf = new Map(completed.map((g) => [g.uid, g.shard]));
-    await feedRouter(env).recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) })));
+    await withinDeadline(feedRouter(env).recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) }))), CONSUMER_PHASE_MS, "recording packs");
   } catch (error) {
     console.warn("group packs not recorded; pulls read those groups' members", { error: error instanceof Error ? error.message : String(error) });
   }
@@ -53,13 +63,25 @@ export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppE
   }
   // An unreadable FEED_SHARDS throws here: the whole batch is retried (then dead-lettered), never split by a guess.
   if (valid.length > 0) {
-    const report = await ingestResults(targets(env), valid.map((v) => v.body));
+    const report = await withinDeadline(ingestResults(targets(env), valid.map((v) => v.body)), CONSUMER_PHASE_MS, "ingesting results").catch((error: unknown) => {
+      // Every message goes back to the queue: the feed and trackers dedupe what did arrive.
+      console.error("results batch retried", { error: error instanceof Error ? error.message : String(error) });
+      return null;
+    });
+    if (report === null) {
+      for (const { message } of valid) message.retry({ delaySeconds: 2 });
+      return;
+    }
     if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off") await packAndRecord(env, report.completed);
     settle(valid, report.retry);
   }
   if (checks.length > 0) {
     const answer = (rolloutId: string, held: boolean) => sessionStub(env, rolloutId).deliveryChecked(held);
-    settle(checks, await answerDeliveryChecks(feedRouter(env), answer, checks.map((c) => c.body)));
+    const answered = await withinDeadline(answerDeliveryChecks(feedRouter(env), answer, checks.map((c) => c.body)), CONSUMER_PHASE_MS, "answering delivery checks").catch((error: unknown) => {
+      console.error("delivery checks retried", { error: error instanceof Error ? error.message : String(error) });
+      return new Map(checks.map((_, i) => [i, "deadline"] as [number, string]));
+    });
+    settle(checks, answered);
   }
 }
 
