@@ -12,6 +12,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../functions/app";
+import { seriesOf } from "../../src/schemas/batch-listing";
 import type { ClaimedRollout } from "../../src/schemas/runner-claims";
 import "../fixtures/test-agents";
 import { createExternal, type ExternalRollout } from "../fixtures/external-rollouts";
@@ -87,6 +88,9 @@ function fillValid(path: string, valid: Valid): string {
     if (name === "attempt") return String(valid.claimed.attempt);
     if (name === "name") return RESOURCE;
     if (name === "version") return "1";
+    // A group of the valid batch (`<batch_id>:<row>`), and the series that batch is listed under.
+    if (name === "uid") return encodeURIComponent(`${valid.batchId}:0`);
+    if (name === "series") return encodeURIComponent(seriesOf(valid.batchId));
     throw new Error(`no valid value for :${name} in ${path}: teach fillValid this parameter`);
   });
 }
