@@ -4,6 +4,21 @@
  * WebAssembly from bytes at run time) and Pyodide's instantiate calls are pointed at it; its other
  * files arrive as data/text modules, and fetch is answered from them. A probe appends its entrypoint.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** Pyodide's files from its npm package in `dir`, as the parent Worker's modules (the probes hand them to the loaded isolate). */
+export function pyodideFileModules(dir: string): Array<{ type: "Data" | "Text"; path: string; contents: Uint8Array | string }> {
+  return [
+    { type: "Data", path: "pyodide.asm.wasm", contents: readFileSync(join(dir, "pyodide.asm.wasm")) },
+    { type: "Data", path: "python_stdlib.zip", contents: readFileSync(join(dir, "python_stdlib.zip")) },
+    { type: "Text", path: "pyodide.asm.mjs.txt", contents: readFileSync(join(dir, "pyodide.asm.mjs"), "utf8") },
+    { type: "Text", path: "pyodide.mjs.txt", contents: readFileSync(join(dir, "pyodide.mjs"), "utf8") },
+    { type: "Text", path: "pyodide-lock.json.txt", contents: readFileSync(join(dir, "pyodide-lock.json"), "utf8") },
+  ];
+}
+
+/** The boot module's imports and its fetch/instantiate shims; a probe appends its entrypoint class. */
 export const PYODIDE_MODULE_PRELUDE = `
 import { WorkerEntrypoint } from "cloudflare:workers";
 import "./setup.js";

@@ -7,10 +7,8 @@
  * Run: `(cd /tmp && npm pack pyodide@314.0.7 && tar xzf pyodide-314.0.7.tgz)` then
  * `PYODIDE_DIR=/tmp/package npx tsx bench/pyodide-probe.ts`.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { PYODIDE_MODULE_PRELUDE } from "./pyodide-module-prelude";
+import { PYODIDE_MODULE_PRELUDE, pyodideFileModules } from "./pyodide-module-prelude";
 
 const dir = process.env.PYODIDE_DIR ?? "/tmp/package";
 
@@ -50,11 +48,7 @@ export default { async fetch(request, env) {
 const mf = new Miniflare({
   modules: [
     { type: "ESModule", path: "parent.mjs", contents: PARENT },
-    { type: "Data", path: "pyodide.asm.wasm", contents: readFileSync(join(dir, "pyodide.asm.wasm")) },
-    { type: "Data", path: "python_stdlib.zip", contents: readFileSync(join(dir, "python_stdlib.zip")) },
-    { type: "Text", path: "pyodide.asm.mjs.txt", contents: readFileSync(join(dir, "pyodide.asm.mjs"), "utf8") },
-    { type: "Text", path: "pyodide.mjs.txt", contents: readFileSync(join(dir, "pyodide.mjs"), "utf8") },
-    { type: "Text", path: "pyodide-lock.json.txt", contents: readFileSync(join(dir, "pyodide-lock.json"), "utf8") },
+    ...pyodideFileModules(dir),
   ],
   compatibilityDate: "2026-04-20",
   workerLoaders: { LOADER: {} },
