@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Log, LogLevel, Miniflare } from "miniflare";
 
 /** Pyodide's files from its npm package in `dir`, as the parent Worker's modules (the probes hand them to the loaded isolate). */
 export function pyodideFileModules(dir: string): Array<{ type: "Data" | "Text"; path: string; contents: Uint8Array | string }> {
@@ -38,3 +39,28 @@ globalThis.fetch = async (url) => {
   throw new Error("no network: " + url);
 };
 `;
+
+/**
+ * The parent Worker's start: Pyodide's files imported, and `modules`, the loaded isolate's module
+ * map with `boot` (a PYODIDE_MODULE_PRELUDE module) as `boot.js`. A probe appends its fetch handler.
+ */
+export function pyodideParentPrelude(boot: string): string {
+  return `
+import wasm from "./pyodide.asm.wasm";
+import stdlib from "./python_stdlib.zip";
+import asm from "./pyodide.asm.mjs.txt";
+import mjs from "./pyodide.mjs.txt";
+import lock from "./pyodide-lock.json.txt";
+const modules = { "boot.js": ${JSON.stringify(boot)}, "setup.js": "globalThis.location ??= new URL('https://pyodide.invalid/pyodide/'); const add = globalThis.addEventListener?.bind(globalThis); globalThis.addEventListener = (type, fn) => { try { add?.(type, fn); } catch {} };", "pyodide.mjs": { js: mjs }, "pyodide.asm.mjs": { js: asm }, "pyodide.asm.wasm": { wasm }, "python_stdlib.zip": { data: stdlib }, "pyodide-lock.json": { text: lock } };
+`;
+}
+
+/** A Miniflare running `parent` with a Worker Loader binding and Pyodide's files from `dir`. */
+export function pyodideProbeMiniflare(dir: string, parent: string): Miniflare {
+  return new Miniflare({
+    modules: [{ type: "ESModule", path: "parent.mjs", contents: parent }, ...pyodideFileModules(dir)],
+    compatibilityDate: "2026-04-20",
+    workerLoaders: { LOADER: {} },
+    log: new Log(LogLevel.NONE),
+  });
+}

@@ -7,8 +7,7 @@
  * Run: `(cd /tmp && npm pack pyodide@314.0.7 && tar xzf pyodide-314.0.7.tgz)` then
  * `PYODIDE_DIR=/tmp/package npx tsx bench/pyodide-probe.ts`.
  */
-import { Log, LogLevel, Miniflare } from "miniflare";
-import { PYODIDE_MODULE_PRELUDE, pyodideFileModules } from "./pyodide-module-prelude";
+import { PYODIDE_MODULE_PRELUDE, pyodideParentPrelude, pyodideProbeMiniflare } from "./pyodide-module-prelude";
 
 const dir = process.env.PYODIDE_DIR ?? "/tmp/package";
 
@@ -22,13 +21,7 @@ const BOOT = `${PYODIDE_MODULE_PRELUDE}export default class extends WorkerEntryp
   }
 }`;
 
-const PARENT = `
-import wasm from "./pyodide.asm.wasm";
-import stdlib from "./python_stdlib.zip";
-import asm from "./pyodide.asm.mjs.txt";
-import mjs from "./pyodide.mjs.txt";
-import lock from "./pyodide-lock.json.txt";
-export default { async fetch(request, env) {
+const PARENT = `${pyodideParentPrelude(BOOT)}export default { async fetch(request, env) {
   const mode = new URL(request.url).searchParams.get("mode");
   const started = Date.now();
   try {
@@ -39,21 +32,13 @@ export default { async fetch(request, env) {
       return new Response("py module answered");
     }
     const worker = env.LOADER.load({ compatibilityDate: "2026-04-20", mainModule: "boot.js", globalOutbound: null, env: {},
-      modules: { "boot.js": ${JSON.stringify(BOOT)}, "setup.js": "globalThis.location ??= new URL('https://pyodide.invalid/pyodide/'); const add = globalThis.addEventListener?.bind(globalThis); globalThis.addEventListener = (type, fn) => { try { add?.(type, fn); } catch {} };", "pyodide.mjs": { js: mjs }, "pyodide.asm.mjs": { js: asm }, "pyodide.asm.wasm": { wasm }, "python_stdlib.zip": { data: stdlib }, "pyodide-lock.json": { text: lock } } });
+      modules });
     const result = await worker.getEntrypoint().run("sum(i * i for i in range(10))");
     return Response.json({ ...result, totalMs: Date.now() - started });
   } catch (e) { return new Response("error after " + (Date.now() - started) + " ms: " + String((e && e.stack) || e).slice(0, 800)); }
 } };`;
 
-const mf = new Miniflare({
-  modules: [
-    { type: "ESModule", path: "parent.mjs", contents: PARENT },
-    ...pyodideFileModules(dir),
-  ],
-  compatibilityDate: "2026-04-20",
-  workerLoaders: { LOADER: {} },
-  log: new Log(LogLevel.NONE),
-});
+const mf = pyodideProbeMiniflare(dir, PARENT);
 const url = await mf.ready;
 for (const mode of ["py", "pyodide", "pyodide"]) {
   const answer = await Promise.race([fetch(`${url}?mode=${mode}`).then((r) => r.text()), new Promise((resolve) => setTimeout(() => resolve("no answer in 60 s"), 60_000))]);

@@ -4,8 +4,7 @@
  * isolate cached by id. Run: `npx tsx bench/pyodide-snapshot-probe.ts`.
  */
 import { join } from "node:path";
-import { Log, LogLevel, Miniflare } from "miniflare";
-import { PYODIDE_MODULE_PRELUDE, pyodideFileModules } from "./pyodide-module-prelude";
+import { PYODIDE_MODULE_PRELUDE, pyodideParentPrelude, pyodideProbeMiniflare } from "./pyodide-module-prelude";
 
 const dir = join(import.meta.dirname, "../node_modules/pyodide");
 
@@ -27,14 +26,7 @@ const BOOT = `${PYODIDE_MODULE_PRELUDE}export default class extends WorkerEntryp
   }
 }`;
 
-const PARENT = `
-import wasm from "./pyodide.asm.wasm";
-import stdlib from "./python_stdlib.zip";
-import asm from "./pyodide.asm.mjs.txt";
-import mjs from "./pyodide.mjs.txt";
-import lock from "./pyodide-lock.json.txt";
-let snapshot;
-const modules = { "boot.js": ${JSON.stringify(BOOT)}, "setup.js": "globalThis.location ??= new URL('https://pyodide.invalid/pyodide/'); const add = globalThis.addEventListener?.bind(globalThis); globalThis.addEventListener = (type, fn) => { try { add?.(type, fn); } catch {} };", "pyodide.mjs": { js: mjs }, "pyodide.asm.mjs": { js: asm }, "pyodide.asm.wasm": { wasm }, "python_stdlib.zip": { data: stdlib }, "pyodide-lock.json": { text: lock } };
+const PARENT = `${pyodideParentPrelude(BOOT)}let snapshot;
 let n = 0;
 export default { async fetch(request, env) {
   const mode = new URL(request.url).searchParams.get("mode");
@@ -53,15 +45,7 @@ export default { async fetch(request, env) {
   } catch (e) { return new Response("error after " + (Date.now() - started) + " ms: " + String((e && e.stack) || e).slice(0, 800)); }
 } };`;
 
-const mf = new Miniflare({
-  modules: [
-    { type: "ESModule", path: "parent.mjs", contents: PARENT },
-    ...pyodideFileModules(dir),
-  ],
-  compatibilityDate: "2026-04-20",
-  workerLoaders: { LOADER: {} },
-  log: new Log(LogLevel.NONE),
-});
+const mf = pyodideProbeMiniflare(dir, PARENT);
 const url = await mf.ready;
 for (const mode of (process.env.MODES ?? "plain,make,snap,snap,snap,cached,cached,cached").split(",")) {
   const answer = await Promise.race([fetch(`${url}?mode=${mode}`).then((r) => r.text()), new Promise((resolve) => setTimeout(() => resolve("no answer in 60 s"), 60_000))]);
