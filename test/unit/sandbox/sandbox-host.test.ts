@@ -69,10 +69,11 @@ describe("the supervised sandbox host", () => {
   });
 
   it("cuts megabytes of output at maxOutputBytes, and refuses a result larger than it", async () => {
-    const flood = await js("export function f() { for (let i = 0; i < 50000; i++) console.log('y'.repeat(100)); return 'done'; }", { entry: "f", maxOutputBytes: 10_000 });
+    const flood = await js("export function f() { for (let i = 0; i < 50000; i++) console.log('y'.repeat(100)); return 'done'; }", { entry: "f", maxOutputBytes: 10_000, timeoutMs: 15_000 });
     expect(flood).toMatchObject({ ok: true, result: "done", outputTruncated: true });
     expect(flood.stdout.length).toBe(10_000);
-    const huge = await js("export const f = () => 'z'.repeat(5e6);", { entry: "f", maxOutputBytes: 1000 });
+    // The generous timeout is for a loaded CI machine: this case is about the refusal, not speed.
+    const huge = await js("export const f = () => 'z'.repeat(5e6);", { entry: "f", maxOutputBytes: 1000, timeoutMs: 15_000 });
     expect(huge).toMatchObject({ ok: false, outputTruncated: true, error: { name: "RangeError" } });
   });
 
