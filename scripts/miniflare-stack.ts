@@ -1,7 +1,8 @@
 /**
  * @module The local stack on Miniflare's own API: the Worker bundled once with esbuild and run in
  * one workerd process that Miniflare starts, with the bindings `wrangler.toml` declares (read by
- * wrangler's own `unstable_getMiniflareWorkerOptions`, so the two stacks cannot drift apart).
+ * wrangler's own `unstable_getMiniflareWorkerOptions`, so the two stacks cannot drift apart; its
+ * answer is kept per config, scripts/wrangler-worker-options.ts, as the bundle is in .tmp/bundles).
  *
  * Unlike `wrangler dev` (scripts/local-stack.ts) there is no Node proxy in front of workerd and no
  * second proxy workerd: a request goes from the client straight to workerd. `wrangler dev`'s proxy
@@ -15,14 +16,16 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { build, context, stop as stopEsbuild, type BuildOptions } from "esbuild";
+import { context, stop as stopEsbuild, type BuildOptions } from "esbuild";
 import { Log, LogLevel, Miniflare, type MiniflareOptions } from "miniflare";
 import { startVllmSimulator, type VllmSimulator } from "../src/testing";
 import { agentLogLines } from "./agent-log-lines";
+import { cachedBundle } from "./bundle-cache.mjs";
 import { withoutAddedSignalHandlers } from "./library-signal-handlers";
 import { localWranglerConfig, type LocalStackOptions } from "./local-stack";
 import { startSandboxHost } from "./sandbox-host";
 import { workerdChildren } from "./workerd-children";
+import { wranglerWorkerOptions } from "./wrangler-worker-options";
 import { WORKERD_ESM } from "./workerd-bundle";
 
 /** A running Miniflare stack. */
@@ -53,8 +56,9 @@ export interface MiniflareStackOptions extends Omit<LocalStackOptions, "verbose"
   inspector?: boolean;
   /**
    * Where Durable Objects, queues and R2 keep their data. Default `<stateDir>/state/v3`, the
-   * layout `wrangler dev --persist-to <stateDir>/state` uses. (The bundle stays in `stateDir`:
-   * workerd loads modules only from below its working directory.)
+   * layout `wrangler dev --persist-to <stateDir>/state` uses. (The bundle stays inside the
+   * repository, in `.tmp/bundles` or with `watch` in `stateDir`: workerd loads modules only from
+   * below its working directory.)
    */
   persistRoot?: string;
   /** Print the runtime's own output too. Default false. */
@@ -92,56 +96,63 @@ function bundleOptions(root: string, main: string, outDir: string): BuildOptions
   };
 }
 
-async function bundleWorker(options: BuildOptions & { outfile: string }, main: string): Promise<string> {
-  try {
-    await build(options);
-  } catch (error) {
-    throw new Error(`bundling ${main} failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  return options.outfile;
-}
-
 /** Digest of the bundle on disk, so a rebuild that produced the same bytes reloads nothing. */
 function bundleDigest(path: string): string {
   return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
+/** A watch on the Worker's sources: its first build is the bundle the stack starts from. */
+interface WorkerWatch {
+  /** Resolves after the first build, or fails with its error. */
+  firstBuild: Promise<void>;
+  dispose(): Promise<void>;
+}
+
 /**
- * Watches what the bundle imports and reloads `mf` after each successful rebuild whose output
- * changed (a failed one is reported and the running Worker kept). esbuild also rebuilds when a
- * directory it searched changes (another tool writing a file next to node_modules, say); such a
- * rebuild yields the same bytes, and restarting workerd for it would only drop requests in flight.
- * Returns the watcher's disposer.
+ * Watches what the bundle imports and calls `reload` after each successful rebuild whose output
+ * changed (a failed one is reported and the running Worker kept). The watch's own first build is
+ * the stack's bundle: building once more before it would cost a second esbuild run per start.
+ * esbuild also rebuilds when a directory it searched changes (another tool writing a file next to
+ * node_modules, say); such a rebuild yields the same bytes, and restarting workerd for it would
+ * only drop requests in flight.
  */
-async function watchWorker(bundle: BuildOptions & { outfile: string }, mf: Miniflare, mfOptions: MiniflareOptions, say: (line: string) => void): Promise<() => Promise<void>> {
-  let served = bundleDigest(bundle.outfile);
+async function watchWorker(bundle: BuildOptions & { outfile: string }, reload: () => Promise<void>, say: (line: string) => void): Promise<WorkerWatch> {
+  let served: string | undefined;
+  let first: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  const firstBuild = new Promise<void>((resolve, reject) => (first = { resolve, reject }));
   const watcher = await context({
     ...bundle,
-    plugins: [{
+    plugins: [...(bundle.plugins ?? []), {
       name: "reload-worker",
       setup(build) {
         build.onEnd(async (result) => {
+          if (served === undefined) {
+            if (result.errors.length > 0) return first!.reject(new Error(result.errors.map((error) => error.text).join("\n")));
+            served = bundleDigest(bundle.outfile);
+            return first!.resolve();
+          }
           if (result.errors.length > 0) return say(`[edge-rollout] rebuild failed, still serving the last good Worker: ${result.errors[0]!.text}`);
           const built = bundleDigest(bundle.outfile);
-          if (built === served) return; // the first watch build, or a change that did not change the Worker
+          if (built === served) return; // a change that did not change the Worker
           served = built;
-          await mf.setOptions(mfOptions);
+          await reload();
           say("[edge-rollout] source changed: Worker reloaded");
         });
       },
     }],
   });
-  await watcher.watch();
   // esbuild's service process waits for its active watches, not only for its stdin, and it
   // inherited our stderr: if this process exits mid-watch, an orphaned service can keep a caller's
   // pipe open (one was found after a CI run, holding its inherited stderr). Whatever ends this
   // process ends the service too.
   const killService = () => void stopEsbuild();
   process.once("exit", killService);
-  return async () => {
+  const dispose = async () => {
     process.removeListener("exit", killService);
     await watcher.dispose();
   };
+  await watcher.watch();
+  return { firstBuild, dispose };
 }
 
 export { workerdChildren };
@@ -203,10 +214,19 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   mkdirSync(stateDir, { recursive: true });
   const main = options.main ?? "functions/worker.ts";
   const bundle = bundleOptions(root, main, join(stateDir, "bundle"));
-  const scriptPath = await bundleWorker(bundle, main);
-  // Loaded here, with the signal handlers it installs removed: Ctrl-C belongs to the stack's owner.
-  const { unstable_getMiniflareWorkerOptions } = await withoutAddedSignalHandlers(() => import("wrangler"));
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
+  // Watching: the watch's first build is the bundle (rebuilds write there). Otherwise the bundle
+  // cache, so a stack started again on unchanged sources skips esbuild.
+  let reload = async (): Promise<void> => undefined;
+  const watch = options.watch ? await watchWorker(bundle, () => reload(), (line) => process.stderr.write(`${line}\n`)) : undefined;
+  let scriptPath: string;
+  try {
+    if (watch) await watch.firstBuild;
+    scriptPath = watch ? bundle.outfile : await cachedBundle(bundle);
+  } catch (error) {
+    await watch?.dispose();
+    throw new Error(`bundling ${main} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const workerOptions = await wranglerWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
   // The sandbox host starts its own workerd (1–3 s here): alongside the simulator, not after it.
   const [simulator, sandbox] = await Promise.all([
     options.modelServerUrl ? undefined : startVllmSimulator({ port: 8000, ...options.simulator }),
@@ -225,8 +245,10 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   const mfOptions: MiniflareOptions = {
     ...workerOptions,
     name: "edge-rollout",
-    modules: true,
-    scriptPath,
+    // The bundle as the one module it is: given `scriptPath`, Miniflare parses the whole bundle to
+    // look for imports (about 3 s of CPU per start and per reload here; issue 27), and it has none
+    // but the runtime's own (`cloudflare:*`, `node:*`).
+    modules: [{ type: "ESModule", path: scriptPath }],
     bindings: { ...workerOptions.bindings, LLM_BASE_URL: `${modelServerUrl}/v1`, ...(sandbox ? { SANDBOX_URL: sandbox.url } : {}), ...options.vars },
     host: "127.0.0.1",
     port: options.workerPort ?? 8787,
@@ -247,14 +269,14 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     },
   };
   const mf = await withoutAddedSignalHandlers(() => new Miniflare(mfOptions));
-  let unwatch: (() => Promise<void>) | undefined;
+  reload = () => mf.setOptions(mfOptions);
   const ours = () => workerdChildren().filter((pid) => !before.has(pid));
   let runtime: ReturnType<typeof runtimeGone> | undefined;
   const stop = async () => {
     runtime ??= { ended: new Promise<string>(() => undefined), cancel: () => undefined }; // read after stop: nothing to watch
     runtime.cancel();
     const disposed = (async () => {
-      await unwatch?.().catch(() => undefined);
+      await watch?.dispose().catch(() => undefined);
       await mf.dispose().catch(() => undefined);
     })();
     // Stopping must end: if Miniflare does not finish disposing in time, its workerd is killed.
@@ -273,7 +295,6 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     await wakeDurableObjectAlarms(workerUrl, options.vars?.API_TOKEN);
     const workerdPid = ours()[0];
     const inspectorUrl = options.inspector ? await mf.getInspectorURL() : undefined;
-    if (options.watch) unwatch = await watchWorker(bundle, mf, mfOptions, (line) => process.stderr.write(`${line}\n`));
     return {
       workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, stop,
       // Started only after ready (before it there is no workerd to miss), and only when asked for.

@@ -20,12 +20,12 @@ import { createRequire } from "node:module";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import type { RunCodeInput } from "../src/schemas/run-code";
 import { SANDBOX_COMPATIBILITY_DATE, failedResult } from "../src/sandbox/loader-sandbox";
 import { PYTHON_BOOT_ALLOWANCE_MS } from "../src/sandbox/python-sandbox";
 import { parseRunCodeRequest } from "../src/sdk/run-code";
+import { cachedBundle } from "./bundle-cache.mjs";
 import { workerdListeningOn } from "./workerd-children";
 import { withoutAddedSignalHandlers } from "./library-signal-handlers";
 import { WORKERD_ESM } from "./workerd-bundle";
@@ -36,6 +36,12 @@ export interface SandboxHostOptions {
   memoryLimitMb?: number;
   /** Time past a call's `timeoutMs` before the host is declared wedged, in ms. Default 1000. */
   graceMs?: number;
+  /**
+   * Time a Python call gets on top of that to boot its interpreter, in ms. Default
+   * PYTHON_BOOT_ALLOWANCE_MS (5 s, production's figure). A runaway Python snippet spins its
+   * process until then: a test of that path on an idle host may set less.
+   */
+  pythonBootAllowanceMs?: number;
   /** Port of the Node server on 127.0.0.1. Default 0 (a free one). */
   port?: number;
   /** Sandbox processes, each running one call at a time. Default 3 (about 100 MB each idle with Pyodide's files, about 320 MB after a Python call, plus one spare). */
@@ -82,17 +88,17 @@ const PYODIDE = join(createRequire(import.meta.url).resolve("pyodide/package.jso
 /** Longest wait for a process to make the Python snapshot (about 10 s on a loaded 2-core machine). */
 const SNAPSHOT_DEADLINE_MS = 120_000;
 
+/** The host's Worker, bundled (or taken from the bundle cache: every stack starts a host); resolves with its path. */
 async function bundle(): Promise<string> {
-  const result = await build({
+  return cachedBundle({
     entryPoints: [join(ROOT, "functions/sandbox-host.worker.ts")],
+    outfile: "sandbox-host.worker.js",
     ...WORKERD_ESM,
     conditions: [...WORKERD_ESM.conditions],
     mainFields: [...WORKERD_ESM.mainFields],
-    write: false,
     external: ["cloudflare:*"],
     logLevel: "silent",
   });
-  return result.outputFiles[0]!.text;
 }
 
 /** Pyodide's files, read by workerd from node_modules (functions/sandbox-host.worker.ts's PYODIDE_*). */
@@ -102,9 +108,10 @@ const PYODIDE_BINDINGS = {
 };
 
 /** Starts one sandbox workerd, and finds its pid by the port it listens on. */
-async function launch(script: string): Promise<Runtime> {
+async function launch(scriptPath: string): Promise<Runtime> {
   // Without the exit-at-once SIGINT/SIGTERM handlers Miniflare adds: Ctrl-C belongs to the stack's owner.
-  const mf = await withoutAddedSignalHandlers(() => new Miniflare({ modules: true, script, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE), ...PYODIDE_BINDINGS }));
+  // The bundle as its one module: given a script, Miniflare would parse it whole to look for imports.
+  const mf = await withoutAddedSignalHandlers(() => new Miniflare({ modules: [{ type: "ESModule", path: scriptPath }], compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE), ...PYODIDE_BINDINGS }));
   const url = await mf.ready;
   return { mf, url, pid: workerdListeningOn(Number(url.port)) };
 }
@@ -128,8 +135,9 @@ async function readBody(request: IncomingMessage): Promise<string> {
 export async function startSandboxHost(options: SandboxHostOptions = {}): Promise<SandboxHost> {
   const memoryLimitMb = options.memoryLimitMb ?? 1024;
   const graceMs = options.graceMs ?? 1000;
+  const pythonBootAllowanceMs = options.pythonBootAllowanceMs ?? PYTHON_BOOT_ALLOWANCE_MS;
   // Bundled now, so a Worker that does not build fails the stack's start, not its first call.
-  const script = await bundle();
+  const scriptPath = await bundle();
   const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 3) }, () => ({ runtime: undefined, busy: false }));
   const waiting: Array<(slot: Slot) => void> = [];
   let spare: Promise<Runtime> | undefined;
@@ -144,16 +152,16 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
    */
   const start = (): Promise<void> =>
     (started ??= (async () => {
-      for (const slot of slots) slot.runtime = launch(script);
+      for (const slot of slots) slot.runtime = launch(scriptPath);
       await Promise.all(slots.map((slot) => slot.runtime));
       if (stopped) return;
-      spare = launch(script);
+      spare = launch(scriptPath);
       await spare;
     })());
 
   const takeSpare = (): Promise<Runtime> => {
-    const next = spare ?? launch(script);
-    spare = stopped ? undefined : next.then(() => launch(script));
+    const next = spare ?? launch(scriptPath);
+    spare = stopped ? undefined : next.then(() => launch(scriptPath));
     return next;
   };
 
@@ -231,7 +239,7 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
       if (input.language === "python") await givePythonSnapshot(runtime);
       const started = Date.now();
       // A Python call also boots its interpreter from the snapshot before the snippet's clock starts.
-      const deadline = AbortSignal.timeout(input.timeoutMs + graceMs + (input.language === "python" ? PYTHON_BOOT_ALLOWANCE_MS : 0));
+      const deadline = AbortSignal.timeout(input.timeoutMs + graceMs + (input.language === "python" ? pythonBootAllowanceMs : 0));
       running.set(slot, runtime);
       try {
         const response = await fetch(new URL("/run", runtime.url), { method: "POST", body, headers: { "content-type": "application/json" }, signal: deadline });
