@@ -55,6 +55,8 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
   } catch {
     throw new OperationError("dev needs wrangler, a dev dependency of this package", { hint: "run `npm ci` (without --omit=dev)" });
   }
+  // The bundled CLI (bin/edge-rollout.mjs) runs without a TypeScript loader; scripts/ needs one.
+  if ((globalThis as Record<symbol, unknown>)[Symbol.for("edge-rollout.needs-typescript-loader")] === true) (await import("tsx/esm/api")).register();
   // Loaded here, not at the top, so other commands do not pay for wrangler and the simulator; and by
   // a computed URL so the Worker tsconfig (which also sees src/) does not pull in Node-only scripts.
   const { startDevStack } = (await import(new URL("../../../scripts/dev-stack.ts", import.meta.url).href)) as DevStackModule;
