@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
+import { type MiniflareStack, startMiniflareStack } from "../../scripts/miniflare-stack";
 import { freePort } from "../../src/testing/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -42,14 +42,14 @@ interface PulledGroup {
 }
 
 describe("a GRPO batch on the local stack, from rows to pulled groups (end to end)", () => {
-  let stack: LocalStack;
+  let stack: MiniflareStack;
   const call = async (path: string, body?: unknown) => {
     const response = await fetch(`${stack.workerUrl}${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
   beforeAll(async () => {
-    stack = await startLocalStack({ workerPort: await freePort(), simulator: { port: 0, seed: 5 }, stateDir: `.tmp/e2e-batch-${process.pid}` });
+    stack = await startMiniflareStack({ workerPort: await freePort(), simulator: { port: 0, seed: 5 }, stateDir: `.tmp/e2e-batch-${process.pid}` });
   }, 120_000);
   afterAll(() => stack?.stop());
 

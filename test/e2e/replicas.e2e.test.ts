@@ -1,13 +1,14 @@
 /**
- * End to end (wrangler dev + vLLM simulators on loopback): the policy's `vllm` backend over three
- * replicas — sticky, load-bounded placement and failover when a replica dies mid-rollout — and
- * the `vllm_pd` backend over a prefill/decode pair. This file owns its wrangler dev instance.
+ * End to end (the Miniflare stack + vLLM simulators on loopback): the policy's `vllm` backend over
+ * three replicas — sticky, load-bounded placement and failover when a replica dies mid-rollout —
+ * and the `vllm_pd` backend over a prefill/decode pair. This file owns its stack (it replaces the
+ * policy's backend).
  */
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
+import { type MiniflareStack, startMiniflareStack } from "../../scripts/miniflare-stack";
 import { RolloutClient } from "../../scripts/rollout-client";
 import type { LlmCall } from "../../src/schemas/llm-call";
 import type { RolloutView } from "../../src/schemas/rollout-api";
@@ -34,7 +35,7 @@ const stateDir = `.tmp/e2e-replicas-${randomUUID().slice(0, 8)}`;
 let sims: VllmSimulator[];
 /** Every simulator this file started, closed in afterAll. */
 const started: VllmSimulator[] = [];
-let stack: LocalStack;
+let stack: MiniflareStack;
 let client: RolloutClient;
 
 const dialogue = (i: number) => ({ agent: "dialogue", task: { problem: `Tell me about topic ${i}.`, extra_args: { turns: 5 } }, config: { max_tokens_per_call: 16 } });
@@ -90,7 +91,7 @@ async function startSimulator(options: { seed: number; role?: "prefill" | "decod
 
 beforeAll(async () => {
   sims = await Promise.all([1, 2, 3].map((seed) => startSimulator({ seed })));
-  stack = await startLocalStack({ workerPort: await freePort(), modelServerUrl: sims[0]!.url, stateDir });
+  stack = await startMiniflareStack({ workerPort: await freePort(), modelServerUrl: sims[0]!.url, stateDir });
   client = new RolloutClient(stack.workerUrl);
 });
 
@@ -127,9 +128,10 @@ describe("the vllm backend over three replicas (end to end)", () => {
     const firstCalls = arrived(victim);
     await until("a second call at the victim", () => arrived(victim) > firstCalls);
     await victim.close();
-    // Let the failovers settle before polling: wrangler dev sometimes never forwards a request
-    // that reaches it while the Worker's sockets to the closed server are breaking (seen as
-    // "Broken pipe" in workerd's log), leaving that GET unanswered for up to undici's 300 s.
+    // Let the failovers settle before polling: under wrangler dev (this file's stack until issue
+    // 27) a request that arrived while the Worker's sockets to the closed server were breaking
+    // (seen as "Broken pipe" in workerd's log) was sometimes never forwarded, leaving that GET
+    // unanswered for up to undici's 300 s; the pause costs a second either way.
     await new Promise((r) => setTimeout(r, 1_000));
 
     const views = await client.waitAll(ids, { timeoutMs: 45_000 });

@@ -1,4 +1,4 @@
-"""The real local stack (wrangler dev + the vLLM simulator) for the live tests, and their helpers.
+"""The real local stack (the Worker on Miniflare's API + the vLLM simulator) for the live tests, and their helpers.
 
 Skipped, with the reason, only when node or the npm dependencies are missing; with
 EDGE_ROLLOUT_REQUIRE_LIVE=1 (as .ci/run sets it) a missing dependency fails instead. conftest.py

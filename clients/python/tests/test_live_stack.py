@@ -1,4 +1,4 @@
-"""Integration: the client against the real local stack (wrangler dev + the vLLM simulator).
+"""Integration: the client against the real local stack (the Worker on Miniflare's API + the vLLM simulator).
 
 The ``stack`` fixture (conftest.py, live_stack.py) starts it once per session.
 """
