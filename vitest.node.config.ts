@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Node-side tests: pure logic, the vLLM simulator, and end-to-end runs against local stacks (on
- * Miniflare's API, except where a test is about `wrangler dev` itself: cli-dev, caller-gone, soak).
+ * Miniflare's API, except where a test is about `wrangler dev` too: cli-dev, caller-gone, soak; and
+ * cli-stack, see its beforeAll).
  * Two projects: unit files run on at least 2 workers (vitest's default of cores − 1 is one worker
  * on a 2-core CI machine, and most unit time is module import, not CPU contention); e2e files run
  * one at a time after them, because each starts its own stack and several of them time a reload
