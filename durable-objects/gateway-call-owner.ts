@@ -172,7 +172,7 @@ export async function ownGatewayCall(callers: CallerRegistry, deps: CallOwnerDep
     if (body.stream || assemble) {
       const caller = callers.enter(meta.callId);
       let whole: LlmCall | undefined;
-      const streamed = { ...call, callerGone: caller.signal, interrupts: (interrupt: (() => void) | null, legVersion?: number) => callers.setInterrupt(meta.callId, interrupt, legVersion) };
+      const streamed = { ...call, callerGone: caller.signal, relay: !assemble, interrupts: (interrupt: (() => void) | null, legVersion?: number) => callers.setInterrupt(meta.callId, interrupt, legVersion) };
       const response = await deps.gateway.stream(path, { ...body, stream: true }, streamed, async (recorded, released) => {
         caller.done();
         whole = recorded;

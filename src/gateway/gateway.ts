@@ -78,6 +78,12 @@ export interface GatewayCall {
    */
   callerGone?: AbortSignal;
   /**
+   * False when the caller wants only the record (a reply the session assembles from it): a
+   * resumable stream then forwards no chunk, since buffering every token's event only to discard
+   * it cost workerd CPU per call. Default true.
+   */
+  relay?: boolean;
+  /**
    * Where a streamed plain call registers its interrupt while it runs (its session's registry, which
    * an `interrupt` weight sync reaches): such a call is cut, then resumed from token ids under the new
    * version. Absent: the call is never interrupted (a sync drains it).
@@ -239,7 +245,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const notInterruptible = notInterruptibleBecause(path, prepared.shaped);
       if (call.interrupts && notInterruptible === null && prepared.backend.returnsTokenIds) {
         const parts = { rolloutId: call.rolloutId, callId: call.callId, shaped: prepared.shaped, routing, backend: prepared.backend, policy: deps.policy, retry, admissionTtlMs: call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS, version: prepared.policy.policy_version, release: prepared.release, interrupts: call.interrupts, ...(call.onSyncWait ? { onSyncWait: call.onSyncWait } : {}) };
-        return resumableCall({ ...parts, record: (captured, meta) => record(call, prepared, captured, meta) }, value, attempts, onRecorded, { ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}), ...(call.callerGone ? { callerGone: call.callerGone } : {}) });
+        return resumableCall({ ...parts, record: (captured, meta) => record(call, prepared, captured, meta) }, value, attempts, onRecorded, { ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}), ...(call.callerGone ? { callerGone: call.callerGone } : {}), ...(call.relay === false ? { relay: false } : {}) });
       }
       const drained = call.interrupts ? { interruption: { interruptible: false, reason: notInterruptible ?? "the backend returns no token ids", interrupted: 0 } } : {};
       // The call's own deadline: what a non-streamed reply of the same max_tokens may take.

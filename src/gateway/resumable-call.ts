@@ -34,7 +34,7 @@ export interface ResumableParts {
 }
 
 /** Relays `first` and every continuation to the caller; `onRecorded` gets the whole call before `[DONE]`. */
-export function resumableCall(parts: ResumableParts, first: { response: Response; replica: string }, attempts: number, onRecorded: (call: LlmCall, released: Promise<number>) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal }): Response {
+export function resumableCall(parts: ResumableParts, first: { response: Response; replica: string }, attempts: number, onRecorded: (call: LlmCall, released: Promise<number>) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal; relay?: boolean }): Response {
   let release = parts.release;
   let replica = first.replica;
   let tries = attempts;

@@ -82,7 +82,7 @@ const MAX_BROKEN_RESTARTS = 3;
  * Relays `first` (a chat stream opened under `version`) and its continuations to the caller;
  * `finalize` runs once, before the final `data: [DONE]`, with the whole call.
  */
-export function resumableStream(first: Response, version: number, deps: ResumeDeps, finalize: (end: ResumableEnd) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal } = {}): Response {
+export function resumableStream(first: Response, version: number, deps: ResumeDeps, finalize: (end: ResumableEnd) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal; relay?: boolean } = {}): Response {
   const assembler = new StreamAssembler();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
@@ -93,6 +93,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
     void writer.abort(new Error("the caller left")).catch(() => undefined);
   }, { once: true });
   const forward = (text: string): void => {
+    if (options.relay === false) return;
     if (!callerGone) writer.write(encoder.encode(text)).catch(() => (callerGone = true));
   };
   let runs: VersionRun[] = [{ from_token: 0, policy_version: version }];
