@@ -6,6 +6,11 @@
  * sent for the uninterrupted call (held back near a possible stop string, cut at one). A stop
  * string completed by a continuation's text ends the call there (`cutShort`): the pump closes the
  * continuation upstream, which vLLM aborts, so no later token is generated, relayed or counted.
+ * The token ids end with the token that completed the stop string, as vLLM's do: its output
+ * processor (vllm/v1/engine/output_processor.py, `process_outputs`) runs `stop_string =
+ * req_state.detokenizer.update(new_token_ids, …)`, sets `finish_reason = STOP` and `stop_reason`
+ * to it, and emits that step's new token ids before it aborts the request in the engine core
+ * (`reqs_to_abort`); only the text is cut (detokenizer.py, `check_stop_strings`' `truncate_to`).
  */
 import type { JsonObject } from "../schemas/json";
 import { type StopOptions, type StopRelease, StopWindow } from "./stop-window";
