@@ -136,7 +136,7 @@ function assembledReply(call: LlmCall): string {
     object: "chat.completion",
     created: Math.floor(call.created_at / 1000),
     model: call.request.model,
-    choices: [{ index: 0, message: call.response_message, logprobs, finish_reason: call.finish_reason, token_ids: call.completion_token_ids }],
+    choices: [{ index: 0, message: call.response_message, logprobs, finish_reason: call.finish_reason, stop_reason: call.stop_reason ?? null, token_ids: call.completion_token_ids }],
     usage: call.usage,
     prompt_token_ids: call.prompt_token_ids,
   });

@@ -73,6 +73,8 @@ export const LlmCall = z.object({
   completion_token_strs: TokenStrings.optional(),
   logprobs_mode: LogprobsMode,
   finish_reason: z.string().nullable(),
+  /** vLLM's `stop_reason`: the stop string (or stop token id) that ended the output; absent when none did (EOS, length). */
+  stop_reason: z.union([z.string(), z.int()]).optional(),
   usage: Usage,
   backend: z.string(),
   replica: z.string(),
