@@ -53,6 +53,7 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     finished_at: state.finished_at,
     config: spec.config,
     group: spec.group,
+    tree: spec.tree ?? null,
     usage: { prompt_tokens: state.prompt_tokens, completion_tokens: state.completion_tokens, llm_calls: state.llm_calls },
     trajectory: {
       schema_version: 1,
