@@ -12,7 +12,7 @@ import type { AgentDefinition } from "../../../../src/sdk/agent-registry";
 import { buildTrainingSamples } from "../../../../src/sink/sample-builder";
 
 const PARENT = "p-1";
-const stepwise = { kind: "stepwise", engine: "stepwise" } as AgentDefinition;
+const stepwise = { kind: "stepwise", engine: "stepwise" } as unknown as AgentDefinition;
 
 function spec(overrides: Partial<RolloutSpec> = {}): RolloutSpec {
   return RolloutSpec.parse({ rollout_id: PARENT, agent: "a", task: { problem: "p" }, config: { max_steps: 4, seed: 7 }, created_at: 1, ...overrides });
@@ -74,7 +74,7 @@ describe("planFork", () => {
   });
 
   it("refuses attempt-style agents, naming their kind", () => {
-    const result = plan({ at_step: 0 }, source(), { kind: "function" } as AgentDefinition);
+    const result = plan({ at_step: 0 }, source(), { kind: "function" } as unknown as AgentDefinition);
     expect(result.ok ? "" : result.problems[0]!.message).toContain("function agent");
   });
 });
