@@ -18,6 +18,7 @@ import { SessionGatewayOps } from "../src/runtime/session/session-gateway";
 import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
 import { type ForkSourceResult, SessionForkOps } from "../src/runtime/session/session-fork";
 import type { ForkPrefix } from "../src/runtime/session/fork-prefix";
+import type { ForkRecord } from "../src/schemas/rollout-tree";
 import type { LlmCall } from "../src/schemas/llm-call";
 import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
 import type { DriveTrigger } from "../src/ports";
@@ -132,6 +133,12 @@ export class RolloutSession extends DurableObject<Env> {
   createFork(spec: RolloutSpec, prefix: ForkPrefix): Promise<CreateResult> {
     this.#requests.count("createFork");
     return this.#fork.createFork(spec, prefix);
+  }
+
+  /** Lists a fork's children on this (parent) rollout, for its view and page. */
+  recordFork(atStep: number, childIds: string[]): ForkRecord[] | null {
+    this.#requests.count("recordFork");
+    return this.#fork.recordFork(atStep, childIds);
   }
 
   /** Has the alarm drive the rollout now in its own invocation, unless a driver holds the lease. */

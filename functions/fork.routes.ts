@@ -42,6 +42,9 @@ export function forkRoutes(): Hono<{ Bindings: AppEnv }> {
     });
     const taken = results.flatMap((result, i) => (result.ok ? [] : [{ path: `rollout_ids.${i}`, message: result.message }]));
     if (taken.length > 0) throw new ConflictError(taken.map((p) => `${p.path}: ${p.message}`).join("; "), { details: taken });
+    // The parent lists its children (its page links them). Only after they exist, and best effort:
+    // the children are made and answered for either way, and the same request again lists them.
+    await sessionStub(c.env, parentId).recordFork(body.at_step, plan.children.map((spec) => spec.rollout_id)).catch((error: unknown) => console.error("listing a fork's children on its parent failed", { parent: parentId, error: String(error) }));
     const children = plan.children.map((spec, i) => {
       const created = results[i] as Extract<CreateResult, { ok: true }>;
       return { rollout_id: spec.rollout_id, status: created.status, created: created.created, tree: spec.tree, group: spec.group, links: { self: `/v1/rollouts/${spec.rollout_id}`, events: `/v1/rollouts/${spec.rollout_id}/events` } };

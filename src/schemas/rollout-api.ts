@@ -10,7 +10,7 @@ import { Span, SpanInput } from "./span";
 import { MemberOutcome } from "./member-outcome";
 import { RolloutGroup } from "./rollout-group";
 import { RolloutId } from "./rollout-id";
-import { RolloutTree } from "./rollout-tree";
+import { ForkRecord, RolloutTree } from "./rollout-tree";
 
 /** The rollout id schema (its own file, so schemas this one imports can use it too). */
 export { RolloutId } from "./rollout-id";
@@ -104,6 +104,8 @@ export const RolloutView = z.object({
   group: RolloutGroup.nullable().default(null),
   /** A forked rollout's place in its tree (root, parent, branch step, path); null for one not forked. */
   tree: RolloutTree.nullable().default(null),
+  /** The forks made of this rollout (`POST /v1/rollouts/:id/fork`), oldest first; its own steps, calls and outcome never change for them. */
+  forks: z.array(ForkRecord).default([]),
   usage: z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), llm_calls: z.int() }),
   trajectory: Trajectory,
   llm_calls: z.array(LlmCall),

@@ -46,3 +46,19 @@ export const ForkRolloutRequest = z.object({
   });
 });
 export type ForkRolloutRequest = z.infer<typeof ForkRolloutRequest>;
+
+/**
+ * Most children a parent lists (`RolloutView.forks`); forks past it still work, and are counted in
+ * the last record's `unlisted`. Bounded so the list stays one small SQLite value (ids are ≤ 200 characters).
+ */
+export const MAX_LISTED_FORK_CHILDREN = 1024;
+
+/** One fork of a rollout, as the parent lists it: the step branched at and the children made. */
+export const ForkRecord = z.object({
+  at_step: z.int().min(0),
+  children: z.array(z.string().min(1)),
+  /** Children made by this fork but not listed (past MAX_LISTED_FORK_CHILDREN). */
+  unlisted: z.int().min(0).default(0),
+  created_at: z.number(),
+});
+export type ForkRecord = z.infer<typeof ForkRecord>;

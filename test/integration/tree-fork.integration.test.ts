@@ -92,6 +92,8 @@ describe.each([
     const again = await getRollout(parent.rollout_id);
     // (Its updated_at may move: publication runs on after the end and is recorded in its state.)
     expect({ steps: again.trajectory.steps, calls: again.llm_calls, status: again.status, usage: again.usage, spans: again.spans }).toEqual({ steps: parent.trajectory.steps, calls: parent.llm_calls, status: parent.status, usage: parent.usage, spans: parent.spans });
+    // What does change: the parent lists its forks.
+    expect(again.forks).toEqual([expect.objectContaining({ at_step: 2, children: children.map((child) => child.rollout_id), unlisted: 0 })]);
   });
 });
 
@@ -117,10 +119,28 @@ describe("a child's published samples", () => {
     expect(parentSample.response_mask.slice(0, sharedLength)).toContain(1);
     const ownCompletion = child!.llm_calls[2]!.completion_token_ids.length;
     expect(childSample.response_mask.filter((bit) => bit === 1)).toHaveLength(ownCompletion + child!.llm_calls[3]!.completion_token_ids.length);
-    const arrow = await env.TRAJECTORIES.get(rolloutSamplesKey(child!.rollout_id));
-    const fromArrow: TrainingSample[] = columnsToSamples(readSampleTable(new Uint8Array(await arrow!.arrayBuffer())));
+    // The sample table is written after the JSON record (publish-rollout.ts), so wait for it too.
+    const arrow = await waitFor("the child's sample table", async () => (await env.TRAJECTORIES.get(rolloutSamplesKey(child!.rollout_id))) ?? undefined);
+    const fromArrow: TrainingSample[] = columnsToSamples(readSampleTable(new Uint8Array(await arrow.arrayBuffer())));
     expect(fromArrow[0]!.extra_fields.tree).toEqual(tree);
     expect(fromArrow[0]!.response_mask).toEqual(childSample.response_mask);
+  });
+});
+
+describe("the dashboard's rollout pages", () => {
+  it("link a parent to its children at the branch step, and a child to its parent", async () => {
+    const parent = await runParent("test-loop", "tree-pages");
+    const child = (((await (await fork(parent.rollout_id, { at_step: 1, n: 1 })).json()) as ForkAnswer).children[0]!).rollout_id;
+    const page = async (id: string) => {
+      const response = await api(`/rollouts/${id}?fragment=1`);
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    expect(await page(parent.rollout_id)).toMatch(new RegExp(`data-branch-step="1">at step 1: <a href="/rollouts/${child}" data-field="fork-child">`));
+    const childPage = await page(child);
+    expect(childPage).toContain(`<a href="/rollouts/${parent.rollout_id}" data-field="tree-parent">`);
+    expect(childPage).toContain(`at step <span data-field="branch-step">1</span>`);
+    await waitForEnd(child);
   });
 });
 
@@ -156,6 +176,7 @@ describe("POST /v1/rollouts/:id/fork refuses", () => {
     const repeated = await fork(parent.rollout_id, body);
     expect(repeated.status).toBe(200);
     expect(((await repeated.json()) as ForkAnswer).children.map((child) => child.created)).toEqual([false]);
+    expect((await getRollout(parent.rollout_id)).forks.map((record) => record.children)).toEqual([body.rollout_ids]);
   });
 
   it("agents that cannot fork (an attempt-style function agent, an external agent) with 422 and the reason, and an unknown parent with 404", async () => {

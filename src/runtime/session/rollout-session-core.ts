@@ -15,6 +15,7 @@ import { SessionClaimOps } from "./session-claims";
 import { SessionDriveOps } from "./session-drive";
 import { sameRollout } from "./same-rollout";
 import { withStepIndex } from "./fork-prefix";
+import { readForks } from "./fork-records";
 
 /** Whether the rollout has stored any step or call (every stored call and step is counted in its state). */
 function hasHistory(state: SessionState): boolean {
@@ -227,7 +228,7 @@ export class RolloutSessionCore {
     const state = this.#kernel.state;
     if (!spec || !state) return undefined;
     const store = this.#kernel.store;
-    return buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
+    return buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages(), forks: readForks(this.#kernel.deps.storage.sql) });
   }
 
   /** An SSE stream: steps after `afterStepIndex`, then live steps, then the end event. */

@@ -13,6 +13,8 @@ import type { SessionKernel } from "./session-kernel";
 import type { CreateResult } from "./session-results";
 import { initialState } from "./session-state";
 import { sameRollout } from "./same-rollout";
+import { appendFork } from "./fork-records";
+import type { ForkRecord } from "../../schemas/rollout-tree";
 
 /**
  * `forkSource`: the parent's spec and progress, and its first `at_step` steps with their calls and
@@ -45,6 +47,12 @@ export class SessionForkOps {
     const calls = atStep > 0 ? store.listCalls() : [];
     const spans = atStep > 0 ? store.listSpans() : [];
     return { ...base, prefix: selectPrefix(spec.rollout_id, atStep, { steps, calls, spans }) };
+  }
+
+  /** Lists a fork's children on the parent (its view's `forks`), once they exist; null when there is no such rollout. */
+  recordFork(atStep: number, childIds: string[]): ForkRecord[] | null {
+    if (!this.#kernel.spec) return null;
+    return appendFork(this.#kernel.deps.storage.sql, atStep, childIds, this.#kernel.deps.now());
   }
 
   /**
