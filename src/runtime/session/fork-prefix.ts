@@ -7,6 +7,7 @@ import type { LlmCall } from "../../schemas/llm-call";
 import type { Span, SpanInput } from "../../schemas/span";
 import { type Step, stepIdFor } from "../../schemas/step";
 import type { StoredStep } from "./session-store";
+import { decodeCall, encodeCall, type StoredCall } from "./call-codec";
 
 /**
  * The attribute a span committed with a step carries: that step's index. A fork copies the spans
@@ -14,12 +15,17 @@ import type { StoredStep } from "./session-store";
  */
 export const SPAN_STEP_ATTRIBUTE = "step_index";
 
-/** The parent's committed steps `0..k-1` (with the env snapshot after each), their calls and spans, as stored. */
+/**
+ * The parent's committed steps `0..k-1` (with the env snapshot after each), their calls and spans.
+ * The calls travel as the session stores them, each against the one before it in the list
+ * (`call-codec.ts`): whole, a k-step conversation's calls repeat its history k times, and the
+ * prefix crosses one RPC per child (Durable Object RPC values are capped at 32 MiB).
+ */
 export interface ForkPrefix {
   /** The rollout these records belong to. */
   rollout_id: string;
   steps: StoredStep[];
-  calls: LlmCall[];
+  calls: StoredCall[];
   spans: Span[];
 }
 
@@ -40,10 +46,11 @@ export function withStepIndex(span: SpanInput, stepIndex: number): SpanInput {
 export function selectPrefix(rolloutId: string, atStep: number, records: { steps: StoredStep[]; calls: LlmCall[]; spans: Span[] }): ForkPrefix {
   const steps = records.steps.filter(({ step }) => step.step_index < atStep);
   const stepIds = new Set(steps.map(({ step }) => step.step_id));
+  const calls = records.calls.filter((call) => call.step_id !== null && stepIds.has(call.step_id));
   return {
     rollout_id: rolloutId,
     steps,
-    calls: records.calls.filter((call) => call.step_id !== null && stepIds.has(call.step_id)),
+    calls: calls.map((call, i) => encodeCall(call, calls[i - 1] ?? null)),
     spans: records.spans.filter((span) => typeof span.attributes[SPAN_STEP_ATTRIBUTE] === "number" && (span.attributes[SPAN_STEP_ATTRIBUTE] as number) < atStep),
   };
 }
@@ -67,7 +74,9 @@ function childCallId(call: LlmCall, parentStepId: string, childStepId: string): 
 export function rebasePrefix(prefix: ForkPrefix, childId: string): RebasedPrefix {
   const stepIds = new Map(prefix.steps.map(({ step }) => [step.step_id, stepIdFor(childId, step.step_index)]));
   const callIds = new Map<string, string>();
-  const calls = prefix.calls.map((call) => {
+  const decoded: LlmCall[] = [];
+  for (const stored of prefix.calls) decoded.push(decodeCall(stored, decoded.at(-1) ?? null));
+  const calls = decoded.map((call) => {
     const parentStepId = call.step_id!;
     const childStepId = stepIds.get(parentStepId)!;
     const callId = childCallId(call, parentStepId, childStepId);

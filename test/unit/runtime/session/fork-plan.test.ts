@@ -90,9 +90,11 @@ describe("selectPrefix and rebasePrefix", () => {
   const spans = [0, 1, 2].map((i) => Span.parse({ sequence_id: i + 1, kind: "reward", name: "r", value: i, attributes: withStepIndex({ kind: "reward", attributes: {} }, i).attributes, start_time: null, end_time: null, created_at: 1 }));
   const prefix = selectPrefix(PARENT, 2, { steps: [0, 1, 2].map((i) => ({ step: step(i), envSnapshot: { turn: i + 1 } })), calls: [0, 1, 2].map((i) => call(i)), spans });
 
-  it("takes the steps, calls and spans before the branch step only", () => {
+  it("takes the steps, calls and spans before the branch step only, each call stored against the one before it", () => {
     expect(prefix.steps.map(({ step: s }) => s.step_index)).toEqual([0, 1]);
     expect(prefix.calls.map((c) => c.call_id)).toEqual([call(0).call_id, call(1).call_id]);
+    // Call 1's prompt repeats call 0's prompt + completion (4 ids): only the one new id travels.
+    expect(prefix.calls[1]).toMatchObject({ prompt_token_ids: [4], stored_prefix: { of: call(0).call_id, prompt_tokens: 4 } });
     expect(prefix.spans.map((span) => span.value)).toEqual([0, 1]);
   });
 
