@@ -127,6 +127,37 @@ describe("a child's published samples", () => {
   });
 });
 
+describe("forks of a running rollout and of a fork", () => {
+  it("forks a parent while it runs, at a step it has committed, and the parent runs on to its own end", async () => {
+    const parentId = uniqueId("tree-live");
+    await postRollout({ agent: "test-snapshot", rollout_id: parentId, task: { problem: "Count slowly.", extra_args: { step_sleep_ms: 150 } }, config: { max_steps: 4 } });
+    await waitFor("the parent's first commit", async () => {
+      const view = await getRollout(parentId);
+      return view.trajectory.steps.length >= 1 && view.status === "running" ? view : undefined;
+    });
+    const response = await fork(parentId, { at_step: 1, n: 1 });
+    expect(response.status).toBe(202);
+    const child = await waitForEnd(((await response.json()) as ForkAnswer).children[0]!.rollout_id);
+    const parent = await waitForEnd(parentId);
+    expect([parent.termination_reason, parent.trajectory.steps.length, child.termination_reason, child.trajectory.steps.length]).toEqual(["MAX_STEPS", 4, "MAX_STEPS", 4]);
+    expect(tokensOf(child.llm_calls[0]!)).toEqual(tokensOf(parent.llm_calls[0]!));
+    expect(child.trajectory.steps[1]!.info).toMatchObject({ turn: 2 });
+  });
+
+  it("forks a fork: the grandchild keeps the root, extends the path and shares the root's and the child's steps", async () => {
+    const root = await runParent("test-snapshot", "tree-deep");
+    const [child] = await forkAndRun(root, 1, 1);
+    const response = await fork(child!.rollout_id, { at_step: 3, n: 1, config: { max_steps: 5 } });
+    expect(response.status).toBe(202);
+    const grandchild = await waitForEnd(((await response.json()) as ForkAnswer).children[0]!.rollout_id);
+    expect(grandchild.tree).toMatchObject({ root: root.rollout_id, parent: child!.rollout_id, branch_step: 3, path: [root.rollout_id, child!.rollout_id, grandchild.rollout_id] });
+    expect(grandchild.llm_calls.slice(0, 3).map(tokensOf)).toEqual(child!.llm_calls.slice(0, 3).map(tokensOf));
+    expect(tokensOf(grandchild.llm_calls[0]!)).toEqual(tokensOf(root.llm_calls[0]!));
+    expect(grandchild.llm_calls.slice(0, 3).map((call) => call.forked_from)).toEqual(child!.llm_calls.slice(0, 3).map((call) => call.call_id));
+    expect(grandchild.trajectory.steps[3]!.info).toMatchObject({ turn: 4 });
+  });
+});
+
 describe("the dashboard's rollout pages", () => {
   it("link a parent to its children at the branch step, and a child to its parent", async () => {
     const parent = await runParent("test-loop", "tree-pages");
@@ -177,13 +208,17 @@ describe("POST /v1/rollouts/:id/fork refuses", () => {
     expect(repeated.status).toBe(200);
     expect(((await repeated.json()) as ForkAnswer).children.map((child) => child.created)).toEqual([false]);
     expect((await getRollout(parent.rollout_id)).forks.map((record) => record.children)).toEqual([body.rollout_ids]);
+    await Promise.all([taken, ...body.rollout_ids].map((id) => waitForEnd(id)));
   });
 
   it("agents that cannot fork (an attempt-style function agent, an external agent) with 422 and the reason, and an unknown parent with 404", async () => {
-    const fn = await postRollout({ agent: "authoring-fn-math", rollout_id: uniqueId("tree-fn"), task: { problem: "1+1", ground_truth: "2" } });
-    expect(await expectProblem(await fork(((await fn.json()) as { rollout_id: string }).rollout_id, { at_step: 0 }), 422, "rollout_id")).toContain("function agent");
-    const external = await postRollout({ agent: "external", task: { problem: "p" } });
-    expect(await expectProblem(await fork(((await external.json()) as { rollout_id: string }).rollout_id, { at_step: 0 }), 422, "rollout_id")).toContain("external");
+    const fn = ((await (await postRollout({ agent: "authoring-fn-math", rollout_id: uniqueId("tree-fn"), task: { problem: "1+1", ground_truth: "2" } })).json()) as { rollout_id: string }).rollout_id;
+    expect(await expectProblem(await fork(fn, { at_step: 0 }), 422, "rollout_id")).toContain("function agent");
+    const external = ((await (await postRollout({ agent: "external", task: { problem: "p" } })).json()) as { rollout_id: string }).rollout_id;
+    expect(await expectProblem(await fork(external, { at_step: 0 }), 422, "rollout_id")).toContain("external");
     expect((await fork(uniqueId("tree-nobody"), { at_step: 0 })).status).toBe(404);
+    // Nothing left running into the next file (or the teardown): the function agent's code runs in this isolate.
+    await api(`/v1/rollouts/${external}/cancel`, { method: "POST" });
+    await waitForEnd(fn);
   });
 });
