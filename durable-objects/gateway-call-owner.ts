@@ -136,7 +136,7 @@ function assembledReply(call: LlmCall): string {
     object: "chat.completion",
     created: Math.floor(call.created_at / 1000),
     model: call.request.model,
-    choices: [{ index: 0, message: call.response_message, logprobs, finish_reason: call.finish_reason, token_ids: call.completion_token_ids }],
+    choices: [{ index: 0, message: call.response_message, logprobs, finish_reason: call.finish_reason, stop_reason: call.stop_reason ?? null, token_ids: call.completion_token_ids }],
     usage: call.usage,
     prompt_token_ids: call.prompt_token_ids,
   });
@@ -172,7 +172,7 @@ export async function ownGatewayCall(callers: CallerRegistry, deps: CallOwnerDep
     if (body.stream || assemble) {
       const caller = callers.enter(meta.callId);
       let whole: LlmCall | undefined;
-      const streamed = { ...call, callerGone: caller.signal, interrupts: (interrupt: (() => void) | null, legVersion?: number) => callers.setInterrupt(meta.callId, interrupt, legVersion) };
+      const streamed = { ...call, callerGone: caller.signal, relay: !assemble, interrupts: (interrupt: (() => void) | null, legVersion?: number) => callers.setInterrupt(meta.callId, interrupt, legVersion) };
       const response = await deps.gateway.stream(path, { ...body, stream: true }, streamed, async (recorded, released) => {
         caller.done();
         whole = recorded;

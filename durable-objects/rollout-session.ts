@@ -16,6 +16,9 @@ import { RolloutSessionCore } from "../src/runtime/session/rollout-session-core"
 import { SessionKernel } from "../src/runtime/session/session-kernel";
 import { SessionGatewayOps } from "../src/runtime/session/session-gateway";
 import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
+import { type ForkSourceResult, SessionForkOps } from "../src/runtime/session/session-fork";
+import type { ForkPrefix } from "../src/runtime/session/fork-prefix";
+import type { ForkRecord } from "../src/schemas/rollout-tree";
 import type { LlmCall } from "../src/schemas/llm-call";
 import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
 import type { DriveTrigger } from "../src/ports";
@@ -51,6 +54,7 @@ export class RolloutSession extends DurableObject<Env> {
   readonly #core: RolloutSessionCore;
   readonly #gateway: SessionGatewayOps;
   readonly #attempts: SessionAttemptOps;
+  readonly #fork: SessionForkOps;
   readonly #sql: CountingSql;
   readonly #requests = new RequestCounter();
   readonly #kernel: SessionKernel;
@@ -97,10 +101,11 @@ export class RolloutSession extends DurableObject<Env> {
       },
     });
     this.#kernel = kernel;
-    // One kernel, three parts: the driver-facing lifecycle, the gateway's calls, the attempts.
+    // One kernel, four parts: the driver-facing lifecycle, the gateway's calls, the attempts, forks.
     this.#core = new RolloutSessionCore(kernel);
     this.#gateway = new SessionGatewayOps(kernel);
     this.#attempts = new SessionAttemptOps(kernel);
+    this.#fork = new SessionForkOps(kernel);
   }
 
   /**
@@ -116,6 +121,24 @@ export class RolloutSession extends DurableObject<Env> {
   create(spec: RolloutSpec): Promise<CreateResult> {
     this.#requests.count("create");
     return this.#core.create(spec);
+  }
+
+  /** Tree rollouts: this rollout's spec, progress and its first `atStep` committed steps with their calls and spans (read-only). */
+  forkSource(atStep: number): ForkSourceResult {
+    this.#requests.count("forkSource");
+    return this.#fork.forkSource(atStep);
+  }
+
+  /** Creates this rollout as a fork holding `prefix` (its parent's records, rebased here), idempotent by rollout id. */
+  createFork(spec: RolloutSpec, prefix: ForkPrefix): Promise<CreateResult> {
+    this.#requests.count("createFork");
+    return this.#fork.createFork(spec, prefix);
+  }
+
+  /** Lists a fork's children on this (parent) rollout, for its view and page. */
+  recordFork(atStep: number, childIds: string[]): ForkRecord[] | null {
+    this.#requests.count("recordFork");
+    return this.#fork.recordFork(atStep, childIds);
   }
 
   /** Has the alarm drive the rollout now in its own invocation, unless a driver holds the lease. */

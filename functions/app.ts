@@ -13,6 +13,7 @@ import { gatewayRoutes } from "./gateway.routes";
 import { policyRoutes } from "./policy.routes";
 import { policyStub } from "./policy-stub";
 import { rolloutsRoutes } from "./rollouts.routes";
+import { forkRoutes } from "./fork.routes";
 import { attemptsRoutes } from "./attempts.routes";
 import { runnersRoutes } from "./runners.routes";
 import { runsRoutes } from "./runs.routes";
@@ -31,6 +32,7 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.route("/v1/rollouts/:id/llm/v1", gatewayRoutes());
   app.route("/v1/rollouts/:id/attempts/:attempt/llm/v1", gatewayRoutes());
   app.route("/v1/rollouts/:id/attempts/:attempt", attemptsRoutes());
+  app.route("/v1/rollouts/:id/fork", forkRoutes());
   app.route("/v1/runners", runnersRoutes());
   app.route("/v1/rollouts", rolloutsRoutes());
   app.route("/v1", policyRoutes());

@@ -58,7 +58,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
     const task = { ...body.task, task_id: body.task.task_id || rolloutId, agent_name: body.task.agent_name || body.agent };
     // `external` alone is run by its creator with the key answered here; `external:<name>` is offered to runners of <name>.
     const runner = body.agent === EXTERNAL_AGENT ? null : runnerAgentOf(body.agent);
-    const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, group: body.group ?? null, created_at: Date.now(), runner };
+    const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, group: body.group ?? null, created_at: Date.now(), runner, tree: null };
     const created = await sessionStub(c.env, rolloutId).create(spec);
     if (!created.ok) throw new ConflictError(created.message);
     const origin = new URL(c.req.url).origin;

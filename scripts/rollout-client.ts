@@ -52,6 +52,13 @@ export class RolloutClient {
     return (await repeatable(() => this.#api.post<{ rollout_id: string }>("/v1/rollouts", withId))).rollout_id;
   }
 
+  /** `POST /v1/rollouts/:id/fork`: n children sharing the rollout's first `at_step` steps; returns their ids. */
+  async fork(rolloutId: string, body: { at_step: number; n: number; rollout_ids?: string[]; config?: unknown }): Promise<{ children: Array<{ rollout_id: string }> }> {
+    // With the children's ids chosen here, a fork sent again after a dropped connection makes the same children.
+    const withIds = { ...body, rollout_ids: body.rollout_ids ?? Array.from({ length: body.n }, () => crypto.randomUUID()) };
+    return repeatable(() => this.#api.post<{ children: Array<{ rollout_id: string }> }>(`/v1/rollouts/${rolloutId}/fork`, withIds));
+  }
+
   /** What the rollout's session served and did in SQLite since its object started (`GET /v1/rollouts/:id/usage`). */
   async usage(rolloutId: string): Promise<{ requests: { total: number; by_method: Record<string, number>; since: number }; sqlite: SqlCounts }> {
     return repeatable(() => this.#api.get<{ requests: { total: number; by_method: Record<string, number>; since: number }; sqlite: SqlCounts }>(`/v1/rollouts/${rolloutId}/usage`));

@@ -15,6 +15,8 @@ import { type CallLimits, checkPromptLength, shapeRequest } from "./request-shap
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep, withRetries } from "./retry";
 import { notInterruptibleBecause } from "./interruptible";
 import { resumableCall } from "./resumable-call";
+import { upstreamStopBody } from "./stop-relay";
+import { stopOptionsOf } from "./stop-window";
 import { relayStream } from "./stream-relay";
 import { attemptTimeoutMs, DEFAULT_UPSTREAM_TIMEOUTS, type UpstreamTimeouts } from "./upstream-timeouts";
 
@@ -77,6 +79,12 @@ export interface GatewayCall {
    * response stream (a session relaying to an HTTP route): the call then ends untrainable.
    */
   callerGone?: AbortSignal;
+  /**
+   * False when the caller wants only the record (a reply the session assembles from it): a
+   * resumable stream then forwards no chunk, since buffering every token's event only to discard
+   * it cost workerd CPU per call. Default true.
+   */
+  relay?: boolean;
   /**
    * Where a streamed plain call registers its interrupt while it runs (its session's registry, which
    * an `interrupt` weight sync reaches): such a call is cut, then resumed from token ids under the new
@@ -228,18 +236,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
       // Once open, the upstream stream is the call's, not the caller's: the caller's signal stops
       // the admission wait and the retries, never the read (stream-relay.ts reads it to its end).
       const routing = { ...prepared.routing, signal: undefined };
+      const notInterruptible = notInterruptibleBecause(path, prepared.shaped);
+      const resumable = call.interrupts !== undefined && notInterruptible === null && prepared.backend.returnsTokenIds;
+      // A resumable call's stop strings are checked by the gateway across cuts: upstream sends them in the output (stop-relay.ts).
+      const upstream = resumable ? upstreamStopBody(prepared.shaped, stopOptionsOf(prepared.shaped)) : prepared.shaped;
       let opened;
       try {
-        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, prepared.shaped, routing));
+        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, upstream, routing));
       } catch (error) {
         await prepared.release();
         throw error;
       }
       const { value, attempts } = opened;
-      const notInterruptible = notInterruptibleBecause(path, prepared.shaped);
-      if (call.interrupts && notInterruptible === null && prepared.backend.returnsTokenIds) {
+      if (resumable && call.interrupts) {
         const parts = { rolloutId: call.rolloutId, callId: call.callId, shaped: prepared.shaped, routing, backend: prepared.backend, policy: deps.policy, retry, admissionTtlMs: call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS, version: prepared.policy.policy_version, release: prepared.release, interrupts: call.interrupts, ...(call.onSyncWait ? { onSyncWait: call.onSyncWait } : {}) };
-        return resumableCall({ ...parts, record: (captured, meta) => record(call, prepared, captured, meta) }, value, attempts, onRecorded, { ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}), ...(call.callerGone ? { callerGone: call.callerGone } : {}) });
+        return resumableCall({ ...parts, record: (captured, meta) => record(call, prepared, captured, meta) }, value, attempts, onRecorded, { ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}), ...(call.callerGone ? { callerGone: call.callerGone } : {}), ...(call.relay === false ? { relay: false } : {}) });
       }
       const drained = call.interrupts ? { interruption: { interruptible: false, reason: notInterruptible ?? "the backend returns no token ids", interrupted: 0 } } : {};
       // The call's own deadline: what a non-streamed reply of the same max_tokens may take.

@@ -5,11 +5,10 @@
  * `tool_choice` (the parser and guided decoding see the whole output), `response_format` and
  * guided decoding (the grammar state is lost at the cut), presence/frequency/repetition penalties
  * (they count the output, which the continuation sees as prompt) and a `seed` (the sampler's
- * random stream restarts) are not: such calls are drained, as a drain sync does. Neither are
- * calls with `stop` strings: the continuation is a new request, and vLLM matches stop strings in
- * a request's own output, so one that began before the cut and ends after it would be missed
- * (and vLLM holds back a partial stop string's text, which a cut would lose). `stop_token_ids`
- * are single tokens and never span a cut: those calls stay interruptible.
+ * random stream restarts) are not: such calls are drained, as a drain sync does. Calls with
+ * `stop` strings are interruptible: vLLM matches stop strings in one request's own output, so the
+ * gateway checks them across the cut itself (stop-window.ts, stop-relay.ts); `stop_token_ids` are
+ * single tokens and never span a cut.
  */
 import type { JsonObject } from "../schemas/json";
 import type { UpstreamPath } from "./model-backend";
@@ -25,7 +24,6 @@ export function notInterruptibleBecause(path: UpstreamPath, body: JsonObject): s
   for (const key of ["presence_penalty", "frequency_penalty"]) if (typeof body[key] === "number" && body[key] !== 0) return key;
   if (typeof body.repetition_penalty === "number" && body.repetition_penalty !== 1) return "repetition_penalty";
   if (body.seed !== undefined && body.seed !== null) return "seed";
-  if ((typeof body.stop === "string" && body.stop !== "") || (Array.isArray(body.stop) && body.stop.length > 0)) return "stop strings";
   if (typeof body.n === "number" && body.n > 1) return "n";
   return null;
 }
@@ -40,6 +38,8 @@ const SAMPLING_KEYS = ["temperature", "top_p", "top_k", "min_p", "stop", "stop_t
 export function continuationBody(shaped: JsonObject, promptIds: readonly number[], generated: readonly number[]): JsonObject {
   const body: JsonObject = { model: shaped.model ?? null, prompt: [...promptIds, ...generated], max_tokens: (shaped.max_tokens as number) - generated.length, stream: true, return_token_ids: true };
   for (const key of SAMPLING_KEYS) if (shaped[key] !== undefined) body[key] = shaped[key];
+  // min_tokens counts the whole output (EOS and stop strings wait for it): what is left of it.
+  if (typeof shaped.min_tokens === "number") body.min_tokens = Math.max(0, shaped.min_tokens - generated.length);
   if (shaped.logprobs === true) body.logprobs = typeof shaped.top_logprobs === "number" ? shaped.top_logprobs : 0;
   if (shaped.stream_options !== undefined) body.stream_options = shaped.stream_options;
   return body;

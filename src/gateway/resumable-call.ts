@@ -11,6 +11,8 @@ import { continuationBody, type VersionRun } from "./interruptible";
 import type { BackendCallOptions, ModelBackend } from "./model-backend";
 import type { PolicyPort } from "./policy-port";
 import { resumableStream } from "./resumable-stream";
+import { upstreamStopBody } from "./stop-relay";
+import { stopOptionsOf } from "./stop-window";
 import { type RetryPolicy, sleep, withRetries } from "./retry";
 
 /** What a resumable call is made of (the gateway's prepared call). */
@@ -34,11 +36,14 @@ export interface ResumableParts {
 }
 
 /** Relays `first` and every continuation to the caller; `onRecorded` gets the whole call before `[DONE]`. */
-export function resumableCall(parts: ResumableParts, first: { response: Response; replica: string }, attempts: number, onRecorded: (call: LlmCall, released: Promise<number>) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal }): Response {
+export function resumableCall(parts: ResumableParts, first: { response: Response; replica: string }, attempts: number, onRecorded: (call: LlmCall, released: Promise<number>) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal; relay?: boolean }): Response {
   let release = parts.release;
   let replica = first.replica;
   let tries = attempts;
   const maxTokens = typeof parts.shaped.max_tokens === "number" ? parts.shaped.max_tokens : 0;
+  // Stop strings are checked by the gateway across cuts; every leg asks for them in the output (stop-relay.ts).
+  const stops = stopOptionsOf(parts.shaped);
+  const includeUsage = (parts.shaped.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
 
   async function admit(): Promise<number> {
     if (!parts.policy) return parts.version;
@@ -68,7 +73,7 @@ export function resumableCall(parts: ResumableParts, first: { response: Response
       const restarted = promptIds.length === 0;
       try {
         // The new leg runs under `version`: its own cache salt, so no KV of the old weights is reused.
-        const leg = (body: JsonObject) => withCacheSalt(body, version, null);
+        const leg = (body: JsonObject) => upstreamStopBody(withCacheSalt(body, version, null), stops);
         const { value, attempts: more } = await withRetries(parts.retry, undefined, () => restarted ? parts.backend.openStream("/chat/completions", leg(parts.shaped), parts.routing) : parts.backend.openStream("/completions", leg(continuationBody(parts.shaped, promptIds, generated)), parts.routing));
         replica = value.replica;
         tries += more;
@@ -90,5 +95,5 @@ export function resumableCall(parts: ResumableParts, first: { response: Response
     } finally {
       await released;
     }
-  }, options);
+  }, { ...options, ...(stops ? { stops: { options: stops, includeUsage } } : {}) });
 }

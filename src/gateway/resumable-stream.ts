@@ -12,6 +12,8 @@ import { SseDataReader } from "./capture/sse-data";
 import { StreamAssembler } from "./capture/stream-assembler";
 import { ContinuationReasoning, type ReasoningField } from "./continuation-reasoning";
 import { addRun, type VersionRun } from "./interruptible";
+import { type ChunkHead, StopRelay } from "./stop-relay";
+import type { StopOptions } from "./stop-window";
 
 const encoder = new TextEncoder();
 
@@ -39,12 +41,6 @@ export interface ResumableEnd {
   callerGone: boolean;
   runs: VersionRun[];
   interrupted: number;
-}
-
-interface ChunkHead {
-  id: string;
-  created: number;
-  model: string;
 }
 
 /** Where a continuation's text goes: reasoning up to the think block's end when cut inside it, then content. */
@@ -75,6 +71,16 @@ function asChatChunk(payload: string, head: ChunkHead, promptTokens: number, com
   return JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices, ...(usage ? { usage } : {}) });
 }
 
+/** What else a resumable stream is told: work to keep alive, the caller's leaving, the call's stop strings. */
+export interface ResumableStreamOptions {
+  keepAlive?: (work: Promise<unknown>) => void;
+  callerGone?: AbortSignal;
+  /** The call's stop strings, checked across every cut (stop-relay.ts), and whether its caller asked for a usage chunk. */
+  stops?: { options: StopOptions; includeUsage: boolean };
+  /** False when the caller wants only the record (an assembled reply): no chunk is forwarded. Default true. */
+  relay?: boolean;
+}
+
 /** How often a leg that broke before its first token (a malformed chunk, a dropped connection) starts over. */
 const MAX_BROKEN_RESTARTS = 3;
 
@@ -82,7 +88,7 @@ const MAX_BROKEN_RESTARTS = 3;
  * Relays `first` (a chat stream opened under `version`) and its continuations to the caller;
  * `finalize` runs once, before the final `data: [DONE]`, with the whole call.
  */
-export function resumableStream(first: Response, version: number, deps: ResumeDeps, finalize: (end: ResumableEnd) => Promise<void>, options: { keepAlive?: (work: Promise<unknown>) => void; callerGone?: AbortSignal } = {}): Response {
+export function resumableStream(first: Response, version: number, deps: ResumeDeps, finalize: (end: ResumableEnd) => Promise<void>, options: ResumableStreamOptions = {}): Response {
   const assembler = new StreamAssembler();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
@@ -93,6 +99,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
     void writer.abort(new Error("the caller left")).catch(() => undefined);
   }, { once: true });
   const forward = (text: string): void => {
+    if (options.relay === false) return;
     if (!callerGone) writer.write(encoder.encode(text)).catch(() => (callerGone = true));
   };
   let runs: VersionRun[] = [{ from_token: 0, policy_version: version }];
@@ -102,6 +109,11 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
   let promptTokens = 0;
   // Set as the first continuation opens, from where the call was cut.
   let route: TextRoute | undefined;
+  // With stop strings, every chunk goes through the call's stop window; `cutShort` once a stop
+  // string ended the call where the upstream leg did not (it is closed, so vLLM aborts it).
+  const relay = options.stops ? new StopRelay(options.stops.options) : null;
+  let cutShort = false;
+  const counts = () => ({ promptTokens, completionTokens: assembler.soFar().completionIds.length });
 
   const end = async (outcome: "complete" | "aborted"): Promise<void> => {
     deps.onInterrupt(null);
@@ -146,6 +158,10 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
         void source.cancel("malformed upstream stream").catch(() => undefined);
         return "broken";
       }
+      if (cutShort) {
+        void source.cancel("a stop string ended the call").catch(() => undefined);
+        return "done";
+      }
       if (chunk.done) return "done";
     }
   };
@@ -159,8 +175,13 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
         const event = pending.slice(0, stop);
         pending = pending.slice(stop);
         for (const payload of reader.push(boundary >= 0 ? event : `${event}\n\n`)) {
-          if (payload.trim() === "[DONE]") continue; // sent once, after the record is written
-          const chat = continuation ? asChatChunk(payload, head!, promptTokens, assembler.soFar().completionIds.length, route!) : payload;
+          if (payload.trim() === "[DONE]" || cutShort) continue; // [DONE] is sent once, after the record is written
+          let chat = payload;
+          if (relay) {
+            const relayed = relay.rewrite(payload, continuation, head, counts);
+            if (relayed.chat === null) continue;
+            ({ chat, cutShort } = relayed as { chat: string; cutShort: boolean });
+          } else if (continuation) chat = asChatChunk(payload, head!, promptTokens, assembler.soFar().completionIds.length, route!);
           assembler.push(chat);
           if (!continuation && head === undefined) {
             const parsed = JSON.parse(payload) as ChunkHead;
@@ -179,7 +200,15 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
     let continuation = false;
     for (;;) {
       const result = await readLeg(leg, continuation, legVersion);
-      if (result === "done") return end("complete");
+      if (result === "done") {
+        // vLLM's last chunk, when the caller asked for usage: the upstream that would have sent it was closed.
+        if (cutShort && options.stops?.includeUsage && head) {
+          const usage = relay!.usageChunk(head, counts());
+          assembler.push(usage);
+          forward(`data: ${usage}\n\n`);
+        }
+        return end("complete");
+      }
       // A leg that broke before its first token is tried again from the start (as a broken
       // non-streamed body always was), a bounded number of times; later, the call ends aborted.
       const restart = result === "broken" && assembler.soFar().completionIds.length === 0 && restarts < MAX_BROKEN_RESTARTS;
@@ -191,7 +220,7 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       const { promptIds, completionIds } = restart ? { promptIds: [], completionIds: [] } : sofar;
       const next = await deps.resume(promptIds, completionIds);
       if (next === "length" && head !== undefined) {
-        const finish = JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: "length" }] });
+        const finish = JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices: [{ index: 0, delta: relay ? relay.flush() : {}, logprobs: null, finish_reason: "length" }] });
         assembler.push(finish);
         forward(`data: ${finish}\n\n`);
         return end("complete");

@@ -73,6 +73,8 @@ export const LlmCall = z.object({
   completion_token_strs: TokenStrings.optional(),
   logprobs_mode: LogprobsMode,
   finish_reason: z.string().nullable(),
+  /** vLLM's `stop_reason`: the stop string (or stop token id) that ended the output; absent when none did (EOS, length). */
+  stop_reason: z.union([z.string(), z.int()]).optional(),
   usage: Usage,
   backend: z.string(),
   replica: z.string(),
@@ -109,6 +111,12 @@ export const LlmCall = z.object({
    * made outside a rollout's gateway endpoint.
    */
   interruption: z.object({ interruptible: z.boolean(), reason: z.string().nullable(), interrupted: z.int().min(0) }).optional(),
+  /**
+   * Tree rollouts: the id of the parent's call this one copies (the shared prefix of a fork, made
+   * by the parent, not by this rollout: same token ids, logprobs and messages). Absent on calls
+   * the rollout made itself.
+   */
+  forked_from: z.string().min(1).optional(),
 }).refine((call) => call.logprobs.length === 0 || logprobsAligned(call), {
   message: "logprobs must have one entry per completion token",
   path: ["logprobs"],

@@ -9,15 +9,11 @@ import { ChatMessage } from "./chat";
 import { Span, SpanInput } from "./span";
 import { MemberOutcome } from "./member-outcome";
 import { RolloutGroup } from "./rollout-group";
+import { RolloutId } from "./rollout-id";
+import { ForkRecord, RolloutTree } from "./rollout-tree";
 
-/**
- * Rollout ids become DO names, URL path segments and R2 key parts: printable, bounded, and never
- * `.` or `..`, which URL normalization turns into another path (the rollout would be unreachable).
- */
-export const RolloutId = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,200}$/, "rollout_id must be 1-200 characters of A-Z a-z 0-9 . _ : -")
-  .refine((id) => id !== "." && id !== "..", "rollout_id must not be . or ..");
+/** The rollout id schema (its own file, so schemas this one imports can use it too). */
+export { RolloutId } from "./rollout-id";
 
 /** `POST /v1/rollouts` body. `rollout_id` makes creation idempotent; without it one is generated. */
 export const CreateRolloutRequest = z.object({
@@ -69,6 +65,8 @@ export const RolloutSpec = z.object({
    * a driven rollout, or an external one its creator runs with the key it was given.
    */
   runner: z.string().nullable().default(null),
+  /** Where a forked rollout sits in its tree (`POST /v1/rollouts/:id/fork`); null for a rollout not forked from another. */
+  tree: RolloutTree.nullable().default(null),
 });
 export type RolloutSpec = z.infer<typeof RolloutSpec>;
 
@@ -104,6 +102,10 @@ export const RolloutView = z.object({
   config: RolloutConfig,
   /** The GRPO group and slot attempt (`group.attempt`: 0 first, k for the k-th re-run after infrastructure failures); null alone. */
   group: RolloutGroup.nullable().default(null),
+  /** A forked rollout's place in its tree (root, parent, branch step, path); null for one not forked. */
+  tree: RolloutTree.nullable().default(null),
+  /** The forks made of this rollout (`POST /v1/rollouts/:id/fork`), oldest first; its own steps, calls and outcome never change for them. */
+  forks: z.array(ForkRecord).default([]),
   usage: z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), llm_calls: z.int() }),
   trajectory: Trajectory,
   llm_calls: z.array(LlmCall),

@@ -43,6 +43,7 @@ export const VllmChatCompletion = z.looseObject({
     }),
     logprobs: z.looseObject({ content: TokenLogprobs.nullable() }).nullable().optional(),
     finish_reason: z.string().nullable(),
+    stop_reason: z.union([z.string(), z.int()]).nullable().optional(),
     token_ids: TokenIds.nullable().optional(),
   })).min(1, "choices must not be empty"),
   usage: z.looseObject({

@@ -9,6 +9,7 @@
  */
 import type { LlmCall } from "../schemas/llm-call";
 import type { RolloutView } from "../schemas/rollout-api";
+import type { RolloutTree } from "../schemas/rollout-tree";
 import type { TerminationReason, RolloutStatus } from "../schemas/termination";
 import { TrainingSample } from "../schemas/training-sample";
 import { missingTrainingTokens } from "../schemas/training-tokens";
@@ -24,6 +25,8 @@ export interface SampleBuildInput {
   uid: string;
   sample_index: number;
   mode: "cumulative" | "per_call";
+  /** A forked rollout's place in its tree: its calls copied from the parent (`forked_from`) are context unless `train_shared_prefix`. */
+  tree?: RolloutTree | null;
 }
 
 /** The samples and how many times the prefix broke. */
@@ -66,20 +69,25 @@ function push<T>(target: T[], items: readonly T[]): void {
   for (const item of items) target.push(item);
 }
 
-function startSegment(call: LlmCall): Segment {
+/** The mask of a call's completion tokens: 1, or 0 for a forked rollout's shared prefix (the parent's samples train those). */
+type CompletionMask = (call: LlmCall) => 0 | 1;
+
+function startSegment(call: LlmCall, maskOf: CompletionMask): Segment {
   const segment: Segment = { prompt_ids: [...call.prompt_token_ids], response_ids: [], response_mask: [], response_logprobs: [], response_versions: [], calls: [] };
-  appendCompletion(segment, call);
+  appendCompletion(segment, call, maskOf);
   return segment;
 }
 
-function appendCompletion(segment: Segment, call: LlmCall): void {
+function appendCompletion(segment: Segment, call: LlmCall, maskOf: CompletionMask): void {
+  const mask = maskOf(call);
   push(segment.response_ids, call.completion_token_ids);
   // A call an interrupting sync cut has runs of versions; any other call's tokens all came from the version it was admitted under.
   const runs = call.policy_version_runs ?? [{ from_token: 0, policy_version: call.policy_version_start }];
   let run = 0;
   for (let i = 0; i < call.completion_token_ids.length; i++) {
     while (run + 1 < runs.length && runs[run + 1]!.from_token <= i) run += 1;
-    segment.response_mask.push(1);
+    segment.response_mask.push(mask);
+    // The engine's logprob even under mask 0: a shared prefix keeps the parent's numbers exactly.
     segment.response_logprobs.push(call.logprobs[i]!);
     segment.response_versions.push(runs[run]!.policy_version);
   }
@@ -104,7 +112,7 @@ function extendsSegment(segment: Segment, prompt: readonly number[]): boolean {
 }
 
 /** Appends the tokens between the segment's end and `call`'s completion (mask 0, logprob 0.0), then the completion. */
-function mergeCall(segment: Segment, call: LlmCall): void {
+function mergeCall(segment: Segment, call: LlmCall, maskOf: CompletionMask): void {
   const between = call.prompt_token_ids.slice(segment.prompt_ids.length + segment.response_ids.length);
   push(segment.response_ids, between);
   for (let i = 0; i < between.length; i++) {
@@ -112,21 +120,21 @@ function mergeCall(segment: Segment, call: LlmCall): void {
     segment.response_logprobs.push(0);
     segment.response_versions.push(call.policy_version_start);
   }
-  appendCompletion(segment, call);
+  appendCompletion(segment, call, maskOf);
 }
 
 /** Groups the trainable calls into segments and counts the prefix breaks. */
-function segmentCalls(calls: readonly LlmCall[], mode: SampleBuildInput["mode"]): { segments: Segment[]; drift_splits: number } {
+function segmentCalls(calls: readonly LlmCall[], mode: SampleBuildInput["mode"], maskOf: CompletionMask): { segments: Segment[]; drift_splits: number } {
   const segments: Segment[] = [];
   let drift_splits = 0;
   let current: Segment | null = null;
   for (const call of calls) {
     if (current && mode === "cumulative" && extendsSegment(current, call.prompt_token_ids)) {
-      mergeCall(current, call);
+      mergeCall(current, call, maskOf);
       continue;
     }
     if (current && mode === "cumulative") drift_splits += 1;
-    current = startSegment(call);
+    current = startSegment(call, maskOf);
     segments.push(current);
   }
   return { segments, drift_splits };
@@ -145,7 +153,8 @@ function truncationOf(input: SampleBuildInput, segment: Segment): string | null 
  *   completions are mask 1 with their logprobs, the tokens in between (tool results, environment
  *   text, template glue) mask 0 with logprob 0.0. A prefix break closes the sample and counts a
  *   drift split.
- * - `per_call`: one sample per trainable call (its prompt; its completion, mask all 1).
+ * - `per_call`: one sample per trainable call (its prompt; its completion, mask all 1); a forked
+ *   rollout's calls copied from its parent make none unless `train_shared_prefix`.
  *
  * Untrainable calls (see `untrainableReason`) are skipped and counted; a later call's prompt still
  * carries their tokens, which then appear as mask-0 context. Failed, cancelled and truncated
@@ -155,7 +164,10 @@ function truncationOf(input: SampleBuildInput, segment: Segment): string | null 
  * - `failed`: the rollout failed or was cancelled; `truncated` (+ `truncated_by`): it ended on a
  *   MAX_* limit, or the sample's last call stopped with finish_reason "length";
  * - `drift_splits`, `untrainable_calls`, `segments`: rollout totals; `calls`: this sample's call ids;
- * - `reward_missing`: the rollout has no reward, so `reward_score` is 0.0.
+ * - `reward_missing`: the rollout has no reward, so `reward_score` is 0.0;
+ * - `tree` (forked rollouts only): `{root, parent, branch_step, path, branch_index, train_shared_prefix}`;
+ *   the completions of calls copied from the parent (`forked_from`) are mask 0 unless
+ *   `train_shared_prefix`, with the parent's logprobs, so a tree's shared prefix is trained once.
  *
  * `num_turns` counts the model calls (assistant turns) merged into the sample. verl's multi-turn
  * agent loop counts user and assistant messages; we count calls because a sample is cut from
@@ -167,7 +179,11 @@ function truncationOf(input: SampleBuildInput, segment: Segment): string | null 
 export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult {
   const trainable = input.calls.filter((call) => untrainableReason(call) === null);
   const untrainableCalls = input.calls.length - trainable.length;
-  const { segments, drift_splits } = segmentCalls(trainable, input.mode);
+  const tree = input.tree ?? null;
+  const maskOf: CompletionMask = (call) => (call.forked_from !== undefined && !tree?.train_shared_prefix ? 0 : 1);
+  // Per call, a shared call's sample would be all context: the parent's own sample is that call.
+  const sampled = input.mode === "per_call" ? trainable.filter((call) => maskOf(call) === 1) : trainable;
+  const { segments, drift_splits } = segmentCalls(sampled, input.mode, maskOf);
   const failed = input.status === "failed" || input.status === "cancelled";
   const samples = segments.map((segment, segmentIndex) => {
     const truncatedBy = truncationOf(input, segment);
@@ -198,14 +214,20 @@ export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult
         segments: segments.length,
         calls: segment.calls.map((call) => call.call_id),
         ...(input.reward === null ? { reward_missing: true } : {}),
+        ...(tree ? { tree: treeFields(tree) } : {}),
       },
     });
   });
   return { samples, drift_splits };
 }
 
+/** What a forked rollout's samples say about its tree (`extra_fields.tree`). */
+function treeFields(tree: RolloutTree): Record<string, string | number | boolean | string[]> {
+  return { root: tree.root, parent: tree.parent, branch_step: tree.branch_step, path: tree.path, branch_index: tree.branch_index, train_shared_prefix: tree.train_shared_prefix };
+}
+
 /** The samples of a finished rollout's view, as the sink publishes them. */
-export function buildSamplesForView(view: Pick<RolloutView, "rollout_id" | "status" | "termination_reason" | "reward" | "llm_calls" | "config">, group: { uid: string; sample_index: number }): SampleBuildResult {
+export function buildSamplesForView(view: Pick<RolloutView, "rollout_id" | "status" | "termination_reason" | "reward" | "llm_calls" | "config"> & { tree?: RolloutView["tree"] }, group: { uid: string; sample_index: number }): SampleBuildResult {
   return buildTrainingSamples({
     rollout_id: view.rollout_id,
     status: view.status,
@@ -215,5 +237,6 @@ export function buildSamplesForView(view: Pick<RolloutView, "rollout_id" | "stat
     uid: group.uid,
     sample_index: group.sample_index,
     mode: view.config.sample_mode,
+    tree: view.tree ?? null,
   });
 }

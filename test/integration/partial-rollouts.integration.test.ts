@@ -10,39 +10,14 @@
  * connections open at once, so 50 concurrent HTTP calls from it would run 6 at a time.
  */
 import { env } from "cloudflare:workers";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sessionStub } from "../../functions/session-stub";
 import { CALCULATE, createExternal } from "../fixtures/external-rollouts";
 import { api, getRollout, startRollout, waitForEnd } from "../fixtures/rollouts";
+import { configureSim, inFlight, post, reference, setSimVersion, sim, unpaced } from "./partial-rollout-fixtures";
 import { readPolicyState, restorePolicyState } from "./policy-fixtures";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import type { JsonObject } from "../../src/schemas/json";
-
-const sim = () => inject("pacedSimulatorUrl");
-const post = (path: string, body: unknown) => api(path, { method: "POST", body: JSON.stringify(body) });
-const inFlight = async (): Promise<number> => ((await (await api("/v1/policy")).json()) as { in_flight: number }).in_flight;
-const configureSim = (patch: Record<string, unknown>) => fetch(`${sim()}/sim/config`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(patch) });
-const setSimVersion = (version: number) => configureSim({ policyVersion: version });
-/** References are generated unpaced (a request keeps the config it arrived under, so calls in flight are not affected). */
-async function unpaced<T>(work: () => Promise<T>): Promise<T> {
-  await configureSim({ latency: { perTokenMs: 0 } });
-  try {
-    return await work();
-  } finally {
-    await configureSim({ latency: { perTokenMs: 25 } });
-  }
-}
-
-/** What the simulator generates for `content` uninterrupted (greedy, under its current weights version): ids and logprobs. */
-async function reference(content: string): Promise<{ ids: number[]; logprobs: number[] }> {
-  const reply = await fetch(`${sim()}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "sim-qwen3", messages: [{ role: "user", content }], temperature: 0, max_tokens: 400, logprobs: true, return_token_ids: true }),
-  });
-  const body = (await reply.json()) as { choices: Array<{ token_ids: number[]; logprobs: { content: Array<{ logprob: number }> } }> };
-  return { ids: body.choices[0]!.token_ids, logprobs: body.choices[0]!.logprobs.content.map((entry) => entry.logprob) };
-}
 
 let saved: PolicyState;
 beforeAll(async () => void (saved = await readPolicyState()));
@@ -260,3 +235,6 @@ describe("an interrupting weight sync", () => {
     expect((await post("/v1/policy/sync/end", { policy_version: v0 + 1 })).status).toBe(200);
   });
 });
+
+// Stop strings across the cut: the same set-up (and the same paced simulator, reconfigured one test at a time).
+describe("an interrupting weight sync, calls with stop strings", async () => void (await import("./partial-rollouts-stop.cases")));

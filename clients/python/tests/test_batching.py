@@ -72,6 +72,13 @@ def test_non_tensor_batch_carries_uid_turns_ids_and_extra_fields():
     assert nt["prompt_truncated"].tolist() == [False] * 3 and nt["response_truncated"].tolist() == [False] * 3
 
 
+def test_a_forked_rollouts_tree_fields_reach_the_non_tensor_batch():
+    samples = three_samples()
+    tree = {"root": "r", "parent": "r", "branch_step": 2, "path": ["r", "g:0:1"], "branch_index": 0, "train_shared_prefix": False}
+    samples[1]["extra_fields"] = {**samples[1].get("extra_fields", {}), "tree": tree}
+    assert to_verl_batch(samples, P, R, pad_token_id=0).non_tensor_batch["tree"].tolist() == [None, tree, None]
+
+
 def test_accepts_pulled_groups_in_group_member_segment_order():
     samples = three_samples()
     groups = [group("g:0", samples[:2]), group("g:1", samples[2:])]

@@ -30,7 +30,7 @@ function callBlock(call: LlmCall, index: number, previous: LlmCall | undefined):
   const { messages, whole } = newMessages(call, previous);
   const why = untrainableReason(call);
   return html`<div class="turn${call.excluded_from_training ? " excluded" : ""}" data-call-id="${call.call_id}" data-policy-version="${call.policy_version_start}">
-<div class="muted">call ${index + 1} · policy v${call.policy_version_start}${call.policy_version_end !== call.policy_version_start ? `→v${call.policy_version_end}` : ""} · prompt ${call.usage.prompt_tokens} tok · completion ${call.usage.completion_tokens} tok · finish ${call.finish_reason ?? "–"} · ${duration(call.latency_ms)} · ${call.backend}${why ? ` · not trained: ${why}` : " · trained"}</div>
+<div class="muted">call ${index + 1} · policy v${call.policy_version_start}${call.policy_version_end !== call.policy_version_start ? `→v${call.policy_version_end}` : ""} · prompt ${call.usage.prompt_tokens} tok · completion ${call.usage.completion_tokens} tok · finish ${call.finish_reason ?? "–"} · ${duration(call.latency_ms)} · ${call.backend}${why ? ` · not trained: ${why}` : call.forked_from ? " · shared with the parent (context here unless the fork trains its prefix)" : " · trained"}</div>
 ${whole ? html`<div class="muted">(the prompt does not extend the previous call's; shown whole)</div>` : ""}
 ${messages.map(message)}${message(call.response_message)}</div>`;
 }

@@ -17,6 +17,8 @@ export interface CapturedOutput {
    */
   completion_token_strs?: string[];
   finish_reason: string | null;
+  /** vLLM's `stop_reason`: the stop string or stop token id that ended the output; absent when none did. */
+  stop_reason?: string | number;
   usage: Usage;
 }
 

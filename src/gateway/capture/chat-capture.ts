@@ -40,6 +40,7 @@ export function captureChatCompletion(raw: unknown): CapturedOutput {
     logprobs: choice.logprobs?.content?.map((entry) => entry.logprob) ?? [],
     completion_token_strs: choice.logprobs?.content?.map((entry) => entry.token),
     finish_reason: choice.finish_reason,
+    ...(choice.stop_reason !== null && choice.stop_reason !== undefined ? { stop_reason: choice.stop_reason } : {}),
     usage: reply.usage ?? null,
   });
 }

@@ -32,6 +32,7 @@ const StreamChunk = z.looseObject({
     prompt_token_ids: z.array(z.int()).nullable().optional(),
     token_ids: z.array(z.int()).nullable().optional(),
     finish_reason: z.string().nullable().optional(),
+    stop_reason: z.union([z.string(), z.int()]).nullable().optional(),
   })).default([]),
 });
 
@@ -49,6 +50,7 @@ export class StreamAssembler {
   #reasoningField: "reasoning" | "reasoning_content" | null = null;
   #tools = new Map<number, { id: string; name: string; arguments: string }>();
   #finishReason: string | null = null;
+  #stopReason: string | number | null = null;
   #usage: z.infer<typeof Usage> | null = null;
   #chunks = 0;
 
@@ -88,7 +90,10 @@ export class StreamAssembler {
         tool.arguments += delta.function?.arguments ?? "";
         this.#tools.set(delta.index, tool);
       }
-      if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+      if (choice.finish_reason) {
+        this.#finishReason = choice.finish_reason;
+        this.#stopReason = choice.stop_reason ?? null;
+      }
     }
   }
 
@@ -137,6 +142,7 @@ export class StreamAssembler {
       logprobs: this.#logprobs,
       completion_token_strs: this.#tokenStrs,
       finish_reason: this.#finishReason,
+      ...(this.#stopReason !== null ? { stop_reason: this.#stopReason } : {}),
       usage: this.#usage,
     });
   }

@@ -13,6 +13,9 @@ import { buildRolloutView, endEvent, spanEvent, stepEvent } from "./session-view
 import { accountCall } from "./call-accounting";
 import { SessionClaimOps } from "./session-claims";
 import { SessionDriveOps } from "./session-drive";
+import { sameRollout } from "./same-rollout";
+import { withStepIndex } from "./fork-prefix";
+import { readForks } from "./fork-records";
 
 /** Whether the rollout has stored any step or call (every stored call and step is counted in its state). */
 function hasHistory(state: SessionState): boolean {
@@ -48,8 +51,7 @@ export class RolloutSessionCore {
     const existingState = this.#kernel.state;
     if (existing && existingState) {
       // The group decides where results go (which GRPO group, which trainer): a different one is another rollout.
-      const same = JSON.stringify([existing.kind, existing.agent, existing.task, existing.config, existing.group]) === JSON.stringify([spec.kind, spec.agent, spec.task, spec.config, spec.group]);
-      if (!same) return { ok: false, reason: "conflict", message: `rollout ${spec.rollout_id} already exists with a different agent, task, config or group` };
+      if (!sameRollout(existing, spec)) return { ok: false, reason: "conflict", message: `rollout ${spec.rollout_id} already exists with a different agent, task, config or group` };
       return { ok: true, created: false, rollout_id: spec.rollout_id, status: existingState.status };
     }
     const now = this.#kernel.deps.now();
@@ -134,7 +136,8 @@ export class RolloutSessionCore {
       for (const call of calls) if (this.#kernel.store.insertCall(call.data!)) next = accountCall(next, call.data!);
       // The state rides in the step's row: one row written for both.
       this.#kernel.saveWithStep(next, step.data, commit.env_snapshot);
-      return spans.length > 0 ? this.#kernel.store.appendSpans(spans.map((span) => span.data!), this.#kernel.deps.now()) : [];
+      // Stamped with their step, so a fork copies exactly the spans of the steps it shares.
+      return spans.length > 0 ? this.#kernel.store.appendSpans(spans.map((span) => withStepIndex(span.data!, step.data.step_index)), this.#kernel.deps.now()) : [];
     });
     // The alarm stays at the lease's earlier expiry: when it fires it finds the lease extended and
     // moves itself, which saves an alarm write on every step.
@@ -225,7 +228,7 @@ export class RolloutSessionCore {
     const state = this.#kernel.state;
     if (!spec || !state) return undefined;
     const store = this.#kernel.store;
-    return buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
+    return buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages(), forks: readForks(this.#kernel.deps.storage.sql) });
   }
 
   /** An SSE stream: steps after `afterStepIndex`, then live steps, then the end event. */

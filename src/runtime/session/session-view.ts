@@ -5,6 +5,7 @@ import type { RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import type { Step } from "../../schemas/step";
 import type { ChatMessage } from "../../schemas/chat";
 import type { Span } from "../../schemas/span";
+import type { ForkRecord } from "../../schemas/rollout-tree";
 import type { SseEvent } from "./event-hub";
 import type { SessionState } from "./session-state";
 import { attemptSteps, withTrainingExclusion } from "./attempt-view";
@@ -34,7 +35,7 @@ function resourceVersions(spans: Span[], finalAttempt: number | null): Record<st
 }
 
 /** Assembles `GET /v1/rollouts/:id` from the stored spec, state, steps and calls. */
-export function buildRolloutView(spec: RolloutSpec, state: SessionState, records: { steps: Step[]; calls: LlmCall[]; spans: Span[]; finalMessages: ChatMessage[] | null }): RolloutView {
+export function buildRolloutView(spec: RolloutSpec, state: SessionState, records: { steps: Step[]; calls: LlmCall[]; spans: Span[]; finalMessages: ChatMessage[] | null; forks?: ForkRecord[] }): RolloutView {
   const calls = records.calls.map((call) => withTrainingExclusion(call, state));
   // Attempt agents commit no steps; their trajectory is read off the final attempt's calls.
   const steps = records.steps.length === 0 && state.final_attempt !== null ? attemptSteps(spec.rollout_id, calls, state) : records.steps;
@@ -53,6 +54,8 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     finished_at: state.finished_at,
     config: spec.config,
     group: spec.group,
+    tree: spec.tree ?? null,
+    forks: records.forks ?? [],
     usage: { prompt_tokens: state.prompt_tokens, completion_tokens: state.completion_tokens, llm_calls: state.llm_calls },
     trajectory: {
       schema_version: 1,

@@ -5,7 +5,7 @@
  */
 import type { SimulatorConfig } from "./options";
 import { type ForcedChoice, type AnswerToolCall, forcedOutputText, parseForcedOutput } from "./forced-tools";
-import { type Generation, generateIds } from "./generation";
+import { type GenerateLimits, type Generation, generateIds } from "./generation";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
 import type { PolicyInput, PolicyOutput, ToolMode } from "./policy";
@@ -77,7 +77,7 @@ export function generateChoice(
   config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser" | "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">,
   parsing: ToolParsing,
   seed: number,
-  limits: { maxTokens: number; stop: string[]; ignoreEos?: boolean },
+  limits: GenerateLimits,
 ): Generation {
   const tokenizer = tokenizerFor(config.tokenizer);
   if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds(tokenizer, [], limits);

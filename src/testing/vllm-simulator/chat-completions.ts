@@ -92,7 +92,7 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
   const turns = turnsOf(request);
   const policy = { turns, toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, thinking: thinkingFor(request, turns, config.thinking) };
-  const limits = { maxTokens: maxTokens ?? config.maxModelLen - promptIds.length, stop: stopList(request.stop), ignoreEos: request.ignore_eos === true };
+  const limits = { maxTokens: maxTokens ?? config.maxModelLen - promptIds.length, stop: stopList(request.stop), includeStopStr: request.include_stop_str_in_output === true, ignoreEos: request.ignore_eos === true };
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): ChatChoice => {
     const choice = choiceSeed(seed, index, request.temperature);
     return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation: generateChoice(policy, config, parsing, choice, limits) };

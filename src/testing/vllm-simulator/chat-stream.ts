@@ -52,7 +52,7 @@ class ChoiceStream {
 
   /** The delta that token `position` adds; empty when nothing can be sent yet. */
   step(position: number): Record<string, unknown> {
-    const textDelta = this.choice.generation.textDeltas[position] ?? "";
+    const textDelta = this.choice.generation.streamDeltas[position] ?? "";
     this.#text += textDelta;
     if (this.#mode === null && !this.#hermes && !this.#forced) return { content: textDelta };
     const split = this.#mode !== null ? splitReasoningSoFar(this.#text, this.#mode) : { reasoning: "", content: this.#text };

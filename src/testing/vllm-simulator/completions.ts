@@ -76,7 +76,7 @@ function prepare(body: unknown, scope: RequestScope, context: SimulatorContext):
     const body = output ? tokenizer.renderAssistantBody(output.content, output.toolCalls) : [];
     // A continued turn picks the script up where its ids stop (a script already over ends with
     // EOS at once); stop strings apply to the new text only, as vLLM checks the output, not the prompt.
-    const generation = generateIds(tokenizer, body.slice(prefix.length), { maxTokens, stop: stopList(request.stop) });
+    const generation = generateIds(tokenizer, body.slice(prefix.length), { maxTokens, stop: stopList(request.stop), includeStopStr: request.include_stop_str_in_output === true });
     return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation };
   });
   return { request, id: responseId("cmpl", scope.requestIdHeader, request.request_id), promptIds, base, prefix, choices, pd, config };
@@ -149,7 +149,7 @@ async function stream(prepared: PreparedCompletion, scope: RequestScope, context
     for (const choice of prepared.choices) {
       const ids = choice.generation.tokenIds;
       if (i >= ids.length) continue;
-      const delta = (i === 0 ? echoed : "") + (choice.generation.textDeltas[i] ?? "");
+      const delta = (i === 0 ? echoed : "") + (choice.generation.streamDeltas[i] ?? "");
       const last = i === ids.length - 1;
       const chunkChoice = {
         index: choice.index,

@@ -12,6 +12,8 @@ export interface GenerateLimits {
   maxTokens: number;
   /** Stop strings; the text is cut before the first one found. */
   stop: readonly string[];
+  /** vLLM's `include_stop_str_in_output`: the text is cut after the stop string instead. Default false. */
+  includeStopStr?: boolean;
   /**
    * vLLM's `ignore_eos`: EOS does not end the generation, which runs to `maxTokens` (finish
    * "length"). The simulator continues with the body's own tokens again, so a long completion
@@ -31,6 +33,13 @@ export interface Generation {
   text: string;
   /** Text each token adds to `text`, in order (empty for control tokens and cut-off tails). */
   textDeltas: string[];
+  /**
+   * Text each token's streamed chunk carries: `textDeltas`, except that with stop strings (and
+   * without `includeStopStr`) the last `longest stop - 1` characters wait until the output is
+   * known not to end in a stop string, as vLLM's stop buffer holds them (detokenizer.py,
+   * `get_next_output_text`); the last token's chunk carries all that is left.
+   */
+  streamDeltas: string[];
 }
 
 /**
@@ -50,14 +59,17 @@ function textDeltasOf(tokenizer: SimTokenizer, ids: readonly number[]): string[]
   return ids.map((id) => (tokenizer.controlTokenIds.has(id) ? "" : decoder.decode(tokenizer.tokenBytes(id), { stream: true })));
 }
 
-function findStop(text: string, stop: readonly string[]): { index: number; stop: string } | undefined {
-  let best: { index: number; stop: string } | undefined;
+/**
+ * vLLM's check_stop_strings: in the order given, the first stop string that the text added since
+ * `before` completes (the search starts `len(stop) - 1` characters before the new text).
+ */
+function findStop(text: string, before: number, stop: readonly string[]): { index: number; stop: string } | undefined {
   for (const s of stop) {
     if (s === "") continue;
-    const index = text.indexOf(s);
-    if (index >= 0 && (best === undefined || index < best.index)) best = { index, stop: s };
+    const index = text.indexOf(s, Math.max(0, before - s.length + 1));
+    if (index >= 0) return { index, stop: s };
   }
-  return best;
+  return undefined;
 }
 
 /** Generates the tokens of `output` (rendered in hermes format) under `limits`. */
@@ -76,13 +88,16 @@ export function generateIds(tokenizer: SimTokenizer, bodyIds: readonly number[],
     const deltas = textDeltasOf(tokenizer, ids);
     let text = "";
     for (let i = 0; i < ids.length; i++) {
+      const before = text.length;
       text += deltas[i];
-      const hit = findStop(text, limits.stop);
+      if (text.length === before) continue;
+      const hit = findStop(text, before, limits.stop);
       if (hit) {
-        // vLLM keeps the token that completed the stop string but cuts the text before it.
+        // vLLM keeps the token that completed the stop string but cuts the text before it (after it
+        // with include_stop_str_in_output).
         ids = ids.slice(0, i + 1);
         stopReason = hit.stop;
-        cut = hit.index;
+        cut = limits.includeStopStr ? hit.index + hit.stop.length : hit.index;
         break;
       }
     }
@@ -97,8 +112,26 @@ export function generateIds(tokenizer: SimTokenizer, bodyIds: readonly number[],
   const full = decodeIds(tokenizer, ids, { skipSpecialTokens: true });
   const text = cut === undefined ? full : full.slice(0, cut);
   const textDeltas = textDeltasOf(tokenizer, ids);
+  const uncut = [...textDeltas];
   if (cut !== undefined) clipDeltas(textDeltas, text.length);
-  return { tokenIds: ids, finishReason, stopReason, text, textDeltas };
+  const hold = limits.stop.length > 0 && !limits.includeStopStr ? Math.max(...limits.stop.map((s) => s.length)) - 1 : 0;
+  return { tokenIds: ids, finishReason, stopReason, text, textDeltas, streamDeltas: hold > 0 ? heldBack(uncut, text, hold) : [...textDeltas] };
+}
+
+/**
+ * What each token's chunk may send when the last `hold` characters of the text so far (before any
+ * stop-string cut, which only the last token makes) wait for the next token; the last sends the rest of `text`.
+ */
+function heldBack(deltas: readonly string[], text: string, hold: number): string[] {
+  let total = 0;
+  let sent = 0;
+  return deltas.map((delta, i) => {
+    total += delta.length;
+    const upTo = i === deltas.length - 1 ? text.length : Math.min(text.length, Math.max(sent, total - hold));
+    const out = text.slice(sent, upTo);
+    sent = upTo;
+    return out;
+  });
 }
 
 /** `bodyIds` repeated up to `maxTokens` (a space token when the body is empty): never EOS. */

@@ -77,6 +77,8 @@ const sampling = {
   include_metrics: z.boolean().nullish(),
   /** vLLM's `ignore_eos`: generate to max_tokens, past EOS (benchmarks ask for long completions with it). */
   ignore_eos: z.boolean().nullish(),
+  /** vLLM's `include_stop_str_in_output`: a matched stop string stays in the text (and no text is held back while streaming). */
+  include_stop_str_in_output: z.boolean().nullish(),
   // Accepted for disaggregated-serving clients; the simulator has no KV cache to transfer.
   kv_transfer_params: z.record(z.string(), z.unknown()).nullish(),
   /** vLLM's prefix-cache salt: mixed into the first block's hash, so differently salted requests share no cached block. */

@@ -10,3 +10,4 @@ describe("bearer-auth.integration.test.ts", async () => void (await import("../b
 describe("dashboard-auth.integration.test.ts", async () => void (await import("../dashboard-auth.integration.test")));
 describe("deployment-guard.integration.test.ts", async () => void (await import("../deployment-guard.integration.test")));
 describe("otlp-export.integration.test.ts", async () => void (await import("../otlp-export.integration.test")));
+describe("upstream-streams.integration.test.ts", async () => void (await import("../upstream-streams.integration.test")));

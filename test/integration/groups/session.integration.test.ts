@@ -13,3 +13,4 @@ describe("work-consumer.integration.test.ts", async () => void (await import("..
 describe("termination-limits.integration.test.ts", async () => void (await import("../termination-limits.integration.test")));
 describe("rollout-events.integration.test.ts", async () => void (await import("../rollout-events.integration.test")));
 describe("rollouts-api.integration.test.ts", async () => void (await import("../rollouts-api.integration.test")));
+describe("tree-fork.integration.test.ts", async () => void (await import("../tree-fork.integration.test")));

@@ -111,6 +111,22 @@ describe("POST /v1/chat/completions", () => {
     expect(body.choices[0].message.content).toBe("12 * (3 + 4)");
   });
 
+  it("keeps the stop string with include_stop_str_in_output, and while streaming holds back longest-stop - 1 characters as vLLM's stop buffer does", async () => {
+    const kept = await postJson(url, { messages: QUESTION, stop: [" =", "(3 + 4) = 8"], include_stop_str_in_output: true });
+    expect(kept.body.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: " =", message: { content: "12 * (3 + 4) =" } });
+    const request = { messages: QUESTION, stop: [" =", "(3 + 4) = 8"], return_token_ids: true };
+    const whole = (await postJson(url, request)).body.choices[0];
+    const chunks = jsonChunks(await postSse(url, { ...request, stream: true })).slice(1);
+    const texts = chunks.map((c) => c.choices[0].delta.content ?? "");
+    expect(texts.join("")).toBe("12 * (3 + 4)");
+    // Each chunk before the last sends the text of the tokens so far but its last 10 characters.
+    chunks.slice(0, -1).forEach((_, i) => {
+      const generated = decode(chunks.slice(0, i + 1).flatMap((c) => c.choices[0].token_ids), { skipSpecialTokens: true });
+      expect(texts.slice(0, i + 1).join("")).toBe(generated.slice(0, Math.max(0, generated.length - 10)));
+    });
+    expect(chunks.flatMap((c) => c.choices[0].token_ids)).toEqual(whole.token_ids);
+  });
+
   it("rejects a prompt that does not fit with vLLM's context-length error", async () => {
     const { status, body } = await postJson(url, { messages: QUESTION, max_tokens: 4090, return_token_ids: true });
     expect(status).toBe(400);
