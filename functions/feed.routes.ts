@@ -3,10 +3,10 @@ import { Hono } from "hono";
 import { r2SizedReader } from "../src/sink/r2-blobs";
 import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
 import { encodeArrowPullChunks, encodeStreamedPullHead } from "../src/runtime/feed/arrow-pull";
-import { planStreamedPull } from "../src/runtime/feed/pack-spans";
+import { MAX_STREAMED_BYTES, planStreamedPull } from "../src/runtime/feed/pack-spans";
 import { ARROW_EOS } from "../src/sink/arrow/arrow-ipc";
 import { streamSpans } from "../src/sink/r2-span-stream";
-import { inlineGroups, MAX_INLINE_GROUPS, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
+import { inlineGroups, MAX_INLINE_BYTES, MAX_INLINE_GROUPS, MAX_INLINE_MEMBERS, readPulledSamples } from "../src/runtime/feed/inline-samples";
 import { AcceptHeader, negotiatePullFormat, PULL_MEDIA_TYPES } from "../src/runtime/feed/pull-format";
 import type { FieldIssue } from "../src/runtime/feed/feed-results";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
@@ -55,15 +55,18 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     if (!inline) return c.json(response);
     const feedMs = Date.now() - started;
     // Every group's batch has a byte span in its pack: stream them from R2, nothing read here.
-    const plan = format === "arrow" && c.env.FEED_STREAMED_PULLS !== "off" ? planStreamedPull(response.groups, packs ?? {}) : null;
+    // The caller's max_bytes narrows the server's own budget, never widens it.
+    const budget = (serverMax: number) => Math.min(body.max_bytes ?? serverMax, serverMax);
+    const plan = format === "arrow" && c.env.FEED_STREAMED_PULLS !== "off" ? planStreamedPull(response.groups, packs ?? {}, budget(MAX_STREAMED_BYTES)) : null;
     if (plan) {
-      if (plan.returned.length > 0) await feed.returnGroups(response.lease_id!, plan.returned);
+      const back = plan.returned.length > 0 ? await feed.returnGroups(response.lease_id!, plan.returned) : 0;
       const { body: streamed, length } = streamSpans(c.env.TRAJECTORIES, encodeStreamedPullHead(response, plan), plan.reads, ARROW_EOS);
-      // `streamed`: the samples' bytes come from R2 as the body is sent (no R2 time before the answer), in `reads` range reads.
-      const timing = `feed;dur=${feedMs}, r2;dur=0;desc="${plan.reads.length} reads", encode;dur=${Date.now() - started - feedMs}, streamed`;
+      // `streamed`: the samples' bytes come from R2 as the body is sent (no R2 time before the answer), in `reads` range reads;
+      // `returned`: groups over the byte budget, and how many of them the feed took back.
+      const timing = `feed;dur=${feedMs}, r2;dur=0;desc="${plan.reads.length} reads", encode;dur=${Date.now() - started - feedMs}, streamed, returned;desc="${plan.returned.length}/${back}"`;
       return c.body(streamed, 200, { "content-type": PULL_MEDIA_TYPES.arrow, "content-length": String(length), "server-timing": timing });
     }
-    const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups, packs);
+    const read = await readPulledSamples(r2SizedReader(c.env.TRAJECTORIES), response.groups, packs, budget(MAX_INLINE_BYTES));
     const readMs = Date.now() - started - feedMs;
     // Groups over the byte budget go back to the feed now, not when the lease expires.
     if (read.returned.length > 0) await feed.returnGroups(response.lease_id!, read.returned);

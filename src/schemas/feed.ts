@@ -14,6 +14,8 @@ export const DEFAULT_LEASE_MS = 300_000;
 export const MAX_PULL_GROUPS = 1024;
 /** Most training samples one pull may ask for. */
 export const MAX_PULL_SAMPLES = 100_000;
+/** Largest `max_bytes` a pull may ask for; the server's own budgets (inline-samples.ts, pack-spans.ts) may be lower. */
+export const MAX_PULL_BYTES = 1024 * 1024 * 1024;
 /** Most batch ids one pull or stats query may name. */
 export const MAX_FILTER_BATCHES = 256;
 /** Longest `batch_prefix` / `uid_prefix`. */
@@ -64,7 +66,9 @@ export type StatsQueryInput = z.input<typeof StatsQuery>;
 /**
  * `POST /v1/feed/pull`. At least one of `max_groups` / `max_samples` (training samples, summed
  * over members; whole groups only, and the first group is always delivered even if it alone is
- * larger). `min_policy_version` skips (leaves ready, does not drop) groups older than it;
+ * larger). `max_bytes` bounds an inline pull's sample bytes below the server's own budget (a
+ * trainer short of memory; the first group still always goes, the rest go back first in line).
+ * `min_policy_version` skips (leaves ready, does not drop) groups older than it;
  * `training_mode` restricts the pull to one mode; `inline` returns samples instead of R2 keys.
  * `batch_id` and `batch_prefix` (each one or a list; e.g. `"<id>.chunk"` for a chunked submit)
  * restrict it to groups of those batches (a group matches either); `uid_prefix` to group uids that
@@ -73,6 +77,7 @@ export type StatsQueryInput = z.input<typeof StatsQuery>;
 export const PullRequest = z.object({
   max_groups: z.int("max_groups must be an integer").min(1, "max_groups must be >= 1").max(MAX_PULL_GROUPS, `max_groups must be <= ${MAX_PULL_GROUPS}`).optional(),
   max_samples: z.int("max_samples must be an integer").min(1, "max_samples must be >= 1").max(MAX_PULL_SAMPLES, `max_samples must be <= ${MAX_PULL_SAMPLES}`).optional(),
+  max_bytes: z.int("max_bytes must be an integer").min(1, "max_bytes must be >= 1").max(MAX_PULL_BYTES, `max_bytes must be <= ${MAX_PULL_BYTES}`).optional(),
   min_policy_version: z.int("min_policy_version must be an integer").min(0, "min_policy_version must be >= 0").optional(),
   lease_ms: z.int("lease_ms must be an integer").min(MIN_LEASE_MS, `lease_ms must be >= ${MIN_LEASE_MS}`).max(MAX_LEASE_MS, `lease_ms must be <= ${MAX_LEASE_MS}`).default(DEFAULT_LEASE_MS),
   inline: z.boolean("inline must be a boolean").default(false),

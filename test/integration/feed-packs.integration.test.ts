@@ -162,4 +162,39 @@ describe("group packs", () => {
     expect(byUid.get(other.uid)!.members.map((m) => m.samples.map((s) => s.rollout_id))).toEqual(other.messages.map((m) => [m.rollout_id]));
     expect(byUid.get(packed.uid)!.members.map((m) => m.samples.length)).toEqual([1, 2]);
   });
+
+  it("over the caller's max_bytes (4 shards) hand the groups that do not fit back first in line, and the next pull streams them", async () => {
+    const sharded = { ...env, FEED_SHARDS: "4" };
+    const batchId = uniqueId("pack-bytes");
+    const groups = [];
+    for (let g = 0; g < 3; g++) groups.push(await publishKinds(batchId, [K.multi_turn!, K.drift!]));
+    for (const group of groups) {
+      const batch = createMessageBatch("edge-rollout-results", group.messages.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: 1, body })));
+      await worker.queue(batch as MessageBatch<unknown>, sharded);
+      await getQueueResult(batch, createExecutionContext());
+    }
+    const pull = async (body: Record<string, unknown>) => {
+      const request = new Request("http://edge/v1/feed/pull", { method: "POST", headers: { "content-type": "application/json", accept: ARROW_STREAM_MEDIA_TYPE }, body: JSON.stringify({ lease_ms: 30_000, batch_id: batchId, ...body }) });
+      const response = await worker.fetch(request, sharded, createExecutionContext());
+      expect(response.status).toBe(200);
+      const timing = response.headers.get("server-timing") ?? "";
+      const table = decodeArrowStream(new Uint8Array(await response.arrayBuffer()));
+      return { meta: JSON.parse(table.metadata[PULL_METADATA_KEY]!) as ArrowPullMetadata, rows: columnsToSamples(table).length, timing };
+    };
+    // A budget of one byte: the first group always goes, the other two go back at once.
+    const first = await pull({ max_groups: 10, max_bytes: 1 });
+    expect(first.timing).toContain("streamed");
+    expect([first.meta.groups.length, first.meta.returned_groups, first.rows]).toEqual([1, 2, 3]);
+    const second = await pull({ max_groups: 10 });
+    expect(second.timing).toContain("streamed");
+    expect(second.meta.groups.map((g) => g.uid).sort()).toEqual(groups.map((g) => g.uid).filter((uid) => uid !== first.meta.groups[0]!.uid).sort());
+    expect([second.meta.returned_groups, second.rows, second.meta.groups.every((g) => g.deliveries === 1)]).toEqual([0, 6, true]);
+    expect((await pull({ max_groups: 10 })).meta.groups).toEqual([]);
+  });
+
+  it("answer a max_bytes that is not a positive integer with 422 naming it, leasing nothing", async () => {
+    const response = await postJson("/v1/feed/pull", { max_groups: 1, inline: true, max_bytes: 0 });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { errors: Array<{ path: string }> }).errors.map((e) => e.path)).toContain("max_bytes");
+  });
 });

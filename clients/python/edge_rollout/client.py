@@ -160,7 +160,7 @@ class Client:
              lease_ms: Optional[int] = DEFAULT_LEASE_MS, inline: bool = True,
              min_policy_version: Optional[int] = None, training_mode: Optional[str] = None,
              batch_id: Union[str, Sequence[str], None] = None, batch_prefix: Optional[str] = None,
-             uid_prefix: Optional[str] = None, format: str = "auto") -> dict[str, Any]:
+             uid_prefix: Optional[str] = None, format: str = "auto", max_bytes: Optional[int] = None) -> dict[str, Any]:
         """``POST /v1/feed/pull``: leases the oldest ready GRPO groups.
 
         At least one of ``max_groups`` / ``max_samples`` is required. ``lease_ms`` defaults to
@@ -178,6 +178,10 @@ class Client:
         has the same keys, each sample is a ``SampleRef`` mapping whose token ids / mask /
         logprobs are numpy views of the body, and ``columns`` holds them all as flat arrays.
         Without pyarrow ``"auto"`` pulls JSON and warns once; ``"json"`` always pulls JSON.
+
+        ``max_bytes`` caps an inline pull's sample bytes below the server's own budget (64 MiB
+        streamed Arrow, 24 MiB otherwise): the first group always comes, groups past the cap go
+        back to the feed first in line (``returned_groups`` counts them).
         """
         if max_groups is None and max_samples is None:
             raise ValueError("max_groups or max_samples is required")
@@ -186,7 +190,7 @@ class Client:
         body = _drop_none({"max_groups": max_groups, "max_samples": max_samples, "lease_ms": lease_ms,
                            "inline": inline, "min_policy_version": min_policy_version,
                            "training_mode": training_mode, "batch_id": _batch_ids(batch_id),
-                           "batch_prefix": batch_prefix, "uid_prefix": uid_prefix})
+                           "batch_prefix": batch_prefix, "uid_prefix": uid_prefix, "max_bytes": max_bytes})
         use_arrow = inline and (format == "arrow" or (format == "auto" and arrow_available()))
         if format == "arrow" and not arrow_available(warn=False):
             raise ImportError("format='arrow' needs pyarrow (python3 -m pip install pyarrow)")

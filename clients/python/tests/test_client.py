@@ -83,6 +83,11 @@ def test_pull_asks_for_inline_samples_and_the_lease(server, client, feed):
     assert server.bodies("POST", "/v1/feed/pull") == [{"max_groups": 4, "lease_ms": 300000, "inline": True, "min_policy_version": 3}]
 
 
+def test_pull_passes_a_byte_cap_only_when_asked(server, client, feed):
+    client.pull(max_groups=4, max_bytes=8 << 20, format="json")
+    assert server.bodies("POST", "/v1/feed/pull") == [{"max_groups": 4, "lease_ms": 300000, "inline": True, "max_bytes": 8 << 20}]
+
+
 def test_the_weight_sync_handshake_hits_begin_and_end(server, client):
     server.route("POST", "/v1/policy/sync/begin", lambda body: (200, {"policy_version": 3, "syncing": True, "in_flight": 0}, {}))
     server.route("POST", "/v1/policy/sync/end", lambda body: (200, {"policy_version": 4, "previous_version": 3, "syncing": False}, {}))
