@@ -66,11 +66,13 @@ def drain(client: TimedClient, fmt: str, args, capture=None) -> dict[str, Any]:
             t0 = time.perf_counter()
             pulled = client.pull(max_groups=args.groups_per_pull, batch_id=args.batch_id, format=fmt, lease_ms=args.lease_ms[fmt])
             t1 = time.perf_counter()
+            leased_until = t1 + args.lease_ms[fmt] / 1000  # this pull's lease lapses no earlier than this
             info = client.last
             if capture:
                 capture(fmt, len(pulls), info["raw"])
             if pulled["lease_id"] is None:
-                raise SystemExit(f"the feed ran dry after {samples} of {args.samples} samples")
+                timings = " | ".join(p["timing"] for p in pulls)
+                raise SystemExit(f"the feed ran dry after {samples} of {args.samples} samples ({fmt}; earlier pulls' Server-Timing: {timings})")
             uids = {g["uid"] for g in pulled["groups"]}
             if uids & seen:
                 raise SystemExit(f"a group came twice in one drain: lease_ms {args.lease_ms[fmt]} is too short for this machine")
@@ -79,9 +81,9 @@ def drain(client: TimedClient, fmt: str, args, capture=None) -> dict[str, Any]:
             t2 = time.perf_counter()
             samples += len(batch)
             pulls.append({"http": info["http"], "wait": info["wait"], "decode": (t1 - t0) - info["http"], "pad": t2 - t1,
-                          "bytes": info["bytes"], "samples": len(batch), "worker": worker_ms(info["timing"])})
+                          "bytes": info["bytes"], "samples": len(batch), "worker": worker_ms(info["timing"]), "timing": info["timing"]})
             del pulled, batch
-        return {"total": time.perf_counter() - start, "pulls": pulls, "samples": samples}
+        return {"total": time.perf_counter() - start, "pulls": pulls, "samples": samples, "leased_until": leased_until}
     finally:
         gc.enable()
 
@@ -111,8 +113,10 @@ def main() -> int:
     # process state (allocator, caches): run one after the other, whichever went second padded faster.
     for round_index in range(args.rounds + 1):
         for fmt in ("arrow", "json"):
-            lapsed = time.perf_counter() + args.lease_ms[fmt] / 1000 + 0.3  # then the next drain gets the same groups
             run = drain(worker, fmt, args, capture=store if round_index == 0 else None)
+            # Every lease of this drain (its last pull's too) must lapse before the next drain, or
+            # that drain finds those groups still leased (exactly-once) and runs dry.
+            lapsed = run["leased_until"] + 0.3
             urllib.request.urlopen(urllib.request.Request(f"{args.floor_url}/reset", method="POST"), timeout=10).read()
             floor_run = drain(floor, fmt, args)
             if round_index:
