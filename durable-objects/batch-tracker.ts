@@ -15,11 +15,15 @@ import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
 import { memberSignal } from "../src/sink/member-signal";
+import type { ForkPrefix } from "../src/runtime/session/fork-prefix";
+import type { ForkSourceResult } from "../src/runtime/session/session-fork";
 import { r2Blobs } from "../src/sink/r2-blobs";
 
 /** The RolloutSession methods a batch calls (spelled out: the generic stub types are too deep). */
 interface SessionCalls {
   create(spec: RolloutSpec): Promise<CreateResult>;
+  forkSource(atStep: number): Promise<ForkSourceResult>;
+  createFork(spec: RolloutSpec, prefix: ForkPrefix): Promise<CreateResult>;
   cancel(): Promise<FinishResult>;
   read(): Promise<RolloutView | undefined>;
 }
@@ -29,6 +33,8 @@ function sessions(namespace: Env["ROLLOUT_SESSION"]): RolloutSessionsPort {
   return {
     create: (spec) => stub(spec.rollout_id).create(spec),
     cancel: (rolloutId) => stub(rolloutId).cancel(),
+    forkSource: (parentId, atStep) => stub(parentId).forkSource(atStep),
+    createFork: (spec, prefix) => stub(spec.rollout_id).createFork(spec, prefix),
     async outcome(rolloutId) {
       const view = await stub(rolloutId).read();
       if (!view) return undefined;
@@ -67,6 +73,7 @@ export class BatchTracker extends DurableObject<Env> {
           return agent?.kind === "workflow" ? agent.maxConcurrent : null;
         },
         rewardDimensions: (name) => agentRegistry.get(name)?.rewardDimensions ?? [],
+        definition: (name) => (isExternalAgent(name) ? undefined : agentRegistry.get(name)),
       },
       now: () => Date.now(),
     });

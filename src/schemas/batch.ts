@@ -5,6 +5,7 @@ import { RolloutConfig } from "./rollout-config";
 import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "./member-outcome";
 import { DataManagerName, TrainingModeName } from "./rollout-group";
 import { TerminationReason } from "./termination";
+import { BatchTree, MAX_TREE_ROLLOUTS_PER_ROW, treeNodes } from "./batch-tree";
 
 /** Version of the BatchMessage shape; bump with a fixture when it changes. */
 export const BATCH_MESSAGE_SCHEMA_VERSION = 1;
@@ -98,10 +99,12 @@ const batchFields = {
   filter: SignalFilter.optional(),
   /** A complete group still holding an infrastructure failure: `withhold` (default) or `deliver_valid`. */
   on_infra_failure: InfraFailurePolicy.default("withhold"),
+  /** Tree sampling: each of a row's n roots branched at `branch_at` steps into `width` children per node (batch-tree.ts). */
+  tree: BatchTree.optional(),
 };
 
-/** Exactly one of `rows` and `dataset_key`; a `target_groups` inline rows can give. */
-function oneSource(value: { rows?: unknown[]; dataset_key?: unknown; limit?: number; target_groups?: number }, ctx: z.RefinementCtx): void {
+/** Exactly one of `rows` and `dataset_key`; a `target_groups` inline rows can give; a tree of bounded size, without `target_groups`. */
+function oneSource(value: { rows?: unknown[]; dataset_key?: unknown; limit?: number; target_groups?: number; n: number; tree?: BatchTree }, ctx: z.RefinementCtx): void {
   if ((value.rows === undefined) === (value.dataset_key === undefined)) {
     const message = "exactly one of rows and dataset_key is required";
     ctx.addIssue({ code: "custom", path: [value.rows === undefined ? "rows" : "dataset_key"], message });
@@ -110,6 +113,11 @@ function oneSource(value: { rows?: unknown[]; dataset_key?: unknown; limit?: num
   if (rows !== undefined && value.target_groups !== undefined && value.target_groups > rows) {
     ctx.addIssue({ code: "custom", path: ["target_groups"], message: `target_groups (${value.target_groups}) must be <= the batch's rows (${rows})` });
   }
+  if (!value.tree) return;
+  // A cut stops releasing by slot index; a tree's children are released by their parents' ends.
+  if (value.target_groups !== undefined) ctx.addIssue({ code: "custom", path: ["target_groups"], message: "target_groups cannot be combined with tree" });
+  const perRow = value.n * treeNodes(value.tree);
+  if (perRow > MAX_TREE_ROLLOUTS_PER_ROW) ctx.addIssue({ code: "custom", path: ["tree"], message: `n × the tree's nodes is ${perRow} rollouts per row; at most ${MAX_TREE_ROLLOUTS_PER_ROW}` });
 }
 
 /** `POST /v1/batches` body: without `batch_id`, one is generated. */
@@ -160,7 +168,7 @@ export const BatchProgress = z.object({
   done: z.boolean(),
   rows: z.int(),
   n: z.int(),
-  /** rows × n. */
+  /** rows × n, times the nodes of one tree with `tree` (slots whose parent ended before the branch step count as cancelled). */
   rollouts: z.int(),
   /** Rollouts created so far (the rest are `not_released`, or cancelled without ever being created). */
   released: z.int(),

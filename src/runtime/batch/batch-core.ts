@@ -5,6 +5,8 @@ import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress } from "../../sche
 import { RolloutListQuery, type BatchSummary, type EvalRow, type RolloutListPage } from "../../schemas/batch-listing";
 import { ResultMessage, resultOutcome } from "../../schemas/result-message";
 import { BatchSignal } from "./batch-signal";
+import { treeNodes } from "../../schemas/batch-tree";
+import { rootSlots } from "./tree-slots";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { effectiveMaxConcurrent, fingerprintBatch, prepareTasks, resolveSettings } from "./batch-input";
 import type { AgentCatalog, RolloutSessionsPort } from "./batch-ports";
@@ -52,7 +54,7 @@ export class BatchCore {
     this.#deps = deps;
     this.#storage = new BatchStorage(deps.storage.sql);
     this.#storage.migrate();
-    this.#fanOut = new FanOut({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), sessions: deps.sessions, results: deps.results, now: deps.now });
+    this.#fanOut = new FanOut({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), sessions: deps.sessions, results: deps.results, definition: (name) => deps.agents.definition(name), now: deps.now });
     this.#signal = new BatchSignal({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), fanOut: this.#fanOut, now: deps.now });
   }
 
@@ -99,7 +101,8 @@ export class BatchCore {
       max_concurrent: effectiveMaxConcurrent(message, prepared.tasks, this.#deps.agents),
       dataset_key: message.dataset_key ?? null,
       rows: prepared.tasks.length,
-      total: prepared.tasks.length * message.n,
+      total: prepared.tasks.length * message.n * treeNodes(message.tree),
+      tree: message.tree ?? null,
       next_index: 0,
       cancelled_at: null,
       max_member_retries: message.max_member_retries,
@@ -234,7 +237,8 @@ export class BatchCore {
       const record = this.#storage.readBatch();
       if (!record) return false;
       if (record.finished_at !== null) return true;
-      const drained = record.cancelled_at !== null || record.cut_at !== null || record.next_index === record.total;
+      // Tree children are released by their parents' ends, before this runs: live parents keep it open.
+      const drained = record.cancelled_at !== null || record.cut_at !== null || record.next_index === rootSlots(record);
       if (!drained || this.#storage.countLive() > 0) return false;
       const now = this.#deps.now();
       this.#storage.writeBatch({ ...record, finished_at: now, updated_at: now });

@@ -7,6 +7,8 @@ import { placementIssues } from "../../sink/training-modes";
 import type { AgentCatalog } from "./batch-ports";
 import type { BatchIssue } from "./batch-results";
 import { rowToTask, type RowTask } from "./row-task";
+import { agentForkRefusal } from "../session/fork-plan";
+import { RolloutId } from "../../schemas/rollout-id";
 
 /** Largest stored task per row (JSON bytes): Durable Object rows are capped at 2 MB. */
 export const MAX_ROW_TASK_BYTES = 1_000_000;
@@ -93,6 +95,26 @@ function signalIssues(message: BatchMessage, tasks: readonly RowTask[], agents: 
 }
 
 /**
+ * What a `tree` needs beyond its shape: agents that can fork (stepwise, on the stepwise engine),
+ * a last branch step below `config.max_steps` (a child branching there would end at once), and
+ * slot ids that fit the rollout-id bound at the deepest node's last retry.
+ */
+function treeIssues(message: BatchMessage, tasks: readonly RowTask[], agents: AgentCatalog): BatchIssue[] {
+  const tree = message.tree;
+  if (!tree) return [];
+  for (const name of new Set(tasks.map((task) => task.agent))) {
+    const refusal = agentForkRefusal(name, agents.definition(name));
+    if (refusal) return [{ path: "tree", message: `tree needs agents that can fork: ${refusal}` }];
+  }
+  const maxSteps = resolveSettings(message).config.max_steps;
+  const last = tree.branch_at.length - 1;
+  if (tree.branch_at[last]! >= maxSteps) return [{ path: `tree.branch_at.${last}`, message: `branch_at steps must be below config.max_steps (${maxSteps})` }];
+  const deepest = `${message.batch_id}:${tasks.length - 1}:${message.n - 1}${tree.branch_at.map((step) => `.t${step}-${tree.width - 1}`).join("")}.retry-${message.max_member_retries}`;
+  if (!RolloutId.safeParse(deepest).success) return [{ path: "tree", message: `the deepest node's rollout id (${deepest.length} characters) exceeds 200: use a shorter batch_id or fewer branch steps` }];
+  return [];
+}
+
+/**
  * Loads the rows and maps each to its task, checking what the schema cannot: a registered
  * training mode and data manager, a user message in the prompt, a registered agent (per-row
  * `agent_name` too) and the stored size. Every bad row is
@@ -119,7 +141,7 @@ export async function prepareTasks(message: BatchMessage, blobs: BlobStorePort, 
     tasks.push({ agent: mapped.agent, task: mapped.task });
   });
   if (errors.length > 0) return { ok: false, errors: errors.slice(0, 20) };
-  const signal = signalIssues(message, tasks, agents);
+  const signal = [...signalIssues(message, tasks, agents), ...treeIssues(message, tasks, agents)];
   if (signal.length > 0) return { ok: false, errors: signal };
   return { ok: true, tasks };
 }

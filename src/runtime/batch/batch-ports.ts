@@ -1,6 +1,9 @@
 /** @module What a batch tracker reaches beyond its own storage: rollout sessions and the agent registry. */
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import type { CreateResult, FinishResult } from "../session/session-results";
+import type { ForkPrefix } from "../session/fork-prefix";
+import type { ForkSourceResult } from "../session/session-fork";
+import type { AgentDefinition } from "../../sdk/agent-registry";
 import type { RolloutOutcome } from "./batch-storage";
 
 /** The rollout sessions a batch fans out to (one Durable Object per rollout id). */
@@ -11,6 +14,10 @@ export interface RolloutSessionsPort {
   cancel(rolloutId: string): Promise<FinishResult>;
   /** How the rollout ended (read from its session), or undefined when it does not exist or has not ended. */
   outcome(rolloutId: string): Promise<RolloutOutcome | undefined>;
+  /** `RolloutSession.forkSource` of the parent: what a tree child at `atStep` copies. */
+  forkSource(parentId: string, atStep: number): Promise<ForkSourceResult>;
+  /** `RolloutSession.createFork` of the child (idempotent by rollout id, like `create`). */
+  createFork(spec: RolloutSpec, prefix: ForkPrefix): Promise<CreateResult>;
 }
 
 /** Which agent names a batch may use (registered agents and `external`). */
@@ -21,4 +28,6 @@ export interface AgentCatalog {
   maxConcurrent(name: string): number | null;
   /** The reward dimensions the agent declares it emits (`rewardDimensions`), which a filter may name; [] when none. */
   rewardDimensions(name: string): readonly string[];
+  /** The agent's definition (undefined for `external` and unknown names): a tree child's fork plan reads it. */
+  definition(name: string): AgentDefinition | undefined;
 }

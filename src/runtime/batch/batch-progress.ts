@@ -25,13 +25,15 @@ function groupProgress(record: BatchRecord, verdicts: Map<StoredVerdict, number>
 }
 
 /**
- * Counts by status add up to rows × n: rollouts not yet released are `not_released`, or
+ * Counts by status add up to `total` (rows × n × a tree's nodes): rollouts not yet released are `not_released`, or
  * `cancelled` once the batch is cancelled (they are never created). Termination reasons and the
  * reward mean cover rollouts that finished.
  */
 export function buildProgress(record: BatchRecord, storage: BatchStorage): BatchProgress {
   const byStatus = storage.countByStatus();
-  const unreleased = record.total - record.next_index;
+  // Roots are released by index, tree children as their parents end.
+  const released = record.next_index + (record.tree ? storage.countTreeSlots() : 0);
+  const unreleased = record.total - released;
   // A cut batch (its target met) never creates the rest either.
   const cancelled = record.cancelled_at !== null || record.cut_at !== null;
   const counts: BatchCounts = {
@@ -59,7 +61,7 @@ export function buildProgress(record: BatchRecord, storage: BatchStorage): Batch
     rows: record.rows,
     n: record.n,
     rollouts: record.total,
-    released: record.next_index,
+    released,
     in_flight: counts.queued + counts.running,
     max_concurrent: record.max_concurrent,
     counts,

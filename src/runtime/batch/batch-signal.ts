@@ -40,6 +40,8 @@ export class BatchSignal {
   /** Acts on a result the tracker just recorded for `slot` (from its message or read back): re-runs the slot, or judges its group. */
   async afterResult(slot: RolloutSlot, message: Pick<ResultMessage, "superseded">): Promise<void> {
     if (message.superseded) return this.#rerun(slot);
+    // A tree node's run is final: its children fork from it (the feed judges their groups).
+    await this.#deps.fanOut.branch(slot);
     await this.judgeRow(slot.row_index);
   }
 

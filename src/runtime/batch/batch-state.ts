@@ -5,14 +5,16 @@ import { DEFAULT_MEMBER_RETRIES } from "../../schemas/batch";
 import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "../../schemas/member-outcome";
 import { RolloutConfig } from "../../schemas/rollout-config";
 import { DataManagerName } from "../../schemas/rollout-group";
+import { BatchTree } from "../../schemas/batch-tree";
 
 /** Version of the persisted BatchRecord shape. */
 export const BATCH_RECORD_SCHEMA_VERSION = 1;
 
 /**
  * What a batch is (with defaults resolved) and how far its fan-out got. Rollout `k` of the batch
- * is row `floor(k / n)`, sample `k % n`; rollouts below `next_index` were released (created or
- * being created), the rest wait.
+ * is row `floor(k / n)`, sample `k % n`; roots below `next_index` were released (created or
+ * being created), the rest wait. A tree's children are not indexed: each is released when its
+ * parent ends (tree-slots.ts).
  */
 export const BatchRecord = z.object({
   schema_version: z.literal(BATCH_RECORD_SCHEMA_VERSION),
@@ -28,7 +30,7 @@ export const BatchRecord = z.object({
   max_concurrent: z.int().min(1),
   dataset_key: z.string().nullable(),
   rows: z.int().min(1),
-  /** rows × n. */
+  /** rows × n × the tree's nodes (1 without a tree): every slot, roots and tree children. */
   total: z.int().min(1),
   next_index: z.int().min(0),
   cancelled_at: z.number().nullable(),
@@ -38,6 +40,8 @@ export const BatchRecord = z.object({
   target_groups: z.int().min(1).nullable().default(null),
   filter: SignalFilter.nullable().default(null),
   on_infra_failure: InfraFailurePolicy.default("withhold"),
+  /** Tree sampling (batch-tree.ts); null: independent samples. */
+  tree: BatchTree.nullable().default(null),
   /** When `target_groups` was met: nothing more is released, what runs is cancelled (cut). */
   cut_at: z.number().nullable().default(null),
   created_at: z.number(),
@@ -53,6 +57,8 @@ export interface RolloutSlot {
   sample_index: number;
   /** Which run of the slot (0 first; k after k infrastructure failures). Default 0. */
   attempt?: number;
+  /** A tree child's parent: the rollout id of the parent run it is forked from (tree-slots.ts). */
+  parent_id?: string | null;
 }
 
 /**
@@ -61,10 +67,15 @@ export interface RolloutSlot {
  * first run's, so the feed's dedupe by rollout id keeps them apart.
  */
 export function retrySlot(slot: RolloutSlot, attempt: number): RolloutSlot {
-  return { rollout_id: `${slot.rollout_id.replace(RETRY_SUFFIX, "")}.retry-${attempt}`, row_index: slot.row_index, sample_index: slot.sample_index, attempt };
+  return { rollout_id: `${baseSlotId(slot.rollout_id)}.retry-${attempt}`, row_index: slot.row_index, sample_index: slot.sample_index, attempt, parent_id: slot.parent_id ?? null };
 }
 
 const RETRY_SUFFIX = /\.retry-[0-9]+$/;
+
+/** The slot a run belongs to: its rollout id without a `.retry-<k>` suffix. */
+export function baseSlotId(rolloutId: string): string {
+  return rolloutId.replace(RETRY_SUFFIX, "");
+}
 
 /** Rollout `index` of the batch: id `<batch_id>:<row>:<sample>`. */
 export function slotAt(record: Pick<BatchRecord, "batch_id" | "n">, index: number): RolloutSlot {

@@ -41,6 +41,8 @@ const SIGNAL_COLUMNS: Array<[name: string, definition: string]> = [
   ["completion_tokens", "INTEGER"],
   ["policy_version_start", "INTEGER"],
   ["policy_version_end", "INTEGER"],
+  // A tree child's parent run (tree-slots.ts); null for a root.
+  ["parent_id", "TEXT"],
 ];
 
 /** What became of a complete group: a GroupVerdict's kind, or its withholding reason. */
@@ -129,11 +131,12 @@ export class BatchStorage {
   insertReleased(slots: RolloutSlot[], now: number): void {
     for (const slot of slots) {
       this.#sql.exec(
-        `INSERT OR IGNORE INTO rollouts (rollout_id, row_index, sample_index, attempt, status, released_at) VALUES (?, ?, ?, ?, 'queued', ?)`,
+        `INSERT OR IGNORE INTO rollouts (rollout_id, row_index, sample_index, attempt, parent_id, status, released_at) VALUES (?, ?, ?, ?, ?, 'queued', ?)`,
         slot.rollout_id,
         slot.row_index,
         slot.sample_index,
         slot.attempt ?? 0,
+        slot.parent_id ?? null,
         now,
       );
     }
@@ -141,7 +144,7 @@ export class BatchStorage {
 
   /** The slot `rolloutId` runs in (with its attempt), or undefined if the batch never released it. */
   slotOf(rolloutId: string): RolloutSlot | undefined {
-    return this.#sql.exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number }>(`SELECT rollout_id, row_index, sample_index, attempt FROM rollouts WHERE rollout_id = ?`, rolloutId).toArray()[0];
+    return this.#sql.exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; parent_id: string | null }>(`SELECT rollout_id, row_index, sample_index, attempt, parent_id FROM rollouts WHERE rollout_id = ?`, rolloutId).toArray()[0];
   }
 
   /** Whether the batch released `rolloutId`. */
@@ -157,8 +160,8 @@ export class BatchStorage {
   /** Live rollouts, unconfirmed ones first, then the longest unchecked; at most `limit`. */
   listLive(limit: number): LiveRollout[] {
     return this.#sql
-      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; created: number; terminal_seen_at: number | null }>(
-        `SELECT rollout_id, row_index, sample_index, attempt, created, terminal_seen_at FROM rollouts WHERE ${LIVE} ORDER BY created, checked_at LIMIT ?`,
+      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; parent_id: string | null; created: number; terminal_seen_at: number | null }>(
+        `SELECT rollout_id, row_index, sample_index, attempt, parent_id, created, terminal_seen_at FROM rollouts WHERE ${LIVE} ORDER BY created, checked_at LIMIT ?`,
         limit,
       )
       .toArray()
@@ -168,8 +171,8 @@ export class BatchStorage {
   /** Live rollouts whose sessions said they ended at or before `before` (their result is overdue). */
   listOverdue(before: number, limit: number): LiveRollout[] {
     return this.#sql
-      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; created: number; terminal_seen_at: number | null }>(
-        `SELECT rollout_id, row_index, sample_index, attempt, created, terminal_seen_at FROM rollouts WHERE ${LIVE} AND terminal_seen_at <= ? LIMIT ?`,
+      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; parent_id: string | null; created: number; terminal_seen_at: number | null }>(
+        `SELECT rollout_id, row_index, sample_index, attempt, parent_id, created, terminal_seen_at FROM rollouts WHERE ${LIVE} AND terminal_seen_at <= ? LIMIT ?`,
         before,
         limit,
       )
@@ -251,16 +254,21 @@ export class BatchStorage {
     return { mean: row?.mean ?? null, count: row?.n ?? 0 };
   }
 
+  /** Tree child slots recorded so far (first runs: a re-run is the same slot). */
+  countTreeSlots(): number {
+    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE parent_id IS NOT NULL AND attempt = 0`).toArray()[0]?.n ?? 0;
+  }
+
   /** Rollouts that failed for infrastructure and were re-run. */
   countSuperseded(): number {
     return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE superseded = 1`).toArray()[0]?.n ?? 0;
   }
 
-  /** The current runs of row `rowIndex` that finished (a complete group has `n` of them). */
+  /** The current runs of row `rowIndex`'s roots that finished (a complete group has `n` of them; tree children are in their nodes' groups). */
   finishedMembers(rowIndex: number): FinishedMember[] {
     return this.#sql
       .exec<{ rollout_id: string; sample_index: number; attempt: number; termination_reason: TerminationReason | null; outcome: MemberOutcome | null; metric: number | null; reward: number | null }>(
-        `SELECT rollout_id, sample_index, attempt, termination_reason, outcome, metric, reward FROM rollouts WHERE row_index = ? AND ${CURRENT} AND NOT ${LIVE} ORDER BY sample_index`,
+        `SELECT rollout_id, sample_index, attempt, termination_reason, outcome, metric, reward FROM rollouts WHERE row_index = ? AND parent_id IS NULL AND ${CURRENT} AND NOT ${LIVE} ORDER BY sample_index`,
         rowIndex,
       )
       .toArray();

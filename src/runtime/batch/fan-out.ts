@@ -5,8 +5,12 @@ import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { RolloutSessionsPort } from "./batch-ports";
 import { standInResult, type StandInKind } from "./taken-slot";
 import { eachLimited } from "../each-limited";
-import { groupUid, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
+import { slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
 import type { BatchStorage } from "./batch-storage";
+import type { CreateResult } from "../session/session-results";
+import type { RolloutGroup } from "../../schemas/rollout-group";
+import type { AgentDefinition } from "../../sdk/agent-registry";
+import { branchStepOf, childSlots, planTreeChild, rootSlots, slotGroup, subtreeSlots } from "./tree-slots";
 
 /** Session RPCs a tracker keeps in flight at once while creating, checking or cancelling. */
 export const SESSION_RPC_PARALLELISM = 16;
@@ -18,8 +22,13 @@ export interface FanOutDeps {
   sessions: RolloutSessionsPort;
   /** Where a stand-in result goes for a slot whose rollout id is taken (ROLLOUT_RESULTS). */
   results: ResultsQueuePort;
+  /** An agent's definition, for a tree child's fork plan. */
+  definition: (name: string) => AgentDefinition | undefined;
   now: Clock;
 }
+
+/** A tree child that can never be created: its parent ended before the branch step. */
+type Refused = { ok: false; reason: "refused"; message: string };
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -38,7 +47,21 @@ export class FanOut {
     this.#deps = deps;
   }
 
-  /** The spec of one rollout: the row's task as sample `s`, in group `<batch_id>:<row>` of size n. */
+  /** The group of a slot's run: the row's (`<batch_id>:<row>`, size n) for a root, its tree node's for a child. */
+  groupFor(record: BatchRecord, slot: RolloutSlot): RolloutGroup {
+    return {
+      ...slotGroup(record, slot),
+      batch_id: record.batch_id,
+      training_mode: record.training_mode,
+      data_manager: record.data_manager,
+      attempt: slot.attempt ?? 0,
+      max_member_retries: record.max_member_retries,
+      signal_filter: record.filter,
+      on_infra_failure: record.on_infra_failure,
+    };
+  }
+
+  /** The spec of one root rollout: the row's task as sample `s`, in group `<batch_id>:<row>` of size n. */
   specFor(record: BatchRecord, slot: RolloutSlot): RolloutSpec {
     const row = this.#deps.storage.readRow(slot.row_index);
     return RolloutSpec.parse({
@@ -49,18 +72,7 @@ export class FanOut {
       agent: row.agent,
       task: { ...row.task, sample_id: slot.sample_index },
       config: record.config,
-      group: {
-        uid: groupUid(record.batch_id, slot.row_index),
-        sample_index: slot.sample_index,
-        group_size: record.n,
-        batch_id: record.batch_id,
-        training_mode: record.training_mode,
-        data_manager: record.data_manager,
-        attempt: slot.attempt ?? 0,
-        max_member_retries: record.max_member_retries,
-        signal_filter: record.filter,
-        on_infra_failure: record.on_infra_failure,
-      },
+      group: this.groupFor(record, slot),
       created_at: this.#deps.now(),
     });
   }
@@ -71,7 +83,8 @@ export class FanOut {
     const reserved = this.#deps.transactionSync(() => {
       const record = storage.readBatch();
       if (!record || record.cancelled_at !== null || record.cut_at !== null) return null;
-      const count = Math.min(record.max_concurrent - storage.countLive(), record.total - record.next_index);
+      // Roots only: a tree's children are released by their parents' ends (`branch`).
+      const count = Math.min(record.max_concurrent - storage.countLive(), rootSlots(record) - record.next_index);
       if (count <= 0) return null;
       const now = this.#deps.now();
       const slots = Array.from({ length: count }, (_, offset) => slotAt(record, record.next_index + offset));
@@ -86,6 +99,45 @@ export class FanOut {
   }
 
   /**
+   * Releases the tree children of a node whose run just ended (none below the last branch step),
+   * forked from that run at the next branch step. Children are not held back by `max_concurrent`:
+   * a parent's end frees one place and releases `width`. Once the batch stopped they are recorded
+   * cancelled and never created.
+   */
+  async branch(parent: RolloutSlot): Promise<void> {
+    const { storage } = this.#deps;
+    const reserved = this.#deps.transactionSync(() => {
+      const record = storage.readBatch();
+      const children = record ? childSlots(record, parent) : [];
+      if (!record || children.length === 0) return null;
+      storage.insertReleased(children, this.#deps.now());
+      if (record.cancelled_at === null && record.cut_at === null) return { record, children };
+      for (const child of children) this.#skip(record, child);
+      return null;
+    });
+    if (reserved) await this.launch(reserved.record, reserved.children);
+  }
+
+  /** Records a tree slot that will never run, and its subtree, as cancelled (no feed group ever sees them). */
+  #skip(record: BatchRecord, slot: RolloutSlot): void {
+    const { storage } = this.#deps;
+    const now = this.#deps.now();
+    const slots = [slot, ...subtreeSlots(record, slot)];
+    storage.insertReleased(slots, now);
+    for (const skipped of slots) storage.recordOutcome(skipped.rollout_id, { status: "cancelled", termination_reason: "CANCELLED", reward: null, outcome: "cut" }, now);
+  }
+
+  /** Creates a tree child: its parent run's first k steps copied into it, continued by its own driver. */
+  async #createChild(record: BatchRecord, slot: RolloutSlot): Promise<CreateResult | Refused> {
+    const { sessions } = this.#deps;
+    const source = await sessions.forkSource(slot.parent_id!, branchStepOf(slot));
+    if (!source.ok) return { ok: false, reason: "refused", message: `parent ${slot.parent_id} does not exist` };
+    const plan = planTreeChild({ source, definition: this.#deps.definition(source.spec.agent), slot, group: this.groupFor(record, slot), now: this.#deps.now() });
+    if (!plan.ok) return { ok: false, reason: "refused", message: plan.message };
+    return sessions.createFork(plan.spec, source.prefix!);
+  }
+
+  /**
    * Creates each rollout, or asks again (the same spec is a no-op that answers its status), and
    * records what the session says. A rollout id taken by a different rollout counts as failed, and
    * a stand-in result is announced for it so its feed group still closes.
@@ -96,13 +148,18 @@ export class FanOut {
     await eachLimited(slots, SESSION_RPC_PARALLELISM, async (slot) => {
       let result;
       try {
-        result = await sessions.create(this.specFor(record, slot));
+        result = slot.parent_id ? await this.#createChild(record, slot) : await sessions.create(this.specFor(record, slot));
       } catch (error) {
         // Left unconfirmed: the next check creates it again.
         console.error("batch rollout create failed", { rollout_id: slot.rollout_id, error: describe(error) });
         return;
       }
       const now = this.#deps.now();
+      if (!result.ok && result.reason === "refused") {
+        console.warn("tree child not forked: its parent cannot branch there", { rollout_id: slot.rollout_id, message: result.message });
+        this.#deps.transactionSync(() => this.#skip(record, slot));
+        return;
+      }
       if (!result.ok) {
         console.error("batch rollout id is taken by another rollout", { rollout_id: slot.rollout_id, message: result.message });
         // Announced before the slot is closed: if the send fails, the slot stays unconfirmed and the alarm's check tries again.

@@ -7,7 +7,8 @@
  */
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../../schemas/result-message";
 import { rolloutAtifKey, rolloutRecordKey } from "../../sink/r2-keys";
-import { groupUid, type BatchRecord, type RolloutSlot } from "./batch-state";
+import type { BatchRecord, RolloutSlot } from "./batch-state";
+import { slotGroup } from "./tree-slots";
 
 /**
  * Suffixes of a stand-in's rollout id. `#` is outside the rollout-id charset, so a stand-in never
@@ -33,9 +34,7 @@ export function standInResult(record: BatchRecord, slot: RolloutSlot, kind: Stan
     status: kind === "taken" ? "failed" : "cancelled",
     termination_reason: kind === "taken" ? null : "CANCELLED",
     reward: null,
-    uid: groupUid(record.batch_id, slot.row_index),
-    sample_index: slot.sample_index,
-    group_size: record.n,
+    ...slotGroup(record, slot),
     batch_id: record.batch_id,
     training_mode: record.training_mode,
     data_manager: record.data_manager,

@@ -30,9 +30,14 @@ export type ForkPlan =
  */
 export function forkRefusal(spec: RolloutSpec, definition: AgentDefinition | undefined): string | null {
   if (spec.kind === "external") return `rollout ${spec.rollout_id} is external (agent "${spec.agent}"): its agent's state lives with the agent, not in the session, so it cannot be forked`;
-  if (!definition) return `agent "${spec.agent}" is not registered in this deployment`;
-  if (definition.kind !== "stepwise") return `agent "${spec.agent}" is a ${definition.kind} agent: it runs as attempts with no committed steps to continue from; only stepwise agents (BaseAgent + BaseEnv) can be forked`;
-  if (definition.engine !== "stepwise") return `agent "${spec.agent}" runs on the "${definition.engine}" engine as attempts; only the stepwise engine continues from a committed step`;
+  return agentForkRefusal(spec.agent, definition);
+}
+
+/** Why a driven rollout of agent `name` cannot fork, or null (a batch's `tree` asks this at submit time). */
+export function agentForkRefusal(name: string, definition: AgentDefinition | undefined): string | null {
+  if (!definition) return `agent "${name}" is not registered in this deployment`;
+  if (definition.kind !== "stepwise") return `agent "${name}" is a ${definition.kind} agent: it runs as attempts with no committed steps to continue from; only stepwise agents (BaseAgent + BaseEnv) can be forked`;
+  if (definition.engine !== "stepwise") return `agent "${name}" runs on the "${definition.engine}" engine as attempts; only the stepwise engine continues from a committed step`;
   return null;
 }
 
