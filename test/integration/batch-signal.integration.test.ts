@@ -1,4 +1,4 @@
-/** Integration: a batch re-runs infrastructure failures, judges each group, filters groups without signal and cuts its surplus. */
+/** Integration: a batch re-runs infrastructure failures, judges each group, filters groups without signal and cuts its surplus; a tree batch forks its roots into node groups. */
 import { describe, expect, it } from "vitest";
 import type { BatchRolloutEntry } from "../../src/schemas/batch";
 import type { FeedGroup, PullResponse } from "../../src/schemas/feed";
@@ -6,6 +6,7 @@ import { batchRollouts, getBatch, postBatch, waitForBatch } from "../fixtures/da
 import { api, getRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 import type { SignalKnobs } from "../fixtures/signal-agents";
 import "../fixtures/signal-agents";
+import "../fixtures/authoring-agents";
 import { expectProblem, postJson } from "./feed-fixtures";
 
 interface GroupViewBody { status: { verdict: string | null; reason: string }; mean: number | null; std: number | null; members: Array<{ rollout_id: string | null; reward: number | null; scored: boolean; advantage_grpo: number | null; advantage_drgrpo: number | null }> }
@@ -137,5 +138,75 @@ describe("a batch's groups carry real signal", () => {
     expect((await expectProblem(await api("/v1/runs/bad%20series"), 400)).errors?.[0]).toMatchObject({ path: "series" });
     await expectProblem(await api(`/v1/runs/${uniqueId("none")}`), 404);
     await expectProblem(await api(`/v1/groups/${uniqueId("none")}:0`), 404);
+  });
+});
+
+describe("a tree batch (issue 32)", () => {
+  interface InlineGroup { uid: string; group_size: number; members: Array<{ rollout_id: string; sample_index: number; member_attempt: number; samples: Array<{ extra_fields: { tree?: { root: string; parent: string; branch_step: number; path: string[] } } }> }> }
+
+  /** Pulls (inline) and acks the batch's groups until `count` came; returns them by uid. */
+  async function pullGroups(batchId: string, count: number): Promise<Map<string, InlineGroup>> {
+    const seen = new Map<string, InlineGroup>();
+    await waitFor(`${count} groups of ${batchId} in the feed`, async () => {
+      const page = (await (await postJson("/v1/feed/pull", { max_groups: 100, batch_id: batchId, inline: true })).json()) as { lease_id: string | null; groups: InlineGroup[] };
+      if (page.lease_id) await postJson("/v1/feed/ack", { lease_id: page.lease_id });
+      for (const group of page.groups) seen.set(group.uid, group);
+      return seen.size >= count ? true : undefined;
+    });
+    return seen;
+  }
+
+  function treeRows(runKey: string, count: number, failAt: { step: number; skip: number } | null = null) {
+    return Array.from({ length: count }, (_, index) => ({ prompt: `Tree test ${index}.`, reward_model: { ground_truth: null }, extra_info: { index }, run_key: runKey, fail_at: index === 0 ? failAt : null }));
+  }
+
+  it("forks each root at step 1 into 2 children in one group per node, re-runs a child that failed for infrastructure, and fills the feed", async () => {
+    const batchId = uniqueId("tree1");
+    const body = { batch_id: batchId, agent: "test-tree-signal", n: 1, config: { max_steps: 3 }, tree: { branch_at: [1], width: 2 }, rows: treeRows(uniqueId("k"), 2, { step: 1, skip: 1 }) };
+    expect((await postBatch(body)).status).toBe(202);
+    const final = await waitForBatch(batchId, 40_000);
+    expect(final).toMatchObject({ done: true, rollouts: 6, released: 6, retried: 1, counts: { succeeded: 6, not_released: 0 } });
+    const retried = (await batchRollouts(batchId)).filter((entry) => entry.superseded).map((entry) => entry.rollout_id);
+    expect(retried).toHaveLength(1);
+    expect([`${batchId}:0:0.t1-0`, `${batchId}:0:0.t1-1`]).toContain(retried[0]);
+    const groups = await pullGroups(batchId, 4);
+    expect([...groups.keys()].sort()).toEqual([`${batchId}:0`, `${batchId}:0:0.t1`, `${batchId}:1`, `${batchId}:1:0.t1`].sort());
+    for (const row of [0, 1]) {
+      const root = `${batchId}:${row}:0`;
+      expect(groups.get(`${batchId}:${row}`)!.members.map((m) => m.rollout_id)).toEqual([root]);
+      const node = groups.get(`${root}.t1`)!;
+      expect(node.group_size).toBe(2);
+      expect(node.members.map((m) => m.sample_index).sort()).toEqual([0, 1]);
+      for (const member of node.members) {
+        expect(member.rollout_id).toMatch(new RegExp(`^${root.replace(/[.:]/g, "\\$&")}\\.t1-${member.sample_index}(\\.retry-1)?$`));
+        expect(member.samples.length).toBeGreaterThan(0);
+        expect(member.samples[0]!.extra_fields.tree).toMatchObject({ root, parent: root, branch_step: 1, path: [root, member.rollout_id] });
+      }
+    }
+    // The re-run is a fresh fork of the root into the same slot, attempt 1.
+    const rerun = await getRollout(`${retried[0]}.retry-1`);
+    expect(rerun).toMatchObject({ status: "succeeded", group: { uid: `${batchId}:0:0.t1`, attempt: 1, group_size: 2 }, tree: { parent: `${batchId}:0:0`, branch_step: 1 } });
+  }, 60_000);
+
+  it("forks again at the second branch step: a row's tree is one group per node, grandchildren carrying the whole path", async () => {
+    const batchId = uniqueId("tree2");
+    const body = { batch_id: batchId, agent: "test-tree-signal", n: 1, config: { max_steps: 3 }, tree: { branch_at: [1, 2], width: 2 }, rows: treeRows(uniqueId("k"), 1) };
+    expect((await postBatch(body)).status).toBe(202);
+    expect(await waitForBatch(batchId, 40_000)).toMatchObject({ done: true, rollouts: 7, counts: { succeeded: 7 }, groups: { complete: 1 } });
+    const root = `${batchId}:0:0`;
+    const groups = await pullGroups(batchId, 4);
+    expect([...groups.keys()].sort()).toEqual([`${batchId}:0`, `${root}.t1`, `${root}.t1-0.t2`, `${root}.t1-1.t2`].sort());
+    const leaf = groups.get(`${root}.t1-1.t2`)!.members.find((m) => m.sample_index === 0)!;
+    expect(leaf.rollout_id).toBe(`${root}.t1-1.t2-0`);
+    expect(leaf.samples[0]!.extra_fields.tree).toMatchObject({ root, parent: `${root}.t1-1`, branch_step: 2, path: [root, `${root}.t1-1`, leaf.rollout_id] });
+  }, 60_000);
+
+  it("answers 422 naming the field for a tree that cannot run", async () => {
+    const base = { agent: "test-tree-signal", n: 1, config: { max_steps: 3 }, rows: treeRows("x", 1) };
+    const paths = async (body: unknown) => (await expectProblem(await postBatch(body), 422)).errors?.map((e) => e.path);
+    expect(await paths({ ...base, tree: { branch_at: [2, 1], width: 2 } })).toEqual(["tree.branch_at.1"]);
+    expect(await paths({ ...base, tree: { branch_at: [1], width: 65 } })).toEqual(["tree.width"]);
+    expect(await paths({ ...base, tree: { branch_at: [3], width: 2 } })).toEqual(["tree.branch_at.0"]);
+    expect(await paths({ ...base, agent: "authoring-fn-math", tree: { branch_at: [1], width: 2 } })).toEqual(["tree"]);
   });
 });
