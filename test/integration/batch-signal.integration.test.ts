@@ -166,7 +166,9 @@ describe("a tree batch (issue 32)", () => {
     expect((await postBatch(body)).status).toBe(202);
     const final = await waitForBatch(batchId, 40_000);
     expect(final).toMatchObject({ done: true, rollouts: 6, released: 6, retried: 1, counts: { succeeded: 6, not_released: 0 } });
-    const retried = (await batchRollouts(batchId)).filter((entry) => entry.superseded).map((entry) => entry.rollout_id);
+    const listed = await batchRollouts(batchId);
+    expect(listed.filter((entry) => entry.rollout_id.startsWith(`${batchId}:1:0.t1-`)).map((entry) => entry.uid)).toEqual([`${batchId}:1:0.t1`, `${batchId}:1:0.t1`]);
+    const retried = listed.filter((entry) => entry.superseded).map((entry) => entry.rollout_id);
     expect(retried).toHaveLength(1);
     expect([`${batchId}:0:0.t1-0`, `${batchId}:0:0.t1-1`]).toContain(retried[0]);
     const groups = await pullGroups(batchId, 4);

@@ -8,6 +8,7 @@ import type { SqlPort, SqlValue } from "../../ports";
 import type { EvalRow, RewardGroup, RewardHistogram, RolloutListEntry, RolloutListPage, RolloutListQuery } from "../../schemas/batch-listing";
 import type { TerminationReason } from "../../schemas/termination";
 import { groupUid, type BatchRecord } from "./batch-state";
+import { slotGroup } from "./tree-slots";
 
 // A re-run slot's superseded first result is listed, but never counts as the slot's outcome.
 const FINISHED = `o.status IN ('succeeded', 'failed', 'cancelled') AND o.superseded = 0`;
@@ -87,7 +88,8 @@ export function listSlots(sql: SqlPort, record: BatchRecord, query: RolloutListQ
     rollout_id: row.rollout_id ?? `${record.batch_id}:${row.row_index}:${row.sample_index}`,
     row_index: row.row_index,
     sample_index: row.sample_index,
-    uid: groupUid(record.batch_id, row.row_index),
+    // A tree child's group is its node's (tree-slots.ts); a root's, the row's.
+    uid: row.rollout_id ? slotGroup(record, { rollout_id: row.rollout_id, row_index: row.row_index, sample_index: row.sample_index }).uid : groupUid(record.batch_id, row.row_index),
     agent: row.agent,
     data_source: String(row.data_source),
     status: row.status as RolloutListEntry["status"],
