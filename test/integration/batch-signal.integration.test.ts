@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { BatchRolloutEntry } from "../../src/schemas/batch";
 import type { FeedGroup, PullResponse } from "../../src/schemas/feed";
 import { batchRollouts, getBatch, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
-import { api, getRollout, uniqueId, waitFor } from "../fixtures/rollouts";
+import { api, getRollout, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 import type { SignalKnobs } from "../fixtures/signal-agents";
 import "../fixtures/signal-agents";
 import "../fixtures/authoring-agents";
@@ -185,6 +185,9 @@ describe("a tree batch (issue 32)", () => {
         expect(member.samples[0]!.extra_fields.tree).toMatchObject({ root, parent: root, branch_step: 1, path: [root, member.rollout_id] });
       }
     }
+    // A tree node's group is the batch's: no caller adds a member to it.
+    const intruder = await postRollout({ agent: "external", task: { problem: "p" }, group: { uid: `${batchId}:0:0.t1`, sample_index: 0, group_size: 5 } });
+    expect((await expectProblem(intruder, 409)).errors?.map((e) => e.path)).toEqual(["group.uid"]);
     // The re-run is a fresh fork of the root into the same slot, attempt 1.
     const rerun = await getRollout(`${retried[0]}.retry-1`);
     expect(rerun).toMatchObject({ status: "succeeded", group: { uid: `${batchId}:0:0.t1`, attempt: 1, group_size: 2 }, tree: { parent: `${batchId}:0:0`, branch_step: 1 } });

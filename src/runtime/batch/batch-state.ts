@@ -90,12 +90,12 @@ export function groupUid(batchId: string, rowIndex: number): string {
 }
 
 /**
- * The batch a group uid of the form `<batch_id>:<row>` would belong to (everything before the last
- * colon, when the rest is a row number and the head a valid batch id), or undefined. Used to keep
- * callers from adding members to a batch's group.
+ * The batch a group uid of the form `<batch_id>:<row>`, or a tree node's `<batch_id>:<row>:<sample>(.t<k>-<i>)*.t<k>`,
+ * would belong to (when the head is a valid batch id), or undefined. Used to keep callers from
+ * adding members to a batch's group.
  */
 export function batchOfGroupUid(uid: string): string | undefined {
-  const match = /^(.+):(0|[1-9][0-9]*)$/.exec(uid);
+  const match = /^(.+):(0|[1-9][0-9]*)$/.exec(uid) ?? /^(.+):(0|[1-9][0-9]*):(0|[1-9][0-9]*)(\.t[0-9]+-[0-9]+)*\.t[0-9]+$/.exec(uid);
   if (!match) return undefined;
   return BatchId.safeParse(match[1]).success ? match[1] : undefined;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BatchMessage } from "../../../../src/schemas/batch";
 import { treeNodes } from "../../../../src/schemas/batch-tree";
 import { RolloutSpec } from "../../../../src/schemas/rollout-api";
-import { retrySlot, type RolloutSlot } from "../../../../src/runtime/batch/batch-state";
+import { batchOfGroupUid, retrySlot, type RolloutSlot } from "../../../../src/runtime/batch/batch-state";
 import { childSlots, planTreeChild, slotGroup, subtreeSlots, treePath } from "../../../../src/runtime/batch/tree-slots";
 import type { ForkSourceResult } from "../../../../src/runtime/session/session-fork";
 import type { AgentDefinition } from "../../../../src/sdk/agent-registry";
@@ -44,6 +44,9 @@ describe("tree slots", () => {
     expect([slotGroup(record, first!), slotGroup(record, second!)]).toEqual([{ uid: "b:x:4:1.t1", sample_index: 0, group_size: 2 }, { uid: "b:x:4:1.t1", sample_index: 1, group_size: 2 }]);
     const deep = retrySlot(childSlots(record, second!)[1]!, 1);
     expect(slotGroup(record, deep)).toEqual({ uid: "b:x:4:1.t1-1.t3", sample_index: 1, group_size: 2 });
+    // Node groups are the batch's, like its row groups (callers may not add members to them).
+    expect([slotGroup(record, root).uid, slotGroup(record, first!).uid, slotGroup(record, deep).uid].map(batchOfGroupUid)).toEqual(["b:x", "b:x", "b:x"]);
+    expect(batchOfGroupUid("b:x:4:1.t1-1")).toBeUndefined();
     expect(treeNodes(record.tree)).toBe(7);
     expect(treeNodes({ branch_at: [1], width: 3 })).toBe(4);
   });
