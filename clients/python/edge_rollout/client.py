@@ -119,7 +119,8 @@ class Client:
                      data_manager: Optional[str] = None, dataset_key: Optional[str] = None,
                      limit: Optional[int] = None, target_groups: Optional[int] = None,
                      filter: Optional[Mapping[str, Any]] = None, max_member_retries: Optional[int] = None,
-                     on_infra_failure: Optional[str] = None, series: Optional[str] = None) -> dict[str, Any]:
+                     on_infra_failure: Optional[str] = None, series: Optional[str] = None,
+                     tree: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         """``POST /v1/batches``: runs every row ``n`` times (GRPO groups ``<batch_id>:<row>``).
 
         ``rows`` are verl RL dataset rows (``prompt``, ``data_source``, ``ability``,
@@ -133,7 +134,9 @@ class Client:
         drops groups without reward spread, ``max_member_retries`` (default 2) re-runs
         infrastructure failures, ``on_infra_failure`` (``"withhold"`` or ``"deliver_valid"``).
         ``series`` names the training run the batch belongs to (the run view ``/runs/<series>``;
-        default: the batch id without its trailing number). Returns ``{batch_id, rollouts, status, created, progress, links}``.
+        default: the batch id without its trailing number). ``tree`` (``{"branch_at": [1, 3], "width": 2}``)
+        forks each root at those steps into ``width`` children per node, one GRPO group per node
+        (docs/api.md, *Tree sampling*); samples carry ``extra_fields["tree"]``. Returns ``{batch_id, rollouts, status, created, progress, links}``.
         """
         if (rows is None) == (dataset_key is None):
             raise ValueError("exactly one of rows and dataset_key is required")
@@ -141,7 +144,7 @@ class Client:
                            "max_concurrent": max_concurrent, "training_mode": training_mode,
                            "data_manager": data_manager, "dataset_key": dataset_key, "limit": limit,
                            "target_groups": target_groups, "filter": filter, "max_member_retries": max_member_retries,
-                           "on_infra_failure": on_infra_failure, "series": series})
+                           "on_infra_failure": on_infra_failure, "series": series, "tree": tree})
         if rows is not None:
             body["rows"] = list(rows)
         return self.request("POST", "/v1/batches", body)

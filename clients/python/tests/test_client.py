@@ -18,10 +18,11 @@ def problem(status: int, code: str, detail: str, path: str | None = None) -> dic
 
 def test_submit_batch_sends_the_given_fields_and_the_bearer_token(server):
     server.route("POST", "/v1/batches", lambda body: (202, {"batch_id": "b1", "rollouts": 2}, {}))
-    answer = Client(server.url, token="s3cret").submit_batch([ROW], agent="calculator", n=2, batch_id="b1", max_concurrent=8)
+    tree = {"branch_at": [1], "width": 2}
+    answer = Client(server.url, token="s3cret").submit_batch([ROW], agent="calculator", n=2, batch_id="b1", max_concurrent=8, tree=tree)
     assert answer == {"batch_id": "b1", "rollouts": 2}
     assert server.bodies("POST", "/v1/batches") == [{"agent": "calculator", "n": 2, "mode": "train", "batch_id": "b1",
-                                                     "max_concurrent": 8, "rows": [ROW]}]
+                                                     "max_concurrent": 8, "tree": tree, "rows": [ROW]}]
     assert server.requests[0]["headers"]["authorization"] == "Bearer s3cret"
 
 
