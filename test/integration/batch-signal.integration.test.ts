@@ -165,7 +165,7 @@ describe("a tree batch (issue 32)", () => {
     const body = { batch_id: batchId, agent: "test-tree-signal", n: 1, config: { max_steps: 3 }, tree: { branch_at: [1], width: 2 }, rows: treeRows(uniqueId("k"), 2, { step: 1, skip: 1 }) };
     expect((await postBatch(body)).status).toBe(202);
     const final = await waitForBatch(batchId, 40_000);
-    expect(final).toMatchObject({ done: true, rollouts: 6, released: 6, retried: 1, counts: { succeeded: 6, not_released: 0 } });
+    expect(final).toMatchObject({ done: true, rollouts: 6, released: 6, retried: 1, counts: { succeeded: 6, not_released: 0 }, groups: { complete: 4, delivered: 4 } });
     const listed = await batchRollouts(batchId);
     expect(listed.filter((entry) => entry.rollout_id.startsWith(`${batchId}:1:0.t1-`)).map((entry) => entry.uid)).toEqual([`${batchId}:1:0.t1`, `${batchId}:1:0.t1`]);
     const retried = listed.filter((entry) => entry.superseded).map((entry) => entry.rollout_id);
@@ -197,7 +197,7 @@ describe("a tree batch (issue 32)", () => {
     const batchId = uniqueId("tree2");
     const body = { batch_id: batchId, agent: "test-tree-signal", n: 1, config: { max_steps: 3 }, tree: { branch_at: [1, 2], width: 2 }, rows: treeRows(uniqueId("k"), 1) };
     expect((await postBatch(body)).status).toBe(202);
-    expect(await waitForBatch(batchId, 40_000)).toMatchObject({ done: true, rollouts: 7, counts: { succeeded: 7 }, groups: { complete: 1 } });
+    expect(await waitForBatch(batchId, 40_000)).toMatchObject({ done: true, rollouts: 7, counts: { succeeded: 7 }, groups: { complete: 4, delivered: 4 } });
     const root = `${batchId}:0:0`;
     const groups = await pullGroups(batchId, 4);
     expect([...groups.keys()].sort()).toEqual([`${batchId}:0`, `${root}.t1`, `${root}.t1-0.t2`, `${root}.t1-1.t2`].sort());

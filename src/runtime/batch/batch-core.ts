@@ -141,7 +141,7 @@ export class BatchCore {
         // act on what only the message says, and judge its group (idempotent) if that is all it lacked.
         const slot = this.#storage.slotOf(message.rollout_id)!;
         if (this.#storage.completeOutcome(message.rollout_id, outcome)) await this.#signal.afterResult(slot, message);
-        else if (!message.superseded) await this.#signal.judgeRow(slot.row_index);
+        else if (!message.superseded) await this.#signal.judgeSlot(slot);
         return { ok: true, duplicate: true };
       }
       // A stand-in (a taken id, a slot cut before it ran) comes back through the queue: the tracker sent it itself.

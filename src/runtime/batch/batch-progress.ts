@@ -32,7 +32,7 @@ function groupProgress(record: BatchRecord, verdicts: Map<StoredVerdict, number>
 export function buildProgress(record: BatchRecord, storage: BatchStorage): BatchProgress {
   const byStatus = storage.countByStatus();
   // Roots are released by index, tree children as their parents end.
-  const released = record.next_index + (record.tree ? storage.countTreeSlots() : 0);
+  const released = record.next_index + (record.tree ? storage.tree.countSlots() : 0);
   const unreleased = record.total - released;
   // A cut batch (its target met) never creates the rest either.
   const cancelled = record.cancelled_at !== null || record.cut_at !== null;

@@ -11,6 +11,7 @@ import { retrySlot, slotAt, type BatchRecord, type RolloutSlot } from "./batch-s
 import type { BatchStorage, FinishedMember, StoredVerdict } from "./batch-storage";
 import type { FanOut } from "./fan-out";
 import { MAX_MAX_CONCURRENT } from "../../schemas/batch";
+import { slotGroup } from "./tree-slots";
 
 /** What the signal logic needs from its tracker. */
 export interface BatchSignalDeps {
@@ -40,9 +41,28 @@ export class BatchSignal {
   /** Acts on a result the tracker just recorded for `slot` (from its message or read back): re-runs the slot, or judges its group. */
   async afterResult(slot: RolloutSlot, message: Pick<ResultMessage, "superseded">): Promise<void> {
     if (message.superseded) return this.#rerun(slot);
-    // A tree node's run is final: its children fork from it (the feed judges their groups).
+    // A tree node's run is final: its children fork from it.
     await this.#deps.fanOut.branch(slot);
+    await this.judgeSlot(slot);
+  }
+
+  /** Judges the group `slot` is a member of: its row's, or for a tree child its node's. */
+  async judgeSlot(slot: RolloutSlot): Promise<void> {
+    if (slot.parent_id) return this.#judgeNode(slot, slot.parent_id);
     await this.judgeRow(slot.row_index);
+  }
+
+  /** Judges a tree node's group (the children of one parent run) once all `width` current runs finished, once. */
+  async #judgeNode(slot: RolloutSlot, parentId: string): Promise<void> {
+    const { storage } = this.#deps;
+    const record = storage.readBatch();
+    if (!record?.tree) return;
+    const members = storage.tree.finishedChildren(parentId);
+    if (members.length < record.tree.width) return;
+    // A child's place in its node's group is its last branch, not its root's sample.
+    const placed = members.map((member) => ({ ...member, sample_index: slotGroup(record, { ...slot, rollout_id: member.rollout_id }).sample_index }));
+    const verdict = groupVerdict(placed.map((member) => this.#verdictMember(record, member)), { signal_filter: record.filter, on_infra_failure: record.on_infra_failure });
+    storage.tree.recordVerdict(slotGroup(record, slot).uid, storedVerdict(verdict), this.#deps.now());
   }
 
   /**
@@ -85,7 +105,8 @@ export class BatchSignal {
 
   /** Judges the groups of `slots` (rollouts a cancel just ended: their result messages may come later or never matter). */
   async judgeRows(slots: readonly RolloutSlot[]): Promise<void> {
-    for (const row of new Set(slots.map((slot) => slot.row_index))) await this.judgeRow(row);
+    for (const slot of slots.filter((slot) => slot.parent_id)) await this.judgeSlot(slot);
+    for (const row of new Set(slots.filter((slot) => !slot.parent_id).map((slot) => slot.row_index))) await this.judgeRow(row);
   }
 
   /** The slot's next run, released in the place of the one that failed; a stopped batch gets a cut stand-in instead. */

@@ -7,6 +7,7 @@ import type { RolloutStatus, TerminationReason } from "../../schemas/termination
 import { BatchRecord, type RolloutSlot } from "./batch-state";
 import type { RowTask } from "./row-task";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
+import { TreeStorage } from "./tree-storage";
 
 const MIGRATIONS = [
   CREATE_META_TABLE,
@@ -89,9 +90,12 @@ const CURRENT = `superseded = 0`;
 /** Typed reads and validated writes over the tracker's tables. */
 export class BatchStorage {
   readonly #sql: SqlPort;
+  /** A tree batch's node groups and slots. */
+  readonly tree: TreeStorage;
 
   constructor(sql: SqlPort) {
     this.#sql = sql;
+    this.tree = new TreeStorage(sql);
   }
 
   /** Creates the tables if they do not exist (idempotent). */
@@ -99,6 +103,7 @@ export class BatchStorage {
     for (const statement of MIGRATIONS) this.#sql.exec(statement);
     const columns = new Set(this.#sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('rollouts')`).toArray().map((column) => column.name));
     for (const [name, definition] of SIGNAL_COLUMNS) if (!columns.has(name)) this.#sql.exec(`ALTER TABLE rollouts ADD COLUMN ${name} ${definition}`);
+    this.tree.migrate();
   }
 
   /** The batch, or undefined before it was submitted. */
@@ -254,11 +259,6 @@ export class BatchStorage {
     return { mean: row?.mean ?? null, count: row?.n ?? 0 };
   }
 
-  /** Tree child slots recorded so far (first runs: a re-run is the same slot). */
-  countTreeSlots(): number {
-    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE parent_id IS NOT NULL AND attempt = 0`).toArray()[0]?.n ?? 0;
-  }
-
   /** Rollouts that failed for infrastructure and were re-run. */
   countSuperseded(): number {
     return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE superseded = 1`).toArray()[0]?.n ?? 0;
@@ -284,10 +284,12 @@ export class BatchStorage {
     return this.#sql.exec<{ verdict: StoredVerdict; decided_at: number }>(`SELECT verdict, decided_at FROM group_verdicts WHERE row_index = ?`, rowIndex).toArray()[0] ?? null;
   }
 
-  /** Complete groups by verdict. */
+  /** Complete groups by verdict: the rows' and a tree's nodes'. */
   countVerdicts(): Map<StoredVerdict, number> {
     const rows = this.#sql.exec<{ verdict: StoredVerdict; n: number }>(`SELECT verdict, COUNT(*) AS n FROM group_verdicts GROUP BY verdict`).toArray();
-    return new Map(rows.map((row) => [row.verdict, row.n]));
+    const counts = this.tree.countVerdicts();
+    for (const row of rows) counts.set(row.verdict, (counts.get(row.verdict) ?? 0) + row.n);
+    return counts;
   }
 
   /** When anything about a rollout last changed (0 before the first release). */
