@@ -131,7 +131,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         log(`killed the stack (${kills}); restarting`);
         stack = await startLocalStack(stackOptions);
       }
-      await sleep(1_000);
+      // While a crash is still due, look often: a small run can go from under its crash share to
+      // all ended within a second, and would then end with no crash at all (the tiny soak e2e once did).
+      await sleep(kills < options.kills ? 200 : 1_000);
     }
     const { ids: externalIds, failures: externalFailures } = await externals;
     requestFailures.push(...externalFailures);
