@@ -14,6 +14,8 @@ import { fetchTokenTexts } from "../../src/gateway/backends/token-texts";
 export type PromptTexts = ReadonlyMap<string, readonly string[]>;
 
 const CACHE_LIMIT = 256;
+/** Per request: a page waits at most twice this for a server that hangs (then shows ids). */
+const REQUEST_TIMEOUT_MS = 2_000;
 /** call id → its prompt's token texts (null: the server could not say; not asked again). */
 const cache = new Map<string, string[] | null>();
 
@@ -48,7 +50,7 @@ export async function contextTexts(
       const key = `${root} ${call.call_id}`;
       if (!cache.has(key)) {
         const model = typeof call.request.model === "string" ? call.request.model : undefined;
-        remember(key, await fetchTokenTexts(fetcher, { root, model, apiKey: root === own ? server.apiKey : undefined }, call.prompt_token_ids));
+        remember(key, await fetchTokenTexts(fetcher, { root, model, apiKey: root === own ? server.apiKey : undefined, timeoutMs: REQUEST_TIMEOUT_MS }, call.prompt_token_ids));
       }
       const texts = cache.get(key);
       if (texts) out.set(call.call_id, texts);
