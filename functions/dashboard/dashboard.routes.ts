@@ -23,7 +23,8 @@ import { groupPage } from "./pages/group.page";
 import { runPage } from "./pages/run.page";
 import { loginPage } from "./pages/login.page";
 import { overviewPage } from "./pages/overview.page";
-import { isLive, liveScript, rolloutBody, rolloutPage } from "./pages/rollout.page";
+import { contextTexts } from "./context-texts";
+import { type ContextTextLookup, isLive, liveScript, rolloutBody, rolloutPage } from "./pages/rollout.page";
 import { rolloutsPage, type RolloutFilters } from "./pages/rollouts.page";
 
 type DashboardContext = Context<{ Bindings: AppEnv }>;
@@ -107,8 +108,10 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
 
   pages.get("/rollouts/:id", async (c) => {
     const view = await rolloutView(c.env, rolloutIdParam(c.req.param("id")));
-    if (c.req.query("fragment")) return c.html(rolloutBody(view));
-    return render(c, `Rollout ${view.rollout_id}`, rolloutPage(view), isLive(view) ? liveScript(view.rollout_id) : undefined);
+    const server = { baseUrl: c.env.LLM_BASE_URL, apiKey: c.env.LLM_API_KEY };
+    const lookup: ContextTextLookup = (samples, calls) => contextTexts(samples, calls, server);
+    if (c.req.query("fragment")) return c.html(rolloutBody(view, lookup));
+    return render(c, `Rollout ${view.rollout_id}`, rolloutPage(view, lookup), isLive(view) ? liveScript(view.rollout_id) : undefined);
   });
 
   pages.get("/rollouts/:id/live", async (c) => {

@@ -30,10 +30,11 @@ input, select { font:inherit; padding:.2rem .35rem; border:1px solid var(--line)
 .msg.assistant { border-color:var(--accent); } .msg.tool { border-color:var(--warn); } .msg.user, .msg.system { border-color:var(--muted); }
 .turn { margin:.6rem 0; padding:.5rem .7rem; border:1px solid var(--line); border-radius:5px; background:#fff; }
 .turn.excluded, .attempt.excluded { opacity:.45; }
-.strip { font:12px/1.9 ui-monospace, SFMono-Regular, Menlo, monospace; word-break:break-all; }
-.strip .t { padding:1px 2px; margin:0 1px 0 0; border-radius:2px; }
+.strip, .prompt-strip { font:12px/1.9 ui-monospace, SFMono-Regular, Menlo, monospace; word-break:break-all; }
+.strip .t, .prompt-strip .p { padding:1px 2px; margin:0 1px 0 0; border-radius:2px; }
 .strip .t[data-mask="1"] { background:var(--m1); } .strip .t[data-mask="0"] { background:var(--m0); color:var(--muted); }
-.strip .t.special { outline:1px dashed var(--accent); font-weight:600; } .strip .t.bytes { outline:1px dotted var(--warn); }
+.prompt-strip .p { background:var(--m0); color:var(--muted); }
+.strip .t.special, .prompt-strip .p.special { outline:1px dashed var(--accent); font-weight:600; } .strip .t.bytes, .prompt-strip .p.bytes { outline:1px dotted var(--warn); }
 .strip .call-mark { font-size:10px; color:var(--accent); margin:0 2px; } .strip .cut { color:var(--bad); font-weight:600; }
 details > summary { cursor:pointer; }
 `;

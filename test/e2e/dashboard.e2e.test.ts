@@ -58,6 +58,10 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     for (const id of [...train, val]) await api.waitForBatch(id);
   }, 240_000);
 
+  /** The model server's own text of `tokens`. */
+  const detokenize = async (tokens: readonly number[]) =>
+    ((await (await fetch(`${stack.modelServerUrl}/detokenize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tokens }) })).json()) as { prompt: string }).prompt;
+
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
@@ -168,10 +172,21 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     const from = view!.llm_calls.slice(0, plain).reduce((sum, c) => sum + c.completion_token_ids.length, 0);
     const tokenTexts = await page.locator('.strip .t[data-mask="1"]').evaluateAll((els) => els.map((el) => el.getAttribute("data-token-text")));
     const plainIds = view!.llm_calls[plain]!.completion_token_ids;
-    const detokenized = (await (await fetch(`${stack.modelServerUrl}/detokenize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tokens: plainIds }) })).json()) as { prompt: string };
-    expect(tokenTexts.slice(from, from + plainIds.length).join("")).toBe(detokenized.prompt);
-    expect(detokenized.prompt).toContain("<|im_end|>");
-    expect(await page.locator(`.strip .t.special[data-token-text="<|im_end|>"]`).count()).toBe(view!.llm_calls.length);
+    const detokenized = await detokenize(plainIds);
+    expect(tokenTexts.slice(from, from + plainIds.length).join("")).toBe(detokenized);
+    expect(detokenized).toContain("<|im_end|>");
+    expect(await page.locator(`.strip .t.special[data-mask="1"][data-token-text="<|im_end|>"]`).count()).toBe(view!.llm_calls.length);
+    // Context tokens (the prompt, tool results, template glue) show the backend's text too: those
+    // before the last call's completion, concatenated, are its detokenization of that call's prompt ids.
+    const last = view!.llm_calls[view!.llm_calls.length - 1]!;
+    const promptTexts = await page.locator(".prompt-strip .p").evaluateAll((els) => els.map((el) => el.getAttribute("data-token-text")));
+    const responseTexts = await page.locator(".strip .t").evaluateAll((els) => els.map((el) => el.getAttribute("data-token-text")));
+    const contextTexts = [...promptTexts, ...responseTexts.slice(0, last.prompt_token_ids.length - promptTexts.length)];
+    expect(contextTexts).toHaveLength(last.prompt_token_ids.length);
+    expect(contextTexts.every((text) => typeof text === "string")).toBe(true);
+    expect(contextTexts.join("")).toBe(await detokenize(last.prompt_token_ids));
+    expect(await page.locator('.strip .t[data-mask="0"].special[data-token-text="<|im_start|>"]').count()).toBeGreaterThan(0);
+    expect(await page.locator(".prompt-strip .p.special").count()).toBeGreaterThan(0);
     expect(await page.locator(".sample").count()).toBe(1);
     expect(shown).toEqual(expected);
     expect(shown.filter(([, mask]) => mask === 1)).toHaveLength(view!.llm_calls.reduce((sum, c) => sum + c.completion_token_ids.length, 0));
@@ -180,6 +195,8 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
     expect(await page.locator(".turn").count()).toBe(view!.llm_calls.length);
     await page.locator(".strip").first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath("rollout-token-strip"), fullPage: true });
+    await page.locator(".sample details summary").first().click();
+    await page.locator(".sample").first().screenshot({ path: screenshotPath("rollout-context-tokens") });
   });
 
   it("run page lists every batch of the 3-step series in step order with the API's numbers, charts linking each batch", async () => {

@@ -1,11 +1,15 @@
 /** @module `/rollouts/:id`: one rollout turn by turn, its spans and attempts, and the token strip of each training sample; live while it runs. */
 import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { LlmCall } from "../../../src/schemas/llm-call";
 import type { RolloutView } from "../../../src/schemas/rollout-api";
+import type { TrainingSample } from "../../../src/schemas/training-sample";
 import { TERMINAL_STATUSES } from "../../../src/schemas/termination";
 import { groupOf } from "../../../src/sink/mask-runs";
 import { buildSamplesForView } from "../../../src/sink/sample-builder";
 import { duration, num, pill, time } from "../components/format";
 import { tokenStrip } from "../components/token-strip";
+import type { PromptTexts } from "../context-texts";
 import { spansTable, turns } from "../components/turns";
 import type { Html } from "../layout";
 
@@ -19,10 +23,17 @@ function batchOf(rolloutId: string): string | null {
   return match ? match[1]! : null;
 }
 
-/** Everything below the title: re-rendered and swapped in when the rollout changes. */
-export function rolloutBody(view: RolloutView): Html {
+/** Looks up the text of the context tokens of the samples shown (see `contextTexts`). */
+export type ContextTextLookup = (samples: readonly TrainingSample[], calls: ReadonlyMap<string, LlmCall>) => Promise<PromptTexts>;
+
+/**
+ * Everything below the title: re-rendered and swapped in when the rollout changes. Without
+ * `lookup`, context tokens show ids only.
+ */
+export async function rolloutBody(view: RolloutView, lookup?: ContextTextLookup): Promise<HtmlEscapedString> {
   const built = buildSamplesForView(view, groupOf(view.rollout_id));
   const calls = new Map(view.llm_calls.map((call) => [call.call_id, call]));
+  const texts = lookup ? await lookup(built.samples, calls) : new Map<string, readonly string[]>();
   const numbers = new Map(view.llm_calls.map((call, i) => [call.call_id, i + 1]));
   const batch = batchOf(view.rollout_id);
   const took = view.finished_at === null ? `running for ${duration(Date.now() - view.created_at)}` : duration(view.finished_at - view.created_at);
@@ -42,7 +53,7 @@ ${view.forks.length > 0 ? html`<tr><th>forks</th><td data-field="forks">${view.f
 <h2>Spans</h2>${spansTable(view.spans, view.final_attempt)}
 <h2>Training samples</h2>
 <p class="muted">${view.config.sample_mode} mode · ${built.samples.length} samples · drift splits <span data-field="drift-splits">${built.drift_splits}</span> · cut from the recorded calls by the sink's own sample builder${isLive(view) ? " (the rollout is still running; these are the samples so far)" : ""}. Green tokens train (mask 1); grey are context (mask 0). Hover a token for its id and logprob.</p>
-${built.samples.length === 0 ? html`<p class="muted">No training samples: no call with token ids and logprobs yet.</p>` : built.samples.map((sample) => tokenStrip(sample, calls, numbers))}`;
+${built.samples.length === 0 ? html`<p class="muted">No training samples: no call with token ids and logprobs yet.</p>` : built.samples.map((sample) => tokenStrip(sample, calls, numbers, texts))}`;
 }
 
 /**
@@ -77,7 +88,7 @@ export function liveScript(rolloutId: string): string {
 }
 
 /** The rollout page's body. */
-export function rolloutPage(view: RolloutView): Html {
+export function rolloutPage(view: RolloutView, lookup?: ContextTextLookup): Html {
   return html`<h1>Rollout <code data-field="rollout-id">${view.rollout_id}</code> ${isLive(view) ? html`<span class="pill running" id="live">live</span>` : ""}</h1>
-<div id="rollout-body" data-updates="0">${rolloutBody(view)}</div>`;
+<div id="rollout-body" data-updates="0">${rolloutBody(view, lookup)}</div>`;
 }

@@ -14,11 +14,11 @@ function call(id: string, prompt: number[], completion: number[], version: numbe
   return LlmCall.parse(input);
 }
 
-async function render(calls: LlmCall[], termination: "ENV_DONE" | "MAX_RESPONSE_LENGTH") {
+async function render(calls: LlmCall[], termination: "ENV_DONE" | "MAX_RESPONSE_LENGTH", texts: ReadonlyMap<string, readonly string[]> = new Map()) {
   const { samples } = buildTrainingSamples({ rollout_id: "r", status: "succeeded", termination_reason: termination, reward: 1, calls, uid: "g", sample_index: 0, mode: "cumulative" });
   const byId = new Map(calls.map((c) => [c.call_id, c]));
   const numbers = new Map(calls.map((c, i) => [c.call_id, i + 1]));
-  return Promise.all(samples.map(async (sample) => ({ sample, html: String(await tokenStrip(sample, byId, numbers)) })));
+  return Promise.all(samples.map(async (sample) => ({ sample, html: String(await tokenStrip(sample, byId, numbers, texts)) })));
 }
 
 const attr = (html: string, name: string) => [...html.matchAll(new RegExp(`class="t"[^>]* ${name}="([^"]*)"`, "g"))].map((m) => m[1]);
@@ -51,6 +51,22 @@ describe("tokenStrip (unit)", () => {
     expect(texts.map((t) => (t === undefined ? null : unescape(t)))).toEqual([...strs, null, null]);
     expect(tags.map((m) => m[1])).toEqual(["t special", "t", "t", "t bytes", "t bytes", "t", "t special", "t", "t"]);
     expect(only!.html).toContain("part of a UTF-8 character (bytes)");
+  });
+
+  it("shows the prompt and the context tokens between calls with the texts of the last call's prompt", async () => {
+    const calls = [call("a", [1, 2, 3], [10, 11], 0, ["Hi", "!"]), call("b", [1, 2, 3, 10, 11, 50, 51], [12], 0, ["ok"])];
+    const lastPrompt = ["<|im_start|>", "user", "\n", "Hi", "!", "<|im_end|>", " x"];
+    const [only] = await render(calls, "ENV_DONE", new Map([["b", lastPrompt]]));
+    const prompt = [...only!.html.matchAll(/<span class="(p[^"]*)" data-k="\d+" data-id="(\d+)" data-token-text="([^"]*)"/g)];
+    expect(prompt.map((m) => [m[1], m[2], m[3]])).toEqual([["p special", "1", "&lt;|im_start|&gt;"], ["p", "2", "user"], ["p", "3", "\n"]]);
+    const context = [...only!.html.matchAll(/<span class="(t[^"]*)"[^>]* data-id="(\d+)" data-mask="0"[^>]* data-token-text="([^"]*)"[^>]*>([^<]*)</g)];
+    expect(context.map((m) => [m[1], m[2], m[3], m[4]])).toEqual([["t special", "50", "&lt;|im_end|&gt;", "&lt;|im_end|&gt;"], ["t", "51", " x", "\u00b7x"]]);
+  });
+
+  it("shows context tokens as ids when no prompt texts are known", async () => {
+    const [only] = await render([call("a", [1, 2, 3], [10, 11], 0, ["Hi", "!"]), call("b", [1, 2, 3, 10, 11, 50], [12], 0)], "ENV_DONE");
+    expect(only!.html).toMatch(/<span class="p" data-k="0" data-id="1" title="token 1 · prompt \(not trained\)">1<\/span>/);
+    expect(only!.html).toMatch(/<span class="t" data-i="2" data-id="50" data-mask="0" data-logprob="0" title="[^"]*">50<\/span>/);
   });
 
   it("marks the sample after a drift split and a truncated ending", async () => {
