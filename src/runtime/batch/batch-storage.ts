@@ -8,6 +8,9 @@ import { BatchRecord, type RolloutSlot } from "./batch-state";
 import type { RowTask } from "./row-task";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { TreeStorage } from "./tree-storage";
+import type { FinishedMember, StoredVerdict } from "./group-members";
+
+export type { FinishedMember, StoredVerdict } from "./group-members";
 
 const MIGRATIONS = [
   CREATE_META_TABLE,
@@ -46,9 +49,6 @@ const SIGNAL_COLUMNS: Array<[name: string, definition: string]> = [
   ["parent_id", "TEXT"],
 ];
 
-/** What became of a complete group: a GroupVerdict's kind, or its withholding reason. */
-export type StoredVerdict = "deliver" | "deliver_valid" | "cut" | "infra_failure" | "no_signal";
-
 /** A released rollout not yet terminal, with what the tracker knows about it. */
 export interface LiveRollout extends RolloutSlot {
   created: boolean;
@@ -70,17 +70,6 @@ export interface RolloutOutcome {
   completion_tokens?: number | null;
   policy_version_start?: number | null;
   policy_version_end?: number | null;
-}
-
-/** A finished member of a group, as its result reported it. */
-export interface FinishedMember {
-  rollout_id: string;
-  sample_index: number;
-  attempt: number;
-  termination_reason: TerminationReason | null;
-  outcome: MemberOutcome | null;
-  metric: number | null;
-  reward: number | null;
 }
 
 const LIVE = `status IN ('queued', 'running')`;

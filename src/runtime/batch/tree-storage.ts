@@ -4,7 +4,7 @@
  * never re-run, so its children share its run id as `parent_id`).
  */
 import type { SqlPort } from "../../ports";
-import type { FinishedMember, StoredVerdict } from "./batch-storage";
+import type { FinishedMember, StoredVerdict } from "./group-members";
 
 /** Typed reads and writes over a tracker's tree tables (rows of `rollouts` with a `parent_id`, and `node_verdicts`). */
 export class TreeStorage {
