@@ -192,6 +192,20 @@ describe("group packs", () => {
     expect((await pull({ max_groups: 10 })).meta.groups).toEqual([]);
   });
 
+  it("over the caller's max_bytes in a JSON pull (read whole) hand the groups that do not fit back as well", async () => {
+    const batchId = uniqueId("pack-bytes-json");
+    const groups = [];
+    for (let g = 0; g < 3; g++) groups.push(await publishKinds(batchId, [K.multi_turn!, K.drift!]));
+    for (const group of groups) await deliver(group.messages);
+    const pull = async (maxBytes?: number) =>
+      (await (await postJson("/v1/feed/pull", { max_groups: 10, inline: true, lease_ms: 30_000, batch_id: batchId, ...(maxBytes ? { max_bytes: maxBytes } : {}) })).json()) as PullResponse<InlineFeedGroup> & { returned_groups: number };
+    const first = await pull(1);
+    expect([first.groups.length, first.returned_groups, first.groups[0]!.members.map((m) => m.samples.length)]).toEqual([1, 2, [1, 2]]);
+    const second = await pull();
+    expect([second.groups.length, second.returned_groups]).toEqual([2, 0]);
+    expect([...first.groups, ...second.groups].map((g) => g.uid).sort()).toEqual(groups.map((g) => g.uid).sort());
+  });
+
   it("answer a max_bytes that is not a positive integer with 422 naming it, leasing nothing", async () => {
     const response = await postJson("/v1/feed/pull", { max_groups: 1, inline: true, max_bytes: 0 });
     expect(response.status).toBe(422);
