@@ -5,7 +5,7 @@ import type { LlmCall } from "../../../src/schemas/llm-call";
 import type { RolloutView } from "../../../src/schemas/rollout-api";
 import type { TrainingSample } from "../../../src/schemas/training-sample";
 import { TERMINAL_STATUSES } from "../../../src/schemas/termination";
-import { groupOf } from "../../../src/sink/mask-runs";
+import { groupOf } from "../../../src/sink/mask-display";
 import { buildSamplesForView } from "../../../src/sink/sample-builder";
 import { duration, num, pill, time } from "../components/format";
 import { tokenStrip } from "../components/token-strip";

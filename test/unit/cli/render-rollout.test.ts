@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupOf, maskRuns, maskTotals } from "../../../src/sink/mask-runs";
+import { groupOf, maskRuns, maskTotals } from "../../../src/sink/mask-display";
 import { formatMessage, formatRollout, formatSample } from "../../../src/cli/render-rollout";
 import { newMessages } from "../../../src/sink/conversation";
 import type { ChatMessage } from "../../../src/schemas/chat";
