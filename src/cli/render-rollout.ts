@@ -6,7 +6,7 @@ import type { TrainingSample } from "../schemas/training-sample";
 import { untrainableReason } from "../sink/sample-builder";
 import { formatDuration, formatFields, formatNumber, indent, truncate } from "./format";
 import { newMessages } from "../sink/conversation";
-import { maskRuns, maskTotals } from "../sink/mask-runs";
+import { maskRuns, maskTotals } from "../sink/mask-display";
 
 /** How much to print. */
 export interface RenderOptions {

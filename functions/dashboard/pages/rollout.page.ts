@@ -5,7 +5,7 @@ import type { LlmCall } from "../../../src/schemas/llm-call";
 import type { RolloutView } from "../../../src/schemas/rollout-api";
 import type { TrainingSample } from "../../../src/schemas/training-sample";
 import { TERMINAL_STATUSES } from "../../../src/schemas/termination";
-import { groupOf } from "../../../src/sink/mask-runs";
+import { groupOf, parseBatchRolloutId } from "../../../src/schemas/batch-rollout-id";
 import { buildSamplesForView } from "../../../src/sink/sample-builder";
 import { duration, num, pill, time } from "../components/format";
 import { tokenStrip } from "../components/token-strip";
@@ -16,11 +16,6 @@ import type { Html } from "../layout";
 /** Whether the rollout may still change (the page then follows it over SSE). */
 export function isLive(view: RolloutView): boolean {
   return !TERMINAL_STATUSES.has(view.status);
-}
-
-function batchOf(rolloutId: string): string | null {
-  const match = /^(.+):\d+:\d+$/.exec(rolloutId);
-  return match ? match[1]! : null;
 }
 
 /** Looks up the text of the context tokens of the samples shown (see `contextTexts`). */
@@ -35,7 +30,7 @@ export async function rolloutBody(view: RolloutView, lookup?: ContextTextLookup)
   const calls = new Map(view.llm_calls.map((call) => [call.call_id, call]));
   const texts = lookup ? await lookup(built.samples, calls) : new Map<string, readonly string[]>();
   const numbers = new Map(view.llm_calls.map((call, i) => [call.call_id, i + 1]));
-  const batch = batchOf(view.rollout_id);
+  const batch = parseBatchRolloutId(view.rollout_id)?.batch_id ?? null;
   const took = view.finished_at === null ? `running for ${duration(Date.now() - view.created_at)}` : duration(view.finished_at - view.created_at);
   return html`<table class="card"><tbody>
 <tr><th>status</th><td data-field="status">${pill(view.status)} ${view.termination_reason ?? ""}${view.error ? html` · <span class="bad">${view.error}</span>` : ""}</td></tr>

@@ -3,7 +3,7 @@ import { RolloutView } from "../../schemas/rollout-api";
 import { buildSamplesForView } from "../../sink/sample-builder";
 import type { ApiClient } from "../api-client";
 import { OperationError } from "../errors";
-import { groupOf } from "../../sink/mask-runs";
+import { groupOf } from "../../schemas/batch-rollout-id";
 import type { Output } from "../output";
 import { formatRollout, type RenderOptions } from "../render-rollout";
 

@@ -9,6 +9,7 @@ import type { BatchIssue } from "./batch-results";
 import { rowToTask, type RowTask } from "./row-task";
 import { agentForkRefusal } from "../session/fork-plan";
 import { RolloutId } from "../../schemas/rollout-id";
+import { batchRolloutId } from "../../schemas/batch-rollout-id";
 
 /** Largest stored task per row (JSON bytes): Durable Object rows are capped at 2 MB. */
 export const MAX_ROW_TASK_BYTES = 1_000_000;
@@ -109,7 +110,7 @@ function treeIssues(message: BatchMessage, tasks: readonly RowTask[], agents: Ag
   const maxSteps = resolveSettings(message).config.max_steps;
   const last = tree.branch_at.length - 1;
   if (tree.branch_at[last]! >= maxSteps) return [{ path: `tree.branch_at.${last}`, message: `branch_at steps must be below config.max_steps (${maxSteps})` }];
-  const deepest = `${message.batch_id}:${tasks.length - 1}:${message.n - 1}${tree.branch_at.map((step) => `.t${step}-${tree.width - 1}`).join("")}.retry-${message.max_member_retries}`;
+  const deepest = `${batchRolloutId(message.batch_id, tasks.length - 1, message.n - 1)}${tree.branch_at.map((step) => `.t${step}-${tree.width - 1}`).join("")}.retry-${message.max_member_retries}`;
   if (!RolloutId.safeParse(deepest).success) return [{ path: "tree", message: `the deepest node's rollout id (${deepest.length} characters) exceeds 200: use a shorter batch_id or fewer branch steps` }];
   return [];
 }

@@ -7,6 +7,7 @@
 import type { SqlPort, SqlValue } from "../../ports";
 import type { EvalRow, RewardGroup, RewardHistogram, RolloutListEntry, RolloutListPage, RolloutListQuery } from "../../schemas/batch-listing";
 import type { TerminationReason } from "../../schemas/termination";
+import { batchRolloutId } from "../../schemas/batch-rollout-id";
 import { groupUid, type BatchRecord } from "./batch-state";
 import { slotGroup } from "./tree-slots";
 
@@ -85,7 +86,7 @@ export function listSlots(sql: SqlPort, record: BatchRecord, query: RolloutListQ
     )
     .toArray();
   const rollouts: RolloutListEntry[] = rows.map((row) => ({
-    rollout_id: row.rollout_id ?? `${record.batch_id}:${row.row_index}:${row.sample_index}`,
+    rollout_id: row.rollout_id ?? batchRolloutId(record.batch_id, row.row_index, row.sample_index),
     row_index: row.row_index,
     sample_index: row.sample_index,
     // A tree child's group is its node's (tree-slots.ts); a root's, the row's.

@@ -6,6 +6,7 @@ import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "../../sche
 import { RolloutConfig } from "../../schemas/rollout-config";
 import { DataManagerName } from "../../schemas/rollout-group";
 import { BatchTree } from "../../schemas/batch-tree";
+import { batchRolloutId } from "../../schemas/batch-rollout-id";
 
 /** Version of the persisted BatchRecord shape. */
 export const BATCH_RECORD_SCHEMA_VERSION = 1;
@@ -81,7 +82,7 @@ export function baseSlotId(rolloutId: string): string {
 export function slotAt(record: Pick<BatchRecord, "batch_id" | "n">, index: number): RolloutSlot {
   const row = Math.floor(index / record.n);
   const sample = index % record.n;
-  return { rollout_id: `${record.batch_id}:${row}:${sample}`, row_index: row, sample_index: sample };
+  return { rollout_id: batchRolloutId(record.batch_id, row, sample), row_index: row, sample_index: sample };
 }
 
 /** The GRPO group uid of a row: `<batch_id>:<row>`. */

@@ -1,6 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { packageSpecifiers, readImportGraph } from "./import-graph";
+import { forbiddenImports, mapCitations } from "./wing-maps";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const doc = readFileSync(`${root}docs/architecture.md`, "utf8");
@@ -25,5 +27,44 @@ describe("docs/architecture.md (unit)", () => {
     expect(classes.length).toBeGreaterThanOrEqual(7);
     const table = doc.slice(doc.indexOf("## The Durable Objects"), doc.indexOf("## The session"));
     expect(classes.filter((name) => !table.includes(`| \`${name}\` (`))).toEqual([]);
+  });
+});
+
+/** The wings with a one-screen map (`<wing>/README.md`), each linked from docs/architecture.md. */
+const WINGS = ["src/runtime", "src/gateway", "src/sink", "functions"];
+
+function folders(dir: string): string[] {
+  return readdirSync(`${root}${dir}`, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => [`${dir}/${entry.name}/`, ...folders(`${dir}/${entry.name}`)]);
+}
+
+describe.each(WINGS)("the map of %s (unit)", (wing) => {
+  const map = readFileSync(`${root}${wing}/README.md`, "utf8");
+
+  it("fits on a screen, is linked from docs/architecture.md, and cites only paths that exist", () => {
+    expect(map.split("\n").length).toBeLessThanOrEqual(60);
+    expect(doc).toContain(`(../${wing}/README.md)`);
+    const cited = mapCitations(wing, map);
+    expect(cited.length).toBeGreaterThan(10);
+    expect(cited.filter((path) => !existsSync(`${root}${path}`))).toEqual([]);
+  });
+
+  it("names every folder of the wing, so a new folder without a line fails", () => {
+    const cited = new Set(mapCitations(wing, map));
+    expect(folders(wing).filter((folder) => !cited.has(folder))).toEqual([]);
+  });
+
+  it("holds no import its map forbids", () => {
+    const { paths, packages } = forbiddenImports(map);
+    expect(paths.length + packages.length).toBeGreaterThan(0);
+    const graph = readImportGraph(root, [wing]);
+    const broken = [...graph].flatMap(([file, targets]) => [
+      ...targets.filter((target) => paths.some((path) => target.startsWith(path))).map((target) => `${file} -> ${target}`),
+      ...packageSpecifiers(readFileSync(`${root}${file}`, "utf8"))
+        .filter((name) => packages.some((banned) => name === banned || name.startsWith(`${banned}/`)))
+        .map((name) => `${file} -> ${name}`),
+    ]);
+    expect(broken).toEqual([]);
   });
 });

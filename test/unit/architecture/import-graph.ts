@@ -18,6 +18,11 @@ export function relativeSpecifiers(source: string): string[] {
   return ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName).filter((name) => name.startsWith("."));
 }
 
+/** The package specifiers of `source` (`hono`, `cloudflare:workers`, `zod/v4`), read the same way. */
+export function packageSpecifiers(source: string): string[] {
+  return ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName).filter((name) => !name.startsWith("."));
+}
+
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupOf, maskRuns, maskTotals } from "../../../src/sink/mask-runs";
+import { maskRuns, maskTotals } from "../../../src/sink/mask-display";
 import { formatMessage, formatRollout, formatSample } from "../../../src/cli/render-rollout";
 import { newMessages } from "../../../src/sink/conversation";
 import type { ChatMessage } from "../../../src/schemas/chat";
@@ -27,11 +27,6 @@ describe("showing a rollout and its training mask (unit)", () => {
     expect(maskRuns([1, 1, 0, 0, 1])).toEqual([{ mask: 1, start: 0, length: 2 }, { mask: 0, start: 2, length: 2 }, { mask: 1, start: 4, length: 1 }]);
     expect(maskRuns([])).toEqual([]);
     expect(maskTotals({ prompt_ids: [1, 2, 3], response_mask: [1, 1, 0, 0, 1] })).toEqual({ prompt: 3, trained: 3, context: 2 });
-  });
-
-  it("reads the GRPO group off a batch rollout id, and treats other ids as a group of one", () => {
-    expect(groupOf("cli-1.chunk0:12:3")).toEqual({ uid: "cli-1.chunk0:12", sample_index: 3 });
-    expect(groupOf("solo-rollout")).toEqual({ uid: "solo-rollout", sample_index: 0 });
   });
 
   it("prints only the messages a call added, and tool calls on their own line", () => {

@@ -1,4 +1,8 @@
-/** @module Which response tokens of a training sample are trained (mask 1) and which are context (mask 0). */
+/**
+ * @module A training sample's response mask split for display (the dashboard's token strip, the command
+ * line): runs of trained (1) and context (0) tokens, and their totals. It decides nothing; which
+ * tokens are trained is `sample-builder.ts`.
+ */
 import type { TrainingSample } from "../schemas/training-sample";
 
 /** A maximal run of equal mask values in `response_mask`: tokens `[start, start + length)`. */
@@ -23,14 +27,4 @@ export function maskRuns(mask: ReadonlyArray<0 | 1>): MaskRun[] {
 export function maskTotals(sample: Pick<TrainingSample, "prompt_ids" | "response_mask">): { prompt: number; trained: number; context: number } {
   const trained = sample.response_mask.reduce<number>((sum, value) => sum + value, 0);
   return { prompt: sample.prompt_ids.length, trained, context: sample.response_mask.length - trained };
-}
-
-/**
- * The GRPO group of a rollout as the sink sees it, read off a batch rollout id
- * (`<batch>:<row>:<sample>` → uid `<batch>:<row>`, sample index); a rollout created alone is its
- * own group of one. The view does not carry its group, and only the ids in samples depend on it.
- */
-export function groupOf(rolloutId: string): { uid: string; sample_index: number } {
-  const match = /^(.+:\d+):(\d+)$/.exec(rolloutId);
-  return match ? { uid: match[1]!, sample_index: Number(match[2]) } : { uid: rolloutId, sample_index: 0 };
 }
