@@ -2,7 +2,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { BatchStorage } from "../../src/runtime/batch/batch-storage";
+import { BatchStorage, type RolloutOutcome } from "../../src/runtime/batch/batch-storage";
+import { FanOut } from "../../src/runtime/batch/fan-out";
 import { BATCH_RECORD_SCHEMA_VERSION, slotAt } from "../../src/runtime/batch/batch-state";
 import { rowToTask, type RowTask } from "../../src/runtime/batch/row-task";
 import { DatasetRow } from "../../src/schemas/batch";
@@ -90,4 +91,46 @@ describe("the batch tracker's alarm", () => {
     expect(await getBatch(batchId)).toMatchObject({ done: true, retried: 1, counts: before.counts, groups: { delivered: 1, withheld: 0 } });
     expect((await batchRollouts(batchId)).find((entry) => entry.rollout_id === rerun)).toMatchObject({ superseded: false, outcome: "policy" });
   }, 40_000);
+  it("acts on each read-back outcome as it is recorded, not after every session answered", async () => {
+    const batchId = uniqueId("settle-order");
+    const [first, second] = [slotAt({ batch_id: batchId, n: 2 }, 0), slotAt({ batch_id: batchId, n: 2 }, 1)];
+    const ended: RolloutOutcome = { status: "succeeded", termination_reason: "ENV_DONE", reward: 1, outcome: "policy" };
+    await runInDurableObject(tracker(batchId), async (_instance, state) => {
+      const storage = new BatchStorage(state.storage.sql);
+      storage.migrate();
+      const longAgo = Date.now() - 120_000;
+      storage.insertReleased([first, second], longAgo);
+      for (const slot of [first, second]) storage.markTerminalSeen(slot.rollout_id, longAgo);
+      const events: string[] = [];
+      let answerSecond: (() => void) | undefined;
+      const secondAsked = new Promise<void>((resolve) => (answerSecond = resolve));
+      const fanOut = new FanOut({
+        storage,
+        transactionSync: (fn) => state.storage.transactionSync(fn),
+        results: { send: async () => {} },
+        definition: () => undefined,
+        now: Date.now,
+        sessions: {
+          create: async () => { throw new Error("not used"); },
+          cancel: async () => { throw new Error("not used"); },
+          forkSource: async () => { throw new Error("not used"); },
+          createFork: async () => { throw new Error("not used"); },
+          // The second session answers only once the first outcome was acted on (or after 2 s, as the old order would need).
+          outcome: async (rolloutId) => {
+            if (rolloutId === second.rollout_id) await Promise.race([secondAsked, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+            events.push(`answered ${rolloutId}`);
+            return ended;
+          },
+        },
+      });
+      const settled = await fanOut.readBack(Date.now(), 10, async (slot) => {
+        // Recorded in the same synchronous stretch: a crash after this point cannot lose the action.
+        expect(storage.listOverdue(Date.now(), 10).map((live) => live.rollout_id)).not.toContain(slot.rollout_id);
+        events.push(`settled ${slot.rollout_id}`);
+        answerSecond!();
+      });
+      expect(settled).toBe(2);
+      expect(events).toEqual([`answered ${first.rollout_id}`, `settled ${first.rollout_id}`, `answered ${second.rollout_id}`, `settled ${second.rollout_id}`]);
+    });
+  });
 });

@@ -227,7 +227,7 @@ export class BatchCore {
       await this.#fanOut.check(record, CHECK_PER_TICK);
       await this.#fanOut.release();
     }
-    for (const { slot, superseded } of await this.#fanOut.readBack(now - RESULT_GRACE_MS, CHECK_PER_TICK)) await this.#signal.afterResult(slot, { superseded });
+    await this.#fanOut.readBack(now - RESULT_GRACE_MS, CHECK_PER_TICK, (slot, superseded) => this.#signal.afterResult(slot, { superseded }));
     if (!this.#finishIfDone()) await this.#deps.storage.setAlarm(this.#deps.now() + TICK_MS);
   }
 

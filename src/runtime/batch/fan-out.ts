@@ -182,22 +182,30 @@ export class FanOut {
   }
 
   /**
-   * Reads back rollouts whose sessions ended before `before` but whose result message never came.
-   * Returns those read back with their signal (outcome and supersession), for the tracker to act
-   * on as it would on their messages: results go down a queue that a crash can empty, and a
-   * session's delivery check only asks the feed, so a tracker must not need the message.
+   * Reads back rollouts whose sessions ended before `before` but whose result message never came,
+   * and hands each one read back with its signal (outcome and supersession) to `settle`, for the
+   * tracker to act on as it would on its message: results go down a queue that a crash can empty,
+   * and a session's delivery check only asks the feed, so a tracker must not need the message.
+   * `settle` starts in the same synchronous stretch as the write that records the outcome, so its
+   * reservation (a re-run, a tree node's children) commits with it: a crash in a later await can
+   * no longer leave an outcome recorded whose slot is never re-run or branched (nothing reads an
+   * outcome back twice).
    */
-  async readBack(before: number, limit: number): Promise<Array<{ slot: RolloutSlot; superseded: boolean }>> {
+  async readBack(before: number, limit: number, settle: (slot: RolloutSlot, superseded: boolean) => Promise<void>): Promise<number> {
     const { storage, sessions } = this.#deps;
-    const settled: Array<{ slot: RolloutSlot; superseded: boolean }> = [];
+    let settled = 0;
     await eachLimited(storage.listOverdue(before, limit), SESSION_RPC_PARALLELISM, async (slot) => {
+      let outcome;
       try {
-        const outcome = await sessions.outcome(slot.rollout_id);
-        if (!outcome || !TERMINAL_STATUSES.has(outcome.status)) return;
-        if (storage.recordOutcome(slot.rollout_id, outcome, this.#deps.now()) && outcome.outcome) settled.push({ slot, superseded: outcome.superseded ?? false });
+        outcome = await sessions.outcome(slot.rollout_id);
       } catch (error) {
         console.error("batch rollout read-back failed", { rollout_id: slot.rollout_id, error: describe(error) });
+        return;
       }
+      if (!outcome || !TERMINAL_STATUSES.has(outcome.status)) return;
+      if (!storage.recordOutcome(slot.rollout_id, outcome, this.#deps.now()) || !outcome.outcome) return;
+      settled += 1;
+      await settle(slot, outcome.superseded ?? false);
     });
     return settled;
   }
