@@ -29,9 +29,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .verl_validity import scatter_rows, valid_member_advantage
-
-from .verl_plan import _get
+from .call_plan import _get
+from .validity import scatter_rows, valid_member_advantage
 
 #: ``meta_info`` key of the earlier segments of a call's rollouts (``{"batch", "non_tensor_batch"}``).
 EARLIER_SEGMENTS = "edge_rollout_earlier_segments"

@@ -24,8 +24,8 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from .errors import StreamTimeout
-from .verl import PRESAMPLED, EdgeRolloutManager, rows_of
+from ..errors import StreamTimeout
+from .generate_sequences import PRESAMPLED, EdgeRolloutManager, rows_of
 
 #: verl's ``filter_groups.metric`` names → the batch filter's metric (``acc`` is a reward dimension the agent declares).
 METRICS = {"seq_reward": "reward", "seq_final_reward": "reward", "score": "reward", "acc": "acc"}

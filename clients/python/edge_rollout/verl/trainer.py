@@ -10,7 +10,7 @@ first call that takes the replicas away (sleep or update) opens ``POST /v1/polic
 
 Entry point (with verl installed)::
 
-    python3 -m edge_rollout.verl_main <verl's usual ppo_trainer overrides> \\
+    python3 -m edge_rollout.verl.main <verl's usual ppo_trainer overrides> \\
         +edge_rollout.url=http://127.0.0.1:8787 +edge_rollout.agent=calculator
 
 It is verl's ``main_ppo`` with ``EdgeRolloutTrainer`` in place of ``RayPPOTrainer`` and
@@ -21,10 +21,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Optional
 
-from .client import Client
-from .verl_dapo import DapoBatches
-from .verl_metrics import RolloutMetricsTrainerMixin
-from .verl_segments import DriftSegmentsTrainerMixin
+from ..client import Client
+from .dapo import DapoBatches
+from .drift_segments import DriftSegmentsTrainerMixin
+from .metrics import RolloutMetricsTrainerMixin
 
 #: How long ``sync/begin`` waits for in-flight model calls before weights move: 60 s.
 SYNC_WAIT_MS = 60_000
@@ -86,7 +86,7 @@ def wire_trainer(trainer: Any) -> None:
     manager = trainer.async_rollout_manager
     trainer.weight_sync = bracket_weight_sync(trainer.checkpoint_manager, manager.client)
     # DAPO's dynamic sampling (algorithm.filter_groups), which stock fit ignores: the service filters
-    # and cuts, DapoBatches refills each step from the dataloader (verl_dapo).
+    # and cuts, DapoBatches refills each step from the dataloader (dapo).
     filter_groups = getattr(getattr(trainer.config, "algorithm", None), "filter_groups", None)
     if filter_groups is not None and bool(getattr(filter_groups, "enable", False)):
         trainer.train_dataloader = DapoBatches(trainer.train_dataloader, manager, trainer.config.data.train_batch_size, filter_groups)
@@ -104,8 +104,8 @@ if RayPPOTrainer is not None:  # pragma: no cover - needs verl and GPUs
 
     class EdgeRolloutTrainer(RolloutMetricsTrainerMixin, DriftSegmentsTrainerMixin, RayPPOTrainer):
         """``RayPPOTrainer`` whose weight updates are bracketed by edge-rollout's sync handshake,
-        which trains every drift segment of a rollout (``verl_segments``) and logs the manager's
-        counts as ``edge_rollout/*`` step metrics (``verl_metrics``)."""
+        which trains every drift segment of a rollout (``drift_segments``) and logs the manager's
+        counts as ``edge_rollout/*`` step metrics (``metrics``)."""
 
         advantage_module = metrics_module = verl_ray_trainer
 

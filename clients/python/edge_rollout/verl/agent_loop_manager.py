@@ -22,9 +22,9 @@ import asyncio
 import os
 from typing import Any, Optional, Sequence
 
-from .client import Client
-from .verl import EdgeRolloutManager
-from .verl_plan import _get
+from ..client import Client
+from .call_plan import _get
+from .generate_sequences import EdgeRolloutManager
 
 
 class EdgeRolloutAgentLoopManager(EdgeRolloutManager):

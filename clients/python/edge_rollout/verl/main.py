@@ -1,14 +1,14 @@
-"""``python3 -m edge_rollout.verl_main``: verl's ``main_ppo`` training on edge-rollout (needs verl).
+"""``python3 -m edge_rollout.verl.main``: verl's ``main_ppo`` training on edge-rollout (needs verl).
 
 verl's ``run_ppo(config, task_runner_class)`` takes a TaskRunner for recipes (main_ppo.py:49-88);
 ours sets ``agent_loop_manager_class`` to ``EdgeRolloutAgentLoopManager`` (unless the config names
 one) and, inside the runner's Ray process, builds ``EdgeRolloutTrainer`` where ``TaskRunner.run``
 builds ``RayPPOTrainer`` (main_ppo.py:349). Overrides are verl's, plus ``+edge_rollout.*``
-(see ``edge_rollout.verl_manager``).
+(see ``edge_rollout.verl.agent_loop_manager``).
 """
 from __future__ import annotations
 
-MANAGER_CLASS = "edge_rollout.verl_manager.EdgeRolloutAgentLoopManager"
+MANAGER_CLASS = "edge_rollout.verl.agent_loop_manager.EdgeRolloutAgentLoopManager"
 
 
 def main() -> None:  # pragma: no cover - needs verl, hydra and ray
@@ -20,7 +20,7 @@ def main() -> None:  # pragma: no cover - needs verl, hydra and ray
 
     class EdgeRolloutTaskRunner(main_ppo.TaskRunner):
         def run(self, config):  # noqa: ANN001 - verl's signature
-            from edge_rollout.verl_trainer import EdgeRolloutTrainer
+            from edge_rollout.verl.trainer import EdgeRolloutTrainer
             main_ppo.RayPPOTrainer = EdgeRolloutTrainer  # this Ray process only
             return super().run(config)
 
