@@ -127,3 +127,6 @@ class DapoBatches:
             batch[PRESAMPLED] = np.array([group["uid"] for _, _, group in picks], dtype=object)
             self.steps.append({"gen_batches": len(drawn), "kept": len(picks)})
             yield batch
+
+
+__all__ = ["DapoBatches", "sample_signal_groups"]

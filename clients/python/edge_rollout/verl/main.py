@@ -35,5 +35,7 @@ def main() -> None:  # pragma: no cover - needs verl, hydra and ray
     run()
 
 
+__all__ = ["MANAGER_CLASS", "main"]
+
 if __name__ == "__main__":  # pragma: no cover
     main()

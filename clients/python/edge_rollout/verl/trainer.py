@@ -112,3 +112,8 @@ if RayPPOTrainer is not None:  # pragma: no cover - needs verl and GPUs
         def init_workers(self) -> None:
             super().init_workers()
             wire_trainer(self)
+
+
+__all__ = ["SYNC_WAIT_MS", "WeightSyncBracket", "bracket_weight_sync", "wire_trainer"]
+if RayPPOTrainer is not None:  # pragma: no cover - needs verl
+    __all__.append("EdgeRolloutTrainer")

@@ -1,0 +1,6 @@
+"""Old name of ``edge_rollout.verl.trainer`` (before issue 30), kept so imports from here still work.
+
+It re-exports that module's public names (the same objects); new code imports from there.
+"""
+from .verl.trainer import *  # noqa: F401,F403
+from .verl.trainer import __all__  # noqa: F401
