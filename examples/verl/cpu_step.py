@@ -30,10 +30,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "clients" / "python"))  # run from a checkout without installing
 from edge_rollout import Client  # noqa: E402
-from edge_rollout.verl_manager import EdgeRolloutAgentLoopManager  # noqa: E402
-from edge_rollout.verl_metrics import step_metrics  # noqa: E402
-from edge_rollout.verl_segments import EARLIER_SEGMENTS  # noqa: E402
-from edge_rollout.verl_trainer import bracket_weight_sync  # noqa: E402
+from edge_rollout.verl.agent_loop_manager import EdgeRolloutAgentLoopManager  # noqa: E402
+from edge_rollout.verl.drift_segments import EARLIER_SEGMENTS  # noqa: E402
+from edge_rollout.verl.metrics import step_metrics  # noqa: E402
+from edge_rollout.verl.trainer import bracket_weight_sync  # noqa: E402
 
 
 class SimulatorReplica:

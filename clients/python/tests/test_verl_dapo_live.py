@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 
 from edge_rollout import Client
-from edge_rollout import verl_dapo
-from edge_rollout.verl import PRESAMPLED, EdgeRolloutManager
-from edge_rollout.verl_dapo import DapoBatches
+from edge_rollout.verl import PRESAMPLED, EdgeRolloutManager, dapo
+from edge_rollout.verl.dapo import DapoBatches
 from live_stack import ROWS
 from verl_fakes import MiniDataProto
 
@@ -46,7 +45,7 @@ def test_each_step_holds_only_groups_with_signal_and_fit_gets_them_without_a_sec
 
 
 def test_a_step_that_cannot_fill_raises_after_max_num_gen_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(verl_dapo, "sample_signal_groups", lambda *args: {})  # every group without signal
+    monkeypatch.setattr(dapo, "sample_signal_groups", lambda *args: {})  # every group without signal
     manager = EdgeRolloutManager(Client("http://127.0.0.1:9"), agent="calculator", n=4, prompt_length=8, response_length=8, pad_token_id=0, return_tensors="np")
     batches = DapoBatches(loader(5, 2), manager, train_batch_size=2, filter_groups={"enable": True, "metric": "acc", "max_num_gen_batches": 3})
     assert batches.metric == "acc"

@@ -13,8 +13,8 @@ from types import SimpleNamespace as NS
 import numpy as np
 import pytest
 
-from edge_rollout.verl_segments import EARLIER_SEGMENT, EARLIER_SEGMENTS, DriftSegmentsTrainerMixin, minimal_batch_divisor
-from edge_rollout.verl_trainer import wire_trainer
+from edge_rollout.verl.drift_segments import EARLIER_SEGMENT, EARLIER_SEGMENTS, DriftSegmentsTrainerMixin, minimal_batch_divisor
+from edge_rollout.verl.trainer import wire_trainer
 from fake_server import pulled, sample
 from test_verl_trainer_contract import FakeReplica, dataloader_batch, gen_batch_of, make_manager, verl_config
 from grpo_reference import grpo_outcome_advantage
@@ -202,10 +202,10 @@ class RayPPOTrainer(FitReplay):
 @pytest.fixture
 def verl_stand_in(tmp_path):
     """A ``verl`` package holding only ``trainer.ppo.ray_trainer`` (FAKE_RAY_TRAINER), importable
-    while the test runs; ``edge_rollout.verl_trainer`` is imported afresh over it."""
+    while the test runs; ``edge_rollout.verl.trainer`` is imported afresh over it."""
     import importlib
-    for _ in stand_in_packages(tmp_path, {"verl/trainer/ppo/ray_trainer.py": FAKE_RAY_TRAINER}, fresh=("edge_rollout.verl_trainer",)):
-        yield importlib.import_module("edge_rollout.verl_trainer")
+    for _ in stand_in_packages(tmp_path, {"verl/trainer/ppo/ray_trainer.py": FAKE_RAY_TRAINER}, fresh=("edge_rollout.verl.trainer",)):
+        yield importlib.import_module("edge_rollout.verl.trainer")
 
 
 def test_edge_rollout_trainer_itself_wires_the_manager_and_patches_fits_advantage_only_while_fit_runs(client, edge, verl_stand_in):

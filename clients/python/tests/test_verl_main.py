@@ -1,7 +1,7 @@
-"""Unit: ``python3 -m edge_rollout.verl_main`` wires verl's ``main_ppo`` the way docs/verl.md says.
+"""Unit: ``python3 -m edge_rollout.verl.main`` wires verl's ``main_ppo`` the way docs/verl.md says.
 
 verl, hydra, ray and omegaconf are not installable here, so each is a stand-in holding only what
-``verl_main`` touches, restated from verl's source at the commit pinned in docs/verl.md:
+``edge_rollout.verl.main`` touches, restated from verl's source at the commit pinned in docs/verl.md:
 ``main_ppo.run_ppo(config, task_runner_class)`` creates the runner and calls ``run(config)``
 (main_ppo.py:49-98), ``TaskRunner.run`` builds ``RayPPOTrainer(config=…)`` by its module-global name,
 then ``init_workers()`` and ``fit()`` (main_ppo.py:261-360); ``RayPPOTrainer.init_workers`` builds the
@@ -38,9 +38,9 @@ def open_dict(config):
     yield config
 ''',
     "custom_manager/__init__.py": '''
-from edge_rollout.verl_manager import EdgeRolloutAgentLoopManager
+from edge_rollout.verl.agent_loop_manager import EdgeRolloutAgentLoopManager
 class CustomManager(EdgeRolloutAgentLoopManager):
-    """A user's own manager, named in the config: verl_main must keep it."""
+    """A user's own manager, named in the config: main() must keep it."""
 ''',
     "verl/trainer/main_ppo.py": '''
 import ray
@@ -97,8 +97,8 @@ def config_for(url: str, manager_class: str | None = None) -> Node:
 @pytest.fixture
 def verl_main(tmp_path, server):
     FakeEdgeRollout(server)
-    for _ in stand_in_packages(tmp_path, STAND_INS, fresh=("edge_rollout.verl_trainer", "edge_rollout.verl_main")):
-        yield importlib.import_module("edge_rollout.verl_main")
+    for _ in stand_in_packages(tmp_path, STAND_INS, fresh=("edge_rollout.verl.trainer", "edge_rollout.verl.main")):
+        yield importlib.import_module("edge_rollout.verl.main")
 
 
 def test_verl_main_runs_main_ppo_with_edge_rollouts_trainer_and_manager(server, verl_main):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace as NS
 
-from edge_rollout.verl_metrics import RolloutMetricsTrainerMixin, StepCounts, step_metrics
+from edge_rollout.verl.metrics import RolloutMetricsTrainerMixin, StepCounts, step_metrics
 
 
 def test_counts_of_a_steps_calls_are_summed_with_version_extremes_and_taken_once():

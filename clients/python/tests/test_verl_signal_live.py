@@ -17,7 +17,7 @@ import numpy as np
 
 from edge_rollout import Client
 from edge_rollout.verl import EdgeRolloutManager
-from edge_rollout.verl_validity import VALID
+from edge_rollout.verl.validity import VALID
 from grpo_reference import grpo_outcome_advantage, grpo_scores
 from live_stack import MODEL_SERVERS, ROWS
 

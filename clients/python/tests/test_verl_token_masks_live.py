@@ -7,7 +7,7 @@ builder splits each rollout at every call. The calculator reasons too, but its t
 its reasoning, so its tool results are context tokens inside one segment. The batch is built as ``EdgeRolloutTrainer`` builds it inside
 ``fit``: ``generate_sequences`` with ``train_drift_segments`` (the last segment answers the row),
 fit's union with the repeated input (``MiniDataProto``: verl is not installable here), then
-``expand_drift_segments`` appending the earlier segments (``verl_segments``).
+``expand_drift_segments`` appending the earlier segments (``drift_segments``).
 
 The expectation is rebuilt independently from the gateway's own records (``GET /v1/rollouts/:id``,
 every call's ``prompt_token_ids`` / ``completion_token_ids`` / ``logprobs``): a call starts a new
@@ -27,7 +27,7 @@ import pytest
 
 from edge_rollout import Client
 from edge_rollout.verl import EdgeRolloutManager
-from edge_rollout.verl_segments import EARLIER_SEGMENT, expand_drift_segments
+from edge_rollout.verl.drift_segments import EARLIER_SEGMENT, expand_drift_segments
 from live_stack import MODEL_SERVERS, ROWS
 from verl_fakes import MiniDataProto, objects
 

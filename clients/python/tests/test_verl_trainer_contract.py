@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from edge_rollout import GroupsDropped
-from edge_rollout.verl_manager import EdgeRolloutAgentLoopManager
-from edge_rollout.verl_trainer import bracket_weight_sync
+from edge_rollout.verl.agent_loop_manager import EdgeRolloutAgentLoopManager
+from edge_rollout.verl.trainer import bracket_weight_sync
 from verl_fakes import FakeEdgeRollout, MiniDataProto, objects, pad_to_divisor, unpad
 
 PROMPT, RESPONSE = 6, 4

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from edge_rollout.verl_validity import VALID, valid_member_advantage
+from edge_rollout.verl.validity import VALID, valid_member_advantage
 from grpo_reference import grpo_outcome_advantage, grpo_scores
 from verl_fakes import MiniDataProto
 

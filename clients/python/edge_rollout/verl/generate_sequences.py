@@ -1,7 +1,7 @@
 """verl's ``generate_sequences`` on edge-rollout: rollouts run on edge-rollout, verl gets its batch.
 
 verl is optional: this module imports without it, and returns a ``verl.DataProto`` only when
-verl and torch are importable (a ``VerlBatch`` otherwise). ``edge_rollout.verl_manager`` wraps
+verl and torch are importable (a ``VerlBatch`` otherwise). ``edge_rollout.verl.agent_loop_manager`` wraps
 it in the shape verl's ``agent_loop_manager_class`` hook constructs; see ``docs/verl.md``.
 
 Example (driving it by hand)::
@@ -20,15 +20,15 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from .batching import VerlBatch, to_verl_batch
-from .client import DEFAULT_LEASE_MS, Client
-from .errors import GroupsDropped, StreamTimeout
-from .stream import why_dropped
-from .verl_output import shape_output, verl_turns
-from .verl_metrics import StepCounts
-from .verl_plan import CallPlan, call_kind, plan_call, sampling_config
-from .verl_segments import attach_earlier_segments
-from .verl_validity import VALID
+from ..batching import VerlBatch, to_verl_batch
+from ..client import DEFAULT_LEASE_MS, Client
+from ..errors import GroupsDropped, StreamTimeout
+from ..stream import why_dropped
+from .call_plan import CallPlan, call_kind, plan_call, sampling_config
+from .drift_segments import attach_earlier_segments
+from .metrics import StepCounts
+from .output import shape_output, verl_turns
+from .validity import VALID
 
 #: Non-tensor column ``DapoBatches`` adds: the service group uid a row was already rolled out as.
 PRESAMPLED = "edge_rollout_group"
@@ -100,7 +100,7 @@ class EdgeRolloutManager:
 
     ``agent`` is the registered edge-rollout agent; ``n`` / ``val_n`` are ``rollout.n`` /
     ``val_kwargs.n``, used only when the input has no ``uid`` column (verl always sets one; the
-    group size is then read from it, see ``verl_plan``); ``prompt_length`` / ``response_length`` /
+    group size is then read from it, see ``call_plan``); ``prompt_length`` / ``response_length`` /
     ``pad_token_id`` shape the arrays (see ``to_verl_batch``). Options: ``rollout`` (verl's
     ``actor_rollout_ref.rollout`` config, for temperature / top_p / val_kwargs), ``config``
     (RolloutConfig for every rollout), ``training_mode`` (default ``"verl/hybrid"``),
@@ -135,10 +135,10 @@ class EdgeRolloutManager:
         self.calls = 0
         #: Groups ``DapoBatches`` rolled out and kept (signal-carrying), by service uid, until fit asks for them.
         self.presampled: dict[str, Mapping[str, Any]] = {}
-        #: Set by ``EdgeRolloutTrainer``, which appends them after fit's union (``verl_segments``):
+        #: Set by ``EdgeRolloutTrainer``, which appends them after fit's union (``drift_segments``):
         #: a training call's output then carries its rollouts' earlier drift segments in its meta.
         self.train_drift_segments = False
-        #: Counts of the training calls since the trainer last logged a step (``verl_metrics``: ``edge_rollout/*``).
+        #: Counts of the training calls since the trainer last logged a step (``metrics``: ``edge_rollout/*``).
         self.step_counts = StepCounts()
 
     @classmethod
@@ -173,7 +173,7 @@ class EdgeRolloutManager:
         return self._run(distinct, CallPlan(list(range(len(distinct))), n, 0), {"validate": validate}, None)
 
     def wake_up(self) -> None:
-        """No-op: weights reach the model servers through verl's checkpoint manager (see ``verl_trainer``)."""
+        """No-op: weights reach the model servers through verl's checkpoint manager (see ``trainer``)."""
 
     def sleep(self) -> None:
         """No-op, like ``wake_up``."""
@@ -267,7 +267,7 @@ class EdgeRolloutManager:
         verl's trainer unions the output with its input row for row (protocol.py:108-121), so a
         rollout split by chat-template drift answers its row with its last segment, which carries
         the rollout's final reward. Its earlier segments are trained only under ``EdgeRolloutTrainer``
-        (``keep_earlier``; see ``verl_segments``); elsewhere their model tokens are counted, not trained."""
+        (``keep_earlier``; see ``drift_segments``); elsewhere their model tokens are counted, not trained."""
         samples: list[Mapping[str, Any]] = []
         earlier: list[Mapping[str, Any]] = []
         stats: dict[str, Any] = {"rollouts": len(row_uids) * n, "placeholders": 0, "failed": 0, "drift_segments": 0, "invalid_rows": 0,

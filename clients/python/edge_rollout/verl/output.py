@@ -12,7 +12,7 @@ What fit does with it, at the commit pinned in ``docs/verl.md``:
 * ``meta_info["timing"]`` goes into ``timing_raw`` and so into every step's metrics as
   ``timing_s/<key>`` (ray_trainer.py:1401, metric_utils.py:261-262): only durations go there (the
   manager adds them); the counts ride in ``meta_info["edge_rollout"]`` and reach the step's
-  metrics as ``edge_rollout/*`` through ``EdgeRolloutTrainer`` (``verl_metrics``);
+  metrics as ``edge_rollout/*`` through ``EdgeRolloutTrainer`` (``metrics``);
   ``reward_extra_keys`` is ``[]`` (rewards are in ``rm_scores``; ray_trainer.py:513-516);
 * REMAX's baseline output is unioned into the un-repeated batch and only its tensors are popped
   again (ray_trainer.py:1420-1433): it carries tensors and ``uid`` only, or its columns would
@@ -24,8 +24,8 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from .batching import VerlBatch
-from .verl_plan import CallPlan
+from ..batching import VerlBatch
+from .call_plan import CallPlan
 
 
 def shape_output(out: VerlBatch, plan: CallPlan, kind: str, uids: Optional[Any], samples: Sequence[Mapping[str, Any]],
