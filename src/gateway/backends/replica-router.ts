@@ -7,6 +7,7 @@
  */
 import type { ReplicaRouting } from "../../schemas/backend-config";
 import { rendezvousOrder } from "./rendezvous";
+import { replicaPaces } from "./replica-pace";
 import { chooseReplica, leastLoaded } from "./routing-policies";
 import { DEFAULT_HEALTH_TIMING, type HealthTiming, ReplicaState } from "./replica-state";
 import { replicaUrls } from "./replica-url";
@@ -91,7 +92,9 @@ export class ReplicaRouter {
     const healthy = ranked.filter((replica) => replica.healthy);
     if (healthy.length === 0) return this.#lease(this.#longestFailed(ranked), rolloutId);
     const now = this.#options.now();
-    return this.#lease(chooseReplica(routing, { ranked: healthy, sticky, load: (replica) => replica.inFlight(now) }), rolloutId);
+    // Pace matters only where a rollout is placed (a new one): moving a running one costs its cache.
+    const pace = sticky || routing.policy !== "sticky_least_loaded" ? undefined : replicaPaces(this.#replicas, now);
+    return this.#lease(chooseReplica(routing, { ranked: healthy, sticky, load: (replica) => replica.inFlight(now), pace }), rolloutId);
   }
 
   /** The replica a call of `rolloutId` would most likely use, without probing or counting load (for `/tokenize`). */
@@ -156,8 +159,10 @@ export class ReplicaRouter {
       release: (outcome) => {
         if (released) return;
         released = true;
-        replica.endLease(id);
+        const startedAt = replica.endLease(id);
         if (outcome === "ok") {
+          const now = this.#options.now();
+          if (startedAt !== undefined) replica.recordCallTime(now - startedAt, now);
           replica.recordSuccess();
           this.#sticky.set(rolloutId, replica.url);
         } else if (outcome === "failed") {

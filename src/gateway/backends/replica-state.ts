@@ -15,6 +15,16 @@ export interface HealthTiming {
   leaseTtlMs: number;
 }
 
+/** Weight of the newest call in a replica's recent call time (an EWMA over roughly the last 10 calls). */
+const CALL_TIME_WEIGHT = 0.2;
+
+/**
+ * How fast a replica's recent call time stops counting once no call ends there: half of what sets
+ * it apart from the others is forgotten every 30 s, so a replica that was slow (and so got no new
+ * rollouts) is tried again rather than shunned for good.
+ */
+export const CALL_TIME_HALF_LIFE_MS = 30_000;
+
 /** The defaults of `HealthTiming`. */
 export const DEFAULT_HEALTH_TIMING: HealthTiming = { baseCooldownMs: 5_000, maxCooldownMs: 60_000, leaseTtlMs: 15 * 60_000 };
 
@@ -35,6 +45,8 @@ export class ReplicaState {
   readonly #timing: HealthTiming;
   readonly #leases = new Map<number, number>();
   #nextLease = 0;
+  #callMs: number | null = null;
+  #callEndedAt = 0;
 
   constructor(url: string, timing: HealthTiming) {
     const urls = replicaUrls(url);
@@ -58,9 +70,22 @@ export class ReplicaState {
     return id;
   }
 
-  /** Stops counting a call. */
-  endLease(id: number): void {
+  /** Stops counting a call; returns when it began (undefined if it was already pruned). */
+  endLease(id: number): number | undefined {
+    const startedAt = this.#leases.get(id);
     this.#leases.delete(id);
+    return startedAt;
+  }
+
+  /** Folds one successful call's duration into the replica's recent call time. */
+  recordCallTime(ms: number, now: number): void {
+    this.#callMs = this.#callMs === null ? ms : this.#callMs + CALL_TIME_WEIGHT * (ms - this.#callMs);
+    this.#callEndedAt = now;
+  }
+
+  /** Recent time per successful call (ms) and when the last one ended; null before the first. */
+  recentCallTime(): { ms: number; endedAt: number } | null {
+    return this.#callMs === null ? null : { ms: this.#callMs, endedAt: this.#callEndedAt };
   }
 
   /** Whether an unhealthy replica's cooldown has passed and nobody is probing it. */

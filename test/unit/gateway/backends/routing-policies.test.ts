@@ -64,6 +64,30 @@ describe("routing policies", () => {
     for (const l of members) l.release("ok");
   });
 
+  it("sticky_least_loaded places new rollouts off a replica whose calls run markedly slower, keeps rollouts already there, and tries it again later", async () => {
+    const { router, clock } = routerWith({ policy: "sticky_least_loaded", bound: 8 });
+    // One call on each replica: A and C take 1 s, B (the slow one) 2 s.
+    for (const [url, ms] of [[A, 1_000], [B, 2_000], [C, 1_000]] as const) {
+      const lease = await router.acquire(`warm-${url}`, url);
+      clock.advance(ms);
+      lease.release("ok");
+    }
+    const key = keyPreferring(B, "slow-first");
+    const placed = await router.acquire("new-1", null, () => key);
+    // B ranks first for this prefix and is within the bound, but runs at twice the fastest's time.
+    expect(placed.url).toBe(rendezvousOrder(key, ALL.map((url) => ({ url }))).find((r) => r.url !== B)!.url);
+    placed.release("ok");
+    // A rollout that is already on B stays there (moving it would cost its cache).
+    const resident = await router.acquire("warm-" + B, B);
+    expect(resident.url).toBe(B);
+    resident.release("neutral");
+    // Without calls ending on B, what set it apart fades: after a few half-lives it is placed on again.
+    clock.advance(4 * 30_000);
+    const later = await router.acquire("new-2", null, () => key);
+    expect(later.url).toBe(B);
+    later.release("ok");
+  });
+
   it("skips an unhealthy replica under every policy, even the rollout's own or the prefix's", async () => {
     for (const policy of ["hash", "least_loaded", "sticky_least_loaded"] as const) {
       const { router } = routerWith({ policy, bound: 8 });
