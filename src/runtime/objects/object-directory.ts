@@ -70,8 +70,9 @@ export interface ObjectBindings {
 
 /**
  * Every Durable Object, by what names it. Each method makes a new stub (a stub belongs to the
- * request that made it); the methods are plain functions, so they can be passed on unbound
- * (`startBatch({ tracker: dir.batch, catalog: dir.catalog }, …)`).
+ * request that made it). The methods are plain functions, so they can be passed on unbound, and
+ * the directory is itself the port of code that needs only some of them (`startBatch(objects(env),
+ * message)`, src/runtime/batch/batch-delivery.ts).
  */
 export interface ObjectDirectory {
   /** The session of rollout `rolloutId` (one object per rollout, named by its id). */
