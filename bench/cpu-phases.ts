@@ -34,7 +34,7 @@ const RULES: PhaseRule[] = [
   { label: "session alarm: publication (record + ATIF to R2, result message)", file: /^(src\/sink\/|src\/runtime\/session\/sink-publication)/ },
   { label: "session: SSE events to the client", file: /^(src\/runtime\/session\/(event-hub|session-view))/ },
   { label: "session: other (create, alarm, state reads)", file: /^(src\/runtime\/session\/|durable-objects\/)/ },
-  { label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)", file: /^(src\/gateway\/|functions\/(policy-stub|gateway-deps)\.ts$)/ },
+  { label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)", file: /^(src\/gateway\/|src\/runtime\/objects\/|functions\/gateway-deps\.ts$)/ },
   { label: "driver: lease, agent, env, step record, commit RPC", file: /^(src\/runtime\/(driver|engines)\/|src\/agents\/|src\/sdk\/|functions\/drive\.entrypoint|functions\/driver-deps)/ },
   { label: "queue consumers + feed", file: /^(functions\/[a-z-]+\.consumer|src\/runtime\/(feed|batch)\/)/ },
   { label: "HTTP API (create, events, reads)", file: /^(functions\/|src\/schemas\/)/ },

@@ -2,6 +2,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { PolicyAdmission } from "../src/schemas/policy";
 import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
+import type { AdmissionShardApi } from "../src/runtime/policy/admission-shard-api";
+import { objects } from "../src/runtime/objects/object-directory";
 import { AdmissionShardCore, type ApplyResult } from "../src/runtime/policy/admission-shard-core";
 import type { ReleaseResult } from "../src/runtime/policy/policy-results";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
@@ -12,7 +14,7 @@ import { CountingSql } from "../src/runtime/sql-counter";
  * hash to it is admitted and released here, so no model call reaches a deployment-wide object.
  * The policy object pushes its fence here before a change is answered.
  */
-export class AdmissionShard extends DurableObject<Env> {
+export class AdmissionShard extends DurableObject<Env> implements AdmissionShardApi {
   readonly #core: AdmissionShardCore;
   readonly #requests = new RequestCounter();
   readonly #sql: CountingSql;
@@ -21,7 +23,7 @@ export class AdmissionShard extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const policy = env.POLICY_STORE.get(env.POLICY_STORE.idFromName("default")) as unknown as { fence(): Promise<AdmissionFence> };
+    const policy = objects(env).policy();
     this.#sql = new CountingSql(ctx.storage.sql);
     this.#core = new AdmissionShardCore({ sql: this.#sql, now: () => Date.now(), fetchFence: () => policy.fence() });
   }
@@ -56,9 +58,9 @@ export class AdmissionShard extends DurableObject<Env> {
     this.#interruptedAt = fence.generation;
     // Not awaited: the policy answers once every shard holds the fence, and its wait for calls in
     // flight sees the cut calls release (each session cuts them within milliseconds of hearing).
+    const sessions = objects(this.env);
     this.ctx.waitUntil(Promise.all(this.#core.liveRollouts().map(async (rolloutId) => {
-      const session = this.env.ROLLOUT_SESSION.get(this.env.ROLLOUT_SESSION.idFromName(rolloutId)) as unknown as { interruptCalls(replacedVersion: number): Promise<number> };
-      await session.interruptCalls(fence.snapshot.policy_version).catch((error: unknown) => console.error("admission shard: interrupting", rolloutId, "failed", error));
+      await sessions.session(rolloutId).interruptCalls(fence.snapshot.policy_version).catch((error: unknown) => console.error("admission shard: interrupting", rolloutId, "failed", error));
     })));
     return result;
   }

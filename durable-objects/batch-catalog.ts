@@ -1,13 +1,14 @@
-/** @module The catalog of batches (one instance, named "default"): which batches exist, newest first. */
+/** @module The catalog of batches (one instance, CATALOG_OBJECT_NAME): which batches exist, newest first. */
 import { DurableObject } from "cloudflare:workers";
 import type { BatchCatalogEntry } from "../src/schemas/batch-listing";
+import type { BatchCatalogApi } from "../src/runtime/catalog/batch-catalog-api";
 import { BatchCatalogCore, type RegisterResult } from "../src/runtime/catalog/batch-catalog-core";
 
 /**
  * One row per batch, written once when the batch is submitted: batches are created far below a
  * Durable Object's ~1,000 requests per second, and no model call or step touches this object.
  */
-export class BatchCatalog extends DurableObject<Env> {
+export class BatchCatalog extends DurableObject<Env> implements BatchCatalogApi {
   readonly #core: BatchCatalogCore;
 
   constructor(ctx: DurableObjectState, env: Env) {

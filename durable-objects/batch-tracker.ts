@@ -3,7 +3,6 @@ import { RequestCounter, type RequestCounts } from "../src/runtime/request-count
 import { DurableObject } from "cloudflare:workers";
 import type { BatchProgress } from "../src/schemas/batch";
 import type { BatchSummary, EvalRow, RolloutListPage } from "../src/schemas/batch-listing";
-import type { RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import { EXTERNAL_AGENT, isExternalAgent } from "../src/schemas/rollout-api";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import { BatchCore } from "../src/runtime/batch/batch-core";
@@ -13,23 +12,13 @@ import type { BatchStepStats } from "../src/schemas/run-view";
 import type { StoredVerdict } from "../src/runtime/batch/batch-storage";
 import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
-import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
+import type { BatchTrackerApi } from "../src/runtime/batch/batch-tracker-api";
+import { objects, type ObjectDirectory } from "../src/runtime/objects/object-directory";
 import { memberSignal } from "../src/sink/member-signal";
-import type { ForkPrefix } from "../src/runtime/session/fork-prefix";
-import type { ForkSourceResult } from "../src/runtime/session/session-fork";
 import { r2Blobs } from "../src/sink/r2-blobs";
 
-/** The RolloutSession methods a batch calls (spelled out: the generic stub types are too deep). */
-interface SessionCalls {
-  create(spec: RolloutSpec): Promise<CreateResult>;
-  forkSource(atStep: number): Promise<ForkSourceResult>;
-  createFork(spec: RolloutSpec, prefix: ForkPrefix): Promise<CreateResult>;
-  cancel(): Promise<FinishResult>;
-  read(): Promise<RolloutView | undefined>;
-}
-
-function sessions(namespace: Env["ROLLOUT_SESSION"]): RolloutSessionsPort {
-  const stub = (rolloutId: string) => namespace.get(namespace.idFromName(rolloutId)) as unknown as SessionCalls;
+function sessions(directory: ObjectDirectory): RolloutSessionsPort {
+  const stub = directory.session;
   return {
     create: (spec) => stub(spec.rollout_id).create(spec),
     cancel: (rolloutId) => stub(rolloutId).cancel(),
@@ -47,10 +36,10 @@ function sessions(namespace: Env["ROLLOUT_SESSION"]): RolloutSessionsPort {
 
 /**
  * A batch's rows and the state of each of its rollouts (`<batch_id>:<row>:<sample>`). One
- * instance per batch id (see functions/batch-stub.ts); the alarm resumes a fan-out that an
+ * instance per batch id (src/runtime/objects/object-directory.ts); the alarm resumes a fan-out that an
  * eviction or crash interrupted.
  */
-export class BatchTracker extends DurableObject<Env> {
+export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi {
   readonly #core: BatchCore;
   readonly #runners: BatchRunnersStore;
 
@@ -62,7 +51,7 @@ export class BatchTracker extends DurableObject<Env> {
     this.#runners = new BatchRunnersStore(storage.sql, () => Date.now());
     this.#core = new BatchCore({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
-      sessions: sessions(env.ROLLOUT_SESSION),
+      sessions: sessions(objects(env)),
       results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
       blobs: r2Blobs(env.TRAJECTORIES),
       agents: {
@@ -159,12 +148,12 @@ export class BatchTracker extends DurableObject<Env> {
     return this.#runners.view();
   }
 
-  /** Resumes fan-out, checks on live rollouts, reads back lost results. */
   /** Requests this object served since it started, by method (benches count requests per rollout with it). */
   requestCounts(): RequestCounts {
     return this.#requests.read();
   }
 
+  /** Resumes fan-out, checks on live rollouts, reads back lost results. */
   override async alarm(): Promise<void> {
     this.#requests.count("alarm");
     await this.#core.tick();

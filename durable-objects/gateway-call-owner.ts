@@ -11,23 +11,11 @@ import { notInterruptibleBecause } from "../src/gateway/interruptible";
 import type { Gateway, GatewayCall } from "../src/gateway/gateway";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import { storeWhileReleasing } from "../src/gateway/store-while-releasing";
-import { type WireError, toWireError } from "../src/gateway/wire-errors";
+import { toWireError } from "../src/gateway/wire-errors";
 import type { JsonObject } from "../src/schemas/json";
-import type { CallPurpose, LlmCall, LlmCallInput } from "../src/schemas/llm-call";
+import type { LlmCall, LlmCallInput } from "../src/schemas/llm-call";
+import type { GatewayCallMeta, GatewayCallResult } from "../src/runtime/session/session-api";
 import type { AdmitCallResult, GatewayWriteResult } from "../src/runtime/session/session-results";
-
-/** Who asked for the call, as the route established it. */
-export interface GatewayCallMeta {
-  callId: string;
-  /** The runner attempt in the path, when the call came through an attempt's endpoint. */
-  pathAttempt?: number;
-  /** The attempt the call belongs to (path or header), null when neither says. */
-  attempt: number | null;
-  purpose: CallPurpose;
-}
-
-/** The call's answer: an SSE body to relay, a JSON reply's text, or an error as data. */
-export type GatewayCallResult = { ok: true; stream: ReadableStream<Uint8Array> } | { ok: true; json: string } | { ok: false; error: WireError };
 
 /** What the owner needs from its session. */
 export interface CallOwnerDeps {

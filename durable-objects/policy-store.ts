@@ -1,31 +1,31 @@
 /** @module The Durable Object that holds the policy and named resources: typed RPC methods over PolicyCore. */
 import { DurableObject } from "cloudflare:workers";
 import type { PolicyView } from "../src/runtime/policy/policy-api";
-import { admissionShardCount, shardName, type AdmissionFence } from "../src/runtime/policy/admission-fence";
-import { PolicyCore, type ShardPort } from "../src/runtime/policy/policy-core";
+import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
+import { objects } from "../src/runtime/objects/object-directory";
+import { PolicyCore } from "../src/runtime/policy/policy-core";
+import type { PolicyStoreApi } from "../src/runtime/policy/policy-store-api";
 import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "../src/runtime/policy/policy-results";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import type { SyncRecord } from "../src/runtime/policy/policy-storage";
 
 /**
  * The policy version, model, backend and sampling defaults the trainer controls, the weight-sync
- * handshake, and immutable versioned resources. One instance, named "default" (see
- * functions/policy-stub.ts). Model calls never come here: the admission shards admit them under
+ * handshake, and immutable versioned resources. One instance, POLICY_OBJECT_NAME (see
+ * src/runtime/objects/object-names.ts). Model calls never come here: the admission shards admit them under
  * the fence this object pushes on every change (so it serves trainer requests, not traffic).
  */
-export class PolicyStore extends DurableObject<Env> {
+export class PolicyStore extends DurableObject<Env> implements PolicyStoreApi {
   readonly #core: PolicyCore;
   readonly #requests = new RequestCounter();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
-    const namespace = env.ADMISSION_SHARD;
-    const shards = Array.from({ length: admissionShardCount(env.ADMISSION_SHARDS) }, (_, k) => namespace.get(namespace.idFromName(shardName(k))) as unknown as ShardPort);
     this.#core = new PolicyCore({
       storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn) },
       now: () => Date.now(),
-      shards,
+      shards: objects(env).shards(),
     });
   }
 

@@ -5,10 +5,6 @@ import { DurableObject } from "cloudflare:workers";
 import { r2Blobs } from "../src/sink/r2-blobs";
 import { CountingSql, type SqlCounts } from "../src/runtime/sql-counter";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
-import type { BatchTracker } from "./batch-tracker";
-import type { ClaimQueue } from "./claim-queue";
-import type { AdmissionShard } from "./admission-shard";
-import type { RpcSurface } from "../src/rpc-surface";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";
 import type { LlmCallInput } from "../src/schemas/llm-call";
 import type { Span, SpanInput } from "../src/schemas/span";
@@ -20,15 +16,16 @@ import { type ForkSourceResult, SessionForkOps } from "../src/runtime/session/se
 import type { ForkPrefix } from "../src/runtime/session/fork-prefix";
 import type { ForkRecord } from "../src/schemas/rollout-tree";
 import type { LlmCall } from "../src/schemas/llm-call";
-import { claimQueueName, shardOf } from "../src/runtime/claims/claim-shards";
+import { shardOf } from "../src/runtime/claims/claim-shards";
+import { objects } from "../src/runtime/objects/object-directory";
+import type { GatewayCallMeta, GatewayCallResult, RolloutSessionApi } from "../src/runtime/session/session-api";
 import type { DriveTrigger } from "../src/ports";
 import type { RequestDriveResult } from "../src/runtime/session/session-drive";
-import { shardIndexFor, shardName } from "../src/runtime/policy/admission-fence";
 import { gatewayFor } from "../functions/gateway-deps";
 import type { AppEnv } from "../functions/env";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import type { JsonObject } from "../src/schemas/json";
-import { CallerRegistry, type GatewayCallMeta, type GatewayCallResult, ownGatewayCall } from "./gateway-call-owner";
+import { CallerRegistry, ownGatewayCall } from "./gateway-call-owner";
 import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
 
 /**
@@ -50,7 +47,7 @@ function driveTrigger(env: Env): DriveTrigger | undefined {
  * One rollout's conversation, steps, LLM calls and lease, in SQLite. Single-writer by
  * construction, so leases and idempotent commits need no further locking.
  */
-export class RolloutSession extends DurableObject<Env> {
+export class RolloutSession extends DurableObject<Env> implements RolloutSessionApi {
   readonly #core: RolloutSessionCore;
   readonly #gateway: SessionGatewayOps;
   readonly #attempts: SessionAttemptOps;
@@ -64,6 +61,7 @@ export class RolloutSession extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const storage = ctx.storage;
+    const others = objects(env);
     this.#sql = new CountingSql(storage.sql);
     const kernel = new SessionKernel({
       storage: {
@@ -83,21 +81,17 @@ export class RolloutSession extends DurableObject<Env> {
       },
       claims: {
         offer: async (runnerAgent, rolloutId) => {
-          const queue = env.CLAIM_QUEUE.get(env.CLAIM_QUEUE.idFromName(claimQueueName(runnerAgent, shardOf(rolloutId))));
-          await (queue as unknown as RpcSurface<ClaimQueue>).offer(rolloutId);
+          await others.claims(runnerAgent, shardOf(rolloutId)).offer(rolloutId);
         },
       },
       runnerEvents: {
         report: async (batchId, event) => {
-          const batch = env.BATCH_TRACKER.get(env.BATCH_TRACKER.idFromName(batchId));
-          await (batch as unknown as RpcSurface<BatchTracker>).runnerEvent(event);
+          await others.batch(batchId).runnerEvent(event);
         },
       },
       drive: driveTrigger(env),
       releaseAdmissions: async (rolloutId) => {
-        const name = shardName(shardIndexFor(rolloutId, env.ADMISSION_SHARDS));
-        const shard = env.ADMISSION_SHARD.get(env.ADMISSION_SHARD.idFromName(name));
-        await (shard as unknown as RpcSurface<AdmissionShard>).releaseRollout(rolloutId);
+        await others.shard(rolloutId).releaseRollout(rolloutId);
       },
     });
     this.#kernel = kernel;

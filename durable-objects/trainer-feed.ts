@@ -2,6 +2,7 @@
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { DurableObject } from "cloudflare:workers";
 import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
+import type { TrainerFeedApi } from "../src/runtime/feed/feed-api";
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
 import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
 import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
@@ -17,7 +18,7 @@ import { streamSpans } from "../src/sink/r2-span-stream";
  * (FEED_SHARDS; "default" when there is one, see src/runtime/feed/feed-shards.ts), for every
  * training mode; the alarm expires leases and releases timed-out groups. Reading samples from R2 is left to the Worker, so calls here stay small.
  */
-export class TrainerFeed extends DurableObject<Env> {
+export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
   readonly #core: FeedCore;
   readonly #packs: PackIndex;
   /** The lease id the sharded feed chose for the pull in progress (one id across shards). */
@@ -189,12 +190,12 @@ export class TrainerFeed extends DurableObject<Env> {
     return this.#core.configure(patch);
   }
 
-  /** Expires leases, releases timed-out groups and re-arms. */
   /** Requests this object served since it started, by method (benches count requests per rollout with it). */
   requestCounts(): RequestCounts {
     return this.#requests.read();
   }
 
+  /** Expires leases, releases timed-out groups and re-arms. */
   override async alarm(): Promise<void> {
     this.#requests.count("alarm");
     await this.#core.alarm();

@@ -1,4 +1,5 @@
 /** @module The Hono application: middleware, routes and error rendering. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { NotFoundError } from "../src/errors";
 import { agentRegistry } from "../src/sdk/agent-registry";
@@ -11,7 +12,6 @@ import { problemResponse } from "./middleware/problem-details";
 import { feedRoutes } from "./feed.routes";
 import { gatewayRoutes } from "./gateway.routes";
 import { policyRoutes } from "./policy.routes";
-import { policyStub } from "./policy-stub";
 import { rolloutsRoutes } from "./rollouts.routes";
 import { forkRoutes } from "./fork.routes";
 import { attemptsRoutes } from "./attempts.routes";
@@ -40,6 +40,6 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.route("/v1/feed", feedRoutes());
   app.route("/v1", runsRoutes());
   app.route("/", dashboardRoutes());
-  app.get("/v1/backends", async (c) => c.json(backendsView(c.env, await policyStub(c.env).snapshot())));
+  app.get("/v1/backends", async (c) => c.json(backendsView(c.env, await objects(c.env).policy().snapshot())));
   return app;
 }

@@ -1,4 +1,5 @@
 /** @module `/v1/rollouts/:id/attempts/:attempt`: a runner ends the attempt it holds (finish, release). */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import type { AttemptEndResult } from "../src/runtime/session/session-results";
@@ -6,7 +7,6 @@ import { FinishRolloutRequest, RolloutId } from "../src/schemas/rollout-api";
 import { ReleaseAttemptRequest, RunnerId } from "../src/schemas/runner-claims";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { sessionStub } from "./session-stub";
 
 /** `POST …/finish`: the outcome an external rollout's finish takes, plus the runner holding the attempt. */
 export const FinishAttemptRequest = FinishRolloutRequest.extend({ runner_id: RunnerId });
@@ -36,14 +36,14 @@ export function attemptsRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/finish", async (c) => {
     const { rolloutId, attempt } = attemptParams(c.req.param("id")!, c.req.param("attempt")!);
     const { runner_id, ...outcome } = await parseJsonBody(c, FinishAttemptRequest);
-    const result = await sessionStub(c.env, rolloutId).finishAttempt(attempt, runner_id, outcome);
+    const result = await objects(c.env).session(rolloutId).finishAttempt(attempt, runner_id, outcome);
     return c.json(attemptAnswer(rolloutId, attempt, result));
   });
 
   routes.post("/release", async (c) => {
     const { rolloutId, attempt } = attemptParams(c.req.param("id")!, c.req.param("attempt")!);
     const body = await parseJsonBody(c, ReleaseAttemptRequest);
-    const result = await sessionStub(c.env, rolloutId).releaseAttempt(attempt, body.runner_id, body.reason, body.error);
+    const result = await objects(c.env).session(rolloutId).releaseAttempt(attempt, body.runner_id, body.reason, body.error);
     return c.json(attemptAnswer(rolloutId, attempt, result));
   });
 

@@ -1,7 +1,7 @@
 /** @module The `edge-rollout-batches` consumer: batch messages from any producer start batches. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { BatchMessage } from "../src/schemas/batch";
 import { startBatch } from "../src/runtime/batch/batch-delivery";
-import { batchObjects } from "./batch-stub";
 import type { AppEnv } from "./env";
 import { consumeEach } from "./queue-messages";
 
@@ -16,7 +16,7 @@ export async function handleBatchesBatch(batch: MessageBatch<unknown>, env: AppE
     BatchMessage,
     "batch",
     async (message) => {
-      const started = await startBatch(batchObjects(env), message);
+      const started = await startBatch(objects(env), message);
       if (!started.ok) {
         const details = started.reason === "invalid" ? started.errors : started.message;
         console.error("batch message refused", { batch_id: message.batch_id, reason: started.reason, details });

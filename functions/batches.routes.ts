@@ -1,10 +1,10 @@
 /** @module `/v1/batches`: start a batch of rollouts over dataset rows, follow its progress, cancel it. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import type { BatchIssue, SubmitResult } from "../src/runtime/batch/batch-results";
 import { BATCH_MESSAGE_SCHEMA_VERSION, CreateBatchRequest, type BatchMessage } from "../src/schemas/batch";
 import { startBatch } from "../src/runtime/batch/batch-delivery";
-import { batchObjects, batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { batchDroppedGroups, batchEvalReport, batchIdParam, batchProgress, batchRolloutsPage, batchSummary, listBatches } from "./views/batch-views";
@@ -30,7 +30,7 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/", async (c) => {
     const body = await parseJsonBody(c, CreateBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES });
     const message: BatchMessage = { ...body, schema_version: BATCH_MESSAGE_SCHEMA_VERSION, batch_id: body.batch_id ?? crypto.randomUUID() };
-    const started = await startBatch(batchObjects(c.env), message);
+    const started = await startBatch(objects(c.env), message);
     if (!started.ok) throw submitError(started);
     const { progress } = started;
     const links = { self: `/v1/batches/${progress.batch_id}`, rollouts: `/v1/batches/${progress.batch_id}/rollouts`, cancel: `/v1/batches/${progress.batch_id}/cancel` };
@@ -50,7 +50,7 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
   });
 
   // The tracker's own request counters (benches count its requests per rollout with them).
-  routes.get("/:id/requests", async (c) => c.json(await batchStub(c.env, batchIdParam(c.req.param("id"))).requestCounts()));
+  routes.get("/:id/requests", async (c) => c.json(await objects(c.env).batch(batchIdParam(c.req.param("id"))).requestCounts()));
 
   routes.get("/:id/summary", async (c) => c.json(await batchSummary(c.env, batchIdParam(c.req.param("id")))));
 
@@ -61,7 +61,7 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/:id/cancel", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));
-    const cancelled = await batchStub(c.env, batchId).cancel();
+    const cancelled = await objects(c.env).batch(batchId).cancel();
     if (!cancelled.ok) throw new NotFoundError(`batch ${batchId} does not exist`);
     return c.json(cancelled.progress);
   });

@@ -1,4 +1,5 @@
 /** @module The stateless driver's dependencies, built from the Worker's bindings (one place for the drive route and tests). */
+import { objects } from "../src/runtime/objects/object-directory";
 import { r2Blobs } from "../src/sink/r2-blobs";
 import { createModelClient } from "../src/gateway/model-client";
 import { rolloutKey } from "../src/gateway/rollout-keys";
@@ -8,9 +9,7 @@ import { agentRegistry } from "../src/sdk/agent-registry";
 import { createApp } from "./app";
 import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
-import { policyPort, policyStub } from "./policy-stub";
 import { releaseOnNextAdmission, type ReleasingPolicyPort } from "../src/gateway/release-on-next-admission";
-import { sessionLocator, sessionStub } from "./session-stub";
 
 /** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
 const app = createApp();
@@ -21,15 +20,16 @@ const app = createApp();
  * `releaseGraceMs` how long a call's release waits for the next admission (default
  * RELEASE_GRACE_MS; a test that counts requests widens it so a loaded machine cannot split them).
  */
-export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = policyPort(env), releaseGraceMs?: number): DriverDeps {
+export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = objects(env).admission(), releaseGraceMs?: number): DriverDeps {
+  const dir = objects(env);
   return {
-    sessions: sessionLocator(env),
+    sessions: { get: dir.session },
     resolveAgent: (name) => agentRegistry.get(name),
     // One drive's calls: each call's release rides on the rollout's next admission.
     // With DRIVER_INTERRUPTIBLE_CALLS=on, plain calls register their interrupt with their session, so an `interrupt` sync cuts them too.
     model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs)), env.DRIVER_INTERRUPTIBLE_CALLS !== "on" ? undefined : (rolloutId, callId) => {
       // One stub per call: RPC calls on one stub arrive in order (a leg's registration before its drop).
-      const session = sessionStub(env, rolloutId);
+      const session = dir.session(rolloutId);
       return (interrupt, legVersion) => void session.remoteCallInterrupt(callId, interrupt, legVersion).catch(() => undefined);
     }),
     now: () => Date.now(),
@@ -42,7 +42,7 @@ export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = policyPort
         fetch: async (request) => app.fetch(request, env),
         keyFor: (rolloutId) => rolloutKey(gatewaySecret(env), rolloutId),
       },
-      resources: policyStub(env),
+      resources: dir.policy(),
       artifacts: r2Blobs(env.TRAJECTORIES),
     },
   };

@@ -1,4 +1,5 @@
 /** @module `/v1/feed`: the trainer pulls complete GRPO groups under a lease, acks them, reads stats. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { r2SizedReader } from "../src/sink/r2-blobs";
 import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
@@ -12,9 +13,7 @@ import type { FieldIssue } from "../src/runtime/feed/feed-results";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
 import { trainingModes } from "../src/sink/training-modes";
 import type { AppEnv } from "./env";
-import { feedLayoutOf, feedRouter } from "./feed-stub";
 import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
-import { policyStub } from "./policy-stub";
 
 function invalid(errors: FieldIssue[]): InvalidInputError {
   return new InvalidInputError(errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: errors });
@@ -25,7 +24,7 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
   // A FEED_SHARDS the Worker cannot read is answered on every feed route (503 naming it), never guessed.
   routes.use("*", async (c, next) => {
-    feedLayoutOf(c.env);
+    objects(c.env).feedLayout();
     await next();
   });
 
@@ -44,8 +43,8 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     const inline = body.inline || format === "arrow";
     // Staleness is judged against the version in force now; the feed object never calls the policy itself.
     const started = Date.now();
-    const { policy_version } = (await policyStub(c.env).fence()).snapshot;
-    const feed = feedRouter(c.env);
+    const { policy_version } = (await objects(c.env).policy().fence()).snapshot;
+    const feed = objects(c.env).feed();
     // An inline pull reads every group's pack (or its members) here: lease no more than one invocation may read.
     const leased = inline ? { ...body, max_groups: Math.min(body.max_groups ?? MAX_INLINE_GROUPS, MAX_INLINE_GROUPS) } : body;
     const pulled = await feed.pull(leased, policy_version, inline ? { max_members: MAX_INLINE_MEMBERS } : {});
@@ -90,7 +89,7 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/ack", async (c) => {
     const { lease_id } = await parseJsonBody(c, AckRequest);
-    const acked = await feedRouter(c.env).ack(lease_id);
+    const acked = await objects(c.env).feed().ack(lease_id);
     if (!acked.ok) {
       const why = acked.reason === "lease_expired" ? `lease ${lease_id} expired; its groups will be delivered again` : `no lease ${lease_id}`;
       throw new ConflictError(why, { details: [{ path: "lease_id", message: why }] });
@@ -103,18 +102,18 @@ export function feedRoutes(): Hono<{ Bindings: AppEnv }> {
     // `?batch_id=a&batch_id=b&batch_prefix=x.chunk`: each may repeat.
     const query = StatsQuery.safeParse(c.req.queries());
     if (!query.success) throw invalid(fieldProblems(query.error));
-    const [stats, fence] = await Promise.all([feedRouter(c.env).stats(query.data), policyStub(c.env).fence()]);
+    const [stats, fence] = await Promise.all([objects(c.env).feed().stats(query.data), objects(c.env).policy().fence()]);
     return c.json({ policy_version: fence.snapshot.policy_version, ...stats });
   });
 
   // Each shard's own request counters: how the benches count the feed's requests per rollout.
-  routes.get("/requests", async (c) => c.json({ shards: await feedRouter(c.env).requestCounts() }));
+  routes.get("/requests", async (c) => c.json({ shards: await objects(c.env).feed().requestCounts() }));
 
-  routes.get("/config", async (c) => c.json(await feedRouter(c.env).config()));
+  routes.get("/config", async (c) => c.json(await objects(c.env).feed().config()));
 
   routes.put("/config", async (c) => {
     const patch = await parseJsonBody(c, FeedConfigUpdate);
-    const configured = await feedRouter(c.env).configure(patch);
+    const configured = await objects(c.env).feed().configure(patch);
     if (!configured.ok) throw invalid(configured.errors);
     return c.json(configured.config);
   });

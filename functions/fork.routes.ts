@@ -1,4 +1,5 @@
 /** @module `POST /v1/rollouts/:id/fork`: n children that share the parent's first k steps and continue on their own. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import { eachLimited } from "../src/runtime/each-limited";
@@ -8,7 +9,6 @@ import type { CreateResult } from "../src/runtime/session/session-results";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { sessionStub } from "./session-stub";
 import { rolloutIdParam } from "./views/rollout-views";
 
 /**
@@ -27,7 +27,7 @@ export function forkRoutes(): Hono<{ Bindings: AppEnv }> {
     const body = await parseJsonBody(c, ForkRolloutRequest);
     const childIds = body.rollout_ids ?? Array.from({ length: body.n }, () => crypto.randomUUID());
     // One read of the parent, which it answers without changing anything.
-    const source = await sessionStub(c.env, parentId).forkSource(body.at_step);
+    const source = await objects(c.env).session(parentId).forkSource(body.at_step);
     if (!source.ok) throw new NotFoundError(`rollout ${parentId} does not exist`);
     const plan = planFork({ source, definition: agentRegistry.get(source.spec.agent), body, childIds, now: Date.now() });
     if (!plan.ok) {
@@ -38,13 +38,13 @@ export function forkRoutes(): Hono<{ Bindings: AppEnv }> {
     const prefix = source.prefix!;
     const results: CreateResult[] = new Array(plan.children.length);
     await eachLimited(plan.children.map((spec, i) => ({ spec, i })), FORK_PARALLELISM, async ({ spec, i }) => {
-      results[i] = await sessionStub(c.env, spec.rollout_id).createFork(spec, prefix);
+      results[i] = await objects(c.env).session(spec.rollout_id).createFork(spec, prefix);
     });
     const taken = results.flatMap((result, i) => (result.ok ? [] : [{ path: `rollout_ids.${i}`, message: result.message }]));
     if (taken.length > 0) throw new ConflictError(taken.map((p) => `${p.path}: ${p.message}`).join("; "), { details: taken });
     // The parent lists its children (its page links them). Only after they exist, and best effort:
     // the children are made and answered for either way, and the same request again lists them.
-    await sessionStub(c.env, parentId).recordFork(body.at_step, plan.children.map((spec) => spec.rollout_id)).catch((error: unknown) => console.error("listing a fork's children on its parent failed", { parent: parentId, error: String(error) }));
+    await objects(c.env).session(parentId).recordFork(body.at_step, plan.children.map((spec) => spec.rollout_id)).catch((error: unknown) => console.error("listing a fork's children on its parent failed", { parent: parentId, error: String(error) }));
     const children = plan.children.map((spec, i) => {
       const created = results[i] as Extract<CreateResult, { ok: true }>;
       return { rollout_id: spec.rollout_id, status: created.status, created: created.created, tree: spec.tree, group: spec.group, links: { self: `/v1/rollouts/${spec.rollout_id}`, events: `/v1/rollouts/${spec.rollout_id}/events` } };

@@ -1,9 +1,9 @@
 /** @module The gateway as the Worker builds it from its bindings (one place for the driver and the HTTP routes). */
+import { objects } from "../src/runtime/objects/object-directory";
 import { backendRegistry, defaultBackendDeps, resolveBackend, vllmServerConfig } from "../src/gateway/backends";
 import { createGateway, type Gateway } from "../src/gateway/gateway";
 import { upstreamTimeoutsFrom } from "../src/gateway/upstream-timeouts";
 import type { AppEnv } from "./env";
-import { policyPort } from "./policy-stub";
 import type { PolicyPort } from "../src/gateway/policy-port";
 
 /**
@@ -11,7 +11,7 @@ import type { PolicyPort } from "../src/gateway/policy-port";
  * from the registry (cached per isolate, so replica health and stickiness survive across
  * invocations), and the deployment's `LLM_BASE_URL` server while the policy names no backend.
  */
-export function gatewayFor(env: AppEnv, policy: PolicyPort = policyPort(env)): Gateway {
+export function gatewayFor(env: AppEnv, policy: PolicyPort = objects(env).admission()): Gateway {
   return createGateway({
     policy,
     backendFor: (config) => resolveBackend(backendRegistry, config ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY), defaultBackendDeps),

@@ -1,4 +1,5 @@
 /** @module A rollout's own OpenAI-compatible endpoint: `/v1/rollouts/:id/llm/v1/*`, keyed per rollout. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono, type Context } from "hono";
 import { InvalidInputError, NotFoundError, UnauthorizedError } from "../src/errors";
 import type { UpstreamPath } from "../src/gateway/model-backend";
@@ -10,8 +11,6 @@ import { ATTEMPT_HEADER, CallPurpose, PURPOSE_HEADER } from "../src/schemas/llm-
 import { RolloutId } from "../src/schemas/rollout-api";
 import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { policyStub } from "./policy-stub";
-import { sessionStub } from "./session-stub";
 
 type GatewayContext = Context<{ Bindings: AppEnv }>;
 
@@ -62,7 +61,7 @@ function purposeOf(c: GatewayContext): CallPurpose {
  * received. Either way the session goes on reading the upstream to its end.
  */
 function toldWhenCallerLeaves(stream: ReadableStream<Uint8Array>, c: GatewayContext, callId: string): ReadableStream<Uint8Array> {
-  const stub = sessionStub(c.env, c.req.param("id")!);
+  const stub = objects(c.env).session(c.req.param("id")!);
   const reader = stream.getReader();
   let told = false;
   const tell = (): void => {
@@ -98,7 +97,7 @@ async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject &
   const rolloutId = await authorize(c);
   const pathAttempt = pathAttemptOf(c);
   const meta = { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: attemptOf(c), purpose: purposeOf(c), ...(pathAttempt === undefined ? {} : { pathAttempt }) };
-  const result = await sessionStub(c.env, rolloutId).gatewayCall(path, body, meta);
+  const result = await objects(c.env).session(rolloutId).gatewayCall(path, body, meta);
   if (!result.ok) throw fromWireError(result.error);
   if ("stream" in result) return new Response(toldWhenCallerLeaves(result.stream, c, meta.callId), { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
   // The upstream's own bytes when the backend kept them: serializing the parsed reply again costs CPU for nothing.
@@ -121,7 +120,7 @@ export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/completions", async (c) => forward(c, "/completions", (await parseJsonBody(c, GatewayCompletionRequest, { maxBytes: MAX_GATEWAY_BODY_BYTES })) as JsonObject));
   routes.get("/models", async (c) => {
     await authorize(c);
-    const model = (await policyStub(c.env).fence()).snapshot.model ?? c.env.LLM_MODEL;
+    const model = (await objects(c.env).policy().fence()).snapshot.model ?? c.env.LLM_MODEL;
     return c.json({ object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "edge-rollout" }] });
   });
   return routes;

@@ -1,11 +1,11 @@
 /** @module `/v1/policy` and `/v1/resources`: what the trainer controls, and named versioned resources. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { z } from "zod";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import { PolicyUpdate, redactPolicy, restoreRedacted, ResourceName, SyncBeginRequest, SyncEndRequest } from "../src/runtime/policy/policy-api";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { admissionShards, policyStub } from "./policy-stub";
 
 /** Validates a path parameter with `schema`; a bad one is a 400 naming `path`. */
 function pathParam<S extends z.ZodType>(raw: string, schema: S, path: string): z.infer<S> {
@@ -26,18 +26,18 @@ const VersionParam = z.string().regex(/^[1-9][0-9]{0,8}$/, "version must be an i
 export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
-  routes.get("/policy", async (c) => c.json(redactPolicy(await policyStub(c.env).snapshot())));
+  routes.get("/policy", async (c) => c.json(redactPolicy(await objects(c.env).policy().snapshot())));
 
   // Requests served by the policy object and each admission shard since they started (in memory):
   // how a benchmark shows that model calls never reach the deployment-wide object.
   routes.get("/policy/requests", async (c) => {
-    const [policy, shards] = await Promise.all([policyStub(c.env).requestCounts(), Promise.all(admissionShards(c.env).map((shard) => shard.requestCounts()))]);
+    const [policy, shards] = await Promise.all([objects(c.env).policy().requestCounts(), Promise.all(objects(c.env).shards().map((shard) => shard.requestCounts()))]);
     return c.json({ policy, shards });
   });
 
   routes.put("/policy", async (c) => {
     const patch = await parseJsonBody(c, PolicyUpdate);
-    const policy = policyStub(c.env);
+    const policy = objects(c.env).policy();
     if (patch.backend) patch.backend = restoreRedacted(patch.backend, (await policy.snapshot()).backend);
     const updated = await policy.update(patch);
     if (!updated.ok) throw new InvalidInputError(updated.errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: updated.errors });
@@ -46,7 +46,7 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/policy/sync/begin", async (c) => {
     const body = await parseJsonBody(c, SyncBeginRequest, { emptyAsObject: true });
-    const policy = policyStub(c.env);
+    const policy = objects(c.env).policy();
     const begun = await policy.beginSync(body.policy_version, body.mode);
     if (begun.conflict) {
       const why = `a "${begun.conflict}" weight sync is under way; an "interrupt" sync cannot begin until it ends (POST /v1/policy/sync/end)`;
@@ -61,7 +61,7 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/policy/sync/end", async (c) => {
     const body = await parseJsonBody(c, SyncEndRequest);
-    const ended = await policyStub(c.env).endSync(body.policy_version);
+    const ended = await objects(c.env).policy().endSync(body.policy_version);
     if (!ended.ok) {
       const why = ended.reason === "not_syncing" ? "no weight sync is under way (POST /v1/policy/sync/begin first)" : `policy_version must be greater than the current ${ended.policy_version}`;
       throw new ConflictError(why, { details: [{ path: "policy_version", message: why }] });
@@ -72,7 +72,7 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.put("/resources/:name", async (c) => {
     const name = pathParam(c.req.param("name"), ResourceName, "name");
     const value = await parseJsonBody(c, z.json());
-    const stored = await policyStub(c.env).putResource(name, value);
+    const stored = await objects(c.env).policy().putResource(name, value);
     if (!stored.ok) throw new InvalidInputError(stored.errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: stored.errors });
     const { name: storedName, version, id } = stored;
     return c.json({ name: storedName, version, id }, 201, { location: `/v1/resources/${name}/versions/${version}` });
@@ -80,7 +80,7 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.get("/resources/:name", async (c) => {
     const name = pathParam(c.req.param("name"), ResourceName, "name");
-    const found = await policyStub(c.env).getResource(name);
+    const found = await objects(c.env).policy().getResource(name);
     if (!found.ok) throw new NotFoundError(`resource ${name} does not exist`);
     const { ok: _ok, ...record } = found;
     return c.json(record);
@@ -89,7 +89,7 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.get("/resources/:name/versions/:version", async (c) => {
     const name = pathParam(c.req.param("name"), ResourceName, "name");
     const version = pathParam(c.req.param("version"), VersionParam, "version");
-    const found = await policyStub(c.env).getResource(name, version);
+    const found = await objects(c.env).policy().getResource(name, version);
     if (!found.ok) throw new NotFoundError(`resource ${name}@${version} does not exist`);
     const { ok: _ok, ...record } = found;
     return c.json(record);

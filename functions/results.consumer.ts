@@ -1,4 +1,5 @@
 /** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress, one request per object per batch. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { packCompletedGroups, type CompletedGroup } from "../src/runtime/feed/group-pack";
 import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
 import { answerDeliveryChecks } from "../src/runtime/feed/delivery-checks";
@@ -6,10 +7,7 @@ import { withinDeadline } from "../src/runtime/deadline";
 import { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
 import { ResultMessage } from "../src/schemas/result-message";
 import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
-import { batchStub } from "./batch-stub";
 import type { AppEnv } from "./env";
-import { feedRouter } from "./feed-stub";
-import { sessionStub } from "./session-stub";
 
 /**
  * How long one consumer batch waits for each of its phases (ingestion, packing, delivery checks).
@@ -21,7 +19,8 @@ import { sessionStub } from "./session-stub";
 export const CONSUMER_PHASE_MS = 60_000;
 
 function targets(env: AppEnv): IngestionTargets {
-  return { feed: feedRouter(env), tracker: (batchId) => batchStub(env, batchId) };
+  const dir = objects(env);
+  return { feed: dir.feed(), tracker: dir.batch };
 }
 
 /**
@@ -33,7 +32,7 @@ async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<
   try {
     const packed = await withinDeadline(packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed), CONSUMER_PHASE_MS, "packing completed groups");
     const shardOf = new Map(completed.map((g) => [g.uid, g.shard]));
-    await withinDeadline(feedRouter(env).recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) }))), CONSUMER_PHASE_MS, "recording packs");
+    await withinDeadline(objects(env).feed().recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) }))), CONSUMER_PHASE_MS, "recording packs");
   } catch (error) {
     console.warn("group packs not recorded; pulls read those groups' members", { error: error instanceof Error ? error.message : String(error) });
   }
@@ -76,8 +75,8 @@ export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppE
     settle(valid, report.retry);
   }
   if (checks.length > 0) {
-    const answer = (rolloutId: string, held: boolean) => sessionStub(env, rolloutId).deliveryChecked(held);
-    const answered = await withinDeadline(answerDeliveryChecks(feedRouter(env), answer, checks.map((c) => c.body)), CONSUMER_PHASE_MS, "answering delivery checks").catch((error: unknown) => {
+    const answer = (rolloutId: string, held: boolean) => objects(env).session(rolloutId).deliveryChecked(held);
+    const answered = await withinDeadline(answerDeliveryChecks(objects(env).feed(), answer, checks.map((c) => c.body)), CONSUMER_PHASE_MS, "answering delivery checks").catch((error: unknown) => {
       console.error("delivery checks retried", { error: error instanceof Error ? error.message : String(error) });
       return new Map(checks.map((_, i) => [i, "deadline"] as [number, string]));
     });

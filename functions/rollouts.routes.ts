@@ -1,4 +1,5 @@
 /** @module `/v1/rollouts`: create, read, follow (SSE) and cancel rollouts. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import { AddEventsRequest, CreateRolloutRequest, EXTERNAL_AGENT, FinishRolloutRequest, isExternalAgent, runnerAgentOf, type RolloutSpec } from "../src/schemas/rollout-api";
@@ -6,10 +7,8 @@ import { rolloutKey } from "../src/gateway/rollout-keys";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { sessionStub } from "./session-stub";
 import { rolloutEvents, rolloutIdParam, rolloutView } from "./views/rollout-views";
 import { rolloutTrace } from "../src/sink/otlp-trace";
-import { batchStub } from "./batch-stub";
 import { batchOfGroupUid } from "../src/runtime/batch/batch-state";
 import type { RolloutGroup } from "../src/schemas/rollout-group";
 import { placementIssues } from "../src/sink/training-modes";
@@ -35,7 +34,7 @@ async function checkGroup(env: AppEnv, group: RolloutGroup | undefined): Promise
   if (group.batch_id !== null) issues.push({ path: "group.batch_id", message: "batch_id is set only by batches (POST /v1/batches); leave it out" });
   if (issues.length > 0) throw new InvalidInputError(issues.map((i) => `${i.path}: ${i.message}`).join("; "), { status: 422, details: issues });
   const batchId = batchOfGroupUid(group.uid);
-  if (batchId !== undefined && (await batchStub(env, batchId).progress())) {
+  if (batchId !== undefined && (await objects(env).batch(batchId).progress())) {
     const message = `uid ${group.uid} is a group of batch ${batchId}; only that batch adds members to it`;
     throw new ConflictError(message, { details: [{ path: "group.uid", message }] });
   }
@@ -59,7 +58,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
     // `external` alone is run by its creator with the key answered here; `external:<name>` is offered to runners of <name>.
     const runner = body.agent === EXTERNAL_AGENT ? null : runnerAgentOf(body.agent);
     const spec: RolloutSpec = { rollout_id: rolloutId, kind, agent: body.agent, task, config: body.config, group: body.group ?? null, created_at: Date.now(), runner, tree: null };
-    const created = await sessionStub(c.env, rolloutId).create(spec);
+    const created = await objects(c.env).session(rolloutId).create(spec);
     if (!created.ok) throw new ConflictError(created.message);
     const origin = new URL(c.req.url).origin;
     const llmUrl = `${origin}/v1/rollouts/${rolloutId}/llm/v1`;
@@ -79,7 +78,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/:id/events", async (c) => {
     const rolloutId = rolloutIdParam(c.req.param("id"));
     const body = await parseJsonBody(c, AddEventsRequest);
-    const added = await sessionStub(c.env, rolloutId).addEvents(body.events);
+    const added = await objects(c.env).session(rolloutId).addEvents(body.events);
     if (!added.ok) throw writeError(rolloutId, added);
     return c.json({ rollout_id: rolloutId, sequence_ids: added.spans.map((span) => span.sequence_id) }, 201);
   });
@@ -87,7 +86,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/:id/finish", async (c) => {
     const rolloutId = rolloutIdParam(c.req.param("id"));
     const body = await parseJsonBody(c, FinishRolloutRequest);
-    const ended = await sessionStub(c.env, rolloutId).finishExternal(body);
+    const ended = await objects(c.env).session(rolloutId).finishExternal(body);
     if (!ended.ok) throw writeError(rolloutId, ended);
     return c.json({ rollout_id: rolloutId, status: ended.status, termination_reason: ended.termination_reason });
   });
@@ -101,7 +100,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
   // the measured Durable Object requests and rows written behind docs/scale.md's cost per step.
   routes.get("/:id/usage", async (c) => {
     const rolloutId = rolloutIdParam(c.req.param("id"));
-    const usage = await sessionStub(c.env, rolloutId).usageCounts();
+    const usage = await objects(c.env).session(rolloutId).usageCounts();
     if (usage === null) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
     return c.json({ rollout_id: rolloutId, requests: { total: usage.requests.total, by_method: usage.requests.by_method, since: usage.requests.since }, sqlite: usage.sqlite });
   });
@@ -113,7 +112,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/:id/cancel", async (c) => {
     const rolloutId = rolloutIdParam(c.req.param("id"));
-    const cancelled = await sessionStub(c.env, rolloutId).cancel();
+    const cancelled = await objects(c.env).session(rolloutId).cancel();
     if (!cancelled.ok) {
       if (cancelled.reason === "not_found") throw new NotFoundError(`rollout ${rolloutId} does not exist`);
       throw new ConflictError(`rollout ${rolloutId} already ended (${cancelled.status})`);

@@ -1,4 +1,5 @@
 /** @module `/v1/runners`: runners claim external rollouts and keep their leases with heartbeats. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { rolloutKey } from "../src/gateway/rollout-keys";
 import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
@@ -7,12 +8,8 @@ import { shardVisitOrder } from "../src/runtime/claims/claim-shards";
 import type { ClaimResult } from "../src/runtime/session/session-results";
 import { ClaimRequest, type ClaimedRollout, HeartbeatRequest, type HeartbeatOutcome } from "../src/schemas/runner-claims";
 import type { JsonValue } from "../src/schemas/json";
-import { batchStub } from "./batch-stub";
-import { claimQueueStub } from "./claim-stub";
 import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { policyStub } from "./policy-stub";
-import { sessionStub } from "./session-stub";
 
 /** Session RPCs one request keeps in flight: production allows 6 simultaneous outgoing connections per invocation. */
 const RPC_PARALLELISM = 6;
@@ -28,13 +25,13 @@ async function claimFromAgent(env: AppEnv, agent: string, body: ClaimRequest, gr
   for (const shard of shardVisitOrder()) {
     const wanted = body.max - granted.length;
     if (wanted <= 0) return;
-    const queue = claimQueueStub(env, agent, shard);
+    const queue = objects(env).claims(agent, shard);
     const offers = await queue.take(wanted);
     if (offers.length === 0) continue;
     const settled: TakenOffer[] = [];
     await eachLimited(offers, RPC_PARALLELISM, async (offer) => {
       try {
-        const result = await sessionStub(env, offer.rollout_id).claim(body.runner_id, body.lease_ms);
+        const result = await objects(env).session(offer.rollout_id).claim(body.runner_id, body.lease_ms);
         settled.push(offer);
         if (result.ok) granted.push(result);
       } catch (error) {
@@ -47,7 +44,7 @@ async function claimFromAgent(env: AppEnv, agent: string, body: ClaimRequest, gr
 
 /** The latest version of each named resource the runner asked for (missing ones are left out). */
 async function latestResources(env: AppEnv, names: readonly string[]): Promise<Record<string, JsonValue>> {
-  const policy = policyStub(env);
+  const policy = objects(env).policy();
   const found = await Promise.all(names.map(async (name) => [name, await policy.getResource(name)] as const));
   return Object.fromEntries(found.flatMap(([name, result]) => (result.ok ? [[name, result.value]] : [])));
 }
@@ -62,7 +59,7 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
     for (const agent of body.agents) await claimFromAgent(c.env, agent, body, granted);
     if (granted.length === 0) return c.json({ runner_id: body.runner_id, claimed: [] });
     // Read once per claim that got work, never per idle poll: the policy object is deployment-wide.
-    const [policy, resources] = await Promise.all([policyStub(c.env).snapshot(), latestResources(c.env, body.resources)]);
+    const [policy, resources] = await Promise.all([objects(c.env).policy().snapshot(), latestResources(c.env, body.resources)]);
     const origin = new URL(c.req.url).origin;
     const secret = gatewaySecret(c.env);
     const claimed: ClaimedRollout[] = await Promise.all(
@@ -94,12 +91,12 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
     const outcomes: HeartbeatOutcome[] = [];
     const batches = new Set<string>();
     await eachLimited(body.leases, RPC_PARALLELISM, async ({ rollout_id, attempt }) => {
-      const result = await sessionStub(c.env, rollout_id).heartbeat(attempt, body.runner_id, body.lease_ms);
+      const result = await objects(c.env).session(rollout_id).heartbeat(attempt, body.runner_id, body.lease_ms);
       if (result.ok && result.batch_id) batches.add(result.batch_id);
       outcomes.push(result.ok ? { rollout_id, attempt, ok: true, lease_expires_at: result.lease.expires_at, reason: null } : { rollout_id, attempt, ok: false, lease_expires_at: null, reason: result.reason });
     });
     // One touch per batch and heartbeat, so `GET /v1/batches/:id` can tell heartbeating runners from lost ones.
-    await eachLimited([...batches], RPC_PARALLELISM, async (batchId) => batchStub(c.env, batchId).runnerSeen(body.runner_id, body.lease_ms));
+    await eachLimited([...batches], RPC_PARALLELISM, async (batchId) => objects(c.env).batch(batchId).runnerSeen(body.runner_id, body.lease_ms));
     return c.json({ runner_id: body.runner_id, leases: outcomes });
   });
 

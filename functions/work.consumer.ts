@@ -1,8 +1,8 @@
 /** @module The ROLLOUT_WORK queue consumer: the durable trigger that gets each rollout driven. */
+import { objects } from "../src/runtime/objects/object-directory";
 import { WorkMessage } from "../src/schemas/work-message";
 import type { AppEnv } from "./env";
 import { consumeEach } from "./queue-messages";
-import { sessionStub } from "./session-stub";
 
 export { driverDeps } from "./driver-deps";
 
@@ -16,6 +16,6 @@ export { driverDeps } from "./driver-deps";
  */
 export async function handleWorkBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
   await consumeEach(batch, WorkMessage, "work", async (work) => {
-    await sessionStub(env, work.rollout_id).requestDrive();
+    await objects(env).session(work.rollout_id).requestDrive();
   });
 }

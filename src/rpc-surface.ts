@@ -1,7 +1,8 @@
-/** @module The RPC surface of a Durable Object class, derived from the class so a stub's type can never drift from it (the Worker's stub helpers and objects that call other objects use it). */
+/** @module The RPC surface of a Durable Object, derived from the interface its class implements (or the class), so a stub's type can never drift from the object (src/runtime/objects/object-directory.ts types every stub with it). */
 /**
- * What a stub of Durable Object class `T` offers: every public method the class adds (the
- * runtime's handlers `fetch`, `alarm`, `webSocket*` of the global `DurableObject` left out), each returning a promise of what the method returns.
+ * What a stub of a Durable Object with methods `T` offers: every public method `T` declares (the
+ * runtime's handlers `fetch`, `alarm`, `webSocket*` of the global `DurableObject` left out, should
+ * `T` be a class), each returning a promise of what the method returns.
  * Deliberately shallow: `DurableObjectStub<T>` maps every return type through the serializable
  * types, which is too deep for the compiler on view-sized return types.
  */

@@ -3,6 +3,7 @@
  * (functions/views), behind the same API_TOKEN through a session cookie. No build step, no
  * client framework: a few lines of script follow a running rollout over SSE.
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { BatchListQuery, seriesOf } from "../../src/schemas/batch-listing";
@@ -10,8 +11,6 @@ import type { AppEnv } from "../env";
 import { dashboardAuth, SESSION_COOKIE, SESSION_TTL_MS, sessionValue } from "../middleware/dashboard-session";
 import { sameSecret } from "../middleware/bearer-auth";
 import { parseQuery } from "../middleware/problem-details";
-import { batchStub } from "../batch-stub";
-import { catalogStub } from "../catalog-stub";
 import { batchDroppedGroups, batchEvalReport, batchIdParam, batchProgress, batchSummary, listBatches } from "../views/batch-views";
 import { overviewView } from "../views/overview-view";
 import { rolloutEvents, rolloutIdParam, rolloutsAcross, rolloutView } from "../views/rollout-views";
@@ -80,7 +79,7 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
 
   pages.get("/batches/:id", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));
-    const [progress, entry] = await Promise.all([batchProgress(c.env, batchId), catalogStub(c.env).get(batchId)]);
+    const [progress, entry] = await Promise.all([batchProgress(c.env, batchId), objects(c.env).catalog().get(batchId)]);
     const [summary, series, evaluation, dropped] = await Promise.all([
       batchSummary(c.env, batchId),
       listBatches(c.env, { series: entry?.series ?? seriesOf(batchId), limit: "50" }),
@@ -92,7 +91,7 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
 
   pages.post("/batches/:id/cancel", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));
-    await batchStub(c.env, batchId).cancel();
+    await objects(c.env).batch(batchId).cancel();
     return c.redirect(`/batches/${encodeURIComponent(batchId)}`, 303);
   });
 

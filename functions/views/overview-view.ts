@@ -1,10 +1,9 @@
 /** @module What the overview page and `GET /v1/backends` read: policy, feed, backends, recent batches. */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { backendRegistry, defaultBackendDeps, resolveBackend, vllmServerConfig } from "../../src/gateway/backends";
 import type { PolicyView } from "../../src/runtime/policy/policy-api";
 import type { FeedStats } from "../../src/schemas/feed";
 import type { AppEnv } from "../env";
-import { feedStub } from "../feed-stub";
-import { policyStub } from "../policy-stub";
 import { listBatches, type ListedBatch } from "./batch-views";
 
 /** `GET /v1/backends`: the policy's backend and each replica's health and in-flight calls as this isolate saw them. */
@@ -31,6 +30,6 @@ export interface OverviewView {
 
 /** Reads the overview's parts in parallel. */
 export async function overviewView(env: AppEnv, recent = 10): Promise<OverviewView> {
-  const [policy, feed, batches] = await Promise.all([policyStub(env).snapshot(), feedStub(env).stats(), listBatches(env, { limit: String(recent) })]);
+  const [policy, feed, batches] = await Promise.all([objects(env).policy().snapshot(), objects(env).feedShard().stats(), listBatches(env, { limit: String(recent) })]);
   return { policy, feed, backends: backendsView(env, policy), batches };
 }

@@ -1,12 +1,10 @@
 /** @module What the rollout API routes and the dashboard pages read about rollouts. */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { InvalidInputError, NotFoundError } from "../../src/errors";
 import { RolloutListQuery, type RolloutListEntry } from "../../src/schemas/batch-listing";
 import { RolloutId, type RolloutView } from "../../src/schemas/rollout-api";
-import { batchStub } from "../batch-stub";
-import { catalogStub } from "../catalog-stub";
 import type { AppEnv } from "../env";
 import { fieldProblems, parseQuery } from "../middleware/problem-details";
-import { sessionStub } from "../session-stub";
 import { batchIdParam, batchRolloutsPage } from "./batch-views";
 
 /** Batches a listing without a batch filter spans: the most recent ones in the catalog. */
@@ -21,7 +19,7 @@ export function rolloutIdParam(raw: string): string {
 
 /** `GET /v1/rollouts/:id`: the rollout's view from its session. */
 export async function rolloutView(env: AppEnv, rolloutId: string): Promise<RolloutView> {
-  const view = await sessionStub(env, rolloutId).read();
+  const view = await objects(env).session(rolloutId).read();
   if (!view) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
   return view;
 }
@@ -37,7 +35,7 @@ function afterStepIndex(lastEventId: string | undefined, after: string | undefin
 
 /** `GET /v1/rollouts/:id/events`: the rollout's SSE stream (a `step` per committed step, then `end`), resumed after a step. */
 export async function rolloutEvents(env: AppEnv, rolloutId: string, lastEventId: string | undefined, after: string | undefined): Promise<ReadableStream<Uint8Array>> {
-  const stream = await sessionStub(env, rolloutId).subscribe(afterStepIndex(lastEventId, after));
+  const stream = await objects(env).session(rolloutId).subscribe(afterStepIndex(lastEventId, after));
   if (!stream) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
   return stream;
 }
@@ -66,7 +64,7 @@ export async function rolloutsAcross(env: AppEnv, raw: Record<string, string>): 
     const page = await batchRolloutsPage(env, batchId, params);
     return { ...page, rollouts: page.rollouts.map((r) => ({ ...r, batch_id: batchId })), batches: 1 };
   }
-  const entries = await catalogStub(env).list({ limit: RECENT_BATCHES_LISTED });
+  const entries = await objects(env).catalog().list({ limit: RECENT_BATCHES_LISTED });
   const counts = await Promise.all(entries.map(async (entry) => (await batchRolloutsPage(env, entry.batch_id, { ...params, offset: "0", limit: "1" }).catch(() => null))?.total ?? 0));
   const total = counts.reduce((sum, n) => sum + n, 0);
   const rollouts: RolloutsAcross["rollouts"] = [];

@@ -3,15 +3,13 @@
  * step order with each step's numbers (`GET /v1/runs/:series`), and one GRPO group's members with
  * the advantages verl would give them (`GET /v1/groups/:uid`).
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { InvalidInputError, NotFoundError } from "../../src/errors";
 import { eachLimited } from "../../src/runtime/each-limited";
 import { grpoAdvantages } from "../../src/runtime/eval/grpo-advantage";
 import type { LlmCall } from "../../src/schemas/llm-call";
 import type { GroupMember, GroupStatus, GroupView, RunStep, RunView } from "../../src/schemas/run-view";
-import { batchStub } from "../batch-stub";
 import type { AppEnv } from "../env";
-import { policyStub } from "../policy-stub";
-import { sessionStub } from "../session-stub";
 import { batchDroppedGroups, batchIdParam, batchProgress, batchRolloutsPage, listBatches } from "./batch-views";
 
 /** Most batches one run view lists (the catalog's page limit). */
@@ -39,9 +37,9 @@ export async function runView(env: AppEnv, series: string): Promise<RunView> {
   if (listed.length === 0) throw new NotFoundError(`no batch of series ${series}`);
   const ordered = [...listed].sort((a, b) => a.created_at - b.created_at);
   const [stats, syncs] = await Promise.all([
-    Promise.all(ordered.map((entry) => batchStub(env, entry.batch_id).stepStats())),
+    Promise.all(ordered.map((entry) => objects(env).batch(entry.batch_id).stepStats())),
     // One read for the whole run; each sync counts for the step during which it began.
-    policyStub(env).syncs(ordered[0]!.created_at, Date.now() + 1),
+    objects(env).policy().syncs(ordered[0]!.created_at, Date.now() + 1),
   ]);
   const steps: RunStep[] = ordered.map((entry, i) => {
     const until = ordered[i + 1]?.created_at ?? Infinity;
@@ -85,7 +83,7 @@ export async function groupView(env: AppEnv, uid: string): Promise<GroupView> {
   if (row >= progress.rows) throw new NotFoundError(`batch ${batchId} has no row ${row} (it has ${progress.rows})`);
   const [page, verdict, dropped] = await Promise.all([
     batchRolloutsPage(env, batchId, { include_unreleased: "true", offset: String(row * progress.n), limit: String(progress.n) }),
-    batchStub(env, batchId).groupVerdict(row),
+    objects(env).batch(batchId).groupVerdict(row),
     batchDroppedGroups(env, batchId),
   ]);
   const stale = dropped.dropped_groups.find((group) => group.uid === uid && group.reason === "stale");
@@ -100,7 +98,7 @@ export async function groupView(env: AppEnv, uid: string): Promise<GroupView> {
   const views = new Map<string, { tokens: number; calls: number; answer: string | null }>();
   const read = page.rollouts.filter((entry) => entry.status !== "not_released");
   await eachLimited(read, MEMBER_READS, async (entry) => {
-    const view = await sessionStub(env, entry.rollout_id).read();
+    const view = await objects(env).session(entry.rollout_id).read();
     if (!view) return;
     const policyCalls = view.llm_calls.filter((call) => call.purpose !== "judge");
     views.set(entry.rollout_id, { tokens: view.usage.completion_tokens, calls: policyCalls.length, answer: replyText(policyCalls.at(-1)) });

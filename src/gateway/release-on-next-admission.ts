@@ -36,7 +36,7 @@ interface WaitingRelease {
  * drive them.
  *
  * @example
- * const admissions = releaseOnNextAdmission(policyPort(env));
+ * const admissions = releaseOnNextAdmission(objects(env).admission());
  * const gateway = createGateway({ policy: admissions, ... });
  * // … the drive …
  * await admissions.flush();

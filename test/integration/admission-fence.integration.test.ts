@@ -4,9 +4,9 @@
  * version is counted until released, no call is admitted after `beginSync` answered, and the
  * policy object itself serves no request per model call.
  */
+import type { AdmissionShardRpc } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AdmissionShardRpc } from "../../functions/policy-stub";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { admission, policy, readPolicyState, restorePolicyState, sleep, uniqueCallId } from "./policy-fixtures";
 

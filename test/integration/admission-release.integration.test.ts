@@ -4,9 +4,9 @@
  * lease over, and drops whatever is left when the rollout ends, so a weight sync never waits for
  * a call that can no longer be committed (issue 10, item 7).
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { admissionShardFor } from "../../functions/policy-stub";
 import { admissionShardCount, shardIndexOf } from "../../src/runtime/policy/admission-fence";
 import { driveRollout } from "../../src/runtime/driver/drive-rollout";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
@@ -17,7 +17,7 @@ import { admission, uniqueCallId } from "./policy-fixtures";
 import "../fixtures/test-agents";
 
 /** Calls counted in flight by the shard `rolloutId`'s calls go to. */
-const shardInFlight = (rolloutId: string) => admissionShardFor(env, rolloutId).inFlight();
+const shardInFlight = (rolloutId: string) => objects(env).shard(rolloutId).inFlight();
 
 describe("admissions of a crashed invocation", () => {
   it("are dropped when a new driver takes over the expired lease, and only that rollout's", async () => {

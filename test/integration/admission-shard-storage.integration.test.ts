@@ -4,10 +4,10 @@
  * deleted in batches, yet counted at once; a shard restarted on the current code keeps counting
  * the calls stored in the earlier table layout.
  */
+import type { AdmissionShardRpc } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AdmissionShardRpc } from "../../functions/policy-stub";
 import { RELEASE_BATCH_MS } from "../../src/runtime/policy/in-flight-table";
 import { sleep, uniqueCallId } from "./policy-fixtures";
 

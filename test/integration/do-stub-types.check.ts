@@ -1,7 +1,9 @@
 /**
  * Compile-time checks of the Durable Object stub types, run by `npm run typecheck` (tsconfig.test.json):
- * each stub type is the RPC surface of its class, so a method changed on the class changes what
- * callers of the stub must pass, and a hand-written surface that drifted would not compile.
+ * each stub type is the RPC surface of the interface beside its object's core, and that interface
+ * is exactly its class's public methods (`implements` only checks that the class can stand for it;
+ * this checks they are equal), so a method added to or changed on the class without its interface
+ * does not compile, and neither does a hand-written surface that drifted.
  */
 import type { AdmissionShard } from "../../durable-objects/admission-shard";
 import type { BatchCatalog } from "../../durable-objects/batch-catalog";
@@ -10,12 +12,7 @@ import type { ClaimQueue } from "../../durable-objects/claim-queue";
 import type { PolicyStore } from "../../durable-objects/policy-store";
 import type { RolloutSession } from "../../durable-objects/rollout-session";
 import type { TrainerFeed } from "../../durable-objects/trainer-feed";
-import type { BatchRpc } from "../../functions/batch-stub";
-import type { CatalogRpc } from "../../functions/catalog-stub";
-import type { ClaimQueueRpc } from "../../functions/claim-stub";
-import type { FeedRpc } from "../../functions/feed-stub";
-import type { AdmissionShardRpc, PolicyRpc } from "../../functions/policy-stub";
-import type { SessionRpc } from "../../functions/session-stub";
+import type { AdmissionShardRpc, BatchRpc, CatalogRpc, ClaimQueueRpc, FeedRpc, PolicyRpc, SessionRpc } from "../../src/runtime/objects/object-directory";
 import type { RpcSurface } from "../../src/rpc-surface";
 import type { SessionHandle } from "../../src/runtime/session/session-handle";
 import type { LlmCall, LlmCallInput } from "../../src/schemas/llm-call";
@@ -23,15 +20,18 @@ import type { LlmCall, LlmCallInput } from "../../src/schemas/llm-call";
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
 
+/** A class's own RPC surface: its public methods, without the brand the test pool's `DurableObject` type adds. */
+type ClassSurface<C> = Omit<RpcSurface<C>, "__DURABLE_OBJECT_BRAND">;
+
 /** Every stub type is exactly its class's surface. */
 export type StubsAreDerived = [
-  Assert<Equal<SessionRpc, RpcSurface<RolloutSession>>>,
-  Assert<Equal<PolicyRpc, RpcSurface<PolicyStore>>>,
-  Assert<Equal<AdmissionShardRpc, RpcSurface<AdmissionShard>>>,
-  Assert<Equal<FeedRpc, RpcSurface<TrainerFeed>>>,
-  Assert<Equal<BatchRpc, RpcSurface<BatchTracker>>>,
-  Assert<Equal<CatalogRpc, RpcSurface<BatchCatalog>>>,
-  Assert<Equal<ClaimQueueRpc, RpcSurface<ClaimQueue>>>,
+  Assert<Equal<SessionRpc, ClassSurface<RolloutSession>>>,
+  Assert<Equal<PolicyRpc, ClassSurface<PolicyStore>>>,
+  Assert<Equal<AdmissionShardRpc, ClassSurface<AdmissionShard>>>,
+  Assert<Equal<FeedRpc, ClassSurface<TrainerFeed>>>,
+  Assert<Equal<BatchRpc, ClassSurface<BatchTracker>>>,
+  Assert<Equal<CatalogRpc, ClassSurface<BatchCatalog>>>,
+  Assert<Equal<ClaimQueueRpc, ClassSurface<ClaimQueue>>>,
 ];
 
 /** A stub method takes what the class method takes and promises what it returns (the drift once found: recordCall). */

@@ -5,10 +5,10 @@
  * rollout is finished); a release whose next admission does not come within the grace period
  * (a slow environment) goes alone. No call of the rollout is left counted at the shard.
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { driverDeps } from "../../functions/driver-deps";
-import { admissionShardFor, policyPort } from "../../functions/policy-stub";
 import { RELEASE_GRACE_MS, type ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";
 import { driveRollout } from "../../src/runtime/driver/drive-rollout";
 import { createByHand, readState } from "../fixtures/hand-session";
@@ -18,7 +18,7 @@ import "../fixtures/test-agents";
 /** The Worker's real driver dependencies, with the shard requests of the drive written down in order. */
 function recordedDrive(releaseGraceMs = RELEASE_GRACE_MS) {
   const requests: string[] = [];
-  const shards = policyPort(env);
+  const shards = objects(env).admission();
   const recording: ReleasingPolicyPort = {
     acquire: (rolloutId, callId, ttlMs, releasing) => {
       requests.push(releasing?.length ? `acquire+release ${releasing.length}` : "acquire");
@@ -34,7 +34,7 @@ function recordedDrive(releaseGraceMs = RELEASE_GRACE_MS) {
 
 async function countedAtShard(rolloutId: string): Promise<number> {
   // Dropping the rollout's calls reports how many were still counted (none should be).
-  return admissionShardFor(env, rolloutId).releaseRollout(rolloutId);
+  return objects(env).shard(rolloutId).releaseRollout(rolloutId);
 }
 
 describe("a drive's requests to its admission shard", () => {

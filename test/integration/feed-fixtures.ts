@@ -2,10 +2,10 @@
  * @module The trainer feed in integration tests: finished rollouts made by hand (a valid R2 record
  * and the pointer message the session would send), feed stubs, and moving the policy version.
  */
+import { objects, type FeedRpc } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { expect } from "vitest";
-import { feedStub, type FeedRpc } from "../../functions/feed-stub";
 import type { FeedStats } from "../../src/schemas/feed";
 import { LlmCall } from "../../src/schemas/llm-call";
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../../src/schemas/result-message";
@@ -38,12 +38,12 @@ export interface HandResult {
 /** A feed object of its own (storage is per file, so tests that must not share one use this). */
 export function isolatedFeed(label: string): { feed: FeedRpc; name: string } {
   const name = uniqueId(label);
-  return { feed: feedStub(env, name), name };
+  return { feed: objects(env).feedShard(name), name };
 }
 
 /** The default feed, as the Worker's routes and the results consumer reach it. */
 export function defaultFeed(): FeedRpc {
-  return feedStub(env);
+  return objects(env).feedShard();
 }
 
 /** Runs the feed object's alarm now (returns whether one was set). */

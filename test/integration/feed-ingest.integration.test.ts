@@ -1,9 +1,9 @@
 /** Integration: results into the trainer feed, through the real ROLLOUT_RESULTS consumer and by RPC. */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ingestResults } from "../../src/runtime/feed/result-ingestion";
-import { feedRouter } from "../../functions/feed-stub";
 import worker from "../../functions/worker";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { waitFor } from "../fixtures/rollouts";
@@ -68,7 +68,7 @@ describe("ingesting results", () => {
     const { messages } = await publishGroup(2, { data_manager: "infer" });
     const result = await deliver(messages);
     expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1"]);
-    await ingestResults({ feed: feedRouter(env), tracker: () => ({ onResults: async () => [] }) }, [messages[0]!]);
+    await ingestResults({ feed: objects(env).feed(), tracker: () => ({ onResults: async () => [] }) }, [messages[0]!]);
     const after = await defaultFeed().stats();
     expect(after.ingested + after.duplicates + after.late).toBe(before.ingested + before.duplicates + before.late);
     expect(after.pending_groups).toBe(before.pending_groups);
@@ -79,7 +79,7 @@ describe("ingesting results", () => {
     const { messages } = await publishGroup(1);
     const result = await deliver([{ ...messages[0]!, data_manager: "nope" }, { ...messages[0]!, rollout_id: `${messages[0]!.rollout_id}-b`, training_mode: "nope" }]);
     expect(result.retryMessages.map((m: { msgId: string }) => m.msgId).sort()).toEqual(["msg-0", "msg-1"]);
-    const report = await ingestResults({ feed: feedRouter(env), tracker: () => ({ onResults: async () => [] }) }, [{ ...messages[0]!, data_manager: "nope" }]);
+    const report = await ingestResults({ feed: objects(env).feed(), tracker: () => ({ onResults: async () => [] }) }, [{ ...messages[0]!, data_manager: "nope" }]);
     expect(report.retry.get(0)).toMatch(/unknown data manager "nope"; known data managers: infer, train/);
   });
 

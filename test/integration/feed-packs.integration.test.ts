@@ -5,10 +5,10 @@
  * the leased members. A shard compacts a batch's small packs into one, in lease order, so a pull
  * streams few range reads.
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { feedStub } from "../../functions/feed-stub";
 import worker from "../../functions/worker";
 import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../src/runtime/feed/arrow-pull";
 import { DEFAULT_PACK_COMPACTION_MIN_BYTES, type InlineFeedGroup, type PullResponse } from "../../src/schemas/feed";
@@ -151,9 +151,9 @@ describe("group packs", () => {
     const other = await publishKinds(batchId, [K.missing_logprobs!, K.untrainable!]);
     await deliver(packed.messages);
     // `other` completes without the consumer (no pack of its own) and gets a ref to a pack that does not list it.
-    for (const m of other.messages) await feedStub(env).ingest(m);
+    for (const m of other.messages) await objects(env).feedShard().ingest(m);
     const [key] = (await packKeys("packs/")).slice(-1);
-    await feedStub(env).recordPacks([{ uid: other.uid, key: key!, index: 0 }]);
+    await objects(env).feedShard().recordPacks([{ uid: other.uid, key: key!, index: 0 }]);
     const seen: { timing?: string } = {};
     const arrow = await pullArrow(batchId, seen);
     // One leased group has no span listing its members: the pull reads and re-encodes instead.

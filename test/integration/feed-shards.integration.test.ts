@@ -4,10 +4,10 @@
  * across shards; an upgrade from the single "default" feed splits, loses and repeats no group;
  * an unreadable FEED_SHARDS is a 503 naming it on every feed route.
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { feedStub } from "../../functions/feed-stub";
 import worker from "../../functions/worker";
 import type { FeedLayout } from "../../src/runtime/feed/feed-shards";
 import { ShardedFeed, type FeedShardPort } from "../../src/runtime/feed/sharded-feed";
@@ -16,7 +16,7 @@ import { uniqueId } from "../fixtures/rollouts";
 import { publishGroup } from "./feed-fixtures";
 
 function shardedFeed(layout: FeedLayout): ShardedFeed {
-  return new ShardedFeed(layout, (name) => feedStub(env, name) as unknown as FeedShardPort);
+  return new ShardedFeed(layout, (name) => objects(env).feedShard(name) as unknown as FeedShardPort);
 }
 
 function names(label: string, n: number): string[] {
@@ -61,7 +61,7 @@ describe("the sharded feed", () => {
     const made = (await groups(12, 3, batch)).map((group) => group.map((message) => ({ ...message, generation })));
     await feed.ingestBatch(made.flat());
     await feed.ingestBatch(made[0]!); // redelivered: counted once
-    const perShard = await Promise.all(layout.current.map((name) => feedStub(env, name).stats()));
+    const perShard = await Promise.all(layout.current.map((name) => objects(env).feedShard(name).stats()));
     expect(perShard.filter((s) => s.ready_groups > 0).length).toBeGreaterThan(1);
     for (const s of perShard) expect(s.ingested).toBe(s.ready_groups * 3); // whole groups only
     const merged = await feed.stats({ batch_id: [batch] });
@@ -76,7 +76,7 @@ describe("the sharded feed", () => {
     const made = await groups(10, 2);
     // Before: every group's first member, the first two groups whole, one of them leased (an old-style lease id).
     await before.ingestBatch([...made.map((g) => g[0]!), made[0]![1]!, made[1]![1]!]);
-    const legacy = await feedStub(env, old[0]!).pull({ max_groups: 1 }, 0);
+    const legacy = await objects(env).feedShard(old[0]!).pull({ max_groups: 1 }, 0);
     expect(legacy.ok && legacy.lease_id).toMatch(/^lease-[^~]+$/);
     const after = shardedFeed({ current: names("new", 4), previous: old });
     const late = [...made.slice(2).map((g) => g[1]!), made[0]![1]!]; // the rest, and one redelivery

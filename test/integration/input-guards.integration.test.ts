@@ -8,6 +8,7 @@ import "../fixtures/authoring-agents";
 import { workflowSaw } from "../fixtures/authoring-agents";
 import { calculatorRows, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
 import { api, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
+import { POLICY_OBJECT_NAME } from "../../src/runtime/objects/object-names";
 
 interface Problem {
   status: number;
@@ -108,7 +109,7 @@ describe("ids, groups and secrets (item 11)", () => {
       const shown = (await (await api("/v1/policy")).json()) as { backend: Record<string, unknown> };
       expect(shown.backend).toEqual({ ...backend, api_key: "[redacted]" });
       expect((await api("/v1/policy", { method: "PUT", body: JSON.stringify({ backend: shown.backend }) })).status).toBe(200);
-      const stub = env.POLICY_STORE.get(env.POLICY_STORE.idFromName("default")) as unknown as { snapshot(): Promise<{ backend: Record<string, unknown> }> };
+      const stub = env.POLICY_STORE.get(env.POLICY_STORE.idFromName(POLICY_OBJECT_NAME)) as unknown as { snapshot(): Promise<{ backend: Record<string, unknown> }> };
       expect((await stub.snapshot()).backend.api_key).toBe("sk-live-very-secret");
     } finally {
       // Later tests in this file call the model through the deployment default.

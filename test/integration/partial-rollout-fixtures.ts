@@ -3,9 +3,9 @@
  * apart, so a weight sync lands mid-generation), its config, the policy's calls in flight, a call
  * straight to a rollout's session object, and what the simulator generates uninterrupted.
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
-import { sessionStub } from "../../functions/session-stub";
 import type { JsonObject } from "../../src/schemas/json";
 import { api } from "../fixtures/rollouts";
 
@@ -52,7 +52,7 @@ export async function reference(content: string): Promise<{ ids: number[]; logpr
 
 /** One call through a rollout's session object (what the HTTP gateway route forwards to). */
 export function gatewayCall(rolloutId: string, body: JsonObject) {
-  return sessionStub(env, rolloutId).gatewayCall("/chat/completions", body, { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
+  return objects(env).session(rolloutId).gatewayCall("/chat/completions", body, { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
 }
 
 /** Waits until `count` calls are admitted. */

@@ -9,9 +9,9 @@
  * object (`gatewayCall`, what the HTTP route forwards to): one test invocation may hold only 6
  * connections open at once, so 50 concurrent HTTP calls from it would run 6 at a time.
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { sessionStub } from "../../functions/session-stub";
 import { CALCULATE, createExternal } from "../fixtures/external-rollouts";
 import { api, getRollout, startRollout, waitForEnd } from "../fixtures/rollouts";
 import { configureSim, inFlight, post, reference, setSimVersion, sim, unpaced } from "./partial-rollout-fixtures";
@@ -35,7 +35,7 @@ describe("an interrupting weight sync", () => {
     const tools = await createExternal();
     const before = await unpaced(() => Promise.all(calls.map(({ content }) => reference(content))));
     const decoder = new TextDecoder();
-    const gatewayCall = (rolloutId: string, body: JsonObject) => sessionStub(env, rolloutId).gatewayCall("/chat/completions", body, { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
+    const gatewayCall = (rolloutId: string, body: JsonObject) => objects(env).session(rolloutId).gatewayCall("/chat/completions", body, { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
     const answers = calls.map(async ({ rollout, content, stream }) => {
       const result = await gatewayCall(rollout.rollout_id, { model: "any", messages: [{ role: "user", content }], max_tokens: 400, ...(stream ? { stream: true } : {}) });
       if (!result.ok) throw new Error(result.error.message);
@@ -108,7 +108,7 @@ describe("an interrupting weight sync", () => {
     const content = "Tell me a story that takes a while to start.";
     // 1.5 s to the first chunk, then 200 tokens at 25 ms: 6.5 s under the old weights if nothing cut it.
     await configureSim({ latency: { ttftMs: 1_500, perTokenMs: 25 } });
-    const call = sessionStub(env, rollout.rollout_id).gatewayCall("/chat/completions", { model: "any", messages: [{ role: "user", content }], max_tokens: 200, stream: true }, { rolloutId: rollout.rollout_id, callId: `${rollout.rollout_id}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
+    const call = objects(env).session(rollout.rollout_id).gatewayCall("/chat/completions", { model: "any", messages: [{ role: "user", content }], max_tokens: 200, stream: true }, { rolloutId: rollout.rollout_id, callId: `${rollout.rollout_id}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
     let begun: Response;
     let beginMs: number;
     try {
@@ -157,7 +157,7 @@ describe("an interrupting weight sync", () => {
       expect(expected.message.reasoning).toBeTruthy();
       // 100 ms a token: the sync below lands well inside the think block.
       await configureSim({ latency: { perTokenMs: 100 } });
-      const result = await sessionStub(env, rollout.rollout_id).gatewayCall("/chat/completions", { model: "any", messages: [{ role: "user", content }], max_tokens: 300, stream: true }, { rolloutId: rollout.rollout_id, callId: `${rollout.rollout_id}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
+      const result = await objects(env).session(rollout.rollout_id).gatewayCall("/chat/completions", { model: "any", messages: [{ role: "user", content }], max_tokens: 300, stream: true }, { rolloutId: rollout.rollout_id, callId: `${rollout.rollout_id}/gw/${crypto.randomUUID()}`, attempt: null, purpose: "policy" });
       if (!result.ok || !("stream" in result)) throw new Error("expected a stream");
       const reader = result.stream.getReader();
       const decoder = new TextDecoder();

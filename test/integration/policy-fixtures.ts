@@ -3,20 +3,21 @@
  * file (and by rollouts that call the gateway), so tests that change it restore it afterwards
  * and never leave it syncing.
  */
+import { objects, type PolicyRpc } from "../../src/runtime/objects/object-directory";
+import { POLICY_OBJECT_NAME } from "../../src/runtime/objects/object-names";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { policyPort, policyStub, type PolicyRpc } from "../../functions/policy-stub";
 import type { ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { PolicyStorage } from "../../src/runtime/policy/policy-storage";
 
-/** The "default" PolicyStore stub, typed by its RPC methods. */
+/** The PolicyStore stub, typed by its RPC methods. */
 export function policy(): PolicyRpc {
-  return policyStub(env);
+  return objects(env).policy();
 }
 
 function objectOf() {
-  return env.POLICY_STORE.get(env.POLICY_STORE.idFromName("default"));
+  return env.POLICY_STORE.get(env.POLICY_STORE.idFromName(POLICY_OBJECT_NAME));
 }
 
 /** The persisted policy state row as the object stores it. */
@@ -39,7 +40,7 @@ export async function restorePolicyState(saved: PolicyState): Promise<void> {
 
 /** Admission as the gateway uses it (each rollout id's calls go to its own shard). */
 export function admission(): ReleasingPolicyPort {
-  return policyPort(env);
+  return objects(env).admission();
 }
 
 /** A call id no other test uses. */

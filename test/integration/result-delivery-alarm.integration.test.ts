@@ -4,10 +4,10 @@
  * once per batch of checks (result-delivery.integration.test.ts runs the same check on a kernel
  * whose setAlarm does nothing, so it cannot see whether the object ever wakes up for it).
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { feedStub } from "../../functions/feed-stub";
 import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/sink-publication";
 import { patchState, readState } from "../fixtures/hand-session";
 import { api, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
@@ -31,7 +31,7 @@ describe("the delivery re-check on the real session object", () => {
     // The object wakes up for the check on its own: its alarm is set for it.
     expect(await alarmOf(rolloutId)).toBe(published.delivery!.next_check_at);
 
-    await waitFor("the result in the feed", async () => ((await feedStub(env).holds(rolloutId)) ? true : undefined));
+    await waitFor("the result in the feed", async () => ((await objects(env).feedShard().holds(rolloutId)) ? true : undefined));
     // Bring the check due now rather than waiting 15 s, then let the object's alarm run it.
     await patchState(rolloutId, (state) => ({ ...state, sink: { ...state.sink, delivery: { ...state.sink.delivery!, next_check_at: Date.now() - 1 } } }));
     expect(await runDurableObjectAlarm(objectOf(rolloutId))).toBe(true);
@@ -54,7 +54,7 @@ describe("the delivery re-check on the real session object", () => {
       expect((await postRollout({ agent: "external", rollout_id: rolloutId, task: { problem: "p" }, group })).status).toBe(202);
       expect((await api(`/v1/rollouts/${rolloutId}/finish`, { method: "POST", body: JSON.stringify({ reward: 1 }) })).status).toBe(200);
     }
-    for (const rolloutId of ids) await waitFor("the result in the feed", async () => ((await feedStub(env).holds(rolloutId)) ? true : undefined));
+    for (const rolloutId of ids) await waitFor("the result in the feed", async () => ((await objects(env).feedShard().holds(rolloutId)) ? true : undefined));
     const before = await feedRequests();
     // As the sessions' alarms would send them, but at once: they reach the consumer in one batch.
     await env.ROLLOUT_RESULTS.sendBatch(ids.map((rolloutId) => ({ body: { kind: "delivery_check", rollout_id: rolloutId, uid: `${ids[0]}-g` } })));

@@ -5,10 +5,10 @@
  * check asks (a `delivery_check` message in production); here the test answers it as the results
  * consumer would, with the real feed's answer (delivery-checks.integration.test.ts runs the consumer).
  */
+import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { feedStub } from "../../functions/feed-stub";
 import { r2Blobs } from "../../src/sink/r2-blobs";
 import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
 import { SessionKernel } from "../../src/runtime/session/session-kernel";
@@ -59,13 +59,13 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
       clock = ended + at;
       const before = asked;
       await core.onAlarm();
-      if (asked > before) await (await onDeliveryChecked(kernel, await feedStub(env).holds(rolloutId))).resending;
+      if (asked > before) await (await onDeliveryChecked(kernel, await objects(env).feedShard().holds(rolloutId))).resending;
     }
     return { sent, offered, asked, publication: kernel.state!.sink };
   });
 }
 
-const holds = (id: string) => feedStub(env).holds(id);
+const holds = (id: string) => objects(env).feedShard().holds(id);
 /** Ms after the end at which check `k` (0-based) is due. */
 const dueAt = (k: number) => DELIVERY_CHECK_DELAYS_MS.slice(0, k + 1).reduce((a, b) => a + b, 0);
 

@@ -5,10 +5,10 @@ import type { ResultMessage } from "../../schemas/result-message";
 import type { RegisterResult } from "../catalog/batch-catalog-core";
 import type { ResultAck, SubmitResult } from "./batch-results";
 
-/** The objects a batch start and a result report reach (in a Worker: the BatchTracker and BatchCatalog stubs). */
+/** The objects a batch start and a result report reach (in a Worker: the object directory, `objects(env)`). */
 export interface BatchObjects {
   /** The tracker of batch `batchId`. */
-  tracker(batchId: string): {
+  batch(batchId: string): {
     submit(message: BatchMessage): Promise<SubmitResult>;
     onResult(message: ResultMessage): Promise<ResultAck>;
   };
@@ -21,7 +21,7 @@ export interface BatchObjects {
  * the same message again is a no-op.
  */
 export async function startBatch(objects: BatchObjects, message: BatchMessage): Promise<SubmitResult> {
-  const started = await objects.tracker(message.batch_id).submit(message);
+  const started = await objects.batch(message.batch_id).submit(message);
   // Registered on every accepted submit, not only the first: a Worker that died between the two
   // calls leaves the batch unlisted until the same submit (idempotent) comes again.
   if (started.ok) {
@@ -36,6 +36,6 @@ export async function startBatch(objects: BatchObjects, message: BatchMessage): 
 /** Reports one finished rollout to its batch's progress (the tracker dedupes by rollout id); a rollout of no batch is skipped. */
 export async function reportBatchResult(objects: BatchObjects, message: ResultMessage): Promise<void> {
   if (!message.batch_id) return;
-  const ack = await objects.tracker(message.batch_id).onResult(message);
+  const ack = await objects.batch(message.batch_id).onResult(message);
   if (!ack.ok) console.warn("batch result not recorded", { rollout_id: message.rollout_id, reason: ack.reason, message: ack.message });
 }

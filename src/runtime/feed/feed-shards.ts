@@ -2,9 +2,10 @@
  * @module Where the trainer feed's groups live: `FEED_SHARDS` feed objects, a group in the shard
  * its uid hashes to (so a group's members always meet in one object), and, while a deployment
  * changes the count, the shards of the previous layout (`FEED_PREVIOUS_SHARDS`) that still hold
- * groups. One shard is today's single feed, named "default", so a deployment that never sets the
+ * groups. One shard is today's single feed, FEED_OBJECT_NAME, so a deployment that never sets the
  * variable keeps its object and its groups.
  */
+import { FEED_OBJECT_NAME } from "../objects/object-names";
 import { shardIndexOf } from "../policy/admission-fence";
 
 /** Most feed shards: at ~1,000 requests/s an object, 256 serve far beyond 100k concurrent rollouts. */
@@ -26,7 +27,7 @@ export interface FeedLayoutProblem {
 
 /** The name of shard `index` of `count`: the single feed keeps its historical name. */
 export function feedShardName(index: number, count: number): string {
-  return count === 1 ? "default" : `feed-${count}-${index}`;
+  return count === 1 ? FEED_OBJECT_NAME : `feed-${count}-${index}`;
 }
 
 /** The shard of `uid` among `count` (FNV-1a of the uid: every member of a group lands in one shard). */

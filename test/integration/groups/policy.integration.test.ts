@@ -8,3 +8,4 @@ describe("admission-fence.integration.test.ts", async () => void (await import("
 describe("admission-release.integration.test.ts", async () => void (await import("../admission-release.integration.test")));
 describe("admission-shard-storage.integration.test.ts", async () => void (await import("../admission-shard-storage.integration.test")));
 describe("call-version-amend.integration.test.ts", async () => void (await import("../call-version-amend.integration.test")));
+describe("object-directory.integration.test.ts", async () => void (await import("../object-directory.integration.test")));

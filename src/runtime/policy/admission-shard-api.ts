@@ -1,0 +1,22 @@
+/** @module What an AdmissionShard object offers over RPC: the interface the class implements and its stubs are typed by. */
+import type { PolicyAdmission } from "../../schemas/policy";
+import type { RequestCounts } from "../request-counter";
+import type { AdmissionFence } from "./admission-fence";
+import type { ApplyResult } from "./admission-shard-core";
+import type { ReleaseResult } from "./policy-results";
+
+/** One admission shard (`admission-<k>`): admits and counts the model calls of the rollouts that hash to it. */
+export interface AdmissionShardApi {
+  /** Releases `releasing` (ended calls of the same rollout), then admits one model call, or refuses it while weights sync. */
+  acquire(callId: string, ttlMs: number, rolloutId?: string, releasing?: readonly string[]): Promise<PolicyAdmission>;
+  /** Ends every call of a rollout that ended or whose driver died; returns how many were dropped. */
+  releaseRollout(rolloutId: string): number;
+  /** Ends an in-flight call; returns the version in force now. */
+  release(callId: string): ReleaseResult;
+  /** Takes the policy's fence (if newer) and reports the calls in flight. */
+  apply(fence: AdmissionFence): ApplyResult;
+  /** Calls admitted and not released or expired. */
+  inFlight(): number;
+  /** Requests this object served and the SQLite rows it read and wrote since it started (benchmarks read it; not persisted). */
+  requestCounts(): RequestCounts;
+}

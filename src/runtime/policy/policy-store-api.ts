@@ -1,0 +1,32 @@
+/** @module What the PolicyStore object offers over RPC: the interface the class implements and its stubs are typed by. */
+import type { RequestCounts } from "../request-counter";
+import type { AdmissionFence } from "./admission-fence";
+import type { PolicyView } from "./policy-api";
+import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "./policy-results";
+import type { SyncRecord } from "./policy-storage";
+
+/** The policy object (one per deployment): version, model, backend, sampling, weight syncs, resources. */
+export interface PolicyStoreApi {
+  /** The policy, sync state, in-flight count over all shards, and resources. */
+  snapshot(): Promise<PolicyView>;
+  /** The fence in force (what a shard without one asks for; also the cheap way to read the version). */
+  fence(): AdmissionFence;
+  /** Pushes the current fence to every shard again. */
+  republish(): Promise<number>;
+  /** Changes model, backend and/or sampling (validated by the object: RPC callers are not trusted). */
+  update(patch: unknown): Promise<UpdateResult>;
+  /** Starts refusing new model calls in every shard until `endSync` (idempotent). */
+  beginSync(requestedVersion?: number, mode?: "drain" | "interrupt"): Promise<BeginSyncResult>;
+  /** Resolves when no call is in flight in any shard, or after `timeoutMs`. */
+  waitIdle(timeoutMs: number): Promise<WaitIdleResult>;
+  /** Ends the sync with a newer policy version. */
+  endSync(policyVersion: number): Promise<EndSyncResult>;
+  /** Weight syncs that ended and began in `[from, to)` (ms), oldest first: the run view's sync waits. */
+  syncs(from: number, to: number, limit?: number): SyncRecord[];
+  /** Appends a new immutable version of a resource. */
+  putResource(name: string, value: unknown): PutResourceResult;
+  /** One version of a resource (the latest by default). */
+  getResource(name: string, version?: number): GetResourceResult;
+  /** Requests this object served since it started (benchmarks read it; not persisted). */
+  requestCounts(): RequestCounts;
+}

@@ -1,0 +1,97 @@
+/**
+ * @module What a RolloutSession offers over RPC: the interface the class implements and the
+ * object directory types its stubs by (src/runtime/objects/object-directory.ts), so no caller
+ * needs the class, and a class that drifts from it does not compile.
+ */
+import type { UpstreamPath } from "../../gateway/model-backend";
+import type { WireError } from "../../gateway/wire-errors";
+import type { JsonObject } from "../../schemas/json";
+import type { CallPurpose, LlmCall, LlmCallInput } from "../../schemas/llm-call";
+import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../../schemas/rollout-api";
+import type { ForkRecord } from "../../schemas/rollout-tree";
+import type { Span, SpanInput } from "../../schemas/span";
+import type { RequestCounts } from "../request-counter";
+import type { SqlCounts } from "../sql-counter";
+import type { ForkPrefix } from "./fork-prefix";
+import type { RequestDriveResult } from "./session-drive";
+import type { ForkSourceResult } from "./session-fork";
+import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, HeartbeatResult, LeaseResult, RenewLeaseResult, StepCommit } from "./session-results";
+
+/** Who asked for a gateway call, as the route established it. */
+export interface GatewayCallMeta {
+  callId: string;
+  /** The runner attempt in the path, when the call came through an attempt's endpoint. */
+  pathAttempt?: number;
+  /** The attempt the call belongs to (path or header), null when neither says. */
+  attempt: number | null;
+  purpose: CallPurpose;
+}
+
+/** A gateway call's answer: an SSE body to relay, a JSON reply's text, or an error as data. */
+export type GatewayCallResult = { ok: true; stream: ReadableStream<Uint8Array> } | { ok: true; json: string } | { ok: false; error: WireError };
+
+/** One rollout's object (one per rollout, named by its id): its methods as the class declares them. */
+export interface RolloutSessionApi {
+  /** Requests served and SQLite statements and rows run since the object started; null when no rollout is stored here. */
+  usageCounts(): { requests: RequestCounts; sqlite: SqlCounts } | null;
+  /** Stores and announces a new rollout (idempotent by rollout id). */
+  create(spec: RolloutSpec): Promise<CreateResult>;
+  /** Tree rollouts: this rollout's spec, progress and its first `atStep` committed steps with their calls and spans (read-only). */
+  forkSource(atStep: number): ForkSourceResult;
+  /** Creates this rollout as a fork holding `prefix` (its parent's records, rebased here), idempotent by rollout id. */
+  createFork(spec: RolloutSpec, prefix: ForkPrefix): Promise<CreateResult>;
+  /** Lists a fork's children on this (parent) rollout, for its view and page. */
+  recordFork(atStep: number, childIds: string[]): ForkRecord[] | null;
+  /** Has the alarm drive the rollout now in its own invocation, unless a driver holds the lease. */
+  requestDrive(): Promise<RequestDriveResult>;
+  /** Grants a driver the lease and returns what it needs to resume. */
+  lease(driverId: string): Promise<LeaseResult>;
+  /** Commits one step and its LLM calls under a lease (idempotent by step id). */
+  commitStep(leaseId: string, commit: StepCommit): Promise<CommitResult>;
+  /** Releases the lease and re-enqueues the rollout for the next invocation. */
+  handoff(leaseId: string): Promise<FinishResult>;
+  /** Ends the rollout with a termination reason and reward. */
+  finish(leaseId: string, input: FinishInput): Promise<FinishResult>;
+  /** Counts and persists the next attempt of an attempt agent before its code runs. */
+  beginAttempt(leaseId: string): BeginAttemptResult;
+  /** Extends the lease of a driver whose attempt is still running. */
+  renewLease(leaseId: string): RenewLeaseResult;
+  /** The calls one attempt made, in order. */
+  attemptCalls(attempt: number): LlmCall[];
+  /** The results consumer's answer to this rollout's delivery check: confirmed, or the result is sent again. */
+  deliveryChecked(held: boolean): Promise<void>;
+  /** Cancels the rollout unless it already ended. */
+  cancel(): Promise<FinishResult>;
+  /** The rollout's full view, or undefined if it was never created. */
+  read(): RolloutView | undefined;
+  /** An SSE byte stream of steps after `afterStepIndex` and of what follows. */
+  subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined;
+  /** Limits and replica for a gateway call, unless the rollout is missing or finished (or `attempt` is no longer live). */
+  admitCall(attempt?: number): AdmitCallResult;
+  /** Runs a call of the rollout's gateway endpoint in the object, where it outlives the HTTP request that asked for it. */
+  gatewayCall(path: UpstreamPath, body: JsonObject & { stream?: boolean }, meta: GatewayCallMeta & { rolloutId: string }): Promise<GatewayCallResult>;
+  /** An `interrupt` weight sync replacing `replacedVersion` began: cuts the interruptible calls running here. */
+  interruptCalls(replacedVersion?: number): number;
+  /** Registers (null: drops) the interrupt of a call the rollout's driver runs in its own invocation (an RPC function stub). */
+  remoteCallInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void;
+  /** The caller of a streamed call this object runs has left: the call is recorded as one nobody received. */
+  callerLeft(callId: string): void;
+  /** Grants a runner the next attempt of an external rollout offered to runners. */
+  claim(runnerId: string, leaseMs: number): Promise<ClaimResult>;
+  /** Renews the lease of the runner holding `attempt`. */
+  heartbeat(attempt: number, runnerId: string, leaseMs: number): HeartbeatResult;
+  /** Ends the rollout with the outcome of the attempt a runner holds. */
+  finishAttempt(attempt: number, runnerId: string, input: FinishRolloutRequest): Promise<AttemptEndResult>;
+  /** A runner hands its attempt back (shutdown) or reports it crashed. */
+  releaseAttempt(attempt: number, runnerId: string, reason: "shutdown" | "crashed", error: string | null): Promise<AttemptEndResult>;
+  /** Records a call made through the rollout's gateway endpoint. */
+  recordCall(call: LlmCallInput): GatewayWriteResult;
+  /** Corrects a recorded call's `policy_version_end` (a weight sync ended while it ran). */
+  amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult;
+  /** Appends spans (rewards, messages, …) in order. */
+  addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>;
+  /** Ends an external rollout with its reported outcome. */
+  finishExternal(input: FinishRolloutRequest): FinishResult | Exclude<GatewayWriteResult, { ok: true }>;
+  /** Ends an external rollout whose call the gateway refused for a limit. */
+  endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
+}
