@@ -30,6 +30,6 @@ export interface OverviewView {
 
 /** Reads the overview's parts in parallel. */
 export async function overviewView(env: AppEnv, recent = 10): Promise<OverviewView> {
-  const [policy, feed, batches] = await Promise.all([objects(env).policy().snapshot(), objects(env).feedShard().stats(), listBatches(env, { limit: String(recent) })]);
+  const [policy, feed, batches] = await Promise.all([objects(env).policy().snapshot(), objects(env).feed().stats(), listBatches(env, { limit: String(recent) })]);
   return { policy, feed, backends: backendsView(env, policy), batches };
 }

@@ -6,6 +6,7 @@
  * streams few range reads.
  */
 import { objects } from "../../src/runtime/objects/object-directory";
+import { overviewView } from "../../functions/views/overview-view";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -173,6 +174,8 @@ describe("group packs", () => {
       await worker.queue(batch as MessageBatch<unknown>, sharded);
       await getQueueResult(batch, createExecutionContext());
     }
+    // The dashboard's overview counts every shard's groups, not the default shard's alone.
+    expect((await overviewView(sharded)).feed.by_batch[batchId]).toMatchObject({ ready_groups: 3 });
     const pull = async (body: Record<string, unknown>) => {
       const request = new Request("http://edge/v1/feed/pull", { method: "POST", headers: { "content-type": "application/json", accept: ARROW_STREAM_MEDIA_TYPE }, body: JSON.stringify({ lease_ms: 30_000, batch_id: batchId, ...body }) });
       const response = await worker.fetch(request, sharded, createExecutionContext());
