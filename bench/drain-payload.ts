@@ -4,7 +4,7 @@ import type { PulledGroup } from "../src/runtime/feed/inline-samples";
 import type { FeedGroup, InlineFeedGroup, PullResponse } from "../src/schemas/feed";
 import { TrainingSample } from "../src/schemas/training-sample";
 import { samplesToColumns, sampleTableMetadata } from "../src/sink/sample-columns";
-import { createRng } from "../src/testing";
+import { createRng } from "../tools/simulator";
 
 /** Shape of the payload. */
 export interface DrainPayloadOptions {

@@ -7,7 +7,7 @@
  */
 import type { ModelBackend } from "../src/gateway/model-backend";
 import type { JsonObject } from "../src/schemas/json";
-import { encode } from "../src/testing";
+import { encode } from "../tools/simulator";
 
 /** The shape of one run. */
 export interface RoutingWorkload {

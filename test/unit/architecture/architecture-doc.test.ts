@@ -11,7 +11,7 @@ const wrangler = readFileSync(`${root}wrangler.toml`, "utf8");
 /** Repository paths the page cites in code spans (templates such as `<id>` or `*` left out). */
 function citedPaths(text: string): string[] {
   const spans = [...text.matchAll(/`([^`\s]+)`/g)].map((match) => match[1]!);
-  return spans.filter((span) => /^(src|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//.test(span) && !/[<*{…]/.test(span));
+  return spans.filter((span) => /^(src|tools|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//.test(span) && !/[<*{…]/.test(span));
 }
 
 describe("docs/architecture.md (unit)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { maskRuns, maskTotals } from "../../../src/sink/mask-display";
-import { formatMessage, formatRollout, formatSample } from "../../../src/cli/render-rollout";
+import { formatMessage, formatRollout, formatSample } from "../../../tools/cli/render-rollout";
 import { newMessages } from "../../../src/sink/conversation";
 import type { ChatMessage } from "../../../src/schemas/chat";
 import type { JsonValue } from "../../../src/schemas/json";

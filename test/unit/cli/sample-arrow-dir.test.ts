@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SampleArrowDir } from "../../../src/cli/sample-arrow-dir";
+import { SampleArrowDir } from "../../../tools/cli/sample-arrow-dir";
 import { TrainingSample } from "../../../src/schemas/training-sample";
 import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/sample-columns";
 

@@ -3,7 +3,7 @@ import type { ResultMessage } from "../../../src/schemas/result-message";
 import { validateAtif } from "../../../src/sink/atif-schema";
 import { publishRollout } from "../../../src/sink/publish-rollout";
 import { RolloutRecord } from "../../../src/sink/rollout-record";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 import { calculatorConversation, clientFor, expectExactAgainst, viewOf } from "./sink-fixtures";
 
 describe("publishRollout with real calls", () => {

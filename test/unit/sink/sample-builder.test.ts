@@ -3,7 +3,7 @@ import type { LlmCall } from "../../../src/schemas/llm-call";
 import { TrainingSample } from "../../../src/schemas/training-sample";
 import { type SampleBuildInput, buildTrainingSamples, untrainableReason } from "../../../src/sink/sample-builder";
 import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/sample-columns";
-import { type VllmSimulator, decodeIds, startVllmSimulator, tokenizerFor } from "../../../src/testing";
+import { type VllmSimulator, decodeIds, startVllmSimulator, tokenizerFor } from "../../../tools/simulator";
 import { type Conversation, calculatorConversation, clientFor, expectExactAgainst } from "./sink-fixtures";
 
 const QUESTIONS = ["What is 17 * (4 + 5)?", "And what is 3 + 4 * 2?"];
