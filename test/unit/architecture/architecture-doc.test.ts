@@ -22,6 +22,13 @@ describe("docs/architecture.md (unit)", () => {
     expect(doc).not.toMatch(/`\.\.\//);
   });
 
+  it("keeps the Worker's code (src/, functions/, durable-objects/) from importing the Node programs in tools/", () => {
+    const graph = readImportGraph(root, ["src", "functions", "durable-objects"]);
+    expect(graph.size).toBeGreaterThan(100);
+    const broken = [...graph].flatMap(([file, targets]) => targets.filter((target) => target.startsWith("tools/")).map((target) => `${file} -> ${target}`));
+    expect(broken).toEqual([]);
+  });
+
   it("lists every Durable Object class bound in wrangler.toml in its table", () => {
     const classes = [...wrangler.matchAll(/^class_name = "(\w+)"/gm)].map((match) => match[1]!);
     expect(classes.length).toBeGreaterThanOrEqual(7);
