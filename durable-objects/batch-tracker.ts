@@ -14,10 +14,10 @@ import type { StoredVerdict } from "../src/runtime/batch/batch-storage";
 import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { CreateResult, FinishResult } from "../src/runtime/session/session-results";
-import { memberSignal } from "../src/sink/member-signal";
+import { memberSignal } from "../src/training/member-signal";
 import type { ForkPrefix } from "../src/runtime/session/fork-prefix";
 import type { ForkSourceResult } from "../src/runtime/session/session-fork";
-import { r2Blobs } from "../src/sink/r2-blobs";
+import { r2Blobs } from "../src/sink/publication/r2-blobs";
 
 /** The RolloutSession methods a batch calls (spelled out: the generic stub types are too deep). */
 interface SessionCalls {

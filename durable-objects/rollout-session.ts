@@ -2,7 +2,7 @@
 import type { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
 import { onDeliveryChecked } from "../src/runtime/session/sink-publication";
 import { DurableObject } from "cloudflare:workers";
-import { r2Blobs } from "../src/sink/r2-blobs";
+import { r2Blobs } from "../src/sink/publication/r2-blobs";
 import { CountingSql, type SqlCounts } from "../src/runtime/sql-counter";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import type { BatchTracker } from "./batch-tracker";

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { feedStub } from "../../functions/feed-stub";
-import { r2Blobs } from "../../src/sink/r2-blobs";
+import { r2Blobs } from "../../src/sink/publication/r2-blobs";
 import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
 import { SessionKernel } from "../../src/runtime/session/session-kernel";
 import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/sink-publication";

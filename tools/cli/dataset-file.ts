@@ -2,8 +2,8 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { DatasetRow } from "../../src/schemas/batch";
 import type { JsonValue } from "../../src/schemas/json";
-import { datasetFormat } from "../../src/sink/dataset-reader";
-import { readParquetRecords } from "../../src/sink/parquet-records";
+import { datasetFormat } from "../../src/sink/formats/dataset-reader";
+import { readParquetRecords } from "../../src/sink/formats/parquet-records";
 import { OperationError, UsageError } from "./errors";
 
 /** Bad rows listed per file; the first ones are enough to fix it. */

@@ -3,10 +3,10 @@ import { messageText, type ChatMessage } from "../../src/schemas/chat";
 import type { LlmCall } from "../../src/schemas/llm-call";
 import type { RolloutView } from "../../src/schemas/rollout-api";
 import type { TrainingSample } from "../../src/schemas/training-sample";
-import { untrainableReason } from "../../src/sink/sample-builder";
+import { untrainableReason } from "../../src/training/sample-builder";
 import { formatDuration, formatFields, formatNumber, indent, truncate } from "./format";
-import { newMessages } from "../../src/sink/conversation";
-import { maskRuns, maskTotals } from "../../src/sink/mask-display";
+import { newMessages } from "../../src/sink/formats/conversation";
+import { maskRuns, maskTotals } from "../../src/training/mask-display";
 
 /** How much to print. */
 export interface RenderOptions {
@@ -102,7 +102,7 @@ export function formatRollout(view: RolloutView, samples: TrainingSample[], drif
     calls.length > 0 ? calls.join("\n") : "(no LLM calls)",
     ...(steps.length > 0 ? ["", "Steps", ...steps] : []),
     "",
-    `Training samples (${view.config.sample_mode}; computed from the calls by src/sink/sample-builder.ts, as the sink publishes them; drift splits ${driftSplits})`,
+    `Training samples (${view.config.sample_mode}; computed from the calls by src/training/sample-builder.ts, as the sink publishes them; drift splits ${driftSplits})`,
     ...sampleText,
   ].join("\n");
 }

@@ -4,10 +4,10 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { ArrowTable } from "../../src/sink/arrow/arrow-format";
-import { decodeArrowStream } from "../../src/sink/arrow/arrow-read";
-import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../src/sink/sample-columns";
-import type { Vector } from "../../src/sink/arrow/vectors";
+import type { ArrowTable } from "../../src/sink/formats/arrow/arrow-format";
+import { decodeArrowStream } from "../../src/sink/formats/arrow/arrow-read";
+import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../src/sink/formats/sample-columns";
+import type { Vector } from "../../src/sink/formats/arrow/vectors";
 import { OperationError } from "./errors";
 import { sampleKey } from "./sample-file";
 

@@ -10,7 +10,7 @@ import type { SessionState } from "./session-state";
 import type { Step } from "../../schemas/step";
 import type { JsonValue } from "../../schemas/json";
 import { SessionStore } from "./session-store";
-import type { SinkDeps } from "../../sink/publish-rollout";
+import type { SinkDeps } from "../../sink/publication/publish-rollout";
 import { endEvent } from "./session-view";
 
 /** How often an unleased rollout is re-announced to the work queue if no driver picked it up. */

@@ -1,7 +1,7 @@
 /** @module Publishing a finished rollout from its session, with bounded, backed-off retries, and confirming the feed got it. */
 import { describeError } from "../../errors";
-import { publishRollout } from "../../sink/publish-rollout";
-import { dataManagers } from "../../sink/training-modes";
+import { publishRollout } from "../../sink/publication/publish-rollout";
+import { dataManagers } from "../../training/training-modes";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { PublicationDelivery } from "../../schemas/rollout-api";
 import type { SessionKernel } from "./session-kernel";

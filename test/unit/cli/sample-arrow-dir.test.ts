@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SampleArrowDir } from "../../../tools/cli/sample-arrow-dir";
 import { TrainingSample } from "../../../src/schemas/training-sample";
-import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/sample-columns";
+import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/formats/sample-columns";
 
 function sample(rollout: string, segment: number): TrainingSample {
   return TrainingSample.parse({ uid: "g", sample_index: 0, rollout_id: rollout, segment_index: segment, prompt_ids: [1], response_ids: [2, 3], response_mask: [1, 0],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextTexts } from "../../../functions/dashboard/context-texts";
 import { LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";
-import { buildTrainingSamples } from "../../../src/sink/sample-builder";
+import { buildTrainingSamples } from "../../../src/training/sample-builder";
 import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 import { postJson } from "../simulator/simulator-fixtures";
 

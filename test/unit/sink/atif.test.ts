@@ -6,8 +6,8 @@ import type { ChatMessage } from "../../../src/schemas/chat";
 import type { JsonObject } from "../../../src/schemas/json";
 import type { LlmCall } from "../../../src/schemas/llm-call";
 import { stepIdFor } from "../../../src/schemas/step";
-import { toAtif } from "../../../src/sink/atif";
-import { validateAtif } from "../../../src/sink/atif-schema";
+import { toAtif } from "../../../src/sink/formats/atif";
+import { validateAtif } from "../../../src/sink/formats/atif-schema";
 import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 import { type Conversation, calculatorConversation, clientFor, viewOf } from "./sink-fixtures";
 

@@ -4,8 +4,8 @@
  */
 import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../../src/runtime/feed/arrow-pull";
 import { BatchCounts, type DroppedGroup, type FeedStats, type InlineFeedGroup, type PullResponse, zeroBatchCounts } from "../../../src/schemas/feed";
-import { ARROW_STREAM_MEDIA_TYPE } from "../../../src/sink/arrow/arrow-format";
-import { decodeArrowStream } from "../../../src/sink/arrow/arrow-read";
+import { ARROW_STREAM_MEDIA_TYPE } from "../../../src/sink/formats/arrow/arrow-format";
+import { decodeArrowStream } from "../../../src/sink/formats/arrow/arrow-read";
 import type { ApiClient } from "../api-client";
 import { ExitCode, OperationError } from "../errors";
 import { InterruptWatch, sleep } from "../interrupt";

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { eachLimited } from "../../../src/runtime/each-limited";
 import { MAX_LIST_LIMIT, type RolloutListPage } from "../../../src/schemas/batch-listing";
 import type { TrainingSample } from "../../../src/schemas/training-sample";
-import { buildSamplesForView } from "../../../src/sink/sample-builder";
+import { buildSamplesForView } from "../../../src/training/sample-builder";
 import type { ApiClient } from "../api-client";
 import { OperationError } from "../errors";
 import type { Output } from "../output";

@@ -1,6 +1,6 @@
 /** @module `edge-rollout export ROLLOUT --format atif|json`: one rollout as a document on stdout or in a file. */
 import { writeFileSync } from "node:fs";
-import { toAtif } from "../../../src/sink/atif";
+import { toAtif } from "../../../src/sink/formats/atif";
 import type { ApiClient } from "../api-client";
 import { OperationError } from "../errors";
 import type { Output } from "../output";

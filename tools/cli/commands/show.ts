@@ -1,6 +1,6 @@
 /** @module `edge-rollout show ROLLOUT`: a trajectory in the terminal with its training mask. */
 import { RolloutView } from "../../../src/schemas/rollout-api";
-import { buildSamplesForView } from "../../../src/sink/sample-builder";
+import { buildSamplesForView } from "../../../src/training/sample-builder";
 import type { ApiClient } from "../api-client";
 import { OperationError } from "../errors";
 import { groupOf } from "../../../src/schemas/batch-rollout-id";
@@ -24,7 +24,7 @@ export async function runShow(rolloutId: string, options: RenderOptions, client:
   const view = await readRollout(client, rolloutId);
   const group = groupOf(view.rollout_id);
   const built = buildSamplesForView(view, group);
-  const data = { rollout: view, samples: built.samples, drift_splits: built.drift_splits, samples_source: "computed from llm_calls by src/sink/sample-builder.ts" };
+  const data = { rollout: view, samples: built.samples, drift_splits: built.drift_splits, samples_source: "computed from llm_calls by src/training/sample-builder.ts" };
   out.result(data, () => formatRollout(view, built.samples, built.drift_splits, options));
   return 0;
 }

@@ -3,7 +3,7 @@
  * (`rollouts/<id>/samples.arrow`) and serves to trainers. One row per sample; token ids, mask
  * and logprobs are ragged list columns (one flat little-endian buffer plus offsets each).
  */
-import { TRAINING_SAMPLE_SCHEMA_VERSION, type TrainingSample } from "../schemas/training-sample";
+import { TRAINING_SAMPLE_SCHEMA_VERSION, type TrainingSample } from "../../schemas/training-sample";
 import type { ArrowTable } from "./arrow/arrow-format";
 import { encodeArrowStream } from "./arrow/arrow-ipc";
 import { ArrowFormatError, decodeArrowStream } from "./arrow/arrow-read";

@@ -1,5 +1,5 @@
 /** @module An R2 bucket as the ports the sink, datasets and the feed's inline pulls read and write through. */
-import type { BlobStorePort, SizedBlobReader } from "../ports";
+import type { BlobStorePort, SizedBlobReader } from "../../ports";
 
 /** Wraps an R2 binding: put with a content type, get as bytes (null when absent). */
 export function r2Blobs(bucket: R2Bucket): BlobStorePort {

@@ -1,7 +1,7 @@
 /** @module The R2 object a finished rollout leaves: everything about it, validated on write. */
 import { z } from "zod";
-import { RolloutView } from "../schemas/rollout-api";
-import { TrainingSample } from "../schemas/training-sample";
+import { RolloutView } from "../../schemas/rollout-api";
+import { TrainingSample } from "../../schemas/training-sample";
 
 /** Version of the RolloutRecord shape. */
 export const ROLLOUT_RECORD_SCHEMA_VERSION = 1;

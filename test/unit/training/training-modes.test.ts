@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../../src/errors";
-import { DataManagerRegistry, DEFAULT_ASYNC_MAX_STALENESS, dataManagers, TrainingModeRegistry, trainingModes } from "../../../src/sink/training-modes";
+import { DataManagerRegistry, DEFAULT_ASYNC_MAX_STALENESS, dataManagers, TrainingModeRegistry, trainingModes } from "../../../src/training/training-modes";
 
 describe("trainingModes", () => {
   it("bounds verl/hybrid to the current version and verl/one_step_off to one behind", () => {

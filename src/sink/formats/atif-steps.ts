@@ -3,9 +3,9 @@
  * (only what is new since the previous call) and its response, tool results attached to the
  * agent step whose tool call they answer.
  */
-import { ChatMessage, type ToolCall, messageText } from "../schemas/chat";
-import type { JsonObject, JsonValue } from "../schemas/json";
-import type { LlmCall } from "../schemas/llm-call";
+import { ChatMessage, type ToolCall, messageText } from "../../schemas/chat";
+import type { JsonObject, JsonValue } from "../../schemas/json";
+import type { LlmCall } from "../../schemas/llm-call";
 
 /** `obj` without its undefined entries (so it is a JSON object). */
 export function compact(obj: Record<string, JsonValue | undefined>): JsonObject {

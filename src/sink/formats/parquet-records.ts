@@ -1,6 +1,6 @@
 /** @module Decoding a parquet file into plain JSON records (hyparquet, pure JS: runs in workerd). */
 import { parquetReadObjects } from "hyparquet";
-import type { JsonValue } from "../schemas/json";
+import type { JsonValue } from "../../schemas/json";
 
 /** What decoding produced: one plain-JSON record per row, or why the file could not be read. */
 export type ParquetRecords = { ok: true; records: JsonValue[] } | { ok: false; message: string };

@@ -1,6 +1,6 @@
 /** @module Reading a verl RL dataset (JSONL or parquet bytes) into validated rows, naming each bad row. */
-import { DatasetRow, MAX_BATCH_ROWS } from "../schemas/batch";
-import { jsonNestingDepth, MAX_JSON_DEPTH } from "../schemas/json";
+import { DatasetRow, MAX_BATCH_ROWS } from "../../schemas/batch";
+import { jsonNestingDepth, MAX_JSON_DEPTH } from "../../schemas/json";
 import { readParquetRecords } from "./parquet-records";
 
 /** Largest dataset object read into memory (a Worker has 128 MB; decoding needs room too). */

@@ -20,10 +20,10 @@
  * | call id, finish reason, policy versions, step reward | the agent step's `extra`                         |
  * | reward, termination reason, status, error | root `extra`                                                |
  */
-import type { JsonObject, JsonValue } from "../schemas/json";
-import type { LlmCall } from "../schemas/llm-call";
-import type { RolloutView } from "../schemas/rollout-api";
-import type { Step } from "../schemas/step";
+import type { JsonObject, JsonValue } from "../../schemas/json";
+import type { LlmCall } from "../../schemas/llm-call";
+import type { RolloutView } from "../../schemas/rollout-api";
+import type { Step } from "../../schemas/step";
 import { ATIF_SCHEMA_VERSION } from "./atif-schema";
 import { type AgentCallFields, AtifStepWriter, compact, isoTime } from "./atif-steps";
 

@@ -1,17 +1,17 @@
 /** @module Publishing a finished rollout: R2 record + ATIF document, then a pointer on ROLLOUT_RESULTS. */
-import type { BlobStorePort, ResultsQueuePort } from "../ports";
-import type { RolloutView } from "../schemas/rollout-api";
+import type { BlobStorePort, ResultsQueuePort } from "../../ports";
+import type { RolloutView } from "../../schemas/rollout-api";
 import type { z } from "zod";
-import { RolloutGroup } from "../schemas/rollout-group";
-import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../schemas/result-message";
-import { toAtif } from "./atif";
+import { RolloutGroup } from "../../schemas/rollout-group";
+import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../../schemas/result-message";
+import { toAtif } from "../formats/atif";
 import { generationCounts } from "./generation-counts";
-import { memberSignal } from "./member-signal";
+import { memberSignal } from "../../training/member-signal";
 import { rolloutAtifKey, rolloutRecordKey, rolloutSamplesKey } from "./r2-keys";
 import { ROLLOUT_RECORD_SCHEMA_VERSION, type RolloutRecord } from "./rollout-record";
-import { ARROW_STREAM_MEDIA_TYPE } from "./arrow/arrow-format";
-import { buildSamplesForView } from "./sample-builder";
-import { encodeSampleTable } from "./sample-columns";
+import { ARROW_STREAM_MEDIA_TYPE } from "../formats/arrow/arrow-format";
+import { buildSamplesForView } from "../../training/sample-builder";
+import { encodeSampleTable } from "../formats/sample-columns";
 
 /** Where a finished rollout goes. */
 export interface SinkDeps {

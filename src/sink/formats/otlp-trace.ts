@@ -2,9 +2,9 @@
  * @module A rollout as an OpenTelemetry trace in OTLP/JSON (`ExportTraceServiceRequest`), so an OTLP
  * collector can ingest its spans: POST the document to the collector's `/v1/traces` unchanged.
  */
-import type { RolloutView } from "../schemas/rollout-api";
-import type { JsonValue } from "../schemas/json";
-import { primaryReward, type Span } from "../schemas/span";
+import type { RolloutView } from "../../schemas/rollout-api";
+import type { JsonValue } from "../../schemas/json";
+import { primaryReward, type Span } from "../../schemas/span";
 
 /** An OTLP/JSON attribute value (`AnyValue`): 64-bit integers are strings, as proto3's JSON mapping writes them. */
 export type OtlpValue =

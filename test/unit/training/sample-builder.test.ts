@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlmCall } from "../../../src/schemas/llm-call";
 import { TrainingSample } from "../../../src/schemas/training-sample";
-import { type SampleBuildInput, buildTrainingSamples, untrainableReason } from "../../../src/sink/sample-builder";
-import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/sample-columns";
+import { type SampleBuildInput, buildTrainingSamples, untrainableReason } from "../../../src/training/sample-builder";
+import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/formats/sample-columns";
 import { type VllmSimulator, decodeIds, startVllmSimulator, tokenizerFor } from "../../../tools/simulator";
-import { type Conversation, calculatorConversation, clientFor, expectExactAgainst } from "./sink-fixtures";
+import { type Conversation, calculatorConversation, clientFor, expectExactAgainst } from "../sink/sink-fixtures";
 
 const QUESTIONS = ["What is 17 * (4 + 5)?", "And what is 3 + 4 * 2?"];
 

@@ -1,6 +1,6 @@
 /** @module A rollout's conversation, call by call, read off the recorded requests. */
-import type { ChatMessage } from "../schemas/chat";
-import type { LlmCall } from "../schemas/llm-call";
+import type { ChatMessage } from "../../schemas/chat";
+import type { LlmCall } from "../../schemas/llm-call";
 
 function requestMessages(call: LlmCall): ChatMessage[] | null {
   const messages = call.request.messages;
