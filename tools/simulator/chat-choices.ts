@@ -8,7 +8,7 @@ import { type ForcedChoice, type AnswerToolCall, forcedOutputText, parseForcedOu
 import { type GenerateLimits, type Generation, generateIds } from "./generation";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
-import type { PolicyInput, PolicyOutput, ToolMode } from "./policy";
+import type { ScriptInput, ScriptAnswer, ToolMode } from "./scripted-answers";
 import { scriptedOutput } from "./script";
 import { type ReasoningMode, splitReasoning } from "./reasoning-split";
 import { createRng, hashParts } from "./rng";
@@ -54,7 +54,7 @@ export function choiceSeed(seed: number, index: number, temperature: number | nu
 }
 
 /** The body ids the model writes for `output` under `parsing`, a think block kept before forced JSON. */
-function bodyIds(tokenizer: SimTokenizer, output: PolicyOutput, parsing: ToolParsing, firstTool: string, reasoningParser: boolean): number[] {
+function bodyIds(tokenizer: SimTokenizer, output: ScriptAnswer, parsing: ToolParsing, firstTool: string, reasoningParser: boolean): number[] {
   if (parsing === "none" || parsing === "hermes") return tokenizer.renderAssistantBody(output.content, output.toolCalls);
   // Constrained decoding starts after the reasoning a reasoning parser sets aside; without one,
   // the whole output is the JSON.
@@ -65,15 +65,15 @@ function bodyIds(tokenizer: SimTokenizer, output: PolicyOutput, parsing: ToolPar
 
 /**
  * Whether the choice seeded `seed` is an empty reply (EOS first) under `emptyReplyRate`. A separate
- * draw, so the policy's own random sequence (and every existing seed's answer) is unchanged.
+ * draw, so the script's own random sequence (and every existing seed's answer) is unchanged.
  */
 export function isEmptyReply(emptyReplyRate: number, seed: number): boolean {
   return emptyReplyRate > 0 && createRng(hashParts(seed, "empty-reply")).next() < emptyReplyRate;
 }
 
-/** Generates one choice: an empty reply (EOS at once) with `emptyReplyRate`, else the policy's answer. */
+/** Generates one choice: an empty reply (EOS at once) with `emptyReplyRate`, else the scripted answer. */
 export function generateChoice(
-  policy: Omit<PolicyInput, "rng" | "successRate">,
+  asked: Omit<ScriptInput, "rng" | "successRate">,
   config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser" | "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">,
   parsing: ToolParsing,
   seed: number,
@@ -81,8 +81,8 @@ export function generateChoice(
 ): Generation {
   const tokenizer = tokenizerFor(config.tokenizer);
   if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds(tokenizer, [], limits);
-  const output = scriptedOutput(policy, config, seed);
-  return generateIds(tokenizer, bodyIds(tokenizer, output, parsing, policy.toolNames[0] ?? "", config.reasoningParser), limits);
+  const output = scriptedOutput(asked, config, seed);
+  return generateIds(tokenizer, bodyIds(tokenizer, output, parsing, asked.toolNames[0] ?? "", config.reasoningParser), limits);
 }
 
 function hermesCalls(text: string | null): { content: string | null; toolCalls: AnswerToolCall[] } {

@@ -1,6 +1,6 @@
 /**
  * @module `POST /v1/chat/completions`: validate like vLLM, render the prompt, generate `n` choices
- * with the scripted policy, then answer in one JSON body or as a paced SSE stream
+ * with the script, then answer in one JSON body or as a paced SSE stream
  * (`chat-stream.ts`). Field for field as vllm/entrypoints/openai/chat_completion/protocol.py
  * serialises them; see docs/vllm.md for the version switches in `compat`.
  */
@@ -13,7 +13,7 @@ import { generationSeed } from "./generation";
 import { parseBody } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
 import { admitPdRequest, prefillHandle } from "./pd-handshake";
-import type { PolicyTurn, ToolMode } from "./policy";
+import type { ScriptTurn, ToolMode } from "./scripted-answers";
 import { ChatCompletionRequest, contentText } from "./request-schemas";
 import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, responseId, stopList } from "./request-checks";
 import { requestMetrics } from "./request-metrics";
@@ -50,7 +50,7 @@ function checkRequestModel(request: ChatCompletionRequest): void {
  * `/no_think` in a user or system message: Qwen3 follows the latest instruction of a multi-turn
  * chat), else the server's `thinking` setting.
  */
-function thinkingFor(request: ChatCompletionRequest, turns: readonly PolicyTurn[], thinking: boolean): boolean {
+function thinkingFor(request: ChatCompletionRequest, turns: readonly ScriptTurn[], thinking: boolean): boolean {
   const enabled = request.chat_template_kwargs?.enable_thinking;
   if (typeof enabled === "boolean") return enabled;
   for (let i = turns.length - 1; i >= 0; i--) {
@@ -63,7 +63,7 @@ function thinkingFor(request: ChatCompletionRequest, turns: readonly PolicyTurn[
   return thinking;
 }
 
-function turnsOf(request: ChatCompletionRequest): PolicyTurn[] {
+function turnsOf(request: ChatCompletionRequest): ScriptTurn[] {
   return request.messages.map((message) => ({ role: message.role === "developer" ? "system" : message.role, content: contentText(message.content) }));
 }
 
@@ -91,11 +91,11 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
   const parsing = toolParsingOf(toolMode, request.tools?.length ?? 0);
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
   const turns = turnsOf(request);
-  const policy = { turns, toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, thinking: thinkingFor(request, turns, config.thinking) };
+  const asked = { turns, toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, thinking: thinkingFor(request, turns, config.thinking) };
   const limits = { maxTokens: maxTokens ?? config.maxModelLen - promptIds.length, stop: stopList(request.stop), includeStopStr: request.include_stop_str_in_output === true, ignoreEos: request.ignore_eos === true };
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): ChatChoice => {
     const choice = choiceSeed(seed, index, request.temperature);
-    return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation: generateChoice(policy, config, parsing, choice, limits) };
+    return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation: generateChoice(asked, config, parsing, choice, limits) };
   });
   const id = responseId("chatcmpl", scope.requestIdHeader, request.request_id);
   return { request, id, promptIds, choices, parsing, pd };

@@ -2,11 +2,11 @@
  * @module Reads a ChatML prompt back into turns, so `/v1/completions` with a prompt a client
  * rendered itself (say from `/tokenize` ids) gets the same scripted behaviour as chat.
  */
-import type { PolicyTurn } from "./policy";
+import type { ScriptTurn } from "./scripted-answers";
 
 /** Turns and offered tool names recovered from a prompt. */
 export interface ReadPrompt {
-  turns: PolicyTurn[];
+  turns: ScriptTurn[];
   toolNames: string[];
 }
 
@@ -28,7 +28,7 @@ function toolNamesOf(system: string): string[] {
 /** Splits `<|im_start|>role\n…<|im_end|>` turns; text without ChatML is one user turn. */
 export function readChatMlPrompt(text: string): ReadPrompt {
   if (!text.includes("<|im_start|>")) return { turns: [{ role: "user", content: text }], toolNames: [] };
-  const turns: PolicyTurn[] = [];
+  const turns: ScriptTurn[] = [];
   const toolNames: string[] = [];
   for (const chunk of text.split("<|im_start|>").slice(1)) {
     const newline = chunk.indexOf("\n");

@@ -11,7 +11,7 @@ import { type DeltaToolCall, jsonValueText, makeToolCallId } from "./hermes-stre
 /** A forced tool choice: one named function, or any of them. */
 export type ForcedChoice = { name: string } | "required";
 
-/** The calls a forced choice makes: the policy's own, or (when it wanted none) the forced tool with `{}`. */
+/** The calls a forced choice makes: the script's own, or (when it wanted none) the forced tool with `{}`. */
 function forcedCalls(choice: ForcedChoice, calls: readonly ParsedToolCall[], firstTool: string): ParsedToolCall[] {
   if (choice === "required") return calls.length > 0 ? [...calls] : [{ name: firstTool, arguments: {} }];
   return [calls.find((call) => call.name === choice.name) ?? { name: choice.name, arguments: {} }];

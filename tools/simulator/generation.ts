@@ -1,8 +1,8 @@
 /**
- * @module Turns the policy's message into generated tokens: render it with the template's
+ * @module Turns the scripted answer into generated tokens: render it with the template's
  * assistant-body rule, append EOS, then apply stop strings and max_tokens as vLLM would.
  */
-import type { PolicyOutput } from "./policy";
+import type { ScriptAnswer } from "./scripted-answers";
 import { hashParts } from "./rng";
 import { type SimTokenizer, createUtf8Decoder, decodeIds } from "./sim-tokenizer";
 
@@ -73,7 +73,7 @@ function findStop(text: string, before: number, stop: readonly string[]): { inde
 }
 
 /** Generates the tokens of `output` (rendered in hermes format) under `limits`. */
-export function generate(tokenizer: SimTokenizer, output: PolicyOutput, limits: GenerateLimits): Generation {
+export function generate(tokenizer: SimTokenizer, output: ScriptAnswer, limits: GenerateLimits): Generation {
   return generateIds(tokenizer, tokenizer.renderAssistantBody(output.content, output.toolCalls), limits);
 }
 

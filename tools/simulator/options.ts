@@ -112,7 +112,7 @@ export const VllmSimulatorOptions = z.strictObject({
   maxModelLen: z.int().min(2, "maxModelLen must be >= 2").optional(),
   /** Seed mixed into every sampled outcome. Default 0. */
   seed: z.int().optional(),
-  /** Probability the scripted policy answers correctly. Default 0.7. */
+  /** Probability the script answers correctly. Default 0.7. */
   successRate: Rate.optional(),
   /** Simulated latency. Default `{ ttftMs: 0, perTokenMs: 0 }`. */
   latency: LatencyOptions.optional(),

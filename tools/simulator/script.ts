@@ -4,7 +4,7 @@
  * Both draw from their own seeded streams, so a server without them answers exactly as before.
  */
 import type { SimulatorConfig, TailOptions } from "./options";
-import { type PolicyInput, type PolicyOutput, runPolicy } from "./policy";
+import { type ScriptInput, type ScriptAnswer, scriptedAnswer } from "./scripted-answers";
 import { type Rng, createRng, hashParts } from "./rng";
 import { tokenizerFor } from "./tokenizer-registry";
 
@@ -65,14 +65,14 @@ function preamble(tokens: number, seed: number, encode: (text: string) => number
   return `${words.join(" ")}.\n`;
 }
 
-function lastUserTurn(input: Omit<PolicyInput, "rng" | "successRate">): string {
+function lastUserTurn(input: Omit<ScriptInput, "rng" | "successRate">): string {
   for (let i = input.turns.length - 1; i >= 0; i--) if (input.turns[i]?.role === "user") return input.turns[i]!.content;
   return "";
 }
 
 /** What the scripted model writes for the choice seeded `seed`, shaped by `config`'s difficulty and tail. */
-export function scriptedOutput(input: Omit<PolicyInput, "rng" | "successRate">, config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">, seed: number): PolicyOutput {
-  const output = runPolicy({ ...input, successRate: promptSuccessRate(config, lastUserTurn(input)), rng: createRng(seed) });
+export function scriptedOutput(input: Omit<ScriptInput, "rng" | "successRate">, config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">, seed: number): ScriptAnswer {
+  const output = scriptedAnswer({ ...input, successRate: promptSuccessRate(config, lastUserTurn(input)), rng: createRng(seed) });
   if (config.tail === null || output.toolCalls.length > 0) return output;
   // The preamble goes after a think block (so a reasoning parser still finds it at the start).
   const think = /^<think>[\s\S]*?<\/think>\n?/.exec(output.content)?.[0] ?? "";

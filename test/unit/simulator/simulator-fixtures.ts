@@ -1,6 +1,6 @@
 /** Shared helpers for the vLLM simulator tests: the calculator tool and small HTTP readers. */
 
-/** The calculator tool the scripted policy knows how to call. */
+/** The calculator tool the script knows how to call. */
 export const CALCULATOR_TOOL = {
   type: "function",
   function: {

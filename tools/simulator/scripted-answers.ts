@@ -8,8 +8,8 @@ import { type CodingTask, findCodingTask } from "./coding-tasks";
 import type { ParsedToolCall } from "./hermes";
 import type { Rng } from "./rng";
 
-/** One turn of the conversation as the policy reads it. */
-export interface PolicyTurn {
+/** One turn of the conversation as the script reads it. */
+export interface ScriptTurn {
   role: "system" | "user" | "assistant" | "tool";
   content: string;
 }
@@ -17,9 +17,9 @@ export interface PolicyTurn {
 /** How the request lets the model use tools. */
 export type ToolMode = "none" | "auto" | "required" | { name: string };
 
-/** Everything the policy decides from. */
-export interface PolicyInput {
-  turns: readonly PolicyTurn[];
+/** Everything the script decides from. */
+export interface ScriptInput {
+  turns: readonly ScriptTurn[];
   toolNames: readonly string[];
   toolMode: ToolMode;
   rng: Rng;
@@ -30,7 +30,7 @@ export interface PolicyInput {
 }
 
 /** What the model writes: content, then hermes tool-call blocks. */
-export interface PolicyOutput {
+export interface ScriptAnswer {
   content: string;
   toolCalls: ParsedToolCall[];
 }
@@ -47,7 +47,7 @@ const FILLER_WORDS = [
   "people", "work", "good", "first", "new", "way", "think", "about", "this", "that",
 ];
 
-function withThinking(input: PolicyInput, reasoning: string, answer: string): string {
+function withThinking(input: ScriptInput, reasoning: string, answer: string): string {
   return input.thinking ? `<think>${reasoning}</think>\n${answer}` : answer;
 }
 
@@ -57,7 +57,7 @@ function wrongNumber(value: number, rng: Rng): number {
   return value + offset;
 }
 
-function calculatorAnswer(input: PolicyInput, toolResult: string): PolicyOutput {
+function calculatorAnswer(input: ScriptInput, toolResult: string): ScriptAnswer {
   const shown = toolResult.trim();
   const correct = input.rng.next() < input.successRate;
   const numeric = Number(shown);
@@ -67,7 +67,7 @@ function calculatorAnswer(input: PolicyInput, toolResult: string): PolicyOutput 
   return { content, toolCalls: [] };
 }
 
-function mathAnswer(input: PolicyInput, expression: string): PolicyOutput {
+function mathAnswer(input: ScriptInput, expression: string): ScriptAnswer {
   const value = evaluateExpression(expression) ?? 0;
   const correct = input.rng.next() < input.successRate;
   const shown = formatNumber(correct ? value : wrongNumber(value, input.rng));
@@ -75,7 +75,7 @@ function mathAnswer(input: PolicyInput, expression: string): PolicyOutput {
   return { content: withThinking(input, `I need to evaluate ${expression}.`, answer), toolCalls: [] };
 }
 
-function fillerAnswer(input: PolicyInput): PolicyOutput {
+function fillerAnswer(input: ScriptInput): ScriptAnswer {
   const count = input.rng.int(5, 40);
   const words: string[] = [];
   for (let i = 0; i < count; i++) words.push(input.rng.pick(FILLER_WORDS));
@@ -84,7 +84,7 @@ function fillerAnswer(input: PolicyInput): PolicyOutput {
   return { content: withThinking(input, "Let me think about this.", text), toolCalls: [] };
 }
 
-function mayCall(input: PolicyInput, tool: string): boolean {
+function mayCall(input: ScriptInput, tool: string): boolean {
   if (!input.toolNames.includes(tool)) return false;
   if (input.toolMode === "none") return false;
   return typeof input.toolMode === "string" || input.toolMode.name === tool;
@@ -105,7 +105,7 @@ interface RoomFacts {
  * `Final answer: <room>` with the smallest fitting free room (nearest among equals), or, when the
  * draw fails, another room. Undefined when the question names no slot or the result is not JSON.
  */
-function roomAnswer(input: PolicyInput, question: string, toolResult: string | undefined): PolicyOutput | undefined {
+function roomAnswer(input: ScriptInput, question: string, toolResult: string | undefined): ScriptAnswer | undefined {
   const date = /\d{4}-\d{2}-\d{2}/.exec(question)?.[0];
   const time = /\b\d{1,2}:\d{2}\b/.exec(question)?.[0];
   const duration = /(\d+)\s*min/i.exec(question)?.[1];
@@ -139,7 +139,7 @@ const CODING_SUCCESS_FACTOR = 0.5;
  * when the draw succeeds; otherwise, mostly, a version that corrupts the result for about half of
  * the inputs (so some tests pass), and sometimes a function that never returns.
  */
-function codingAnswer(input: PolicyInput, codingTask: CodingTask): PolicyOutput {
+function codingAnswer(input: ScriptInput, codingTask: CodingTask): ScriptAnswer {
   const name = codingTask.name;
   let code: string;
   if (input.rng.next() < input.successRate * CODING_SUCCESS_FACTOR) code = `${codingTask.solution}\nexport { ${name} };`;
@@ -157,7 +157,7 @@ function codingAnswer(input: PolicyInput, codingTask: CodingTask): PolicyOutput 
   return { content: withThinking(input, `I need a function ${name}.`, `\`\`\`js\n${code}\n\`\`\``), toolCalls: [] };
 }
 
-function codingTaskOf(turns: readonly PolicyTurn[]): CodingTask | undefined {
+function codingTaskOf(turns: readonly ScriptTurn[]): CodingTask | undefined {
   for (const turn of turns) {
     if (turn.role !== "user") continue;
     const found = findCodingTask(turn.content);
@@ -167,7 +167,7 @@ function codingTaskOf(turns: readonly PolicyTurn[]): CodingTask | undefined {
 }
 
 /** Decides the next assistant message. */
-export function runPolicy(input: PolicyInput): PolicyOutput {
+export function scriptedAnswer(input: ScriptInput): ScriptAnswer {
   const turns = input.turns;
   let lastUser = -1;
   for (let i = turns.length - 1; i >= 0; i--) {

@@ -5,7 +5,7 @@ import { postJson } from "./simulator-fixtures";
 const QUESTION = { messages: [{ role: "user", content: "What is 25 * 4?" }] };
 const boxed = (content: string): string | undefined => /\\boxed\{([^}]*)\}/.exec(content)?.[1];
 
-describe("scripted policy", () => {
+describe("scripted answers", () => {
   let sim: VllmSimulator;
   let url: string;
   const answer = async (extra: Record<string, unknown> = {}): Promise<string> =>
