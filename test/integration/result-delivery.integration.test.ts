@@ -61,7 +61,7 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
       await core.onAlarm();
       if (asked > before) await (await onDeliveryChecked(kernel, await feedStub(env).holds(rolloutId))).resending;
     }
-    return { sent, offered, asked, publication: kernel.state!.sink };
+    return { sent, offered, asked, publication: kernel.state!.publication };
   });
 }
 

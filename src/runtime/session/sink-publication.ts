@@ -28,23 +28,23 @@ export async function publishIfPending(kernel: SessionKernel): Promise<boolean> 
   const state = kernel.state;
   const sink = kernel.deps.sink;
   if (!spec || !state || !sink || !TERMINAL_STATUSES.has(state.status)) return false;
-  if (state.sink.status === "published") return checkDelivery(kernel);
-  if (state.sink.status !== "pending") return false;
+  if (state.publication.status === "published") return checkDelivery(kernel);
+  if (state.publication.status !== "pending") return false;
   // The rollout is over: no call of it is in flight any more (a crashed driver's would be counted).
-  if (state.sink.attempts === 0) await kernel.releaseAdmissions(spec.rollout_id);
+  if (state.publication.attempts === 0) await kernel.releaseAdmissions(spec.rollout_id);
   try {
     await publish(kernel);
     const now = kernel.deps.now();
     const delivery = feedsTrainer(kernel) ? firstCheck(now) : null;
-    kernel.save({ ...kernel.state!, sink: { status: "published", attempts: state.sink.attempts + 1, last_error: null, published_at: now, delivery } });
+    kernel.save({ ...kernel.state!, publication: { status: "published", attempts: state.publication.attempts + 1, last_error: null, published_at: now, delivery } });
     if (delivery) await kernel.deps.storage.setAlarm(delivery.next_check_at!);
     // Nothing is left to do: an alarm set for this publication (published here, from the alarm
     // that drove the rollout) would only wake the object to find that out.
     else await kernel.deps.storage.deleteAlarm?.();
   } catch (error) {
-    const attempts = state.sink.attempts + 1;
+    const attempts = state.publication.attempts + 1;
     const failed = attempts >= MAX_SINK_ATTEMPTS;
-    kernel.save({ ...kernel.state!, sink: { ...state.sink, status: failed ? "failed" : "pending", attempts, last_error: describeError(error), published_at: null } });
+    kernel.save({ ...kernel.state!, publication: { ...state.publication, status: failed ? "failed" : "pending", attempts, last_error: describeError(error), published_at: null } });
     if (failed) console.error("giving up publishing rollout", { rollout_id: spec.rollout_id, error: describeError(error) });
     else await kernel.deps.storage.setAlarm(kernel.deps.now() + Math.min(300_000, 1000 * 2 ** (attempts - 1)));
   }
@@ -81,7 +81,7 @@ function firstCheck(now: number): PublicationDelivery {
 async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
   const spec = kernel.spec!;
   const state = kernel.state!;
-  const delivery = state.sink.delivery;
+  const delivery = state.publication.delivery;
   const now = kernel.deps.now();
   if (!delivery || delivery.next_check_at === null) return false;
   if (now < delivery.next_check_at) {
@@ -104,7 +104,7 @@ async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
       console.error("sending a rollout's delivery check failed", { rollout_id: spec.rollout_id, error: describeError(error) });
     }
   }
-  kernel.save({ ...kernel.state!, sink: { ...state.sink, delivery: next } });
+  kernel.save({ ...kernel.state!, publication: { ...state.publication, delivery: next } });
   if (next.next_check_at !== null) await kernel.deps.storage.setAlarm(next.next_check_at);
   return true;
 }
@@ -121,17 +121,17 @@ async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
 export async function onDeliveryChecked(kernel: SessionKernel, held: boolean): Promise<{ resending?: Promise<void> }> {
   const spec = kernel.spec;
   const state = kernel.state;
-  const delivery = state?.sink.delivery;
-  if (!spec || !state || state.sink.status !== "published" || !delivery || delivery.next_check_at === null) return {};
+  const delivery = state?.publication.delivery;
+  if (!spec || !state || state.publication.status !== "published" || !delivery || delivery.next_check_at === null) return {};
   if (held) {
-    kernel.save({ ...state, sink: { ...state.sink, delivery: { ...delivery, next_check_at: null, confirmed_at: kernel.deps.now() } } });
+    kernel.save({ ...state, publication: { ...state.publication, delivery: { ...delivery, next_check_at: null, confirmed_at: kernel.deps.now() } } });
     await kernel.deps.storage.deleteAlarm?.();
     return {};
   }
   const last = delivery.checks >= DELIVERY_CHECK_DELAYS_MS.length;
   if (last) {
     console.error("the trainer feed never confirmed this rollout's result; giving up re-sending it", { rollout_id: spec.rollout_id, checks: delivery.checks });
-    kernel.save({ ...state, sink: { ...state.sink, delivery: { ...delivery, next_check_at: null, gave_up: true } } });
+    kernel.save({ ...state, publication: { ...state.publication, delivery: { ...delivery, next_check_at: null, gave_up: true } } });
     await kernel.deps.storage.deleteAlarm?.();
   }
   // The scheduled check asks again (and re-sends then) if this fails.
