@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { feedStub } from "../../functions/feed-stub";
-import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/sink-publication";
+import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/result-delivery";
 import { patchState, readState } from "../fixtures/hand-session";
 import { api, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 

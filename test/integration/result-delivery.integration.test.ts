@@ -12,7 +12,7 @@ import { feedStub } from "../../functions/feed-stub";
 import { r2Blobs } from "../../src/sink/publication/r2-blobs";
 import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
 import { SessionKernel } from "../../src/runtime/session/session-kernel";
-import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/sink-publication";
+import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/result-delivery";
 import { RolloutSpec } from "../../src/schemas/rollout-api";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { uniqueId, waitFor } from "../fixtures/rollouts";

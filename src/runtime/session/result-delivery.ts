@@ -1,14 +1,13 @@
-/** @module Publishing a finished rollout from its session, with bounded, backed-off retries, and confirming the feed got it. */
+/**
+ * @module Confirming that a published result reached the trainer feed, and re-sending it when the
+ * feed does not hold it: the session's delivery checks (sent down the results queue, answered by
+ * the results consumer, `src/runtime/feed/delivery-checks.ts`).
+ */
 import { describeError } from "../../errors";
-import { publishRollout } from "../../sink/publication/publish-rollout";
 import { dataManagers } from "../../training/training-modes";
-import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { PublicationDelivery } from "../../schemas/rollout-api";
+import { publishResult } from "./publish-result";
 import type { SessionKernel } from "./session-kernel";
-import { buildRolloutView } from "./session-view";
-
-/** Publication attempts before the rollout is marked `failed` to publish (and logged). */
-export const MAX_SINK_ATTEMPTS = 8;
 
 /**
  * When the feed is asked (through the results consumer) whether it holds the result, counted from
@@ -17,56 +16,18 @@ export const MAX_SINK_ATTEMPTS = 8;
  */
 export const DELIVERY_CHECK_DELAYS_MS = [15_000, 30_000, 60_000, 120_000, 300_000, 600_000] as const;
 
-/**
- * Publishes the rollout if it is finished and not yet published; afterwards, while its delivery
- * to the trainer feed is unconfirmed, checks it when due and sends the result again. On a
- * publication failure the alarm is set again with exponential backoff (1 s doubling to 5 min);
- * after MAX_SINK_ATTEMPTS it stops and records the error. Returns whether there was anything to do.
- */
-export async function publishIfPending(kernel: SessionKernel): Promise<boolean> {
-  const spec = kernel.spec;
-  const state = kernel.state;
-  const sink = kernel.deps.sink;
-  if (!spec || !state || !sink || !TERMINAL_STATUSES.has(state.status)) return false;
-  if (state.publication.status === "published") return checkDelivery(kernel);
-  if (state.publication.status !== "pending") return false;
-  // The rollout is over: no call of it is in flight any more (a crashed driver's would be counted).
-  if (state.publication.attempts === 0) await kernel.releaseAdmissions(spec.rollout_id);
-  try {
-    await publish(kernel);
-    const now = kernel.deps.now();
-    const delivery = feedsTrainer(kernel) ? firstCheck(now) : null;
-    kernel.save({ ...kernel.state!, publication: { status: "published", attempts: state.publication.attempts + 1, last_error: null, published_at: now, delivery } });
-    if (delivery) await kernel.deps.storage.setAlarm(delivery.next_check_at!);
-    // Nothing is left to do: an alarm set for this publication (published here, from the alarm
-    // that drove the rollout) would only wake the object to find that out.
-    else await kernel.deps.storage.deleteAlarm?.();
-  } catch (error) {
-    const attempts = state.publication.attempts + 1;
-    const failed = attempts >= MAX_SINK_ATTEMPTS;
-    kernel.save({ ...kernel.state!, publication: { ...state.publication, status: failed ? "failed" : "pending", attempts, last_error: describeError(error), published_at: null } });
-    if (failed) console.error("giving up publishing rollout", { rollout_id: spec.rollout_id, error: describeError(error) });
-    else await kernel.deps.storage.setAlarm(kernel.deps.now() + Math.min(300_000, 1000 * 2 ** (attempts - 1)));
-  }
-  return true;
-}
-
-/** Writes the record to R2 and sends the result message (every write idempotent, so it may repeat). */
-async function publish(kernel: SessionKernel): Promise<void> {
-  const spec = kernel.spec!;
-  const state = kernel.state!;
-  const store = kernel.store;
-  const view = buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
-  await publishRollout(kernel.deps.sink!, view, spec.group);
-}
-
 /** Whether this rollout's result goes to the trainer feed (and the feed can be asked about it). */
 function feedsTrainer(kernel: SessionKernel): boolean {
   const group = kernel.spec?.group;
   return Boolean(group && kernel.deps.sink?.requestDeliveryCheck && dataManagers.get(group.data_manager)?.feeds_trainer);
 }
 
-function firstCheck(now: number): PublicationDelivery {
+/**
+ * The delivery record a publication starts with: its first check due after the first delay, or
+ * null when the result does not go to the trainer feed (nothing to confirm).
+ */
+export function firstDeliveryCheck(kernel: SessionKernel, now: number): PublicationDelivery | null {
+  if (!feedsTrainer(kernel)) return null;
   return { checks: 0, next_check_at: now + DELIVERY_CHECK_DELAYS_MS[0], confirmed_at: null, gave_up: false };
 }
 
@@ -78,7 +39,7 @@ function firstCheck(now: number): PublicationDelivery {
  * check is scheduled now, so a lost check or answer is asked again; when the last one went
  * unanswered it gives up loudly (logged, and visible in the rollout's `publication.delivery`).
  */
-async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
+export async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
   const spec = kernel.spec!;
   const state = kernel.state!;
   const delivery = state.publication.delivery;
@@ -135,6 +96,6 @@ export async function onDeliveryChecked(kernel: SessionKernel, held: boolean): P
     await kernel.deps.storage.deleteAlarm?.();
   }
   // The scheduled check asks again (and re-sends then) if this fails.
-  const resending = publish(kernel).catch((error: unknown) => console.error("re-sending a rollout's result failed", { rollout_id: spec.rollout_id, error: describeError(error) }));
+  const resending = publishResult(kernel).catch((error: unknown) => console.error("re-sending a rollout's result failed", { rollout_id: spec.rollout_id, error: describeError(error) }));
   return { resending };
 }
