@@ -1,4 +1,5 @@
 /** @module Seeded pseudo-randomness, so a fixed seed replays a simulated rollout exactly. */
+import { FNV1A_OFFSET_BASIS, fnv1aStep } from "../../src/fnv1a";
 
 /** A source of uniform numbers in [0, 1). */
 export interface Rng {
@@ -11,16 +12,16 @@ export interface Rng {
 }
 
 /**
- * 32-bit FNV-1a over the string forms of `parts`, joined with a separator that cannot occur in
- * a number, so `("1", "23")` and `("12", "3")` hash differently.
+ * 32-bit FNV-1a (src/fnv1a.ts's step) over the bytes of the string forms of `parts` (each UTF-16
+ * code unit as two bytes, low first), joined with a separator that cannot occur in a number, so
+ * `("1", "23")` and `("12", "3")` hash differently. Bytes, not code units as `fnv1a32` hashes:
+ * every seed the simulator ever used was computed this way, and a seed must replay exactly.
  */
 export function hashParts(...parts: ReadonlyArray<string | number | readonly number[]>): number {
-  let h = 0x811c9dc5;
+  let h = FNV1A_OFFSET_BASIS;
   const mix = (code: number): void => {
-    h ^= code & 0xff;
-    h = Math.imul(h, 0x01000193) >>> 0;
-    h ^= (code >>> 8) & 0xff;
-    h = Math.imul(h, 0x01000193) >>> 0;
+    h = fnv1aStep(h, code & 0xff);
+    h = fnv1aStep(h, (code >>> 8) & 0xff);
   };
   for (const part of parts) {
     if (typeof part === "string") {
