@@ -71,7 +71,7 @@ export function buildProgram(out: Output, state: { exitCode: number }, version: 
     .option("--worker <file>", "the Worker entry to serve, e.g. examples/worker.ts (the examples' agents too)", "functions/worker.ts")
     .option("--state-dir <dir>", "local state: rollouts, policy, feed, R2 objects, logs (default .tmp/local-stack-<port>, kept across runs)")
     .option("--reset", "delete the state dir first (policy version 0, empty feed)", false)
-    .option("--seed <n>", "seed of the simulator's scripted policy", integerIn("--seed", 0), 1)
+    .option("--seed <n>", "seed of the simulator's scripted answers", integerIn("--seed", 0), 1)
     .addOption(new Option("--runner <name>", "miniflare: Miniflare's API, no dev proxy; wrangler: wrangler dev").choices(DEV_RUNNERS).default("miniflare"))
     .option("--verbose", "print the runtime's output", false)
     .option("--json", "print the URLs as one JSON document")

@@ -1,5 +1,5 @@
 /**
- * @module Integer arithmetic for the scripted policies: find an expression in a prompt,
+ * @module Integer arithmetic for the scripted answers: find an expression in a prompt,
  * evaluate it with a small recursive-descent parser (never eval), and print numbers the way
  * a math grader expects.
  */

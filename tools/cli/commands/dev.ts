@@ -36,7 +36,7 @@ export interface DevOptions {
   worker: string;
   /** Delete the state dir before starting. Default false: state persists across runs. */
   reset: boolean;
-  /** Seed of the simulator's scripted policy. Default 1. */
+  /** Seed of the simulator's scripted answers. Default 1. */
   seed: number;
   /** `miniflare` (default: Miniflare's API, reloads on edit) or `wrangler` (`wrangler dev`). */
   runner: (typeof DEV_RUNNERS)[number];
