@@ -31,7 +31,7 @@ const RULES: PhaseRule[] = [
   { label: "session: lease (+ resume: history read)", file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/, fn: /^(lease|listSteps|listCalls)$/ },
   { label: "session: finish (end state, end event)", file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/, fn: /^(finish|end)$/ },
   { label: "session: drive trigger (requestDrive, alarm → DRIVER)", file: /^src\/runtime\/session\/session-drive/ },
-  { label: "session alarm: publication (record + ATIF to R2, result message)", file: /^(src\/sink\/|src\/runtime\/session\/sink-publication)/ },
+  { label: "session alarm: publication (record + ATIF to R2, result message)", file: /^(src\/sink\/|src\/training\/|src\/runtime\/session\/(result-publication|result-delivery|publish-result))/ },
   { label: "session: SSE events to the client", file: /^(src\/runtime\/session\/(event-hub|session-view))/ },
   { label: "session: other (create, alarm, state reads)", file: /^(src\/runtime\/session\/|durable-objects\/)/ },
   { label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)", file: /^(src\/gateway\/|src\/runtime\/objects\/|functions\/gateway-deps\.ts$)/ },

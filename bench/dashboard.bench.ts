@@ -9,7 +9,7 @@
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { startMiniflareStack } from "../scripts/miniflare-stack";
-import { freePort } from "../src/testing/free-port";
+import { freePort } from "../tools/simulator/free-port";
 import { launchChromium } from "../test/fixtures/browser";
 import { stackApi } from "../test/fixtures/stack-api";
 

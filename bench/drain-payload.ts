@@ -3,8 +3,8 @@ import { encodeArrowPull } from "../src/runtime/feed/arrow-pull";
 import type { PulledGroup } from "../src/runtime/feed/inline-samples";
 import type { FeedGroup, InlineFeedGroup, PullResponse } from "../src/schemas/feed";
 import { TrainingSample } from "../src/schemas/training-sample";
-import { samplesToColumns, sampleTableMetadata } from "../src/sink/sample-columns";
-import { createRng } from "../src/testing";
+import { samplesToColumns, sampleTableMetadata } from "../src/sink/formats/sample-columns";
+import { createRng } from "../tools/simulator";
 
 /** Shape of the payload. */
 export interface DrainPayloadOptions {

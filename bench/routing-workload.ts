@@ -5,9 +5,10 @@
  * between calls. Groups start as earlier ones finish, `concurrency` rollouts at a time, the way
  * an asynchronous RL generator keeps its replicas busy.
  */
+import { fnv1a32 } from "../src/fnv1a";
 import type { ModelBackend } from "../src/gateway/model-backend";
 import type { JsonObject } from "../src/schemas/json";
-import { encode } from "../src/testing";
+import { encode } from "../tools/simulator";
 
 /** The shape of one run. */
 export interface RoutingWorkload {
@@ -64,11 +65,6 @@ export function documentOf(group: number, tokens: number): string {
   return documentWords(group, words);
 }
 
-function hashOf(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -89,7 +85,7 @@ async function runRollout(backend: ModelBackend, rolloutId: string, document: st
     const answer = reply.body as { choices: Array<{ message: { content: string } }>; metrics: { time_to_first_token_ms: number } };
     seen.ttftMs.push(answer.metrics.time_to_first_token_ms);
     seen.callsPerReplica.set(replica, (seen.callsPerReplica.get(replica) ?? 0) + 1);
-    const observation = documentWords(hashOf(`${rolloutId}/${turn}`), workload.observationWords);
+    const observation = documentWords(fnv1a32(`${rolloutId}/${turn}`), workload.observationWords);
     messages.push({ role: "assistant", content: answer.choices[0]!.message.content }, { role: "user", content: `Observation: ${observation}\nNow explain point ${turn + 2} in more detail.` });
     if (turn + 1 < workload.turns) await sleep(workload.thinkMs);
   }

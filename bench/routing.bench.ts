@@ -15,7 +15,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { commandLine, integerFlag } from "../scripts/command-line";
 import { createVllmBackend } from "../src/gateway/backends";
 import { RoutingPolicyName } from "../src/schemas/backend-config";
-import type { PrefixCacheOptions } from "../src/testing/vllm-simulator/options";
+import type { PrefixCacheOptions } from "../tools/simulator/options";
 import { percentile } from "./latency-table";
 import { type RoutingWorkload, runWorkload, type WorkloadResult } from "./routing-workload";
 import { startSimulatorProcess } from "./simulator-process";

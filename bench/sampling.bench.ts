@@ -14,7 +14,7 @@
  * the wall times to `target` groups with and without over-sampling.
  */
 import { evaluateArithmetic, formatNumber } from "../src/agents/arithmetic";
-import { createRng } from "../src/testing";
+import { createRng } from "../tools/simulator";
 import { commandLine, integerFlag } from "../scripts/command-line";
 import { startBenchStack } from "./bench-stack";
 import { type MathRow, runBatch, type SamplingOutcome } from "./sampling-runs";

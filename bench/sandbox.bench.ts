@@ -16,7 +16,7 @@ import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { startSandboxHost } from "../scripts/sandbox-host";
 import { SANDBOX_COMPATIBILITY_DATE } from "../src/sandbox/loader-sandbox";
-import { CODING_TASKS, codingTests } from "../src/testing/vllm-simulator/coding-tasks";
+import { CODING_TASKS, codingTests } from "../tools/simulator/coding-tasks";
 import { percentile } from "./latency-table";
 
 const args = process.argv.slice(2);

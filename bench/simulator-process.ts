@@ -2,8 +2,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
-import { simulatorArgs } from "../src/testing/vllm-simulator/cli-options";
-import type { VllmSimulatorOptions } from "../src/testing/vllm-simulator/options";
+import { simulatorArgs } from "../tools/simulator/cli-options";
+import type { VllmSimulatorOptions } from "../tools/simulator/options";
 
 const require = createRequire(import.meta.url);
 
@@ -29,14 +29,14 @@ export function printedUrl(child: ChildProcess, timeoutMs = 30_000): Promise<str
 }
 
 /**
- * Starts `src/testing/vllm-simulator/cli.ts` on a free port and waits for its URL: configured by
+ * Starts `tools/simulator/cli.ts` on a free port and waits for its URL: configured by
  * the same options object `startVllmSimulator` takes (turned into flags), or by raw flags.
  */
 export async function startSimulatorProcess(options: Omit<VllmSimulatorOptions, "host" | "port"> | string[]): Promise<SimulatorProcess> {
   const args = Array.isArray(options) ? options : simulatorArgs(options);
   const root = resolve(import.meta.dirname, "..");
   const tsx = require.resolve("tsx/cli");
-  const child = spawn(process.execPath, [tsx, "src/testing/vllm-simulator/cli.ts", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [tsx, "tools/simulator/cli.ts", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   const url = await printedUrl(child);
   return {
     url,

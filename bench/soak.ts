@@ -4,7 +4,7 @@
  * Not part of `npm test` (it takes minutes); `test/e2e/soak.e2e.test.ts` runs a tiny one.
  * `FEED_SHARDS=4 npm run soak` runs it over a sharded trainer feed.
  */
-import { freePort } from "../src/testing/free-port";
+import { freePort } from "../tools/simulator/free-port";
 import { runSoak } from "./soak/run-soak";
 
 const report = await runSoak({

@@ -30,4 +30,4 @@ process.on("message", (message) => {
 // Never outlive the benchmark that started us.
 process.on("disconnect", () => process.exit(0));
 
-await import("../src/testing/vllm-simulator/cli");
+await import("../tools/simulator/cli");

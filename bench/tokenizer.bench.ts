@@ -8,11 +8,11 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { renderQwen3Chat } from "../src/testing/vllm-simulator/qwen3-template";
-import { loadQwen3Tokenizer } from "../src/testing/vllm-simulator/qwen3-tokenizer";
-import { tokenizerFor } from "../src/testing/vllm-simulator/tokenizer-registry";
-import type { ChatMessageParam } from "../src/testing/vllm-simulator/request-schemas";
-import { decodeIds } from "../src/testing/vllm-simulator/sim-tokenizer";
+import { renderQwen3Chat } from "../tools/simulator/qwen3-template";
+import { loadQwen3Tokenizer } from "../tools/simulator/qwen3-tokenizer";
+import { tokenizerFor } from "../tools/simulator/tokenizer-registry";
+import type { ChatMessageParam } from "../tools/simulator/request-schemas";
+import { decodeIds } from "../tools/simulator/sim-tokenizer";
 
 const require = createRequire(import.meta.url);
 

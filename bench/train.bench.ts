@@ -9,8 +9,8 @@
 import { rmSync } from "node:fs";
 import { commandLine } from "../scripts/command-line";
 import { startDevStack } from "../scripts/dev-stack";
-import type { TailOptions, VllmSimulatorOptions } from "../src/testing/vllm-simulator/options";
-import { freePort } from "../src/testing/free-port";
+import type { TailOptions, VllmSimulatorOptions } from "../tools/simulator/options";
+import { freePort } from "../tools/simulator/free-port";
 import { fetchAgain } from "./fetch-again";
 import { type ModeSpec, type SampleEnd, type TrainerStack, runMode } from "./train-loop";
 

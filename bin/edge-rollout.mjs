@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // The `edge-rollout` command. The CLI is TypeScript with no build step: `npm ci` and it works.
-// It runs from one esbuild bundle of src/cli, kept in .tmp/bundles while its sources are unchanged
+// It runs from one esbuild bundle of tools/cli, kept in .tmp/bundles while its sources are unchanged
 // (scripts/bundle-cache.mjs): a command then costs about 0.7 s of CPU instead of about 1.8 s through
 // tsx's loader, which resolves and transforms each of its ~300 modules in turn (issue 27: CI runs
 // about fifty commands). Where no bundle can be made (no esbuild, a read-only checkout) it runs
 // through tsx as before. `dev` registers tsx itself: the stack's scripts are TypeScript.
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const MAIN = new URL("../src/cli/main.ts", import.meta.url);
+const MAIN = new URL("../tools/cli/main.ts", import.meta.url);
 
 /**
  * esbuild plugin: each bundled file keeps its own `import.meta.url` (the CLI finds package.json

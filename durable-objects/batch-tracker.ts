@@ -14,8 +14,8 @@ import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
 import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
 import type { BatchTrackerApi } from "../src/runtime/batch/batch-tracker-api";
 import { objects, type ObjectDirectory } from "../src/runtime/objects/object-directory";
-import { memberSignal } from "../src/sink/member-signal";
-import { r2Blobs } from "../src/sink/r2-blobs";
+import { memberSignal } from "../src/training/member-signal";
+import { r2Blobs } from "../src/sink/publication/r2-blobs";
 
 function sessions(directory: ObjectDirectory): RolloutSessionsPort {
   const stub = directory.session;

@@ -1,8 +1,8 @@
 /** @module The Durable Object that holds one rollout: typed RPC methods over RolloutSessionCore. */
 import type { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
-import { onDeliveryChecked } from "../src/runtime/session/sink-publication";
+import { onDeliveryChecked } from "../src/runtime/session/result-delivery";
 import { DurableObject } from "cloudflare:workers";
-import { r2Blobs } from "../src/sink/r2-blobs";
+import { r2Blobs } from "../src/sink/publication/r2-blobs";
 import { CountingSql, type SqlCounts } from "../src/runtime/sql-counter";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../src/schemas/rollout-api";

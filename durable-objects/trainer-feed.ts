@@ -8,9 +8,9 @@ import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../sr
 import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
 import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
 import { COMPACTION_LIMITS, planCompaction, QUIET_COMPACTION_MS, type CompactionPlan } from "../src/runtime/feed/pack-compaction";
-import { ARROW_STREAM_MEDIA_TYPE } from "../src/sink/arrow/arrow-format";
-import { ARROW_EOS } from "../src/sink/arrow/arrow-ipc";
-import { streamSpans } from "../src/sink/r2-span-stream";
+import { ARROW_STREAM_MEDIA_TYPE } from "../src/sink/formats/arrow/arrow-format";
+import { ARROW_EOS } from "../src/sink/formats/arrow/arrow-ipc";
+import { streamSpans } from "../src/sink/publication/r2-span-stream";
 
 /**
  * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too

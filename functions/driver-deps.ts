@@ -1,6 +1,6 @@
 /** @module The stateless driver's dependencies, built from the Worker's bindings (one place for the drive route and tests). */
 import { objects } from "../src/runtime/objects/object-directory";
-import { r2Blobs } from "../src/sink/r2-blobs";
+import { r2Blobs } from "../src/sink/publication/r2-blobs";
 import { createModelClient } from "../src/gateway/model-client";
 import { rolloutKey } from "../src/gateway/rollout-keys";
 import type { DriverDeps } from "../src/runtime/driver/drive-rollout";

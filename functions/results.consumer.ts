@@ -6,7 +6,7 @@ import { answerDeliveryChecks } from "../src/runtime/feed/delivery-checks";
 import { withinDeadline } from "../src/runtime/deadline";
 import { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
 import { ResultMessage } from "../src/schemas/result-message";
-import { r2Blobs, r2SizedReader } from "../src/sink/r2-blobs";
+import { r2Blobs, r2SizedReader } from "../src/sink/publication/r2-blobs";
 import type { AppEnv } from "./env";
 
 /**

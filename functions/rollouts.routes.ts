@@ -8,10 +8,10 @@ import { agentRegistry } from "../src/sdk/agent-registry";
 import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { rolloutEvents, rolloutIdParam, rolloutView } from "./views/rollout-views";
-import { rolloutTrace } from "../src/sink/otlp-trace";
+import { rolloutTrace } from "../src/sink/formats/otlp-trace";
 import { batchOfGroupUid } from "../src/runtime/batch/batch-state";
 import type { RolloutGroup } from "../src/schemas/rollout-group";
-import { placementIssues } from "../src/sink/training-modes";
+import { placementIssues } from "../src/training/training-modes";
 
 
 /** The HTTP error for a refused session write. */

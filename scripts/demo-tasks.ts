@@ -1,7 +1,7 @@
 /** @module Deterministic demo tasks for the `math`, `calculator`, `js-coder` and `dialogue` agents. */
 import { evaluateArithmetic, formatNumber } from "../src/agents/arithmetic";
-import { createRng } from "../src/testing";
-import { CODING_TASKS, codingPrompt, codingTests } from "../src/testing/vllm-simulator/coding-tasks";
+import { createRng } from "../tools/simulator";
+import { CODING_TASKS, codingPrompt, codingTests } from "../tools/simulator/coding-tasks";
 
 /** One task to submit: which agent, and the task body. */
 export interface DemoTask {

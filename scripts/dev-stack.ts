@@ -7,7 +7,7 @@
  * --stack both` runs both side by side (docs/scale.md), and `wrangler dev`'s Node proxy both spends
  * CPU on every request and answers 503 "Your worker restarted mid-request" under load.
  */
-import type { VllmSimulator } from "../src/testing";
+import type { VllmSimulator } from "../tools/simulator";
 import { startLocalStack, type LocalStackOptions } from "./local-stack";
 import { startMiniflareStack } from "./miniflare-stack";
 

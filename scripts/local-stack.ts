@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { startVllmSimulator, type VllmSimulator, type VllmSimulatorOptions } from "../src/testing";
+import { startVllmSimulator, type VllmSimulator, type VllmSimulatorOptions } from "../tools/simulator";
 import { agentLogLines } from "./agent-log-lines";
 import { startSandboxHost } from "./sandbox-host";
 import { wakeDurableObjectAlarms } from "./wake-alarms";

@@ -18,7 +18,7 @@ import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { context, stop as stopEsbuild, type BuildOptions } from "esbuild";
 import { Log, LogLevel, Miniflare, type MiniflareOptions } from "miniflare";
-import { startVllmSimulator, type VllmSimulator } from "../src/testing";
+import { startVllmSimulator, type VllmSimulator } from "../tools/simulator";
 import { agentLogLines } from "./agent-log-lines";
 import { cachedBundle } from "./bundle-cache.mjs";
 import { withoutAddedSignalHandlers } from "./library-signal-handlers";

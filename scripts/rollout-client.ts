@@ -3,8 +3,8 @@
  * read, wait for the end. Every request goes through the CLI's `ApiClient` (one client for the
  * API), so errors read the same everywhere.
  */
-import { ApiClient } from "../src/cli/api-client";
-import { UnreachableError } from "../src/cli/errors";
+import { ApiClient } from "../tools/cli/api-client";
+import { UnreachableError } from "../tools/cli/errors";
 import type { RolloutView } from "../src/schemas/rollout-api";
 import type { SqlCounts } from "../src/runtime/sql-counter";
 

@@ -3,7 +3,7 @@
  * samples the sink's builder cuts from the recorded calls (drift splits, trained tokens), reasons.
  */
 import type { RolloutView } from "../src/schemas/rollout-api";
-import { buildTrainingSamples } from "../src/sink/sample-builder";
+import { buildTrainingSamples } from "../src/training/sample-builder";
 
 /** Aggregates of one agent's rollouts. */
 export interface AgentSummary {

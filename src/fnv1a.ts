@@ -1,19 +1,23 @@
 /**
- * @module 32-bit FNV-1a over a string's UTF-16 code units: the one hash behind shard picking
- * (admission shards, claim shards) and replica ranking (rendezvous). Stable across isolates,
- * processes and restarts, which is what a shard's name must be: changing it would move every
- * rollout's admission and every offer to another object.
+ * @module 32-bit FNV-1a: the one implementation. `fnv1a32` hashes a string's UTF-16 code units and
+ * is behind shard picking (admission shards, claim shards) and replica ranking (rendezvous);
+ * `fnv1aStep` is its single step, for hashes that feed other units (the simulator's seeds hash
+ * bytes). Stable across isolates, processes and restarts, which is what a shard's name must be:
+ * changing it would move every rollout's admission and every offer to another object.
  */
 
-const FNV_OFFSET = 0x811c9dc5;
+/** FNV-1a's 32-bit offset basis: the hash of nothing, where every hash starts. */
+export const FNV1A_OFFSET_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
+/** One FNV-1a step: `hash` with `unit` (a byte, or a UTF-16 code unit) folded in. */
+export function fnv1aStep(hash: number, unit: number): number {
+  return Math.imul(hash ^ unit, FNV_PRIME) >>> 0;
+}
+
 /** 32-bit FNV-1a of `text`, starting from `seed` (a previous hash, or the FNV offset basis). */
-export function fnv1a32(text: string, seed = FNV_OFFSET): number {
+export function fnv1a32(text: string, seed = FNV1A_OFFSET_BASIS): number {
   let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, FNV_PRIME) >>> 0;
-  }
-  return h >>> 0;
+  for (let i = 0; i < text.length; i++) h = fnv1aStep(h, text.charCodeAt(i));
+  return h;
 }

@@ -1,6 +1,6 @@
 import type { TestProject } from "vitest/node";
 import { startSandboxHost, type SandboxHost } from "../scripts/sandbox-host";
-import { startVllmSimulator, type VllmSimulator } from "../src/testing";
+import { startVllmSimulator, type VllmSimulator } from "../tools/simulator";
 
 /** Time to first token of the slow simulator: long enough to hold a call in flight while a test acts. */
 const SLOW_TTFT_MS = 1_500;

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
-import { startVllmSimulator } from "../../src/testing";
+import { startVllmSimulator } from "../../tools/simulator";
 import { createSoakHttp, type HttpTally } from "./soak-http";
 import { externalGroupUid, runExternalGroups } from "./soak-externals";
 import { batchGroups, drainAndAccount, type ExpectedGroup, type FeedAccounting } from "./soak-accounting";

@@ -8,7 +8,7 @@
 import { agentRegistry, type AgentDefinition } from "../sdk/agent-registry";
 import { backendRegistry } from "../gateway/backends";
 import type { BackendFactory } from "../gateway/backends";
-import { dataManagers, trainingModes, type DataManagerDefinition, type ResolvedTrainingMode, type TrainingModeDefinition } from "../sink/training-modes";
+import { dataManagers, trainingModes, type DataManagerDefinition, type ResolvedTrainingMode, type TrainingModeDefinition } from "../training/training-modes";
 
 /** What `TrainRegistry.get_method` answers: the training mode a trainer pulls with, and how it rolls out. */
 export interface TrainMethod extends ResolvedTrainingMode {

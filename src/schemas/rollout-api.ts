@@ -86,6 +86,23 @@ export const PublicationDelivery = z.object({
 });
 export type PublicationDelivery = z.infer<typeof PublicationDelivery>;
 
+/**
+ * Publication of a finished rollout to R2 and ROLLOUT_RESULTS: none, pending, published or failed
+ * (with the error), retried by the session's alarm until it succeeds; the session stores it and
+ * its view shows it under this one name.
+ */
+export const Publication = z.object({
+  status: z.enum(["none", "pending", "published", "failed"]),
+  attempts: z.int().min(0),
+  last_error: z.string().nullable(),
+  published_at: z.number().nullable(),
+  delivery: PublicationDelivery.nullable().default(null),
+});
+export type Publication = z.infer<typeof Publication>;
+
+/** A rollout not yet published (and one that is never published: no sink configured). */
+export const NO_PUBLICATION: Publication = { status: "none", attempts: 0, last_error: null, published_at: null, delivery: null };
+
 /** `GET /v1/rollouts/:id`: status, outcome, the trajectory with its steps, and every LLM call. */
 export const RolloutView = z.object({
   rollout_id: z.string(),
@@ -124,13 +141,7 @@ export const RolloutView = z.object({
   /** For a rollout runners claim: the runner holding its live attempt and until when (null when none does). */
   runner_lease: z.object({ runner_id: z.string(), attempt: z.int().min(1), expires_at: z.number() }).nullable().default(null),
   /** Publication to R2 and ROLLOUT_RESULTS once finished: none, pending, published or failed (with the error). */
-  publication: z.object({
-    status: z.enum(["none", "pending", "published", "failed"]),
-    attempts: z.int().min(0),
-    last_error: z.string().nullable(),
-    published_at: z.number().nullable(),
-    delivery: PublicationDelivery.nullable().default(null),
-  }).default({ status: "none", attempts: 0, last_error: null, published_at: null, delivery: null }),
+  publication: Publication.default(NO_PUBLICATION),
 });
 export type RolloutView = z.infer<typeof RolloutView>;
 

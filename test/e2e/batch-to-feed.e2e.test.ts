@@ -3,7 +3,7 @@ import { request } from "node:http";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MiniflareStack, startMiniflareStack } from "../../scripts/miniflare-stack";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 const rows = readFileSync(resolve(root, "test/fixtures/datasets/calculator.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDevStack, type Runner } from "../../scripts/dev-stack";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 
 const PER_TOKEN_MS = 20;
 const MAX_TOKENS = 150;

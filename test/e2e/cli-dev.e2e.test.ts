@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 

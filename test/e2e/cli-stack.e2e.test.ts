@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MiniflareStack, startMiniflareStack } from "../../scripts/miniflare-stack";
-import { validateAtif } from "../../src/sink/atif-schema";
-import { freePort } from "../../src/testing/free-port";
+import { validateAtif } from "../../src/sink/formats/atif-schema";
+import { freePort } from "../../tools/simulator/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 const bin = join(root, "bin/edge-rollout.mjs");

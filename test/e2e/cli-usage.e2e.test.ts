@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 const bin = join(root, "bin/edge-rollout.mjs");

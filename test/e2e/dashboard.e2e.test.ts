@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MiniflareStack, startMiniflareStack } from "../../scripts/miniflare-stack";
 import type { LlmCall } from "../../src/schemas/llm-call";
 import { launchChromium, screenshotPath } from "../fixtures/browser";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 import { stackApi, type StackApi } from "../fixtures/stack-api";
 
 const root = resolve(import.meta.dirname, "../..");

@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statS
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docBlocks, marker, missingExcerptLines, withPorts, type DocBlock } from "../fixtures/doc-blocks";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 
 const root = resolve(import.meta.dirname, "../..");
 const copy = resolve(root, `.tmp/docs-test-${process.pid}`);

@@ -12,8 +12,8 @@ import { type MiniflareStack, startMiniflareStack } from "../../scripts/miniflar
 import { RolloutClient } from "../../scripts/rollout-client";
 import type { LlmCall } from "../../src/schemas/llm-call";
 import type { RolloutView } from "../../src/schemas/rollout-api";
-import { type SimulatorStats, startVllmSimulator, type VllmSimulator } from "../../src/testing";
-import { freePort } from "../../src/testing/free-port";
+import { type SimulatorStats, startVllmSimulator, type VllmSimulator } from "../../tools/simulator";
+import { freePort } from "../../tools/simulator/free-port";
 
 const TTFT_MS = 20;
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runSoak } from "../../bench/soak/run-soak";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 
 describe("the soak in a tiny configuration (end to end)", () => {
   it("ends every rollout with a reason and delivers every group once across a crash of the stack, under faults and duplicated deliveries", async () => {

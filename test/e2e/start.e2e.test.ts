@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../src/testing/free-port";
+import { freePort } from "../../tools/simulator/free-port";
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "../..");

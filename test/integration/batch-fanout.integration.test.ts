@@ -3,8 +3,8 @@ import { listDurableObjectIds } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BatchProgress } from "../../src/schemas/batch";
-import type { RolloutRecord } from "../../src/sink/rollout-record";
-import { rolloutRecordKey } from "../../src/sink/r2-keys";
+import type { RolloutRecord } from "../../src/sink/publication/rollout-record";
+import { rolloutRecordKey } from "../../src/sink/publication/r2-keys";
 import { batchRollouts, calculatorRows, countsTotal, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
 import { api, getRollout, uniqueId } from "../fixtures/rollouts";
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createLoaderSandbox } from "../../src/sandbox/loader-sandbox";
 import type { RolloutView } from "../../src/schemas/rollout-api";
 import { parseRunCodeRequest } from "../../src/sdk/run-code";
-import { CODING_TASKS, codingPrompt, codingTests } from "../../src/testing/vllm-simulator/coding-tasks";
+import { CODING_TASKS, codingPrompt, codingTests } from "../../tools/simulator/coding-tasks";
 import { runRollout, uniqueId } from "../fixtures/rollouts";
 
 const loader = createLoaderSandbox(env.LOADER);

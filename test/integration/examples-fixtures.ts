@@ -3,8 +3,8 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { messageText } from "../../src/schemas/chat";
 import type { RolloutView } from "../../src/schemas/rollout-api";
-import { rolloutRecordKey } from "../../src/sink/r2-keys";
-import { RolloutRecord } from "../../src/sink/rollout-record";
+import { rolloutRecordKey } from "../../src/sink/publication/r2-keys";
+import { RolloutRecord } from "../../src/sink/publication/rollout-record";
 import { waitFor } from "../fixtures/rollouts";
 
 /** Every call is trainable and carries prompt and completion token ids with one logprob per completion token. */

@@ -12,9 +12,9 @@ import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../../src/schemas/
 import { RolloutView } from "../../src/schemas/rollout-api";
 import { RolloutConfig } from "../../src/schemas/rollout-config";
 import { statusForReason, type TerminationReason } from "../../src/schemas/termination";
-import { rolloutAtifKey, rolloutRecordKey } from "../../src/sink/r2-keys";
-import { ROLLOUT_RECORD_SCHEMA_VERSION, RolloutRecord } from "../../src/sink/rollout-record";
-import { buildTrainingSamples } from "../../src/sink/sample-builder";
+import { rolloutAtifKey, rolloutRecordKey } from "../../src/sink/publication/r2-keys";
+import { ROLLOUT_RECORD_SCHEMA_VERSION, RolloutRecord } from "../../src/sink/publication/rollout-record";
+import { buildTrainingSamples } from "../../src/training/sample-builder";
 import { api, uniqueId } from "../fixtures/rollouts";
 
 /** Where a hand-made rollout belongs and how it ended. */

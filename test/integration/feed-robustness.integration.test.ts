@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { r2SizedReader } from "../../src/sink/r2-blobs";
+import { r2SizedReader } from "../../src/sink/publication/r2-blobs";
 import { inlineSamples } from "../../src/runtime/feed/inline-samples";
 import type { FeedGroup, InlineFeedGroup, PullResponse } from "../../src/schemas/feed";
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../../src/schemas/result-message";

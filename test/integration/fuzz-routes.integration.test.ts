@@ -18,7 +18,7 @@ import "../fixtures/test-agents";
 import { createExternal, type ExternalRollout } from "../fixtures/external-rollouts";
 import { api, waitFor } from "../fixtures/rollouts";
 import { claim, externalBatch, uniqueAgent } from "../fixtures/runner-claims";
-import { createRng } from "../../src/testing/vllm-simulator/rng";
+import { createRng } from "../../tools/simulator/rng";
 
 /** Ids that are malformed, hostile or merely unusual, for every `:param` of a route. */
 const ODD_IDS = [".", "..", "%2E%2E", "%00", "a%2Fb", "x".repeat(300), "%C3%BC", "a:b:c"];

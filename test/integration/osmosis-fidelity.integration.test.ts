@@ -1,8 +1,8 @@
 /** Integration: what Osmosis users expect of workflows: `info`, the row's whole chat, judge calls, concurrency limits. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { RolloutRecord } from "../../src/sink/rollout-record";
-import { rolloutRecordKey } from "../../src/sink/r2-keys";
+import type { RolloutRecord } from "../../src/sink/publication/rollout-record";
+import { rolloutRecordKey } from "../../src/sink/publication/r2-keys";
 import { batchRollouts, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
 import { judgeSaid, limitedRuns, promptSeen } from "../fixtures/osmosis-agents";
 import { getRollout, runRollout, uniqueId, waitFor } from "../fixtures/rollouts";

@@ -1,6 +1,6 @@
 /** Integration: `GET /v1/rollouts/:id/otlp` exports a rollout's spans in OpenTelemetry's OTLP/JSON shape. */
 import { describe, expect, it } from "vitest";
-import type { OtlpSpan, OtlpTraceExport } from "../../src/sink/otlp-trace";
+import type { OtlpSpan, OtlpTraceExport } from "../../src/sink/formats/otlp-trace";
 import "../fixtures/authoring-agents";
 import { api, runRollout, uniqueId } from "../fixtures/rollouts";
 

@@ -8,7 +8,7 @@ import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/sink-publication";
+import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/result-delivery";
 import { patchState, readState } from "../fixtures/hand-session";
 import { api, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 
@@ -23,8 +23,8 @@ describe("the delivery re-check on the real session object", () => {
     expect((await api(`/v1/rollouts/${rolloutId}/finish`, { method: "POST", body: JSON.stringify({ reward: 1 }) })).status).toBe(200);
 
     const published = await waitFor("the publication", async () => {
-      const sink = (await readState(rolloutId)).sink;
-      return sink.status === "published" && sink.delivery ? sink : undefined;
+      const publication = (await readState(rolloutId)).publication;
+      return publication.status === "published" && publication.delivery ? publication : undefined;
     });
     expect(published.delivery).toMatchObject({ checks: 0, confirmed_at: null, gave_up: false });
     expect(published.delivery!.next_check_at! - published.published_at!).toBeGreaterThanOrEqual(DELIVERY_CHECK_DELAYS_MS[0] - 1_000);
@@ -33,13 +33,13 @@ describe("the delivery re-check on the real session object", () => {
 
     await waitFor("the result in the feed", async () => ((await objects(env).feedShard().holds(rolloutId)) ? true : undefined));
     // Bring the check due now rather than waiting 15 s, then let the object's alarm run it.
-    await patchState(rolloutId, (state) => ({ ...state, sink: { ...state.sink, delivery: { ...state.sink.delivery!, next_check_at: Date.now() - 1 } } }));
+    await patchState(rolloutId, (state) => ({ ...state, publication: { ...state.publication, delivery: { ...state.publication.delivery!, next_check_at: Date.now() - 1 } } }));
     expect(await runDurableObjectAlarm(objectOf(rolloutId))).toBe(true);
 
     // The alarm sent a delivery_check; the consumer's answer confirms it.
     const after = await waitFor("the confirmed delivery", async () => {
-      const sink = (await readState(rolloutId)).sink;
-      return sink.delivery?.confirmed_at ? sink : undefined;
+      const publication = (await readState(rolloutId)).publication;
+      return publication.delivery?.confirmed_at ? publication : undefined;
     });
     expect(after.delivery).toMatchObject({ checks: 1, next_check_at: null, gave_up: false, confirmed_at: expect.any(Number) });
     expect(after.attempts).toBe(published.attempts);
@@ -59,7 +59,7 @@ describe("the delivery re-check on the real session object", () => {
     // As the sessions' alarms would send them, but at once: they reach the consumer in one batch.
     await env.ROLLOUT_RESULTS.sendBatch(ids.map((rolloutId) => ({ body: { kind: "delivery_check", rollout_id: rolloutId, uid: `${ids[0]}-g` } })));
     for (const rolloutId of ids) {
-      await waitFor("the confirmed delivery", async () => ((await readState(rolloutId)).sink.delivery?.confirmed_at ? true : undefined));
+      await waitFor("the confirmed delivery", async () => ((await readState(rolloutId)).publication.delivery?.confirmed_at ? true : undefined));
     }
     const after = await feedRequests();
     expect(after.holds - before.holds).toBe(0);

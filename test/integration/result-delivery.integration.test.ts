@@ -9,10 +9,10 @@ import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { r2Blobs } from "../../src/sink/r2-blobs";
+import { r2Blobs } from "../../src/sink/publication/r2-blobs";
 import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
 import { SessionKernel } from "../../src/runtime/session/session-kernel";
-import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/sink-publication";
+import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/result-delivery";
 import { RolloutSpec } from "../../src/schemas/rollout-api";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { uniqueId, waitFor } from "../fixtures/rollouts";
@@ -61,7 +61,7 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
       await core.onAlarm();
       if (asked > before) await (await onDeliveryChecked(kernel, await objects(env).feedShard().holds(rolloutId))).resending;
     }
-    return { sent, offered, asked, publication: kernel.state!.sink };
+    return { sent, offered, asked, publication: kernel.state!.publication };
   });
 }
 

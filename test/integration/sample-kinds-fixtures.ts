@@ -3,13 +3,13 @@
  * (`publishRollout`: record, ATIF and sample table in R2), for the feed's format tests.
  */
 import { env } from "cloudflare:workers";
-import { r2Blobs } from "../../src/sink/r2-blobs";
+import { r2Blobs } from "../../src/sink/publication/r2-blobs";
 import { LlmCall } from "../../src/schemas/llm-call";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { RolloutView } from "../../src/schemas/rollout-api";
 import { RolloutConfig } from "../../src/schemas/rollout-config";
 import { statusForReason, type TerminationReason } from "../../src/schemas/termination";
-import { publishRollout } from "../../src/sink/publish-rollout";
+import { publishRollout } from "../../src/sink/publication/publish-rollout";
 import { uniqueId } from "../fixtures/rollouts";
 
 /** One recorded call: prompt ids, completion ids, logprobs (empty: recorded without them). */

@@ -53,7 +53,7 @@ describe("the session state stored with each step", () => {
     // The end sets the alarm that publishes the rollout (a state write of its own): read once it ran.
     const ended = await waitFor("the rollout's publication", async () => {
       const state = await readState(rolloutId);
-      return state.sink.status === "published" ? state : undefined;
+      return state.publication.status === "published" ? state : undefined;
     });
 
     await restart(rolloutId);

@@ -95,18 +95,18 @@ describe("the watchdog", () => {
     await session.cancel();
     // The publication is a write of its own (a new revision, unless the alarm the cancel set has
     // already run it); nothing else may change.
-    const { sink: _sinkBefore, updated_at: _u1, revision: revisionBefore, ...before } = await readState(rolloutId);
+    const { publication: _publicationBefore, updated_at: _u1, revision: revisionBefore, ...before } = await readState(rolloutId);
     const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
     await runDurableObjectAlarm(stub);
     // The alarm may also have fired on its own and still be publishing when this one finds none set:
     // wait for that publication (bounded), which is all it may do.
     const published = await waitFor("the publication", async () => {
       const state = await readState(rolloutId);
-      return state.sink.status === "published" ? state : undefined;
+      return state.publication.status === "published" ? state : undefined;
     });
-    const { sink, updated_at: _u2, revision, ...after } = published;
+    const { publication, updated_at: _u2, revision, ...after } = published;
     expect(after).toEqual(before);
     expect(revision).toBeGreaterThanOrEqual(revisionBefore);
-    expect(sink.status).toBe("published");
+    expect(publication.status).toBe("published");
   });
 });

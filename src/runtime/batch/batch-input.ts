@@ -2,8 +2,8 @@
 import type { BlobStorePort } from "../../ports";
 import { DEFAULT_MEMBER_RETRIES, type BatchMessage, type DatasetRow } from "../../schemas/batch";
 import { RolloutConfig } from "../../schemas/rollout-config";
-import { readDataset } from "../../sink/dataset-reader";
-import { placementIssues } from "../../sink/training-modes";
+import { readDataset } from "../../sink/formats/dataset-reader";
+import { placementIssues } from "../../training/training-modes";
 import type { AgentCatalog } from "./batch-ports";
 import type { BatchIssue } from "./batch-results";
 import { rowToTask, type RowTask } from "./row-task";

@@ -6,7 +6,7 @@
  * stand-in in its place, and the feed withholds the group (an infrastructure failure, or cut).
  */
 import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../../schemas/result-message";
-import { rolloutAtifKey, rolloutRecordKey } from "../../sink/r2-keys";
+import { rolloutAtifKey, rolloutRecordKey } from "../../sink/publication/r2-keys";
 import type { BatchRecord, RolloutSlot } from "./batch-state";
 import { slotGroup } from "./tree-slots";
 

@@ -8,10 +8,10 @@
  * differ (a rare int64 token id or float64 logprob) is everything decoded into one batch.
  */
 import type { FeedGroup, FeedMember, PullResponse } from "../../schemas/feed";
-import type { ArrowTable } from "../../sink/arrow/arrow-format";
-import { ARROW_EOS, columnsSignature, encodeArrowStream, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/arrow/arrow-ipc";
-import type { Column } from "../../sink/arrow/vectors";
-import { concatSampleTables, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/sample-columns";
+import type { ArrowTable } from "../../sink/formats/arrow/arrow-format";
+import { ARROW_EOS, columnsSignature, encodeArrowStream, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/formats/arrow/arrow-ipc";
+import type { Column } from "../../sink/formats/arrow/vectors";
+import { concatSampleTables, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/formats/sample-columns";
 import { groupPackStream } from "./group-pack";
 import type { PulledGroup } from "./inline-samples";
 import type { StreamedPull } from "./pack-spans";

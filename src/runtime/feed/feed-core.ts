@@ -4,7 +4,7 @@ import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConf
 import { outcomeOf } from "../../schemas/member-outcome";
 import { ResultMessage, resultOutcome } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
-import { trainingModes, type TrainingModeRegistry } from "../../sink/training-modes";
+import { trainingModes, type TrainingModeRegistry } from "../../training/training-modes";
 import type { AckResult, ConfigureResult, FieldIssue, IngestResult, PullResult } from "./feed-results";
 import { buildStats, tallyGeneration } from "./feed-stats";
 import { FeedStorage, type GroupRow } from "./feed-storage";

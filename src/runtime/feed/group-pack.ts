@@ -9,14 +9,14 @@
  */
 import type { BlobStorePort, SizedBlobReader } from "../../ports";
 import type { FeedMember } from "../../schemas/feed";
-import type { ArrowTable } from "../../sink/arrow/arrow-format";
-import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/arrow/arrow-format";
-import { splitArrowStream } from "../../sink/arrow/arrow-frames";
-import { ARROW_EOS, columnsSignature, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/arrow/arrow-ipc";
-import type { Column } from "../../sink/arrow/vectors";
-import { groupPackKey, rolloutSamplesKey } from "../../sink/r2-keys";
+import type { ArrowTable } from "../../sink/formats/arrow/arrow-format";
+import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/formats/arrow/arrow-format";
+import { splitArrowStream } from "../../sink/formats/arrow/arrow-frames";
+import { ARROW_EOS, columnsSignature, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/formats/arrow/arrow-ipc";
+import type { Column } from "../../sink/formats/arrow/vectors";
+import { groupPackKey, rolloutSamplesKey } from "../../sink/publication/r2-keys";
 import type { PackRef, PackSpan } from "./pack-index";
-import { concatSampleTables, readSampleTable, SAMPLE_COLUMNS, SAMPLE_TABLE_SCHEMA_VERSION, SAMPLE_TABLE_VERSION_KEY, sampleTableMetadata, withExtraFields } from "../../sink/sample-columns";
+import { concatSampleTables, readSampleTable, SAMPLE_COLUMNS, SAMPLE_TABLE_SCHEMA_VERSION, SAMPLE_TABLE_VERSION_KEY, sampleTableMetadata, withExtraFields } from "../../sink/formats/sample-columns";
 
 /** Schema metadata key of the pack's group list: `[[uid, [[rollout_id, rows], …]], …]`, record batch order. */
 export const GROUP_PACK_GROUPS_KEY = "edge_rollout.group_pack.groups";

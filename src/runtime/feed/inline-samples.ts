@@ -13,10 +13,10 @@ import { describeError } from "../../errors";
 import type { SizedBlobReader } from "../../ports";
 import type { FeedGroup, FeedMember, InlineFeedGroup } from "../../schemas/feed";
 import type { TrainingSample } from "../../schemas/training-sample";
-import type { ArrowTable } from "../../sink/arrow/arrow-format";
-import { rolloutSamplesKey } from "../../sink/r2-keys";
-import { RolloutRecord } from "../../sink/rollout-record";
-import { columnsToSamples, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/sample-columns";
+import type { ArrowTable } from "../../sink/formats/arrow/arrow-format";
+import { rolloutSamplesKey } from "../../sink/publication/r2-keys";
+import { RolloutRecord } from "../../sink/publication/rollout-record";
+import { columnsToSamples, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/formats/sample-columns";
 import { flaggedTable, groupFromPack, groupPackStream, readPackObject, type GroupPack, type PackObject } from "./group-pack";
 import type { PackRef } from "./pack-index";
 

@@ -8,9 +8,9 @@
  * are until retention: a pull that leased a group before its ref moved still reads its old span.
  */
 import { DEFAULT_PACK_COMPACTION_MIN_BYTES } from "../../schemas/feed";
-import { ARROW_EOS, encodeSchemaFrame } from "../../sink/arrow/arrow-ipc";
-import { groupPackKey } from "../../sink/r2-keys";
-import { sampleTableMetadata } from "../../sink/sample-columns";
+import { ARROW_EOS, encodeSchemaFrame } from "../../sink/formats/arrow/arrow-ipc";
+import { groupPackKey } from "../../sink/publication/r2-keys";
+import { sampleTableMetadata } from "../../sink/formats/sample-columns";
 import { GROUP_PACK_GROUPS_KEY } from "./group-pack";
 import type { PackRef, PackSpan } from "./pack-index";
 import { columnsOfSignature, type SpanRead } from "./pack-spans";

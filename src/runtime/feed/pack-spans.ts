@@ -7,8 +7,8 @@
  * (MAX_STREAMED_BYTES), not by the isolate's 128 MB, and costs one read per run of a pack.
  */
 import type { FeedGroup } from "../../schemas/feed";
-import { columnsSignature } from "../../sink/arrow/arrow-ipc";
-import type { Column, Vector } from "../../sink/arrow/vectors";
+import { columnsSignature } from "../../sink/formats/arrow/arrow-ipc";
+import type { Column, Vector } from "../../sink/formats/arrow/vectors";
 import type { PackRef, PackSpan } from "./pack-index";
 
 /** One range read: `length` bytes at `offset` of the object at `key`. */

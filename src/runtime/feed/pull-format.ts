@@ -3,7 +3,7 @@
  * (RFC 9110 §12.5.1): JSON (the default) or an Arrow IPC stream.
  */
 import { z } from "zod";
-import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/arrow/arrow-format";
+import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/formats/arrow/arrow-format";
 
 /** The pull's answer formats. */
 export type PullFormat = "json" | "arrow";

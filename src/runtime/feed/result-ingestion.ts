@@ -7,7 +7,7 @@
 import { describeError } from "../../errors";
 import type { FeedMember } from "../../schemas/feed";
 import type { ResultMessage } from "../../schemas/result-message";
-import { dataManagers } from "../../sink/training-modes";
+import { dataManagers } from "../../training/training-modes";
 import type { ResultAck } from "../batch/batch-results";
 import type { IngestResult } from "./feed-results";
 

@@ -9,7 +9,7 @@
  * Why in `src/runtime/`: `functions/` and `durable-objects/` both reach objects, and both import
  * `src/runtime/` already (the objects' logic), while `src/runtime/` imports neither; so both can
  * import this without an import pointing back up. It needs nothing from either: the bindings'
- * types are the platform's ambient ones (as `src/sink/r2-blobs.ts` takes an `R2Bucket`), and it
+ * types are the platform's ambient ones (as `src/sink/publication/r2-blobs.ts` takes an `R2Bucket`), and it
  * asks only for the bindings it uses (`ObjectBindings`, which the Worker's `AppEnv` satisfies).
  */
 import { MisconfiguredError } from "../../errors";

@@ -6,7 +6,7 @@ import { Step, stepIdFor } from "../../schemas/step";
 import { SpanInput } from "../../schemas/span";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { SessionKernel } from "./session-kernel";
-import { publishIfPending } from "./sink-publication";
+import { publishIfPending } from "./result-publication";
 import type { CommitResult, CreateResult, FinishInput, FinishResult, LeaseResult, StepCommit } from "./session-results";
 import { initialState, type SessionState } from "./session-state";
 import { buildRolloutView, endEvent, spanEvent, stepEvent } from "./session-view";

@@ -10,7 +10,7 @@ import type { SessionState } from "./session-state";
 import type { Step } from "../../schemas/step";
 import type { JsonValue } from "../../schemas/json";
 import { SessionStore } from "./session-store";
-import type { SinkDeps } from "../../sink/publish-rollout";
+import type { SinkDeps } from "../../sink/publication/publish-rollout";
 import { endEvent } from "./session-view";
 
 /** How often an unleased rollout is re-announced to the work queue if no driver picked it up. */
@@ -121,10 +121,10 @@ export class SessionKernel {
     const state = this.state!;
     const status = statusForReason(input.termination_reason);
     const now = this.deps.now();
-    const sink = this.deps.sink ? { ...state.sink, status: "pending" as const } : state.sink;
+    const publication = this.deps.sink ? { ...state.publication, status: "pending" as const } : state.publication;
     const final_attempt = input.final_attempt ?? state.final_attempt;
     const outcome = outcomeOf(input.termination_reason, input.outcome ?? null);
-    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, outcome, reward: input.reward, error: input.error, lease: null, finished_at: now, sink, final_attempt });
+    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, outcome, reward: input.reward, error: input.error, lease: null, finished_at: now, publication, final_attempt });
     this.events.publish(endEvent(ended), true);
     // Publication runs from the alarm, which the runtime retries and which survives eviction; a
     // Durable Object's output gate keeps this write ordered before any reply goes out.

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { MemberOutcome } from "../../schemas/member-outcome";
 import { RolloutStatus, TerminationReason } from "../../schemas/termination";
-import { PublicationDelivery } from "../../schemas/rollout-api";
+import { NO_PUBLICATION, Publication } from "../../schemas/rollout-api";
 
 /** Version of the persisted SessionState shape. */
 export const SESSION_STATE_SCHEMA_VERSION = 1;
@@ -19,16 +19,6 @@ export const Lease = z.object({
   attempts_at_start: z.int().min(0).default(0),
 });
 export type Lease = z.infer<typeof Lease>;
-
-/** Publication of a finished rollout to R2 and ROLLOUT_RESULTS, retried by the alarm until it succeeds. */
-export const SinkProgress = z.object({
-  status: z.enum(["none", "pending", "published", "failed"]),
-  attempts: z.int().min(0),
-  last_error: z.string().nullable(),
-  published_at: z.number().nullable(),
-  delivery: PublicationDelivery.nullable().default(null),
-});
-export type SinkProgress = z.infer<typeof SinkProgress>;
 
 /** Everything about a rollout that changes while it runs (steps and calls live in their own tables). */
 export const SessionState = z.object({
@@ -59,7 +49,8 @@ export const SessionState = z.object({
   last_activity_at: z.number().default(0),
   updated_at: z.number(),
   finished_at: z.number().nullable(),
-  sink: SinkProgress.default({ status: "none", attempts: 0, last_error: null, published_at: null, delivery: null }),
+  /** Publication once finished (the view shows it as `publication` too); stored as `sink` before 2026-12. */
+  publication: Publication.default(NO_PUBLICATION),
   /** Attempts started (attempt agents); persisted before an attempt runs, so a dead invocation's attempt still counts. */
   attempt: z.int().min(0).default(0),
   /** The attempt whose outcome the rollout reports, set when it ends; calls of other attempts are excluded from training. */
@@ -73,6 +64,21 @@ export const SessionState = z.object({
   revision: z.int().min(0).default(0),
 });
 export type SessionState = z.infer<typeof SessionState>;
+
+/**
+ * A state as read from storage. States stored before the publication had one name carry it under
+ * `sink`; they are read as `publication`, so a rollout stored then still publishes, and its
+ * delivery is still checked, after a deploy. The schema version is unchanged: the key is the only
+ * difference, and a state written now still parses with the code before this reader (its
+ * publication read as the default), which a rollback needs.
+ */
+export const StoredSessionState = z.preprocess(renameLegacySink, SessionState);
+
+function renameLegacySink(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || !("sink" in raw) || "publication" in raw) return raw;
+  const { sink, ...rest } = raw as Record<string, unknown>;
+  return { ...rest, publication: sink };
+}
 
 const STATE_FIELDS = Object.keys(SessionState.shape) as Array<keyof SessionState & keyof typeof SessionState.shape>;
 
@@ -125,7 +131,7 @@ export function initialState(now: number, deadline: number): SessionState {
     last_activity_at: now,
     updated_at: now,
     finished_at: null,
-    sink: { status: "none", attempts: 0, last_error: null, published_at: null, delivery: null },
+    publication: NO_PUBLICATION,
     attempt: 0,
     final_attempt: null,
     released: 0,

@@ -12,7 +12,7 @@ import type { JsonValue } from "../../schemas/json";
 import { ChatMessage } from "../../schemas/chat";
 import { Span, SpanInput } from "../../schemas/span";
 import type { SqlPort } from "../../ports";
-import { parseStateChange, SessionState } from "./session-state";
+import { parseStateChange, type SessionState, StoredSessionState } from "./session-state";
 import { readMetaText, writeMetaText } from "../meta-table";
 import { migrateSessionTables } from "./session-tables";
 import { CountingSql } from "../sql-counter";
@@ -145,9 +145,9 @@ export class SessionStore {
   /** The current state: the higher revision of the `meta` row and the latest step's row (see `insertStep`). */
   readState(): SessionState | undefined {
     if (this.#state) return this.#state;
-    const meta = this.#readParsed("state", (raw) => SessionState.parse(raw));
+    const meta = this.#readParsed("state", (raw) => StoredSessionState.parse(raw));
     const text = this.#sql.exec<{ state: string }>(`SELECT state FROM steps WHERE state IS NOT NULL ORDER BY step_index DESC LIMIT 1`).toArray()[0]?.state;
-    const stepped = text === undefined ? undefined : SessionState.parse(JSON.parse(text));
+    const stepped = text === undefined ? undefined : StoredSessionState.parse(JSON.parse(text));
     return (this.#state = stepped && (!meta || stepped.revision > meta.revision) ? stepped : meta);
   }
 

@@ -82,7 +82,7 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     attempts: state.attempt,
     final_attempt: state.final_attempt,
     runner_lease: spec.runner !== null && state.lease ? { runner_id: state.lease.driver_id, attempt: state.attempt, expires_at: state.lease.expires_at } : null,
-    publication: state.sink,
+    publication: state.publication,
   };
 }
 

@@ -11,7 +11,7 @@ const wrangler = readFileSync(`${root}wrangler.toml`, "utf8");
 /** Repository paths the page cites in code spans (templates such as `<id>` or `*` left out). */
 function citedPaths(text: string): string[] {
   const spans = [...text.matchAll(/`([^`\s]+)`/g)].map((match) => match[1]!);
-  return spans.filter((span) => /^(src|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//.test(span) && !/[<*{…]/.test(span));
+  return spans.filter((span) => /^(src|tools|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//.test(span) && !/[<*{…]/.test(span));
 }
 
 describe("docs/architecture.md (unit)", () => {
@@ -20,6 +20,13 @@ describe("docs/architecture.md (unit)", () => {
     expect(cited.length).toBeGreaterThan(20);
     expect(cited.filter((path) => !existsSync(`${root}${path}`))).toEqual([]);
     expect(doc).not.toMatch(/`\.\.\//);
+  });
+
+  it("keeps the Worker's code (src/, functions/, durable-objects/) from importing the Node programs in tools/", () => {
+    const graph = readImportGraph(root, ["src", "functions", "durable-objects"]);
+    expect(graph.size).toBeGreaterThan(100);
+    const broken = [...graph].flatMap(([file, targets]) => targets.filter((target) => target.startsWith("tools/")).map((target) => `${file} -> ${target}`));
+    expect(broken).toEqual([]);
   });
 
   it("lists every Durable Object class bound in wrangler.toml in its table", () => {

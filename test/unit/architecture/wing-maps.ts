@@ -7,7 +7,7 @@
 import { join } from "node:path";
 
 /** Top-level folders a code span may start with to be read from the repository root. */
-const ROOTED = /^(src|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//;
+const ROOTED = /^(src|tools|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//;
 const PATH_LIKE = /^[\w.-]+(\/[\w.-]+)*\/?$/;
 
 function isPath(span: string): boolean {

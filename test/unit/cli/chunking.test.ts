@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { chunkBatchIds, chunkRows, CHUNK_SUFFIX_ROOM, withFileIndex } from "../../../src/cli/chunking";
-import { OperationError } from "../../../src/cli/errors";
-import { checkBatchId } from "../../../src/cli/options";
+import { chunkBatchIds, chunkRows, CHUNK_SUFFIX_ROOM, withFileIndex } from "../../../tools/cli/chunking";
+import { OperationError } from "../../../tools/cli/errors";
+import { checkBatchId } from "../../../tools/cli/options";
 import { BatchId } from "../../../src/schemas/batch";
 
 const row = (i: number, pad = 0) => ({ prompt: `q${i}${"x".repeat(pad)}`, reward_model: { ground_truth: String(i) } });

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readDatasetFile } from "../../../src/cli/dataset-file";
-import { OperationError, UsageError } from "../../../src/cli/errors";
+import { readDatasetFile } from "../../../tools/cli/dataset-file";
+import { OperationError, UsageError } from "../../../tools/cli/errors";
 
 const fixtures = resolve(import.meta.dirname, "../../fixtures/datasets");
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatChecks } from "../../../src/cli/commands/doctor";
-import { checkNode, meetsMinimum, policyServers, serverRoot } from "../../../src/cli/doctor-checks";
+import { formatChecks } from "../../../tools/cli/commands/doctor";
+import { checkNode, meetsMinimum, policyServers, serverRoot } from "../../../tools/cli/doctor-checks";
 import type { PolicyView } from "../../../src/runtime/policy/policy-api";
 
 const policy = (backend: PolicyView["backend"]): PolicyView => ({ policy_version: 3, model: null, backend, sampling: { temperature: 1, top_p: 1 }, syncing: null, in_flight: 0, resources: [], updated_at: 0 });

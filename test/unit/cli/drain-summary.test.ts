@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type DrainSummary, formatDrainSummary } from "../../../src/cli/commands/drain";
+import { type DrainSummary, formatDrainSummary } from "../../../tools/cli/commands/drain";
 import type { DroppedGroup } from "../../../src/schemas/feed";
 
 function dropped(uid: string, reason: DroppedGroup["reason"], extra: Partial<DroppedGroup> = {}): DroppedGroup {

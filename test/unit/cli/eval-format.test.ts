@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatEvalReport } from "../../../src/cli/eval-format";
+import { formatEvalReport } from "../../../tools/cli/eval-format";
 import type { EvalReport } from "../../../src/schemas/eval-report";
 
 function report(batch_id: string, pass1: number, failures: Record<string, number>): EvalReport {

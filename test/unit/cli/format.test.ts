@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { formatCounts, formatDuration, formatFields, formatNumber, formatTable, truncate } from "../../../src/cli/format";
-import { addTallies, emptyTally, finishedOf, rateAndEta, rewardMean, tallyOf } from "../../../src/cli/progress-tally";
-import { describeFrame, progressLine } from "../../../src/cli/progress-view";
-import { formatSubmitSummary, summarize } from "../../../src/cli/submit-summary";
+import { formatCounts, formatDuration, formatFields, formatNumber, formatTable, truncate } from "../../../tools/cli/format";
+import { addTallies, emptyTally, finishedOf, rateAndEta, rewardMean, tallyOf } from "../../../tools/cli/progress-tally";
+import { describeFrame, progressLine } from "../../../tools/cli/progress-view";
+import { formatSubmitSummary, summarize } from "../../../tools/cli/submit-summary";
 import type { BatchProgress } from "../../../src/schemas/batch";
 
 function progress(counts: Partial<BatchProgress["counts"]>, reward: { mean: number | null; count: number }, rollouts = 64): BatchProgress {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { main } from "../../../src/cli/main";
-import { freePort } from "../../../src/testing/free-port";
+import { main } from "../../../tools/cli/main";
+import { freePort } from "../../../tools/simulator/free-port";
 
 function buffers() {
   const stdout: string[] = [];

@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../../src/cli/errors";
-import { resolveInterruptPolicy } from "../../../src/cli/interrupt";
-import { checkBatchId, DEFAULT_URL, integerIn, jsonObject, newBatchId, oneOf, resolveConnection } from "../../../src/cli/options";
+import { UsageError } from "../../../tools/cli/errors";
+import { resolveInterruptPolicy } from "../../../tools/cli/interrupt";
+import { checkBatchId, DEFAULT_URL, integerIn, jsonObject, newBatchId, oneOf, resolveConnection } from "../../../tools/cli/options";
 
 describe("command-line value parsing (unit)", () => {
   it("accepts integers in range and names the option when a value is out of range or not an integer", () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { maskRuns, maskTotals } from "../../../src/sink/mask-display";
-import { formatMessage, formatRollout, formatSample } from "../../../src/cli/render-rollout";
-import { newMessages } from "../../../src/sink/conversation";
+import { maskRuns, maskTotals } from "../../../src/training/mask-display";
+import { formatMessage, formatRollout, formatSample } from "../../../tools/cli/render-rollout";
+import { newMessages } from "../../../src/sink/formats/conversation";
 import type { ChatMessage } from "../../../src/schemas/chat";
 import type { JsonValue } from "../../../src/schemas/json";
 import { LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";
 import { RolloutView } from "../../../src/schemas/rollout-api";
-import { buildTrainingSamples } from "../../../src/sink/sample-builder";
+import { buildTrainingSamples } from "../../../src/training/sample-builder";
 
 const system: ChatMessage = { role: "system", content: "Use the tool." };
 const user: ChatMessage = { role: "user", content: "What is 6 * 7?" };

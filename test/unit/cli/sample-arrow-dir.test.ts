@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SampleArrowDir } from "../../../src/cli/sample-arrow-dir";
+import { SampleArrowDir } from "../../../tools/cli/sample-arrow-dir";
 import { TrainingSample } from "../../../src/schemas/training-sample";
-import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/sample-columns";
+import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../../src/sink/formats/sample-columns";
 
 function sample(rollout: string, segment: number): TrainingSample {
   return TrainingSample.parse({ uid: "g", sample_index: 0, rollout_id: rollout, segment_index: segment, prompt_ids: [1], response_ids: [2, 3], response_mask: [1, 0],

@@ -2,8 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { OperationError } from "../../../src/cli/errors";
-import { SampleFile, sampleKey } from "../../../src/cli/sample-file";
+import { OperationError } from "../../../tools/cli/errors";
+import { SampleFile, sampleKey } from "../../../tools/cli/sample-file";
 
 const sample = (rollout: string, segment = 0) => ({ rollout_id: rollout, segment_index: segment, response_ids: [1, 2] });
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { rollout_id: string; segment_index: number });

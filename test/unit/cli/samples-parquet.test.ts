@@ -1,7 +1,7 @@
 /** Unit: `edge-rollout export --format parquet` writes every sample field, per-token policy versions included. */
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { describe, expect, it } from "vitest";
-import { samplesToParquet } from "../../../src/cli/samples-parquet";
+import { samplesToParquet } from "../../../tools/cli/samples-parquet";
 import { TrainingSample } from "../../../src/schemas/training-sample";
 
 const base = {

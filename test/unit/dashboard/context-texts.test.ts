@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextTexts } from "../../../functions/dashboard/context-texts";
 import { LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";
-import { buildTrainingSamples } from "../../../src/sink/sample-builder";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
-import { postJson } from "../testing/simulator-fixtures";
+import { buildTrainingSamples } from "../../../src/training/sample-builder";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
+import { postJson } from "../simulator/simulator-fixtures";
 
 function call(id: string, replica: string, prompt: number[], completion: number[]): LlmCall {
   const input: LlmCallInput = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { tokenStrip } from "../../../functions/dashboard/components/token-strip";
 import { LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";
-import { buildTrainingSamples } from "../../../src/sink/sample-builder";
+import { buildTrainingSamples } from "../../../src/training/sample-builder";
 
 function call(id: string, prompt: number[], completion: number[], version: number, strs?: string[]): LlmCall {
   const input: LlmCallInput = {

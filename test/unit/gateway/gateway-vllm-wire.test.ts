@@ -11,7 +11,7 @@ import { type Gateway, type GatewayCall, createGateway } from "../../../src/gate
 import type { UpstreamPath } from "../../../src/gateway/model-backend";
 import type { JsonObject } from "../../../src/schemas/json";
 import type { LlmCall } from "../../../src/schemas/llm-call";
-import { type VllmSimulator, decode, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, decode, startVllmSimulator } from "../../../tools/simulator";
 import { depsWith } from "./backends/backend-fixtures";
 
 const limits = { max_prompt_length: 131072, max_response_length: 256, max_tokens_per_call: null, completion_tokens_used: 0, last_context_tokens: 0, last_context_messages: 0 };

@@ -7,7 +7,7 @@ import type { RetryPolicy } from "../../../src/gateway/retry";
 import type { UpstreamTimeouts } from "../../../src/gateway/upstream-timeouts";
 import { createVllmBackend } from "../../../src/gateway/backends";
 import { LlmCall } from "../../../src/schemas/llm-call";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 
 const MODEL = "sim-qwen3";
 const RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };

@@ -3,7 +3,7 @@ import { CALCULATE_TOOL } from "../../../src/agents/calculator/calculate-tool";
 import { maxTokensForNextCall, promptTokenUpperBound } from "../../../src/gateway/prompt-budget";
 import type { ChatMessage, ToolDefinition } from "../../../src/schemas/chat";
 import { RolloutConfig } from "../../../src/schemas/rollout-config";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 
 interface Turn {
   promptTokens: number;

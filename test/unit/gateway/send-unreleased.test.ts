@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createVllmBackend } from "../../../src/gateway/backends";
 import { createGateway } from "../../../src/gateway/gateway";
 import type { PolicyPort } from "../../../src/gateway/policy-port";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 
 const limits = { max_prompt_length: 131072, max_response_length: 4096, max_tokens_per_call: null, completion_tokens_used: 0, last_context_tokens: 0, last_context_messages: 0 };
 

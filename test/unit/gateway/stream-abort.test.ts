@@ -3,7 +3,7 @@ import { createVllmBackend } from "../../../src/gateway/backends";
 import { createGateway } from "../../../src/gateway/gateway";
 import type { PolicyPort } from "../../../src/gateway/policy-port";
 import type { LlmCall } from "../../../src/schemas/llm-call";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 
 const limits = { max_prompt_length: 131072, max_response_length: 4096, max_tokens_per_call: null, completion_tokens_used: 0, last_context_tokens: 0, last_context_messages: 0 };
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALCULATE_TOOL } from "../../../src/agents/calculator/calculate-tool";
 import { createVllmBackend } from "../../../src/gateway/backends";
 import type { JsonObject } from "../../../src/schemas/json";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 
 const ctx = { rolloutId: "r-1" };
 const messages = [{ role: "system", content: "Be brief." }, { role: "user", content: "What is 7 * 6? ünï 🧮" }];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AGENTS_MAPPING, DataManagerRegistry, InferBackendRegistry, TrainRegistry } from "../../../src/integrations/agentsdk-registries";
 import { backendRegistry } from "../../../src/gateway/backends";
-import { dataManagers, trainingModes } from "../../../src/sink/training-modes";
+import { dataManagers, trainingModes } from "../../../src/training/training-modes";
 import { agentRegistry } from "../../../src/sdk/agent-registry";
 import "../../../src/agents";
 

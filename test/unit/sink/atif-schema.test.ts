@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AtifTrajectory, validateAtif } from "../../../src/sink/atif-schema";
+import { AtifTrajectory, validateAtif } from "../../../src/sink/formats/atif-schema";
 
 /** A small valid document: system, user, an agent step calling a tool with its result, a final answer. */
 function validDoc(): Record<string, any> {

@@ -6,9 +6,9 @@ import type { ChatMessage } from "../../../src/schemas/chat";
 import type { JsonObject } from "../../../src/schemas/json";
 import type { LlmCall } from "../../../src/schemas/llm-call";
 import { stepIdFor } from "../../../src/schemas/step";
-import { toAtif } from "../../../src/sink/atif";
-import { validateAtif } from "../../../src/sink/atif-schema";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { toAtif } from "../../../src/sink/formats/atif";
+import { validateAtif } from "../../../src/sink/formats/atif-schema";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 import { type Conversation, calculatorConversation, clientFor, viewOf } from "./sink-fixtures";
 
 type Doc = JsonObject & { steps: Array<Record<string, any>>; extra: Record<string, any>; agent: Record<string, any> };

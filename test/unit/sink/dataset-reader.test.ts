@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { readDataset } from "../../../src/sink/dataset-reader";
-import { toPlainJson } from "../../../src/sink/parquet-records";
+import { readDataset } from "../../../src/sink/formats/dataset-reader";
+import { toPlainJson } from "../../../src/sink/formats/parquet-records";
 
 const dir = new URL("../../fixtures/datasets/", import.meta.url);
 

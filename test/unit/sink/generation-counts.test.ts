@@ -1,6 +1,6 @@
 /** Unit: what a rollout's calls generated per policy version, and how many a sync cut or resumed. */
 import { describe, expect, it } from "vitest";
-import { generationCounts } from "../../../src/sink/generation-counts";
+import { generationCounts } from "../../../src/sink/publication/generation-counts";
 import { MAX_GENERATION_VERSIONS } from "../../../src/schemas/generation-stats";
 import type { LlmCall } from "../../../src/schemas/llm-call";
 

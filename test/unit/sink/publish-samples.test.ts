@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResultMessage } from "../../../src/schemas/result-message";
-import { validateAtif } from "../../../src/sink/atif-schema";
-import { publishRollout } from "../../../src/sink/publish-rollout";
-import { RolloutRecord } from "../../../src/sink/rollout-record";
-import { type VllmSimulator, startVllmSimulator } from "../../../src/testing";
+import { validateAtif } from "../../../src/sink/formats/atif-schema";
+import { publishRollout } from "../../../src/sink/publication/publish-rollout";
+import { RolloutRecord } from "../../../src/sink/publication/rollout-record";
+import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 import { calculatorConversation, clientFor, expectExactAgainst, viewOf } from "./sink-fixtures";
 
 describe("publishRollout with real calls", () => {

@@ -9,7 +9,7 @@ import type { LlmCall } from "../../../src/schemas/llm-call";
 import { RolloutConfig } from "../../../src/schemas/rollout-config";
 import { RolloutView } from "../../../src/schemas/rollout-api";
 import type { TrainingSample } from "../../../src/schemas/training-sample";
-import type { VllmSimulator } from "../../../src/testing";
+import type { VllmSimulator } from "../../../tools/simulator";
 import type { z } from "zod";
 
 /** A model client over the gateway and the simulator, as the step loop uses it. */

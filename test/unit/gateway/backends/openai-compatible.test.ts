@@ -3,7 +3,7 @@ import { backendRegistry, toPlainOpenAiBody } from "../../../../src/gateway/back
 import { createGateway } from "../../../../src/gateway/gateway";
 import { createModelClient } from "../../../../src/gateway/model-client";
 import { LlmCall } from "../../../../src/schemas/llm-call";
-import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
 import { chatBody, depsWith, modelFailure, startScriptedUpstream } from "./backend-fixtures";
 
 const deps = depsWith(Date.now);

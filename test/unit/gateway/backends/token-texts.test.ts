@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchTokenTexts } from "../../../../src/gateway/backends/token-texts";
 import { pieceText } from "../../../../src/gateway/backends/token-pieces";
-import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
-import { postJson } from "../../testing/simulator-fixtures";
+import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
+import { postJson } from "../../simulator/simulator-fixtures";
 
 describe("fetchTokenTexts (unit, vLLM simulator on loopback)", () => {
   let sim: VllmSimulator;

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelError } from "../../../../src/errors";
 import { postUpstreamJson, postUpstreamReply, sendUpstream } from "../../../../src/gateway/backends/upstream-call";
-import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
 
 const CHAT = { messages: [{ role: "user", content: "What is 2 + 3?" }], max_tokens: 32 };
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { backendRegistry, rendezvousOrder } from "../../../../src/gateway/backends";
 import type { ModelBackend } from "../../../../src/gateway/model-backend";
 import { withRetries } from "../../../../src/gateway/retry";
-import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
 import { chatBody, depsWith, manualClock } from "./backend-fixtures";
 
 const ROLLOUTS = Array.from({ length: 30 }, (_, i) => `rollout-${i}`);

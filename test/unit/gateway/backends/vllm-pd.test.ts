@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendRegistry, prefillRequestBody } from "../../../../src/gateway/backends";
 import type { ModelBackend } from "../../../../src/gateway/model-backend";
-import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
 import { chatBody, depsWith, ssePayloads, startScriptedUpstream } from "./backend-fixtures";
 
 interface ChatReply {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendRegistry, createVllmBackend, rendezvousOrder } from "../../../../src/gateway/backends";
 import type { ModelBackend } from "../../../../src/gateway/model-backend";
-import { type VllmSimulator, startVllmSimulator } from "../../../../src/testing";
+import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
 import { chatBody, depsWith, modelFailure, ssePayloads, startScriptedUpstream } from "./backend-fixtures";
 
 const ROLLOUTS = Array.from({ length: 30 }, (_, i) => `rollout-${i}`);

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { readPackObject } from "../../../../src/runtime/feed/group-pack";
 import { isCompactedPack, planCompaction, type CompactionCandidate } from "../../../../src/runtime/feed/pack-compaction";
 import { planStreamedPull } from "../../../../src/runtime/feed/pack-spans";
-import { ARROW_EOS, joinChunks } from "../../../../src/sink/arrow/arrow-ipc";
-import { decodeArrowStream } from "../../../../src/sink/arrow/arrow-read";
-import { columnsToSamples } from "../../../../src/sink/sample-columns";
+import { ARROW_EOS, joinChunks } from "../../../../src/sink/formats/arrow/arrow-ipc";
+import { decodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-read";
+import { columnsToSamples } from "../../../../src/sink/formats/sample-columns";
 import { packedGroups, streamedBody } from "./pack-fixtures";
 
 const limits = (minBytes: number, maxBytes = 1 << 30, maxReads = 256) => ({ minBytes, maxBytes, maxReads });

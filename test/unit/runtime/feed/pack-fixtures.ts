@@ -4,9 +4,9 @@ import type { PackRef } from "../../../../src/runtime/feed/pack-index";
 import type { BlobStorePort, SizedBlobReader } from "../../../../src/ports";
 import type { FeedGroup, FeedMember } from "../../../../src/schemas/feed";
 import { TrainingSample } from "../../../../src/schemas/training-sample";
-import { ARROW_EOS, joinChunks } from "../../../../src/sink/arrow/arrow-ipc";
-import { rolloutSamplesKey } from "../../../../src/sink/r2-keys";
-import { encodeSampleTable } from "../../../../src/sink/sample-columns";
+import { ARROW_EOS, joinChunks } from "../../../../src/sink/formats/arrow/arrow-ipc";
+import { rolloutSamplesKey } from "../../../../src/sink/publication/r2-keys";
+import { encodeSampleTable } from "../../../../src/sink/formats/sample-columns";
 
 export function sample(uid: string, index: number, segment: number, tokens: number): TrainingSample {
   return TrainingSample.parse({

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { encodeStreamedPullHead, PULL_METADATA_KEY, type ArrowPullMetadata } from "../../../../src/runtime/feed/arrow-pull";
 import { columnsOfSignature, planStreamedPull } from "../../../../src/runtime/feed/pack-spans";
-import { columnsSignature, encodeSchemaFrame, joinChunks } from "../../../../src/sink/arrow/arrow-ipc";
-import { decodeArrowStream } from "../../../../src/sink/arrow/arrow-read";
-import { columnsToSamples, samplesToColumns, sampleTableMetadata } from "../../../../src/sink/sample-columns";
+import { columnsSignature, encodeSchemaFrame, joinChunks } from "../../../../src/sink/formats/arrow/arrow-ipc";
+import { decodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-read";
+import { columnsToSamples, samplesToColumns, sampleTableMetadata } from "../../../../src/sink/formats/sample-columns";
 import { packedGroups, sample, streamedBody } from "./pack-fixtures";
 
 describe("streamed Arrow pulls from pack byte spans", () => {

@@ -9,7 +9,7 @@ import { planFork } from "../../../../src/runtime/session/fork-plan";
 import { rebasePrefix, selectPrefix, withStepIndex } from "../../../../src/runtime/session/fork-prefix";
 import type { ForkSourceResult } from "../../../../src/runtime/session/session-fork";
 import type { AgentDefinition } from "../../../../src/sdk/agent-registry";
-import { buildTrainingSamples } from "../../../../src/sink/sample-builder";
+import { buildTrainingSamples } from "../../../../src/training/sample-builder";
 
 const PARENT = "p-1";
 const stepwise = { kind: "stepwise", engine: "stepwise" } as unknown as AgentDefinition;

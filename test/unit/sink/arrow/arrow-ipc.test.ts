@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { encodeArrowStream } from "../../../../src/sink/arrow/arrow-ipc";
-import { ArrowFormatError, decodeArrowStream } from "../../../../src/sink/arrow/arrow-read";
-import type { Column } from "../../../../src/sink/arrow/vectors";
-import { concatSampleTables, encodeSampleTable, readSampleTable, columnsToSamples, samplesToColumns } from "../../../../src/sink/sample-columns";
+import { encodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-ipc";
+import { ArrowFormatError, decodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-read";
+import type { Column } from "../../../../src/sink/formats/arrow/vectors";
+import { concatSampleTables, encodeSampleTable, readSampleTable, columnsToSamples, samplesToColumns } from "../../../../src/sink/formats/sample-columns";
 import { TrainingSample } from "../../../../src/schemas/training-sample";
 
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v)));
