@@ -19,7 +19,8 @@ function quietSourcemapWarnings(): Plugin {
     configResolved(config) {
       const warnOnce = config.logger.warnOnce.bind(config.logger);
       config.logger.warnOnce = (message, options) => {
-        if (/^Sourcemap for ".*\/node_modules\/.*" points to missing source files/.test(message)) return;
+        if (/^Sourcemap for ".*\/node_modules\/.*" points to missing source files/.test(message))
+          return;
         warnOnce(message, options);
       };
     },
@@ -28,8 +29,19 @@ function quietSourcemapWarnings(): Plugin {
 
 /** The packages the Worker, the examples and the tests import inside workerd (entry points as imported). */
 const PREBUNDLED = [
-  "zod", "hono", "hono/html", "hono/cookie", "hono/utils/html", "hono/utils/http-status", "openai", "hyparquet", "hyparquet-writer", "sucrase",
-  "@openai/agents", "ai", "@ai-sdk/openai-compatible",
+  "zod",
+  "hono",
+  "hono/html",
+  "hono/cookie",
+  "hono/utils/html",
+  "hono/utils/http-status",
+  "openai",
+  "hyparquet",
+  "hyparquet-writer",
+  "sucrase",
+  "@openai/agents",
+  "ai",
+  "@ai-sdk/openai-compatible",
 ];
 
 /** Where the group files are (test/integration/groups/README.md says why and how to add a file). */
@@ -42,7 +54,11 @@ const GROUPS_DIR = "test/integration/groups";
 function groupedFiles(): string[] {
   return readdirSync(GROUPS_DIR)
     .filter((name) => name.endsWith(".test.ts"))
-    .flatMap((name) => [...readFileSync(join(GROUPS_DIR, name), "utf8").matchAll(/import\("\.\.\/([^"]+)"\)/g)].map((match) => `test/integration/${match[1]}.ts`));
+    .flatMap((name) =>
+      [...readFileSync(join(GROUPS_DIR, name), "utf8").matchAll(/import\("\.\.\/([^"]+)"\)/g)].map(
+        (match) => `test/integration/${match[1]}.ts`,
+      ),
+    );
 }
 
 /**
@@ -66,7 +82,13 @@ export default defineConfig({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
         // LOCAL_DEV: tests reach the Worker at made-up hosts (http://w), not loopback; they run without secrets.
-        bindings: { LLM_BASE_URL: `${inject("simulatorUrl")}/v1`, SIMULATOR_URL: inject("simulatorUrl"), SANDBOX_URL: inject("sandboxUrl"), LOCAL_DEV: "true", DRIVER_INTERRUPTIBLE_CALLS: "on" },
+        bindings: {
+          LLM_BASE_URL: `${inject("simulatorUrl")}/v1`,
+          SIMULATOR_URL: inject("simulatorUrl"),
+          SANDBOX_URL: inject("sandboxUrl"),
+          LOCAL_DEV: "true",
+          DRIVER_INTERRUPTIBLE_CALLS: "on",
+        },
       },
     })),
   ],
@@ -84,6 +106,14 @@ export default defineConfig({
     // module per round trip to vitest; the dependencies were ~370 of its ~630 modules (openai 154,
     // zod 95, sucrase 57, hono 29, hyparquet 27). Pre-bundled, each package is one module (issue
     // 27). Builtins stay imports: workerd provides them (nodejs_compat).
-    deps: { optimizer: { ssr: { enabled: true, include: PREBUNDLED, rolldownOptions: { external: [/^node:/, /^cloudflare:/, ...builtinModules] } } } },
+    deps: {
+      optimizer: {
+        ssr: {
+          enabled: true,
+          include: PREBUNDLED,
+          rolldownOptions: { external: [/^node:/, /^cloudflare:/, ...builtinModules] },
+        },
+      },
+    },
   },
 });

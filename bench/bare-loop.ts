@@ -11,7 +11,11 @@ export interface LoopShape {
 }
 
 /** Runs the baseline; returns how many calls completed. No storage, no retries, no token checks. */
-export async function runBareLoop(baseUrl: string, model: string, shape: LoopShape): Promise<number> {
+export async function runBareLoop(
+  baseUrl: string,
+  model: string,
+  shape: LoopShape,
+): Promise<number> {
   const client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: "none", maxRetries: 0 });
   let calls = 0;
   let next = 0;

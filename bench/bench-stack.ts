@@ -57,18 +57,32 @@ export interface BenchStackOptions {
  * does not have. On tmpfs an fsync costs nothing, so the bench measures the Worker's own work.
  */
 export function benchStateDir(name: string): string {
-  return existsSync("/dev/shm") ? `/dev/shm/edge-rollout-${name}-${process.pid}` : `.tmp/${name}/state`;
+  return existsSync("/dev/shm")
+    ? `/dev/shm/edge-rollout-${name}-${process.pid}`
+    : `.tmp/${name}/state`;
 }
 
 /** Starts the stack `options.kind` names, with fresh state (deleted again on stop when on tmpfs). */
 export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
   const stateDir = benchStateDir(options.stateDir);
-  const common = { workerPort: options.port, modelServerUrl: options.modelServerUrl, reset: true, localBatchSize: options.localBatchSize, vars: options.vars };
+  const common = {
+    workerPort: options.port,
+    modelServerUrl: options.modelServerUrl,
+    reset: true,
+    localBatchSize: options.localBatchSize,
+    vars: options.vars,
+  };
   const cleanUp = () => {
     if (stateDir.startsWith("/dev/shm/")) rmSync(stateDir, { recursive: true, force: true });
   };
   if (options.kind === "miniflare") {
-    const stack = await startMiniflareStack({ ...common, stateDir: `.tmp/${options.stateDir}`, persistRoot: join(stateDir, "v3"), inspector: true, verbose: options.verbose }).catch((error: unknown) => {
+    const stack = await startMiniflareStack({
+      ...common,
+      stateDir: `.tmp/${options.stateDir}`,
+      persistRoot: join(stateDir, "v3"),
+      inspector: true,
+      verbose: options.verbose,
+    }).catch((error: unknown) => {
       cleanUp();
       throw error;
     });
@@ -96,10 +110,12 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       stop: () => stack.stop().finally(cleanUp),
     };
   }
-  const stack = await startLocalStack({ ...common, stateDir, verbose: options.verbose }).catch((error: unknown) => {
-    cleanUp();
-    throw error;
-  });
+  const stack = await startLocalStack({ ...common, stateDir, verbose: options.verbose }).catch(
+    (error: unknown) => {
+      cleanUp();
+      throw error;
+    },
+  );
   const socket = await findWorkerSocket(stack.wrangler.pid!, options.port);
   return {
     kind: "wrangler",

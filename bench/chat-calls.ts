@@ -33,7 +33,10 @@ export interface CallTimings {
 export const SYSTEM_PROMPT = "You are a helpful assistant. Keep answers short.";
 
 /** Runs `plan.conversations` conversations against `endpointFor(i)`; throws on the first failed call. */
-export async function runConversations(endpointFor: (index: number) => ChatEndpoint, plan: ConversationPlan): Promise<CallTimings> {
+export async function runConversations(
+  endpointFor: (index: number) => ChatEndpoint,
+  plan: ConversationPlan,
+): Promise<CallTimings> {
   const startMs: number[] = [];
   const latencyMs: number[] = [];
   const completionTokens: number[] = [];
@@ -63,7 +66,8 @@ export async function runConversations(endpointFor: (index: number) => ChatEndpo
       latencyMs.push(performance.now() - start);
       completionTokens.push(completion.usage?.completion_tokens ?? 0);
       messages.push({ role: "assistant", content: completion.choices[0]?.message.content ?? "" });
-      if (turn < plan.turns) messages.push({ role: "user", content: `Go on (${turn + 1}/${plan.turns}).` });
+      if (turn < plan.turns)
+        messages.push({ role: "user", content: `Go on (${turn + 1}/${plan.turns}).` });
     }
   };
   const worker = async () => {

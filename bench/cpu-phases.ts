@@ -23,20 +23,62 @@ const RULES: PhaseRule[] = [
   { label: "session: commitStep (validate, store step + call, state)", fn: /^(commitStep)$/ },
   { label: "session: lease (+ resume: history read)", fn: /^(lease)$/ },
   { label: "session: finish (end state, end event)", fn: /^(finish)$/ },
-  { label: "session: drive trigger (requestDrive, alarm → DRIVER)", fn: /^(requestDrive|driveFromAlarm)$/ },
+  {
+    label: "session: drive trigger (requestDrive, alarm → DRIVER)",
+    fn: /^(requestDrive|driveFromAlarm)$/,
+  },
   { label: "session: SSE events to the client", fn: /^(subscribe|rolloutEvents)$/ },
-  { label: "session alarm: publication (record + ATIF to R2, result message)", fn: /^(publishIfPending|publishRollout)$/ },
-  { label: "shard: admit + release (in the shard object)", file: /^(durable-objects\/admission-shard|src\/runtime\/policy\/)/ },
-  { label: "session: commitStep (validate, store step + call, state)", file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/, fn: /^(commitStep|insertCall|insertStep|encodeCall|accountCall)$/ },
-  { label: "session: lease (+ resume: history read)", file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/, fn: /^(lease|listSteps|listCalls)$/ },
-  { label: "session: finish (end state, end event)", file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/, fn: /^(finish|end)$/ },
-  { label: "session: drive trigger (requestDrive, alarm → DRIVER)", file: /^src\/runtime\/session\/session-drive/ },
-  { label: "session alarm: publication (record + ATIF to R2, result message)", file: /^(src\/sink\/|src\/training\/|src\/runtime\/session\/(result-publication|result-delivery|publish-result))/ },
-  { label: "session: SSE events to the client", file: /^(src\/runtime\/session\/(event-hub|session-view))/ },
-  { label: "session: other (create, alarm, state reads)", file: /^(src\/runtime\/session\/|durable-objects\/)/ },
-  { label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)", file: /^(src\/gateway\/|src\/runtime\/objects\/|functions\/gateway-deps\.ts$)/ },
-  { label: "driver: lease, agent, env, step record, commit RPC", file: /^(src\/runtime\/(driver|engines)\/|src\/agents\/|src\/sdk\/|functions\/drive\.entrypoint|functions\/driver-deps)/ },
-  { label: "queue consumers + feed", file: /^(functions\/[a-z-]+\.consumer|src\/runtime\/(feed|batch)\/)/ },
+  {
+    label: "session alarm: publication (record + ATIF to R2, result message)",
+    fn: /^(publishIfPending|publishRollout)$/,
+  },
+  {
+    label: "shard: admit + release (in the shard object)",
+    file: /^(durable-objects\/admission-shard|src\/runtime\/policy\/)/,
+  },
+  {
+    label: "session: commitStep (validate, store step + call, state)",
+    file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/,
+    fn: /^(commitStep|insertCall|insertStep|encodeCall|accountCall)$/,
+  },
+  {
+    label: "session: lease (+ resume: history read)",
+    file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/,
+    fn: /^(lease|listSteps|listCalls)$/,
+  },
+  {
+    label: "session: finish (end state, end event)",
+    file: /^(src\/runtime\/session\/|durable-objects\/rollout-session)/,
+    fn: /^(finish|end)$/,
+  },
+  {
+    label: "session: drive trigger (requestDrive, alarm → DRIVER)",
+    file: /^src\/runtime\/session\/session-drive/,
+  },
+  {
+    label: "session alarm: publication (record + ATIF to R2, result message)",
+    file: /^(src\/sink\/|src\/training\/|src\/runtime\/session\/(result-publication|result-delivery|publish-result))/,
+  },
+  {
+    label: "session: SSE events to the client",
+    file: /^(src\/runtime\/session\/(event-hub|session-view))/,
+  },
+  {
+    label: "session: other (create, alarm, state reads)",
+    file: /^(src\/runtime\/session\/|durable-objects\/)/,
+  },
+  {
+    label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)",
+    file: /^(src\/gateway\/|src\/runtime\/objects\/|functions\/gateway-deps\.ts$)/,
+  },
+  {
+    label: "driver: lease, agent, env, step record, commit RPC",
+    file: /^(src\/runtime\/(driver|engines)\/|src\/agents\/|src\/sdk\/|functions\/drive\.entrypoint|functions\/driver-deps)/,
+  },
+  {
+    label: "queue consumers + feed",
+    file: /^(functions\/[a-z-]+\.consumer|src\/runtime\/(feed|batch)\/)/,
+  },
   { label: "HTTP API (create, events, reads)", file: /^(functions\/|src\/schemas\/)/ },
 ];
 const OURS = /^(src|functions|durable-objects)\//;
@@ -59,9 +101,14 @@ function repoPath(source: string | null): string | null {
 }
 
 /** Splits `profile` into phases, mapping bundle positions back to source files with `sources`. */
-export function phaseTimes(profile: CpuProfile, sources: SourceLookup, bundleUrlSuffix: string): PhaseTimes {
+export function phaseTimes(
+  profile: CpuProfile,
+  sources: SourceLookup,
+  bundleUrlSuffix: string,
+): PhaseTimes {
   const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const decided = new Map<number, { phase: string; hotspot: string }>();
   const decide = (id: number): { phase: string; hotspot: string } => {
@@ -74,18 +121,28 @@ export function phaseTimes(profile: CpuProfile, sources: SourceLookup, bundleUrl
       const frame = nodes.get(at)!.callFrame;
       if (!frame.url.endsWith(bundleUrlSuffix)) continue;
       const file = repoPath(sources.sourceAt(frame.lineNumber, frame.columnNumber));
-      if (file && OURS.test(file) && !TRANSPARENT.test(file)) ours.push({ fn: frame.functionName || "(anonymous)", file });
+      if (file && OURS.test(file) && !TRANSPARENT.test(file))
+        ours.push({ fn: frame.functionName || "(anonymous)", file });
     }
     const inner = ours[0];
     const hotspot = inner ? `${inner.fn} (${inner.file.replace(/^.*\//, "")}) ← ${leaf}` : leaf;
     let phase: string | undefined;
-    for (const rule of RULES.filter((r) => r.fn && !r.file)) if (!phase && ours.some((frame) => rule.fn!.test(frame.fn))) phase = rule.label;
+    for (const rule of RULES.filter((r) => r.fn && !r.file))
+      if (!phase && ours.some((frame) => rule.fn!.test(frame.fn))) phase = rule.label;
     if (!phase && inner) {
-      const operation = ours.find((frame) => RULES.some((r) => r.fn && !r.file && r.fn.test(frame.fn)));
-      phase = operation ? RULES.find((r) => r.fn && !r.file && r.fn.test(operation.fn))!.label : RULES.find((r) => r.file && r.file.test(inner.file) && (!r.fn || r.fn.test(inner.fn)))?.label;
+      const operation = ours.find((frame) =>
+        RULES.some((r) => r.fn && !r.file && r.fn.test(frame.fn)),
+      );
+      phase = operation
+        ? RULES.find((r) => r.fn && !r.file && r.fn.test(operation.fn))!.label
+        : RULES.find((r) => r.file && r.file.test(inner.file) && (!r.fn || r.fn.test(inner.fn)))
+            ?.label;
       phase ??= `other code of ours (${inner.file})`;
     }
-    phase ??= leaf === "(garbage collector)" ? "runtime: garbage collection" : "runtime: native, no frame of ours (RPC, I/O, stream plumbing)";
+    phase ??=
+      leaf === "(garbage collector)"
+        ? "runtime: garbage collection"
+        : "runtime: native, no frame of ours (RPC, I/O, stream plumbing)";
     const result = { phase, hotspot };
     decided.set(id, result);
     return result;
@@ -113,7 +170,10 @@ export function formatPhases(times: PhaseTimes, steps: number): string[] {
       `  ${(ms / steps).toFixed(3).padStart(7)} ms/step  ${((100 * ms) / times.totalMs).toFixed(0).padStart(3)}%  ${label}`,
       ...(ms / times.totalMs < 0.05
         ? []
-        : [...(times.hotspots.get(label) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([spot, t]) => `                          ${(t / steps).toFixed(3)} ${spot}`)),
+        : [...(times.hotspots.get(label) ?? new Map<string, number>())]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 3)
+            .map(([spot, t]) => `                          ${(t / steps).toFixed(3)} ${spot}`)),
     ]),
     `  ${(times.totalMs / steps).toFixed(3).padStart(7)} ms/step  100%  total (sampled, idle excluded)`,
   ];

@@ -32,9 +32,19 @@ export interface Profiler {
 /** The DevTools target of the Worker named `workerName` on the inspector at `inspectorUrl`. */
 async function targetUrl(inspectorUrl: URL, workerName: string): Promise<string> {
   const listing = new URL("/json", inspectorUrl.href.replace(/^ws/, "http"));
-  const targets = (await (await fetch(listing)).json()) as { id: string; title?: string; webSocketDebuggerUrl?: string }[];
-  const target = targets.find((t) => t.id.endsWith(workerName) || t.title?.includes(workerName)) ?? targets.find((t) => !t.id.includes("miniflare")) ?? targets[0];
-  if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target for ${workerName} at ${listing.href}: ${JSON.stringify(targets)}`);
+  const targets = (await (await fetch(listing)).json()) as {
+    id: string;
+    title?: string;
+    webSocketDebuggerUrl?: string;
+  }[];
+  const target =
+    targets.find((t) => t.id.endsWith(workerName) || t.title?.includes(workerName)) ??
+    targets.find((t) => !t.id.includes("miniflare")) ??
+    targets[0];
+  if (!target?.webSocketDebuggerUrl)
+    throw new Error(
+      `no inspector target for ${workerName} at ${listing.href}: ${JSON.stringify(targets)}`,
+    );
   return target.webSocketDebuggerUrl;
 }
 
@@ -42,16 +52,27 @@ async function targetUrl(inspectorUrl: URL, workerName: string): Promise<string>
  * Connects to the Worker's isolate. `intervalUs` is V8's sampling interval (default 200 µs: fine
  * enough for a step's few milliseconds, coarse enough not to slow the isolate much).
  */
-export async function connectProfiler(inspectorUrl: URL, workerName: string, intervalUs = 200): Promise<Profiler> {
+export async function connectProfiler(
+  inspectorUrl: URL,
+  workerName: string,
+  intervalUs = 200,
+): Promise<Profiler> {
   const socket = new WebSocket(await targetUrl(inspectorUrl, workerName));
   await new Promise<void>((resolve, reject) => {
     socket.once("open", () => resolve());
     socket.once("error", reject);
   });
   let nextId = 1;
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
   socket.on("message", (data) => {
-    const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+    const message = JSON.parse(String(data)) as {
+      id?: number;
+      result?: unknown;
+      error?: { message: string };
+    };
     const waiter = message.id === undefined ? undefined : pending.get(message.id);
     if (!waiter) return;
     pending.delete(message.id!);

@@ -45,7 +45,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /** Runs the rollouts, `plan.concurrency` at a time, each until its end event. */
-export async function runDialogues(client: RolloutClient, plan: DialoguePlan): Promise<DialogueRun> {
+export async function runDialogues(
+  client: RolloutClient,
+  plan: DialoguePlan,
+): Promise<DialogueRun> {
   const ids: string[] = [];
   let notSucceeded = 0;
   let next = 0;
@@ -53,7 +56,11 @@ export async function runDialogues(client: RolloutClient, plan: DialoguePlan): P
   const worker = async () => {
     while (next < plan.rollouts) {
       const topic = plan.firstTopic + next++;
-      const id = await client.create({ agent: "dialogue", task: { problem: `Tell me about topic ${topic}.`, extra_args: { turns: plan.turns } }, config });
+      const id = await client.create({
+        agent: "dialogue",
+        task: { problem: `Tell me about topic ${topic}.`, extra_args: { turns: plan.turns } },
+        config,
+      });
       ids.push(id);
       const end = await withTimeout(client.waitForEnd(id), plan.timeoutMs, `rollout ${id}`);
       if (end.status !== "succeeded") notSucceeded++;
@@ -65,8 +72,17 @@ export async function runDialogues(client: RolloutClient, plan: DialoguePlan): P
 }
 
 /** Reads each rollout's steps and calls (outside the timed window). */
-export async function readDialogueTimings(client: RolloutClient, ids: string[]): Promise<DialogueTimings> {
-  const timings: DialogueTimings = { stepMs: [], stepStartMs: [], callMs: [], callStartMs: [], completionTokens: [] };
+export async function readDialogueTimings(
+  client: RolloutClient,
+  ids: string[],
+): Promise<DialogueTimings> {
+  const timings: DialogueTimings = {
+    stepMs: [],
+    stepStartMs: [],
+    callMs: [],
+    callStartMs: [],
+    completionTokens: [],
+  };
   for (const id of ids) {
     const view = await client.get(id);
     for (const step of view.trajectory.steps) {

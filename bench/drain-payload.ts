@@ -15,14 +15,20 @@ export interface DrainPayloadOptions {
   responseTokens: number;
 }
 
-
 /**
  * A multi-turn response: model turns (mask 1, float32 logprobs as vLLM returns them) alternating
  * with tool output (mask 0, logprob 0.0), token ids over a Qwen-sized vocabulary.
  */
-function sample(random: () => number, uid: string, index: number, options: DrainPayloadOptions): Record<string, unknown> {
+function sample(
+  random: () => number,
+  uid: string,
+  index: number,
+  options: DrainPayloadOptions,
+): Record<string, unknown> {
   const token = () => Math.floor(random() * 151_000);
-  const response_mask = Array.from({ length: options.responseTokens }, (_, i) => (Math.floor(i / 256) % 4 === 3 ? 0 : 1));
+  const response_mask = Array.from({ length: options.responseTokens }, (_, i) =>
+    Math.floor(i / 256) % 4 === 3 ? 0 : 1,
+  );
   return {
     schema_version: 1,
     uid,
@@ -37,7 +43,14 @@ function sample(random: () => number, uid: string, index: number, options: Drain
     num_turns: 6,
     termination_reason: "ENV_DONE",
     policy_version: { start: 3, end: 3 },
-    extra_fields: { trainable: true, failed: false, truncated: false, truncated_by: null, status: "succeeded", sample_mode: "cumulative" },
+    extra_fields: {
+      trainable: true,
+      failed: false,
+      truncated: false,
+      truncated_by: null,
+      status: "succeeded",
+      sample_mode: "cumulative",
+    },
   };
 }
 
@@ -48,12 +61,36 @@ export function drainPayload(options: DrainPayloadOptions): Record<string, unkno
     const uid = `bench:${g}`;
     const members = Array.from({ length: options.n }, (_, k) => {
       const samples = [sample(random, uid, k, options)];
-      return { rollout_id: `${uid}:${k}`, sample_index: k, status: "succeeded", termination_reason: "ENV_DONE", reward: samples[0]!.reward_score,
-        policy_version_start: 3, policy_version_end: 3, key: `rollouts/${uid}:${k}/record.json`, samples };
+      return {
+        rollout_id: `${uid}:${k}`,
+        sample_index: k,
+        status: "succeeded",
+        termination_reason: "ENV_DONE",
+        reward: samples[0]!.reward_score,
+        policy_version_start: 3,
+        policy_version_end: 3,
+        key: `rollouts/${uid}:${k}/record.json`,
+        samples,
+      };
     });
-    return { uid, training_mode: "verl/hybrid", group_size: options.n, policy_version_start: 3, policy_version_end: 3, partial: false, deliveries: 1, members };
+    return {
+      uid,
+      training_mode: "verl/hybrid",
+      group_size: options.n,
+      policy_version_start: 3,
+      policy_version_end: 3,
+      partial: false,
+      deliveries: 1,
+      members,
+    };
   });
-  return { lease_id: "lease-bench", lease_expires_at: Date.now() + 300_000, policy_version: 3, dropped_stale: 0, groups };
+  return {
+    lease_id: "lease-bench",
+    lease_expires_at: Date.now() + 300_000,
+    policy_version: 3,
+    dropped_stale: 0,
+    groups,
+  };
 }
 
 /**
@@ -66,7 +103,15 @@ export function drainPayloadArrow(payload: Record<string, unknown>): Uint8Array 
     ...(group as Omit<FeedGroup, "members">),
     members: group.members.map((member) => {
       const samples = member.samples.map((s) => TrainingSample.parse(s));
-      return { ...member, samples: samples.length, table: { columns: samplesToColumns(samples), length: samples.length, metadata: sampleTableMetadata() } };
+      return {
+        ...member,
+        samples: samples.length,
+        table: {
+          columns: samplesToColumns(samples),
+          length: samples.length,
+          metadata: sampleTableMetadata(),
+        },
+      };
     }),
   }));
   return encodeArrowPull(response, pulled, 0);

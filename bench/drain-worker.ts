@@ -30,12 +30,17 @@ export interface DrainWorkerOptions {
 }
 
 async function runPython(python: string, args: string[]): Promise<number> {
-  const child = spawn(python, ["bench/drain_worker_bench.py", ...args], { cwd: resolve(import.meta.dirname, ".."), stdio: "inherit" });
+  const child = spawn(python, ["bench/drain_worker_bench.py", ...args], {
+    cwd: resolve(import.meta.dirname, ".."),
+    stdio: "inherit",
+  });
   // Bounded: a stuck child is killed rather than left running.
   const guard = setTimeout(() => child.kill("SIGKILL"), 900_000);
   const code = await new Promise<number>((done) => {
     child.once("error", (error) => {
-      console.error(`bench:drain needs ${python} with numpy and pyarrow (clients/python): ${error.message}`);
+      console.error(
+        `bench:drain needs ${python} with numpy and pyarrow (clients/python): ${error.message}`,
+      );
       done(1);
     });
     child.once("exit", (exitCode) => done(exitCode ?? 1));
@@ -50,8 +55,12 @@ interface Counts {
 }
 
 /** The result path's objects' own request counters: feed shards, the batch's tracker, the policy object. */
-async function resultPathCounts(workerUrl: string, batchId: string): Promise<{ feed: Counts[]; tracker: Counts; policy: Counts }> {
-  const get = async <T>(path: string): Promise<T> => (await (await fetch(`${workerUrl}${path}`)).json()) as T;
+async function resultPathCounts(
+  workerUrl: string,
+  batchId: string,
+): Promise<{ feed: Counts[]; tracker: Counts; policy: Counts }> {
+  const get = async <T>(path: string): Promise<T> =>
+    (await (await fetch(`${workerUrl}${path}`)).json()) as T;
   const [feed, tracker, policy] = await Promise.all([
     get<{ shards: Counts[] }>("/v1/feed/requests"),
     get<Counts>(`/v1/batches/${encodeURIComponent(batchId)}/requests`),
@@ -63,55 +72,128 @@ async function resultPathCounts(workerUrl: string, batchId: string): Promise<{ f
 function minus(after: Counts, before: Counts | undefined): Counts {
   // An object evicted between readings starts again at 0 (counters are in memory): then its whole count is the delta.
   if (before && after.total < before.total) return after;
-  const by_method = Object.fromEntries(Object.entries(after.by_method).map(([m, n]) => [m, n - (before?.by_method[m] ?? 0)]).filter(([, n]) => (n as number) > 0));
+  const by_method = Object.fromEntries(
+    Object.entries(after.by_method)
+      .map(([m, n]) => [m, n - (before?.by_method[m] ?? 0)])
+      .filter(([, n]) => (n as number) > 0),
+  );
   return { total: after.total - (before?.total ?? 0), by_method };
 }
 
 function perRollout(label: string, counts: Counts, rollouts: number): string {
-  const methods = Object.entries(counts.by_method).map(([m, n]) => `${m} ${(n / rollouts).toFixed(3)}`).join(", ");
+  const methods = Object.entries(counts.by_method)
+    .map(([m, n]) => `${m} ${(n / rollouts).toFixed(3)}`)
+    .join(", ");
   return `${label}: ${(counts.total / rollouts).toFixed(3)} requests/rollout (${methods || "none"})`;
 }
 
 /** Runs the whole bench; resolves with the exit code. */
 export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<number> {
   const simulator = await startSimulatorProcess(["--seed", "3"]);
-  const stack = await startBenchStack({ kind: "miniflare", modelServerUrl: simulator.url, port: options.port, stateDir: "bench-drain", vars: options.vars });
+  const stack = await startBenchStack({
+    kind: "miniflare",
+    modelServerUrl: simulator.url,
+    port: options.port,
+    stateDir: "bench-drain",
+    vars: options.vars,
+  });
   const floor = await startDrainFloor(benchStateDir("drain-floor"));
   // A runtime that dies mid-run is named with its last output, not left to surface as a refused connection.
   void stack.ended.then((reason) => console.error(`bench:drain: the stack ended: ${reason}`));
   try {
     const batchId = `drain-${Date.now()}`;
-    if (!options.compaction) await fetch(`${stack.workerUrl}/v1/feed/config`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ pack_compaction_min_bytes: 0 }) });
+    if (!options.compaction)
+      await fetch(`${stack.workerUrl}/v1/feed/config`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ pack_compaction_min_bytes: 0 }),
+      });
     const problem = await sizedProblem(simulator.url, options.promptTokens);
     const cpu0 = stack.cpu().worker;
     const empty = { total: 0, by_method: {} };
-    const run = await publishDrainGroups(stack.workerUrl, problem, { batchId, groups: options.groups, n: options.n, promptTokens: options.promptTokens, responseTokens: options.responseTokens, concurrency: 32 });
+    const run = await publishDrainGroups(stack.workerUrl, problem, {
+      batchId,
+      groups: options.groups,
+      n: options.n,
+      promptTokens: options.promptTokens,
+      responseTokens: options.responseTokens,
+      concurrency: 32,
+    });
     const settleMs = await untilGroupsReady(stack.workerUrl, batchId, options.groups);
     const cpuMs = stack.cpu().worker - cpu0;
     const published = await resultPathCounts(stack.workerUrl, batchId);
-    console.log(`bench:drain --from-worker — ${options.groups} groups × ${options.n} samples of ~${options.promptTokens} + ${options.responseTokens} tokens, ` +
-      `published through the real sink in ${(run.wallMs / 1000).toFixed(1)} s (+${(settleMs / 1000).toFixed(1)} s until every group was ready); ` +
-      `workerd CPU for publication, ingestion, packing and compaction: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}${options.compaction ? "" : " (compaction off)"}${options.vars.FEED_STREAMED_PULLS === "off" ? " (streamed pulls off)" : ""}`);
-    const args = ["--url", stack.workerUrl, "--floor-url", floor.url, "--batch-id", batchId, "--samples", String(options.groups * options.n),
-      "--groups-per-pull", "256", "--prompt-length", String(options.promptLength), "--response-length", String(options.responseLength),
-      "--rounds", String(options.rounds), "--arrow-lease-ms", "20000", "--json-lease-ms", "60000"];
+    console.log(
+      `bench:drain --from-worker — ${options.groups} groups × ${options.n} samples of ~${options.promptTokens} + ${options.responseTokens} tokens, ` +
+        `published through the real sink in ${(run.wallMs / 1000).toFixed(1)} s (+${(settleMs / 1000).toFixed(1)} s until every group was ready); ` +
+        `workerd CPU for publication, ingestion, packing and compaction: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}${options.compaction ? "" : " (compaction off)"}${options.vars.FEED_STREAMED_PULLS === "off" ? " (streamed pulls off)" : ""}`,
+    );
+    const args = [
+      "--url",
+      stack.workerUrl,
+      "--floor-url",
+      floor.url,
+      "--batch-id",
+      batchId,
+      "--samples",
+      String(options.groups * options.n),
+      "--groups-per-pull",
+      "256",
+      "--prompt-length",
+      String(options.promptLength),
+      "--response-length",
+      String(options.responseLength),
+      "--rounds",
+      String(options.rounds),
+      "--arrow-lease-ms",
+      "20000",
+      "--json-lease-ms",
+      "60000",
+    ];
     // The sessions' delivery checks (15 s after each publication, more while the queue lags) run on
     // in the same workerd: drain only once it is quiet, or they would be timed as the pull's cost.
     const quietStarted = performance.now();
     await new Promise((done) => setTimeout(done, 20_000));
     await untilQuiet(() => stack.cpu().worker, 2_000, 150, 240_000);
-    console.log(`waited ${((performance.now() - quietStarted) / 1000).toFixed(0)} s for workerd to be quiet (sessions' delivery checks) before draining`);
+    console.log(
+      `waited ${((performance.now() - quietStarted) / 1000).toFixed(0)} s for workerd to be quiet (sessions' delivery checks) before draining`,
+    );
     const rollouts = run.rollouts;
     const feedTotals = published.feed.map((shard) => minus(shard, undefined));
     const busiest = Math.max(...feedTotals.map((c) => c.total));
-    console.log(`result path, requests per rollout while ${rollouts} rollouts were published (the objects' own counters; ${feedTotals.length} feed shard${feedTotals.length > 1 ? "s" : ""}):`);
-    console.log(`  ${perRollout("feed shards, all", feedTotals.reduce((a, b) => ({ total: a.total + b.total, by_method: Object.fromEntries([...new Set([...Object.keys(a.by_method), ...Object.keys(b.by_method)])].map((m) => [m, (a.by_method[m] ?? 0) + (b.by_method[m] ?? 0)])) }), empty), rollouts)}; busiest shard ${(busiest / rollouts).toFixed(3)}`);
+    console.log(
+      `result path, requests per rollout while ${rollouts} rollouts were published (the objects' own counters; ${feedTotals.length} feed shard${feedTotals.length > 1 ? "s" : ""}):`,
+    );
+    console.log(
+      `  ${perRollout(
+        "feed shards, all",
+        feedTotals.reduce(
+          (a, b) => ({
+            total: a.total + b.total,
+            by_method: Object.fromEntries(
+              [...new Set([...Object.keys(a.by_method), ...Object.keys(b.by_method)])].map((m) => [
+                m,
+                (a.by_method[m] ?? 0) + (b.by_method[m] ?? 0),
+              ]),
+            ),
+          }),
+          empty,
+        ),
+        rollouts,
+      )}; busiest shard ${(busiest / rollouts).toFixed(3)}`,
+    );
     console.log(`  ${perRollout("batch tracker", published.tracker, rollouts)}`);
     const code = await runPython(options.python, args);
     const drained = await resultPathCounts(stack.workerUrl, batchId);
     const pullFeed = drained.feed.map((shard, i) => minus(shard, published.feed[i]));
-    const pulls = Math.max(1, Math.round((pullFeed.reduce((n, c) => n + (c.by_method.pull ?? 0), 0)) / Math.max(1, pullFeed.length)));
-    console.log(`the drains' requests (${pulls} pulls, each after one policy fence): feed shards ${pullFeed.map((c) => c.total).join(" + ")} (${JSON.stringify(pullFeed[0]?.by_method ?? {})} in the first; holdsMany answers sessions' delivery checks still due, one per shard and consumer batch)`);
+    const pulls = Math.max(
+      1,
+      Math.round(
+        pullFeed.reduce((n, c) => n + (c.by_method.pull ?? 0), 0) / Math.max(1, pullFeed.length),
+      ),
+    );
+    console.log(
+      `the drains' requests (${pulls} pulls, each after one policy fence): feed shards ${pullFeed.map((c) => c.total).join(" + ")} (${JSON.stringify(pullFeed[0]?.by_method ?? {})} in the first; holdsMany answers sessions' delivery checks still due, one per shard and consumer batch)`,
+    );
     return code;
   } finally {
     await floor.stop();

@@ -35,26 +35,44 @@ import { commandLine } from "../scripts/command-line";
 
 const values = commandLine({
   usage: "npm run bench:gateway -- [options]",
-  description: "Chat calls directly, through a rollout's HTTP gateway, in-process and through a bare proxy Worker (the floor): added latency p50/p99 and ratios.",
+  description:
+    "Chat calls directly, through a rollout's HTTP gateway, in-process and through a bare proxy Worker (the floor): added latency p50/p99 and ratios.",
   flags: {
     "seq-rounds": { type: "string", default: "4", help: "sequential rounds" },
-    "seq-conversations": { type: "string", default: "5", help: "conversations per sequential round" },
+    "seq-conversations": {
+      type: "string",
+      default: "5",
+      help: "conversations per sequential round",
+    },
     "conc-rounds": { type: "string", default: "2", help: "concurrent rounds" },
-    "conc-conversations": { type: "string", default: "32", help: "conversations per concurrent round" },
+    "conc-conversations": {
+      type: "string",
+      default: "32",
+      help: "conversations per concurrent round",
+    },
     concurrency: { type: "string", default: "16", help: "conversations at once" },
     turns: { type: "string", default: "5", help: "turns per conversation" },
     "max-tokens": { type: "string", default: "16", help: "max_tokens per call" },
     "ttft-ms": { type: "string", default: "20", help: "simulator time to first token" },
     "per-token-ms": { type: "string", default: "0.5", help: "simulator time per generated token" },
     port: { type: "string", default: "8798", help: "Worker port" },
-    stack: { type: "string", default: "miniflare", help: "miniflare (no dev proxy) or wrangler (adds path b': the proxy bypassed)" },
-    "budget-s": { type: "string", default: "600", help: "stop starting rounds after this many seconds" },
+    stack: {
+      type: "string",
+      default: "miniflare",
+      help: "miniflare (no dev proxy) or wrangler (adds path b': the proxy bypassed)",
+    },
+    "budget-s": {
+      type: "string",
+      default: "600",
+      help: "stop starting rounds after this many seconds",
+    },
   },
 });
 /** A numeric flag, checked eagerly: `--name must be a number >= min`. */
 function flag(name: keyof typeof values, min: number): number {
   const value = Number(values[name]);
-  if (!Number.isFinite(value) || value < min) throw new RangeError(`--${name} must be a number >= ${min}, got "${values[name]}"`);
+  if (!Number.isFinite(value) || value < min)
+    throw new RangeError(`--${name} must be a number >= ${min}, got "${values[name]}"`);
   return value;
 }
 const turns = flag("turns", 1);
@@ -92,12 +110,38 @@ interface Acc {
   rollouts: number;
   notSucceeded: number;
 }
-const newAcc = (): Acc => ({ startMs: [], latencyMs: [], stepStartMs: [], stepMs: [], innerStartMs: [], innerMs: [], serviceMs: [], tokens: [], wallMs: 0, cpu: { worker: 0, tooling: 0 }, rollouts: 0, notSucceeded: 0 });
+const newAcc = (): Acc => ({
+  startMs: [],
+  latencyMs: [],
+  stepStartMs: [],
+  stepMs: [],
+  innerStartMs: [],
+  innerMs: [],
+  serviceMs: [],
+  tokens: [],
+  wallMs: 0,
+  cpu: { worker: 0, tooling: 0 },
+  rollouts: 0,
+  notSucceeded: 0,
+});
 
-const sim = await startTimedSimulator(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
+const sim = await startTimedSimulator([
+  "--latency-ttft-ms",
+  values["ttft-ms"],
+  "--latency-per-token-ms",
+  values["per-token-ms"],
+  "--seed",
+  "3",
+]);
 const kind = values.stack as StackKind;
-if (kind !== "miniflare" && kind !== "wrangler") throw new RangeError(`--stack must be miniflare or wrangler, got "${values.stack}"`);
-const stack = await startBenchStack({ kind, port: Number(values.port), modelServerUrl: sim.url, stateDir: "bench-gateway" }).catch(async (error: unknown) => {
+if (kind !== "miniflare" && kind !== "wrangler")
+  throw new RangeError(`--stack must be miniflare or wrangler, got "${values.stack}"`);
+const stack = await startBenchStack({
+  kind,
+  port: Number(values.port),
+  modelServerUrl: sim.url,
+  stateDir: "bench-gateway",
+}).catch(async (error: unknown) => {
   await sim.stop();
   throw error;
 });
@@ -124,10 +168,19 @@ try {
   const paths: PathKey[] = socket ? ["a", "b", "b'", "c", "f", "f3"] : ["a", "b", "c", "f", "f3"];
 
   /** Runs one path once and adds its calls to `acc`; only the calls themselves are inside the timed window. */
-  async function runPath(key: PathKey, plan: { conversations: number; concurrency: number; firstTopic: number }, acc: Acc): Promise<void> {
+  async function runPath(
+    key: PathKey,
+    plan: { conversations: number; concurrency: number; firstTopic: number },
+    acc: Acc,
+  ): Promise<void> {
     const shape = { ...plan, turns, maxTokens };
     const origin = key === "b'" ? socket!.url : stack.workerUrl;
-    const external = key === "b" || key === "b'" ? await createExternalRollouts(origin, plan.conversations, { max_tokens_per_call: maxTokens }) : [];
+    const external =
+      key === "b" || key === "b'"
+        ? await createExternalRollouts(origin, plan.conversations, {
+            max_tokens_per_call: maxTokens,
+          })
+        : [];
     await sim.take(); // drop anything answered before this window
     // A floor path's CPU is its own workerd's; every other path's is the stack's.
     const cpuNow = () => (isFloor(key) ? { worker: floor.cpu(), tooling: 0 } : stack.cpu());
@@ -137,7 +190,14 @@ try {
       for (const part of ["worker", "tooling"] as const) acc.cpu[part] += cpu1[part] - cpu0[part];
     };
     if (key === "c") {
-      const run = await runDialogues(client, { rollouts: plan.conversations, turns, maxTokens, concurrency: plan.concurrency, firstTopic: plan.firstTopic, timeoutMs: ROLLOUT_TIMEOUT_MS });
+      const run = await runDialogues(client, {
+        rollouts: plan.conversations,
+        turns,
+        maxTokens,
+        concurrency: plan.concurrency,
+        firstTopic: plan.firstTopic,
+        timeoutMs: ROLLOUT_TIMEOUT_MS,
+      });
       addCpu();
       acc.wallMs += run.wallMs;
       acc.rollouts += run.ids.length;
@@ -151,8 +211,14 @@ try {
     } else {
       const endpoint = { baseURL: `${sim.url}/v1`, apiKey: "none" };
       // A floor conversation gets its own key, so its object round trips go to an object of its own.
-      const floorEndpoint = (i: number) => ({ baseURL: `${floor.url}/proxy/${FLOOR_RPCS[key]}/v1`, apiKey: `floor-${plan.firstTopic + i}` });
-      const timings = await runConversations(key === "a" ? () => endpoint : isFloor(key) ? floorEndpoint : (i) => external[i]!.endpoint, shape);
+      const floorEndpoint = (i: number) => ({
+        baseURL: `${floor.url}/proxy/${FLOOR_RPCS[key]}/v1`,
+        apiKey: `floor-${plan.firstTopic + i}`,
+      });
+      const timings = await runConversations(
+        key === "a" ? () => endpoint : isFloor(key) ? floorEndpoint : (i) => external[i]!.endpoint,
+        shape,
+      );
       addCpu();
       acc.wallMs += timings.wallMs;
       acc.startMs.push(...timings.startMs);
@@ -168,11 +234,21 @@ try {
   }
 
   /** Runs every path `rounds` times, rotating the order each round so none always goes first. */
-  async function runPhase(rounds: number, conversations: number, inFlight: number, topicBase: number): Promise<Map<PathKey, Acc>> {
+  async function runPhase(
+    rounds: number,
+    conversations: number,
+    inFlight: number,
+    topicBase: number,
+  ): Promise<Map<PathKey, Acc>> {
     const results = new Map(paths.map((key) => [key, newAcc()] as const));
     for (let round = 0; round < rounds; round++) {
       const order = paths.map((_, i) => paths[(i + round) % paths.length]!);
-      for (const key of order) await runPath(key, { conversations, concurrency: inFlight, firstTopic: topicBase + round * conversations }, results.get(key)!);
+      for (const key of order)
+        await runPath(
+          key,
+          { conversations, concurrency: inFlight, firstTopic: topicBase + round * conversations },
+          results.get(key)!,
+        );
     }
     return results;
   }
@@ -186,11 +262,21 @@ try {
   const concurrent = await runPhase(concRounds, concConversations, concurrency, 10_000);
   const requestsAfter = await readObjectRequests(stack.workerUrl);
   // Model calls through the gateway in both phases: every path but (a) goes through it.
-  const gatewayCalls = [sequential, concurrent].reduce((n, phase) => n + paths.filter((k) => k !== "a" && !isFloor(k)).reduce((m, k) => m + phase.get(k)!.latencyMs.length, 0), 0);
+  const gatewayCalls = [sequential, concurrent].reduce(
+    (n, phase) =>
+      n +
+      paths
+        .filter((k) => k !== "a" && !isFloor(k))
+        .reduce((m, k) => m + phase.get(k)!.latencyMs.length, 0),
+    0,
+  );
 
   const labels: Record<PathKey, string> = {
     a: "(a) direct: openai → simulator",
-    b: kind === "wrangler" ? "(b) gateway HTTP via wrangler dev" : "(b) gateway HTTP (Miniflare, no proxy)",
+    b:
+      kind === "wrangler"
+        ? "(b) gateway HTTP via wrangler dev"
+        : "(b) gateway HTTP (Miniflare, no proxy)",
     "b'": "(b') gateway HTTP, dev proxy bypassed",
     c: "(c) in-process, LlmCall.latency_ms",
     f: "(f) floor: bare proxy Worker",
@@ -200,10 +286,33 @@ try {
   const seriesOf = (results: Map<PathKey, Acc>, withRate: boolean): Series[] => {
     const rows: Series[] = [];
     for (const [key, acc] of results) {
-      const throughput = withRate ? (key === "c" ? `(${rate(acc, acc.latencyMs.length)})` : rate(acc, acc.latencyMs.length)) : undefined;
-      if (key === "c") rows.push({ label: "(c) in-process, Step.duration_ms", startMs: acc.stepStartMs, latencyMs: acc.stepMs, serviceMs: acc.serviceMs, throughput });
-      rows.push({ label: labels[key], startMs: acc.startMs, latencyMs: acc.latencyMs, serviceMs: acc.serviceMs, throughput: key === "c" ? undefined : throughput });
-      if (key === "b") rows.push({ label: "    (b) inside the Worker: LlmCall.latency_ms", startMs: acc.innerStartMs, latencyMs: acc.innerMs, serviceMs: acc.serviceMs });
+      const throughput = withRate
+        ? key === "c"
+          ? `(${rate(acc, acc.latencyMs.length)})`
+          : rate(acc, acc.latencyMs.length)
+        : undefined;
+      if (key === "c")
+        rows.push({
+          label: "(c) in-process, Step.duration_ms",
+          startMs: acc.stepStartMs,
+          latencyMs: acc.stepMs,
+          serviceMs: acc.serviceMs,
+          throughput,
+        });
+      rows.push({
+        label: labels[key],
+        startMs: acc.startMs,
+        latencyMs: acc.latencyMs,
+        serviceMs: acc.serviceMs,
+        throughput: key === "c" ? undefined : throughput,
+      });
+      if (key === "b")
+        rows.push({
+          label: "    (b) inside the Worker: LlmCall.latency_ms",
+          startMs: acc.innerStartMs,
+          latencyMs: acc.innerMs,
+          serviceMs: acc.serviceMs,
+        });
     }
     return rows;
   };
@@ -212,15 +321,31 @@ try {
     return formatTable(title, baseline!, rows);
   };
   const perCall = (results: Map<PathKey, Acc>, part: keyof Acc["cpu"]) =>
-    paths.map((k) => `${k} ${(results.get(k)!.cpu[part] / results.get(k)!.latencyMs.length).toFixed(2)}`).join(", ");
-  const meanTokens = (results: Map<PathKey, Acc>) => paths.map((k) => `${k} ${(results.get(k)!.tokens.reduce((x, y) => x + y, 0) / results.get(k)!.tokens.length).toFixed(1)}`).join(", ");
+    paths
+      .map(
+        (k) => `${k} ${(results.get(k)!.cpu[part] / results.get(k)!.latencyMs.length).toFixed(2)}`,
+      )
+      .join(", ");
+  const meanTokens = (results: Map<PathKey, Acc>) =>
+    paths
+      .map(
+        (k) =>
+          `${k} ${(results.get(k)!.tokens.reduce((x, y) => x + y, 0) / results.get(k)!.tokens.length).toFixed(1)}`,
+      )
+      .join(", ");
 
-  console.log(`bench:gateway — the same chat calls three ways and through the workerd floor, one simulator process (ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token)`);
-  console.log(`${turns}-turn conversations shaped like the dialogue agent's; max_tokens ${maxTokens}, logprobs, return_token_ids; ${cpus().length} CPUs; loopback only`);
+  console.log(
+    `bench:gateway — the same chat calls three ways and through the workerd floor, one simulator process (ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token)`,
+  );
+  console.log(
+    `${turns}-turn conversations shaped like the dialogue agent's; max_tokens ${maxTokens}, logprobs, return_token_ids; ${cpus().length} CPUs; loopback only`,
+  );
   console.log("");
   console.log(table(`sequential: 1 in flight, ${seqRounds} interleaved rounds`, sequential, false));
   console.log("");
-  console.log(table(`concurrent: ${concurrency} in flight, ${concRounds} rounds`, concurrent, true));
+  console.log(
+    table(`concurrent: ${concurrency} in flight, ${concRounds} rounds`, concurrent, true),
+  );
   console.log("");
   if (socket) {
     const p = (values: number[], q: number) => percentile(values, q).toFixed(1);
@@ -229,31 +354,45 @@ try {
       `wrangler dev proxy hop: GET /health ×${health!.directMs.length} alternating, p50 ${p(health!.viaProxyMs, 50)} ms via proxy vs ${p(health!.directMs, 50)} ms direct ` +
         `(p99 ${p(health!.viaProxyMs, 99)} vs ${p(health!.directMs, 99)}); sequential chat p50 (b) − (b') = ${(b50("b") - b50("b'")).toFixed(1)} ms`,
     );
-    console.log(`  wrangler dev's proxy and Node:    ${perCall(sequential, "tooling")} | ${perCall(concurrent, "tooling")}`);
+    console.log(
+      `  wrangler dev's proxy and Node:    ${perCall(sequential, "tooling")} | ${perCall(concurrent, "tooling")}`,
+    );
   } else if (kind === "wrangler") {
-    console.log("the Worker's own socket was not found: the wrangler dev proxy hop is included in (b) and not measured separately");
+    console.log(
+      "the Worker's own socket was not found: the wrangler dev proxy hop is included in (b) and not measured separately",
+    );
   }
-  console.log("CPU ms per call (sequential | concurrent), the Worker's workerd, /proc at 10 ms ticks; a = the idle stack's background, c = the whole rollout:");
+  console.log(
+    "CPU ms per call (sequential | concurrent), the Worker's workerd, /proc at 10 ms ticks; a = the idle stack's background, c = the whole rollout:",
+  );
   console.log(`  ${perCall(sequential, "worker")} | ${perCall(concurrent, "worker")}`);
   const checkOf = (results: Map<PathKey, Acc>) =>
     paths
       .filter((k) => k !== "a" && !isFloor(k))
       .map((k) => {
         const acc = results.get(k)!;
-        return k === "c" ? `c ${acc.rollouts - acc.notSucceeded}/${acc.rollouts} rollouts succeeded` : `${k} ${acc.innerMs.length}/${acc.latencyMs.length} calls recorded`;
+        return k === "c"
+          ? `c ${acc.rollouts - acc.notSucceeded}/${acc.rollouts} rollouts succeeded`
+          : `${k} ${acc.innerMs.length}/${acc.latencyMs.length} calls recorded`;
       })
       .join(", ");
   const checks = [checkOf(sequential), checkOf(concurrent)];
   console.log(`checks (sequential | concurrent): ${checks.join(" | ")}`);
-  for (const line of formatObjectRequests(requestsBefore, requestsAfter, gatewayCalls)) console.log(line);
-  const added = (key: PathKey, q: number) => percentile(sequential.get(key)!.latencyMs, q) - percentile(sequential.get("a")!.latencyMs, q);
+  for (const line of formatObjectRequests(requestsBefore, requestsAfter, gatewayCalls))
+    console.log(line);
+  const added = (key: PathKey, q: number) =>
+    percentile(sequential.get(key)!.latencyMs, q) - percentile(sequential.get("a")!.latencyMs, q);
   const bestHttp: PathKey = socket ? "b'" : "b";
-  console.log(`goal row: gateway over HTTP (${bestHttp}), added sequential p50 / p99: ${added(bestHttp, 50) >= 0 ? "+" : ""}${added(bestHttp, 50).toFixed(1)} / ${added(bestHttp, 99) >= 0 ? "+" : ""}${added(bestHttp, 99).toFixed(1)} ms (issue 11 goal: ≤ +3 / ≤ +10 ms)`);
+  console.log(
+    `goal row: gateway over HTTP (${bestHttp}), added sequential p50 / p99: ${added(bestHttp, 50) >= 0 ? "+" : ""}${added(bestHttp, 50).toFixed(1)} / ${added(bestHttp, 99) >= 0 ? "+" : ""}${added(bestHttp, 99).toFixed(1)} ms (issue 11 goal: ≤ +3 / ≤ +10 ms)`,
+  );
   console.log(
     `gateway (${bestHttp}) above the floor, sequential p50 / p99: ${(added(bestHttp, 50) - added("f3", 50)).toFixed(1)} / ${(added(bestHttp, 99) - added("f3", 99)).toFixed(1)} ms over (f3); ` +
       `(f3) itself adds ${added("f3", 50).toFixed(1)} / ${added("f3", 99).toFixed(1)} ms over direct, (f) ${added("f", 50).toFixed(1)} / ${added("f", 99).toFixed(1)} ms`,
   );
-  console.log(`mean completion tokens per call (sequential | concurrent): ${meanTokens(sequential)} | ${meanTokens(concurrent)}`);
+  console.log(
+    `mean completion tokens per call (sequential | concurrent): ${meanTokens(sequential)} | ${meanTokens(concurrent)}`,
+  );
   console.log("");
   const notes = [
     "method: (a)/(b)/(b') are timed around each openai chat.completions.create in this process (maxRetries 0); (c) comes from the Worker's records:",
@@ -268,7 +407,9 @@ try {
     "caveats: (c) calls/s in parentheses is whole-rollout throughput (create, queue delivery, step commits, finish), not a call-path figure;",
     "  local workerd clocks advance during CPU work (production's only at I/O); Durable Objects are local here (in-process RPC, SQLite on local disk);",
     "  in production, admission and recording RPCs may cross data centres and the model server is a real network hop away: none of that is measured;",
-    kind === "wrangler" ? "  wrangler dev's Node processes spend CPU on every gateway call even when its proxy is bypassed (b'); production has no such processes;" : "  on Miniflare's API no dev proxy sits in front of workerd;",
+    kind === "wrangler"
+      ? "  wrangler dev's Node processes spend CPU on every gateway call even when its proxy is bypassed (b'); production has no such processes;"
+      : "  on Miniflare's API no dev proxy sits in front of workerd;",
     `  ${cpus().length} CPUs are shared by the simulator, workerd${kind === "wrangler" ? ", wrangler's proxy and Node" : ""} and this client: concurrent figures are CPU-bound.`,
   ];
   console.log(notes.join("\n"));

@@ -4,7 +4,9 @@
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+  return sorted[
+    Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
+  ]!;
 }
 
 /**
@@ -14,7 +16,8 @@ export function percentile(values: number[], p: number): number {
 export function meanInFlight(startMs: number[], durationMs: number[]): number {
   let total = 0;
   for (const start of startMs) {
-    for (let j = 0; j < startMs.length; j++) if (startMs[j]! <= start && start < startMs[j]! + Math.max(durationMs[j]!, 1e-9)) total++;
+    for (let j = 0; j < startMs.length; j++)
+      if (startMs[j]! <= start && start < startMs[j]! + Math.max(durationMs[j]!, 1e-9)) total++;
   }
   return startMs.length === 0 ? Number.NaN : total / startMs.length;
 }
@@ -31,7 +34,18 @@ export interface Series {
   throughput?: string;
 }
 
-const COLUMNS = ["calls", "in flight", "p50 ms", "p99 ms", "server p50", "+p50 ms", "+p99 ms", "×p50", "×p99", "calls/s"];
+const COLUMNS = [
+  "calls",
+  "in flight",
+  "p50 ms",
+  "p99 ms",
+  "server p50",
+  "+p50 ms",
+  "+p99 ms",
+  "×p50",
+  "×p99",
+  "calls/s",
+];
 const LABEL_WIDTH = 46;
 
 function cell(text: string, width = 11): string {
@@ -39,7 +53,8 @@ function cell(text: string, width = 11): string {
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : "—");
-const signed = (value: number) => (Number.isFinite(value) ? `${value >= 0 ? "+" : ""}${value.toFixed(1)}` : "—");
+const signed = (value: number) =>
+  Number.isFinite(value) ? `${value >= 0 ? "+" : ""}${value.toFixed(1)}` : "—";
 const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : "—");
 
 /**

@@ -7,8 +7,24 @@
 import { RolloutClient } from "../scripts/rollout-client";
 import { runBareLoop } from "./bare-loop";
 import { benchStateDir, type BenchStack, type StackKind, startBenchStack } from "./bench-stack";
-import { addRequests, byMethodLine, formatObjectRequests, NO_REQUESTS, type ObjectRequests, readObjectRequests, requestsBetween } from "./object-requests";
-import { addSessionUsage, formatUsage, NO_SESSIONS, perStep, sessionUsage, sharedObjectUsage, type SessionUsage } from "./object-usage";
+import {
+  addRequests,
+  byMethodLine,
+  formatObjectRequests,
+  NO_REQUESTS,
+  type ObjectRequests,
+  readObjectRequests,
+  requestsBetween,
+} from "./object-requests";
+import {
+  addSessionUsage,
+  formatUsage,
+  NO_SESSIONS,
+  perStep,
+  sessionUsage,
+  sharedObjectUsage,
+  type SessionUsage,
+} from "./object-usage";
 import { priceMillionSteps } from "./pricing";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
@@ -18,19 +34,40 @@ import { untilQuiet } from "./process-cpu";
 
 const values = commandLine({
   usage: "npm run bench:loop -- [options]",
-  description: "N rollouts × steps through edge-rollout on the local stack vs a bare openai-client loop, against one simulator.",
+  description:
+    "N rollouts × steps through edge-rollout on the local stack vs a bare openai-client loop, against one simulator.",
   flags: {
     rollouts: { type: "string", default: "30", help: "rollouts (each a dialogue)" },
     steps: { type: "string", default: "5", help: "steps (model calls) per rollout" },
     "ttft-ms": { type: "string", default: "50", help: "simulator time to first token" },
     "per-token-ms": { type: "string", default: "1", help: "simulator time per generated token" },
     "max-tokens": { type: "string", default: "24", help: "max_tokens per call" },
-    stack: { type: "string", default: "miniflare", help: "miniflare, wrangler, or both (side by side in this run)" },
-    "profile-rollouts": { type: "string", default: "16", help: "rollouts in the profiled (untimed) run; 0 = none" },
-    rounds: { type: "string", default: "1", help: "alternating rounds of ours, the bare loop and the floor; each figure is the median over them" },
-    "skip-floor": { type: "boolean", default: false, help: "skip the workerd floor (the same calls from a bare Worker in workerd, with and without object round trips)" },
+    stack: {
+      type: "string",
+      default: "miniflare",
+      help: "miniflare, wrangler, or both (side by side in this run)",
+    },
+    "profile-rollouts": {
+      type: "string",
+      default: "16",
+      help: "rollouts in the profiled (untimed) run; 0 = none",
+    },
+    rounds: {
+      type: "string",
+      default: "1",
+      help: "alternating rounds of ours, the bare loop and the floor; each figure is the median over them",
+    },
+    "skip-floor": {
+      type: "boolean",
+      default: false,
+      help: "skip the workerd floor (the same calls from a bare Worker in workerd, with and without object round trips)",
+    },
     port: { type: "string", default: "8797", help: "Worker port" },
-    "interruptible-calls": { type: "string", default: "off", help: "on: the driver's plain calls stream from upstream so an interrupt sync can cut them (DRIVER_INTERRUPTIBLE_CALLS=on); off (default): non-streamed" },
+    "interruptible-calls": {
+      type: "string",
+      default: "off",
+      help: "on: the driver's plain calls stream from upstream so an interrupt sync can cut them (DRIVER_INTERRUPTIBLE_CALLS=on); off (default): non-streamed",
+    },
   },
 });
 const rollouts = Number(values.rollouts);
@@ -38,7 +75,8 @@ const steps = Number(values.steps);
 const maxTokens = Number(values["max-tokens"]);
 const profileRollouts = Number(values["profile-rollouts"]);
 const rounds = Number(values.rounds);
-const kinds: StackKind[] = values.stack === "both" ? ["wrangler", "miniflare"] : [values.stack as StackKind];
+const kinds: StackKind[] =
+  values.stack === "both" ? ["wrangler", "miniflare"] : [values.stack as StackKind];
 if (!kinds.every((k) => k === "miniflare" || k === "wrangler")) {
   console.error(`bench:loop: --stack must be miniflare, wrangler or both, got "${values.stack}"`);
   process.exit(2);
@@ -54,13 +92,25 @@ const FLOOR_RPCS = 3;
 /** A production step's latency, mostly the model's (docs/scale.md's assumption): how long a session is awake per step. */
 const SESSION_AWAKE_S_PER_STEP = 2;
 
-const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
+const simulator = await startSimulatorProcess([
+  "--latency-ttft-ms",
+  values["ttft-ms"],
+  "--latency-per-token-ms",
+  values["per-token-ms"],
+  "--seed",
+  "3",
+]);
 const config = { max_steps: steps, max_tokens_per_call: maxTokens };
 const shape = { rollouts, steps, maxTokens, concurrency: rollouts };
-const task = (i: number) => ({ problem: `Tell me about topic ${i}.`, extra_args: { turns: steps } });
-const row = (label: string, ms: number, n: number) => `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
+const task = (i: number) => ({
+  problem: `Tell me about topic ${i}.`,
+  extra_args: { turns: steps },
+});
+const row = (label: string, ms: number, n: number) =>
+  `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-const spread = (xs: number[], digits: number) => (xs.length > 1 ? `  (rounds: ${xs.map((x) => x.toFixed(digits)).join(", ")})` : "");
+const spread = (xs: number[], digits: number) =>
+  xs.length > 1 ? `  (rounds: ${xs.map((x) => x.toFixed(digits)).join(", ")})` : "";
 
 /** One timed run of ours: wall time, steps, failures, workerd CPU per step. */
 interface OursRun {
@@ -81,7 +131,11 @@ async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<Ours
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const startEpoch = Date.now();
-  const ids = await Promise.all(Array.from({ length: rollouts }, (_, i) => client.create({ agent: "dialogue", task: task(i), config })));
+  const ids = await Promise.all(
+    Array.from({ length: rollouts }, (_, i) =>
+      client.create({ agent: "dialogue", task: task(i), config }),
+    ),
+  );
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
   const wallMs = performance.now() - start;
   const done = ends.reduce((n, end) => n + end.steps, 0);
@@ -91,9 +145,19 @@ async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<Ours
   const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
   const sessions = await sessionUsage(client, ids);
   // Read after the CPU (reading every view costs some): the publication times the sessions stored.
-  const published = (await Promise.all(ids.map((id) => client.get(id)))).map((view) => view.publication.published_at ?? Number.NaN);
+  const published = (await Promise.all(ids.map((id) => client.get(id)))).map(
+    (view) => view.publication.published_at ?? Number.NaN,
+  );
   const publishedMs = Math.max(...published) - startEpoch;
-  return { sessions, requests, wallMs, publishedMs, steps: done, failed: ends.filter((end) => end.status !== "succeeded").length, cpuPerStep };
+  return {
+    sessions,
+    requests,
+    wallMs,
+    publishedMs,
+    steps: done,
+    failed: ends.filter((end) => end.status !== "succeeded").length,
+    cpuPerStep,
+  };
 }
 
 async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {
@@ -106,21 +170,42 @@ async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall:
 }
 
 const stacks: Array<{ stack: BenchStack; client: RolloutClient }> = [];
-const floor = values["skip-floor"] ? null : await startWorkerdFloor(simulator.url, benchStateDir("floor-loop"));
+const floor = values["skip-floor"]
+  ? null
+  : await startWorkerdFloor(simulator.url, benchStateDir("floor-loop"));
 try {
   for (const [i, kind] of kinds.entries()) {
-    const stack = await startBenchStack({ kind, modelServerUrl: simulator.url, port: Number(values.port) + i, stateDir: `bench-loop-${kind}`, localBatchSize: LOCAL_BATCH, ...(values["interruptible-calls"] === "on" ? { vars: { DRIVER_INTERRUPTIBLE_CALLS: "on" } } : {}) });
+    const stack = await startBenchStack({
+      kind,
+      modelServerUrl: simulator.url,
+      port: Number(values.port) + i,
+      stateDir: `bench-loop-${kind}`,
+      localBatchSize: LOCAL_BATCH,
+      ...(values["interruptible-calls"] === "on"
+        ? { vars: { DRIVER_INTERRUPTIBLE_CALLS: "on" } }
+        : {}),
+    });
     const client = new RolloutClient(stack.workerUrl);
     stacks.push({ stack, client });
     // Warm-up: first requests compile code paths in workerd, open connections, wake the shards.
-    await Promise.all([0, 1, 2, 3].map(async (w) => client.waitForEnd(await client.create({ agent: "dialogue", task: task(100_000 + w), config }))));
+    await Promise.all(
+      [0, 1, 2, 3].map(async (w) =>
+        client.waitForEnd(
+          await client.create({ agent: "dialogue", task: task(100_000 + w), config }),
+        ),
+      ),
+    );
   }
   if (floor) await floor.loop("sim-qwen3", { ...shape, rollouts: 4 }, FLOOR_RPCS, true); // warm-up: compile, open connections, create the objects' tables
 
   const ours = new Map<StackKind, OursRun[]>(kinds.map((kind) => [kind, []]));
   const failures = new Map<StackKind, string>();
   const bare: Array<Awaited<ReturnType<typeof timedBare>>> = [];
-  const floorRuns: Array<{ fetchOnly: FloorRun; withObjects: FloorRun; withPublication: FloorRun }> = [];
+  const floorRuns: Array<{
+    fetchOnly: FloorRun;
+    withObjects: FloorRun;
+    withPublication: FloorRun;
+  }> = [];
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
       if (failures.has(stack.kind)) continue;
@@ -129,7 +214,10 @@ try {
       } catch (error) {
         // Side by side, one runner failing (wrangler dev's "Your worker restarted mid-request") is a result, not the end of the run.
         if (kinds.length === 1) throw error;
-        failures.set(stack.kind, error instanceof Error ? error.message.split("\n")[0]! : String(error));
+        failures.set(
+          stack.kind,
+          error instanceof Error ? error.message.split("\n")[0]! : String(error),
+        );
       }
     }
     bare.push(await timedBare());
@@ -148,16 +236,23 @@ try {
   const floorPublishedCpu = median(floorRuns.map((f) => f.withPublication.cpuMsPerCall));
   // Miniflare's local R2 and queue simulators run in the same workerd; without the floor there is no measure of them.
   const simulatorsCpu = floorRuns.length > 0 ? floorPublishedCpu - floorObjectsCpu : 0;
-  console.log(`bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
-    (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : ""));
+  console.log(
+    `bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
+      (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : ""),
+  );
   // The headline (issue 26 item 6): what this machine can show of the framework's own CPU, with the floor beside it.
   for (const kind of kinds) {
     const runs = ours.get(kind)!;
     if (runs.length === 0 || floorRuns.length === 0) continue;
     const oursCpu = median(runs.map((r) => r.cpuPerStep));
-    console.log(`framework CPU above the workerd floor (with publication): ${(oursCpu - floorPublishedCpu).toFixed(2)} ms/step (${kind}: ours ${oursCpu.toFixed(2)} ms/step, the floor with publication ${floorPublishedCpu.toFixed(2)} ms/step; goal ≤ 1.0)`);
+    console.log(
+      `framework CPU above the workerd floor (with publication): ${(oursCpu - floorPublishedCpu).toFixed(2)} ms/step (${kind}: ours ${oursCpu.toFixed(2)} ms/step, the floor with publication ${floorPublishedCpu.toFixed(2)} ms/step; goal ≤ 1.0)`,
+    );
   }
-  const usages = new Map<StackKind, { sessions: SessionUsage; shared: ReturnType<typeof sharedObjectUsage>; steps: number }>();
+  const usages = new Map<
+    StackKind,
+    { sessions: SessionUsage; shared: ReturnType<typeof sharedObjectUsage>; steps: number }
+  >();
   for (const { stack, client } of stacks) {
     const runs = ours.get(stack.kind)!;
     const label = `edge-rollout on ${stack.kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}`;
@@ -167,41 +262,113 @@ try {
     }
     const failed = runs.reduce((n, r) => n + r.failed, 0);
     const cpu = median(runs.map((r) => r.cpuPerStep));
-    console.log(row(label, median(runs.map((r) => r.wallMs)), runs[0]!.steps) + (failed ? `  (${failed} not succeeded)` : "") + spread(runs.map((r) => r.wallMs / 1000), 3));
-    console.log(`  until every rollout is published (R2 record + result message; the timed wall ends at the last end event): ${(median(runs.map((r) => r.publishedMs)) / 1000).toFixed(3)} s` + spread(runs.map((r) => r.publishedMs / 1000), 3));
-    console.log(`  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` + spread(runs.map((r) => r.cpuPerStep), 2));
+    console.log(
+      row(label, median(runs.map((r) => r.wallMs)), runs[0]!.steps) +
+        (failed ? `  (${failed} not succeeded)` : "") +
+        spread(
+          runs.map((r) => r.wallMs / 1000),
+          3,
+        ),
+    );
+    console.log(
+      `  until every rollout is published (R2 record + result message; the timed wall ends at the last end event): ${(median(runs.map((r) => r.publishedMs)) / 1000).toFixed(3)} s` +
+        spread(
+          runs.map((r) => r.publishedMs / 1000),
+          3,
+        ),
+    );
+    console.log(
+      `  framework CPU per step (${stack.kind}): ${cpu.toFixed(2)} ms in the Worker's workerd (driver, sessions, shards; goal ≤ 2 ms)` +
+        spread(
+          runs.map((r) => r.cpuPerStep),
+          2,
+        ),
+    );
     const served = runs.map((r) => r.requests).reduce(addRequests, NO_REQUESTS);
     const stepsDone = runs.reduce((n, r) => n + r.steps, 0);
-    for (const line of formatObjectRequests(NO_REQUESTS, served, stepsDone)) console.log(`  ${line}`);
+    for (const line of formatObjectRequests(NO_REQUESTS, served, stepsDone))
+      console.log(`  ${line}`);
     console.log(`  ${byMethodLine(NO_REQUESTS, served)}`);
     const sessions = runs.map((r) => r.sessions).reduce(addSessionUsage, NO_SESSIONS);
     const shared = sharedObjectUsage(served);
     for (const line of formatUsage(sessions, shared, stepsDone, steps)) console.log(`  ${line}`);
     usages.set(stack.kind, { sessions, shared, steps: stepsDone });
-    if (profileRollouts > 0 && stack.kind === "miniflare") for (const line of await profileSteps(stack, client, { rollouts: profileRollouts, steps, maxTokens, firstTopic: 200_000 })) console.log(line);
+    if (profileRollouts > 0 && stack.kind === "miniflare")
+      for (const line of await profileSteps(stack, client, {
+        rollouts: profileRollouts,
+        steps,
+        maxTokens,
+        firstTopic: 200_000,
+      }))
+        console.log(line);
   }
-  console.log(row(`bare openai loop, ${rollouts} concurrent`, bareMs, bare[0]!.calls) + spread(bare.map((b) => b.wallMs / 1000), 3));
+  console.log(
+    row(`bare openai loop, ${rollouts} concurrent`, bareMs, bare[0]!.calls) +
+      spread(
+        bare.map((b) => b.wallMs / 1000),
+        3,
+      ),
+  );
   for (const kind of kinds) {
     const runs = ours.get(kind)!;
     if (runs.length === 0) continue;
     // Each round's own ratio (ours and bare ran back to back), then their median.
     const ratios = runs.map((r, i) => r.wallMs / bare[i]!.wallMs);
-    console.log(`ratio ours (${kind}) / bare (${rollouts} concurrent): ${median(ratios).toFixed(2)}x  (issue 11 goal: ≤ 1.5x at 256 rollouts / ttft 100 ms, ≤ 1.3x at 30 / ttft 50 ms)` + spread(ratios, 2));
+    console.log(
+      `ratio ours (${kind}) / bare (${rollouts} concurrent): ${median(ratios).toFixed(2)}x  (issue 11 goal: ≤ 1.5x at 256 rollouts / ttft 100 ms, ≤ 1.3x at 30 / ttft 50 ms)` +
+        spread(ratios, 2),
+    );
   }
-  console.log(`baseline CPU per step:  ${median(bare.map((b) => b.cpuPerCall)).toFixed(2)} ms (openai client in this process)`);
+  console.log(
+    `baseline CPU per step:  ${median(bare.map((b) => b.cpuPerCall)).toFixed(2)} ms (openai client in this process)`,
+  );
   if (floor) {
     const fetchOnly = floorRuns.map((f) => f.fetchOnly);
-    console.log(row(`workerd floor: bare Worker, fetch only`, median(fetchOnly.map((f) => f.wallMs)), fetchOnly[0]!.calls) + `   ${median(fetchOnly.map((f) => f.cpuMsPerCall)).toFixed(2)} ms workerd CPU/step`);
-    console.log(row(`workerd floor: + ${FLOOR_RPCS} object RPCs/step`, floorObjectsMs, floorRuns[0]!.withObjects.calls) + `   ${floorObjectsCpu.toFixed(2)} ms workerd CPU/step (one SQLite write per RPC)` + spread(floorRuns.map((f) => f.withObjects.cpuMsPerCall), 2));
+    console.log(
+      row(
+        `workerd floor: bare Worker, fetch only`,
+        median(fetchOnly.map((f) => f.wallMs)),
+        fetchOnly[0]!.calls,
+      ) + `   ${median(fetchOnly.map((f) => f.cpuMsPerCall)).toFixed(2)} ms workerd CPU/step`,
+    );
+    console.log(
+      row(
+        `workerd floor: + ${FLOOR_RPCS} object RPCs/step`,
+        floorObjectsMs,
+        floorRuns[0]!.withObjects.calls,
+      ) +
+        `   ${floorObjectsCpu.toFixed(2)} ms workerd CPU/step (one SQLite write per RPC)` +
+        spread(
+          floorRuns.map((f) => f.withObjects.cpuMsPerCall),
+          2,
+        ),
+    );
     const published = floorRuns.map((f) => f.withPublication);
-    console.log(row(`workerd floor: + publication per rollout`, median(published.map((f) => f.wallMs)), published[0]!.calls) + `   ${floorPublishedCpu.toFixed(2)} ms workerd CPU/step (3 R2 puts + 1 queue message per rollout)` + spread(published.map((f) => f.cpuMsPerCall), 2));
-    console.log(`  of which Miniflare's local R2 and queue simulators, in the same workerd: ${simulatorsCpu.toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`);
+    console.log(
+      row(
+        `workerd floor: + publication per rollout`,
+        median(published.map((f) => f.wallMs)),
+        published[0]!.calls,
+      ) +
+        `   ${floorPublishedCpu.toFixed(2)} ms workerd CPU/step (3 R2 puts + 1 queue message per rollout)` +
+        spread(
+          published.map((f) => f.cpuMsPerCall),
+          2,
+        ),
+    );
+    console.log(
+      `  of which Miniflare's local R2 and queue simulators, in the same workerd: ${simulatorsCpu.toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`,
+    );
     for (const kind of kinds) {
       const runs = ours.get(kind)!;
       if (runs.length === 0) continue;
       const oursCpu = median(runs.map((r) => r.cpuPerStep));
-      console.log(`ours (${kind}) above the floor: ${(oursCpu - floorObjectsCpu).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(median(runs.map((r) => r.wallMs)) / floorObjectsMs).toFixed(2)}x of it`);
-      console.log(`ours (${kind}) above the floor with publication: ${(oursCpu - floorPublishedCpu).toFixed(2)} ms CPU/step; ours without the local simulators' share: ${(oursCpu - simulatorsCpu).toFixed(2)} ms CPU/step`);
+      console.log(
+        `ours (${kind}) above the floor: ${(oursCpu - floorObjectsCpu).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(median(runs.map((r) => r.wallMs)) / floorObjectsMs).toFixed(2)}x of it`,
+      );
+      console.log(
+        `ours (${kind}) above the floor with publication: ${(oursCpu - floorPublishedCpu).toFixed(2)} ms CPU/step; ours without the local simulators' share: ${(oursCpu - simulatorsCpu).toFixed(2)} ms CPU/step`,
+      );
     }
   }
   for (const kind of kinds) {
@@ -209,8 +376,11 @@ try {
     const runs = ours.get(kind)!;
     if (!usage || runs.length === 0) continue;
     const oursCpu = median(runs.map((r) => r.cpuPerStep));
-    const per = (pick: Parameters<typeof perStep>[4]) => perStep(usage.sessions, usage.shared, usage.steps, steps, pick);
-    console.log(`priced per 1M steps on Workers Standard (${kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 6 queue operations, 3 R2 writes and 1 read per rollout; modelled: a session awake ${SESSION_AWAKE_S_PER_STEP} s per step):`);
+    const per = (pick: Parameters<typeof perStep>[4]) =>
+      perStep(usage.sessions, usage.shared, usage.steps, steps, pick);
+    console.log(
+      `priced per 1M steps on Workers Standard (${kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 6 queue operations, 3 R2 writes and 1 read per rollout; modelled: a session awake ${SESSION_AWAKE_S_PER_STEP} s per step):`,
+    );
     const lines = priceMillionSteps({
       workerRequests: 2 / steps,
       workerCpuMs: Math.max(0, oursCpu - simulatorsCpu),

@@ -44,20 +44,47 @@ export interface StepCounts {
 export function priceMillionSteps(per: StepCounts): string[] {
   const steps = 1e6;
   const items: Array<[string, number, number]> = [
-    ["SQLite rows written", per.sqliteRowsWritten * steps, per.sqliteRowsWritten * steps * PRICES.sqliteRowWritten],
-    ["session duration (GB-s)", per.sessionAwakeS * OBJECT_GB * steps, per.sessionAwakeS * OBJECT_GB * steps * PRICES.objectGbSecond],
+    [
+      "SQLite rows written",
+      per.sqliteRowsWritten * steps,
+      per.sqliteRowsWritten * steps * PRICES.sqliteRowWritten,
+    ],
+    [
+      "session duration (GB-s)",
+      per.sessionAwakeS * OBJECT_GB * steps,
+      per.sessionAwakeS * OBJECT_GB * steps * PRICES.objectGbSecond,
+    ],
     ["R2 class A", per.r2ClassA * steps, per.r2ClassA * steps * PRICES.r2ClassA],
-    ["Durable Object requests", per.objectRequests * steps, per.objectRequests * steps * PRICES.objectRequest],
-    ["queue operations", per.queueOperations * steps, per.queueOperations * steps * PRICES.queueOperation],
-    ["Worker requests", per.workerRequests * steps, per.workerRequests * steps * PRICES.workerRequest],
+    [
+      "Durable Object requests",
+      per.objectRequests * steps,
+      per.objectRequests * steps * PRICES.objectRequest,
+    ],
+    [
+      "queue operations",
+      per.queueOperations * steps,
+      per.queueOperations * steps * PRICES.queueOperation,
+    ],
+    [
+      "Worker requests",
+      per.workerRequests * steps,
+      per.workerRequests * steps * PRICES.workerRequest,
+    ],
     ["Worker CPU (ms)", per.workerCpuMs * steps, per.workerCpuMs * steps * PRICES.workerCpuMs],
     ["R2 class B", per.r2ClassB * steps, per.r2ClassB * steps * PRICES.r2ClassB],
-    ["SQLite rows read", per.sqliteRowsRead * steps, per.sqliteRowsRead * steps * PRICES.sqliteRowRead],
+    [
+      "SQLite rows read",
+      per.sqliteRowsRead * steps,
+      per.sqliteRowsRead * steps * PRICES.sqliteRowRead,
+    ],
   ];
   items.sort((a, b) => b[2] - a[2]);
   const total = items.reduce((sum, [, , usd]) => sum + usd, 0);
   return [
-    ...items.map(([what, count, usd]) => `    ${what.padEnd(26)} ${(count / 1e6).toFixed(2).padStart(8)} M   $${usd.toFixed(2).padStart(6)}`),
+    ...items.map(
+      ([what, count, usd]) =>
+        `    ${what.padEnd(26)} ${(count / 1e6).toFixed(2).padStart(8)} M   $${usd.toFixed(2).padStart(6)}`,
+    ),
     `    ${"total".padEnd(26)} ${"".padStart(10)}   $${total.toFixed(2).padStart(6)}  (${((100 * (items.find(([w]) => w === "SQLite rows written")?.[2] ?? 0)) / total).toFixed(0)}% SQLite rows written)`,
   ];
 }

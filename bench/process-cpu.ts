@@ -45,8 +45,13 @@ export function treeCpuByName(rootPid: number): Record<string, number> {
 }
 
 /** The CPU milliseconds each process name used between two `treeCpuByName` readings. */
-export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - (before[name] ?? 0)]));
+export function cpuDelta(
+  before: Record<string, number>,
+  after: Record<string, number>,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after).map(([name, ms]) => [name, ms - (before[name] ?? 0)]),
+  );
 }
 
 /**
@@ -54,7 +59,12 @@ export function cpuDelta(before: Record<string, number>, after: Record<string, n
  * `maxMs`). A rollout's end event comes before its publication (R2 writes, result message) is
  * done, so a run's CPU is read after the work it caused has settled, not at its last end event.
  */
-export async function untilQuiet(cpuMs: () => number, windowMs = 200, idleMs = 10, maxMs = 5_000): Promise<void> {
+export async function untilQuiet(
+  cpuMs: () => number,
+  windowMs = 200,
+  idleMs = 10,
+  maxMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + maxMs;
   while (Date.now() < deadline) {
     const before = cpuMs();

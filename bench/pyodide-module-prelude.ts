@@ -9,13 +9,35 @@ import { join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 
 /** Pyodide's files from its npm package in `dir`, as the parent Worker's modules (the probes hand them to the loaded isolate). */
-export function pyodideFileModules(dir: string): Array<{ type: "Data" | "Text"; path: string; contents: Uint8Array | string }> {
+export function pyodideFileModules(
+  dir: string,
+): Array<{ type: "Data" | "Text"; path: string; contents: Uint8Array | string }> {
   return [
-    { type: "Data", path: "pyodide.asm.wasm", contents: readFileSync(join(dir, "pyodide.asm.wasm")) },
-    { type: "Data", path: "python_stdlib.zip", contents: readFileSync(join(dir, "python_stdlib.zip")) },
-    { type: "Text", path: "pyodide.asm.mjs.txt", contents: readFileSync(join(dir, "pyodide.asm.mjs"), "utf8") },
-    { type: "Text", path: "pyodide.mjs.txt", contents: readFileSync(join(dir, "pyodide.mjs"), "utf8") },
-    { type: "Text", path: "pyodide-lock.json.txt", contents: readFileSync(join(dir, "pyodide-lock.json"), "utf8") },
+    {
+      type: "Data",
+      path: "pyodide.asm.wasm",
+      contents: readFileSync(join(dir, "pyodide.asm.wasm")),
+    },
+    {
+      type: "Data",
+      path: "python_stdlib.zip",
+      contents: readFileSync(join(dir, "python_stdlib.zip")),
+    },
+    {
+      type: "Text",
+      path: "pyodide.asm.mjs.txt",
+      contents: readFileSync(join(dir, "pyodide.asm.mjs"), "utf8"),
+    },
+    {
+      type: "Text",
+      path: "pyodide.mjs.txt",
+      contents: readFileSync(join(dir, "pyodide.mjs"), "utf8"),
+    },
+    {
+      type: "Text",
+      path: "pyodide-lock.json.txt",
+      contents: readFileSync(join(dir, "pyodide-lock.json"), "utf8"),
+    },
   ];
 }
 
@@ -58,7 +80,10 @@ const modules = { "boot.js": ${JSON.stringify(boot)}, "setup.js": "globalThis.lo
 /** A Miniflare running `parent` with a Worker Loader binding and Pyodide's files from `dir`. */
 export function pyodideProbeMiniflare(dir: string, parent: string): Miniflare {
   return new Miniflare({
-    modules: [{ type: "ESModule", path: "parent.mjs", contents: parent }, ...pyodideFileModules(dir)],
+    modules: [
+      { type: "ESModule", path: "parent.mjs", contents: parent },
+      ...pyodideFileModules(dir),
+    ],
     compatibilityDate: "2026-04-20",
     workerLoaders: { LOADER: {} },
     log: new Log(LogLevel.NONE),

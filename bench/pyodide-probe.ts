@@ -7,7 +7,11 @@
  * Run: `(cd /tmp && npm pack pyodide@314.0.7 && tar xzf pyodide-314.0.7.tgz)` then
  * `PYODIDE_DIR=/tmp/package npx tsx bench/pyodide-probe.ts`.
  */
-import { PYODIDE_MODULE_PRELUDE, pyodideParentPrelude, pyodideProbeMiniflare } from "./pyodide-module-prelude";
+import {
+  PYODIDE_MODULE_PRELUDE,
+  pyodideParentPrelude,
+  pyodideProbeMiniflare,
+} from "./pyodide-module-prelude";
 
 const dir = process.env.PYODIDE_DIR ?? "/tmp/package";
 
@@ -41,7 +45,10 @@ const PARENT = `${pyodideParentPrelude(BOOT)}export default { async fetch(reques
 const mf = pyodideProbeMiniflare(dir, PARENT);
 const url = await mf.ready;
 for (const mode of ["py", "pyodide", "pyodide"]) {
-  const answer = await Promise.race([fetch(`${url}?mode=${mode}`).then((r) => r.text()), new Promise((resolve) => setTimeout(() => resolve("no answer in 60 s"), 60_000))]);
+  const answer = await Promise.race([
+    fetch(`${url}?mode=${mode}`).then((r) => r.text()),
+    new Promise((resolve) => setTimeout(() => resolve("no answer in 60 s"), 60_000)),
+  ]);
   console.log(`${mode}: ${answer}`);
 }
 await mf.dispose();

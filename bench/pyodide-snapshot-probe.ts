@@ -4,7 +4,11 @@
  * isolate cached by id. Run: `npx tsx bench/pyodide-snapshot-probe.ts`.
  */
 import { join } from "node:path";
-import { PYODIDE_MODULE_PRELUDE, pyodideParentPrelude, pyodideProbeMiniflare } from "./pyodide-module-prelude";
+import {
+  PYODIDE_MODULE_PRELUDE,
+  pyodideParentPrelude,
+  pyodideProbeMiniflare,
+} from "./pyodide-module-prelude";
 
 const dir = join(import.meta.dirname, "../node_modules/pyodide");
 
@@ -47,8 +51,13 @@ export default { async fetch(request, env) {
 
 const mf = pyodideProbeMiniflare(dir, PARENT);
 const url = await mf.ready;
-for (const mode of (process.env.MODES ?? "plain,make,snap,snap,snap,cached,cached,cached").split(",")) {
-  const answer = await Promise.race([fetch(`${url}?mode=${mode}`).then((r) => r.text()), new Promise((resolve) => setTimeout(() => resolve("no answer in 60 s"), 60_000))]);
+for (const mode of (process.env.MODES ?? "plain,make,snap,snap,snap,cached,cached,cached").split(
+  ",",
+)) {
+  const answer = await Promise.race([
+    fetch(`${url}?mode=${mode}`).then((r) => r.text()),
+    new Promise((resolve) => setTimeout(() => resolve("no answer in 60 s"), 60_000)),
+  ]);
   console.log(`${mode}: ${answer}`);
 }
 await mf.dispose();

@@ -41,7 +41,24 @@ export interface WorkloadResult {
   callsPerReplica: Map<string, number>;
 }
 
-const WORDS = ["people", "time", "year", "work", "number", "value", "result", "question", "problem", "answer", "first", "other", "good", "new", "day", "way"];
+const WORDS = [
+  "people",
+  "time",
+  "year",
+  "work",
+  "number",
+  "value",
+  "result",
+  "question",
+  "problem",
+  "answer",
+  "first",
+  "other",
+  "good",
+  "new",
+  "day",
+  "way",
+];
 
 /** `count` words of group `group`'s document: deterministic, different for every group from its first word on. */
 function documentWords(group: number, count: number): string {
@@ -65,13 +82,18 @@ export function documentOf(group: number, tokens: number): string {
   return documentWords(group, words);
 }
 
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Runs one rollout: `turns` calls over a growing conversation; resolves with its calls' ttft. */
-async function runRollout(backend: ModelBackend, rolloutId: string, document: string, workload: RoutingWorkload, seen: { ttftMs: number[]; callsPerReplica: Map<string, number> }): Promise<void> {
+async function runRollout(
+  backend: ModelBackend,
+  rolloutId: string,
+  document: string,
+  workload: RoutingWorkload,
+  seen: { ttftMs: number[]; callsPerReplica: Map<string, number> },
+): Promise<void> {
   const messages: JsonObject[] = [
     { role: "system", content: `You answer questions about the document below.\n\n${document}` },
     { role: "user", content: "Summarise the document's first paragraph." },
@@ -79,27 +101,49 @@ async function runRollout(backend: ModelBackend, rolloutId: string, document: st
   let replica: string | null = null;
   for (let turn = 0; turn < workload.turns; turn++) {
     // No return_token_ids: routing does not need them, and the bench's CPU is better spent elsewhere.
-    const body: JsonObject = { model: "sim-qwen3", messages, max_tokens: workload.maxTokens, ignore_eos: true, include_metrics: true };
-    const reply = await backend.request("/chat/completions", body, { rolloutId, replicaHint: replica });
+    const body: JsonObject = {
+      model: "sim-qwen3",
+      messages,
+      max_tokens: workload.maxTokens,
+      ignore_eos: true,
+      include_metrics: true,
+    };
+    const reply = await backend.request("/chat/completions", body, {
+      rolloutId,
+      replicaHint: replica,
+    });
     replica = reply.replica;
-    const answer = reply.body as { choices: Array<{ message: { content: string } }>; metrics: { time_to_first_token_ms: number } };
+    const answer = reply.body as {
+      choices: Array<{ message: { content: string } }>;
+      metrics: { time_to_first_token_ms: number };
+    };
     seen.ttftMs.push(answer.metrics.time_to_first_token_ms);
     seen.callsPerReplica.set(replica, (seen.callsPerReplica.get(replica) ?? 0) + 1);
     const observation = documentWords(fnv1a32(`${rolloutId}/${turn}`), workload.observationWords);
-    messages.push({ role: "assistant", content: answer.choices[0]!.message.content }, { role: "user", content: `Observation: ${observation}\nNow explain point ${turn + 2} in more detail.` });
+    messages.push(
+      { role: "assistant", content: answer.choices[0]!.message.content },
+      {
+        role: "user",
+        content: `Observation: ${observation}\nNow explain point ${turn + 2} in more detail.`,
+      },
+    );
     if (turn + 1 < workload.turns) await sleep(workload.thinkMs);
   }
 }
 
 /** Runs every group through `backend` and measures it. */
-export async function runWorkload(backend: ModelBackend, workload: RoutingWorkload): Promise<WorkloadResult> {
+export async function runWorkload(
+  backend: ModelBackend,
+  workload: RoutingWorkload,
+): Promise<WorkloadResult> {
   const groups = Math.ceil(workload.rollouts / workload.groupSize);
   const slots = Math.max(1, Math.floor(workload.concurrency / workload.groupSize));
   const seen = { ttftMs: [] as number[], callsPerReplica: new Map<string, number>() };
   const groupMs: number[] = [];
   let maxReplicaLoad = 0;
   const sampler = setInterval(() => {
-    for (const replica of backend.health?.() ?? []) maxReplicaLoad = Math.max(maxReplicaLoad, replica.in_flight);
+    for (const replica of backend.health?.() ?? [])
+      maxReplicaLoad = Math.max(maxReplicaLoad, replica.in_flight);
   }, 20);
   let next = 0;
   const started = performance.now();
@@ -109,7 +153,11 @@ export async function runWorkload(backend: ModelBackend, workload: RoutingWorklo
       const document = documentOf(group, workload.documentTokens);
       const members = Math.min(workload.groupSize, workload.rollouts - group * workload.groupSize);
       const groupStart = performance.now();
-      await Promise.all(Array.from({ length: members }, (_, member) => runRollout(backend, `g${group}-m${member}`, document, workload, seen)));
+      await Promise.all(
+        Array.from({ length: members }, (_, member) =>
+          runRollout(backend, `g${group}-m${member}`, document, workload, seen),
+        ),
+      );
       groupMs.push(performance.now() - groupStart);
     }
   };
@@ -118,5 +166,12 @@ export async function runWorkload(backend: ModelBackend, workload: RoutingWorklo
   } finally {
     clearInterval(sampler);
   }
-  return { calls: seen.ttftMs.length, wallMs: performance.now() - started, ttftMs: seen.ttftMs, groupMs, maxReplicaLoad, callsPerReplica: seen.callsPerReplica };
+  return {
+    calls: seen.ttftMs.length,
+    wallMs: performance.now() - started,
+    ttftMs: seen.ttftMs,
+    groupMs,
+    maxReplicaLoad,
+    callsPerReplica: seen.callsPerReplica,
+  };
 }

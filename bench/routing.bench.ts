@@ -22,25 +22,70 @@ import { startSimulatorProcess } from "./simulator-process";
 
 const values = commandLine({
   usage: "npm run bench:routing -- [options]",
-  description: "hash vs least_loaded vs sticky_least_loaded routing over simulated vLLM replicas with prefix caches, one of them slower.",
+  description:
+    "hash vs least_loaded vs sticky_least_loaded routing over simulated vLLM replicas with prefix caches, one of them slower.",
   flags: {
-    policies: { type: "string", default: "hash,least_loaded,sticky_least_loaded", help: "policies to run, in order" },
+    policies: {
+      type: "string",
+      default: "hash,least_loaded,sticky_least_loaded",
+      help: "policies to run, in order",
+    },
     rollouts: { type: "string", default: "256", help: "rollouts per policy" },
     turns: { type: "string", default: "8", help: "calls per rollout" },
     n: { type: "string", default: "8", help: "GRPO group size (members share the prompt)" },
-    concurrency: { type: "string", default: "128", help: "rollouts in flight at once (whole groups)" },
+    concurrency: {
+      type: "string",
+      default: "128",
+      help: "rollouts in flight at once (whole groups)",
+    },
     replicas: { type: "string", default: "4", help: "simulated replicas; the last one is slow" },
-    "slow-factor": { type: "string", default: "2", help: "how much slower the slow replica prefills and decodes" },
-    bound: { type: "string", default: "16", help: "sticky_least_loaded's bound (calls in flight beyond the least-loaded replica)" },
-    "document-tokens": { type: "string", default: "3000", help: "tokens of each group's shared document" },
+    "slow-factor": {
+      type: "string",
+      default: "2",
+      help: "how much slower the slow replica prefills and decodes",
+    },
+    bound: {
+      type: "string",
+      default: "16",
+      help: "sticky_least_loaded's bound (calls in flight beyond the least-loaded replica)",
+    },
+    "document-tokens": {
+      type: "string",
+      default: "3000",
+      help: "tokens of each group's shared document",
+    },
     "max-tokens": { type: "string", default: "48", help: "tokens per answer" },
-    "think-ms": { type: "string", default: "200", help: "environment step between a rollout's calls" },
-    "observation-words": { type: "string", default: "256", help: "words of the observation each turn adds (about one token each)" },
-    "prefill-ms-per-1k-tokens": { type: "string", default: "45", help: "prefill cost of 1k uncached tokens (H100, 8B model)" },
-    "per-token-ms": { type: "string", default: "10", help: "decode time per token with one request running" },
-    "decode-slowdown": { type: "string", default: "0.01", help: "per-token time grows by this per other running request" },
+    "think-ms": {
+      type: "string",
+      default: "200",
+      help: "environment step between a rollout's calls",
+    },
+    "observation-words": {
+      type: "string",
+      default: "256",
+      help: "words of the observation each turn adds (about one token each)",
+    },
+    "prefill-ms-per-1k-tokens": {
+      type: "string",
+      default: "45",
+      help: "prefill cost of 1k uncached tokens (H100, 8B model)",
+    },
+    "per-token-ms": {
+      type: "string",
+      default: "10",
+      help: "decode time per token with one request running",
+    },
+    "decode-slowdown": {
+      type: "string",
+      default: "0.01",
+      help: "per-token time grows by this per other running request",
+    },
     "block-size": { type: "string", default: "16", help: "tokens per KV block" },
-    "cache-blocks": { type: "string", default: "6144", help: "KV blocks per replica (LRU beyond): a quarter of an 8B model's on one H100, as a replica here runs ~32 of the ~128 sequences one batches" },
+    "cache-blocks": {
+      type: "string",
+      default: "6144",
+      help: "KV blocks per replica (LRU beyond): a quarter of an 8B model's on one H100, as a replica here runs ~32 of the ~128 sequences one batches",
+    },
   },
 });
 
@@ -65,20 +110,47 @@ const cache: Required<PrefixCacheOptions> = {
   prefillMsPer1kTokens: Number(values["prefill-ms-per-1k-tokens"]),
   decodeSlowdown: Number(values["decode-slowdown"]),
 };
-for (const [flag, value] of [["--slow-factor", slowFactor], ["--bound", bound], ["--per-token-ms", perTokenMs], ["--prefill-ms-per-1k-tokens", cache.prefillMsPer1kTokens], ["--decode-slowdown", cache.decodeSlowdown]] as const) {
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${flag} must be a finite number >= 0`);
+for (const [flag, value] of [
+  ["--slow-factor", slowFactor],
+  ["--bound", bound],
+  ["--per-token-ms", perTokenMs],
+  ["--prefill-ms-per-1k-tokens", cache.prefillMsPer1kTokens],
+  ["--decode-slowdown", cache.decodeSlowdown],
+] as const) {
+  if (!Number.isFinite(value) || value < 0)
+    throw new RangeError(`${flag} must be a finite number >= 0`);
 }
 
 /** Starts the replicas (the last one `slowFactor` slower), runs `fn`, reads their cache counters, stops them. */
-async function withReplicas<T>(fn: (urls: string[]) => Promise<T>): Promise<{ value: T; queries: number; hits: number }> {
-  const replicas = await Promise.all(Array.from({ length: replicaCount }, (_, i) => {
-    const factor = i === replicaCount - 1 ? slowFactor : 1;
-    return startSimulatorProcess({ seed: i + 1, perRequestMetrics: true, latency: { ttftMs: 0, perTokenMs: perTokenMs * factor }, prefixCache: { ...cache, prefillMsPer1kTokens: cache.prefillMsPer1kTokens * factor } });
-  }));
+async function withReplicas<T>(
+  fn: (urls: string[]) => Promise<T>,
+): Promise<{ value: T; queries: number; hits: number }> {
+  const replicas = await Promise.all(
+    Array.from({ length: replicaCount }, (_, i) => {
+      const factor = i === replicaCount - 1 ? slowFactor : 1;
+      return startSimulatorProcess({
+        seed: i + 1,
+        perRequestMetrics: true,
+        latency: { ttftMs: 0, perTokenMs: perTokenMs * factor },
+        prefixCache: { ...cache, prefillMsPer1kTokens: cache.prefillMsPer1kTokens * factor },
+      });
+    }),
+  );
   try {
     const value = await fn(replicas.map((replica) => replica.url));
-    const stats = await Promise.all(replicas.map(async (replica) => (await (await fetch(`${replica.url}/sim/stats`)).json()) as { replica: { prefixCacheQueries: number; prefixCacheHits: number } }));
-    return { value, queries: stats.reduce((sum, s) => sum + s.replica.prefixCacheQueries, 0), hits: stats.reduce((sum, s) => sum + s.replica.prefixCacheHits, 0) };
+    const stats = await Promise.all(
+      replicas.map(
+        async (replica) =>
+          (await (await fetch(`${replica.url}/sim/stats`)).json()) as {
+            replica: { prefixCacheQueries: number; prefixCacheHits: number };
+          },
+      ),
+    );
+    return {
+      value,
+      queries: stats.reduce((sum, s) => sum + s.replica.prefixCacheQueries, 0),
+      hits: stats.reduce((sum, s) => sum + s.replica.prefixCacheHits, 0),
+    };
   } finally {
     await Promise.all(replicas.map((replica) => replica.stop()));
   }
@@ -93,8 +165,20 @@ interface PolicyRun {
 }
 
 async function runPolicy(policy: RoutingPolicyName): Promise<PolicyRun> {
-  const { value: result, queries, hits } = await withReplicas((urls) => runWorkload(createVllmBackend({ replicas: urls, routing: { policy, bound } }), workload));
-  return { policy, result, hitRate: queries > 0 ? hits / queries : 0, callsPerSecond: result.calls / (result.wallMs / 1000), groupP90s: percentile(result.groupMs, 90) / 1000 };
+  const {
+    value: result,
+    queries,
+    hits,
+  } = await withReplicas((urls) =>
+    runWorkload(createVllmBackend({ replicas: urls, routing: { policy, bound } }), workload),
+  );
+  return {
+    policy,
+    result,
+    hitRate: queries > 0 ? hits / queries : 0,
+    callsPerSecond: result.calls / (result.wallMs / 1000),
+    groupP90s: percentile(result.groupMs, 90) / 1000,
+  };
 }
 
 function line(run: PolicyRun): string {
@@ -104,22 +188,39 @@ function line(run: PolicyRun): string {
 }
 
 const [one, five] = loadavg();
-console.log(`bench:routing on ${availableParallelism()} cores, load average ${one!.toFixed(2)} (1 min) ${five!.toFixed(2)} (5 min) at start`);
-console.log(`workload: ${workload.rollouts} rollouts x ${workload.turns} turns, groups of n = ${workload.groupSize}, ${workload.concurrency} rollouts in flight, document ${workload.documentTokens} tokens, ${workload.maxTokens} tokens per answer, ${workload.observationWords}-word observation and ${workload.thinkMs} ms env step per turn`);
-console.log(`replicas: ${replicaCount}, the last ${slowFactor}x slower; block size ${cache.blockSize}, ${cache.capacityBlocks} blocks (${cache.blockSize * cache.capacityBlocks} tokens) each; prefill ${cache.prefillMsPer1kTokens} ms per 1k uncached tokens (8k: ${((8 * cache.prefillMsPer1kTokens) / 1000).toFixed(2)} s); decode ${perTokenMs} ms/token, +${cache.decodeSlowdown * 100}% per other running request; sticky bound ${bound}`);
+console.log(
+  `bench:routing on ${availableParallelism()} cores, load average ${one!.toFixed(2)} (1 min) ${five!.toFixed(2)} (5 min) at start`,
+);
+console.log(
+  `workload: ${workload.rollouts} rollouts x ${workload.turns} turns, groups of n = ${workload.groupSize}, ${workload.concurrency} rollouts in flight, document ${workload.documentTokens} tokens, ${workload.maxTokens} tokens per answer, ${workload.observationWords}-word observation and ${workload.thinkMs} ms env step per turn`,
+);
+console.log(
+  `replicas: ${replicaCount}, the last ${slowFactor}x slower; block size ${cache.blockSize}, ${cache.capacityBlocks} blocks (${cache.blockSize * cache.capacityBlocks} tokens) each; prefill ${cache.prefillMsPer1kTokens} ms per 1k uncached tokens (8k: ${((8 * cache.prefillMsPer1kTokens) / 1000).toFixed(2)} s); decode ${perTokenMs} ms/token, +${cache.decodeSlowdown * 100}% per other running request; sticky bound ${bound}`,
+);
 
 const runs: PolicyRun[] = [];
 for (const policy of policies) {
   const run = await runPolicy(policy);
   runs.push(run);
-  const spread = [...run.result.callsPerReplica.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, calls]) => calls).join("/");
-  console.log(`${line(run)}   (calls per replica ${spread}, wall ${(run.result.wallMs / 1000).toFixed(1)} s)`);
+  const spread = [...run.result.callsPerReplica.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, calls]) => calls)
+    .join("/");
+  console.log(
+    `${line(run)}   (calls per replica ${spread}, wall ${(run.result.wallMs / 1000).toFixed(1)} s)`,
+  );
 }
 
 const byName = new Map(runs.map((run) => [run.policy, run]));
 const sticky = byName.get("sticky_least_loaded");
 const least = byName.get("least_loaded");
 const hash = byName.get("hash");
-if (sticky && least) console.log(`sticky_least_loaded / least_loaded calls/s: ${(sticky.callsPerSecond / least.callsPerSecond).toFixed(2)}x (goal >= 1.5x)`);
-if (sticky && hash) console.log(`sticky_least_loaded / hash group p90 latency: ${(sticky.groupP90s / hash.groupP90s).toFixed(2)}x (goal <= 0.7x)`);
+if (sticky && least)
+  console.log(
+    `sticky_least_loaded / least_loaded calls/s: ${(sticky.callsPerSecond / least.callsPerSecond).toFixed(2)}x (goal >= 1.5x)`,
+  );
+if (sticky && hash)
+  console.log(
+    `sticky_least_loaded / hash group p90 latency: ${(sticky.groupP90s / hash.groupP90s).toFixed(2)}x (goal <= 0.7x)`,
+  );
 console.log(`load average ${loadavg()[0]!.toFixed(2)} (1 min) at the end`);

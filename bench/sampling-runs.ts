@@ -20,7 +20,8 @@ export interface SamplingOutcome {
 }
 
 async function json<T>(response: Response): Promise<T> {
-  if (!response.ok) throw new Error(`${response.url} answered ${response.status}: ${await response.text()}`);
+  if (!response.ok)
+    throw new Error(`${response.url} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as T;
 }
 
@@ -28,16 +29,28 @@ async function json<T>(response: Response): Promise<T> {
 async function listRuns(url: string, batchId: string): Promise<BatchRolloutEntry[]> {
   const runs: BatchRolloutEntry[] = [];
   for (let offset = 0; ; offset += 1000) {
-    const page = await json<{ total: number; rollouts: BatchRolloutEntry[] }>(await fetch(`${url}/v1/batches/${batchId}/rollouts?limit=1000&offset=${offset}`));
+    const page = await json<{ total: number; rollouts: BatchRolloutEntry[] }>(
+      await fetch(`${url}/v1/batches/${batchId}/rollouts?limit=1000&offset=${offset}`),
+    );
     runs.push(...page.rollouts);
     if (offset + 1000 >= page.total) return runs.filter((run) => !run.superseded);
   }
 }
 
 /** Submits `body`, waits until the batch is done, and counts its complete groups by signal from its own listing. */
-export async function runBatch(url: string, label: string, body: Record<string, unknown>): Promise<SamplingOutcome> {
+export async function runBatch(
+  url: string,
+  label: string,
+  body: Record<string, unknown>,
+): Promise<SamplingOutcome> {
   const started = performance.now();
-  await json(await fetch(`${url}/v1/batches`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  await json(
+    await fetch(`${url}/v1/batches`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
   let progress: BatchProgress;
   for (;;) {
     progress = await json<BatchProgress>(await fetch(`${url}/v1/batches/${String(body.batch_id)}`));

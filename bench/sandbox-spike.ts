@@ -46,16 +46,27 @@ interface SpikeCase {
 const CASES: SpikeCase[] = [
   { name: "busy loop, no limits", code: "while (true) {}" },
   { name: "busy loop, limits.cpuMs=50", code: "while (true) {}", cpuMs: 50 },
-  { name: "CPU-heavy finite loop (~3 s), parent timeout 500 ms", code: "let x = 0; for (let i = 0; i < 3e9; i++) x = (x + i) % 7; return x;" },
-  { name: "unbounded allocation", code: "const keep = []; while (true) keep.push(new Array(1e6).fill(Math.random()));" },
-  { name: "huge console output (50 MB)", code: "const line = 'x'.repeat(1e6); for (let i = 0; i < 50; i++) console.log(line); return 'done';" },
+  {
+    name: "CPU-heavy finite loop (~3 s), parent timeout 500 ms",
+    code: "let x = 0; for (let i = 0; i < 3e9; i++) x = (x + i) % 7; return x;",
+  },
+  {
+    name: "unbounded allocation",
+    code: "const keep = []; while (true) keep.push(new Array(1e6).fill(Math.random()));",
+  },
+  {
+    name: "huge console output (50 MB)",
+    code: "const line = 'x'.repeat(1e6); for (let i = 0; i < 50; i++) console.log(line); return 'done';",
+  },
   { name: "huge return value (100 MB string)", code: "return 'x'.repeat(1e8);" },
   { name: "await forever (no CPU)", code: "await new Promise(() => {});" },
 ];
 
 async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | "deadline"> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<"deadline">((resolve) => { timer = setTimeout(() => resolve("deadline"), ms); });
+  const deadline = new Promise<"deadline">((resolve) => {
+    timer = setTimeout(() => resolve("deadline"), ms);
+  });
   try {
     return await Promise.race([promise, deadline]);
   } finally {
@@ -65,23 +76,42 @@ async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | "de
 
 async function runCase(spike: SpikeCase): Promise<string> {
   const before = new Set(workerdChildren());
-  const mf = new Miniflare({ modules: true, script: PARENT, compatibilityDate: "2026-04-20", compatibilityFlags: ["nodejs_compat"], workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE), handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
-    // The 50 MB console case writes to workerd's stdout: drain it here rather than into the terminal.
-    stdout.resume();
-    stderr.resume();
-  } });
+  const mf = new Miniflare({
+    modules: true,
+    script: PARENT,
+    compatibilityDate: "2026-04-20",
+    compatibilityFlags: ["nodejs_compat"],
+    workerLoaders: { LOADER: {} },
+    log: new Log(LogLevel.NONE),
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+      // The 50 MB console case writes to workerd's stdout: drain it here rather than into the terminal.
+      stdout.resume();
+      stderr.resume();
+    },
+  });
   const url = await mf.ready;
   const pid = workerdChildren().find((candidate) => !before.has(candidate));
   const started = Date.now();
-  const run = fetch(new URL("/run", url), { method: "POST", body: JSON.stringify({ code: spike.code, cpuMs: spike.cpuMs, timeoutMs: 500 }) })
+  const run = fetch(new URL("/run", url), {
+    method: "POST",
+    body: JSON.stringify({ code: spike.code, cpuMs: spike.cpuMs, timeoutMs: 500 }),
+  })
     .then(async (response) => `${response.status} ${(await response.text()).slice(0, 240)}`)
     .catch((error: unknown) => `fetch failed: ${(error as Error).message}`);
   const answer = await withDeadline(run, 6000);
   const answerMs = Date.now() - started;
-  const ping = await withDeadline(fetch(new URL("/ping", url)).then((r) => r.text()).catch((error: unknown) => `ping failed: ${(error as Error).message}`), 2000);
+  const ping = await withDeadline(
+    fetch(new URL("/ping", url))
+      .then((r) => r.text())
+      .catch((error: unknown) => `ping failed: ${(error as Error).message}`),
+    2000,
+  );
   const alive = pid !== undefined && isAlive(pid);
   let cleanup = "disposed";
-  const disposed = await withDeadline(mf.dispose().then(() => "ok"), 3000);
+  const disposed = await withDeadline(
+    mf.dispose().then(() => "ok"),
+    3000,
+  );
   if (disposed === "deadline" && pid !== undefined && isAlive(pid)) {
     process.kill(pid, "SIGKILL");
     cleanup = "dispose hung: SIGKILLed workerd";

@@ -48,10 +48,28 @@ interface Row {
 }
 
 async function loaderInWorker(): Promise<Row> {
-  const bundled = await build({ entryPoints: [join(import.meta.dirname, "sandbox-bench-worker.ts")], bundle: true, write: false, format: "esm", platform: "neutral", mainFields: ["module", "main"], logLevel: "silent" });
-  const mf = new Miniflare({ modules: true, script: bundled.outputFiles[0]!.text, compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE) });
+  const bundled = await build({
+    entryPoints: [join(import.meta.dirname, "sandbox-bench-worker.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    logLevel: "silent",
+  });
+  const mf = new Miniflare({
+    modules: true,
+    script: bundled.outputFiles[0]!.text,
+    compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
+    workerLoaders: { LOADER: {} },
+    log: new Log(LogLevel.NONE),
+  });
   const url = await mf.ready;
-  const loop = async (n: number) => (await (await fetch(url, { method: "POST", body: JSON.stringify({ input, n }) })).json()) as { durations: number[]; failures: number };
+  const loop = async (n: number) =>
+    (await (await fetch(url, { method: "POST", body: JSON.stringify({ input, n }) })).json()) as {
+      durations: number[];
+      failures: number;
+    };
   await loop(10); // warm-up
   const result = await loop(CALLS);
   await mf.dispose();
@@ -62,13 +80,23 @@ async function loaderInWorker(): Promise<Row> {
 const pythonInput = {
   language: "python",
   code: "def isPrime(n):\n    if n < 2:\n        return False\n    d = 2\n    while d * d <= n:\n        if n % d == 0:\n            return False\n        d += 1\n    return True\n",
-  tests: ["import json", "from solution import isPrime", ...task.cases.map(({ args, expected }, i) => `def test_${i}():\n    assert isPrime(*json.loads(${JSON.stringify(JSON.stringify(args))})) == json.loads(${JSON.stringify(JSON.stringify(expected))})`)].join("\n"),
+  tests: [
+    "import json",
+    "from solution import isPrime",
+    ...task.cases.map(
+      ({ args, expected }, i) =>
+        `def test_${i}():\n    assert isPrime(*json.loads(${JSON.stringify(JSON.stringify(args))})) == json.loads(${JSON.stringify(JSON.stringify(expected))})`,
+    ),
+  ].join("\n"),
   timeoutMs: 5000,
 };
 
 async function supervisedHost(): Promise<Row[]> {
   const host = await startSandboxHost();
-  const call = async () => (await (await fetch(`${host.url}/run`, { method: "POST", body: JSON.stringify(input) })).json()) as { tests: Array<{ passed: boolean }> };
+  const call = async () =>
+    (await (
+      await fetch(`${host.url}/run`, { method: "POST", body: JSON.stringify(input) })
+    ).json()) as { tests: Array<{ passed: boolean }> };
   for (let i = 0; i < 10; i++) await call();
   const durations: number[] = [];
   let failures = 0;
@@ -79,13 +107,17 @@ async function supervisedHost(): Promise<Row[]> {
     if (!result.tests.every((one) => one.passed)) failures++;
   }
   const python = { durations: [] as number[], failures: 0 };
-  const callPython = async () => (await (await fetch(`${host.url}/run`, { method: "POST", body: JSON.stringify(pythonInput) })).json()) as { tests: Array<{ passed: boolean }> };
+  const callPython = async () =>
+    (await (
+      await fetch(`${host.url}/run`, { method: "POST", body: JSON.stringify(pythonInput) })
+    ).json()) as { tests: Array<{ passed: boolean }> };
   for (let i = 0; i < PYTHON_CALLS + 2; i++) {
     const started = performance.now();
     const result = await callPython();
     if (i < 2) continue; // warm-up: the first call makes the snapshot (about 10 s here)
     python.durations.push(performance.now() - started);
-    if (result.tests.length !== task.cases.length || !result.tests.every((one) => one.passed)) python.failures++;
+    if (result.tests.length !== task.cases.length || !result.tests.every((one) => one.passed))
+      python.failures++;
   }
   await host.stop();
   return [
@@ -109,7 +141,14 @@ function nodeVm(): Row {
 
 function spawnOnce(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["-e", `process.stdout.write(String((() => { ${script.replace(/passed;$/, "return passed;")} })()))`], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(
+      process.execPath,
+      [
+        "-e",
+        `process.stdout.write(String((() => { ${script.replace(/passed;$/, "return passed;")} })()))`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.on("error", reject);
@@ -134,13 +173,20 @@ const [loader, [host, python]] = [await loaderInWorker(), await supervisedHost()
 const rows = [loader!, host!, nodeVm(), await nodeSubprocess(), python!];
 const base = rows[0]!;
 const p50 = (row: Row) => percentile(row.durations, 50);
-const perSecond = (row: Row) => (1000 * row.durations.length) / row.durations.reduce((a, b) => a + b, 0);
-console.log(`bench:sandbox — "${task.name}" with ${task.cases.length} unit tests, calls one at a time (${CALLS} per row, ${SPAWNS} subprocesses, ${PYTHON_CALLS} Python calls)`);
-console.log(`${"path".padEnd(44)}${"calls".padStart(7)}${"fail".padStart(6)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"calls/s".padStart(10)}${"×p50 vs LOADER".padStart(16)}`);
+const perSecond = (row: Row) =>
+  (1000 * row.durations.length) / row.durations.reduce((a, b) => a + b, 0);
+console.log(
+  `bench:sandbox — "${task.name}" with ${task.cases.length} unit tests, calls one at a time (${CALLS} per row, ${SPAWNS} subprocesses, ${PYTHON_CALLS} Python calls)`,
+);
+console.log(
+  `${"path".padEnd(44)}${"calls".padStart(7)}${"fail".padStart(6)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"calls/s".padStart(10)}${"×p50 vs LOADER".padStart(16)}`,
+);
 for (const row of rows) {
   console.log(
     `${row.label.padEnd(44)}${String(row.durations.length).padStart(7)}${String(row.failures).padStart(6)}${p50(row).toFixed(2).padStart(9)}${percentile(row.durations, 99).toFixed(2).padStart(9)}${perSecond(row).toFixed(0).padStart(10)}${(p50(row) / p50(base)).toFixed(2).padStart(16)}`,
   );
 }
-console.log("LOADER times are Date.now() inside workerd (1 ms resolution); the others performance.now() in Node. node:vm shares the process: no CPU or memory limit, no network isolation.");
+console.log(
+  "LOADER times are Date.now() inside workerd (1 ms resolution); the others performance.now() in Node. node:vm shares the process: no CPU or memory limit, no network isolation.",
+);
 process.exit(0);

@@ -24,7 +24,10 @@ export function printedUrl(child: ChildProcess, timeoutMs = 30_000): Promise<str
       if (match) resolveUrl(match[0]);
     });
     child.once("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
-    setTimeout(() => reject(new Error(`simulator did not print its URL within ${timeoutMs / 1000} s`)), timeoutMs).unref();
+    setTimeout(
+      () => reject(new Error(`simulator did not print its URL within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    ).unref();
   });
 }
 
@@ -32,11 +35,16 @@ export function printedUrl(child: ChildProcess, timeoutMs = 30_000): Promise<str
  * Starts `tools/simulator/cli.ts` on a free port and waits for its URL: configured by
  * the same options object `startVllmSimulator` takes (turned into flags), or by raw flags.
  */
-export async function startSimulatorProcess(options: Omit<VllmSimulatorOptions, "host" | "port"> | string[]): Promise<SimulatorProcess> {
+export async function startSimulatorProcess(
+  options: Omit<VllmSimulatorOptions, "host" | "port"> | string[],
+): Promise<SimulatorProcess> {
   const args = Array.isArray(options) ? options : simulatorArgs(options);
   const root = resolve(import.meta.dirname, "..");
   const tsx = require.resolve("tsx/cli");
-  const child = spawn(process.execPath, [tsx, "tools/simulator/cli.ts", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [tsx, "tools/simulator/cli.ts", "--port", "0", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = await printedUrl(child);
   return {
     url,

@@ -22,19 +22,38 @@ const report = await runSoak({
 });
 
 const injectedTotal = Object.values(report.injected).reduce((a, b) => a + b, 0);
-console.log(`soak: ${report.total} rollouts (batches of n=4 over math, calculator, soak-function, soak-lit, soak-workflow; external groups with aborted streams) in ${report.seconds} s`);
-console.log(`  injected faults:            ${JSON.stringify(report.injected)} = ${injectedTotal} of ${report.generationRequests} generation requests (${((100 * injectedTotal) / Math.max(1, report.generationRequests)).toFixed(1)}%)`);
-console.log(`  stack kills (SIGKILL):      ${report.kills}; duplicated queue deliveries: ${report.duplicatedDeliveries} messages`);
-console.log(`  terminal with a reason:     ${report.terminalWithReason} / ${report.total}  ${JSON.stringify(report.byReason)}`);
-console.log(`  lost:                       ${report.lost.length}${report.lost.length ? ` (${report.lost.slice(0, 5).join(", ")}…)` : ""}`);
-const some = (ids: string[]) => `${ids.length}${ids.length ? ` (${ids.slice(0, 5).join(", ")}${ids.length > 5 ? "…" : ""})` : ""}`;
-console.log(`  groups expected/delivered:  ${report.groupsExpected} / ${report.groupsDelivered} (with policy failures: ${report.groupsWithFailedMembers}), withheld ${JSON.stringify(report.groupsWithheld)}; missing ${some(report.groupsMissing)}, unexpected ${some(report.groupsUnexpected)}, delivered with an infrastructure failure ${some(report.groupsWronglyDelivered)}`);
-console.log(`  slots re-run (infra):       ${report.retriedSlots}; final runs whose outcome never reached their tracker: ${some(report.runsUnsettled)}`);
-console.log(`  members expected/delivered: ${report.membersExpected} / ${report.membersDelivered}; missing ${some(report.membersMissing)}, unexpected ${some(report.membersUnexpected)}; samples delivered: ${report.samplesDelivered}`);
+console.log(
+  `soak: ${report.total} rollouts (batches of n=4 over math, calculator, soak-function, soak-lit, soak-workflow; external groups with aborted streams) in ${report.seconds} s`,
+);
+console.log(
+  `  injected faults:            ${JSON.stringify(report.injected)} = ${injectedTotal} of ${report.generationRequests} generation requests (${((100 * injectedTotal) / Math.max(1, report.generationRequests)).toFixed(1)}%)`,
+);
+console.log(
+  `  stack kills (SIGKILL):      ${report.kills}; duplicated queue deliveries: ${report.duplicatedDeliveries} messages`,
+);
+console.log(
+  `  terminal with a reason:     ${report.terminalWithReason} / ${report.total}  ${JSON.stringify(report.byReason)}`,
+);
+console.log(
+  `  lost:                       ${report.lost.length}${report.lost.length ? ` (${report.lost.slice(0, 5).join(", ")}…)` : ""}`,
+);
+const some = (ids: string[]) =>
+  `${ids.length}${ids.length ? ` (${ids.slice(0, 5).join(", ")}${ids.length > 5 ? "…" : ""})` : ""}`;
+console.log(
+  `  groups expected/delivered:  ${report.groupsExpected} / ${report.groupsDelivered} (with policy failures: ${report.groupsWithFailedMembers}), withheld ${JSON.stringify(report.groupsWithheld)}; missing ${some(report.groupsMissing)}, unexpected ${some(report.groupsUnexpected)}, delivered with an infrastructure failure ${some(report.groupsWronglyDelivered)}`,
+);
+console.log(
+  `  slots re-run (infra):       ${report.retriedSlots}; final runs whose outcome never reached their tracker: ${some(report.runsUnsettled)}`,
+);
+console.log(
+  `  members expected/delivered: ${report.membersExpected} / ${report.membersDelivered}; missing ${some(report.membersMissing)}, unexpected ${some(report.membersUnexpected)}; samples delivered: ${report.samplesDelivered}`,
+);
 console.log(`  unanswered creates/finishes: ${some(report.requestFailures)}`);
 console.log(`  duplicate samples:          ${report.duplicateSamples}`);
 console.log(`  admissions in flight after: ${report.admissionsInFlight ?? "unknown"}`);
-console.log(`  5xx answers seen:           ${report.fivexx} ${JSON.stringify(report.fivexxBy)} (requests that found the stack down: ${report.unreachable})`);
+console.log(
+  `  5xx answers seen:           ${report.fivexx} ${JSON.stringify(report.fivexxBy)} (requests that found the stack down: ${report.unreachable})`,
+);
 // Delivered groups and members are compared with the expected sets by id: a count can match while
 // one group is missing and a stranger delivered in its place.
 const ok =
@@ -46,5 +65,7 @@ const ok =
   report.runsUnsettled.length === 0 &&
   report.membersMissing.length === 0 &&
   report.membersUnexpected.length === 0 &&
-  report.requestFailures.filter((failure) => failure.startsWith("batch") || failure.startsWith("create")).length === 0;
+  report.requestFailures.filter(
+    (failure) => failure.startsWith("batch") || failure.startsWith("create"),
+  ).length === 0;
 process.exitCode = ok ? 0 : 1;

@@ -19,13 +19,27 @@ export interface ProfiledShape {
 }
 
 /** Runs `shape` under the profiler; returns the printed lines (or one line saying why not). */
-export async function profileSteps(stack: BenchStack, client: RolloutClient, shape: ProfiledShape): Promise<string[]> {
-  if (!stack.bundlePath) return [`per-phase CPU: not available on ${stack.kind} (profiles need the Miniflare stack's inspector)`];
+export async function profileSteps(
+  stack: BenchStack,
+  client: RolloutClient,
+  shape: ProfiledShape,
+): Promise<string[]> {
+  if (!stack.bundlePath)
+    return [
+      `per-phase CPU: not available on ${stack.kind} (profiles need the Miniflare stack's inspector)`,
+    ];
   const config = { max_steps: shape.steps, max_tokens_per_call: shape.maxTokens };
   const profiled = await stack.profile(async () => {
     const ends = await Promise.all(
       Array.from({ length: shape.rollouts }, async (_, i) => {
-        const id = await client.create({ agent: "dialogue", task: { problem: `Tell me about topic ${shape.firstTopic + i}.`, extra_args: { turns: shape.steps } }, config });
+        const id = await client.create({
+          agent: "dialogue",
+          task: {
+            problem: `Tell me about topic ${shape.firstTopic + i}.`,
+            extra_args: { turns: shape.steps },
+          },
+          config,
+        });
         return client.waitForEnd(id, 20);
       }),
     );
@@ -33,8 +47,16 @@ export async function profileSteps(stack: BenchStack, client: RolloutClient, sha
   });
   if (!profiled) return ["per-phase CPU: the inspector did not answer"];
   const steps = profiled.result;
-  if (process.env.BENCH_PROFILE_OUT) writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify({ bundlePath: stack.bundlePath, steps, profile: profiled.profile }));
-  const times = phaseTimes(profiled.profile, loadSourceMap(`${stack.bundlePath}.map`), basename(stack.bundlePath));
+  if (process.env.BENCH_PROFILE_OUT)
+    writeFileSync(
+      process.env.BENCH_PROFILE_OUT,
+      JSON.stringify({ bundlePath: stack.bundlePath, steps, profile: profiled.profile }),
+    );
+  const times = phaseTimes(
+    profiled.profile,
+    loadSourceMap(`${stack.bundlePath}.map`),
+    basename(stack.bundlePath),
+  );
   return [
     `per-phase CPU per step, V8 sampling profile of the Worker's isolate (driver, sessions, shards: one isolate locally), ${shape.rollouts} rollouts × ${shape.steps} steps, not timed:`,
     ...formatPhases(times, Math.max(1, steps)),

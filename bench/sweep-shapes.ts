@@ -24,15 +24,27 @@ export interface SideResult {
   idealMs: number;
 }
 
-const simulated = (shape: SweepShape, completionTokens: number) => shape.ttftMs + shape.perTokenMs * completionTokens;
+const simulated = (shape: SweepShape, completionTokens: number) =>
+  shape.ttftMs + shape.perTokenMs * completionTokens;
 
 /** N dialogue rollouts at once on the stack, from the first create to the last end event; `readIdealMs` reads the calls afterwards. */
-export async function runOurs(client: RolloutClient, shape: SweepShape, topicBase: number): Promise<SideResult & { ids: string[]; readIdealMs: () => Promise<number> }> {
+export async function runOurs(
+  client: RolloutClient,
+  shape: SweepShape,
+  topicBase: number,
+): Promise<SideResult & { ids: string[]; readIdealMs: () => Promise<number> }> {
   const config = { max_steps: shape.steps, max_tokens_per_call: shape.maxTokens };
   const start = performance.now();
   const ends = await Promise.all(
     Array.from({ length: shape.rollouts }, async (_, i) => {
-      const id = await client.create({ agent: "dialogue", task: { problem: `Tell me about topic ${topicBase + i}.`, extra_args: { turns: shape.steps } }, config });
+      const id = await client.create({
+        agent: "dialogue",
+        task: {
+          problem: `Tell me about topic ${topicBase + i}.`,
+          extra_args: { turns: shape.steps },
+        },
+        config,
+      });
       return { id, end: await client.waitForEnd(id, 20) };
     }),
   );
@@ -42,15 +54,33 @@ export async function runOurs(client: RolloutClient, shape: SweepShape, topicBas
     let idealMs = 0;
     for (let i = 0; i < ids.length; i += 8) {
       const views = await Promise.all(ids.slice(i, i + 8).map((id) => client.get(id)));
-      for (const view of views) idealMs = Math.max(idealMs, view.llm_calls.reduce((sum, call) => sum + simulated(shape, call.usage.completion_tokens), 0));
+      for (const view of views)
+        idealMs = Math.max(
+          idealMs,
+          view.llm_calls.reduce(
+            (sum, call) => sum + simulated(shape, call.usage.completion_tokens),
+            0,
+          ),
+        );
     }
     return idealMs;
   };
-  return { ids, wallMs, steps: ends.reduce((n, e) => n + e.end.steps, 0), notSucceeded: ends.filter((e) => e.end.status !== "succeeded").length, idealMs: 0, readIdealMs };
+  return {
+    ids,
+    wallMs,
+    steps: ends.reduce((n, e) => n + e.end.steps, 0),
+    notSucceeded: ends.filter((e) => e.end.status !== "succeeded").length,
+    idealMs: 0,
+    readIdealMs,
+  };
 }
 
 /** The same N conversations (multi-turn, growing history) with the `openai` client, all at once. */
-export async function runBare(simulatorUrl: string, shape: SweepShape, topicBase: number): Promise<SideResult> {
+export async function runBare(
+  simulatorUrl: string,
+  shape: SweepShape,
+  topicBase: number,
+): Promise<SideResult> {
   const client = new OpenAI({ baseURL: `${simulatorUrl}/v1`, apiKey: "none", maxRetries: 0 });
   let idealMs = 0;
   let steps = 0;

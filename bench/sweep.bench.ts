@@ -9,7 +9,12 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { RolloutClient } from "../scripts/rollout-client";
 import { type StackKind, startBenchStack } from "./bench-stack";
-import { byMethodLine, formatObjectRequests, readObjectRequests, requestsBetween } from "./object-requests";
+import {
+  byMethodLine,
+  formatObjectRequests,
+  readObjectRequests,
+  requestsBetween,
+} from "./object-requests";
 import { formatUsage, sessionUsage, sharedObjectUsage } from "./object-usage";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
@@ -30,25 +35,50 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log("usage: npm run bench:sweep -- [--sizes 64,256,1024] [--steps 5] [--ttft-ms 100] [--per-token-ms 1] [--max-tokens 24] [--port 8799] [--stack miniflare|wrangler] [--profile-rollouts 16]");
+  console.log(
+    "usage: npm run bench:sweep -- [--sizes 64,256,1024] [--steps 5] [--ttft-ms 100] [--per-token-ms 1] [--max-tokens 24] [--port 8799] [--stack miniflare|wrangler] [--profile-rollouts 16]",
+  );
   process.exit(0);
 }
 const sizes = values.sizes.split(",").map(Number);
-const base = { steps: Number(values.steps), maxTokens: Number(values["max-tokens"]), ttftMs: Number(values["ttft-ms"]), perTokenMs: Number(values["per-token-ms"]) };
+const base = {
+  steps: Number(values.steps),
+  maxTokens: Number(values["max-tokens"]),
+  ttftMs: Number(values["ttft-ms"]),
+  perTokenMs: Number(values["per-token-ms"]),
+};
 for (const [name, value] of Object.entries({ ...base, sizes: Math.min(...sizes) })) {
-  if (!Number.isFinite(value) || value < 0 || (name !== "ttftMs" && name !== "perTokenMs" && value < 1)) {
+  if (
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (name !== "ttftMs" && name !== "perTokenMs" && value < 1)
+  ) {
     console.error(`bench:sweep: --${name} is not a valid number`);
     process.exit(2);
   }
 }
 
-const simulator = await startSimulatorProcess(["--latency-ttft-ms", values["ttft-ms"], "--latency-per-token-ms", values["per-token-ms"], "--seed", "3"]);
+const simulator = await startSimulatorProcess([
+  "--latency-ttft-ms",
+  values["ttft-ms"],
+  "--latency-per-token-ms",
+  values["per-token-ms"],
+  "--seed",
+  "3",
+]);
 const kind = values.stack as StackKind;
 if (kind !== "miniflare" && kind !== "wrangler") {
   console.error(`bench:sweep: --stack must be miniflare or wrangler, got "${values.stack}"`);
   process.exit(2);
 }
-const stack = await startBenchStack({ kind, port: Number(values.port), modelServerUrl: simulator.url, stateDir: "bench-sweep", localBatchSize: 100, verbose: process.env.BENCH_VERBOSE === "1" }).catch(async (error: unknown) => {
+const stack = await startBenchStack({
+  kind,
+  port: Number(values.port),
+  modelServerUrl: simulator.url,
+  stateDir: "bench-sweep",
+  localBatchSize: 100,
+  verbose: process.env.BENCH_VERBOSE === "1",
+}).catch(async (error: unknown) => {
   await simulator.stop();
   throw error;
 });
@@ -71,7 +101,12 @@ try {
     const cpuMs = workerCpu() - cpu0;
     const requestsAfter = await readObjectRequests(stack.workerUrl);
     // Read first: session counters live in memory, and workerd evicts idle objects within seconds.
-    const usage = formatUsage(await sessionUsage(client, ours.ids), sharedObjectUsage(requestsBetween(requestsBefore, requestsAfter)), ours.steps, base.steps);
+    const usage = formatUsage(
+      await sessionUsage(client, ours.ids),
+      sharedObjectUsage(requestsBetween(requestsBefore, requestsAfter)),
+      ours.steps,
+      base.steps,
+    );
     // Outside the timed and CPU-counted window: the recorded calls give each rollout's simulated latency.
     ours.idealMs = await ours.readIdealMs();
     const bare = await runBare(simulator.url, shape, topic);
@@ -92,11 +127,39 @@ try {
         `${ours.notSucceeded}`.padStart(6),
       ].join(""),
     );
-    details.push(`  ${n} rollouts: ` + formatObjectRequests(requestsBefore, requestsAfter, ours.steps).join("; "), `    ${byMethodLine(requestsBefore, requestsAfter)}`, ...usage.map((line) => `    ${line}`));
+    details.push(
+      `  ${n} rollouts: ` +
+        formatObjectRequests(requestsBefore, requestsAfter, ours.steps).join("; "),
+      `    ${byMethodLine(requestsBefore, requestsAfter)}`,
+      ...usage.map((line) => `    ${line}`),
+    );
   }
-  const profile = Number(values["profile-rollouts"]) > 0 ? await profileSteps(stack, client, { rollouts: Number(values["profile-rollouts"]), steps: base.steps, maxTokens: base.maxTokens, firstTopic: 500_000 }) : [];
-  console.log(`bench:sweep (${kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}) — N concurrent rollouts × ${base.steps} steps vs a bare openai loop with N conversations, one simulator (ttft ${base.ttftMs} ms + ${base.perTokenMs} ms/token, max_tokens ${base.maxTokens}), ${cpus().length} CPUs`);
-  console.log(["     N", "ours wall".padStart(10), "bare wall".padStart(10), "ratio".padStart(8), "ours st/s".padStart(9), "bare st/s".padStart(9), "ours eff".padStart(8), "bare eff".padStart(8), "CPU ms/st".padStart(9), "failed".padStart(6)].join(""));
+  const profile =
+    Number(values["profile-rollouts"]) > 0
+      ? await profileSteps(stack, client, {
+          rollouts: Number(values["profile-rollouts"]),
+          steps: base.steps,
+          maxTokens: base.maxTokens,
+          firstTopic: 500_000,
+        })
+      : [];
+  console.log(
+    `bench:sweep (${kind === "miniflare" ? "Miniflare's API" : "wrangler dev"}) — N concurrent rollouts × ${base.steps} steps vs a bare openai loop with N conversations, one simulator (ttft ${base.ttftMs} ms + ${base.perTokenMs} ms/token, max_tokens ${base.maxTokens}), ${cpus().length} CPUs`,
+  );
+  console.log(
+    [
+      "     N",
+      "ours wall".padStart(10),
+      "bare wall".padStart(10),
+      "ratio".padStart(8),
+      "ours st/s".padStart(9),
+      "bare st/s".padStart(9),
+      "ours eff".padStart(8),
+      "bare eff".padStart(8),
+      "CPU ms/st".padStart(9),
+      "failed".padStart(6),
+    ].join(""),
+  );
   for (const row of rows) console.log(row);
   console.log("requests to the policy object and the admission shards, from their own counters:");
   for (const line of details) console.log(line);

@@ -12,7 +12,11 @@ import http from "node:http";
 const serviceMs: number[] = [];
 const emit = http.Server.prototype.emit;
 
-http.Server.prototype.emit = function timedEmit(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+http.Server.prototype.emit = function timedEmit(
+  this: http.Server,
+  event: string | symbol,
+  ...args: unknown[]
+): boolean {
   if (event === "request") {
     const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
     if (req.method === "POST" && req.url?.endsWith("/chat/completions")) {

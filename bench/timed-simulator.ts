@@ -15,16 +15,23 @@ export interface TimedSimulator {
 /** Starts the simulator CLI with `args` (e.g. latency flags) on a free loopback port. */
 export async function startTimedSimulator(args: string[]): Promise<TimedSimulator> {
   const root = resolve(import.meta.dirname, "..");
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/timed-simulator-child.ts", "--port", "0", ...args], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "bench/timed-simulator-child.ts", "--port", "0", ...args],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit", "ipc"],
+    },
+  );
   const url = await printedUrl(child);
   return {
     url,
     take: () =>
       new Promise<number[]>((resolveTimes, reject) => {
-        const timer = setTimeout(() => reject(new Error("simulator did not answer take within 5 s")), 5_000);
+        const timer = setTimeout(
+          () => reject(new Error("simulator did not answer take within 5 s")),
+          5_000,
+        );
         child.once("message", (message) => {
           clearTimeout(timer);
           resolveTimes((message as { serviceMs: number[] }).serviceMs);

@@ -51,7 +51,11 @@ function median(values: number[]): number {
 }
 
 /** Runs `steps` trainer steps of `spec`; `version0` is the policy version now. */
-export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { batch: number; steps: number; trainMs: number; version0: number }): Promise<ModeResult> {
+export async function runMode(
+  stack: TrainerStack,
+  spec: ModeSpec,
+  options: { batch: number; steps: number; trainMs: number; version0: number },
+): Promise<ModeResult> {
   let version = options.version0;
   const syncWaits: number[] = [];
   let trainingMs = 0;
@@ -72,7 +76,10 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
     syncWaits.push(await stack.sync(spec.syncMode, version + 1));
     version += 1;
   };
-  const batchOf = () => Array.from({ length: options.batch }, () => stack.sample().then(({ tokens }) => ((generated += tokens), tokens)));
+  const batchOf = () =>
+    Array.from({ length: options.batch }, () =>
+      stack.sample().then(({ tokens }) => ((generated += tokens), tokens)),
+    );
 
   if (spec.schedule === "hybrid") {
     for (let step = 0; step < options.steps; step++) {
@@ -103,9 +110,11 @@ export async function runMode(stack: TrainerStack, spec: ModeSpec, options: { ba
     // sample could use, so the trainer hangs up on it (its tokens so far count as discarded).
     const generating = new Set<{ version: number; abort: AbortController }>();
     const dropDoomed = () => {
-      for (const sample of generating) if (version - sample.version > spec.maxStaleness) sample.abort.abort();
+      for (const sample of generating)
+        if (version - sample.version > spec.maxStaleness) sample.abort.abort();
       for (let i = ready.length - 1; i >= 0; i--) {
-        if (version - ready[i]!.version > spec.maxStaleness) discarded += ready.splice(i, 1)[0]!.tokens;
+        if (version - ready[i]!.version > spec.maxStaleness)
+          discarded += ready.splice(i, 1)[0]!.tokens;
       }
     };
     // Up to 1 + k batches outstanding (generating, or generated and not yet trained on), as verl's

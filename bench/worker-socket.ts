@@ -59,7 +59,8 @@ function listeningPorts(pid: number): number[] {
   for (const line of readFileSync("/proc/net/tcp", "utf8").split("\n").slice(1)) {
     const fields = line.trim().split(/\s+/);
     // fields: sl local_address rem_address st ... inode (index 9); st 0A = LISTEN; 0100007F = 127.0.0.1
-    if (fields[3] === "0A" && fields[1]?.startsWith("0100007F:") && inodes.has(fields[9] ?? "")) ports.push(parseInt(fields[1].split(":")[1]!, 16));
+    if (fields[3] === "0A" && fields[1]?.startsWith("0100007F:") && inodes.has(fields[9] ?? ""))
+      ports.push(parseInt(fields[1].split(":")[1]!, 16));
   }
   return ports;
 }
@@ -68,7 +69,10 @@ function listeningPorts(pid: number): number[] {
  * The Worker's workerd and its entry socket: the listening port (other than the public one)
  * that answers `GET /health` with 200. Null when not found (not Linux, or wrangler changed).
  */
-export async function findWorkerSocket(wranglerPid: number, publicPort: number): Promise<WorkerSocket | null> {
+export async function findWorkerSocket(
+  wranglerPid: number,
+  publicPort: number,
+): Promise<WorkerSocket | null> {
   for (const pid of descendantsNamed(wranglerPid, "workerd")) {
     const ports = listeningPorts(pid);
     if (ports.includes(publicPort)) continue; // the dev proxy
@@ -76,7 +80,8 @@ export async function findWorkerSocket(wranglerPid: number, publicPort: number):
       const url = `http://127.0.0.1:${port}`;
       try {
         const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
-        if (response.ok && ((await response.json()) as { ok?: unknown }).ok === true) return { pid, url };
+        if (response.ok && ((await response.json()) as { ok?: unknown }).ok === true)
+          return { pid, url };
       } catch {
         // not the entry socket (inspector, loopback service, …)
       }
@@ -89,7 +94,11 @@ export async function findWorkerSocket(wranglerPid: number, publicPort: number):
  * Round trips of `GET /health` (no Durable Object, no model call) through the public port and
  * straight to the Worker's socket, alternating one by one so both see the same machine state.
  */
-export async function healthRoundTrips(publicUrl: string, directUrl: string, count: number): Promise<{ viaProxyMs: number[]; directMs: number[] }> {
+export async function healthRoundTrips(
+  publicUrl: string,
+  directUrl: string,
+  count: number,
+): Promise<{ viaProxyMs: number[]; directMs: number[] }> {
   const viaProxyMs: number[] = [];
   const directMs: number[] = [];
   const time = async (url: string) => {

@@ -123,7 +123,10 @@ export interface WorkerdFloor {
  * Starts the floor Worker on its own workerd, calling the model server at `baseUrl`. Its objects,
  * R2 and queue keep their data under `persistRoot` (the benches put ours on tmpfs too).
  */
-export async function startWorkerdFloor(baseUrl: string, persistRoot?: string): Promise<WorkerdFloor> {
+export async function startWorkerdFloor(
+  baseUrl: string,
+  persistRoot?: string,
+): Promise<WorkerdFloor> {
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
     modules: true,
@@ -149,14 +152,27 @@ export async function startWorkerdFloor(baseUrl: string, persistRoot?: string): 
     async loop(model, shape, rpcs, publish = false) {
       const cpu0 = cpu();
       const start = performance.now();
-      const response = await fetch(`${url}/loop`, { method: "POST", body: JSON.stringify({ model, system: SYSTEM_PROMPT, rollouts: shape.rollouts, steps: shape.steps, maxTokens: shape.maxTokens, rpcs, publish }) });
-      if (!response.ok) throw new Error(`the floor Worker answered ${response.status}: ${await response.text()}`);
+      const response = await fetch(`${url}/loop`, {
+        method: "POST",
+        body: JSON.stringify({
+          model,
+          system: SYSTEM_PROMPT,
+          rollouts: shape.rollouts,
+          steps: shape.steps,
+          maxTokens: shape.maxTokens,
+          rpcs,
+          publish,
+        }),
+      });
+      if (!response.ok)
+        throw new Error(`the floor Worker answered ${response.status}: ${await response.text()}`);
       const { calls } = (await response.json()) as { calls: number };
       return { wallMs: performance.now() - start, calls, cpuMsPerCall: (cpu() - cpu0) / calls };
     },
     stop: async () => {
       await mf.dispose();
-      if (persistRoot?.startsWith("/dev/shm/")) rmSync(persistRoot, { recursive: true, force: true });
+      if (persistRoot?.startsWith("/dev/shm/"))
+        rmSync(persistRoot, { recursive: true, force: true });
     },
   };
 }

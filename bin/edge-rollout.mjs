@@ -19,7 +19,13 @@ const ownUrls = {
     build.onLoad({ filter: /\.ts$/ }, async (args) => {
       const { readFile } = await import("node:fs/promises");
       const source = await readFile(args.path, "utf8");
-      return { contents: source.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href)), loader: "ts" };
+      return {
+        contents: source.replaceAll(
+          "import.meta.url",
+          JSON.stringify(pathToFileURL(args.path).href),
+        ),
+        loader: "ts",
+      };
     });
   },
 };
@@ -27,7 +33,17 @@ const ownUrls = {
 async function loadMain() {
   try {
     const { cachedBundle } = await import("../scripts/bundle-cache.mjs");
-    const path = await cachedBundle({ entryPoints: [fileURLToPath(MAIN)], outfile: "edge-rollout-cli.mjs", bundle: true, platform: "node", format: "esm", target: "node20", packages: "external", logLevel: "silent", plugins: [ownUrls] });
+    const path = await cachedBundle({
+      entryPoints: [fileURLToPath(MAIN)],
+      outfile: "edge-rollout-cli.mjs",
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      packages: "external",
+      logLevel: "silent",
+      plugins: [ownUrls],
+    });
     globalThis[Symbol.for("edge-rollout.needs-typescript-loader")] = true;
     return (await import(pathToFileURL(path).href)).main;
   } catch {

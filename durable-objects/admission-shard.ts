@@ -25,11 +25,20 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
     super(ctx, env);
     const policy = objects(env).policy();
     this.#sql = new CountingSql(ctx.storage.sql);
-    this.#core = new AdmissionShardCore({ sql: this.#sql, now: () => Date.now(), fetchFence: () => policy.fence() });
+    this.#core = new AdmissionShardCore({
+      sql: this.#sql,
+      now: () => Date.now(),
+      fetchFence: () => policy.fence(),
+    });
   }
 
   /** Releases `releasing` (ended calls of the same rollout), then admits one model call, or refuses it while weights sync. */
-  acquire(callId: string, ttlMs: number, rolloutId?: string, releasing?: readonly string[]): Promise<PolicyAdmission> {
+  acquire(
+    callId: string,
+    ttlMs: number,
+    rolloutId?: string,
+    releasing?: readonly string[],
+  ): Promise<PolicyAdmission> {
     this.#requests.count("acquire");
     return this.#core.acquire(callId, ttlMs, rolloutId, releasing);
   }
@@ -54,14 +63,29 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
   apply(fence: AdmissionFence): ApplyResult {
     this.#requests.count("apply");
     const result = this.#core.apply(fence);
-    if (!fence.syncing || !fence.interrupt || result.generation !== fence.generation || this.#interruptedAt >= fence.generation) return result;
+    if (
+      !fence.syncing ||
+      !fence.interrupt ||
+      result.generation !== fence.generation ||
+      this.#interruptedAt >= fence.generation
+    )
+      return result;
     this.#interruptedAt = fence.generation;
     // Not awaited: the policy answers once every shard holds the fence, and its wait for calls in
     // flight sees the cut calls release (each session cuts them within milliseconds of hearing).
     const sessions = objects(this.env);
-    this.ctx.waitUntil(Promise.all(this.#core.liveRollouts().map(async (rolloutId) => {
-      await sessions.session(rolloutId).interruptCalls(fence.snapshot.policy_version).catch((error: unknown) => console.error("admission shard: interrupting", rolloutId, "failed", error));
-    })));
+    this.ctx.waitUntil(
+      Promise.all(
+        this.#core.liveRollouts().map(async (rolloutId) => {
+          await sessions
+            .session(rolloutId)
+            .interruptCalls(fence.snapshot.policy_version)
+            .catch((error: unknown) =>
+              console.error("admission shard: interrupting", rolloutId, "failed", error),
+            );
+        }),
+      ),
+    );
     return result;
   }
 

@@ -29,7 +29,14 @@ function sessions(directory: ObjectDirectory): RolloutSessionsPort {
       if (!view) return undefined;
       // Everything its result message would have said, so a lost message changes nothing.
       const signal = view.group ? memberSignal(view, view.group) : null;
-      return { status: view.status, termination_reason: view.termination_reason, reward: view.reward, ...(signal ? { outcome: signal.outcome, metric: signal.metric, superseded: signal.superseded } : {}) };
+      return {
+        status: view.status,
+        termination_reason: view.termination_reason,
+        reward: view.reward,
+        ...(signal
+          ? { outcome: signal.outcome, metric: signal.metric, superseded: signal.superseded }
+          : {}),
+      };
     },
   };
 }
@@ -50,7 +57,11 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
     const storage = ctx.storage;
     this.#runners = new BatchRunnersStore(storage.sql, () => Date.now());
     this.#core = new BatchCore({
-      storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
+      storage: {
+        sql: storage.sql,
+        transactionSync: (fn) => storage.transactionSync(fn),
+        setAlarm: (time) => storage.setAlarm(time),
+      },
       sessions: sessions(objects(env)),
       results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
       blobs: r2Blobs(env.TRAJECTORIES),
@@ -101,7 +112,9 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
   }
 
   /** One page of the batch's rollouts (a RolloutListQuery: paging and filters). */
-  rollouts(query: unknown): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
+  rollouts(
+    query: unknown,
+  ): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
     this.#requests.count("rollouts");
     return this.#core.rollouts(query);
   }
@@ -119,13 +132,17 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
   }
 
   /** What became of one group of this batch (null: not complete yet). */
-  groupVerdict(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null | undefined {
+  groupVerdict(
+    rowIndex: number,
+  ): { verdict: StoredVerdict; decided_at: number } | null | undefined {
     this.#requests.count("groupVerdict");
     return this.#core.groupVerdict(Number(rowIndex));
   }
 
   /** Per-row pass counts for pass@k and the failures by termination reason. */
-  evaluation(passThreshold: number): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
+  evaluation(
+    passThreshold: number,
+  ): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
     this.#requests.count("evaluation");
     return this.#core.evaluation(passThreshold);
   }

@@ -71,7 +71,8 @@ export class CallerRegistry {
       this.#interrupts.delete(callId);
       return;
     }
-    if (legVersion !== undefined && this.#cutUpTo !== undefined && legVersion <= this.#cutUpTo) return interrupt();
+    if (legVersion !== undefined && this.#cutUpTo !== undefined && legVersion <= this.#cutUpTo)
+      return interrupt();
     this.#interrupts.set(callId, interrupt);
   }
 
@@ -86,7 +87,14 @@ export class CallerRegistry {
     const kept = (interrupt as unknown as { dup?: () => () => unknown }).dup?.() ?? interrupt;
     this.#remote.set(callId, kept as { [Symbol.dispose]?: () => void });
     // The invocation may have ended meanwhile: nothing is left to cut then.
-    this.setInterrupt(callId, () => void Promise.resolve().then(kept).catch(() => undefined), legVersion);
+    this.setInterrupt(
+      callId,
+      () =>
+        void Promise.resolve()
+          .then(kept)
+          .catch(() => undefined),
+      legVersion,
+    );
   }
 
   /**
@@ -118,63 +126,138 @@ export class CallerRegistry {
  * was generated): the chat completion body, assembled from the recorded call.
  */
 function assembledReply(call: LlmCall): string {
-  const logprobs = call.logprobs.length > 0 ? { content: call.logprobs.map((logprob) => ({ token: "", logprob, bytes: [], top_logprobs: [] })) } : null;
+  const logprobs =
+    call.logprobs.length > 0
+      ? {
+          content: call.logprobs.map((logprob) => ({
+            token: "",
+            logprob,
+            bytes: [],
+            top_logprobs: [],
+          })),
+        }
+      : null;
   return JSON.stringify({
     id: `chatcmpl-${call.call_id.slice(call.call_id.lastIndexOf("/") + 1)}`,
     object: "chat.completion",
     created: Math.floor(call.created_at / 1000),
     model: call.request.model,
-    choices: [{ index: 0, message: call.response_message, logprobs, finish_reason: call.finish_reason, stop_reason: call.stop_reason ?? null, token_ids: call.completion_token_ids }],
+    choices: [
+      {
+        index: 0,
+        message: call.response_message,
+        logprobs,
+        finish_reason: call.finish_reason,
+        stop_reason: call.stop_reason ?? null,
+        token_ids: call.completion_token_ids,
+      },
+    ],
     usage: call.usage,
     prompt_token_ids: call.prompt_token_ids,
   });
 }
 
-function admitted(deps: CallOwnerDeps, meta: GatewayCallMeta): Omit<GatewayCall, "whileSyncing" | "callId"> {
+function admitted(
+  deps: CallOwnerDeps,
+  meta: GatewayCallMeta,
+): Omit<GatewayCall, "whileSyncing" | "callId"> {
   const result = deps.admitCall(meta.pathAttempt);
   if (!result.ok) {
-    if (result.reason === "not_found") throw new NotFoundError(`rollout ${deps.rolloutId} does not exist`);
-    if (result.reason === "superseded") throw new ConflictError(`attempt ${meta.pathAttempt} of rollout ${deps.rolloutId} is no longer live (its lease expired or it was handed back); stop this attempt`);
-    throw new ConflictError(`rollout ${deps.rolloutId} has ended (${result.status}); its gateway accepts no more calls`);
+    if (result.reason === "not_found")
+      throw new NotFoundError(`rollout ${deps.rolloutId} does not exist`);
+    if (result.reason === "superseded")
+      throw new ConflictError(
+        `attempt ${meta.pathAttempt} of rollout ${deps.rolloutId} is no longer live (its lease expired or it was handed back); stop this attempt`,
+      );
+    throw new ConflictError(
+      `rollout ${deps.rolloutId} has ended (${result.status}); its gateway accepts no more calls`,
+    );
   }
-  return { rolloutId: deps.rolloutId, stepId: null, train: result.train, model: result.model, limits: result.limits, replicaHint: result.replica_hint, admissionTtlMs: result.call_ttl_ms };
+  return {
+    rolloutId: deps.rolloutId,
+    stepId: null,
+    train: result.train,
+    model: result.model,
+    limits: result.limits,
+    replicaHint: result.replica_hint,
+    admissionTtlMs: result.call_ttl_ms,
+  };
 }
 
 /** Runs one gateway call to its end: forwarded, read whatever the caller does, recorded, released. */
-export async function ownGatewayCall(callers: CallerRegistry, deps: CallOwnerDeps, path: UpstreamPath, body: JsonObject & { stream?: boolean }, meta: GatewayCallMeta): Promise<GatewayCallResult> {
+export async function ownGatewayCall(
+  callers: CallerRegistry,
+  deps: CallOwnerDeps,
+  path: UpstreamPath,
+  body: JsonObject & { stream?: boolean },
+  meta: GatewayCallMeta,
+): Promise<GatewayCallResult> {
   const drained = notInterruptibleBecause(path, body);
   // A call an interrupting sync cannot cut says so (it is drained instead), whichever way it went upstream.
-  const stamp = (record: LlmCall): LlmCall => ({ ...record, purpose: meta.purpose, ...(meta.attempt === null ? {} : { attempt: meta.attempt }), ...(record.interruption === undefined && drained !== null ? { interruption: { interruptible: false, reason: drained, interrupted: 0 } } : {}) });
+  const stamp = (record: LlmCall): LlmCall => ({
+    ...record,
+    purpose: meta.purpose,
+    ...(meta.attempt === null ? {} : { attempt: meta.attempt }),
+    ...(record.interruption === undefined && drained !== null
+      ? { interruption: { interruptible: false, reason: drained, interrupted: 0 } }
+      : {}),
+  });
   // Stored under the version admitted, corrected if a sync ended meanwhile (store-while-releasing.ts).
   const record = async (call: LlmCall, released: Promise<number>): Promise<void> => {
     const stamped = stamp(call);
-    const { versionEnd } = await storeWhileReleasing(Promise.resolve().then(() => deps.recordCall(stamped)), released);
-    if (versionEnd !== stamped.policy_version_end) deps.amendCallVersion(stamped.call_id, versionEnd);
+    const { versionEnd } = await storeWhileReleasing(
+      Promise.resolve().then(() => deps.recordCall(stamped)),
+      released,
+    );
+    if (versionEnd !== stamped.policy_version_end)
+      deps.amendCallVersion(stamped.call_id, versionEnd);
   };
   try {
-    const call: GatewayCall = { ...admitted(deps, meta), callId: meta.callId, whileSyncing: "refuse", keepAlive: deps.keepAlive };
+    const call: GatewayCall = {
+      ...admitted(deps, meta),
+      callId: meta.callId,
+      whileSyncing: "refuse",
+      keepAlive: deps.keepAlive,
+    };
     // A plain chat call is streamed from upstream even for a caller that wants one JSON reply, so
     // that an interrupting sync keeps what was generated; the reply is assembled from the record.
     // (Not with `stream_options`: vLLM refuses those on a non-streamed call, and so must the gateway.)
-    const assemble = !body.stream && drained === null && (body.stream_options === undefined || body.stream_options === null);
+    const assemble =
+      !body.stream &&
+      drained === null &&
+      (body.stream_options === undefined || body.stream_options === null);
     if (body.stream || assemble) {
       const caller = callers.enter(meta.callId);
       let whole: LlmCall | undefined;
-      const streamed = { ...call, callerGone: caller.signal, relay: !assemble, interrupts: (interrupt: (() => void) | null, legVersion?: number) => callers.setInterrupt(meta.callId, interrupt, legVersion) };
-      const response = await deps.gateway.stream(path, { ...body, stream: true }, streamed, async (recorded, released) => {
-        caller.done();
-        whole = recorded;
-        await record(recorded, released);
-      }).catch((error: unknown) => {
-        caller.done();
-        throw error;
-      });
+      const streamed = {
+        ...call,
+        callerGone: caller.signal,
+        relay: !assemble,
+        interrupts: (interrupt: (() => void) | null, legVersion?: number) =>
+          callers.setInterrupt(meta.callId, interrupt, legVersion),
+      };
+      const response = await deps.gateway
+        .stream(path, { ...body, stream: true }, streamed, async (recorded, released) => {
+          caller.done();
+          whole = recorded;
+          await record(recorded, released);
+        })
+        .catch((error: unknown) => {
+          caller.done();
+          throw error;
+        });
       if (!assemble) return { ok: true, stream: response.body! };
       await response.arrayBuffer();
-      if (!whole) throw new ModelError("the upstream stream ended without a reply", { retryable: false });
+      if (!whole)
+        throw new ModelError("the upstream stream ended without a reply", { retryable: false });
       return { ok: true, json: assembledReply(whole) };
     }
-    const { reply, replyText, call: recorded, released } = await deps.gateway.sendUnreleased(path, body, call);
+    const {
+      reply,
+      replyText,
+      call: recorded,
+      released,
+    } = await deps.gateway.sendUnreleased(path, body, call);
     await record(recorded, released);
     return { ok: true, json: replyText ?? JSON.stringify(reply) };
   } catch (error) {

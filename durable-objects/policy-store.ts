@@ -5,7 +5,14 @@ import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
 import { objects } from "../src/runtime/objects/object-directory";
 import { PolicyCore } from "../src/runtime/policy/policy-core";
 import type { PolicyStoreApi } from "../src/runtime/policy/policy-store-api";
-import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "../src/runtime/policy/policy-results";
+import type {
+  BeginSyncResult,
+  EndSyncResult,
+  GetResourceResult,
+  PutResourceResult,
+  UpdateResult,
+  WaitIdleResult,
+} from "../src/runtime/policy/policy-results";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import type { SyncRecord } from "../src/runtime/policy/policy-storage";
 
@@ -94,4 +101,3 @@ export class PolicyStore extends DurableObject<Env> implements PolicyStoreApi {
     return this.#requests.read();
   }
 }
-

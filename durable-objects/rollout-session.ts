@@ -18,7 +18,11 @@ import type { ForkRecord } from "../src/schemas/rollout-tree";
 import type { LlmCall } from "../src/schemas/llm-call";
 import { shardOf } from "../src/runtime/claims/claim-shards";
 import { objects } from "../src/runtime/objects/object-directory";
-import type { GatewayCallMeta, GatewayCallResult, RolloutSessionApi } from "../src/runtime/session/session-api";
+import type {
+  GatewayCallMeta,
+  GatewayCallResult,
+  RolloutSessionApi,
+} from "../src/runtime/session/session-api";
 import type { DriveTrigger } from "../src/ports";
 import type { RequestDriveResult } from "../src/runtime/session/session-drive";
 import { gatewayFor } from "../functions/gateway-deps";
@@ -26,7 +30,21 @@ import type { AppEnv } from "../functions/env";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import type { JsonObject } from "../src/schemas/json";
 import { CallerRegistry, ownGatewayCall } from "./gateway-call-owner";
-import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, HeartbeatResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "../src/runtime/session/session-results";
+import type {
+  AdmitCallResult,
+  AttemptEndResult,
+  BeginAttemptResult,
+  ClaimResult,
+  HeartbeatResult,
+  CommitResult,
+  CreateResult,
+  FinishInput,
+  FinishResult,
+  GatewayWriteResult,
+  LeaseResult,
+  RenewLeaseResult,
+  StepCommit,
+} from "../src/runtime/session/session-results";
 
 /**
  * Calls the Worker's own drive route for one rollout through the `DRIVER` service binding: a
@@ -37,7 +55,10 @@ function driveTrigger(env: Env): DriveTrigger | undefined {
   const driver = env.DRIVER as Fetcher | undefined;
   if (!driver) return undefined;
   return async (rolloutId, signal) => {
-    const response = await driver.fetch(`https://driver.internal/drive/${encodeURIComponent(rolloutId)}`, { method: "POST", signal });
+    const response = await driver.fetch(
+      `https://driver.internal/drive/${encodeURIComponent(rolloutId)}`,
+      { method: "POST", signal },
+    );
     await response.arrayBuffer();
     if (!response.ok) throw new Error(`drive route answered ${response.status}`);
   };
@@ -77,7 +98,12 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
         results: { send: async (message) => void (await env.ROLLOUT_RESULTS.send(message)) },
         now: () => Date.now(),
         // Answered by the results consumer, which asks each feed shard once per batch of checks.
-        requestDeliveryCheck: async (rolloutId, uid) => void (await env.ROLLOUT_RESULTS.send({ kind: "delivery_check", rollout_id: rolloutId, uid } satisfies DeliveryCheckMessage)),
+        requestDeliveryCheck: async (rolloutId, uid) =>
+          void (await env.ROLLOUT_RESULTS.send({
+            kind: "delivery_check",
+            rollout_id: rolloutId,
+            uid,
+          } satisfies DeliveryCheckMessage)),
       },
       claims: {
         offer: async (runnerAgent, rolloutId) => {
@@ -108,7 +134,9 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
    * at 0): what a rollout costs in Durable Object units. Null when no rollout is stored here.
    */
   usageCounts(): { requests: RequestCounts; sqlite: SqlCounts } | null {
-    return this.#kernel.spec === undefined ? null : { requests: this.#requests.read(), sqlite: this.#sql.read() };
+    return this.#kernel.spec === undefined
+      ? null
+      : { requests: this.#requests.read(), sqlite: this.#sql.read() };
   }
 
   /** Stores and announces a new rollout (idempotent by rollout id). */
@@ -220,15 +248,21 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
    * asked for it: the upstream is read to its end, the call recorded and its admission released
    * whether the caller reads, stalls or hangs up (gateway-call-owner.ts).
    */
-  gatewayCall(path: UpstreamPath, body: JsonObject & { stream?: boolean }, meta: GatewayCallMeta & { rolloutId: string }): Promise<GatewayCallResult> {
+  gatewayCall(
+    path: UpstreamPath,
+    body: JsonObject & { stream?: boolean },
+    meta: GatewayCallMeta & { rolloutId: string },
+  ): Promise<GatewayCallResult> {
     this.#requests.count("gatewayCall");
-    return ownGatewayCall(this.#callers,
+    return ownGatewayCall(
+      this.#callers,
       {
         rolloutId: meta.rolloutId,
         gateway: gatewayFor(this.env as AppEnv),
         admitCall: (attempt) => this.#gateway.admitCall(attempt),
         recordCall: (call) => this.#gateway.recordCall(call),
-        amendCallVersion: (callId, versionEnd) => this.#gateway.amendCallVersion(callId, versionEnd),
+        amendCallVersion: (callId, versionEnd) =>
+          this.#gateway.amendCallVersion(callId, versionEnd),
         endForLimit: (reason, message) => this.#gateway.endForLimit(reason, message),
         keepAlive: (work) => this.ctx.waitUntil(work),
       },
@@ -273,13 +307,22 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
   }
 
   /** Ends the rollout with the outcome of the attempt a runner holds. */
-  finishAttempt(attempt: number, runnerId: string, input: FinishRolloutRequest): Promise<AttemptEndResult> {
+  finishAttempt(
+    attempt: number,
+    runnerId: string,
+    input: FinishRolloutRequest,
+  ): Promise<AttemptEndResult> {
     this.#requests.count("finishAttempt");
     return this.#core.claims.finishAttempt(attempt, runnerId, input);
   }
 
   /** A runner hands its attempt back (shutdown) or reports it crashed. */
-  releaseAttempt(attempt: number, runnerId: string, reason: "shutdown" | "crashed", error: string | null): Promise<AttemptEndResult> {
+  releaseAttempt(
+    attempt: number,
+    runnerId: string,
+    reason: "shutdown" | "crashed",
+    error: string | null,
+  ): Promise<AttemptEndResult> {
     this.#requests.count("releaseAttempt");
     return this.#core.claims.releaseAttempt(attempt, runnerId, reason, error);
   }
@@ -297,13 +340,17 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
   }
 
   /** Appends spans (rewards, messages, …) in order. */
-  addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
+  addEvents(
+    events: SpanInput[],
+  ): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
     this.#requests.count("addEvents");
     return this.#gateway.addEvents(events);
   }
 
   /** Ends an external rollout with its reported outcome. */
-  finishExternal(input: FinishRolloutRequest): FinishResult | Exclude<GatewayWriteResult, { ok: true }> {
+  finishExternal(
+    input: FinishRolloutRequest,
+  ): FinishResult | Exclude<GatewayWriteResult, { ok: true }> {
     this.#requests.count("finishExternal");
     return this.#gateway.finishExternal(input);
   }

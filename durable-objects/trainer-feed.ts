@@ -4,10 +4,20 @@ import { DurableObject } from "cloudflare:workers";
 import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import type { TrainerFeedApi } from "../src/runtime/feed/feed-api";
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
-import type { AckResult, ConfigureResult, IngestResult, PullResult } from "../src/runtime/feed/feed-results";
+import type {
+  AckResult,
+  ConfigureResult,
+  IngestResult,
+  PullResult,
+} from "../src/runtime/feed/feed-results";
 import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
 import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
-import { COMPACTION_LIMITS, planCompaction, QUIET_COMPACTION_MS, type CompactionPlan } from "../src/runtime/feed/pack-compaction";
+import {
+  COMPACTION_LIMITS,
+  planCompaction,
+  QUIET_COMPACTION_MS,
+  type CompactionPlan,
+} from "../src/runtime/feed/pack-compaction";
 import { ARROW_STREAM_MEDIA_TYPE } from "../src/sink/formats/arrow/arrow-format";
 import { ARROW_EOS } from "../src/sink/formats/arrow/arrow-ipc";
 import { streamSpans } from "../src/sink/publication/r2-span-stream";
@@ -38,7 +48,11 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
     super(ctx, env);
     const storage = ctx.storage;
     this.#core = new FeedCore({
-      storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) },
+      storage: {
+        sql: storage.sql,
+        transactionSync: (fn) => storage.transactionSync(fn),
+        setAlarm: (time) => storage.setAlarm(time),
+      },
       now: () => Date.now(),
       newLeaseId: () => this.#leaseId ?? `lease-${crypto.randomUUID()}`,
     });
@@ -61,13 +75,30 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
     const outcomes: BatchIngestOutcome[] = [];
     for (const message of messages) {
       // A previous layout's shard takes only what it already started (feed-shards.ts).
-      const { uid, rollout_id: rolloutId } = (message ?? {}) as { uid?: unknown; rollout_id?: unknown };
-      if (onlyKnown && !(typeof uid === "string" && typeof rolloutId === "string" && this.#core.knows(uid, rolloutId))) {
-        outcomes.push({ result: { ok: true, outcome: "held", uid: String(uid), arrived: 0, group_size: 0 }, elsewhere: true });
+      const { uid, rollout_id: rolloutId } = (message ?? {}) as {
+        uid?: unknown;
+        rollout_id?: unknown;
+      };
+      if (
+        onlyKnown &&
+        !(
+          typeof uid === "string" &&
+          typeof rolloutId === "string" &&
+          this.#core.knows(uid, rolloutId)
+        )
+      ) {
+        outcomes.push({
+          result: { ok: true, outcome: "held", uid: String(uid), arrived: 0, group_size: 0 },
+          elsewhere: true,
+        });
         continue;
       }
       const result = await this.#core.ingest(message);
-      outcomes.push(result.ok && result.outcome === "completed" ? { result, members: this.#core.members(result.uid) } : { result });
+      outcomes.push(
+        result.ok && result.outcome === "completed"
+          ? { result, members: this.#core.members(result.uid) }
+          : { result },
+      );
     }
     return outcomes;
   }
@@ -97,7 +128,12 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
    * Drops stale groups at `currentPolicyVersion`, then leases ready groups (a PullRequest body);
    * `pack_refs` says where the leased groups' samples are packed (the Worker strips it).
    */
-  async pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits, leaseId?: string): Promise<PullResult & { pack_refs?: Record<string, PackRef> }> {
+  async pull(
+    request: unknown,
+    currentPolicyVersion: number,
+    limits?: PullLimits,
+    leaseId?: string,
+  ): Promise<PullResult & { pack_refs?: Record<string, PackRef> }> {
     this.#requests.count("pull");
     // FeedCore takes the id synchronously, before its first await: no other call can interleave.
     this.#leaseId = leaseId;
@@ -132,19 +168,29 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
       return;
     }
     this.#recordedBytes = 0;
-    const plan = planCompaction(this.#packs.readySpannedRefs(), () => crypto.randomUUID(), { ...COMPACTION_LIMITS, minBytes });
+    const plan = planCompaction(this.#packs.readySpannedRefs(), () => crypto.randomUUID(), {
+      ...COMPACTION_LIMITS,
+      minBytes,
+    });
     if (!plan) return;
     this.#compacting = this.#compact(plan)
-      .then((moved) => moved > 0, (error: unknown) => {
-        // Not retried until more packs are recorded: a failing R2 must not become a busy loop.
-        console.warn("pack compaction failed; pulls read the small packs", { key: plan.key, error: error instanceof Error ? error.message : String(error) });
-        return false;
-      })
+      .then(
+        (moved) => moved > 0,
+        (error: unknown) => {
+          // Not retried until more packs are recorded: a failing R2 must not become a busy loop.
+          console.warn("pack compaction failed; pulls read the small packs", {
+            key: plan.key,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          return false;
+        },
+      )
       .then((progressed) => {
         this.#compacting = null;
         const deferred = this.#deferredMinBytes;
         this.#deferredMinBytes = null;
-        if (progressed || deferred !== null) this.#compactSoon(Math.min(minBytes, deferred ?? minBytes));
+        if (progressed || deferred !== null)
+          this.#compactSoon(Math.min(minBytes, deferred ?? minBytes));
       });
     this.ctx.waitUntil(this.#compacting);
   }
@@ -156,7 +202,9 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
   async #compact(plan: CompactionPlan): Promise<number> {
     this.#requests.count("compaction");
     const { body } = streamSpans(this.env.TRAJECTORIES, plan.head, plan.reads, ARROW_EOS);
-    await this.env.TRAJECTORIES.put(plan.key, body, { httpMetadata: { contentType: ARROW_STREAM_MEDIA_TYPE } });
+    await this.env.TRAJECTORIES.put(plan.key, body, {
+      httpMetadata: { contentType: ARROW_STREAM_MEDIA_TYPE },
+    });
     return this.#packs.move(plan.moves, Date.now());
   }
 

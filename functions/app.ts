@@ -23,7 +23,12 @@ import { backendsView } from "./views/overview-view";
 export function createApp(): Hono<{ Bindings: AppEnv }> {
   const app = new Hono<{ Bindings: AppEnv }>();
   app.onError((error, c) => problemResponse(c, error));
-  app.notFound((c) => problemResponse(c, new NotFoundError(`no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.notFound((c) =>
+    problemResponse(
+      c,
+      new NotFoundError(`no route for ${c.req.method} ${new URL(c.req.url).pathname}`),
+    ),
+  );
   app.get("/health", (c) => c.json({ ok: true }));
   // The dashboard pages too: they show (and cancel) the same data as the API. /health stays open.
   app.use("*", deploymentGuard());
@@ -40,6 +45,8 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.route("/v1/feed", feedRoutes());
   app.route("/v1", runsRoutes());
   app.route("/", dashboardRoutes());
-  app.get("/v1/backends", async (c) => c.json(backendsView(c.env, await objects(c.env).policy().snapshot())));
+  app.get("/v1/backends", async (c) =>
+    c.json(backendsView(c.env, await objects(c.env).policy().snapshot())),
+  );
   return app;
 }

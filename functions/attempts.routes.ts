@@ -14,19 +14,37 @@ export const FinishAttemptRequest = FinishRolloutRequest.extend({ runner_id: Run
 /** The rollout id and attempt number of the path, or 400/404. */
 function attemptParams(id: string, rawAttempt: string): { rolloutId: string; attempt: number } {
   const parsed = RolloutId.safeParse(id);
-  if (!parsed.success) throw new InvalidInputError(`rollout_id: ${parsed.error.issues[0]?.message}`, { status: 400, details: [{ path: "rollout_id", message: parsed.error.issues[0]?.message ?? "invalid" }] });
+  if (!parsed.success)
+    throw new InvalidInputError(`rollout_id: ${parsed.error.issues[0]?.message}`, {
+      status: 400,
+      details: [{ path: "rollout_id", message: parsed.error.issues[0]?.message ?? "invalid" }],
+    });
   const attempt = Number(rawAttempt);
-  if (!Number.isInteger(attempt) || attempt < 1) throw new InvalidInputError("attempt must be an integer >= 1", { status: 400, details: [{ path: "attempt", message: "must be an integer >= 1" }] });
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new InvalidInputError("attempt must be an integer >= 1", {
+      status: 400,
+      details: [{ path: "attempt", message: "must be an integer >= 1" }],
+    });
   return { rolloutId: parsed.data, attempt };
 }
 
 /** Answers an attempt outcome, or the HTTP error for a refused one (409 when the runner no longer holds it). */
-function attemptAnswer(rolloutId: string, attempt: number, result: AttemptEndResult): { rollout_id: string; attempt: number; status: string; termination_reason: string | null } {
+function attemptAnswer(
+  rolloutId: string,
+  attempt: number,
+  result: AttemptEndResult,
+): { rollout_id: string; attempt: number; status: string; termination_reason: string | null } {
   if (!result.ok) {
-    if (result.reason === "not_found") throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    if (result.reason === "not_found")
+      throw new NotFoundError(`rollout ${rolloutId} does not exist`);
     throw new ConflictError(result.message);
   }
-  return { rollout_id: rolloutId, attempt, status: result.status, termination_reason: result.termination_reason };
+  return {
+    rollout_id: rolloutId,
+    attempt,
+    status: result.status,
+    termination_reason: result.termination_reason,
+  };
 }
 
 /** Routes mounted at `/v1/rollouts/:id/attempts/:attempt`. */
@@ -36,14 +54,18 @@ export function attemptsRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/finish", async (c) => {
     const { rolloutId, attempt } = attemptParams(c.req.param("id")!, c.req.param("attempt")!);
     const { runner_id, ...outcome } = await parseJsonBody(c, FinishAttemptRequest);
-    const result = await objects(c.env).session(rolloutId).finishAttempt(attempt, runner_id, outcome);
+    const result = await objects(c.env)
+      .session(rolloutId)
+      .finishAttempt(attempt, runner_id, outcome);
     return c.json(attemptAnswer(rolloutId, attempt, result));
   });
 
   routes.post("/release", async (c) => {
     const { rolloutId, attempt } = attemptParams(c.req.param("id")!, c.req.param("attempt")!);
     const body = await parseJsonBody(c, ReleaseAttemptRequest);
-    const result = await objects(c.env).session(rolloutId).releaseAttempt(attempt, body.runner_id, body.reason, body.error);
+    const result = await objects(c.env)
+      .session(rolloutId)
+      .releaseAttempt(attempt, body.runner_id, body.reason, body.error);
     return c.json(attemptAnswer(rolloutId, attempt, result));
   });
 

@@ -19,7 +19,11 @@ export async function handleBatchesBatch(batch: MessageBatch<unknown>, env: AppE
       const started = await startBatch(objects(env), message);
       if (!started.ok) {
         const details = started.reason === "invalid" ? started.errors : started.message;
-        console.error("batch message refused", { batch_id: message.batch_id, reason: started.reason, details });
+        console.error("batch message refused", {
+          batch_id: message.batch_id,
+          reason: started.reason,
+          details,
+        });
       }
     },
     5,

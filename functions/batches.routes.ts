@@ -3,11 +3,23 @@ import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import type { BatchIssue, SubmitResult } from "../src/runtime/batch/batch-results";
-import { BATCH_MESSAGE_SCHEMA_VERSION, CreateBatchRequest, type BatchMessage } from "../src/schemas/batch";
+import {
+  BATCH_MESSAGE_SCHEMA_VERSION,
+  CreateBatchRequest,
+  type BatchMessage,
+} from "../src/schemas/batch";
 import { startBatch } from "../src/runtime/batch/batch-delivery";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
-import { batchDroppedGroups, batchEvalReport, batchIdParam, batchProgress, batchRolloutsPage, batchSummary, listBatches } from "./views/batch-views";
+import {
+  batchDroppedGroups,
+  batchEvalReport,
+  batchIdParam,
+  batchProgress,
+  batchRolloutsPage,
+  batchSummary,
+  listBatches,
+} from "./views/batch-views";
 
 /**
  * Largest `POST /v1/batches` body: the rows go to the batch's Durable Object in one RPC (arguments
@@ -18,9 +30,15 @@ export const MAX_BATCH_BODY_BYTES = 25 * 1024 * 1024;
 
 /** The HTTP error for a refused submit. */
 function submitError(refused: Exclude<SubmitResult, { ok: true }>): Error {
-  if (refused.reason === "conflict") return new ConflictError(refused.message, { details: [{ path: "batch_id", message: refused.message }] });
+  if (refused.reason === "conflict")
+    return new ConflictError(refused.message, {
+      details: [{ path: "batch_id", message: refused.message }],
+    });
   const errors: BatchIssue[] = refused.errors;
-  return new InvalidInputError(errors.map((e) => `${e.path}: ${e.message}`).join("; "), { status: 422, details: errors });
+  return new InvalidInputError(errors.map((e) => `${e.path}: ${e.message}`).join("; "), {
+    status: 422,
+    details: errors,
+  });
 }
 
 /** Routes under `/v1/batches`. */
@@ -29,35 +47,67 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.post("/", async (c) => {
     const body = await parseJsonBody(c, CreateBatchRequest, { maxBytes: MAX_BATCH_BODY_BYTES });
-    const message: BatchMessage = { ...body, schema_version: BATCH_MESSAGE_SCHEMA_VERSION, batch_id: body.batch_id ?? crypto.randomUUID() };
+    const message: BatchMessage = {
+      ...body,
+      schema_version: BATCH_MESSAGE_SCHEMA_VERSION,
+      batch_id: body.batch_id ?? crypto.randomUUID(),
+    };
     const started = await startBatch(objects(c.env), message);
     if (!started.ok) throw submitError(started);
     const { progress } = started;
-    const links = { self: `/v1/batches/${progress.batch_id}`, rollouts: `/v1/batches/${progress.batch_id}/rollouts`, cancel: `/v1/batches/${progress.batch_id}/cancel` };
+    const links = {
+      self: `/v1/batches/${progress.batch_id}`,
+      rollouts: `/v1/batches/${progress.batch_id}/rollouts`,
+      cancel: `/v1/batches/${progress.batch_id}/cancel`,
+    };
     return c.json(
-      { batch_id: progress.batch_id, rollouts: progress.rollouts, status: progress.status, created: started.created, progress, links },
+      {
+        batch_id: progress.batch_id,
+        rollouts: progress.rollouts,
+        status: progress.status,
+        created: started.created,
+        progress,
+        links,
+      },
       started.created ? 202 : 200,
     );
   });
 
   routes.get("/", async (c) => c.json({ batches: await listBatches(c.env, c.req.query()) }));
 
-  routes.get("/:id", async (c) => c.json(await batchProgress(c.env, batchIdParam(c.req.param("id")))));
+  routes.get("/:id", async (c) =>
+    c.json(await batchProgress(c.env, batchIdParam(c.req.param("id")))),
+  );
 
   routes.get("/:id/rollouts", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));
-    return c.json({ batch_id: batchId, ...(await batchRolloutsPage(c.env, batchId, c.req.query())) });
+    return c.json({
+      batch_id: batchId,
+      ...(await batchRolloutsPage(c.env, batchId, c.req.query())),
+    });
   });
 
   // The tracker's own request counters (benches count its requests per rollout with them).
-  routes.get("/:id/requests", async (c) => c.json(await objects(c.env).batch(batchIdParam(c.req.param("id"))).requestCounts()));
+  routes.get("/:id/requests", async (c) =>
+    c.json(
+      await objects(c.env)
+        .batch(batchIdParam(c.req.param("id")))
+        .requestCounts(),
+    ),
+  );
 
-  routes.get("/:id/summary", async (c) => c.json(await batchSummary(c.env, batchIdParam(c.req.param("id")))));
+  routes.get("/:id/summary", async (c) =>
+    c.json(await batchSummary(c.env, batchIdParam(c.req.param("id")))),
+  );
 
   // Read only: a group is dropped by the pull that finds it stale, and this lists what was dropped.
-  routes.get("/:id/dropped-groups", async (c) => c.json(await batchDroppedGroups(c.env, batchIdParam(c.req.param("id")))));
+  routes.get("/:id/dropped-groups", async (c) =>
+    c.json(await batchDroppedGroups(c.env, batchIdParam(c.req.param("id")))),
+  );
 
-  routes.get("/:id/eval", async (c) => c.json(await batchEvalReport(c.env, batchIdParam(c.req.param("id")), c.req.query())));
+  routes.get("/:id/eval", async (c) =>
+    c.json(await batchEvalReport(c.env, batchIdParam(c.req.param("id")), c.req.query())),
+  );
 
   routes.post("/:id/cancel", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));

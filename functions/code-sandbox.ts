@@ -11,7 +11,9 @@ import { installCodeSandbox } from "../src/sdk/run-code";
 import type { AppEnv } from "./env";
 
 /** The sandbox for these bindings, or undefined when there is neither SANDBOX_URL nor LOADER. */
-export function codeSandboxFor(bindings: Pick<AppEnv, "SANDBOX_URL" | "LOADER">): CodeSandbox | undefined {
+export function codeSandboxFor(
+  bindings: Pick<AppEnv, "SANDBOX_URL" | "LOADER">,
+): CodeSandbox | undefined {
   if (bindings.SANDBOX_URL) return createRemoteSandbox(bindings.SANDBOX_URL);
   if (bindings.LOADER) return createLoaderSandbox(bindings.LOADER);
   return undefined;
@@ -23,7 +25,8 @@ let chosen: CodeSandbox | undefined;
 installCodeSandbox({
   run(input: RunCodeInput) {
     chosen ??= codeSandboxFor(env as AppEnv);
-    if (!chosen) throw new Error("runCode: this Worker has neither a LOADER binding nor SANDBOX_URL");
+    if (!chosen)
+      throw new Error("runCode: this Worker has neither a LOADER binding nor SANDBOX_URL");
     return chosen.run(input);
   },
 });

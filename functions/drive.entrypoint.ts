@@ -16,7 +16,12 @@ import { problemResponse } from "./middleware/problem-details";
 function createDriveApp(): Hono<{ Bindings: AppEnv }> {
   const app = new Hono<{ Bindings: AppEnv }>();
   app.onError((error, c) => problemResponse(c, error));
-  app.notFound((c) => problemResponse(c, new NotFoundError(`no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  app.notFound((c) =>
+    problemResponse(
+      c,
+      new NotFoundError(`no route for ${c.req.method} ${new URL(c.req.url).pathname}`),
+    ),
+  );
   app.post("/drive/:id", async (c) => {
     const id = RolloutId.safeParse(c.req.param("id"));
     if (!id.success) throw new NotFoundError("no such rollout");

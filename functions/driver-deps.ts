@@ -9,7 +9,10 @@ import { agentRegistry } from "../src/sdk/agent-registry";
 import { createApp } from "./app";
 import { type AppEnv, gatewaySecret } from "./env";
 import { gatewayFor } from "./gateway-deps";
-import { releaseOnNextAdmission, type ReleasingPolicyPort } from "../src/gateway/release-on-next-admission";
+import {
+  releaseOnNextAdmission,
+  type ReleasingPolicyPort,
+} from "../src/gateway/release-on-next-admission";
 
 /** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
 const app = createApp();
@@ -20,18 +23,30 @@ const app = createApp();
  * `releaseGraceMs` how long a call's release waits for the next admission (default
  * RELEASE_GRACE_MS; a test that counts requests widens it so a loaded machine cannot split them).
  */
-export function driverDeps(env: AppEnv, shards: ReleasingPolicyPort = objects(env).admission(), releaseGraceMs?: number): DriverDeps {
+export function driverDeps(
+  env: AppEnv,
+  shards: ReleasingPolicyPort = objects(env).admission(),
+  releaseGraceMs?: number,
+): DriverDeps {
   const dir = objects(env);
   return {
     sessions: { get: dir.session },
     resolveAgent: (name) => agentRegistry.get(name),
     // One drive's calls: each call's release rides on the rollout's next admission.
     // With DRIVER_INTERRUPTIBLE_CALLS=on, plain calls register their interrupt with their session, so an `interrupt` sync cuts them too.
-    model: createModelClient(gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs)), env.DRIVER_INTERRUPTIBLE_CALLS !== "on" ? undefined : (rolloutId, callId) => {
-      // One stub per call: RPC calls on one stub arrive in order (a leg's registration before its drop).
-      const session = dir.session(rolloutId);
-      return (interrupt, legVersion) => void session.remoteCallInterrupt(callId, interrupt, legVersion).catch(() => undefined);
-    }),
+    model: createModelClient(
+      gatewayFor(env, releaseOnNextAdmission(shards, releaseGraceMs)),
+      env.DRIVER_INTERRUPTIBLE_CALLS !== "on"
+        ? undefined
+        : (rolloutId, callId) => {
+            // One stub per call: RPC calls on one stub arrive in order (a leg's registration before its drop).
+            const session = dir.session(rolloutId);
+            return (interrupt, legVersion) =>
+              void session
+                .remoteCallInterrupt(callId, interrupt, legVersion)
+                .catch(() => undefined);
+          },
+    ),
     now: () => Date.now(),
     driverId: `driver-${crypto.randomUUID()}`,
     newId: () => crypto.randomUUID().slice(0, 8),

@@ -29,7 +29,13 @@ export function forkRoutes(): Hono<{ Bindings: AppEnv }> {
     // One read of the parent, which it answers without changing anything.
     const source = await objects(c.env).session(parentId).forkSource(body.at_step);
     if (!source.ok) throw new NotFoundError(`rollout ${parentId} does not exist`);
-    const plan = planFork({ source, definition: agentRegistry.get(source.spec.agent), body, childIds, now: Date.now() });
+    const plan = planFork({
+      source,
+      definition: agentRegistry.get(source.spec.agent),
+      body,
+      childIds,
+      now: Date.now(),
+    });
     if (!plan.ok) {
       const message = plan.problems.map((p) => `${p.path}: ${p.message}`).join("; ");
       if (plan.status === 409) throw new ConflictError(message, { details: plan.problems });
@@ -37,19 +43,52 @@ export function forkRoutes(): Hono<{ Bindings: AppEnv }> {
     }
     const prefix = source.prefix!;
     const results: CreateResult[] = new Array(plan.children.length);
-    await eachLimited(plan.children.map((spec, i) => ({ spec, i })), FORK_PARALLELISM, async ({ spec, i }) => {
-      results[i] = await objects(c.env).session(spec.rollout_id).createFork(spec, prefix);
-    });
-    const taken = results.flatMap((result, i) => (result.ok ? [] : [{ path: `rollout_ids.${i}`, message: result.message }]));
-    if (taken.length > 0) throw new ConflictError(taken.map((p) => `${p.path}: ${p.message}`).join("; "), { details: taken });
+    await eachLimited(
+      plan.children.map((spec, i) => ({ spec, i })),
+      FORK_PARALLELISM,
+      async ({ spec, i }) => {
+        results[i] = await objects(c.env).session(spec.rollout_id).createFork(spec, prefix);
+      },
+    );
+    const taken = results.flatMap((result, i) =>
+      result.ok ? [] : [{ path: `rollout_ids.${i}`, message: result.message }],
+    );
+    if (taken.length > 0)
+      throw new ConflictError(taken.map((p) => `${p.path}: ${p.message}`).join("; "), {
+        details: taken,
+      });
     // The parent lists its children (its page links them). Only after they exist, and best effort:
     // the children are made and answered for either way, and the same request again lists them.
-    await objects(c.env).session(parentId).recordFork(body.at_step, plan.children.map((spec) => spec.rollout_id)).catch((error: unknown) => console.error("listing a fork's children on its parent failed", { parent: parentId, error: String(error) }));
+    await objects(c.env)
+      .session(parentId)
+      .recordFork(
+        body.at_step,
+        plan.children.map((spec) => spec.rollout_id),
+      )
+      .catch((error: unknown) =>
+        console.error("listing a fork's children on its parent failed", {
+          parent: parentId,
+          error: String(error),
+        }),
+      );
     const children = plan.children.map((spec, i) => {
       const created = results[i] as Extract<CreateResult, { ok: true }>;
-      return { rollout_id: spec.rollout_id, status: created.status, created: created.created, tree: spec.tree, group: spec.group, links: { self: `/v1/rollouts/${spec.rollout_id}`, events: `/v1/rollouts/${spec.rollout_id}/events` } };
+      return {
+        rollout_id: spec.rollout_id,
+        status: created.status,
+        created: created.created,
+        tree: spec.tree,
+        group: spec.group,
+        links: {
+          self: `/v1/rollouts/${spec.rollout_id}`,
+          events: `/v1/rollouts/${spec.rollout_id}/events`,
+        },
+      };
     });
-    return c.json({ parent: parentId, at_step: body.at_step, children }, children.some((child) => child.created) ? 202 : 200);
+    return c.json(
+      { parent: parentId, at_step: body.at_step, children },
+      children.some((child) => child.created) ? 202 : 200,
+    );
   });
 
   return routes;

@@ -22,7 +22,8 @@ async function authorize(c: GatewayContext): Promise<string> {
   if (!match) throw new UnauthorizedError("missing Authorization: Bearer <rollout api_key>", 401);
   const verdict = await checkRolloutKey(gatewaySecret(c.env), match[1]!, parsed.data);
   if (verdict === "invalid") throw new UnauthorizedError("invalid rollout api_key", 401);
-  if (verdict === "other_rollout") throw new UnauthorizedError("this api_key belongs to another rollout", 403);
+  if (verdict === "other_rollout")
+    throw new UnauthorizedError("this api_key belongs to another rollout", 403);
   return parsed.data;
 }
 
@@ -31,7 +32,8 @@ function pathAttemptOf(c: GatewayContext): number | undefined {
   const raw = c.req.param("attempt");
   if (raw === undefined) return undefined;
   const attempt = Number(raw);
-  if (!Number.isInteger(attempt) || attempt < 1) throw new NotFoundError(`no attempt ${raw} of this rollout`);
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new NotFoundError(`no attempt ${raw} of this rollout`);
   return attempt;
 }
 
@@ -42,7 +44,10 @@ function attemptOf(c: GatewayContext): number | null {
   const raw = c.req.header(ATTEMPT_HEADER);
   if (raw === undefined) return null;
   const attempt = Number(raw);
-  if (!Number.isInteger(attempt) || attempt < 1) throw new InvalidInputError(`${ATTEMPT_HEADER} must be an attempt number >= 1`, { status: 400 });
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new InvalidInputError(`${ATTEMPT_HEADER} must be an attempt number >= 1`, {
+      status: 400,
+    });
   return attempt;
 }
 
@@ -51,7 +56,11 @@ function purposeOf(c: GatewayContext): CallPurpose {
   const raw = c.req.header(PURPOSE_HEADER);
   if (raw === undefined) return "policy";
   const purpose = CallPurpose.safeParse(raw);
-  if (!purpose.success) throw new InvalidInputError(`${PURPOSE_HEADER} must be one of ${CallPurpose.options.join(", ")}`, { status: 400 });
+  if (!purpose.success)
+    throw new InvalidInputError(
+      `${PURPOSE_HEADER} must be one of ${CallPurpose.options.join(", ")}`,
+      { status: 400 },
+    );
   return purpose.data;
 }
 
@@ -60,7 +69,11 @@ function purposeOf(c: GatewayContext): CallPurpose {
  * cancels the body, or its request's signal aborts), so the call is recorded as one nobody
  * received. Either way the session goes on reading the upstream to its end.
  */
-function toldWhenCallerLeaves(stream: ReadableStream<Uint8Array>, c: GatewayContext, callId: string): ReadableStream<Uint8Array> {
+function toldWhenCallerLeaves(
+  stream: ReadableStream<Uint8Array>,
+  c: GatewayContext,
+  callId: string,
+): ReadableStream<Uint8Array> {
   const stub = objects(c.env).session(c.req.param("id")!);
   const reader = stream.getReader();
   let told = false;
@@ -93,13 +106,27 @@ function toldWhenCallerLeaves(stream: ReadableStream<Uint8Array>, c: GatewayCont
  * upstream to its end, records the call and releases its admission whatever this request does
  * (durable-objects/gateway-call-owner.ts). This route authorizes and relays the answer.
  */
-async function forward(c: GatewayContext, path: UpstreamPath, body: JsonObject & { stream?: boolean }): Promise<Response> {
+async function forward(
+  c: GatewayContext,
+  path: UpstreamPath,
+  body: JsonObject & { stream?: boolean },
+): Promise<Response> {
   const rolloutId = await authorize(c);
   const pathAttempt = pathAttemptOf(c);
-  const meta = { rolloutId, callId: `${rolloutId}/gw/${crypto.randomUUID()}`, attempt: attemptOf(c), purpose: purposeOf(c), ...(pathAttempt === undefined ? {} : { pathAttempt }) };
+  const meta = {
+    rolloutId,
+    callId: `${rolloutId}/gw/${crypto.randomUUID()}`,
+    attempt: attemptOf(c),
+    purpose: purposeOf(c),
+    ...(pathAttempt === undefined ? {} : { pathAttempt }),
+  };
   const result = await objects(c.env).session(rolloutId).gatewayCall(path, body, meta);
   if (!result.ok) throw fromWireError(result.error);
-  if ("stream" in result) return new Response(toldWhenCallerLeaves(result.stream, c, meta.callId), { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
+  if ("stream" in result)
+    return new Response(toldWhenCallerLeaves(result.stream, c, meta.callId), {
+      status: 200,
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+    });
   // The upstream's own bytes when the backend kept them: serializing the parsed reply again costs CPU for nothing.
   return c.body(result.json, 200, { "content-type": "application/json" });
 }
@@ -116,12 +143,31 @@ export const MAX_GATEWAY_BODY_BYTES = 4 * 1024 * 1024;
 /** Routes mounted at `/v1/rollouts/:id/llm/v1` and, for runner attempts, `/v1/rollouts/:id/attempts/:attempt/llm/v1`. */
 export function gatewayRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
-  routes.post("/chat/completions", async (c) => forward(c, "/chat/completions", (await parseJsonBody(c, GatewayChatRequest, { maxBytes: MAX_GATEWAY_BODY_BYTES })) as JsonObject));
-  routes.post("/completions", async (c) => forward(c, "/completions", (await parseJsonBody(c, GatewayCompletionRequest, { maxBytes: MAX_GATEWAY_BODY_BYTES })) as JsonObject));
+  routes.post("/chat/completions", async (c) =>
+    forward(
+      c,
+      "/chat/completions",
+      (await parseJsonBody(c, GatewayChatRequest, {
+        maxBytes: MAX_GATEWAY_BODY_BYTES,
+      })) as JsonObject,
+    ),
+  );
+  routes.post("/completions", async (c) =>
+    forward(
+      c,
+      "/completions",
+      (await parseJsonBody(c, GatewayCompletionRequest, {
+        maxBytes: MAX_GATEWAY_BODY_BYTES,
+      })) as JsonObject,
+    ),
+  );
   routes.get("/models", async (c) => {
     await authorize(c);
     const model = (await objects(c.env).policy().fence()).snapshot.model ?? c.env.LLM_MODEL;
-    return c.json({ object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "edge-rollout" }] });
+    return c.json({
+      object: "list",
+      data: [{ id: model, object: "model", created: 0, owned_by: "edge-rollout" }],
+    });
   });
   return routes;
 }

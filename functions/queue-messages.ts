@@ -18,7 +18,10 @@ export async function consumeEach<S extends z.ZodType>(
     batch.messages.map(async (message) => {
       const parsed = schema.safeParse(message.body);
       if (!parsed.success) {
-        console.error(`dropping malformed ${label} message`, { id: message.id, issues: parsed.error.issues.slice(0, 20) });
+        console.error(`dropping malformed ${label} message`, {
+          id: message.id,
+          issues: parsed.error.issues.slice(0, 20),
+        });
         message.ack();
         return;
       }

@@ -30,11 +30,23 @@ function targets(env: AppEnv): IngestionTargets {
  */
 async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<void> {
   try {
-    const packed = await withinDeadline(packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed), CONSUMER_PHASE_MS, "packing completed groups");
+    const packed = await withinDeadline(
+      packCompletedGroups(r2SizedReader(env.TRAJECTORIES), r2Blobs(env.TRAJECTORIES), completed),
+      CONSUMER_PHASE_MS,
+      "packing completed groups",
+    );
     const shardOf = new Map(completed.map((g) => [g.uid, g.shard]));
-    await withinDeadline(objects(env).feed().recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) }))), CONSUMER_PHASE_MS, "recording packs");
+    await withinDeadline(
+      objects(env)
+        .feed()
+        .recordPacks(packed.refs.map((ref) => ({ ...ref, shard: shardOf.get(ref.uid) }))),
+      CONSUMER_PHASE_MS,
+      "recording packs",
+    );
   } catch (error) {
-    console.warn("group packs not recorded; pulls read those groups' members", { error: error instanceof Error ? error.message : String(error) });
+    console.warn("group packs not recorded; pulls read those groups' members", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 
@@ -56,28 +68,52 @@ export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppE
     if (parsed.success) valid.push({ message, body: parsed.data });
     else if (check?.success) checks.push({ message, body: check.data });
     else {
-      console.error("dropping malformed result message", { id: message.id, issues: parsed.error.issues.slice(0, 20) });
+      console.error("dropping malformed result message", {
+        id: message.id,
+        issues: parsed.error.issues.slice(0, 20),
+      });
       message.ack();
     }
   }
   // An unreadable FEED_SHARDS throws here: the whole batch is retried (then dead-lettered), never split by a guess.
   if (valid.length > 0) {
-    const report = await withinDeadline(ingestResults(targets(env), valid.map((v) => v.body)), CONSUMER_PHASE_MS, "ingesting results").catch((error: unknown) => {
+    const report = await withinDeadline(
+      ingestResults(
+        targets(env),
+        valid.map((v) => v.body),
+      ),
+      CONSUMER_PHASE_MS,
+      "ingesting results",
+    ).catch((error: unknown) => {
       // Every message goes back to the queue: the feed and trackers dedupe what did arrive.
-      console.error("results batch retried", { error: error instanceof Error ? error.message : String(error) });
+      console.error("results batch retried", {
+        error: error instanceof Error ? error.message : String(error),
+      });
       return null;
     });
     if (report === null) {
       for (const { message } of valid) message.retry({ delaySeconds: 2 });
       return;
     }
-    if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off") await packAndRecord(env, report.completed);
+    if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off")
+      await packAndRecord(env, report.completed);
     settle(valid, report.retry);
   }
   if (checks.length > 0) {
-    const answer = (rolloutId: string, held: boolean) => objects(env).session(rolloutId).deliveryChecked(held);
-    const answered = await withinDeadline(answerDeliveryChecks(objects(env).feed(), answer, checks.map((c) => c.body)), CONSUMER_PHASE_MS, "answering delivery checks").catch((error: unknown) => {
-      console.error("delivery checks retried", { error: error instanceof Error ? error.message : String(error) });
+    const answer = (rolloutId: string, held: boolean) =>
+      objects(env).session(rolloutId).deliveryChecked(held);
+    const answered = await withinDeadline(
+      answerDeliveryChecks(
+        objects(env).feed(),
+        answer,
+        checks.map((c) => c.body),
+      ),
+      CONSUMER_PHASE_MS,
+      "answering delivery checks",
+    ).catch((error: unknown) => {
+      console.error("delivery checks retried", {
+        error: error instanceof Error ? error.message : String(error),
+      });
       return new Map(checks.map((_, i) => [i, "deadline"] as [number, string]));
     });
     settle(checks, answered);

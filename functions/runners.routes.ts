@@ -6,7 +6,12 @@ import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
 import { eachLimited } from "../src/runtime/each-limited";
 import { shardVisitOrder } from "../src/runtime/claims/claim-shards";
 import type { ClaimResult } from "../src/runtime/session/session-results";
-import { ClaimRequest, type ClaimedRollout, HeartbeatRequest, type HeartbeatOutcome } from "../src/schemas/runner-claims";
+import {
+  ClaimRequest,
+  type ClaimedRollout,
+  HeartbeatRequest,
+  type HeartbeatOutcome,
+} from "../src/schemas/runner-claims";
 import type { JsonValue } from "../src/schemas/json";
 import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
@@ -21,7 +26,12 @@ type Granted = Extract<ClaimResult, { ok: true }>;
  * attempt. An offer is settled (removed) once its session answered, granted or refused; one whose
  * session could not be reached stays hidden and comes back after OFFER_HIDE_MS.
  */
-async function claimFromAgent(env: AppEnv, agent: string, body: ClaimRequest, granted: Granted[]): Promise<void> {
+async function claimFromAgent(
+  env: AppEnv,
+  agent: string,
+  body: ClaimRequest,
+  granted: Granted[],
+): Promise<void> {
   for (const shard of shardVisitOrder()) {
     const wanted = body.max - granted.length;
     if (wanted <= 0) return;
@@ -31,11 +41,16 @@ async function claimFromAgent(env: AppEnv, agent: string, body: ClaimRequest, gr
     const settled: TakenOffer[] = [];
     await eachLimited(offers, RPC_PARALLELISM, async (offer) => {
       try {
-        const result = await objects(env).session(offer.rollout_id).claim(body.runner_id, body.lease_ms);
+        const result = await objects(env)
+          .session(offer.rollout_id)
+          .claim(body.runner_id, body.lease_ms);
         settled.push(offer);
         if (result.ok) granted.push(result);
       } catch (error) {
-        console.error("claim failed; the offer comes back", { rollout_id: offer.rollout_id, error: error instanceof Error ? error.message : String(error) });
+        console.error("claim failed; the offer comes back", {
+          rollout_id: offer.rollout_id,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     });
     await queue.settle(settled);
@@ -43,10 +58,17 @@ async function claimFromAgent(env: AppEnv, agent: string, body: ClaimRequest, gr
 }
 
 /** The latest version of each named resource the runner asked for (missing ones are left out). */
-async function latestResources(env: AppEnv, names: readonly string[]): Promise<Record<string, JsonValue>> {
+async function latestResources(
+  env: AppEnv,
+  names: readonly string[],
+): Promise<Record<string, JsonValue>> {
   const policy = objects(env).policy();
-  const found = await Promise.all(names.map(async (name) => [name, await policy.getResource(name)] as const));
-  return Object.fromEntries(found.flatMap(([name, result]) => (result.ok ? [[name, result.value]] : [])));
+  const found = await Promise.all(
+    names.map(async (name) => [name, await policy.getResource(name)] as const),
+  );
+  return Object.fromEntries(
+    found.flatMap(([name, result]) => (result.ok ? [[name, result.value]] : [])),
+  );
 }
 
 /** Routes under `/v1/runners`. */
@@ -59,7 +81,10 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
     for (const agent of body.agents) await claimFromAgent(c.env, agent, body, granted);
     if (granted.length === 0) return c.json({ runner_id: body.runner_id, claimed: [] });
     // Read once per claim that got work, never per idle poll: the policy object is deployment-wide.
-    const [policy, resources] = await Promise.all([objects(c.env).policy().snapshot(), latestResources(c.env, body.resources)]);
+    const [policy, resources] = await Promise.all([
+      objects(c.env).policy().snapshot(),
+      latestResources(c.env, body.resources),
+    ]);
     const origin = new URL(c.req.url).origin;
     const secret = gatewaySecret(c.env);
     const claimed: ClaimedRollout[] = await Promise.all(
@@ -91,12 +116,26 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
     const outcomes: HeartbeatOutcome[] = [];
     const batches = new Set<string>();
     await eachLimited(body.leases, RPC_PARALLELISM, async ({ rollout_id, attempt }) => {
-      const result = await objects(c.env).session(rollout_id).heartbeat(attempt, body.runner_id, body.lease_ms);
+      const result = await objects(c.env)
+        .session(rollout_id)
+        .heartbeat(attempt, body.runner_id, body.lease_ms);
       if (result.ok && result.batch_id) batches.add(result.batch_id);
-      outcomes.push(result.ok ? { rollout_id, attempt, ok: true, lease_expires_at: result.lease.expires_at, reason: null } : { rollout_id, attempt, ok: false, lease_expires_at: null, reason: result.reason });
+      outcomes.push(
+        result.ok
+          ? {
+              rollout_id,
+              attempt,
+              ok: true,
+              lease_expires_at: result.lease.expires_at,
+              reason: null,
+            }
+          : { rollout_id, attempt, ok: false, lease_expires_at: null, reason: result.reason },
+      );
     });
     // One touch per batch and heartbeat, so `GET /v1/batches/:id` can tell heartbeating runners from lost ones.
-    await eachLimited([...batches], RPC_PARALLELISM, async (batchId) => objects(c.env).batch(batchId).runnerSeen(body.runner_id, body.lease_ms));
+    await eachLimited([...batches], RPC_PARALLELISM, async (batchId) =>
+      objects(c.env).batch(batchId).runnerSeen(body.runner_id, body.lease_ms),
+    );
     return c.json({ runner_id: body.runner_id, leases: outcomes });
   });
 

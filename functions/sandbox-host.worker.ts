@@ -24,12 +24,25 @@ interface SandboxHostEnv {
 let python: PythonSandbox | undefined;
 
 function pythonFor(env: SandboxHostEnv): PythonSandbox {
-  python ??= createPythonSandbox(env.LOADER, { mjs: env.PYODIDE_MJS, asmMjs: env.PYODIDE_ASM_MJS, wasm: env.PYODIDE_WASM, stdlib: env.PYODIDE_STDLIB, lock: env.PYODIDE_LOCK }, SANDBOX_COMPATIBILITY_DATE);
+  python ??= createPythonSandbox(
+    env.LOADER,
+    {
+      mjs: env.PYODIDE_MJS,
+      asmMjs: env.PYODIDE_ASM_MJS,
+      wasm: env.PYODIDE_WASM,
+      stdlib: env.PYODIDE_STDLIB,
+      lock: env.PYODIDE_LOCK,
+    },
+    SANDBOX_COMPATIBILITY_DATE,
+  );
   return python;
 }
 
 function problem(status: number, title: string): Response {
-  return Response.json({ type: "about:blank", title, status }, { status, headers: { "content-type": "application/problem+json" } });
+  return Response.json(
+    { type: "about:blank", title, status },
+    { status, headers: { "content-type": "application/problem+json" } },
+  );
 }
 
 export default {
@@ -42,12 +55,15 @@ export default {
           pythonFor(env).install(await request.arrayBuffer());
           return new Response(null, { status: 204 });
         }
-        return new Response(await pythonFor(env).snapshot(), { headers: { "content-type": "application/octet-stream" } });
+        return new Response(await pythonFor(env).snapshot(), {
+          headers: { "content-type": "application/octet-stream" },
+        });
       } catch (error) {
         return problem(503, (error as Error).message);
       }
     }
-    if (url.pathname !== "/run" || request.method !== "POST") return new Response("not found", { status: 404 });
+    if (url.pathname !== "/run" || request.method !== "POST")
+      return new Response("not found", { status: 404 });
     let input;
     try {
       input = parseRunCodeRequest(await request.json());

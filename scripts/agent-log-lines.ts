@@ -8,7 +8,9 @@ const AGENT_LINE = /^\[rollout [^\]]+\] /;
  * local stack can show agent logs without wrangler's request and binding noise. A line split
  * across chunks is held until its end arrives.
  */
-export function agentLogLines(onAgentLine: (line: string) => void): (chunk: Buffer | string) => void {
+export function agentLogLines(
+  onAgentLine: (line: string) => void,
+): (chunk: Buffer | string) => void {
   let pending = "";
   return (chunk) => {
     const lines = (pending + chunk.toString()).split("\n");

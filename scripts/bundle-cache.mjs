@@ -28,7 +28,12 @@ function digestOf(path) {
 /** The options that decide a bundle's bytes, as a cache key (plugins by name: each caller's are fixed). */
 function keyOf(options) {
   const { plugins, outfile, ...rest } = options;
-  const described = JSON.stringify({ esbuild: ESBUILD_VERSION, rest, plugins: plugins?.map((plugin) => plugin.name), name: basename(outfile) });
+  const described = JSON.stringify({
+    esbuild: ESBUILD_VERSION,
+    rest,
+    plugins: plugins?.map((plugin) => plugin.name),
+    name: basename(outfile),
+  });
   return createHash("sha256").update(described).digest("base64url").slice(0, 20);
 }
 

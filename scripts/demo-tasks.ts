@@ -6,13 +6,22 @@ import { CODING_TASKS, codingPrompt, codingTests } from "../tools/simulator/codi
 /** One task to submit: which agent, and the task body. */
 export interface DemoTask {
   agent: "math" | "calculator" | "js-coder" | "dialogue";
-  task: { problem: string; ground_truth: string; task_id: string; extra_args?: Record<string, unknown> };
+  task: {
+    problem: string;
+    ground_truth: string;
+    task_id: string;
+    extra_args?: Record<string, unknown>;
+  };
 }
-
 
 function expression(random: () => number): string {
   const n = () => 2 + Math.floor(random() * 48);
-  const shapes = [() => `${n()} * ${n()} + ${n()}`, () => `(${n()} + ${n()}) * ${n()}`, () => `${n()} * ${n()} - ${n()}`, () => `(${n()} - ${n()}) * (${n()} + ${n()})`];
+  const shapes = [
+    () => `${n()} * ${n()} + ${n()}`,
+    () => `(${n()} + ${n()}) * ${n()}`,
+    () => `${n()} * ${n()} - ${n()}`,
+    () => `(${n()} - ${n()}) * (${n()} + ${n()})`,
+  ];
   return shapes[Math.floor(random() * shapes.length)]!();
 }
 
@@ -37,14 +46,43 @@ export function demoTasks(perAgent: number, seed = 1): DemoTask[] {
   const tasks: DemoTask[] = [];
   for (let i = 0; i < perAgent; i++) {
     const math = expression(random);
-    tasks.push({ agent: "math", task: { task_id: `math-${i}`, problem: `What is ${math}?`, ground_truth: formatNumber(evaluateArithmetic(math)) } });
+    tasks.push({
+      agent: "math",
+      task: {
+        task_id: `math-${i}`,
+        problem: `What is ${math}?`,
+        ground_truth: formatNumber(evaluateArithmetic(math)),
+      },
+    });
     const calc = expression(random);
-    tasks.push({ agent: "calculator", task: { task_id: `calculator-${i}`, problem: `Use the calculator to compute ${calc}.`, ground_truth: formatNumber(evaluateArithmetic(calc)) } });
+    tasks.push({
+      agent: "calculator",
+      task: {
+        task_id: `calculator-${i}`,
+        problem: `Use the calculator to compute ${calc}.`,
+        ground_truth: formatNumber(evaluateArithmetic(calc)),
+      },
+    });
     const coding = CODING_TASKS[i % CODING_TASKS.length]!;
-    tasks.push({ agent: "js-coder", task: { task_id: `js-coder-${i}`, problem: codingPrompt(coding), ground_truth: codingTests(coding) } });
+    tasks.push({
+      agent: "js-coder",
+      task: {
+        task_id: `js-coder-${i}`,
+        problem: codingPrompt(coding),
+        ground_truth: codingTests(coding),
+      },
+    });
   }
   for (let i = 0; i < demoDialogues(perAgent); i++) {
-    tasks.push({ agent: "dialogue", task: { task_id: `dialogue-${i}`, problem: `Tell me about the number ${7 + i}. /think`, ground_truth: "", extra_args: { turns: DEMO_DIALOGUE_TURNS } } });
+    tasks.push({
+      agent: "dialogue",
+      task: {
+        task_id: `dialogue-${i}`,
+        problem: `Tell me about the number ${7 + i}. /think`,
+        ground_truth: "",
+        extra_args: { turns: DEMO_DIALOGUE_TURNS },
+      },
+    });
   }
   return tasks;
 }

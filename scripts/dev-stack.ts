@@ -37,9 +37,25 @@ export interface DevStack {
 export async function startDevStack(runner: Runner, options: DevStackOptions): Promise<DevStack> {
   if (runner === "wrangler") {
     const stack = await startLocalStack(options);
-    const ended = new Promise<string>((resolve) => stack.wrangler.once("exit", (code) => resolve(`wrangler dev exited (code ${code})`)));
-    return { runner, workerUrl: stack.workerUrl, modelServerUrl: stack.modelServerUrl, simulator: stack.simulator, ended, stop: stack.stop };
+    const ended = new Promise<string>((resolve) =>
+      stack.wrangler.once("exit", (code) => resolve(`wrangler dev exited (code ${code})`)),
+    );
+    return {
+      runner,
+      workerUrl: stack.workerUrl,
+      modelServerUrl: stack.modelServerUrl,
+      simulator: stack.simulator,
+      ended,
+      stop: stack.stop,
+    };
   }
   const stack = await startMiniflareStack(options);
-  return { runner, workerUrl: stack.workerUrl, modelServerUrl: stack.modelServerUrl, simulator: stack.simulator, ended: stack.ended, stop: stack.stop };
+  return {
+    runner,
+    workerUrl: stack.workerUrl,
+    modelServerUrl: stack.modelServerUrl,
+    simulator: stack.simulator,
+    ended: stack.ended,
+    stop: stack.stop,
+  };
 }

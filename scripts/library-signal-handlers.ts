@@ -18,7 +18,8 @@ export async function withoutAddedSignalHandlers<T>(load: () => Promise<T> | T):
     return await load();
   } finally {
     for (const signal of SIGNALS) {
-      for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+      for (const listener of process.listeners(signal))
+        if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
     }
   }
 }

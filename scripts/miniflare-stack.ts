@@ -77,10 +77,19 @@ export interface MiniflareStackOptions extends Omit<LocalStackOptions, "verbose"
  * nodejs_compat they are workerd's `node:` modules; wrangler also polyfills, through unenv, the few
  * workerd lacks, so an entry that needs one runs with `--runner wrangler`.
  */
-const NODE_BUILTIN = new RegExp(`^(${builtinModules.filter((name) => !name.startsWith("_")).map((name) => name.replace(/[/]/g, "\\/")).join("|")})$`);
+const NODE_BUILTIN = new RegExp(
+  `^(${builtinModules
+    .filter((name) => !name.startsWith("_"))
+    .map((name) => name.replace(/[/]/g, "\\/"))
+    .join("|")})$`,
+);
 
 /** How the Worker entry is bundled: the way wrangler does for workerd (ESM, `cloudflare:*` and `node:*` left to the runtime). */
-function bundleOptions(root: string, main: string, outDir: string): BuildOptions & { outfile: string } {
+function bundleOptions(
+  root: string,
+  main: string,
+  outDir: string,
+): BuildOptions & { outfile: string } {
   return {
     entryPoints: [resolve(root, main)],
     outfile: join(outDir, "worker.js"),
@@ -89,7 +98,17 @@ function bundleOptions(root: string, main: string, outDir: string): BuildOptions
     mainFields: [...WORKERD_ESM.mainFields],
     external: ["cloudflare:*", "node:*"],
     // Bare Node built-ins (what dependencies such as cross-spawn import) are workerd's `node:` modules under nodejs_compat.
-    plugins: [{ name: "node-builtins", setup(build) { build.onResolve({ filter: NODE_BUILTIN }, (args) => ({ path: `node:${args.path}`, external: true })); } }],
+    plugins: [
+      {
+        name: "node-builtins",
+        setup(build) {
+          build.onResolve({ filter: NODE_BUILTIN }, (args) => ({
+            path: `node:${args.path}`,
+            external: true,
+          }));
+        },
+      },
+    ],
     // External source map: CPU profiles are attributed back to source files (bench/source-map.ts).
     sourcemap: "external",
     logLevel: "silent",
@@ -116,30 +135,43 @@ interface WorkerWatch {
  * node_modules, say); such a rebuild yields the same bytes, and restarting workerd for it would
  * only drop requests in flight.
  */
-async function watchWorker(bundle: BuildOptions & { outfile: string }, reload: () => Promise<void>, say: (line: string) => void): Promise<WorkerWatch> {
+async function watchWorker(
+  bundle: BuildOptions & { outfile: string },
+  reload: () => Promise<void>,
+  say: (line: string) => void,
+): Promise<WorkerWatch> {
   let served: string | undefined;
   let first: { resolve: () => void; reject: (error: Error) => void } | undefined;
   const firstBuild = new Promise<void>((resolve, reject) => (first = { resolve, reject }));
   const watcher = await context({
     ...bundle,
-    plugins: [...(bundle.plugins ?? []), {
-      name: "reload-worker",
-      setup(build) {
-        build.onEnd(async (result) => {
-          if (served === undefined) {
-            if (result.errors.length > 0) return first!.reject(new Error(result.errors.map((error) => error.text).join("\n")));
-            served = bundleDigest(bundle.outfile);
-            return first!.resolve();
-          }
-          if (result.errors.length > 0) return say(`[edge-rollout] rebuild failed, still serving the last good Worker: ${result.errors[0]!.text}`);
-          const built = bundleDigest(bundle.outfile);
-          if (built === served) return; // a change that did not change the Worker
-          served = built;
-          await reload();
-          say("[edge-rollout] source changed: Worker reloaded");
-        });
+    plugins: [
+      ...(bundle.plugins ?? []),
+      {
+        name: "reload-worker",
+        setup(build) {
+          build.onEnd(async (result) => {
+            if (served === undefined) {
+              if (result.errors.length > 0)
+                return first!.reject(
+                  new Error(result.errors.map((error) => error.text).join("\n")),
+                );
+              served = bundleDigest(bundle.outfile);
+              return first!.resolve();
+            }
+            if (result.errors.length > 0)
+              return say(
+                `[edge-rollout] rebuild failed, still serving the last good Worker: ${result.errors[0]!.text}`,
+              );
+            const built = bundleDigest(bundle.outfile);
+            if (built === served) return; // a change that did not change the Worker
+            served = built;
+            await reload();
+            say("[edge-rollout] source changed: Worker reloaded");
+          });
+        },
       },
-    }],
+    ],
   });
   // esbuild's service process waits for its active watches, not only for its stdin, and it
   // inherited our stderr: if this process exits mid-watch, an orphaned service can keep a caller's
@@ -170,7 +202,10 @@ const LAST_OUTPUT_LINES = 40;
  * Miniflare neither restarts a workerd that dies nor says so; a reload starts a new one, so a
  * single look without one is not yet an end. `cancel` stops looking.
  */
-function runtimeGone(ours: () => number[], lastOutput: () => string[]): { ended: Promise<string>; cancel: () => void } {
+function runtimeGone(
+  ours: () => number[],
+  lastOutput: () => string[],
+): { ended: Promise<string>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const ended = new Promise<string>((resolve) => {
     let missed = 0;
@@ -179,8 +214,12 @@ function runtimeGone(ours: () => number[], lastOutput: () => string[]): { ended:
       if (missed < RUNTIME_MISSED_CHECKS) return;
       clearInterval(timer);
       const tail = lastOutput();
-      resolve(`workerd exited on its own (no workerd process for ${(RUNTIME_MISSED_CHECKS * RUNTIME_CHECK_MS) / 1000} s); ` +
-        (tail.length > 0 ? `its last output:\n${tail.join("\n")}` : "it printed nothing (run with --verbose to see all its output)"));
+      resolve(
+        `workerd exited on its own (no workerd process for ${(RUNTIME_MISSED_CHECKS * RUNTIME_CHECK_MS) / 1000} s); ` +
+          (tail.length > 0
+            ? `its last output:\n${tail.join("\n")}`
+            : "it printed nothing (run with --verbose to see all its output)"),
+      );
     }, RUNTIME_CHECK_MS);
     timer.unref();
   });
@@ -191,7 +230,13 @@ function runtimeGone(ours: () => number[], lastOutput: () => string[]): { ended:
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  return Promise.race([promise.then(() => true, () => true), late]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 function killQuietly(pid: number): void {
@@ -207,7 +252,9 @@ function killQuietly(pid: number): void {
  * each other on 127.0.0.1, and resolves when the Worker answers /health. State persists in
  * `stateDir` in the layout `wrangler dev --persist-to` uses.
  */
-export async function startMiniflareStack(options: MiniflareStackOptions = {}): Promise<MiniflareStack> {
+export async function startMiniflareStack(
+  options: MiniflareStackOptions = {},
+): Promise<MiniflareStack> {
   const root = resolve(import.meta.dirname, "..");
   const stateDir = resolve(root, options.stateDir ?? ".tmp/local-stack");
   if (options.reset) rmSync(stateDir, { recursive: true, force: true });
@@ -217,28 +264,46 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
   // Watching: the watch's first build is the bundle (rebuilds write there). Otherwise the bundle
   // cache, so a stack started again on unchanged sources skips esbuild.
   let reload = async (): Promise<void> => undefined;
-  const watch = options.watch ? await watchWorker(bundle, () => reload(), (line) => process.stderr.write(`${line}\n`)) : undefined;
+  const watch = options.watch
+    ? await watchWorker(
+        bundle,
+        () => reload(),
+        (line) => process.stderr.write(`${line}\n`),
+      )
+    : undefined;
   let scriptPath: string;
   try {
     if (watch) await watch.firstBuild;
     scriptPath = watch ? bundle.outfile : await cachedBundle(bundle);
   } catch (error) {
     await watch?.dispose();
-    throw new Error(`bundling ${main} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `bundling ${main} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
-  const workerOptions = await wranglerWorkerOptions(localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main));
+  const workerOptions = await wranglerWorkerOptions(
+    localWranglerConfig(root, stateDir, options.localBatchSize ?? 48, main),
+  );
   // The sandbox host starts its own workerd (1–3 s here): alongside the simulator, not after it.
   const [simulator, sandbox] = await Promise.all([
     options.modelServerUrl ? undefined : startVllmSimulator({ port: 8000, ...options.simulator }),
     options.sandbox === false || options.vars?.SANDBOX_URL ? undefined : startSandboxHost(),
   ]);
   const modelServerUrl = options.modelServerUrl ?? simulator!.url;
-  const onAgentLog = options.onAgentLog === undefined ? (line: string) => process.stderr.write(`${line}\n`) : options.onAgentLog;
+  const onAgentLog =
+    options.onAgentLog === undefined
+      ? (line: string) => process.stderr.write(`${line}\n`)
+      : options.onAgentLog;
   const agentLines = agentLogLines((line) => onAgentLog?.(line));
   // The runtime's last lines, kept even when they are not shown: a workerd that dies says why there.
   const lastOutput: string[] = [];
   const keep = (chunk: Buffer) => {
-    lastOutput.push(...chunk.toString("utf8").split("\n").filter((line) => line.trim() !== ""));
+    lastOutput.push(
+      ...chunk
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== ""),
+    );
     lastOutput.splice(0, Math.max(0, lastOutput.length - LAST_OUTPUT_LINES));
   };
   const before = new Set(workerdChildren());
@@ -249,7 +314,12 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     // look for imports (about 3 s of CPU per start and per reload here; issue 27), and it has none
     // but the runtime's own (`cloudflare:*`, `node:*`).
     modules: [{ type: "ESModule", path: scriptPath }],
-    bindings: { ...workerOptions.bindings, LLM_BASE_URL: `${modelServerUrl}/v1`, ...(sandbox ? { SANDBOX_URL: sandbox.url } : {}), ...options.vars },
+    bindings: {
+      ...workerOptions.bindings,
+      LLM_BASE_URL: `${modelServerUrl}/v1`,
+      ...(sandbox ? { SANDBOX_URL: sandbox.url } : {}),
+      ...options.vars,
+    },
     host: "127.0.0.1",
     port: options.workerPort ?? 8787,
     defaultPersistRoot: options.persistRoot ?? join(stateDir, "state", "v3"),
@@ -281,7 +351,9 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     })();
     // Stopping must end: if Miniflare does not finish disposing in time, its workerd is killed.
     if (!(await settlesWithin(disposed, STOP_GRACE_MS))) {
-      process.stderr.write(`[edge-rollout] Miniflare did not stop within ${STOP_GRACE_MS / 1000} s; killing its workerd\n`);
+      process.stderr.write(
+        `[edge-rollout] Miniflare did not stop within ${STOP_GRACE_MS / 1000} s; killing its workerd\n`,
+      );
       for (const pid of ours()) killQuietly(pid);
     }
     await simulator?.close();
@@ -296,7 +368,13 @@ export async function startMiniflareStack(options: MiniflareStackOptions = {}): 
     const workerdPid = ours()[0];
     const inspectorUrl = options.inspector ? await mf.getInspectorURL() : undefined;
     return {
-      workerUrl, modelServerUrl, simulator, workerdPid, bundlePath: scriptPath, inspectorUrl, stop,
+      workerUrl,
+      modelServerUrl,
+      simulator,
+      workerdPid,
+      bundlePath: scriptPath,
+      inspectorUrl,
+      stop,
       // Started only after ready (before it there is no workerd to miss), and only when asked for.
       get ended() {
         return (runtime ??= runtimeGone(ours, () => lastOutput)).ended;

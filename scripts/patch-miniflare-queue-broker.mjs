@@ -45,10 +45,13 @@ for (const patch of patches) {
   const at = source.indexOf(patch.from);
   const afterAt = patch.after === undefined ? 0 : source.indexOf(patch.after, at);
   if (at < 0 || source.indexOf(patch.from, at + 1) >= 0 || afterAt < 0) {
-    console.warn(`patch-miniflare-queue-broker: expected code not found in ${patch.file}; left unpatched (a local queue can stall after a failed log): update scripts/patch-miniflare-queue-broker.mjs`);
+    console.warn(
+      `patch-miniflare-queue-broker: expected code not found in ${patch.file}; left unpatched (a local queue can stall after a failed log): update scripts/patch-miniflare-queue-broker.mjs`,
+    );
     continue;
   }
-  if (patch.after !== undefined) source = source.slice(0, afterAt) + patch.afterTo + source.slice(afterAt + patch.after.length);
+  if (patch.after !== undefined)
+    source = source.slice(0, afterAt) + patch.afterTo + source.slice(afterAt + patch.after.length);
   source = source.replace(patch.from, patch.to);
   writeFileSync(file, source);
 }

@@ -20,10 +20,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const file = join(root, "node_modules/@cloudflare/vitest-pool-workers/dist/worker/lib/cloudflare/test-internal.mjs");
+const file = join(
+  root,
+  "node_modules/@cloudflare/vitest-pool-workers/dist/worker/lib/cloudflare/test-internal.mjs",
+);
 
 const BROKEN = "\tfunction Class(...args) {\n\t\tClass.prototype = new Proxy(Class.prototype, {";
-const FIXED = "\tlet proxied = false; // patched by edge-rollout scripts/patch-vitest-pool-workers.mjs: one Proxy, not one per construction\n\tfunction Class(...args) {\n\t\tif (!proxied && (proxied = true)) Class.prototype = new Proxy(Class.prototype, {";
+const FIXED =
+  "\tlet proxied = false; // patched by edge-rollout scripts/patch-vitest-pool-workers.mjs: one Proxy, not one per construction\n\tfunction Class(...args) {\n\t\tif (!proxied && (proxied = true)) Class.prototype = new Proxy(Class.prototype, {";
 
 if (!existsSync(file)) {
   // Installed without devDependencies (npm ci --omit=dev): no tests run, nothing to patch.
@@ -33,7 +37,9 @@ const source = readFileSync(file, "utf8");
 if (source.includes(FIXED)) process.exit(0);
 const at = source.indexOf(BROKEN);
 if (at < 0 || source.indexOf(BROKEN, at + 1) >= 0) {
-  console.warn(`patch-vitest-pool-workers: createProxyPrototypeClass not found as expected in ${file}; left unpatched (workerd tests run, but each SELF.fetch gets slower): update scripts/patch-vitest-pool-workers.mjs`);
+  console.warn(
+    `patch-vitest-pool-workers: createProxyPrototypeClass not found as expected in ${file}; left unpatched (workerd tests run, but each SELF.fetch gets slower): update scripts/patch-vitest-pool-workers.mjs`,
+  );
   process.exit(0);
 }
 writeFileSync(file, source.replace(BROKEN, FIXED));

@@ -47,21 +47,48 @@ export class RolloutClient {
    * is chosen here when the body has none, so a create sent again after a dropped connection is
    * the same rollout (creation is idempotent by id).
    */
-  async create(body: { agent: string; task: unknown; config?: unknown; rollout_id?: string }): Promise<string> {
+  async create(body: {
+    agent: string;
+    task: unknown;
+    config?: unknown;
+    rollout_id?: string;
+  }): Promise<string> {
     const withId = { ...body, rollout_id: body.rollout_id ?? crypto.randomUUID() };
-    return (await repeatable(() => this.#api.post<{ rollout_id: string }>("/v1/rollouts", withId))).rollout_id;
+    return (await repeatable(() => this.#api.post<{ rollout_id: string }>("/v1/rollouts", withId)))
+      .rollout_id;
   }
 
   /** `POST /v1/rollouts/:id/fork`: n children sharing the rollout's first `at_step` steps; returns their ids. */
-  async fork(rolloutId: string, body: { at_step: number; n: number; rollout_ids?: string[]; config?: unknown }): Promise<{ children: Array<{ rollout_id: string }> }> {
+  async fork(
+    rolloutId: string,
+    body: { at_step: number; n: number; rollout_ids?: string[]; config?: unknown },
+  ): Promise<{ children: Array<{ rollout_id: string }> }> {
     // With the children's ids chosen here, a fork sent again after a dropped connection makes the same children.
-    const withIds = { ...body, rollout_ids: body.rollout_ids ?? Array.from({ length: body.n }, () => crypto.randomUUID()) };
-    return repeatable(() => this.#api.post<{ children: Array<{ rollout_id: string }> }>(`/v1/rollouts/${rolloutId}/fork`, withIds));
+    const withIds = {
+      ...body,
+      rollout_ids: body.rollout_ids ?? Array.from({ length: body.n }, () => crypto.randomUUID()),
+    };
+    return repeatable(() =>
+      this.#api.post<{ children: Array<{ rollout_id: string }> }>(
+        `/v1/rollouts/${rolloutId}/fork`,
+        withIds,
+      ),
+    );
   }
 
   /** What the rollout's session served and did in SQLite since its object started (`GET /v1/rollouts/:id/usage`). */
-  async usage(rolloutId: string): Promise<{ requests: { total: number; by_method: Record<string, number>; since: number }; sqlite: SqlCounts }> {
-    return repeatable(() => this.#api.get<{ requests: { total: number; by_method: Record<string, number>; since: number }; sqlite: SqlCounts }>(`/v1/rollouts/${rolloutId}/usage`));
+  async usage(
+    rolloutId: string,
+  ): Promise<{
+    requests: { total: number; by_method: Record<string, number>; since: number };
+    sqlite: SqlCounts;
+  }> {
+    return repeatable(() =>
+      this.#api.get<{
+        requests: { total: number; by_method: Record<string, number>; since: number };
+        sqlite: SqlCounts;
+      }>(`/v1/rollouts/${rolloutId}/usage`),
+    );
   }
 
   /** `GET /v1/rollouts/:id`. */
@@ -78,7 +105,10 @@ export class RolloutClient {
     let lastEventId: string | undefined;
     for (let attempt = 0; attempt <= reconnects; attempt++) {
       try {
-        const response = await this.#api.openStream(`/v1/rollouts/${rolloutId}/events`, lastEventId === undefined ? {} : { "last-event-id": lastEventId });
+        const response = await this.#api.openStream(
+          `/v1/rollouts/${rolloutId}/events`,
+          lastEventId === undefined ? {} : { "last-event-id": lastEventId },
+        );
         const decoder = new TextDecoder();
         let buffer = "";
         for await (const chunk of response.body) {
@@ -98,7 +128,11 @@ export class RolloutClient {
         }
       } catch (error) {
         // A connection dropped before or during the stream is one more reconnect, after the last event seen.
-        if (!(error instanceof UnreachableError || error instanceof TypeError) || attempt >= reconnects) throw error;
+        if (
+          !(error instanceof UnreachableError || error instanceof TypeError) ||
+          attempt >= reconnects
+        )
+          throw error;
       }
       await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
     }
@@ -106,11 +140,15 @@ export class RolloutClient {
   }
 
   /** Polls until every rollout is terminal; calls `onProgress` with the number done. */
-  async waitAll(rolloutIds: string[], options: { timeoutMs?: number; pollMs?: number; onProgress?: (done: number) => void } = {}): Promise<RolloutView[]> {
+  async waitAll(
+    rolloutIds: string[],
+    options: { timeoutMs?: number; pollMs?: number; onProgress?: (done: number) => void } = {},
+  ): Promise<RolloutView[]> {
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
     const done = new Map<string, RolloutView>();
     while (done.size < rolloutIds.length) {
-      if (Date.now() > deadline) throw new Error(`${rolloutIds.length - done.size} rollouts still running after timeout`);
+      if (Date.now() > deadline)
+        throw new Error(`${rolloutIds.length - done.size} rollouts still running after timeout`);
       const pending = rolloutIds.filter((id) => !done.has(id));
       // Bounded parallel polling: a handful of GETs at once is plenty for a local stack.
       for (let i = 0; i < pending.length; i += 16) {
@@ -118,7 +156,8 @@ export class RolloutClient {
         for (const view of views) if (TERMINAL.has(view.status)) done.set(view.rollout_id, view);
       }
       options.onProgress?.(done.size);
-      if (done.size < rolloutIds.length) await new Promise((r) => setTimeout(r, options.pollMs ?? 200));
+      if (done.size < rolloutIds.length)
+        await new Promise((r) => setTimeout(r, options.pollMs ?? 200));
     }
     return rolloutIds.map((id) => done.get(id)!);
   }

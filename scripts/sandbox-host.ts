@@ -103,15 +103,31 @@ async function bundle(): Promise<string> {
 
 /** Pyodide's files, read by workerd from node_modules (functions/sandbox-host.worker.ts's PYODIDE_*). */
 const PYODIDE_BINDINGS = {
-  textBlobBindings: { PYODIDE_MJS: join(PYODIDE, "pyodide.mjs"), PYODIDE_ASM_MJS: join(PYODIDE, "pyodide.asm.mjs"), PYODIDE_LOCK: join(PYODIDE, "pyodide-lock.json") },
-  dataBlobBindings: { PYODIDE_WASM: join(PYODIDE, "pyodide.asm.wasm"), PYODIDE_STDLIB: join(PYODIDE, "python_stdlib.zip") },
+  textBlobBindings: {
+    PYODIDE_MJS: join(PYODIDE, "pyodide.mjs"),
+    PYODIDE_ASM_MJS: join(PYODIDE, "pyodide.asm.mjs"),
+    PYODIDE_LOCK: join(PYODIDE, "pyodide-lock.json"),
+  },
+  dataBlobBindings: {
+    PYODIDE_WASM: join(PYODIDE, "pyodide.asm.wasm"),
+    PYODIDE_STDLIB: join(PYODIDE, "python_stdlib.zip"),
+  },
 };
 
 /** Starts one sandbox workerd, and finds its pid by the port it listens on. */
 async function launch(scriptPath: string): Promise<Runtime> {
   // Without the exit-at-once SIGINT/SIGTERM handlers Miniflare adds: Ctrl-C belongs to the stack's owner.
   // The bundle as its one module: given a script, Miniflare would parse it whole to look for imports.
-  const mf = await withoutAddedSignalHandlers(() => new Miniflare({ modules: [{ type: "ESModule", path: scriptPath }], compatibilityDate: SANDBOX_COMPATIBILITY_DATE, workerLoaders: { LOADER: {} }, log: new Log(LogLevel.NONE), ...PYODIDE_BINDINGS }));
+  const mf = await withoutAddedSignalHandlers(
+    () =>
+      new Miniflare({
+        modules: [{ type: "ESModule", path: scriptPath }],
+        compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
+        workerLoaders: { LOADER: {} },
+        log: new Log(LogLevel.NONE),
+        ...PYODIDE_BINDINGS,
+      }),
+  );
   const url = await mf.ready;
   return { mf, url, pid: workerdListeningOn(Number(url.port)) };
 }
@@ -138,7 +154,10 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   const pythonBootAllowanceMs = options.pythonBootAllowanceMs ?? PYTHON_BOOT_ALLOWANCE_MS;
   // Bundled now, so a Worker that does not build fails the stack's start, not its first call.
   const scriptPath = await bundle();
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 3) }, () => ({ runtime: undefined, busy: false }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.processes ?? 3) }, () => ({
+    runtime: undefined,
+    busy: false,
+  }));
   const waiting: Array<(slot: Slot) => void> = [];
   let spare: Promise<Runtime> | undefined;
   let restarts = 0;
@@ -201,7 +220,12 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
   const memoryWatch = setInterval(() => {
     for (const [slot, runtime] of running) {
       const mb = runtime.pid === undefined ? 0 : rssMb(runtime.pid);
-      if (mb > memoryLimitMb) replace(slot, runtime, `the sandbox process used ${Math.round(mb)} MB, over the ${memoryLimitMb} MB limit`);
+      if (mb > memoryLimitMb)
+        replace(
+          slot,
+          runtime,
+          `the sandbox process used ${Math.round(mb)} MB, over the ${memoryLimitMb} MB limit`,
+        );
     }
   }, 100);
   memoryWatch.unref();
@@ -218,20 +242,25 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
     const signal = AbortSignal.timeout(SNAPSHOT_DEADLINE_MS);
     if (pythonSnapshot === undefined) {
       pythonSnapshot = fetch(at, { signal }).then(async (response) => {
-        if (!response.ok) throw new Error(`the Python snapshot was not made: ${await response.text()}`);
+        if (!response.ok)
+          throw new Error(`the Python snapshot was not made: ${await response.text()}`);
         return response.arrayBuffer();
       });
       pythonSnapshot.catch(() => (pythonSnapshot = undefined));
     } else {
       const bytes = await pythonSnapshot;
       const response = await fetch(at, { method: "PUT", body: bytes, signal });
-      if (!response.ok) throw new Error(`the Python snapshot was not installed: ${response.status}`);
+      if (!response.ok)
+        throw new Error(`the Python snapshot was not installed: ${response.status}`);
     }
     await pythonSnapshot;
     runtime.hasPythonSnapshot = true;
   }
 
-  async function attempt(input: RunCodeInput, body: string): Promise<{ status: number; answer: unknown }> {
+  async function attempt(
+    input: RunCodeInput,
+    body: string,
+  ): Promise<{ status: number; answer: unknown }> {
     await start();
     const slot = await acquire();
     try {
@@ -239,19 +268,46 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
       if (input.language === "python") await givePythonSnapshot(runtime);
       const started = Date.now();
       // A Python call also boots its interpreter from the snapshot before the snippet's clock starts.
-      const deadline = AbortSignal.timeout(input.timeoutMs + graceMs + (input.language === "python" ? pythonBootAllowanceMs : 0));
+      const deadline = AbortSignal.timeout(
+        input.timeoutMs + graceMs + (input.language === "python" ? pythonBootAllowanceMs : 0),
+      );
       running.set(slot, runtime);
       try {
-        const response = await fetch(new URL("/run", runtime.url), { method: "POST", body, headers: { "content-type": "application/json" }, signal: deadline });
+        const response = await fetch(new URL("/run", runtime.url), {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json" },
+          signal: deadline,
+        });
         return { status: response.status, answer: await response.json() };
       } catch (error) {
         if (deadline.aborted && runtime.deathReason === undefined) {
           replace(slot, runtime, "a snippet ran past its timeout");
-          return { status: 200, answer: failedResult(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms); the sandbox was stopped` }, true) };
+          return {
+            status: 200,
+            answer: failedResult(
+              started,
+              {
+                name: "TimeoutError",
+                message: `no answer within timeoutMs (${input.timeoutMs} ms); the sandbox was stopped`,
+              },
+              true,
+            ),
+          };
         }
         // Killed over memory, or crashed: this call was the only one on the process, so it was the cause.
         replace(slot, runtime, `the sandbox process exited (${(error as Error).message})`);
-        return { status: 200, answer: failedResult(started, { name: "SandboxKilled", message: runtime.deathReason ?? "the sandbox process was stopped" }, false) };
+        return {
+          status: 200,
+          answer: failedResult(
+            started,
+            {
+              name: "SandboxKilled",
+              message: runtime.deathReason ?? "the sandbox process was stopped",
+            },
+            false,
+          ),
+        };
       } finally {
         running.delete(slot);
       }
@@ -265,12 +321,17 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
       response.writeHead(status, { "content-type": type });
       response.end(JSON.stringify(value));
     };
-    if (request.method !== "POST" || request.url !== "/run") return reply(404, { title: "not found" });
+    if (request.method !== "POST" || request.url !== "/run")
+      return reply(404, { title: "not found" });
     let input: RunCodeInput;
     try {
       input = parseRunCodeRequest(JSON.parse(await readBody(request)));
     } catch (error) {
-      return reply(422, { type: "about:blank", title: (error as Error).message, status: 422 }, "application/problem+json");
+      return reply(
+        422,
+        { type: "about:blank", title: (error as Error).message, status: 422 },
+        "application/problem+json",
+      );
     }
     const { status, answer } = await attempt(input, JSON.stringify(input));
     reply(status, answer, status === 200 ? "application/json" : "application/problem+json");
@@ -278,7 +339,8 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(500, { "content-type": "application/problem+json" });
+      if (!response.headersSent)
+        response.writeHead(500, { "content-type": "application/problem+json" });
       response.end(JSON.stringify({ title: (error as Error).message, status: 500 }));
     });
   });
@@ -298,7 +360,9 @@ export async function startSandboxHost(options: SandboxHostOptions = {}): Promis
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await started?.catch(() => undefined);
-      const runtimes = await Promise.all([...slots.map((slot) => slot.runtime), spare].map((one) => one?.catch(() => undefined)));
+      const runtimes = await Promise.all(
+        [...slots.map((slot) => slot.runtime), spare].map((one) => one?.catch(() => undefined)),
+      );
       await Promise.all(runtimes.map((runtime) => runtime?.mf.dispose().catch(() => undefined)));
     },
   };

@@ -23,15 +23,29 @@ export interface AgentSummary {
   reasons: Record<string, number>;
 }
 
-function sampleTotals(list: readonly RolloutView[]): { samples: number; driftSplits: number; trainedTokens: number } {
+function sampleTotals(list: readonly RolloutView[]): {
+  samples: number;
+  driftSplits: number;
+  trainedTokens: number;
+} {
   let samples = 0;
   let driftSplits = 0;
   let trainedTokens = 0;
   for (const view of list) {
-    const built = buildTrainingSamples({ rollout_id: view.rollout_id, status: view.status, termination_reason: view.termination_reason, reward: view.reward, calls: view.llm_calls, uid: view.rollout_id, sample_index: 0, mode: "cumulative" });
+    const built = buildTrainingSamples({
+      rollout_id: view.rollout_id,
+      status: view.status,
+      termination_reason: view.termination_reason,
+      reward: view.reward,
+      calls: view.llm_calls,
+      uid: view.rollout_id,
+      sample_index: 0,
+      mode: "cumulative",
+    });
     samples += built.samples.length;
     driftSplits += built.drift_splits;
-    for (const sample of built.samples) trainedTokens += sample.response_mask.reduce<number>((sum, mask) => sum + mask, 0);
+    for (const sample of built.samples)
+      trainedTokens += sample.response_mask.reduce<number>((sum, mask) => sum + mask, 0);
   }
   return { samples, driftSplits, trainedTokens };
 }
@@ -40,26 +54,42 @@ function sampleTotals(list: readonly RolloutView[]): { samples: number; driftSpl
 export function summarize(views: RolloutView[]): AgentSummary[] {
   const byAgent = new Map<string, RolloutView[]>();
   for (const view of views) byAgent.set(view.agent, [...(byAgent.get(view.agent) ?? []), view]);
-  return [...byAgent.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([agent, list]) => {
-    const reasons: Record<string, number> = {};
-    for (const view of list) reasons[view.termination_reason ?? "none"] = (reasons[view.termination_reason ?? "none"] ?? 0) + 1;
-    return {
-      agent,
-      rollouts: list.length,
-      succeeded: list.filter((view) => view.status === "succeeded").length,
-      meanReward: list.reduce((sum, view) => sum + (view.reward ?? 0), 0) / list.length,
-      meanSteps: list.reduce((sum, view) => sum + view.trajectory.steps.length, 0) / list.length,
-      promptTokens: list.reduce((sum, view) => sum + view.usage.prompt_tokens, 0),
-      completionTokens: list.reduce((sum, view) => sum + view.usage.completion_tokens, 0),
-      ...sampleTotals(list),
-      reasons,
-    };
-  });
+  return [...byAgent.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([agent, list]) => {
+      const reasons: Record<string, number> = {};
+      for (const view of list)
+        reasons[view.termination_reason ?? "none"] =
+          (reasons[view.termination_reason ?? "none"] ?? 0) + 1;
+      return {
+        agent,
+        rollouts: list.length,
+        succeeded: list.filter((view) => view.status === "succeeded").length,
+        meanReward: list.reduce((sum, view) => sum + (view.reward ?? 0), 0) / list.length,
+        meanSteps: list.reduce((sum, view) => sum + view.trajectory.steps.length, 0) / list.length,
+        promptTokens: list.reduce((sum, view) => sum + view.usage.prompt_tokens, 0),
+        completionTokens: list.reduce((sum, view) => sum + view.usage.completion_tokens, 0),
+        ...sampleTotals(list),
+        reasons,
+      };
+    });
 }
 
 /** Renders the summary as an aligned text table plus the wall time. */
 export function formatSummary(summaries: AgentSummary[], wallMs: number): string {
-  const header = ["agent", "rollouts", "ok", "mean reward", "mean steps", "prompt tok", "completion tok", "samples", "drift splits", "trained tok", "termination reasons"];
+  const header = [
+    "agent",
+    "rollouts",
+    "ok",
+    "mean reward",
+    "mean steps",
+    "prompt tok",
+    "completion tok",
+    "samples",
+    "drift splits",
+    "trained tok",
+    "termination reasons",
+  ];
   const rows = summaries.map((s) => [
     s.agent,
     String(s.rollouts),
@@ -71,10 +101,21 @@ export function formatSummary(summaries: AgentSummary[], wallMs: number): string
     String(s.samples),
     String(s.driftSplits),
     String(s.trainedTokens),
-    Object.entries(s.reasons).map(([reason, count]) => `${reason}=${count}`).join(" "),
+    Object.entries(s.reasons)
+      .map(([reason, count]) => `${reason}=${count}`)
+      .join(" "),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   const total = summaries.reduce((n, s) => n + s.rollouts, 0);
-  return [line(header), ...rows.map(line), "", `${total} rollouts in ${(wallMs / 1000).toFixed(2)} s wall time`].join("\n");
+  return [
+    line(header),
+    ...rows.map(line),
+    "",
+    `${total} rollouts in ${(wallMs / 1000).toFixed(2)} s wall time`,
+  ].join("\n");
 }

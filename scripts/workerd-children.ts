@@ -36,7 +36,12 @@ export function workerdListeningOn(port: number): number | undefined {
     for (const line of text.split("\n").slice(1)) {
       const fields = line.trim().split(/\s+/);
       // local_address is "HEXIP:HEXPORT"; state 0A is LISTEN; field 9 is the socket's inode.
-      if (fields.length > 9 && Number.parseInt(fields[1]!.split(":")[1] ?? "", 16) === port && fields[3] === "0A") inodes.add(fields[9]!);
+      if (
+        fields.length > 9 &&
+        Number.parseInt(fields[1]!.split(":")[1] ?? "", 16) === port &&
+        fields[3] === "0A"
+      )
+        inodes.add(fields[9]!);
     }
   }
   for (const pid of workerdChildren()) {

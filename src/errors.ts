@@ -19,7 +19,10 @@ export class InvalidInputError extends AppError {
   override name = "InvalidInputError";
   override readonly code: string = "invalid_input";
   override readonly status: number;
-  constructor(message: string, options: { status?: 400 | 422; details?: unknown; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    options: { status?: 400 | 422; details?: unknown; cause?: unknown } = {},
+  ) {
     super(message, options);
     this.status = options.status ?? 422;
   }
@@ -106,7 +109,14 @@ export class ModelError extends AppError {
 
   constructor(
     message: string,
-    options: { retryable: boolean; upstreamStatus?: number | null; timeout?: boolean; clientStatus?: 400 | 413 | 422; retryAfterSeconds?: number | null; cause?: unknown },
+    options: {
+      retryable: boolean;
+      upstreamStatus?: number | null;
+      timeout?: boolean;
+      clientStatus?: 400 | 413 | 422;
+      retryAfterSeconds?: number | null;
+      cause?: unknown;
+    },
   ) {
     super(message, { cause: options.cause });
     this.retryable = options.retryable;

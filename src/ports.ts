@@ -6,7 +6,10 @@ export type SqlValue = string | number | null | ArrayBuffer;
 
 /** The slice of a Durable Object's `ctx.storage.sql` the session uses. */
 export interface SqlPort {
-  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): { toArray(): T[] };
+  exec<T extends Record<string, SqlValue>>(
+    query: string,
+    ...bindings: SqlValue[]
+  ): { toArray(): T[] };
 }
 
 /** The slice of a Durable Object's storage beyond SQL: atomic writes and the alarm. */

@@ -7,5 +7,7 @@
  * types, which is too deep for the compiler on view-sized return types.
  */
 export type RpcSurface<T> = {
-  [K in Exclude<keyof T, keyof DurableObject>]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+  [K in Exclude<keyof T, keyof DurableObject>]: T[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : never;
 };

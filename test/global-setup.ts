@@ -18,7 +18,12 @@ export async function setup(project: TestProject): Promise<void> {
     startVllmSimulator({ port: 0, seed: 7 }),
     startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: SLOW_TTFT_MS, perTokenMs: 0 } }),
     // Answers of 160+ tokens, 25 ms apart: a weight sync lands mid-generation (partial rollouts).
-    startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: 0, perTokenMs: 25 }, tail: { distribution: "pareto", scaleTokens: 160, maxTokens: 240 } }),
+    startVllmSimulator({
+      port: 0,
+      seed: 7,
+      latency: { ttftMs: 0, perTokenMs: 25 },
+      tail: { distribution: "pareto", scaleTokens: 160, maxTokens: 240 },
+    }),
     startSandboxHost({ memoryLimitMb: 512, processes: 2 }),
   ]);
   sandbox = host;

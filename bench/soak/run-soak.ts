@@ -9,10 +9,21 @@ import { type LocalStack, startLocalStack } from "../../scripts/local-stack";
 import { startVllmSimulator } from "../../tools/simulator";
 import { createSoakHttp, type HttpTally } from "./soak-http";
 import { externalGroupUid, runExternalGroups } from "./soak-externals";
-import { batchGroups, drainAndAccount, type ExpectedGroup, type FeedAccounting } from "./soak-accounting";
+import {
+  batchGroups,
+  drainAndAccount,
+  type ExpectedGroup,
+  type FeedAccounting,
+} from "./soak-accounting";
 
 /** Agents run as batches: two stepwise (math, calculator with tools), a function agent, a LitAgent, a workflow. */
-export const BATCH_AGENTS = ["math", "calculator", "soak-function", "soak-lit", "soak-workflow"] as const;
+export const BATCH_AGENTS = [
+  "math",
+  "calculator",
+  "soak-function",
+  "soak-lit",
+  "soak-workflow",
+] as const;
 
 /** The soak's size and faults. */
 export interface SoakOptions {
@@ -59,15 +70,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const log = options.log ?? (() => undefined);
   const started = Date.now();
   const runId = started.toString(36);
-  const rows = readFileSync(resolve(root, "test/fixtures/datasets/calculator.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as unknown);
-  const sim = await startVllmSimulator({ port: 0, seed: 11, faults: { ...options.faults, hangMs: 20_000 } });
+  const rows = readFileSync(resolve(root, "test/fixtures/datasets/calculator.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as unknown);
+  const sim = await startVllmSimulator({
+    port: 0,
+    seed: 11,
+    faults: { ...options.faults, hangMs: 20_000 },
+  });
   const stackOptions = {
     workerPort: options.workerPort,
     modelServerUrl: sim.url,
     main: "bench/soak/soak-worker.ts",
     stateDir: `.tmp/soak-${runId}`,
     // A hang costs one short attempt, not a step: first byte within 1.5 s, 10 ms per allowed token.
-    vars: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1500", UPSTREAM_MS_PER_TOKEN: "10", SOAK_DUPLICATE_RATE: String(options.duplicateRate), ...(process.env.FEED_SHARDS ? { FEED_SHARDS: process.env.FEED_SHARDS } : {}) },
+    vars: {
+      UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1500",
+      UPSTREAM_MS_PER_TOKEN: "10",
+      SOAK_DUPLICATE_RATE: String(options.duplicateRate),
+      ...(process.env.FEED_SHARDS ? { FEED_SHARDS: process.env.FEED_SHARDS } : {}),
+    },
   };
   let stack: LocalStack = await startLocalStack(stackOptions);
   const tally: HttpTally = { fivexx: 0, fivexxBy: {}, unreachable: 0 };
@@ -83,7 +106,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const batch = {
           batch_id: `soak-${runId}-${agent}-${b}`,
           agent,
-          rows: Array.from({ length: options.rowsPerBatch }, (_, i) => rows[(offset + i) % rows.length]),
+          rows: Array.from(
+            { length: options.rowsPerBatch },
+            (_, i) => rows[(offset + i) % rows.length],
+          ),
           n: options.n,
           mode: "train",
           training_mode: "async",
@@ -93,15 +119,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         };
         // Submitted twice: the second submission must create nothing.
         for (let copy = 0; copy < 2; copy++) {
-          const answer = await http.create<{ batch_id?: string; created?: boolean }>("/v1/batches", batch, (body) => body.batch_id === batch.batch_id && typeof body.created === "boolean");
+          const answer = await http.create<{ batch_id?: string; created?: boolean }>(
+            "/v1/batches",
+            batch,
+            (body) => body.batch_id === batch.batch_id && typeof body.created === "boolean",
+          );
           if (!answer.ok) requestFailures.push(`batch ${batch.batch_id}: ${answer.reason}`);
-          else if (copy === 1 && answer.body.created) requestFailures.push(`batch ${batch.batch_id}: the second submission created it again`);
+          else if (copy === 1 && answer.body.created)
+            requestFailures.push(`batch ${batch.batch_id}: the second submission created it again`);
         }
         batchIds.push(batch.batch_id);
       }
     }
     const batchTotal = batchIds.length * options.rowsPerBatch * options.n;
-    log(`submitted ${batchIds.length} batches (${batchTotal} rollouts), starting ${options.externalGroups * 4} external rollouts`);
+    log(
+      `submitted ${batchIds.length} batches (${batchTotal} rollouts), starting ${options.externalGroups * 4} external rollouts`,
+    );
     const externals = runExternalGroups(http, runId, options.externalGroups, 6);
     externals.catch(() => undefined);
 
@@ -122,8 +155,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       // Crash k comes at k/(kills+1) of the rollouts ended, or of 60% of the time budget if that is
       // sooner (a slow machine), so every crash lands mid-run with work in flight.
       const share = (kills + 1) / (options.kills + 1);
-      if (kills < options.kills && (ended >= share * batchTotal || Date.now() - started >= share * 0.6 * options.timeoutMs)) {
-        duplicatedDeliveries += ((await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body.duplicated_deliveries ?? 0);
+      if (
+        kills < options.kills &&
+        (ended >= share * batchTotal || Date.now() - started >= share * 0.6 * options.timeoutMs)
+      ) {
+        duplicatedDeliveries +=
+          (await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body
+            .duplicated_deliveries ?? 0;
         // A crash, not a shutdown: the whole workerd tree dies at once.
         process.kill(-stack.wrangler.pid!, "SIGKILL");
         await stack.stop();
@@ -137,7 +175,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     const { ids: externalIds, failures: externalFailures } = await externals;
     requestFailures.push(...externalFailures);
-    duplicatedDeliveries += ((await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body.duplicated_deliveries ?? 0);
+    duplicatedDeliveries +=
+      (await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body
+        .duplicated_deliveries ?? 0;
 
     // Every rollout, re-runs of failed slots included: terminal with a reason? (External ones may
     // still be waiting for their idle watchdog.)
@@ -150,21 +190,37 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const outcomes = new Map<string, string | null>();
     const lost: string[] = [];
     for (const id of ids) {
-      let view: { status?: string; termination_reason?: string | null; outcome?: string | null } = {};
+      let view: { status?: string; termination_reason?: string | null; outcome?: string | null } =
+        {};
       for (let tries = 0; tries < 40; tries++) {
         view = (await http.json<typeof view>(`/v1/rollouts/${encodeURIComponent(id)}`)).body;
         if (view.termination_reason) break;
         await sleep(1_000);
       }
       outcomes.set(id, view.outcome ?? null);
-      if (view.termination_reason) byReason[view.termination_reason] = (byReason[view.termination_reason] ?? 0) + 1;
+      if (view.termination_reason)
+        byReason[view.termination_reason] = (byReason[view.termination_reason] ?? 0) + 1;
       else lost.push(id);
     }
-    const externalGroups: ExpectedGroup[] = Array.from({ length: options.externalGroups }, (_, group) => {
-      const uid = externalGroupUid(runId, group);
-      return { uid, batchId: null, finalRuns: externalIds.filter((id) => id.startsWith(`${uid}-`)).map((id) => ({ rollout_id: id, outcome: outcomes.get(id) ?? null })) };
-    });
-    const accounting = await drainAndAccount(http, [...batches.groups, ...externalGroups], externalGroupUid(runId, 0).replace(/-0$/, "-"), batches.retried);
+    const externalGroups: ExpectedGroup[] = Array.from(
+      { length: options.externalGroups },
+      (_, group) => {
+        const uid = externalGroupUid(runId, group);
+        return {
+          uid,
+          batchId: null,
+          finalRuns: externalIds
+            .filter((id) => id.startsWith(`${uid}-`))
+            .map((id) => ({ rollout_id: id, outcome: outcomes.get(id) ?? null })),
+        };
+      },
+    );
+    const accounting = await drainAndAccount(
+      http,
+      [...batches.groups, ...externalGroups],
+      externalGroupUid(runId, 0).replace(/-0$/, "-"),
+      batches.retried,
+    );
     const policy = (await http.json<{ in_flight?: number }>("/v1/policy")).body;
     const stats = sim.stats();
     return {
@@ -181,7 +237,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       kills,
       duplicatedDeliveries,
       injected: { ...stats.faults },
-      generationRequests: (stats.byEndpoint["POST /v1/chat/completions"] ?? 0) + (stats.byEndpoint["POST /v1/completions"] ?? 0),
+      generationRequests:
+        (stats.byEndpoint["POST /v1/chat/completions"] ?? 0) +
+        (stats.byEndpoint["POST /v1/completions"] ?? 0),
       seconds: Math.round((Date.now() - started) / 1000),
     };
   } finally {

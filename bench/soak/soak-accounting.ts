@@ -12,7 +12,13 @@ import type { SoakHttp } from "./soak-http";
 /** A group as an inline pull returns it. */
 interface PulledGroup {
   uid: string;
-  members: Array<{ rollout_id: string; sample_index: number; status?: string; outcome?: string; samples?: unknown[] }>;
+  members: Array<{
+    rollout_id: string;
+    sample_index: number;
+    status?: string;
+    outcome?: string;
+    samples?: unknown[];
+  }>;
 }
 
 /** One batch slot's run as the batch lists it. */
@@ -78,12 +84,23 @@ export const SETTLE_MS = 240_000;
  * that names a final run the feed rightly never delivers. Gives up after SETTLE_MS (the unsettled
  * runs then show as missing members).
  */
-async function settledListings(http: SoakHttp, batchIds: string[], settleMs: number): Promise<Map<string, ListedRun[]>> {
+async function settledListings(
+  http: SoakHttp,
+  batchIds: string[],
+  settleMs: number,
+): Promise<Map<string, ListedRun[]>> {
   const deadline = Date.now() + settleMs;
   for (;;) {
     const listings = new Map<string, ListedRun[]>();
     for (const batchId of batchIds) {
-      listings.set(batchId, (await http.json<{ rollouts?: ListedRun[] }>(`/v1/batches/${encodeURIComponent(batchId)}/rollouts?limit=1000`)).body.rollouts ?? []);
+      listings.set(
+        batchId,
+        (
+          await http.json<{ rollouts?: ListedRun[] }>(
+            `/v1/batches/${encodeURIComponent(batchId)}/rollouts?limit=1000`,
+          )
+        ).body.rollouts ?? [],
+      );
     }
     const unsettled = [...listings.values()].flat().filter((run) => run.outcome === null).length;
     if (unsettled === 0 || Date.now() > deadline) return listings;
@@ -92,7 +109,11 @@ async function settledListings(http: SoakHttp, batchIds: string[], settleMs: num
 }
 
 /** The soak's batch groups and their slots' final runs, from each batch's settled listing. */
-export async function batchGroups(http: SoakHttp, batchIds: string[], settleMs = SETTLE_MS): Promise<{ groups: ExpectedGroup[]; retried: number; ids: string[] }> {
+export async function batchGroups(
+  http: SoakHttp,
+  batchIds: string[],
+  settleMs = SETTLE_MS,
+): Promise<{ groups: ExpectedGroup[]; retried: number; ids: string[] }> {
   const groups: ExpectedGroup[] = [];
   const ids: string[] = [];
   let retried = 0;
@@ -106,7 +127,11 @@ export async function batchGroups(http: SoakHttp, batchIds: string[], settleMs =
         retried++;
         continue;
       }
-      const group = rows.get(run.row_index) ?? { uid: `${batchId}:${run.row_index}`, batchId, finalRuns: [] };
+      const group = rows.get(run.row_index) ?? {
+        uid: `${batchId}:${run.row_index}`,
+        batchId,
+        finalRuns: [],
+      };
       group.finalRuns.push({ rollout_id: run.rollout_id, outcome: run.outcome });
       rows.set(run.row_index, group);
     }
@@ -120,22 +145,39 @@ export async function batchGroups(http: SoakHttp, batchIds: string[], settleMs =
  * pulls of the external groups' uids) until every expected group is delivered or withheld, or
  * nothing more comes for DRAIN_PATIENCE_S, and compares by id.
  */
-export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[], externalPrefix: string, retriedSlots: number): Promise<FeedAccounting> {
-  const batchIds = [...new Set(expected.flatMap((group) => (group.batchId ? [group.batchId] : [])))];
+export async function drainAndAccount(
+  http: SoakHttp,
+  expected: ExpectedGroup[],
+  externalPrefix: string,
+  retriedSlots: number,
+): Promise<FeedAccounting> {
+  const batchIds = [
+    ...new Set(expected.flatMap((group) => (group.batchId ? [group.batchId] : []))),
+  ];
   const seenMembers = new Map<string, number>();
   const delivered = new Map<string, PulledGroup>();
   const withheld = new Map<string, string>();
   let samplesDelivered = 0;
   const accounted = (uid: string) => delivered.has(uid) || withheld.has(uid);
   // An external group (no batch) that is withheld is counted by the feed but never reported by uid.
-  const mayBeWithheldSilently = (group: ExpectedGroup) => group.batchId === null && group.finalRuns.some((run) => run.outcome !== "policy");
-  const pending = () => expected.filter((group) => !accounted(group.uid) && !mayBeWithheldSilently(group));
-  const filters = [...(batchIds.length > 0 ? [{ batch_id: batchIds }] : []), { uid_prefix: externalPrefix }];
-  for (let idle = 0; pending().length > 0 && idle < DRAIN_PATIENCE_S; ) {
+  const mayBeWithheldSilently = (group: ExpectedGroup) =>
+    group.batchId === null && group.finalRuns.some((run) => run.outcome !== "policy");
+  const pending = () =>
+    expected.filter((group) => !accounted(group.uid) && !mayBeWithheldSilently(group));
+  const filters = [
+    ...(batchIds.length > 0 ? [{ batch_id: batchIds }] : []),
+    { uid_prefix: externalPrefix },
+  ];
+  for (let idle = 0; pending().length > 0 && idle < DRAIN_PATIENCE_S;) {
     let got = 0;
     for (const filter of filters) {
-      const pulled = await http.json<{ lease_id?: string | null; groups?: PulledGroup[]; dropped_groups?: Array<{ uid: string; reason: string }> }>("/v1/feed/pull", { max_groups: 8, lease_ms: 60_000, inline: true, ...filter });
-      for (const dropped of pulled.body.dropped_groups ?? []) withheld.set(dropped.uid, dropped.reason);
+      const pulled = await http.json<{
+        lease_id?: string | null;
+        groups?: PulledGroup[];
+        dropped_groups?: Array<{ uid: string; reason: string }>;
+      }>("/v1/feed/pull", { max_groups: 8, lease_ms: 60_000, inline: true, ...filter });
+      for (const dropped of pulled.body.dropped_groups ?? [])
+        withheld.set(dropped.uid, dropped.reason);
       for (const group of pulled.body.groups ?? []) {
         got++;
         delivered.set(group.uid, group);
@@ -153,7 +195,9 @@ export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[],
   }
   const expectedUids = new Set(expected.map((group) => group.uid));
   const deliveredExpected = expected.filter((group) => delivered.has(group.uid));
-  const expectedMembers = new Set(deliveredExpected.flatMap((group) => group.finalRuns.map((run) => run.rollout_id)));
+  const expectedMembers = new Set(
+    deliveredExpected.flatMap((group) => group.finalRuns.map((run) => run.rollout_id)),
+  );
   const reasons: Record<string, number> = {};
   for (const reason of withheld.values()) reasons[reason] = (reasons[reason] ?? 0) + 1;
   return {
@@ -161,12 +205,24 @@ export async function drainAndAccount(http: SoakHttp, expected: ExpectedGroup[],
     groupsDelivered: delivered.size,
     groupsWithheld: reasons,
     groupsMissing: pending().map((group) => group.uid),
-    groupsUnexpected: [...delivered.keys(), ...withheld.keys()].filter((uid) => !expectedUids.has(uid)),
+    groupsUnexpected: [...delivered.keys(), ...withheld.keys()].filter(
+      (uid) => !expectedUids.has(uid),
+    ),
     groupsWronglyDelivered: deliveredExpected
-      .filter((group) => group.finalRuns.some((run) => run.outcome !== null && run.outcome !== "policy") || delivered.get(group.uid)!.members.some((member) => member.outcome !== undefined && member.outcome !== "policy"))
+      .filter(
+        (group) =>
+          group.finalRuns.some((run) => run.outcome !== null && run.outcome !== "policy") ||
+          delivered
+            .get(group.uid)!
+            .members.some((member) => member.outcome !== undefined && member.outcome !== "policy"),
+      )
       .map((group) => group.uid),
-    runsUnsettled: expected.flatMap((group) => group.finalRuns.filter((run) => run.outcome === null).map((run) => run.rollout_id)),
-    groupsWithFailedMembers: [...delivered.values()].filter((group) => group.members.some((member) => member.status !== undefined && member.status !== "succeeded")).length,
+    runsUnsettled: expected.flatMap((group) =>
+      group.finalRuns.filter((run) => run.outcome === null).map((run) => run.rollout_id),
+    ),
+    groupsWithFailedMembers: [...delivered.values()].filter((group) =>
+      group.members.some((member) => member.status !== undefined && member.status !== "succeeded"),
+    ).length,
     retriedSlots,
     membersExpected: expectedMembers.size,
     membersDelivered: seenMembers.size,

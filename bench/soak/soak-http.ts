@@ -41,7 +41,14 @@ export function createSoakHttp(baseUrl: () => string, tally: HttpTally) {
   }
 
   async function json<T>(path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const init: RequestInit = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+    const init: RequestInit =
+      body === undefined
+        ? {}
+        : {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+          };
     const response = await send(path, init);
     return { status: response.status, body: (await response.json().catch(() => ({}))) as T };
   }
@@ -52,12 +59,18 @@ export function createSoakHttp(baseUrl: () => string, tally: HttpTally) {
    * JSON), so a status alone does not prove the create's answer arrived; such an answer, a 5xx/429
    * and a stack that stays down are all retried. A 4xx other than 429 is final.
    */
-  async function create<T>(path: string, body: unknown, complete: (body: T) => boolean, attempts = 30): Promise<CreateOutcome<T>> {
+  async function create<T>(
+    path: string,
+    body: unknown,
+    complete: (body: T) => boolean,
+    attempts = 30,
+  ): Promise<CreateOutcome<T>> {
     let reason = "not sent";
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         const answer = await json<T>(path, body);
-        if (answer.status >= 200 && answer.status < 300 && complete(answer.body)) return { ok: true, body: answer.body };
+        if (answer.status >= 200 && answer.status < 300 && complete(answer.body))
+          return { ok: true, body: answer.body };
         reason = `${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`;
         if (answer.status >= 400 && answer.status < 500 && answer.status !== 429) break;
       } catch (error) {

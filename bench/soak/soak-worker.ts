@@ -17,7 +17,8 @@ let duplicated = 0;
 
 export default {
   async fetch(request: Request, env: SoakEnv, ctx: ExecutionContext) {
-    if (new URL(request.url).pathname === "/soak/stats") return Response.json({ duplicated_deliveries: duplicated });
+    if (new URL(request.url).pathname === "/soak/stats")
+      return Response.json({ duplicated_deliveries: duplicated });
     return worker.fetch(request, env, ctx);
   },
   async queue(batch: MessageBatch<unknown>, env: SoakEnv) {

@@ -8,7 +8,12 @@ import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
 import { createAiSdkModel } from "../../src/integrations/ai-sdk";
 import { rollout } from "../../src/sdk";
-import { CALCULATE_DESCRIPTION, CALCULATOR_SYSTEM_PROMPT, calculate, gradeBoxedAnswer } from "../shared/calculator";
+import {
+  CALCULATE_DESCRIPTION,
+  CALCULATOR_SYSTEM_PROMPT,
+  calculate,
+  gradeBoxedAnswer,
+} from "../shared/calculator";
 
 /** The `calculate` tool, as the AI SDK declares tools (a zod input schema and an `execute`). */
 export const calculateTool = tool({

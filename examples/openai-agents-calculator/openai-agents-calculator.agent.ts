@@ -8,7 +8,12 @@ import { Agent, tool } from "@openai/agents";
 import { z } from "zod";
 import { createOpenAIAgentsRunner } from "../../src/integrations/openai-agents";
 import { rollout } from "../../src/sdk";
-import { CALCULATE_DESCRIPTION, CALCULATOR_SYSTEM_PROMPT, calculate, gradeBoxedAnswer } from "../shared/calculator";
+import {
+  CALCULATE_DESCRIPTION,
+  CALCULATOR_SYSTEM_PROMPT,
+  calculate,
+  gradeBoxedAnswer,
+} from "../shared/calculator";
 
 /** The `calculate` tool, as `@openai/agents` declares function tools (a zod schema for the arguments). */
 export const calculateTool = tool({
@@ -19,13 +24,20 @@ export const calculateTool = tool({
 });
 
 /** Declared once, without a model: the runner supplies the rollout's model on every run. */
-export const calculatorAgent = new Agent({ name: "calculator", instructions: CALCULATOR_SYSTEM_PROMPT, tools: [calculateTool] });
+export const calculatorAgent = new Agent({
+  name: "calculator",
+  instructions: CALCULATOR_SYSTEM_PROMPT,
+  tools: [calculateTool],
+});
 
 /** Registered as `openai-agents-calculator`: runs the agent on the task, returns the graded boxed answer. */
 export const openaiAgentsCalculator = rollout(
   async ({ task, llm, signal }) => {
     // maxTurns bounds the tool loop; running out throws, which fails (and retries) the attempt.
-    const result = await createOpenAIAgentsRunner(llm).run(calculatorAgent, task.problem, { maxTurns: 4, signal });
+    const result = await createOpenAIAgentsRunner(llm).run(calculatorAgent, task.problem, {
+      maxTurns: 4,
+      signal,
+    });
     return gradeBoxedAnswer(result.finalOutput ?? "", task.ground_truth);
   },
   { name: "openai-agents-calculator" },

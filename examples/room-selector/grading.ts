@@ -13,5 +13,9 @@ export function finalChoice(text: string): string | null {
  */
 export function gradeRoomChoice(text: string, expected: JsonValue): number {
   const choice = finalChoice(text);
-  return choice !== null && typeof expected === "string" && choice.toLowerCase() === expected.toLowerCase() ? 1 : 0;
+  return choice !== null &&
+    typeof expected === "string" &&
+    choice.toLowerCase() === expected.toLowerCase()
+    ? 1
+    : 0;
 }

@@ -23,27 +23,48 @@ type Message = OpenAI.ChatCompletionMessageParam;
 
 /** The template's fields from a requirement (lists and flags written as a person would). */
 function templateValues(requirement: RoomRequirement): Record<string, string | number> {
-  return { ...requirement, needs: requirement.needs.join(", ") || "nothing", accessible_required: requirement.accessible_required ? "yes" : "no" };
+  return {
+    ...requirement,
+    needs: requirement.needs.join(", ") || "nothing",
+    accessible_required: requirement.accessible_required ? "yes" : "no",
+  };
 }
 
 /** Registered as `room-selector`. */
 export const roomSelector = rollout(
   async ({ task, llm, signal, promptTemplate: template }) => {
     const requirement = RoomRequirement.parse(task.extra_args);
-    const messages: Message[] = [{ role: "user", content: template.format(templateValues(requirement)) }];
+    const messages: Message[] = [
+      { role: "user", content: template.format(templateValues(requirement)) },
+    ];
     for (let turn = 0; turn < MAX_TURNS; turn++) {
-      const reply = await llm.openai.chat.completions.create({ model: llm.model, messages, tools: [ROOM_TOOL], tool_choice: "auto" }, { signal });
+      const reply = await llm.openai.chat.completions.create(
+        { model: llm.model, messages, tools: [ROOM_TOOL], tool_choice: "auto" },
+        { signal },
+      );
       const message = reply.choices[0]?.message;
       const calls = (message?.tool_calls ?? []).filter((call) => call.type === "function");
       // Replay the turn exactly as generated (content and tool calls only), so the next prompt extends this one.
-      messages.push({ role: "assistant", content: message?.content ?? "", ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+      messages.push({
+        role: "assistant",
+        content: message?.content ?? "",
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      });
       if (calls.length === 0) return gradeRoomChoice(message?.content ?? "", task.ground_truth);
       for (const call of calls) {
-        const content = call.function.name === ROOM_TOOL_NAME ? runRoomTool(call.function.arguments) : `error: unknown tool "${call.function.name}"`;
+        const content =
+          call.function.name === ROOM_TOOL_NAME
+            ? runRoomTool(call.function.arguments)
+            : `error: unknown tool "${call.function.name}"`;
         messages.push({ role: "tool", tool_call_id: call.id, content });
       }
     }
     return 0; // still calling tools after MAX_TURNS: no answer to grade
   },
-  { name: "room-selector", resources: { promptTemplate: promptTemplate(ROOM_PROMPT_DEFAULT, { name: "room_selector_prompt" }) } },
+  {
+    name: "room-selector",
+    resources: {
+      promptTemplate: promptTemplate(ROOM_PROMPT_DEFAULT, { name: "room_selector_prompt" }),
+    },
+  },
 );

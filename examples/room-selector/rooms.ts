@@ -29,12 +29,60 @@ export interface RoomStatus extends Room {
 
 /** The building's rooms. */
 export const ROOMS: readonly Room[] = [
-  { id: "Orion", capacity: 4, equipment: ["tv", "whiteboard"], accessible: true, distance_m: 12, booked: [{ date: "2025-10-13", time: "10:00", duration_min: 60 }, { date: "2025-10-13", time: "15:00", duration_min: 30 }] },
-  { id: "Lyra", capacity: 10, equipment: ["projector", "whiteboard", "confphone"], accessible: true, distance_m: 30, booked: [{ date: "2025-10-13", time: "09:30", duration_min: 30 }, { date: "2025-10-13", time: "11:00", duration_min: 60 }] },
-  { id: "Vega", capacity: 6, equipment: ["projector", "tv"], accessible: false, distance_m: 8, booked: [{ date: "2025-10-13", time: "14:00", duration_min: 60 }] },
-  { id: "Nova", capacity: 12, equipment: ["projector", "whiteboard", "confphone", "tv"], accessible: true, distance_m: 45, booked: [] },
-  { id: "Cygnus", capacity: 3, equipment: ["whiteboard"], accessible: true, distance_m: 5, booked: [{ date: "2025-10-13", time: "13:00", duration_min: 120 }] },
-  { id: "Draco", capacity: 8, equipment: ["projector", "confphone"], accessible: true, distance_m: 20, booked: [{ date: "2025-10-13", time: "10:00", duration_min: 90 }] },
+  {
+    id: "Orion",
+    capacity: 4,
+    equipment: ["tv", "whiteboard"],
+    accessible: true,
+    distance_m: 12,
+    booked: [
+      { date: "2025-10-13", time: "10:00", duration_min: 60 },
+      { date: "2025-10-13", time: "15:00", duration_min: 30 },
+    ],
+  },
+  {
+    id: "Lyra",
+    capacity: 10,
+    equipment: ["projector", "whiteboard", "confphone"],
+    accessible: true,
+    distance_m: 30,
+    booked: [
+      { date: "2025-10-13", time: "09:30", duration_min: 30 },
+      { date: "2025-10-13", time: "11:00", duration_min: 60 },
+    ],
+  },
+  {
+    id: "Vega",
+    capacity: 6,
+    equipment: ["projector", "tv"],
+    accessible: false,
+    distance_m: 8,
+    booked: [{ date: "2025-10-13", time: "14:00", duration_min: 60 }],
+  },
+  {
+    id: "Nova",
+    capacity: 12,
+    equipment: ["projector", "whiteboard", "confphone", "tv"],
+    accessible: true,
+    distance_m: 45,
+    booked: [],
+  },
+  {
+    id: "Cygnus",
+    capacity: 3,
+    equipment: ["whiteboard"],
+    accessible: true,
+    distance_m: 5,
+    booked: [{ date: "2025-10-13", time: "13:00", duration_min: 120 }],
+  },
+  {
+    id: "Draco",
+    capacity: 8,
+    equipment: ["projector", "confphone"],
+    accessible: true,
+    distance_m: 20,
+    booked: [{ date: "2025-10-13", time: "10:00", duration_min: 90 }],
+  },
 ];
 
 /** The tool's name, as the model calls it. */
@@ -45,7 +93,8 @@ export const ROOM_TOOL: ToolDefinition = {
   type: "function",
   function: {
     name: ROOM_TOOL_NAME,
-    description: "Return every meeting room with its capacity, equipment, accessibility, distance to the user, bookings, and whether it is free for the given slot.",
+    description:
+      "Return every meeting room with its capacity, equipment, accessibility, distance to the user, bookings, and whether it is free for the given slot.",
     parameters: {
       type: "object",
       properties: {
@@ -72,8 +121,15 @@ function overlaps(date: string, time: string, durationMin: number, booking: Book
 }
 
 /** Every room with `free` set for the slot. */
-export function roomsAndAvailability(date: string, time: string, durationMin: number): RoomStatus[] {
-  return ROOMS.map((room) => ({ ...room, free: !room.booked.some((booking) => overlaps(date, time, durationMin, booking)) }));
+export function roomsAndAvailability(
+  date: string,
+  time: string,
+  durationMin: number,
+): RoomStatus[] {
+  return ROOMS.map((room) => ({
+    ...room,
+    free: !room.booked.some((booking) => overlaps(date, time, durationMin, booking)),
+  }));
 }
 
 /**
@@ -88,8 +144,10 @@ export function runRoomTool(rawArguments: string): string {
     return 'error: arguments must be JSON like {"date": "2025-10-13", "time": "10:00", "duration_min": 60}';
   }
   const { date, time, duration_min: duration } = args;
-  if (typeof date !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return "error: date must be YYYY-MM-DD";
+  if (typeof date !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(date))
+    return "error: date must be YYYY-MM-DD";
   if (typeof time !== "string" || !/^\d{1,2}:\d{2}$/.test(time)) return "error: time must be HH:MM";
-  if (typeof duration !== "number" || !Number.isInteger(duration) || duration < 1) return "error: duration_min must be a positive integer";
+  if (typeof duration !== "number" || !Number.isInteger(duration) || duration < 1)
+    return "error: duration_min must be a positive integer";
   return JSON.stringify({ rooms: roomsAndAvailability(date, time, duration) });
 }

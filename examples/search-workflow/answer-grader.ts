@@ -14,7 +14,13 @@ export class AnswerGrader extends Grader<SearchConfig> {
     const text = answer ? messageText(answer) : "";
     if (gradeBoxedAnswer(text, ctx.label) === 0) return ctx.setReward(0);
     const boxed = extractBoxed(text) ?? "";
-    const grounded = ctx.sample.messages.some((message) => message.role === "tool" && new RegExp(`\\b${boxed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(messageText(message)));
+    const grounded = ctx.sample.messages.some(
+      (message) =>
+        message.role === "tool" &&
+        new RegExp(`\\b${boxed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(
+          messageText(message),
+        ),
+    );
     ctx.setReward(grounded ? 1 : ctx.config.ungrounded_reward);
   }
 }

@@ -9,7 +9,8 @@ export { CALCULATOR_SYSTEM_PROMPT } from "../../src/agents/calculator/calculator
 export { gradeBoxedAnswer } from "../../src/agents/grading";
 
 /** What the tool tells the model it does. */
-export const CALCULATE_DESCRIPTION = CALCULATE_TOOL.function.description ?? "Evaluate an arithmetic expression.";
+export const CALCULATE_DESCRIPTION =
+  CALCULATE_TOOL.function.description ?? "Evaluate an arithmetic expression.";
 
 /**
  * Evaluates `expression` and returns the result as text; a malformed expression becomes an

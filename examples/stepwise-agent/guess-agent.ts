@@ -4,11 +4,18 @@
  * are pure functions of their inputs, so the driver can rebuild the agent by replaying them.
  */
 import { extractBoxed } from "../../src/agents/grading";
-import { type Action, BaseAgent, type ChatMessage, type JsonValue, type ModelResponse } from "../../src/sdk";
+import {
+  type Action,
+  BaseAgent,
+  type ChatMessage,
+  type JsonValue,
+  type ModelResponse,
+} from "../../src/sdk";
 import type { GuessObservation } from "./guess-env";
 
 /** The instructions the model gets. */
-export const GUESS_SYSTEM_PROMPT = "We play guess the number. After each guess you hear Higher or Lower. Reply with your next guess in \\boxed{}.";
+export const GUESS_SYSTEM_PROMPT =
+  "We play guess the number. After each guess you hear Higher or Lower. Reply with your next guess in \\boxed{}.";
 
 /** The guess in the answer's last `\boxed{}`, rounded down; null when there is none. */
 export function parseGuess(text: string): number | null {
@@ -31,7 +38,10 @@ export class GuessAgent extends BaseAgent {
   updateFromEnv(observation: JsonValue): void {
     const { feedback, low, high, guesses_left } = observation as unknown as GuessObservation;
     // The halving hint is written as arithmetic, which even the local simulator (it only computes) can follow.
-    this.#messages.push({ role: "user", content: `${feedback} The number is between ${low} and ${high}; ${guesses_left} guesses left. Halving the range means guessing (${low} + ${high}) / 2.` });
+    this.#messages.push({
+      role: "user",
+      content: `${feedback} The number is between ${low} and ${high}; ${guesses_left} guesses left. Halving the range means guessing (${low} + ${high}) / 2.`,
+    });
   }
 
   updateFromModel(response: ModelResponse): Action {

@@ -4,7 +4,14 @@
  * after every step and restored on resume, so a rollout can move between driver invocations.
  */
 import { z } from "zod";
-import { type AgentTask, BaseEnv, type EnvReset, type EnvStepResult, type JsonObject, type JsonValue } from "../../src/sdk";
+import {
+  type AgentTask,
+  BaseEnv,
+  type EnvReset,
+  type EnvStepResult,
+  type JsonObject,
+  type JsonValue,
+} from "../../src/sdk";
 
 /** What the agent observes: feedback on the last guess and the range still possible. */
 export interface GuessObservation {
@@ -19,7 +26,11 @@ const GuessState = z.object({ low: z.int(), high: z.int(), guesses: z.int().min(
 type GuessState = z.infer<typeof GuessState>;
 
 /** The task's knobs (`task.extra_args`). */
-const GuessTask = z.object({ low: z.int().default(1), high: z.int().default(100), max_guesses: z.int().min(1).default(10) });
+const GuessTask = z.object({
+  low: z.int().default(1),
+  high: z.int().default(100),
+  max_guesses: z.int().min(1).default(10),
+});
 
 /**
  * Reward 1 and done on the right guess; done with reward 0 when the guesses run out. A guess
@@ -37,7 +48,8 @@ export class GuessEnv extends BaseEnv {
     super();
     const knobs = GuessTask.parse(task.extra_args);
     this.#secret = Number(task.ground_truth);
-    if (!Number.isInteger(this.#secret) || this.#secret < knobs.low || this.#secret > knobs.high) throw new TypeError(`ground_truth must be a whole number in [${knobs.low}, ${knobs.high}]`);
+    if (!Number.isInteger(this.#secret) || this.#secret < knobs.low || this.#secret > knobs.high)
+      throw new TypeError(`ground_truth must be a whole number in [${knobs.low}, ${knobs.high}]`);
     this.#start = { low: knobs.low, high: knobs.high };
     this.#maxGuesses = knobs.max_guesses;
     this.#state = { ...this.#start, guesses: 0 };
@@ -60,10 +72,12 @@ export class GuessEnv extends BaseEnv {
     const info = { guess, guesses: state.guesses, rebuilt_by: this.#rebuiltBy };
     if (guess === this.#secret) return [this.#observe(`Correct, it is ${guess}.`), 1, true, info];
     let feedback: string;
-    if (guess === null || guess < state.low || guess > state.high) feedback = `That is not a whole number from ${state.low} to ${state.high}.`;
+    if (guess === null || guess < state.low || guess > state.high)
+      feedback = `That is not a whole number from ${state.low} to ${state.high}.`;
     else if (guess < this.#secret) [state.low, feedback] = [guess + 1, "Higher."];
     else [state.high, feedback] = [guess - 1, "Lower."];
-    if (state.guesses >= this.#maxGuesses) return [this.#observe(`${feedback} No guesses left.`), 0, true, info];
+    if (state.guesses >= this.#maxGuesses)
+      return [this.#observe(`${feedback} No guesses left.`), 0, true, info];
     return [this.#observe(feedback), 0, false, info];
   }
 
@@ -77,7 +91,12 @@ export class GuessEnv extends BaseEnv {
   }
 
   #observe(feedback: string): JsonValue {
-    const observation: GuessObservation = { feedback, low: this.#state.low, high: this.#state.high, guesses_left: this.#maxGuesses - this.#state.guesses };
+    const observation: GuessObservation = {
+      feedback,
+      low: this.#state.low,
+      high: this.#state.high,
+      guesses_left: this.#maxGuesses - this.#state.guesses,
+    };
     return { ...observation };
   }
 }

@@ -8,4 +8,8 @@ import { GuessAgent } from "./guess-agent";
 import { GuessEnv } from "./guess-env";
 
 /** Registered as `guess-number`: the reward is the sum of step rewards (1 when the number is found). */
-export const guessNumber = defineAgent({ name: "guess-number", envClass: GuessEnv, agentClass: GuessAgent });
+export const guessNumber = defineAgent({
+  name: "guess-number",
+  envClass: GuessEnv,
+  agentClass: GuessAgent,
+});

@@ -25,8 +25,13 @@ function remember(key: string, texts: string[] | null): void {
 }
 
 /** The call whose prompt covers all of a sample's context tokens: its last one. */
-function lastCallOf(sample: TrainingSample, calls: ReadonlyMap<string, LlmCall>): LlmCall | undefined {
-  const ids = Array.isArray(sample.extra_fields.calls) ? (sample.extra_fields.calls as string[]) : [];
+function lastCallOf(
+  sample: TrainingSample,
+  calls: ReadonlyMap<string, LlmCall>,
+): LlmCall | undefined {
+  const ids = Array.isArray(sample.extra_fields.calls)
+    ? (sample.extra_fields.calls as string[])
+    : [];
   return calls.get(ids[ids.length - 1] ?? "");
 }
 
@@ -42,7 +47,9 @@ export async function contextTexts(
   fetcher: typeof fetch = fetch,
 ): Promise<PromptTexts> {
   const own = server.baseUrl ? replicaUrls(server.baseUrl).root : null;
-  const wanted = samples.map((sample) => lastCallOf(sample, calls)).filter((call): call is LlmCall => call !== undefined && call.prompt_token_ids.length > 0);
+  const wanted = samples
+    .map((sample) => lastCallOf(sample, calls))
+    .filter((call): call is LlmCall => call !== undefined && call.prompt_token_ids.length > 0);
   const out = new Map<string, readonly string[]>();
   await Promise.all(
     wanted.map(async (call) => {
@@ -50,7 +57,19 @@ export async function contextTexts(
       const key = `${root} ${call.call_id}`;
       if (!cache.has(key)) {
         const model = typeof call.request.model === "string" ? call.request.model : undefined;
-        remember(key, await fetchTokenTexts(fetcher, { root, model, apiKey: root === own ? server.apiKey : undefined, timeoutMs: REQUEST_TIMEOUT_MS }, call.prompt_token_ids));
+        remember(
+          key,
+          await fetchTokenTexts(
+            fetcher,
+            {
+              root,
+              model,
+              apiKey: root === own ? server.apiKey : undefined,
+              timeoutMs: REQUEST_TIMEOUT_MS,
+            },
+            call.prompt_token_ids,
+          ),
+        );
       }
       const texts = cache.get(key);
       if (texts) out.set(call.call_id, texts);

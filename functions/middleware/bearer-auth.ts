@@ -7,7 +7,10 @@ const encoder = new TextEncoder();
 
 /** Compares secrets in time independent of where they first differ. */
 export async function sameSecret(given: string, expected: string): Promise<boolean> {
-  const [a, b] = await Promise.all([crypto.subtle.digest("SHA-256", encoder.encode(given)), crypto.subtle.digest("SHA-256", encoder.encode(expected))]);
+  const [a, b] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(given)),
+    crypto.subtle.digest("SHA-256", encoder.encode(expected)),
+  ]);
   const left = new Uint8Array(a);
   const right = new Uint8Array(b);
   let diff = 0;
@@ -29,7 +32,8 @@ export function bearerAuth(): MiddlewareHandler<{ Bindings: AppEnv }> {
       const header = c.req.header("authorization") ?? "";
       const match = /^Bearer\s+(.+)$/i.exec(header);
       if (!match) throw new UnauthorizedError("missing Authorization: Bearer token", 401);
-      if (!(await sameSecret(match[1]!, expected))) throw new UnauthorizedError("invalid bearer token", 401);
+      if (!(await sameSecret(match[1]!, expected)))
+        throw new UnauthorizedError("invalid bearer token", 401);
     }
     await next();
   };

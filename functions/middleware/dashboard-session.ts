@@ -18,9 +18,20 @@ export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const encoder = new TextEncoder();
 
 async function sign(secret: string, expires: number): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`dashboard-session:${expires}`)));
-  return btoa(String.fromCharCode(...mac)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, encoder.encode(`dashboard-session:${expires}`)),
+  );
+  return btoa(String.fromCharCode(...mac))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** A session cookie value valid until `expires` (ms). */
@@ -29,7 +40,11 @@ export async function sessionValue(secret: string, expires: number): Promise<str
 }
 
 /** Whether `value` is a session this deployment's API_TOKEN signed and that has not expired. */
-export async function validSession(secret: string, value: string | undefined, now: number): Promise<boolean> {
+export async function validSession(
+  secret: string,
+  value: string | undefined,
+  now: number,
+): Promise<boolean> {
   const match = value ? /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(value) : null;
   if (!match) return false;
   const expires = Number(match[1]);
@@ -53,7 +68,8 @@ export function dashboardAuth(): MiddlewareHandler<{ Bindings: AppEnv }> {
   return async function dashboardAuthMiddleware(c, next) {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const origin = c.req.header("origin");
-      if (origin && origin !== new URL(c.req.url).origin) throw new UnauthorizedError(`cross-origin ${c.req.method} refused`, 403);
+      if (origin && origin !== new URL(c.req.url).origin)
+        throw new UnauthorizedError(`cross-origin ${c.req.method} refused`, 403);
     }
     const token = c.env.API_TOKEN;
     if (!token || (await authorized(c, token))) return next();

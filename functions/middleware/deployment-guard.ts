@@ -18,10 +18,13 @@ export const INSECURE_WARNING_HEADER = "x-edge-rollout-warning";
 export function deploymentGuard(): MiddlewareHandler<{ Bindings: AppEnv }> {
   return async function deploymentGuardMiddleware(c, next) {
     const missing = missingSecrets(c.env);
-    if (missing.length === 0 || isLocalDevelopment(c.env, c.req.url) || isInProcessCall(c.req.url)) return next();
+    if (missing.length === 0 || isLocalDevelopment(c.env, c.req.url) || isInProcessCall(c.req.url))
+      return next();
     const what = `this deployment has no ${missing.join(" and no ")} secret`;
     if (c.env.ALLOW_OPEN_ACCESS !== "true") {
-      throw new InsecureDeploymentError(`${what}: it refuses requests rather than run open. Set it with \`wrangler secret put ${missing[0]}\` (see README, Secrets), or set ALLOW_OPEN_ACCESS=true if access is guarded another way.`);
+      throw new InsecureDeploymentError(
+        `${what}: it refuses requests rather than run open. Set it with \`wrangler secret put ${missing[0]}\` (see README, Secrets), or set ALLOW_OPEN_ACCESS=true if access is guarded another way.`,
+      );
     }
     const warning = `${what}; ALLOW_OPEN_ACCESS=true runs it open${missing.includes("GATEWAY_SECRET") ? " and rollout keys are forgeable" : ""}`;
     console.warn(`INSECURE DEPLOYMENT: ${warning}`, { path: new URL(c.req.url).pathname });

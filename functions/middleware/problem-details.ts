@@ -2,7 +2,12 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { AppError, InvalidInputError, PayloadTooLargeError, PolicySyncingError } from "../../src/errors";
+import {
+  AppError,
+  InvalidInputError,
+  PayloadTooLargeError,
+  PolicySyncingError,
+} from "../../src/errors";
 import { jsonNestingDepth, MAX_JSON_DEPTH } from "../../src/schemas/json";
 
 /** One field-level problem: where (dot path) and what. */
@@ -13,7 +18,10 @@ export interface FieldProblem {
 
 /** Turns zod issues into field problems with dot paths (`task.problem`, `config.max_steps`). */
 export function fieldProblems(error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(body)", message: issue.message }));
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(body)",
+    message: issue.message,
+  }));
 }
 
 /** Builds the problem+json response for `error`; unknown errors become an opaque 500. */
@@ -62,8 +70,11 @@ export interface JsonBodyOptions {
 export const MAX_DISCARDED_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Reads and drops the rest of `reader`, up to MAX_DISCARDED_BODY_BYTES in all (`read` so far). */
-async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, read: number): Promise<void> {
-  for (let total = read; total <= MAX_DISCARDED_BODY_BYTES; ) {
+async function discardRest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  read: number,
+): Promise<void> {
+  for (let total = read; total <= MAX_DISCARDED_BODY_BYTES;) {
     const { done, value } = await reader.read();
     if (done) return;
     total += value.byteLength;
@@ -78,7 +89,11 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, read
  */
 async function boundedBodyText(c: Context, maxBytes: number): Promise<string> {
   const declared = Number(c.req.header("content-length") ?? "");
-  const tooLarge = (size: string) => new PayloadTooLargeError(`request body is ${size} bytes; this route accepts at most ${maxBytes}`, maxBytes);
+  const tooLarge = (size: string) =>
+    new PayloadTooLargeError(
+      `request body is ${size} bytes; this route accepts at most ${maxBytes}`,
+      maxBytes,
+    );
   const body = c.req.raw.body;
   if (!body) return "";
   if (c.req.raw.bodyUsed) {
@@ -119,11 +134,18 @@ async function boundedBodyText(c: Context, maxBytes: number): Promise<string> {
  * MAX_JSON_DEPTH or malformed JSON a 400 (checked before parsing, so nothing recurses on it),
  * schema violations a 422 naming each field.
  */
-export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S, options: JsonBodyOptions = {}): Promise<z.infer<S>> {
+export async function parseJsonBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  options: JsonBodyOptions = {},
+): Promise<z.infer<S>> {
   const text = await boundedBodyText(c, options.maxBytes ?? MAX_JSON_BODY_BYTES);
   if (options.emptyAsObject && text.trim() === "") return parseWith(schema, {});
   if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-    throw new InvalidInputError(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, { status: 400, details: [{ path: "(body)", message: `nested deeper than ${MAX_JSON_DEPTH} levels` }] });
+    throw new InvalidInputError(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      status: 400,
+      details: [{ path: "(body)", message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
+    });
   }
   let raw: unknown;
   try {
@@ -138,17 +160,26 @@ function parseWith<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const problems = fieldProblems(parsed.error);
-    throw new InvalidInputError(problems.map((p) => `${p.path}: ${p.message}`).join("; "), { status: 422, details: problems });
+    throw new InvalidInputError(problems.map((p) => `${p.path}: ${p.message}`).join("; "), {
+      status: 422,
+      details: problems,
+    });
   }
   return parsed.data;
 }
 
 /** Parses query parameters with `schema`: a violation is a 400 naming each parameter. */
-export function parseQuery<S extends z.ZodType>(raw: Record<string, string>, schema: S): z.infer<S> {
+export function parseQuery<S extends z.ZodType>(
+  raw: Record<string, string>,
+  schema: S,
+): z.infer<S> {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const problems = fieldProblems(parsed.error);
-    throw new InvalidInputError(problems.map((p) => `${p.path}: ${p.message}`).join("; "), { status: 400, details: problems });
+    throw new InvalidInputError(problems.map((p) => `${p.path}: ${p.message}`).join("; "), {
+      status: 400,
+      details: problems,
+    });
   }
   return parsed.data;
 }

@@ -6,7 +6,13 @@ import { objects } from "../../src/runtime/objects/object-directory";
 import { InvalidInputError, NotFoundError } from "../../src/errors";
 import { scoreByDataSource, scoreRows } from "../../src/runtime/eval/pass-at-k";
 import { BatchId, type BatchProgress } from "../../src/schemas/batch";
-import { BatchListQuery, RolloutListQuery, type BatchCatalogEntry, type BatchSummary, type RolloutListPage } from "../../src/schemas/batch-listing";
+import {
+  BatchListQuery,
+  RolloutListQuery,
+  type BatchCatalogEntry,
+  type BatchSummary,
+  type RolloutListPage,
+} from "../../src/schemas/batch-listing";
 import type { BatchRunners } from "../../src/schemas/batch-runners";
 import { EvalQuery, type EvalReport } from "../../src/schemas/eval-report";
 import type { DroppedGroup } from "../../src/schemas/feed";
@@ -21,7 +27,10 @@ export function batchIdParam(raw: string): string {
   const parsed = BatchId.safeParse(raw);
   if (!parsed.success) {
     const message = parsed.error.issues[0]?.message ?? "invalid";
-    throw new InvalidInputError(`batch_id: ${message}`, { status: 400, details: [{ path: "batch_id", message }] });
+    throw new InvalidInputError(`batch_id: ${message}`, {
+      status: 400,
+      details: [{ path: "batch_id", message }],
+    });
   }
   return parsed.data;
 }
@@ -42,11 +51,19 @@ export async function batchProgress(env: AppEnv, batchId: string): Promise<Batch
 }
 
 /** `GET /v1/batches/:id/rollouts`: one filtered page (query parameters of RolloutListQuery). */
-export async function batchRolloutsPage(env: AppEnv, batchId: string, raw: Record<string, string>): Promise<RolloutListPage> {
+export async function batchRolloutsPage(
+  env: AppEnv,
+  batchId: string,
+  raw: Record<string, string>,
+): Promise<RolloutListPage> {
   const query = parseQuery(raw, RolloutListQuery);
   const page = await objects(env).batch(batchId).rollouts(query);
   if (!page) throw missing(batchId);
-  if ("invalid" in page) throw new InvalidInputError(page.invalid.map((p) => `${p.path}: ${p.message}`).join("; "), { status: 400, details: page.invalid });
+  if ("invalid" in page)
+    throw new InvalidInputError(page.invalid.map((p) => `${p.path}: ${p.message}`).join("; "), {
+      status: 400,
+      details: page.invalid,
+    });
   return page;
 }
 
@@ -58,10 +75,17 @@ export async function batchSummary(env: AppEnv, batchId: string): Promise<BatchS
 }
 
 /** `GET /v1/batches/:id/eval`: pass@1, pass@k (k defaults to the batch's n), mean reward, per data source, failures. */
-export async function batchEvalReport(env: AppEnv, batchId: string, raw: Record<string, string>): Promise<EvalReport> {
+export async function batchEvalReport(
+  env: AppEnv,
+  batchId: string,
+  raw: Record<string, string>,
+): Promise<EvalReport> {
   const query = parseQuery(raw, EvalQuery);
   const stub = objects(env).batch(batchId);
-  const [progress, evaluation] = await Promise.all([stub.progress(), stub.evaluation(query.threshold)]);
+  const [progress, evaluation] = await Promise.all([
+    stub.progress(),
+    stub.evaluation(query.threshold),
+  ]);
   if (!progress || !evaluation) throw missing(batchId);
   const k = query.k ?? progress.n;
   return {
@@ -79,14 +103,22 @@ export async function batchEvalReport(env: AppEnv, batchId: string, raw: Record<
 }
 
 /** `GET /v1/batches`: batches newest first from the catalog, each with its progress (read in parallel). */
-export async function listBatches(env: AppEnv, raw: Record<string, string>): Promise<ListedBatch[]> {
+export async function listBatches(
+  env: AppEnv,
+  raw: Record<string, string>,
+): Promise<ListedBatch[]> {
   const query = parseQuery(raw, BatchListQuery);
   const entries = await objects(env).catalog().list(query);
-  const progress = await Promise.all(entries.map((entry) => objects(env).batch(entry.batch_id).progress()));
+  const progress = await Promise.all(
+    entries.map((entry) => objects(env).batch(entry.batch_id).progress()),
+  );
   return entries.map((entry, i) => ({ ...entry, progress: progress[i] ?? null }));
 }
 
 /** `GET /v1/batches/:id/dropped-groups`: the batch's groups the trainer feed dropped instead of delivering (oldest uid first). */
-export async function batchDroppedGroups(env: AppEnv, batchId: string): Promise<{ batch_id: string; dropped_groups: DroppedGroup[] }> {
+export async function batchDroppedGroups(
+  env: AppEnv,
+  batchId: string,
+): Promise<{ batch_id: string; dropped_groups: DroppedGroup[] }> {
   return { batch_id: batchId, dropped_groups: await objects(env).feed().droppedGroups(batchId) };
 }

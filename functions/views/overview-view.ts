@@ -1,6 +1,11 @@
 /** @module What the overview page and `GET /v1/backends` read: policy, feed, backends, recent batches. */
 import { objects } from "../../src/runtime/objects/object-directory";
-import { backendRegistry, defaultBackendDeps, resolveBackend, vllmServerConfig } from "../../src/gateway/backends";
+import {
+  backendRegistry,
+  defaultBackendDeps,
+  resolveBackend,
+  vllmServerConfig,
+} from "../../src/gateway/backends";
 import type { PolicyView } from "../../src/runtime/policy/policy-api";
 import type { FeedStats } from "../../src/schemas/feed";
 import type { AppEnv } from "../env";
@@ -16,7 +21,11 @@ export interface BackendsView {
 
 /** The backend the gateway resolves for `policy` (the same per-isolate instance, so its replica state is the live one). */
 export function backendsView(env: AppEnv, policy: Pick<PolicyView, "backend">): BackendsView {
-  const backend = resolveBackend(backendRegistry, policy.backend ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY), defaultBackendDeps);
+  const backend = resolveBackend(
+    backendRegistry,
+    policy.backend ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY),
+    defaultBackendDeps,
+  );
   return { backend: backend.name, observed_by: "this isolate", replicas: backend.health?.() ?? [] };
 }
 
@@ -30,6 +39,10 @@ export interface OverviewView {
 
 /** Reads the overview's parts in parallel. */
 export async function overviewView(env: AppEnv, recent = 10): Promise<OverviewView> {
-  const [policy, feed, batches] = await Promise.all([objects(env).policy().snapshot(), objects(env).feed().stats(), listBatches(env, { limit: String(recent) })]);
+  const [policy, feed, batches] = await Promise.all([
+    objects(env).policy().snapshot(),
+    objects(env).feed().stats(),
+    listBatches(env, { limit: String(recent) }),
+  ]);
   return { policy, feed, backends: backendsView(env, policy), batches };
 }

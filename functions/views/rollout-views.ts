@@ -13,7 +13,11 @@ export const RECENT_BATCHES_LISTED = 20;
 /** Validates a rollout id from a path. */
 export function rolloutIdParam(raw: string): string {
   const parsed = RolloutId.safeParse(raw);
-  if (!parsed.success) throw new InvalidInputError(`rollout_id: ${parsed.error.issues[0]?.message}`, { status: 400, details: fieldProblems(parsed.error).map((p) => ({ ...p, path: "rollout_id" })) });
+  if (!parsed.success)
+    throw new InvalidInputError(`rollout_id: ${parsed.error.issues[0]?.message}`, {
+      status: 400,
+      details: fieldProblems(parsed.error).map((p) => ({ ...p, path: "rollout_id" })),
+    });
   return parsed.data;
 }
 
@@ -29,13 +33,24 @@ function afterStepIndex(lastEventId: string | undefined, after: string | undefin
   const raw = lastEventId ?? after;
   if (raw === undefined || raw === "") return -1;
   const index = Number(raw);
-  if (!Number.isInteger(index) || index < -1) throw new InvalidInputError("after must be a step index (integer >= -1)", { status: 400, details: [{ path: "after", message: "must be an integer >= -1" }] });
+  if (!Number.isInteger(index) || index < -1)
+    throw new InvalidInputError("after must be a step index (integer >= -1)", {
+      status: 400,
+      details: [{ path: "after", message: "must be an integer >= -1" }],
+    });
   return index;
 }
 
 /** `GET /v1/rollouts/:id/events`: the rollout's SSE stream (a `step` per committed step, then `end`), resumed after a step. */
-export async function rolloutEvents(env: AppEnv, rolloutId: string, lastEventId: string | undefined, after: string | undefined): Promise<ReadableStream<Uint8Array>> {
-  const stream = await objects(env).session(rolloutId).subscribe(afterStepIndex(lastEventId, after));
+export async function rolloutEvents(
+  env: AppEnv,
+  rolloutId: string,
+  lastEventId: string | undefined,
+  after: string | undefined,
+): Promise<ReadableStream<Uint8Array>> {
+  const stream = await objects(env)
+    .session(rolloutId)
+    .subscribe(afterStepIndex(lastEventId, after));
   if (!stream) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
   return stream;
 }
@@ -55,17 +70,35 @@ export interface RolloutsAcross {
  * batches the page is found from each batch's filtered count (one small RPC per batch, in parallel),
  * then only the batches the page overlaps are asked for their entries.
  */
-export async function rolloutsAcross(env: AppEnv, raw: Record<string, string>): Promise<RolloutsAcross> {
+export async function rolloutsAcross(
+  env: AppEnv,
+  raw: Record<string, string>,
+): Promise<RolloutsAcross> {
   const { batch, ...rest } = raw;
   const params = { ...rest, include_unreleased: "true" };
   const query = parseQuery(params, RolloutListQuery);
   if (batch) {
     const batchId = batchIdParam(batch);
     const page = await batchRolloutsPage(env, batchId, params);
-    return { ...page, rollouts: page.rollouts.map((r) => ({ ...r, batch_id: batchId })), batches: 1 };
+    return {
+      ...page,
+      rollouts: page.rollouts.map((r) => ({ ...r, batch_id: batchId })),
+      batches: 1,
+    };
   }
   const entries = await objects(env).catalog().list({ limit: RECENT_BATCHES_LISTED });
-  const counts = await Promise.all(entries.map(async (entry) => (await batchRolloutsPage(env, entry.batch_id, { ...params, offset: "0", limit: "1" }).catch(() => null))?.total ?? 0));
+  const counts = await Promise.all(
+    entries.map(
+      async (entry) =>
+        (
+          await batchRolloutsPage(env, entry.batch_id, {
+            ...params,
+            offset: "0",
+            limit: "1",
+          }).catch(() => null)
+        )?.total ?? 0,
+    ),
+  );
   const total = counts.reduce((sum, n) => sum + n, 0);
   const rollouts: RolloutsAcross["rollouts"] = [];
   let start = 0;
@@ -75,7 +108,11 @@ export async function rolloutsAcross(env: AppEnv, raw: Record<string, string>): 
     const from = Math.max(query.offset, start);
     const to = Math.min(query.offset + query.limit, start + count);
     if (from < to) {
-      const page = batchRolloutsPage(env, entry.batch_id, { ...params, offset: String(from - start), limit: String(to - from) });
+      const page = batchRolloutsPage(env, entry.batch_id, {
+        ...params,
+        offset: String(from - start),
+        limit: String(to - from),
+      });
       wanted.push(page.then((p) => p.rollouts.map((r) => ({ ...r, batch_id: entry.batch_id }))));
     }
     start += count;

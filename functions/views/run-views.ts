@@ -8,9 +8,21 @@ import { InvalidInputError, NotFoundError } from "../../src/errors";
 import { eachLimited } from "../../src/runtime/each-limited";
 import { grpoAdvantages } from "../../src/runtime/eval/grpo-advantage";
 import type { LlmCall } from "../../src/schemas/llm-call";
-import type { GroupMember, GroupStatus, GroupView, RunStep, RunView } from "../../src/schemas/run-view";
+import type {
+  GroupMember,
+  GroupStatus,
+  GroupView,
+  RunStep,
+  RunView,
+} from "../../src/schemas/run-view";
 import type { AppEnv } from "../env";
-import { batchDroppedGroups, batchIdParam, batchProgress, batchRolloutsPage, listBatches } from "./batch-views";
+import {
+  batchDroppedGroups,
+  batchIdParam,
+  batchProgress,
+  batchRolloutsPage,
+  listBatches,
+} from "./batch-views";
 
 /** Most batches one run view lists (the catalog's page limit). */
 export const RUN_STEPS_LISTED = 200;
@@ -21,7 +33,11 @@ const SERIES = /^[A-Za-z0-9._:-]{1,160}$/;
 
 /** Validates a series from a path; a bad one is a 400 naming `series`. */
 export function seriesParam(raw: string): string {
-  if (!SERIES.test(raw)) throw new InvalidInputError("series: must be 1-160 characters of A-Z a-z 0-9 . _ : -", { status: 400, details: [{ path: "series", message: "must be 1-160 characters of A-Z a-z 0-9 . _ : -" }] });
+  if (!SERIES.test(raw))
+    throw new InvalidInputError("series: must be 1-160 characters of A-Z a-z 0-9 . _ : -", {
+      status: 400,
+      details: [{ path: "series", message: "must be 1-160 characters of A-Z a-z 0-9 . _ : -" }],
+    });
   return raw;
 }
 
@@ -39,13 +55,25 @@ export async function runView(env: AppEnv, series: string): Promise<RunView> {
   const [stats, syncs] = await Promise.all([
     Promise.all(ordered.map((entry) => objects(env).batch(entry.batch_id).stepStats())),
     // One read for the whole run; each sync counts for the step during which it began.
-    objects(env).policy().syncs(ordered[0]!.created_at, Date.now() + 1),
+    objects(env)
+      .policy()
+      .syncs(ordered[0]!.created_at, Date.now() + 1),
   ]);
   const steps: RunStep[] = ordered.map((entry, i) => {
     const until = ordered[i + 1]?.created_at ?? Infinity;
     const mine = syncs.filter((sync) => sync.began_at >= entry.created_at && sync.began_at < until);
-    const weight_syncs = { count: mine.length, wait_ms: mine.reduce((sum, sync) => sum + (sync.ended_at - sync.began_at), 0) };
-    return { step: stepOf(entry.batch_id) ?? i + 1, batch_id: entry.batch_id, created_at: entry.created_at, progress: entry.progress, stats: stats[i] ?? null, weight_syncs };
+    const weight_syncs = {
+      count: mine.length,
+      wait_ms: mine.reduce((sum, sync) => sum + (sync.ended_at - sync.began_at), 0),
+    };
+    return {
+      step: stepOf(entry.batch_id) ?? i + 1,
+      batch_id: entry.batch_id,
+      created_at: entry.created_at,
+      progress: entry.progress,
+      stats: stats[i] ?? null,
+      weight_syncs,
+    };
   });
   steps.sort((a, b) => a.step - b.step || a.created_at - b.created_at);
   return { series, steps };
@@ -56,15 +84,20 @@ export function groupUidParam(raw: string): { batchId: string; row: number } {
   const at = raw.lastIndexOf(":");
   const row = Number(raw.slice(at + 1));
   if (at <= 0 || !/^\d+$/.test(raw.slice(at + 1)) || !Number.isSafeInteger(row)) {
-    throw new InvalidInputError("uid: must be <batch_id>:<row_index>", { status: 400, details: [{ path: "uid", message: "must be <batch_id>:<row_index>" }] });
+    throw new InvalidInputError("uid: must be <batch_id>:<row_index>", {
+      status: 400,
+      details: [{ path: "uid", message: "must be <batch_id>:<row_index>" }],
+    });
   }
   return { batchId: batchIdParam(raw.slice(0, at)), row };
 }
 
 const VERDICT_REASONS: Record<string, string> = {
   deliver: "delivered to the trainer",
-  deliver_valid: "delivered without its infrastructure failures (deliver_valid): only valid members are scored",
-  no_signal: "filtered: no signal (its members' metric spread is at or below the batch filter's min_std)",
+  deliver_valid:
+    "delivered without its infrastructure failures (deliver_valid): only valid members are scored",
+  no_signal:
+    "filtered: no signal (its members' metric spread is at or below the batch filter's min_std)",
   infra_failure: "withheld: a member failed for infrastructure after its retries; never trained",
   cut: "cut: the batch met target_groups and cancelled this group's running members; never trained",
 };
@@ -73,39 +106,65 @@ const VERDICT_REASONS: Record<string, string> = {
 function replyText(call: LlmCall | undefined): string | null {
   const content = call?.response_message.content;
   if (content === undefined || content === null) return null;
-  return typeof content === "string" ? content : content.map((part) => ("text" in part ? String(part.text) : "")).join("\n");
+  return typeof content === "string"
+    ? content
+    : content.map((part) => ("text" in part ? String(part.text) : "")).join("\n");
 }
 
 /** `GET /v1/groups/:uid`: the group's members side by side with verl's GRPO and Dr.GRPO advantages, and what became of the group. */
 export async function groupView(env: AppEnv, uid: string): Promise<GroupView> {
   const { batchId, row } = groupUidParam(uid);
   const progress = await batchProgress(env, batchId);
-  if (row >= progress.rows) throw new NotFoundError(`batch ${batchId} has no row ${row} (it has ${progress.rows})`);
+  if (row >= progress.rows)
+    throw new NotFoundError(`batch ${batchId} has no row ${row} (it has ${progress.rows})`);
   const [page, verdict, dropped] = await Promise.all([
-    batchRolloutsPage(env, batchId, { include_unreleased: "true", offset: String(row * progress.n), limit: String(progress.n) }),
+    batchRolloutsPage(env, batchId, {
+      include_unreleased: "true",
+      offset: String(row * progress.n),
+      limit: String(progress.n),
+    }),
     objects(env).batch(batchId).groupVerdict(row),
     batchDroppedGroups(env, batchId),
   ]);
-  const stale = dropped.dropped_groups.find((group) => group.uid === uid && group.reason === "stale");
+  const stale = dropped.dropped_groups.find(
+    (group) => group.uid === uid && group.reason === "stale",
+  );
   const status: GroupStatus = stale
-    ? { complete: true, verdict: "stale", reason: `dropped by the feed as stale: policy v${stale.policy_version_start}–v${stale.policy_version_end} at version ${stale.policy_version} (max staleness ${stale.max_staleness}); never trained` }
+    ? {
+        complete: true,
+        verdict: "stale",
+        reason: `dropped by the feed as stale: policy v${stale.policy_version_start}–v${stale.policy_version_end} at version ${stale.policy_version} (max staleness ${stale.max_staleness}); never trained`,
+      }
     : verdict
-      ? { complete: true, verdict: verdict.verdict, reason: VERDICT_REASONS[verdict.verdict] ?? verdict.verdict }
+      ? {
+          complete: true,
+          verdict: verdict.verdict,
+          reason: VERDICT_REASONS[verdict.verdict] ?? verdict.verdict,
+        }
       : { complete: false, verdict: null, reason: "incomplete: members are still running" };
   const trained = status.verdict === "deliver" || status.verdict === "deliver_valid";
-  const rewards = new Set(page.rollouts.filter((entry) => entry.outcome === "policy").map((entry) => entry.reward ?? 0));
-  if (trained && rewards.size === 1) status.reason += ` (no signal: every member got reward ${[...rewards][0]}, so every advantage is 0)`;
+  const rewards = new Set(
+    page.rollouts.filter((entry) => entry.outcome === "policy").map((entry) => entry.reward ?? 0),
+  );
+  if (trained && rewards.size === 1)
+    status.reason += ` (no signal: every member got reward ${[...rewards][0]}, so every advantage is 0)`;
   const views = new Map<string, { tokens: number; calls: number; answer: string | null }>();
   const read = page.rollouts.filter((entry) => entry.status !== "not_released");
   await eachLimited(read, MEMBER_READS, async (entry) => {
     const view = await objects(env).session(entry.rollout_id).read();
     if (!view) return;
     const policyCalls = view.llm_calls.filter((call) => call.purpose !== "judge");
-    views.set(entry.rollout_id, { tokens: view.usage.completion_tokens, calls: policyCalls.length, answer: replyText(policyCalls.at(-1)) });
+    views.set(entry.rollout_id, {
+      tokens: view.usage.completion_tokens,
+      calls: policyCalls.length,
+      answer: replyText(policyCalls.at(-1)),
+    });
   });
   // verl scores the members it is given: every member of a delivered group, the valid ones of a deliver_valid one.
   const scored = page.rollouts.map((entry) => trained && entry.outcome === "policy");
-  const advantages = grpoAdvantages(page.rollouts.filter((_, i) => scored[i]).map((entry) => entry.reward ?? 0));
+  const advantages = grpoAdvantages(
+    page.rollouts.filter((_, i) => scored[i]).map((entry) => entry.reward ?? 0),
+  );
   let k = 0;
   const members: GroupMember[] = page.rollouts.map((entry, i) => {
     const seen = views.get(entry.rollout_id);
@@ -125,5 +184,15 @@ export async function groupView(env: AppEnv, uid: string): Promise<GroupView> {
       final_answer: seen?.answer ?? null,
     };
   });
-  return { uid, batch_id: batchId, row_index: row, n: progress.n, training_mode: progress.training_mode, status, mean: k > 0 ? advantages.mean : null, std: k > 0 ? advantages.std : null, members };
+  return {
+    uid,
+    batch_id: batchId,
+    row_index: row,
+    n: progress.n,
+    training_mode: progress.training_mode,
+    status,
+    mean: k > 0 ? advantages.mean : null,
+    std: k > 0 ? advantages.std : null,
+    members,
+  };
 }

@@ -14,7 +14,8 @@ const MAX_DEPTH = 50;
  * atom = number | "(" expr ")". Division by zero and non-finite results are errors.
  */
 export function evaluateArithmetic(expression: string): number {
-  if (expression.length > MAX_LENGTH) throw new ArithmeticError(`expression longer than ${MAX_LENGTH} characters`);
+  if (expression.length > MAX_LENGTH)
+    throw new ArithmeticError(`expression longer than ${MAX_LENGTH} characters`);
   const tokens = expression.match(/\d+(?:\.\d+)?|[-+*/()]|\S/g) ?? [];
   let position = 0;
   let depth = 0;
@@ -23,7 +24,8 @@ export function evaluateArithmetic(expression: string): number {
 
   function expr(): number {
     let value = term();
-    while (peek() === "+" || peek() === "-") value = take() === "+" ? value + term() : value - term();
+    while (peek() === "+" || peek() === "-")
+      value = take() === "+" ? value + term() : value - term();
     return value;
   }
   function term(): number {

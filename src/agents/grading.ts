@@ -8,7 +8,8 @@ export function extractBoxed(text: string): string | null {
   let depth = 0;
   for (let i = start + "\\boxed".length; i < text.length; i++) {
     if (text[i] === "{") depth++;
-    else if (text[i] === "}" && --depth === 0) return text.slice(start + "\\boxed{".length, i).trim();
+    else if (text[i] === "}" && --depth === 0)
+      return text.slice(start + "\\boxed{".length, i).trim();
   }
   return null;
 }
@@ -22,6 +23,7 @@ export function gradeBoxedAnswer(text: string, groundTruth: JsonValue): number {
   const b = Number(expected);
   // Absolute 1e-6 covers answers rounded to six decimals (formatNumber); a relative 1e-6 would
   // accept an off-by-one integer above a million. The 1e-12 relative term only absorbs float noise.
-  if (answer !== "" && expected !== "" && Number.isFinite(a) && Number.isFinite(b)) return Math.abs(a - b) <= Math.max(1e-6, 1e-12 * Math.abs(b)) ? 1 : 0;
+  if (answer !== "" && expected !== "" && Number.isFinite(a) && Number.isFinite(b))
+    return Math.abs(a - b) <= Math.max(1e-6, 1e-12 * Math.abs(b)) ? 1 : 0;
   return answer === expected ? 1 : 0;
 }

@@ -13,10 +13,18 @@ import { MathEnv } from "./math/math-env";
 export const mathAgent = defineAgent({ name: "math", envClass: MathEnv, agentClass: MathAgent });
 
 /** `calculator`: multi-turn, the model calls `calculate`, then answers. */
-export const calculatorAgent = defineAgent({ name: "calculator", envClass: CalculatorEnv, agentClass: CalculatorAgent });
+export const calculatorAgent = defineAgent({
+  name: "calculator",
+  envClass: CalculatorEnv,
+  agentClass: CalculatorAgent,
+});
 
 /** `dialogue`: a fixed number of turns (task.extra_args.turns, default 5); used by the loop benchmark. */
-export const dialogueAgent = defineAgent({ name: "dialogue", envClass: DialogueEnv, agentClass: DialogueAgent });
+export const dialogueAgent = defineAgent({
+  name: "dialogue",
+  envClass: DialogueEnv,
+  agentClass: DialogueAgent,
+});
 
 /**
  * `js-coder`: multi-turn; the model writes a function, the env runs the task's unit tests on it in

@@ -18,7 +18,11 @@ export function cacheSaltFor(policyVersion: number, callerSalt?: unknown): strin
  * caller sent it, so a deployment that never syncs sends exactly what it did before. `callerSalt`
  * null: the body's own salt is the gateway's (a leg resumed under a new version) and is replaced.
  */
-export function withCacheSalt(body: JsonObject, policyVersion: number, callerSalt: unknown = body.cache_salt): JsonObject {
+export function withCacheSalt(
+  body: JsonObject,
+  policyVersion: number,
+  callerSalt: unknown = body.cache_salt,
+): JsonObject {
   if (policyVersion <= 0) return body;
   return { ...body, cache_salt: cacheSaltFor(policyVersion, callerSalt) };
 }

@@ -22,7 +22,8 @@ export interface ContinuationDelta {
 
 /** How many characters at the end of `text` could begin the tag. */
 function partialTag(text: string): number {
-  for (let n = Math.min(END.length - 1, text.length); n > 0; n--) if (text.endsWith(END.slice(0, n))) return n;
+  for (let n = Math.min(END.length - 1, text.length); n > 0; n--)
+    if (text.endsWith(END.slice(0, n))) return n;
   return 0;
 }
 

@@ -18,10 +18,19 @@ import { resumableCall } from "./resumable-call";
 import { upstreamStopBody } from "./stop-relay";
 import { stopOptionsOf } from "./stop-window";
 import { relayStream } from "./stream-relay";
-import { attemptTimeoutMs, DEFAULT_UPSTREAM_TIMEOUTS, type UpstreamTimeouts } from "./upstream-timeouts";
+import {
+  attemptTimeoutMs,
+  DEFAULT_UPSTREAM_TIMEOUTS,
+  type UpstreamTimeouts,
+} from "./upstream-timeouts";
 
 /** The policy in force when no policy object is wired (tests, or a deployment that never set one). */
-export const DEFAULT_POLICY: PolicySnapshot = { policy_version: 0, model: null, backend: null, sampling: { temperature: 1, top_p: 1 } };
+export const DEFAULT_POLICY: PolicySnapshot = {
+  policy_version: 0,
+  model: null,
+  backend: null,
+  sampling: { temperature: 1, top_p: 1 },
+};
 
 /**
  * An in-flight admission expires after this long if its release never arrives (a dead
@@ -99,14 +108,22 @@ export interface Gateway {
    * A non-streaming call: the upstream's JSON reply (to pass on unchanged; `replyText` is its text
    * as received when the backend kept it) and the call's record.
    */
-  send(path: UpstreamPath, body: JsonObject, call: GatewayCall): Promise<{ reply: unknown; replyText?: string; call: LlmCall }>;
+  send(
+    path: UpstreamPath,
+    body: JsonObject,
+    call: GatewayCall,
+  ): Promise<{ reply: unknown; replyText?: string; call: LlmCall }>;
   /**
    * `send`, answering before the admission is released: the record's `policy_version_end` is the
    * version admitted, and `released` resolves with the version in force when the release landed.
    * The two differ only when a weight sync ended while the call ran (its wait for calls in flight
    * gave up), and the caller then corrects the record. Lets a caller record and release at once.
    */
-  sendUnreleased(path: UpstreamPath, body: JsonObject, call: GatewayCall): Promise<{ reply: unknown; replyText?: string; call: LlmCall; released: Promise<number> }>;
+  sendUnreleased(
+    path: UpstreamPath,
+    body: JsonObject,
+    call: GatewayCall,
+  ): Promise<{ reply: unknown; replyText?: string; call: LlmCall; released: Promise<number> }>;
   /**
    * A streaming call: the SSE response to hand to the caller unchanged. `record` is awaited with
    * the assembled call before the stream's final `[DONE]` goes out, so a caller that has read the
@@ -115,7 +132,12 @@ export interface Gateway {
    * (never rejecting) the version in force when the release landed, for the caller to correct the
    * record when they differ. The stream ends only after the release landed.
    */
-  stream(path: UpstreamPath, body: JsonObject, call: GatewayCall, record: (call: LlmCall, released: Promise<number>) => Promise<void>): Promise<Response>;
+  stream(
+    path: UpstreamPath,
+    body: JsonObject,
+    call: GatewayCall,
+    record: (call: LlmCall, released: Promise<number>) => Promise<void>,
+  ): Promise<Response>;
   /** Sends the releases its policy port holds back (`PolicyPort.flush`), if it holds any. */
   flushReleases(): Promise<void>;
 }
@@ -134,7 +156,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     let waiting = false;
     let asked = call.admission;
     for (;;) {
-      const admission = await (asked ?? deps.policy.acquire(call.rolloutId, call.callId, call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS));
+      const admission = await (asked ??
+        deps.policy.acquire(
+          call.rolloutId,
+          call.callId,
+          call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS,
+        ));
       asked = undefined;
       if (admission.ok) {
         if (waiting) call.onSyncWait?.(false);
@@ -150,7 +177,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   /** Releases the admission once, reporting the version in force when the call ended. */
   function releaser(call: GatewayCall, admitted: PolicySnapshot): () => Promise<number> {
     let released: Promise<number> | undefined;
-    return () => (released ??= deps.policy ? deps.policy.release(call.rolloutId, call.callId).then((r) => r.policy_version, () => admitted.policy_version) : Promise.resolve(admitted.policy_version));
+    return () =>
+      (released ??= deps.policy
+        ? deps.policy.release(call.rolloutId, call.callId).then(
+            (r) => r.policy_version,
+            () => admitted.policy_version,
+          )
+        : Promise.resolve(admitted.policy_version));
   }
 
   async function prepare(path: UpstreamPath, body: JsonObject, call: GatewayCall) {
@@ -158,8 +191,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const release = releaser(call, policy);
     try {
       const backend = deps.backendFor(policy.backend);
-      const shaped = shapeRequest(path, body, call.model ? { ...policy, model: call.model } : policy, { defaultModel: deps.defaultModel, train: call.train, limits: call.limits });
-      const routing = { rolloutId: call.rolloutId, replicaHint: call.replicaHint, signal: call.signal, attemptTimeoutMs: attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, shaped) };
+      const shaped = shapeRequest(
+        path,
+        body,
+        call.model ? { ...policy, model: call.model } : policy,
+        { defaultModel: deps.defaultModel, train: call.train, limits: call.limits },
+      );
+      const routing = {
+        rolloutId: call.rolloutId,
+        replicaHint: call.replicaHint,
+        signal: call.signal,
+        attemptTimeoutMs: attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, shaped),
+      };
       await checkPromptLength(path, shaped, call.limits, backend, routing);
       return { policy, release, backend, shaped, routing, started: deps.now() };
     } catch (error) {
@@ -172,7 +215,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
    * The call's record, every field set. Its parts were validated on the way in (the reply by the
    * capture schemas); the session validates the whole record where it is stored.
    */
-  function record(call: GatewayCall, prepared: Awaited<ReturnType<typeof prepare>>, captured: CapturedOutput, meta: { replica: string; attempts: number; versionEnd: number }): LlmCall {
+  function record(
+    call: GatewayCall,
+    prepared: Awaited<ReturnType<typeof prepare>>,
+    captured: CapturedOutput,
+    meta: { replica: string; attempts: number; versionEnd: number },
+  ): LlmCall {
     return {
       schema_version: LLM_CALL_SCHEMA_VERSION,
       call_id: call.callId,
@@ -204,8 +252,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
         const reply = await prepared.backend.request(path, prepared.shaped, prepared.routing);
         return { reply, captured: capture(reply.body) };
       });
-      const reply = { reply: value.reply.body, ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }) };
-      const recorded = (versionEnd: number) => record(call, prepared, value.captured, { replica: value.reply.replica, attempts, versionEnd });
+      const reply = {
+        reply: value.reply.body,
+        ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }),
+      };
+      const recorded = (versionEnd: number) =>
+        record(call, prepared, value.captured, {
+          replica: value.reply.replica,
+          attempts,
+          versionEnd,
+        });
       return { prepared, reply, recorded };
     } catch (error) {
       await prepared.release();
@@ -215,14 +271,24 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   async function sendUnreleased(path: UpstreamPath, body: JsonObject, call: GatewayCall) {
     const { prepared, reply, recorded } = await complete(path, body, call);
-    return { ...reply, call: recorded(prepared.policy.policy_version), released: prepared.release() };
+    return {
+      ...reply,
+      call: recorded(prepared.policy.policy_version),
+      released: prepared.release(),
+    };
   }
 
   return {
     async send(path, body, call) {
       const { released, call: record, ...reply } = await sendUnreleased(path, body, call);
       const versionEnd = await released;
-      return { ...reply, call: versionEnd === record.policy_version_end ? record : { ...record, policy_version_end: versionEnd } };
+      return {
+        ...reply,
+        call:
+          versionEnd === record.policy_version_end
+            ? record
+            : { ...record, policy_version_end: versionEnd },
+      };
     },
 
     sendUnreleased,
@@ -237,38 +303,93 @@ export function createGateway(deps: GatewayDeps): Gateway {
       // the admission wait and the retries, never the read (stream-relay.ts reads it to its end).
       const routing = { ...prepared.routing, signal: undefined };
       const notInterruptible = notInterruptibleBecause(path, prepared.shaped);
-      const resumable = call.interrupts !== undefined && notInterruptible === null && prepared.backend.returnsTokenIds;
+      const resumable =
+        call.interrupts !== undefined &&
+        notInterruptible === null &&
+        prepared.backend.returnsTokenIds;
       // A resumable call's stop strings are checked by the gateway across cuts: upstream sends them in the output (stop-relay.ts).
-      const upstream = resumable ? upstreamStopBody(prepared.shaped, stopOptionsOf(prepared.shaped)) : prepared.shaped;
+      const upstream = resumable
+        ? upstreamStopBody(prepared.shaped, stopOptionsOf(prepared.shaped))
+        : prepared.shaped;
       let opened;
       try {
-        opened = await withRetries(retry, call.signal, () => prepared.backend.openStream(path, upstream, routing));
+        opened = await withRetries(retry, call.signal, () =>
+          prepared.backend.openStream(path, upstream, routing),
+        );
       } catch (error) {
         await prepared.release();
         throw error;
       }
       const { value, attempts } = opened;
       if (resumable && call.interrupts) {
-        const parts = { rolloutId: call.rolloutId, callId: call.callId, shaped: prepared.shaped, routing, backend: prepared.backend, policy: deps.policy, retry, admissionTtlMs: call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS, version: prepared.policy.policy_version, release: prepared.release, interrupts: call.interrupts, ...(call.onSyncWait ? { onSyncWait: call.onSyncWait } : {}) };
-        return resumableCall({ ...parts, record: (captured, meta) => record(call, prepared, captured, meta) }, value, attempts, onRecorded, { ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}), ...(call.callerGone ? { callerGone: call.callerGone } : {}), ...(call.relay === false ? { relay: false } : {}) });
+        const parts = {
+          rolloutId: call.rolloutId,
+          callId: call.callId,
+          shaped: prepared.shaped,
+          routing,
+          backend: prepared.backend,
+          policy: deps.policy,
+          retry,
+          admissionTtlMs: call.admissionTtlMs ?? DEFAULT_ADMISSION_TTL_MS,
+          version: prepared.policy.policy_version,
+          release: prepared.release,
+          interrupts: call.interrupts,
+          ...(call.onSyncWait ? { onSyncWait: call.onSyncWait } : {}),
+        };
+        return resumableCall(
+          { ...parts, record: (captured, meta) => record(call, prepared, captured, meta) },
+          value,
+          attempts,
+          onRecorded,
+          {
+            ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}),
+            ...(call.callerGone ? { callerGone: call.callerGone } : {}),
+            ...(call.relay === false ? { relay: false } : {}),
+          },
+        );
       }
-      const drained = call.interrupts ? { interruption: { interruptible: false, reason: notInterruptible ?? "the backend returns no token ids", interrupted: 0 } } : {};
+      const drained = call.interrupts
+        ? {
+            interruption: {
+              interruptible: false,
+              reason: notInterruptible ?? "the backend returns no token ids",
+              interrupted: 0,
+            },
+          }
+        : {};
       // The call's own deadline: what a non-streamed reply of the same max_tokens may take.
-      const deadlineMs = attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, { ...prepared.shaped, stream: false });
+      const deadlineMs = attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, {
+        ...prepared.shaped,
+        stream: false,
+      });
       return relayStream(
         value.response,
         async (end) => {
           const released = prepared.release();
           if (!end.captured) return void (await released);
-          const recorded = { ...record(call, prepared, end.captured, { replica: value.replica, attempts, versionEnd: prepared.policy.policy_version }), ...drained };
+          const recorded = {
+            ...record(call, prepared, end.captured, {
+              replica: value.replica,
+              attempts,
+              versionEnd: prepared.policy.policy_version,
+            }),
+            ...drained,
+          };
           try {
             // An aborted call is kept (its tokens were spent) but can never train: its output is cut off.
-            await onRecorded(end.outcome === "aborted" ? { ...recorded, trainable: false } : recorded, released);
+            await onRecorded(
+              end.outcome === "aborted" ? { ...recorded, trainable: false } : recorded,
+              released,
+            );
           } finally {
             await released;
           }
         },
-        { keepAlive: call.keepAlive, deadlineMs, ...(call.callerGone ? { callerGone: call.callerGone } : {}) },
+        {
+          keepAlive: call.keepAlive,
+          deadlineMs,
+          ...(call.callerGone ? { callerGone: call.callerGone } : {}),
+        },
       );
     },
   };

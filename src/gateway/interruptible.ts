@@ -18,29 +18,62 @@ export function notInterruptibleBecause(path: UpstreamPath, body: JsonObject): s
   if (path !== "/chat/completions") return "text completions are drained";
   const tools = body.tools;
   if (Array.isArray(tools) && tools.length > 0) return "tools";
-  if (body.tool_choice !== undefined && body.tool_choice !== null && body.tool_choice !== "none") return "tool_choice";
+  if (body.tool_choice !== undefined && body.tool_choice !== null && body.tool_choice !== "none")
+    return "tool_choice";
   if (body.response_format !== undefined && body.response_format !== null) return "response_format";
-  for (const key of ["guided_json", "guided_regex", "guided_choice", "guided_grammar", "structured_outputs"]) if (body[key] !== undefined && body[key] !== null) return key;
-  for (const key of ["presence_penalty", "frequency_penalty"]) if (typeof body[key] === "number" && body[key] !== 0) return key;
-  if (typeof body.repetition_penalty === "number" && body.repetition_penalty !== 1) return "repetition_penalty";
+  for (const key of [
+    "guided_json",
+    "guided_regex",
+    "guided_choice",
+    "guided_grammar",
+    "structured_outputs",
+  ])
+    if (body[key] !== undefined && body[key] !== null) return key;
+  for (const key of ["presence_penalty", "frequency_penalty"])
+    if (typeof body[key] === "number" && body[key] !== 0) return key;
+  if (typeof body.repetition_penalty === "number" && body.repetition_penalty !== 1)
+    return "repetition_penalty";
   if (body.seed !== undefined && body.seed !== null) return "seed";
   if (typeof body.n === "number" && body.n > 1) return "n";
   return null;
 }
 
 /** The sampling parameters a continuation repeats (everything that shapes a plain token's draw). */
-const SAMPLING_KEYS = ["temperature", "top_p", "top_k", "min_p", "stop", "stop_token_ids", "ignore_eos", "skip_special_tokens", "include_stop_str_in_output", "min_tokens"] as const;
+const SAMPLING_KEYS = [
+  "temperature",
+  "top_p",
+  "top_k",
+  "min_p",
+  "stop",
+  "stop_token_ids",
+  "ignore_eos",
+  "skip_special_tokens",
+  "include_stop_str_in_output",
+  "min_tokens",
+] as const;
 
 /**
  * The completions request that continues `shaped` (a chat request as sent upstream) after
  * `generated` of its tokens: prompt ids + generated ids, `max_tokens` reduced by what was generated.
  */
-export function continuationBody(shaped: JsonObject, promptIds: readonly number[], generated: readonly number[]): JsonObject {
-  const body: JsonObject = { model: shaped.model ?? null, prompt: [...promptIds, ...generated], max_tokens: (shaped.max_tokens as number) - generated.length, stream: true, return_token_ids: true };
+export function continuationBody(
+  shaped: JsonObject,
+  promptIds: readonly number[],
+  generated: readonly number[],
+): JsonObject {
+  const body: JsonObject = {
+    model: shaped.model ?? null,
+    prompt: [...promptIds, ...generated],
+    max_tokens: (shaped.max_tokens as number) - generated.length,
+    stream: true,
+    return_token_ids: true,
+  };
   for (const key of SAMPLING_KEYS) if (shaped[key] !== undefined) body[key] = shaped[key];
   // min_tokens counts the whole output (EOS and stop strings wait for it): what is left of it.
-  if (typeof shaped.min_tokens === "number") body.min_tokens = Math.max(0, shaped.min_tokens - generated.length);
-  if (shaped.logprobs === true) body.logprobs = typeof shaped.top_logprobs === "number" ? shaped.top_logprobs : 0;
+  if (typeof shaped.min_tokens === "number")
+    body.min_tokens = Math.max(0, shaped.min_tokens - generated.length);
+  if (shaped.logprobs === true)
+    body.logprobs = typeof shaped.top_logprobs === "number" ? shaped.top_logprobs : 0;
   if (shaped.stream_options !== undefined) body.stream_options = shaped.stream_options;
   return body;
 }
@@ -55,6 +88,7 @@ export interface VersionRun {
 export function addRun(runs: VersionRun[], fromToken: number, version: number): VersionRun[] {
   const last = runs[runs.length - 1];
   if (last && last.policy_version === version) return runs;
-  if (last && last.from_token === fromToken) return [...runs.slice(0, -1), { from_token: fromToken, policy_version: version }];
+  if (last && last.from_token === fromToken)
+    return [...runs.slice(0, -1), { from_token: fromToken, policy_version: version }];
   return [...runs, { from_token: fromToken, policy_version: version }];
 }

@@ -46,7 +46,11 @@ export interface ModelBackend {
   /** POSTs a non-streaming OpenAI body to `path`. */
   request(path: UpstreamPath, body: JsonObject, options: BackendCallOptions): Promise<BackendReply>;
   /** POSTs a streaming body (`stream: true`) and returns the open SSE response. */
-  openStream(path: UpstreamPath, body: JsonObject, options: BackendCallOptions): Promise<BackendStream>;
+  openStream(
+    path: UpstreamPath,
+    body: JsonObject,
+    options: BackendCallOptions,
+  ): Promise<BackendStream>;
   /** Exact prompt length of a chat request, or null when the server cannot tell. */
   countChatTokens?(body: JsonObject, options: BackendCallOptions): Promise<number | null>;
   /** Replica health as last observed (for `doctor` and tests). */

@@ -41,34 +41,60 @@ export interface ModelClient {
 
 /** The chat-completions body for `input`; tools only when there are some. */
 export function buildChatBody(input: ChatInput): JsonObject {
-  const body: JsonObject = { messages: input.messages as JsonObject[], temperature: input.temperature, top_p: input.topP };
+  const body: JsonObject = {
+    messages: input.messages as JsonObject[],
+    temperature: input.temperature,
+    top_p: input.topP,
+  };
   if (input.tools.length > 0) body.tools = input.tools as JsonObject[];
   if (input.seed !== null) body.seed = input.seed;
   return body;
 }
 
 /** Where a call registers its interrupt so an `interrupt` weight sync reaches it (its rollout's session). */
-export type InterruptsFor = (rolloutId: string, callId: string) => NonNullable<GatewayCall["interrupts"]>;
+export type InterruptsFor = (
+  rolloutId: string,
+  callId: string,
+) => NonNullable<GatewayCall["interrupts"]>;
 
 /**
  * A plain call streamed from upstream and assembled here, so that an `interrupt` weight sync can
  * cut it and resume it from token ids (resumable-call.ts) instead of waiting for it. Answers as
  * soon as the call is recorded, not at the stream's end (which waits for the admission's release).
  */
-async function interruptibleChat(gateway: Gateway, body: JsonObject, call: GatewayCall): Promise<ChatResult> {
+async function interruptibleChat(
+  gateway: Gateway,
+  body: JsonObject,
+  call: GatewayCall,
+): Promise<ChatResult> {
   let recorded: { call: LlmCall; released: Promise<number> } | undefined;
   let onRecorded!: () => void;
   const ready = new Promise<void>((resolve) => (onRecorded = resolve));
-  const response = await gateway.stream("/chat/completions", body, call, async (record, released) => {
-    recorded = { call: record, released };
-    onRecorded();
-  });
+  const response = await gateway.stream(
+    "/chat/completions",
+    body,
+    call,
+    async (record, released) => {
+      recorded = { call: record, released };
+      onRecorded();
+    },
+  );
   // Read to its end in the background: the pump records the call before the final [DONE].
   // (discarded as it comes: the reply is assembled from the record, not from these bytes).
-  const drained = (response.body ? response.body.pipeTo(new WritableStream()) : Promise.resolve()).then(() => undefined, () => undefined);
+  const drained = (
+    response.body ? response.body.pipeTo(new WritableStream()) : Promise.resolve()
+  ).then(
+    () => undefined,
+    () => undefined,
+  );
   await Promise.race([ready, drained]);
-  if (!recorded) throw new ModelError("the upstream stream ended without a reply", { retryable: false });
-  return { response: modelResponseFrom(recorded.call), call: recorded.call, released: recorded.released };
+  if (!recorded)
+    throw new ModelError("the upstream stream ended without a reply", { retryable: false });
+  return {
+    response: modelResponseFrom(recorded.call),
+    call: recorded.call,
+    released: recorded.released,
+  };
 }
 
 /**
@@ -85,8 +111,16 @@ export function createModelClient(gateway: Gateway, interruptsFor?: InterruptsFo
   return {
     async chat(input, call) {
       const body = buildChatBody(input);
-      if (interruptsFor && notInterruptibleBecause("/chat/completions", body) === null) return interruptibleChat(gateway, body, { ...call, whileSyncing: "wait", interrupts: interruptsFor(call.rolloutId, call.callId) });
-      const { call: record, released } = await gateway.sendUnreleased("/chat/completions", body, { ...call, whileSyncing: "wait" });
+      if (interruptsFor && notInterruptibleBecause("/chat/completions", body) === null)
+        return interruptibleChat(gateway, body, {
+          ...call,
+          whileSyncing: "wait",
+          interrupts: interruptsFor(call.rolloutId, call.callId),
+        });
+      const { call: record, released } = await gateway.sendUnreleased("/chat/completions", body, {
+        ...call,
+        whileSyncing: "wait",
+      });
       return { response: modelResponseFrom(record), call: record, released };
     },
     flushReleases: () => gateway.flushReleases(),

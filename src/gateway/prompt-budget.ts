@@ -31,7 +31,11 @@ export function promptTokenUpperBound(
 ): number {
   const continues = last.contextMessages > 0 && messages.length >= last.contextMessages;
   const added = continues ? messages.slice(last.contextMessages) : messages;
-  let bound = continues ? last.contextTokens + PER_MESSAGE_SLACK : tools.length > 0 ? utf8Length(JSON.stringify(tools)) + TOOLS_SLACK : 0;
+  let bound = continues
+    ? last.contextTokens + PER_MESSAGE_SLACK
+    : tools.length > 0
+      ? utf8Length(JSON.stringify(tools)) + TOOLS_SLACK
+      : 0;
   for (const message of added) bound += utf8Length(JSON.stringify(message)) + PER_MESSAGE_SLACK;
   return bound;
 }
@@ -40,7 +44,12 @@ export function promptTokenUpperBound(
  * `max_tokens` for the next call: what remains of the trajectory's response budget, capped by
  * `max_tokens_per_call`. Zero means the budget is spent (the rollout ends MAX_RESPONSE_LENGTH).
  */
-export function maxTokensForNextCall(config: Pick<RolloutConfig, "max_response_length" | "max_tokens_per_call">, completionTokensUsed: number): number {
+export function maxTokensForNextCall(
+  config: Pick<RolloutConfig, "max_response_length" | "max_tokens_per_call">,
+  completionTokensUsed: number,
+): number {
   const remaining = Math.max(0, config.max_response_length - completionTokensUsed);
-  return config.max_tokens_per_call === null ? remaining : Math.min(remaining, config.max_tokens_per_call);
+  return config.max_tokens_per_call === null
+    ? remaining
+    : Math.min(remaining, config.max_tokens_per_call);
 }

@@ -16,7 +16,12 @@ export const RELEASE_GRACE_MS = 100;
 
 /** Admission whose `acquire` can also release calls of the same rollout, at the same shard, first. */
 export interface ReleasingPolicyPort extends PolicyPort {
-  acquire(rolloutId: string, callId: string, ttlMs: number, releasing?: readonly string[]): Promise<PolicyAdmission>;
+  acquire(
+    rolloutId: string,
+    callId: string,
+    ttlMs: number,
+    releasing?: readonly string[],
+  ): Promise<PolicyAdmission>;
 }
 
 /** A `PolicyPort` that holds releases back for the next admission; `flush` sends what still waits. */
@@ -41,8 +46,14 @@ interface WaitingRelease {
  * // … the drive …
  * await admissions.flush();
  */
-export function releaseOnNextAdmission(port: ReleasingPolicyPort, graceMs = RELEASE_GRACE_MS): DeferredReleasePort {
-  const waiting = new Map<string, { releases: WaitingRelease[]; timer: ReturnType<typeof setTimeout> }>();
+export function releaseOnNextAdmission(
+  port: ReleasingPolicyPort,
+  graceMs = RELEASE_GRACE_MS,
+): DeferredReleasePort {
+  const waiting = new Map<
+    string,
+    { releases: WaitingRelease[]; timer: ReturnType<typeof setTimeout> }
+  >();
 
   const take = (rolloutId: string): WaitingRelease[] => {
     const entry = waiting.get(rolloutId);
@@ -54,17 +65,26 @@ export function releaseOnNextAdmission(port: ReleasingPolicyPort, graceMs = RELE
 
   // Each release on its own, as the port would have sent it (idempotent: sending one twice is fine).
   const sendAlone = (rolloutId: string, releases: WaitingRelease[]): Promise<unknown> =>
-    Promise.allSettled(releases.map((release) => {
-      const sent = port.release(rolloutId, release.callId);
-      release.settle(sent);
-      return sent;
-    }));
+    Promise.allSettled(
+      releases.map((release) => {
+        const sent = port.release(rolloutId, release.callId);
+        release.settle(sent);
+        return sent;
+      }),
+    );
 
   return {
     release(rolloutId, callId) {
       return new Promise((resolve, reject) => {
         let entry = waiting.get(rolloutId);
-        if (!entry) waiting.set(rolloutId, (entry = { releases: [], timer: setTimeout(() => void sendAlone(rolloutId, take(rolloutId)), graceMs) }));
+        if (!entry)
+          waiting.set(
+            rolloutId,
+            (entry = {
+              releases: [],
+              timer: setTimeout(() => void sendAlone(rolloutId, take(rolloutId)), graceMs),
+            }),
+          );
         entry.releases.push({ callId, settle: (result) => void result.then(resolve, reject) });
       });
     },
@@ -74,19 +94,27 @@ export function releaseOnNextAdmission(port: ReleasingPolicyPort, graceMs = RELE
       if (releases.length === 0) return port.acquire(rolloutId, callId, ttlMs);
       let admission: PolicyAdmission;
       try {
-        admission = await port.acquire(rolloutId, callId, ttlMs, releases.map((release) => release.callId));
+        admission = await port.acquire(
+          rolloutId,
+          callId,
+          ttlMs,
+          releases.map((release) => release.callId),
+        );
       } catch (error) {
         // Whether the shard applied them is unknown: they go again on their own.
         void sendAlone(rolloutId, releases);
         throw error;
       }
       // Applied before the admission was decided, admitted or not: the version in force then.
-      for (const release of releases) release.settle(Promise.resolve({ policy_version: admission.policy_version }));
+      for (const release of releases)
+        release.settle(Promise.resolve({ policy_version: admission.policy_version }));
       return admission;
     },
 
     async flush() {
-      await Promise.all([...waiting.keys()].map((rolloutId) => sendAlone(rolloutId, take(rolloutId))));
+      await Promise.all(
+        [...waiting.keys()].map((rolloutId) => sendAlone(rolloutId, take(rolloutId))),
+      );
     },
   };
 }

@@ -42,9 +42,18 @@ export function callLimitsFor(
  * After a weight sync (version > 0) `cache_salt` names the policy version (cache-salt.ts).
  * `max_tokens` is clamped to the remaining response budget.
  */
-export function shapeRequest(path: UpstreamPath, body: JsonObject, policy: PolicySnapshot, options: { defaultModel: string; train: boolean; limits: CallLimits }): JsonObject {
+export function shapeRequest(
+  path: UpstreamPath,
+  body: JsonObject,
+  policy: PolicySnapshot,
+  options: { defaultModel: string; train: boolean; limits: CallLimits },
+): JsonObject {
   if (options.train) refuseSeveralChoices(body);
-  const shaped: JsonObject = { ...withCacheSalt(body, policy.policy_version), model: policy.model ?? options.defaultModel, return_token_ids: true };
+  const shaped: JsonObject = {
+    ...withCacheSalt(body, policy.policy_version),
+    model: policy.model ?? options.defaultModel,
+    return_token_ids: true,
+  };
   if (options.train) {
     shaped.temperature = policy.sampling.temperature;
     shaped.top_p = policy.sampling.top_p;
@@ -58,10 +67,14 @@ export function shapeRequest(path: UpstreamPath, body: JsonObject, policy: Polic
   }
   const cap = maxTokensForNextCall(options.limits, options.limits.completion_tokens_used);
   if (cap <= 0) {
-    throw new LimitExceededError("MAX_RESPONSE_LENGTH", `the rollout's response budget of ${options.limits.max_response_length} tokens is spent`);
+    throw new LimitExceededError(
+      "MAX_RESPONSE_LENGTH",
+      `the rollout's response budget of ${options.limits.max_response_length} tokens is spent`,
+    );
   }
   const requested = body.max_completion_tokens ?? body.max_tokens;
-  shaped.max_tokens = typeof requested === "number" && requested > 0 ? Math.min(requested, cap) : cap;
+  shaped.max_tokens =
+    typeof requested === "number" && requested > 0 ? Math.min(requested, cap) : cap;
   delete shaped.max_completion_tokens;
   return shaped;
 }
@@ -89,19 +102,39 @@ function refuseSeveralChoices(body: JsonObject): void {
  * Text prompts given as token ids are measured exactly; text prompts given as strings are left
  * to the server when the bound is exceeded (vLLM's `/tokenize` needs the chat template for chats).
  */
-export async function checkPromptLength(path: UpstreamPath, body: JsonObject, limits: CallLimits, backend: ModelBackend, options: BackendCallOptions): Promise<void> {
+export async function checkPromptLength(
+  path: UpstreamPath,
+  body: JsonObject,
+  limits: CallLimits,
+  backend: ModelBackend,
+  options: BackendCallOptions,
+): Promise<void> {
   const limit = limits.max_prompt_length;
   if (path === "/completions") {
     const prompt = body.prompt;
-    if (Array.isArray(prompt) && prompt.every((id) => typeof id === "number") && prompt.length > limit) {
-      throw new LimitExceededError("MAX_PROMPT_LENGTH", `prompt of ${prompt.length} tokens exceeds max_prompt_length ${limit}`);
+    if (
+      Array.isArray(prompt) &&
+      prompt.every((id) => typeof id === "number") &&
+      prompt.length > limit
+    ) {
+      throw new LimitExceededError(
+        "MAX_PROMPT_LENGTH",
+        `prompt of ${prompt.length} tokens exceeds max_prompt_length ${limit}`,
+      );
     }
     return;
   }
   const messages = (Array.isArray(body.messages) ? body.messages : []) as ChatMessage[];
   const tools = (Array.isArray(body.tools) ? body.tools : []) as ToolDefinition[];
-  const bound = promptTokenUpperBound(messages, tools, { contextTokens: limits.last_context_tokens, contextMessages: limits.last_context_messages });
+  const bound = promptTokenUpperBound(messages, tools, {
+    contextTokens: limits.last_context_tokens,
+    contextMessages: limits.last_context_messages,
+  });
   if (bound <= limit || !backend.countChatTokens) return;
   const exact = await backend.countChatTokens(body, options);
-  if (exact !== null && exact > limit) throw new LimitExceededError("MAX_PROMPT_LENGTH", `prompt of ${exact} tokens exceeds max_prompt_length ${limit}`);
+  if (exact !== null && exact > limit)
+    throw new LimitExceededError(
+      "MAX_PROMPT_LENGTH",
+      `prompt of ${exact} tokens exceeds max_prompt_length ${limit}`,
+    );
 }

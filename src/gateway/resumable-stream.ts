@@ -26,7 +26,10 @@ export interface ResumeDeps {
    * `generated` tokens (or, cut before its first chunk, the call again: `restarted`). "length" when nothing is left to generate or the upstream refused the
    * longer prompt (the call ends `length`, never retried).
    */
-  resume(promptIds: number[], generated: number[]): Promise<{ response: Response; version: number; restarted: boolean } | "length">;
+  resume(
+    promptIds: number[],
+    generated: number[],
+  ): Promise<{ response: Response; version: number; restarted: boolean } | "length">;
   /**
    * Registers the interrupt of the leg admitted under `legVersion` (replacing the previous one; a
    * sync that already began for that version calls it at once); null when the pump ends.
@@ -57,18 +60,55 @@ function chatDelta(text: string, last: boolean, route: TextRoute): Record<string
 }
 
 /** A completions chunk of the continuation as the chat chunk the caller expects. */
-function asChatChunk(payload: string, head: ChunkHead, promptTokens: number, completionTokens: number, route: TextRoute): string {
-  const chunk = JSON.parse(payload) as { choices?: Array<{ text?: string; token_ids?: number[] | null; finish_reason?: string | null; stop_reason?: unknown; logprobs?: { token_logprobs?: Array<number | null> } | null }>; usage?: { completion_tokens: number } | null };
+function asChatChunk(
+  payload: string,
+  head: ChunkHead,
+  promptTokens: number,
+  completionTokens: number,
+  route: TextRoute,
+): string {
+  const chunk = JSON.parse(payload) as {
+    choices?: Array<{
+      text?: string;
+      token_ids?: number[] | null;
+      finish_reason?: string | null;
+      stop_reason?: unknown;
+      logprobs?: { token_logprobs?: Array<number | null> } | null;
+    }>;
+    usage?: { completion_tokens: number } | null;
+  };
   const choices = (chunk.choices ?? []).map((choice) => ({
     index: 0,
     delta: chatDelta(choice.text ?? "", Boolean(choice.finish_reason), route),
-    logprobs: choice.logprobs?.token_logprobs ? { content: choice.logprobs.token_logprobs.map((logprob) => ({ token: "", logprob: logprob ?? 0, bytes: [], top_logprobs: [] })) } : null,
+    logprobs: choice.logprobs?.token_logprobs
+      ? {
+          content: choice.logprobs.token_logprobs.map((logprob) => ({
+            token: "",
+            logprob: logprob ?? 0,
+            bytes: [],
+            top_logprobs: [],
+          })),
+        }
+      : null,
     finish_reason: choice.finish_reason ?? null,
     ...(choice.stop_reason !== undefined ? { stop_reason: choice.stop_reason } : {}),
     token_ids: choice.token_ids ?? null,
   }));
-  const usage = chunk.usage ? { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } : undefined;
-  return JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices, ...(usage ? { usage } : {}) });
+  const usage = chunk.usage
+    ? {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      }
+    : undefined;
+  return JSON.stringify({
+    id: head.id,
+    object: "chat.completion.chunk",
+    created: head.created,
+    model: head.model,
+    choices,
+    ...(usage ? { usage } : {}),
+  });
 }
 
 /** What else a resumable stream is told: work to keep alive, the caller's leaving, the call's stop strings. */
@@ -88,16 +128,26 @@ const MAX_BROKEN_RESTARTS = 3;
  * Relays `first` (a chat stream opened under `version`) and its continuations to the caller;
  * `finalize` runs once, before the final `data: [DONE]`, with the whole call.
  */
-export function resumableStream(first: Response, version: number, deps: ResumeDeps, finalize: (end: ResumableEnd) => Promise<void>, options: ResumableStreamOptions = {}): Response {
+export function resumableStream(
+  first: Response,
+  version: number,
+  deps: ResumeDeps,
+  finalize: (end: ResumableEnd) => Promise<void>,
+  options: ResumableStreamOptions = {},
+): Response {
   const assembler = new StreamAssembler();
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   let callerGone = false;
   void writer.closed.catch(() => (callerGone = true));
-  options.callerGone?.addEventListener("abort", () => {
-    callerGone = true;
-    void writer.abort(new Error("the caller left")).catch(() => undefined);
-  }, { once: true });
+  options.callerGone?.addEventListener(
+    "abort",
+    () => {
+      callerGone = true;
+      void writer.abort(new Error("the caller left")).catch(() => undefined);
+    },
+    { once: true },
+  );
   const forward = (text: string): void => {
     if (options.relay === false) return;
     if (!callerGone) writer.write(encoder.encode(text)).catch(() => (callerGone = true));
@@ -125,11 +175,21 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       captured = null;
     }
     const aborted = outcome === "aborted" || callerGone;
-    await finalize({ outcome: aborted ? "aborted" : "complete", captured: captured ?? (aborted ? assembler.partial() : null), callerGone, runs, interrupted });
+    await finalize({
+      outcome: aborted ? "aborted" : "complete",
+      captured: captured ?? (aborted ? assembler.partial() : null),
+      callerGone,
+      runs,
+      interrupted,
+    });
   };
 
   /** Reads one leg; "done" at its end, "interrupted" when the sync cut it, "broken" when it failed. */
-  const readLeg = async (response: Response, continuation: boolean, legVersion: number): Promise<"done" | "interrupted" | "broken"> => {
+  const readLeg = async (
+    response: Response,
+    continuation: boolean,
+    legVersion: number,
+  ): Promise<"done" | "interrupted" | "broken"> => {
     const source = response.body!.getReader();
     const reader = new SseDataReader();
     const decoder = new TextDecoder();
@@ -167,29 +227,41 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
   };
 
   /** Parses and forwards the complete events in `pending`; returns what is left of it. */
-  const takeEvents = (text: string, last: boolean, reader: SseDataReader, continuation: boolean): string => {
+  const takeEvents = (
+    text: string,
+    last: boolean,
+    reader: SseDataReader,
+    continuation: boolean,
+  ): string => {
     let pending = text;
     let boundary: number;
     while ((boundary = pending.indexOf("\n\n")) >= 0 || (last && pending.length > 0)) {
-        const stop = boundary >= 0 ? boundary + 2 : pending.length;
-        const event = pending.slice(0, stop);
-        pending = pending.slice(stop);
-        for (const payload of reader.push(boundary >= 0 ? event : `${event}\n\n`)) {
-          if (payload.trim() === "[DONE]" || cutShort) continue; // [DONE] is sent once, after the record is written
-          let chat = payload;
-          if (relay) {
-            const relayed = relay.rewrite(payload, continuation, head, counts);
-            if (relayed.chat === null) continue;
-            ({ chat, cutShort } = relayed as { chat: string; cutShort: boolean });
-          } else if (continuation) chat = asChatChunk(payload, head!, promptTokens, assembler.soFar().completionIds.length, route!);
-          assembler.push(chat);
-          if (!continuation && head === undefined) {
-            const parsed = JSON.parse(payload) as ChunkHead;
-            head = { id: parsed.id, created: parsed.created, model: parsed.model };
-            promptTokens = assembler.soFar().promptIds.length;
-          }
-          forward(`data: ${chat}\n\n`);
+      const stop = boundary >= 0 ? boundary + 2 : pending.length;
+      const event = pending.slice(0, stop);
+      pending = pending.slice(stop);
+      for (const payload of reader.push(boundary >= 0 ? event : `${event}\n\n`)) {
+        if (payload.trim() === "[DONE]" || cutShort) continue; // [DONE] is sent once, after the record is written
+        let chat = payload;
+        if (relay) {
+          const relayed = relay.rewrite(payload, continuation, head, counts);
+          if (relayed.chat === null) continue;
+          ({ chat, cutShort } = relayed as { chat: string; cutShort: boolean });
+        } else if (continuation)
+          chat = asChatChunk(
+            payload,
+            head!,
+            promptTokens,
+            assembler.soFar().completionIds.length,
+            route!,
+          );
+        assembler.push(chat);
+        if (!continuation && head === undefined) {
+          const parsed = JSON.parse(payload) as ChunkHead;
+          head = { id: parsed.id, created: parsed.created, model: parsed.model };
+          promptTokens = assembler.soFar().promptIds.length;
         }
+        forward(`data: ${chat}\n\n`);
+      }
     }
     return pending;
   };
@@ -211,7 +283,10 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       }
       // A leg that broke before its first token is tried again from the start (as a broken
       // non-streamed body always was), a bounded number of times; later, the call ends aborted.
-      const restart = result === "broken" && assembler.soFar().completionIds.length === 0 && restarts < MAX_BROKEN_RESTARTS;
+      const restart =
+        result === "broken" &&
+        assembler.soFar().completionIds.length === 0 &&
+        restarts < MAX_BROKEN_RESTARTS;
       if (result === "broken" && !restart) return end("aborted");
       if (restart) restarts += 1;
       else interrupted += 1;
@@ -220,7 +295,20 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       const { promptIds, completionIds } = restart ? { promptIds: [], completionIds: [] } : sofar;
       const next = await deps.resume(promptIds, completionIds);
       if (next === "length" && head !== undefined) {
-        const finish = JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices: [{ index: 0, delta: relay ? relay.flush() : {}, logprobs: null, finish_reason: "length" }] });
+        const finish = JSON.stringify({
+          id: head.id,
+          object: "chat.completion.chunk",
+          created: head.created,
+          model: head.model,
+          choices: [
+            {
+              index: 0,
+              delta: relay ? relay.flush() : {},
+              logprobs: null,
+              finish_reason: "length",
+            },
+          ],
+        });
         assembler.push(finish);
         forward(`data: ${finish}\n\n`);
         return end("complete");
@@ -232,7 +320,11 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
       continuation = !next.restarted;
       // One route per call, made at its first continuation: text a later cut held back (a tag's
       // start) carries over to the next continuation.
-      if (continuation) route ??= { split: new ContinuationReasoning(sofar.inReasoning), field: sofar.reasoningField ?? "reasoning" };
+      if (continuation)
+        route ??= {
+          split: new ContinuationReasoning(sofar.inReasoning),
+          field: sofar.reasoningField ?? "reasoning",
+        };
     }
   })().then(
     () => {
@@ -245,5 +337,8 @@ export function resumableStream(first: Response, version: number, deps: ResumeDe
     },
   );
   options.keepAlive?.(pump);
-  return new Response(readable, { status: first.status, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
+  return new Response(readable, {
+    status: first.status,
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+  });
 }

@@ -9,13 +9,23 @@ export interface RetryPolicy {
 }
 
 /** The default policy: a failed call is tried at most 4 times over roughly 2–8 s. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 4_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 4_000,
+};
 
 /** Full-jitter delay before attempt `attempt + 1` (attempt counts from 1), honouring Retry-After up to the cap. */
-export function backoffDelayMs(policy: RetryPolicy, attempt: number, retryAfterSeconds: number | null, random = Math.random): number {
+export function backoffDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterSeconds: number | null,
+  random = Math.random,
+): number {
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const jittered = exponential / 2 + random() * (exponential / 2);
-  if (retryAfterSeconds !== null) return Math.min(policy.maxDelayMs, Math.max(jittered, retryAfterSeconds * 1000));
+  if (retryAfterSeconds !== null)
+    return Math.min(policy.maxDelayMs, Math.max(jittered, retryAfterSeconds * 1000));
   return jittered;
 }
 

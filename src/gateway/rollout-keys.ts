@@ -12,7 +12,9 @@ function base64url(bytes: Uint8Array): string {
 function fromBase64url(text: string): string | null {
   try {
     const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+    );
   } catch {
     return null;
   }
@@ -28,7 +30,13 @@ const importedKeys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = importedKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    key = crypto.subtle.importKey(
+      "raw",
+      encoder.encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
     // A failed import is not kept: the next call tries again.
     key.catch(() => importedKeys.delete(secret));
     importedKeys.set(secret, key);
@@ -37,7 +45,9 @@ function hmacKey(secret: string): Promise<CryptoKey> {
 }
 
 async function mac(secret: string, rolloutId: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(`rollout:${rolloutId}`)));
+  return new Uint8Array(
+    await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(`rollout:${rolloutId}`)),
+  );
 }
 
 /**
@@ -49,14 +59,19 @@ export async function rolloutKey(secret: string, rolloutId: string): Promise<str
 }
 
 /** `ok`, a genuine key of `other_rollout`, or `invalid` (malformed or forged). Compared in constant time. */
-export async function checkRolloutKey(secret: string, key: string, rolloutId: string): Promise<"ok" | "other_rollout" | "invalid"> {
+export async function checkRolloutKey(
+  secret: string,
+  key: string,
+  rolloutId: string,
+): Promise<"ok" | "other_rollout" | "invalid"> {
   const [prefix, encodedId, signature, ...rest] = key.split(".");
   if (prefix !== PREFIX || !encodedId || !signature || rest.length > 0) return "invalid";
   const keyRollout = fromBase64url(encodedId);
   if (keyRollout === null) return "invalid";
   const expected = base64url(await mac(secret, keyRollout));
   let diff = expected.length ^ signature.length;
-  for (let i = 0; i < Math.min(expected.length, signature.length); i++) diff |= expected.charCodeAt(i) ^ signature.charCodeAt(i);
+  for (let i = 0; i < Math.min(expected.length, signature.length); i++)
+    diff |= expected.charCodeAt(i) ^ signature.charCodeAt(i);
   if (diff !== 0) return "invalid";
   return keyRollout === rolloutId ? "ok" : "other_rollout";
 }

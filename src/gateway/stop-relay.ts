@@ -75,40 +75,85 @@ export class StopRelay {
   }
 
   /** One upstream payload (a first-leg chat chunk, or a continuation's completions chunk) for the caller. */
-  rewrite(payload: string, continuation: boolean, head: ChunkHead | undefined, counts: () => CallCounts): RelayedChunk {
+  rewrite(
+    payload: string,
+    continuation: boolean,
+    head: ChunkHead | undefined,
+    counts: () => CallCounts,
+  ): RelayedChunk {
     const chunk = JSON.parse(payload) as Chunk;
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
-    if (!choice) return { chat: continuation ? this.#chatChunk(chunk, null, head!, counts()) : payload, cutShort: false };
+    if (!choice)
+      return {
+        chat: continuation ? this.#chatChunk(chunk, null, head!, counts()) : payload,
+        cutShort: false,
+      };
     // Ended by a stop string already: nothing after it reaches the caller.
     if (this.#window.stopped !== null) return { chat: null, cutShort: false };
     const tokens = choice.token_ids?.length ?? 0;
     const finish = choice.finish_reason ?? null;
     // Ended by a token (EOS, stop_token_ids): vLLM leaves that token's text out unless the caller
     // asked for stop strings in the output (detokenizer.py skips it); upstream was asked to include it.
-    const tokenStop = finish === "stop" && typeof choice.stop_reason !== "string" && !this.#options.includeInOutput;
+    const tokenStop =
+      finish === "stop" && typeof choice.stop_reason !== "string" && !this.#options.includeInOutput;
     let released: StopRelease;
     if (continuation) {
       released = this.#window.pushRaw(tokenStop ? "" : (choice.text ?? ""), tokens);
     } else {
       const delta = choice.delta ?? {};
-      for (const field of ["reasoning", "reasoning_content"]) if (typeof delta[field] === "string" && delta[field] !== "") this.#reasoningFields.add(field);
-      const reasoning = typeof delta.reasoning === "string" ? delta.reasoning : typeof delta.reasoning_content === "string" ? delta.reasoning_content : "";
+      for (const field of ["reasoning", "reasoning_content"])
+        if (typeof delta[field] === "string" && delta[field] !== "")
+          this.#reasoningFields.add(field);
+      const reasoning =
+        typeof delta.reasoning === "string"
+          ? delta.reasoning
+          : typeof delta.reasoning_content === "string"
+            ? delta.reasoning_content
+            : "";
       const content = typeof delta.content === "string" ? delta.content : "";
-      released = tokenStop ? this.#window.pushFields("", "", tokens) : this.#window.pushFields(reasoning, content, tokens);
+      released = tokenStop
+        ? this.#window.pushFields("", "", tokens)
+        : this.#window.pushFields(reasoning, content, tokens);
     }
     if (finish !== null && released.stop === null) {
-      const rest = this.#window.finish(typeof choice.stop_reason === "string" ? choice.stop_reason : null);
-      released = { reasoning: released.reasoning + rest.reasoning, content: released.content + rest.content, stop: rest.stop };
+      const rest = this.#window.finish(
+        typeof choice.stop_reason === "string" ? choice.stop_reason : null,
+      );
+      released = {
+        reasoning: released.reasoning + rest.reasoning,
+        content: released.content + rest.content,
+        stop: rest.stop,
+      };
     }
-    const ended = released.stop !== null ? { finish_reason: "stop", stop_reason: released.stop } : finish === null ? {} : { finish_reason: finish, stop_reason: choice.stop_reason ?? null };
-    const rewritten: Choice = { ...choice, delta: { ...this.#withoutText(choice.delta), ...this.#delta(released, choice.delta !== undefined && "content" in choice.delta) } };
-    const out = continuation ? this.#chatChunk(chunk, { ...rewritten, ...ended }, head!, counts()) : JSON.stringify({ ...chunk, choices: [{ ...rewritten, ...ended }] });
+    const ended =
+      released.stop !== null
+        ? { finish_reason: "stop", stop_reason: released.stop }
+        : finish === null
+          ? {}
+          : { finish_reason: finish, stop_reason: choice.stop_reason ?? null };
+    const rewritten: Choice = {
+      ...choice,
+      delta: {
+        ...this.#withoutText(choice.delta),
+        ...this.#delta(released, choice.delta !== undefined && "content" in choice.delta),
+      },
+    };
+    const out = continuation
+      ? this.#chatChunk(chunk, { ...rewritten, ...ended }, head!, counts())
+      : JSON.stringify({ ...chunk, choices: [{ ...rewritten, ...ended }] });
     return { chat: out, cutShort: released.stop !== null && finish === null };
   }
 
   /** The usage chunk of a call a stop string ended where the upstream did not (vLLM's last chunk with `include_usage`). */
   usageChunk(head: ChunkHead, counts: CallCounts): string {
-    return JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices: [], usage: usageOf(counts) });
+    return JSON.stringify({
+      id: head.id,
+      object: "chat.completion.chunk",
+      created: head.created,
+      model: head.model,
+      choices: [],
+      usage: usageOf(counts),
+    });
   }
 
   #withoutText(delta: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -119,27 +164,56 @@ export class StopRelay {
   /** The released text as delta fields: reasoning in the field(s) the server used, content if any (or if the chunk had the key). */
   #delta(released: StopRelease, hadContent: boolean): Record<string, string> {
     const delta: Record<string, string> = {};
-    if (released.reasoning !== "") for (const field of this.#reasoningFields.size > 0 ? this.#reasoningFields : ["reasoning"]) delta[field] = released.reasoning;
-    if (released.content !== "" || hadContent || released.reasoning === "") delta.content = released.content;
+    if (released.reasoning !== "")
+      for (const field of this.#reasoningFields.size > 0 ? this.#reasoningFields : ["reasoning"])
+        delta[field] = released.reasoning;
+    if (released.content !== "" || hadContent || released.reasoning === "")
+      delta.content = released.content;
     return delta;
   }
 
   /** A continuation's completions chunk as the chat chunk the caller expects (see resumable-stream.ts). */
   #chatChunk(chunk: Chunk, choice: Choice | null, head: ChunkHead, counts: CallCounts): string {
     const choices = choice
-      ? [{
-          index: 0,
-          delta: choice.delta ?? {},
-          logprobs: choice.logprobs?.token_logprobs ? { content: choice.logprobs.token_logprobs.map((logprob) => ({ token: "", logprob: logprob ?? 0, bytes: [], top_logprobs: [] })) } : null,
-          finish_reason: choice.finish_reason ?? null,
-          ...(choice.finish_reason ? { stop_reason: choice.stop_reason ?? null } : {}),
-          token_ids: choice.token_ids ?? null,
-        }]
+      ? [
+          {
+            index: 0,
+            delta: choice.delta ?? {},
+            logprobs: choice.logprobs?.token_logprobs
+              ? {
+                  content: choice.logprobs.token_logprobs.map((logprob) => ({
+                    token: "",
+                    logprob: logprob ?? 0,
+                    bytes: [],
+                    top_logprobs: [],
+                  })),
+                }
+              : null,
+            finish_reason: choice.finish_reason ?? null,
+            ...(choice.finish_reason ? { stop_reason: choice.stop_reason ?? null } : {}),
+            token_ids: choice.token_ids ?? null,
+          },
+        ]
       : [];
-    return JSON.stringify({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, choices, ...(chunk.usage ? { usage: usageOf(counts) } : {}) });
+    return JSON.stringify({
+      id: head.id,
+      object: "chat.completion.chunk",
+      created: head.created,
+      model: head.model,
+      choices,
+      ...(chunk.usage ? { usage: usageOf(counts) } : {}),
+    });
   }
 }
 
-function usageOf(counts: CallCounts): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
-  return { prompt_tokens: counts.promptTokens, completion_tokens: counts.completionTokens, total_tokens: counts.promptTokens + counts.completionTokens };
+function usageOf(counts: CallCounts): {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+} {
+  return {
+    prompt_tokens: counts.promptTokens,
+    completion_tokens: counts.completionTokens,
+    total_tokens: counts.promptTokens + counts.completionTokens,
+  };
 }

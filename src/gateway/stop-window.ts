@@ -35,13 +35,20 @@ export interface StopOptions {
 /** The stop strings of a chat request body, or null when it has none (an empty string is no stop). */
 export function stopOptionsOf(body: Record<string, unknown>): StopOptions | null {
   const raw = body.stop;
-  const stop = (typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : []).filter((s): s is string => typeof s === "string" && s !== "");
+  const stop = (typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : []).filter(
+    (s): s is string => typeof s === "string" && s !== "",
+  );
   if (stop.length === 0) return null;
-  return { stop, includeInOutput: body.include_stop_str_in_output === true, minTokens: typeof body.min_tokens === "number" ? body.min_tokens : 0 };
+  return {
+    stop,
+    includeInOutput: body.include_stop_str_in_output === true,
+    minTokens: typeof body.min_tokens === "number" ? body.min_tokens : 0,
+  };
 }
 
 function partialTag(text: string): number {
-  for (let n = Math.min(END_TAG.length - 1, text.length); n > 0; n--) if (text.endsWith(END_TAG.slice(0, n))) return n;
+  for (let n = Math.min(END_TAG.length - 1, text.length); n > 0; n--)
+    if (text.endsWith(END_TAG.slice(0, n))) return n;
   return 0;
 }
 
@@ -114,7 +121,8 @@ export class StopWindow {
     if (this.#stopAt === null && upstreamStop !== null) {
       this.#stop = upstreamStop;
       let seen = Math.min(upstreamStop.length, this.#raw.length);
-      while (seen > 0 && !this.#raw.endsWith(upstreamStop.slice(upstreamStop.length - seen))) seen--;
+      while (seen > 0 && !this.#raw.endsWith(upstreamStop.slice(upstreamStop.length - seen)))
+        seen--;
       this.#stopAt = this.#options.includeInOutput ? this.#raw.length : this.#raw.length - seen;
     }
     return this.#release(this.#stopAt ?? this.#raw.length);

@@ -11,7 +11,10 @@
  * corrects the stored call's `policy_version_end` when `versionEnd` differs from it (a weight
  * sync ended while the call ran).
  */
-export async function storeWhileReleasing<T>(storing: Promise<T>, released: Promise<number>): Promise<{ stored: T; versionEnd: number }> {
+export async function storeWhileReleasing<T>(
+  storing: Promise<T>,
+  released: Promise<number>,
+): Promise<{ stored: T; versionEnd: number }> {
   storing.catch(() => undefined); // observed now, awaited below once the release has landed
   const versionEnd = await released;
   return { stored: await storing, versionEnd };

@@ -15,7 +15,9 @@ const encoder = new TextEncoder();
  * own deadline passed) with what had arrived: all of it when the upstream still ended normally
  * after the caller left (its output is whole but nobody saw it, so it cannot train).
  */
-export type RelayEnd = { outcome: "complete"; captured: CapturedOutput | null } | { outcome: "aborted"; captured: CapturedOutput; callerGone: boolean };
+export type RelayEnd =
+  | { outcome: "complete"; captured: CapturedOutput | null }
+  | { outcome: "aborted"; captured: CapturedOutput; callerGone: boolean };
 
 /** Options of `relayStream`. */
 export interface RelayOptions {
@@ -36,7 +38,11 @@ export interface RelayOptions {
  * the deadline passes, with the partial output. A caller that leaves does not end the read: the
  * call ends when the upstream does, recorded as aborted with everything that arrived.
  */
-export function relayStream(upstream: Response, finalize: (end: RelayEnd) => Promise<void>, options: RelayOptions = {}): Response {
+export function relayStream(
+  upstream: Response,
+  finalize: (end: RelayEnd) => Promise<void>,
+  options: RelayOptions = {},
+): Response {
   const decoder = new TextDecoder();
   const reader = new SseDataReader();
   const assembler = new StreamAssembler();
@@ -48,10 +54,14 @@ export function relayStream(upstream: Response, finalize: (end: RelayEnd) => Pro
   let finalized: Promise<void> | undefined;
   // The caller cancelling its stream errors the writable side: writes then reject, and are dropped.
   void writer.closed.catch(() => (callerGone = true));
-  options.callerGone?.addEventListener("abort", () => {
-    callerGone = true;
-    void writer.abort(new Error("the caller left")).catch(() => undefined);
-  }, { once: true });
+  options.callerGone?.addEventListener(
+    "abort",
+    () => {
+      callerGone = true;
+      void writer.abort(new Error("the caller left")).catch(() => undefined);
+    },
+    { once: true },
+  );
 
   const forward = (bytes: Uint8Array): void => {
     if (!callerGone) writer.write(bytes).catch(() => (callerGone = true));
@@ -69,11 +79,16 @@ export function relayStream(upstream: Response, finalize: (end: RelayEnd) => Pro
     finalized ??= (async () => {
       if (!callerGone) return finalize({ outcome: "complete", captured: whole() });
       // The caller left: the output is whole (when it assembles) but nobody received it.
-      return finalize({ outcome: "aborted", captured: whole() ?? assembler.partial(), callerGone: true });
+      return finalize({
+        outcome: "aborted",
+        captured: whole() ?? assembler.partial(),
+        callerGone: true,
+      });
     })();
     return finalized;
   };
-  const abort = (): Promise<void> => (finalized ??= finalize({ outcome: "aborted", captured: assembler.partial(), callerGone }));
+  const abort = (): Promise<void> =>
+    (finalized ??= finalize({ outcome: "aborted", captured: assembler.partial(), callerGone }));
 
   const relayEvents = async (pending: string, flushAll: boolean): Promise<string> => {
     let boundary: number;
@@ -96,10 +111,13 @@ export function relayStream(upstream: Response, finalize: (end: RelayEnd) => Pro
   };
 
   let timedOut = false;
-  const timer = options.deadlineMs === undefined ? undefined : setTimeout(() => {
-    timedOut = true;
-    void source.cancel("the call's deadline passed").catch(() => undefined);
-  }, options.deadlineMs);
+  const timer =
+    options.deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          void source.cancel("the call's deadline passed").catch(() => undefined);
+        }, options.deadlineMs);
 
   const pump = (async () => {
     let pending = "";
@@ -117,7 +135,8 @@ export function relayStream(upstream: Response, finalize: (end: RelayEnd) => Pro
         if (chunk.done) {
           if (timedOut) {
             await abort();
-            if (!callerGone) await writer.abort(new Error("the call's deadline passed")).catch(() => undefined);
+            if (!callerGone)
+              await writer.abort(new Error("the call's deadline passed")).catch(() => undefined);
             return;
           }
           pending = await relayEvents(pending + decoder.decode(), true);
@@ -133,5 +152,8 @@ export function relayStream(upstream: Response, finalize: (end: RelayEnd) => Pro
     }
   })();
   options.keepAlive?.(pump);
-  return new Response(readable, { status: upstream.status, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } });
+  return new Response(readable, {
+    status: upstream.status,
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+  });
 }

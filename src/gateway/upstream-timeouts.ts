@@ -36,13 +36,22 @@ const Millis = z.coerce.number().int().min(1).max(3_600_000);
  * as wrangler vars are strings); an unset or empty one keeps the default. Throws a RangeError
  * naming the variable for anything else that is not a whole number of milliseconds.
  */
-export function upstreamTimeoutsFrom(vars: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS?: string | undefined; UPSTREAM_MS_PER_TOKEN?: string | undefined }): UpstreamTimeouts {
+export function upstreamTimeoutsFrom(vars: {
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS?: string | undefined;
+  UPSTREAM_MS_PER_TOKEN?: string | undefined;
+}): UpstreamTimeouts {
   const read = (name: keyof typeof vars, fallback: number): number => {
     const raw = vars[name];
     if (raw === undefined || raw.trim() === "") return fallback;
     const parsed = Millis.safeParse(raw);
-    if (!parsed.success) throw new RangeError(`${name} must be a whole number of milliseconds within 1..3600000, got ${JSON.stringify(raw)}`);
+    if (!parsed.success)
+      throw new RangeError(
+        `${name} must be a whole number of milliseconds within 1..3600000, got ${JSON.stringify(raw)}`,
+      );
     return parsed.data;
   };
-  return { firstByteMs: read("UPSTREAM_FIRST_BYTE_TIMEOUT_MS", DEFAULT_UPSTREAM_TIMEOUTS.firstByteMs), msPerToken: read("UPSTREAM_MS_PER_TOKEN", DEFAULT_UPSTREAM_TIMEOUTS.msPerToken) };
+  return {
+    firstByteMs: read("UPSTREAM_FIRST_BYTE_TIMEOUT_MS", DEFAULT_UPSTREAM_TIMEOUTS.firstByteMs),
+    msPerToken: read("UPSTREAM_MS_PER_TOKEN", DEFAULT_UPSTREAM_TIMEOUTS.msPerToken),
+  };
 }

@@ -29,8 +29,22 @@ class RemoteAppError extends AppError {
 
 /** `error` as data; anything that is not an AppError becomes an opaque 500 (logged here). */
 export function toWireError(error: unknown): WireError {
-  if (error instanceof PolicySyncingError) return { name: error.name, code: error.code, status: error.status, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
-  if (error instanceof AppError) return { name: error.name, code: error.code, status: error.status, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) };
+  if (error instanceof PolicySyncingError)
+    return {
+      name: error.name,
+      code: error.code,
+      status: error.status,
+      message: error.message,
+      retryAfterSeconds: error.retryAfterSeconds,
+    };
+  if (error instanceof AppError)
+    return {
+      name: error.name,
+      code: error.code,
+      status: error.status,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    };
   console.error("gateway call failed", error);
   return { name: "InternalError", code: "internal", status: 500, message: "internal error" };
 }

@@ -8,7 +8,13 @@
 import { agentRegistry, type AgentDefinition } from "../sdk/agent-registry";
 import { backendRegistry } from "../gateway/backends";
 import type { BackendFactory } from "../gateway/backends";
-import { dataManagers, trainingModes, type DataManagerDefinition, type ResolvedTrainingMode, type TrainingModeDefinition } from "../training/training-modes";
+import {
+  dataManagers,
+  trainingModes,
+  type DataManagerDefinition,
+  type ResolvedTrainingMode,
+  type TrainingModeDefinition,
+} from "../training/training-modes";
 
 /** What `TrainRegistry.get_method` answers: the training mode a trainer pulls with, and how it rolls out. */
 export interface TrainMethod extends ResolvedTrainingMode {
@@ -19,7 +25,8 @@ export interface TrainMethod extends ResolvedTrainingMode {
 }
 
 const trainMethods = new Map<string, string>();
-const methodKey = (engine: string, mode: string, rollout: string) => `${engine}\u0000${mode}\u0000${rollout}`;
+const methodKey = (engine: string, mode: string, rollout: string) =>
+  `${engine}\u0000${mode}\u0000${rollout}`;
 
 /**
  * AgentSDK's TrainRegistry: a train method per (train_engine, cluster_mode, rollout_method). Here
@@ -35,19 +42,38 @@ export const TrainRegistry = {
    * @example
    * TrainRegistry.register("verl", "two_step_off", "vllm", { max_staleness: 2, description: "two versions behind" });
    */
-  register(train_engine: string, cluster_mode: string, rollout_method: string, train_method?: TrainingModeDefinition): void {
+  register(
+    train_engine: string,
+    cluster_mode: string,
+    rollout_method: string,
+    train_method?: TrainingModeDefinition,
+  ): void {
     const name = `${train_engine}/${cluster_mode}`;
-    if (!backendRegistry.get(rollout_method)) throw new TypeError(`rollout method "${rollout_method}" is not a registered backend; known: ${backendRegistry.names().join(", ")}`);
+    if (!backendRegistry.get(rollout_method))
+      throw new TypeError(
+        `rollout method "${rollout_method}" is not a registered backend; known: ${backendRegistry.names().join(", ")}`,
+      );
     if (!trainingModes.get(name)) {
-      if (!train_method) throw new TypeError(`training mode "${name}" is not registered: pass its train_method ({max_staleness, description})`);
+      if (!train_method)
+        throw new TypeError(
+          `training mode "${name}" is not registered: pass its train_method ({max_staleness, description})`,
+        );
       trainingModes.register(name, train_method);
     }
     trainMethods.set(methodKey(train_engine, cluster_mode, rollout_method), name);
   },
 
   /** The train method registered for the triple, or undefined (built-in verl modes answer for any backend). */
-  get_method(train_engine: string, cluster_mode: string, rollout_method: string): TrainMethod | undefined {
-    const name = trainMethods.get(methodKey(train_engine, cluster_mode, rollout_method)) ?? (train_engine === "verl" && backendRegistry.get(rollout_method) ? `verl/${cluster_mode}` : undefined);
+  get_method(
+    train_engine: string,
+    cluster_mode: string,
+    rollout_method: string,
+  ): TrainMethod | undefined {
+    const name =
+      trainMethods.get(methodKey(train_engine, cluster_mode, rollout_method)) ??
+      (train_engine === "verl" && backendRegistry.get(rollout_method)
+        ? `verl/${cluster_mode}`
+        : undefined);
     const mode = name === undefined ? undefined : trainingModes.get(name);
     return mode ? { ...mode, training_mode: mode.name, rollout_method } : undefined;
   },
@@ -67,7 +93,10 @@ export const DataManagerRegistry = {
   },
 
   /** The data manager of `service_mode` (the batch's `data_manager`), or undefined. */
-  get(train_backend: string, service_mode: string): (DataManagerDefinition & { data_manager: string }) | undefined {
+  get(
+    train_backend: string,
+    service_mode: string,
+  ): (DataManagerDefinition & { data_manager: string }) | undefined {
     checkTrainBackend(train_backend);
     const manager = dataManagers.get(service_mode);
     return manager ? { ...manager, data_manager: service_mode } : undefined;
@@ -76,7 +105,10 @@ export const DataManagerRegistry = {
 
 function checkTrainBackend(trainBackend: string): void {
   const engines = new Set(trainingModes.names().map((name) => name.split("/")[0]!));
-  if (!engines.has(trainBackend)) throw new TypeError(`train backend "${trainBackend}" has no training mode; known: ${[...engines].sort().join(", ")}`);
+  if (!engines.has(trainBackend))
+    throw new TypeError(
+      `train backend "${trainBackend}" has no training mode; known: ${[...engines].sort().join(", ")}`,
+    );
 }
 
 /** AgentSDK's InferBackendRegistry: backends by name (`vllm`, `vllm_pd`, `openai`). */
@@ -95,9 +127,15 @@ export const InferBackendRegistry = {
  * AgentSDK's AGENTS_MAPPING: every registered agent by name, read live from the agent registry
  * (so agents defined after import are listed too).
  */
-export const AGENTS_MAPPING: Readonly<Record<string, AgentDefinition>> = new Proxy({} as Record<string, AgentDefinition>, {
-  get: (_target, key) => (typeof key === "string" ? agentRegistry.get(key) : undefined),
-  has: (_target, key) => typeof key === "string" && agentRegistry.get(key) !== undefined,
-  ownKeys: () => agentRegistry.names(),
-  getOwnPropertyDescriptor: (_target, key) => (typeof key === "string" && agentRegistry.get(key) ? { value: agentRegistry.get(key), enumerable: true, configurable: true, writable: false } : undefined),
-});
+export const AGENTS_MAPPING: Readonly<Record<string, AgentDefinition>> = new Proxy(
+  {} as Record<string, AgentDefinition>,
+  {
+    get: (_target, key) => (typeof key === "string" ? agentRegistry.get(key) : undefined),
+    has: (_target, key) => typeof key === "string" && agentRegistry.get(key) !== undefined,
+    ownKeys: () => agentRegistry.names(),
+    getOwnPropertyDescriptor: (_target, key) =>
+      typeof key === "string" && agentRegistry.get(key)
+        ? { value: agentRegistry.get(key), enumerable: true, configurable: true, writable: false }
+        : undefined,
+  },
+);

@@ -8,7 +8,8 @@ import type { LanguageModel } from "ai";
 import type { LlmResource } from "../sdk/resources";
 
 /** What the binding needs of an `llm` resource. Without `fetch` the provider calls `base_url` over the network. */
-export type AiSdkModelTarget = Pick<LlmResource, "base_url" | "api_key" | "model"> & Partial<Pick<LlmResource, "fetch">>;
+export type AiSdkModelTarget = Pick<LlmResource, "base_url" | "api_key" | "model"> &
+  Partial<Pick<LlmResource, "fetch">>;
 
 /**
  * An OpenAI-compatible provider bound to the rollout's gateway: every call a model of it makes is
@@ -19,8 +20,16 @@ export type AiSdkModelTarget = Pick<LlmResource, "base_url" | "api_key" | "model
  * const provider = createAiSdkProvider(llm);
  * await generateText({ model: provider.chatModel(llm.model), prompt: task.problem, maxRetries: 0 });
  */
-export function createAiSdkProvider(llm: AiSdkModelTarget, options: { name?: string } = {}): OpenAICompatibleProvider {
-  return createOpenAICompatible({ name: options.name ?? "edge-rollout", baseURL: llm.base_url, apiKey: llm.api_key, ...(llm.fetch ? { fetch: llm.fetch } : {}) });
+export function createAiSdkProvider(
+  llm: AiSdkModelTarget,
+  options: { name?: string } = {},
+): OpenAICompatibleProvider {
+  return createOpenAICompatible({
+    name: options.name ?? "edge-rollout",
+    baseURL: llm.base_url,
+    apiKey: llm.api_key,
+    ...(llm.fetch ? { fetch: llm.fetch } : {}),
+  });
 }
 
 /**

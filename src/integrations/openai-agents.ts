@@ -3,18 +3,30 @@
  * it installs `@openai/agents@0.14.3` itself (the last line on `openai` 6, which runs on Node 20
  * and in workerd); nothing in `src/sdk`, `src/runtime` or `functions/` imports this file.
  */
-import { type Model, type ModelProvider, OpenAIChatCompletionsModel, type RunConfig, Runner } from "@openai/agents";
+import {
+  type Model,
+  type ModelProvider,
+  OpenAIChatCompletionsModel,
+  type RunConfig,
+  Runner,
+} from "@openai/agents";
 import OpenAI from "openai";
 import type { LlmResource } from "../sdk/resources";
 
 /** What the binding needs of an `llm` resource. Without `fetch` the client calls `base_url` over the network. */
-export type AgentsModelTarget = Pick<LlmResource, "base_url" | "api_key" | "model"> & Partial<Pick<LlmResource, "fetch">>;
+export type AgentsModelTarget = Pick<LlmResource, "base_url" | "api_key" | "model"> &
+  Partial<Pick<LlmResource, "fetch">>;
 
 /** An `openai` client over the rollout's gateway. */
 function gatewayClient(llm: AgentsModelTarget): OpenAI {
   // No client retries: the gateway already retries upstream faults, and a retry here would be a
   // second recorded call. Chat Completions, not Responses: the gateway speaks vLLM's API.
-  return new OpenAI({ baseURL: llm.base_url, apiKey: llm.api_key, maxRetries: 0, ...(llm.fetch ? { fetch: llm.fetch as never } : {}) });
+  return new OpenAI({
+    baseURL: llm.base_url,
+    apiKey: llm.api_key,
+    maxRetries: 0,
+    ...(llm.fetch ? { fetch: llm.fetch as never } : {}),
+  });
 }
 
 /**
@@ -57,7 +69,15 @@ export function createOpenAIAgentsProvider(llm: AgentsModelTarget): ModelProvide
  * @example
  * const result = await createOpenAIAgentsRunner(llm).run(agent, task.problem, { maxTurns: 4, signal });
  */
-export function createOpenAIAgentsRunner(llm: AgentsModelTarget, config: Partial<Omit<RunConfig, "model" | "modelProvider">> = {}): Runner {
+export function createOpenAIAgentsRunner(
+  llm: AgentsModelTarget,
+  config: Partial<Omit<RunConfig, "model" | "modelProvider">> = {},
+): Runner {
   const client = gatewayClient(llm);
-  return new Runner({ tracingDisabled: true, ...config, model: new OpenAIChatCompletionsModel(client, llm.model), modelProvider: providerOn(client, llm.model) });
+  return new Runner({
+    tracingDisabled: true,
+    ...config,
+    model: new OpenAIChatCompletionsModel(client, llm.model),
+    modelProvider: providerOn(client, llm.model),
+  });
 }

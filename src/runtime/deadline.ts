@@ -6,7 +6,10 @@
 
 /** Thrown when a bounded wait ran out; names what was waited for. */
 export class DeadlineExceeded extends Error {
-  constructor(readonly label: string, readonly ms: number) {
+  constructor(
+    readonly label: string,
+    readonly ms: number,
+  ) {
     super(`${label} did not settle within ${ms} ms`);
     this.name = "DeadlineExceeded";
   }

@@ -10,10 +10,15 @@ export const CREATE_META_TABLE = `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIM
 
 /** The stored text under `key`, or undefined. */
 export function readMetaText(sql: SqlPort, key: string): string | undefined {
-  return sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value;
+  return sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]
+    ?.value;
 }
 
 /** Stores `text` under `key`, replacing what was there. */
 export function writeMetaText(sql: SqlPort, key: string, text: string): void {
-  sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, text);
+  sql.exec(
+    `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+    key,
+    text,
+  );
 }

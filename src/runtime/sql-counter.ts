@@ -19,7 +19,10 @@ interface CountedCursor<T> {
   readonly rowsWritten: number;
 }
 interface CountableSql {
-  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): CountedCursor<T>;
+  exec<T extends Record<string, SqlValue>>(
+    query: string,
+    ...bindings: SqlValue[]
+  ): CountedCursor<T>;
 }
 
 /**
@@ -38,7 +41,10 @@ export class CountingSql implements SqlPort {
   }
 
   /** Runs one statement, as `SqlStorage.exec` does. */
-  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): { toArray(): T[] } {
+  exec<T extends Record<string, SqlValue>>(
+    query: string,
+    ...bindings: SqlValue[]
+  ): { toArray(): T[] } {
     const cursor = this.#sql.exec<T>(query, ...bindings);
     this.#statements++;
     let read = cursor.rowsRead;
@@ -64,6 +70,10 @@ export class CountingSql implements SqlPort {
 
   /** The counts so far. */
   read(): SqlCounts {
-    return { statements: this.#statements, rows_read: this.#rowsRead, rows_written: this.#rowsWritten };
+    return {
+      statements: this.#statements,
+      rows_read: this.#rowsRead,
+      rows_written: this.#rowsWritten,
+    };
   }
 }

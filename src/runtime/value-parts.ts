@@ -43,13 +43,23 @@ export function splitText(text: string, size = PART_UNITS): string[] {
  * row). Writes nothing for a one-part value, so small values cost nothing extra.
  */
 export function writeExtraParts(sql: SqlPort, owner: string, parts: readonly string[]): void {
-  for (let part = 1; part < parts.length; part++) sql.exec(`INSERT OR REPLACE INTO value_parts (owner, part, text) VALUES (?, ?, ?)`, owner, part, parts[part]!);
+  for (let part = 1; part < parts.length; part++)
+    sql.exec(
+      `INSERT OR REPLACE INTO value_parts (owner, part, text) VALUES (?, ?, ?)`,
+      owner,
+      part,
+      parts[part]!,
+    );
 }
 
 /** Every extra part whose owner starts with `prefix`, joined per owner in part order. */
 export function readExtraParts(sql: SqlPort, prefix: string): Map<string, string> {
   const rows = sql
-    .exec<{ owner: string; text: string }>(`SELECT owner, text FROM value_parts WHERE owner >= ? AND owner < ? ORDER BY owner, part`, prefix, `${prefix}\uffff`)
+    .exec<{ owner: string; text: string }>(
+      `SELECT owner, text FROM value_parts WHERE owner >= ? AND owner < ? ORDER BY owner, part`,
+      prefix,
+      `${prefix}\uffff`,
+    )
     .toArray();
   const joined = new Map<string, string>();
   for (const row of rows) joined.set(row.owner, (joined.get(row.owner) ?? "") + row.text);

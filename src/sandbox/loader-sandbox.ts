@@ -36,22 +36,48 @@ export interface LoaderBinding {
 }
 
 interface HarnessEntrypoint {
-  run(options: { entry: string | undefined; hasTests: boolean; maxOutputBytes: number }): Promise<HarnessAnswer>;
+  run(options: {
+    entry: string | undefined;
+    hasTests: boolean;
+    maxOutputBytes: number;
+  }): Promise<HarnessAnswer>;
 }
 
 function describe(error: unknown): RunCodeError {
-  if (error instanceof Error) return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack.slice(0, 4000) } : {}) };
+  if (error instanceof Error)
+    return {
+      name: error.name,
+      message: error.message,
+      ...(error.stack ? { stack: error.stack.slice(0, 4000) } : {}),
+    };
   return { name: "Error", message: String(error) };
 }
 
 /** A result that never reached the harness: a load, transpile or runtime failure, or the timeout. */
-export function failedResult(started: number, error: RunCodeError, timedOut: boolean): RunCodeResult {
-  return { ok: false, stdout: "", stderr: "", error, timedOut, outputTruncated: false, durationMs: Date.now() - started, tests: [] };
+export function failedResult(
+  started: number,
+  error: RunCodeError,
+  timedOut: boolean,
+): RunCodeResult {
+  return {
+    ok: false,
+    stdout: "",
+    stderr: "",
+    error,
+    timedOut,
+    outputTruncated: false,
+    durationMs: Date.now() - started,
+    tests: [],
+  };
 }
 
 function modulesFor(input: RunCodeInput): Record<string, string> {
-  const prepare = (source: string) => (input.language === "typescript" ? stripTypes(source) : source);
-  const modules: Record<string, string> = { "harness.js": HARNESS_SOURCE, "solution.js": prepare(input.code) };
+  const prepare = (source: string) =>
+    input.language === "typescript" ? stripTypes(source) : source;
+  const modules: Record<string, string> = {
+    "harness.js": HARNESS_SOURCE,
+    "solution.js": prepare(input.code),
+  };
   if (input.tests !== undefined) modules["tests.js"] = prepare(input.tests);
   return modules;
 }
@@ -64,7 +90,10 @@ export function createLoaderSandbox(loader: LoaderBinding, python?: PythonSandbo
   return {
     async run(input: RunCodeInput): Promise<RunCodeResult> {
       if (input.language === "python") {
-        if (!python) throw new Error('runCode: language "python" needs the Pyodide runtime, which only the sandbox host carries (SANDBOX_URL; docs/authoring.md, "Python")');
+        if (!python)
+          throw new Error(
+            'runCode: language "python" needs the Pyodide runtime, which only the sandbox host carries (SANDBOX_URL; docs/authoring.md, "Python")',
+          );
         return python.run(input, failedResult);
       }
       const started = Date.now();
@@ -88,8 +117,20 @@ export function createLoaderSandbox(loader: LoaderBinding, python?: PythonSandbo
           limits: { cpuMs: input.timeoutMs },
         });
         const harness = worker.getEntrypoint() as unknown as HarnessEntrypoint;
-        const answer = await Promise.race([harness.run({ entry: input.entry, hasTests: input.tests !== undefined, maxOutputBytes: input.maxOutputBytes }), deadline]);
-        if (answer === "timeout") return failedResult(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms)` }, true);
+        const answer = await Promise.race([
+          harness.run({
+            entry: input.entry,
+            hasTests: input.tests !== undefined,
+            maxOutputBytes: input.maxOutputBytes,
+          }),
+          deadline,
+        ]);
+        if (answer === "timeout")
+          return failedResult(
+            started,
+            { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms)` },
+            true,
+          );
         return { ...answer, timedOut: false, durationMs: Date.now() - started };
       } catch (error) {
         // The runtime's own failure (a syntax error at load, the CPU limit, an isolate out of memory).

@@ -19,7 +19,8 @@ import type { RunCodeError, RunCodeInput, RunCodeResult } from "../schemas/run-c
 import { PYTHON_HARNESS_SOURCE, PYTHON_SETUP_SOURCE } from "./python-harness";
 
 /** A module given to a Worker Loader isolate. */
-export type LoaderModule = string | { js: string } | { text: string } | { data: ArrayBuffer } | { wasm: ArrayBuffer };
+export type LoaderModule =
+  string | { js: string } | { text: string } | { data: ArrayBuffer } | { wasm: ArrayBuffer };
 
 /** Pyodide's files (from node_modules/pyodide), as the sandbox hands them to each isolate. */
 export interface PythonRuntimeFiles {
@@ -49,17 +50,32 @@ type HarnessAnswer = Omit<RunCodeResult, "timedOut" | "durationMs">;
 
 interface PythonHarness {
   boot(mode: "make" | "snapshot"): Promise<{ bootMs: number; snapshot?: Uint8Array }>;
-  run(call: { code: string; tests: string | undefined; entry: string | undefined; maxOutputBytes: number }): Promise<HarnessAnswer>;
+  run(call: {
+    code: string;
+    tests: string | undefined;
+    entry: string | undefined;
+    maxOutputBytes: number;
+  }): Promise<HarnessAnswer>;
 }
 
 /** The slice of a Worker Loader binding the Python sandbox uses. */
 export interface PythonLoader {
-  load(code: { compatibilityDate: string; mainModule: string; modules: Record<string, LoaderModule>; env: Record<string, never>; globalOutbound: null; limits?: { cpuMs?: number } }): { getEntrypoint(): unknown };
+  load(code: {
+    compatibilityDate: string;
+    mainModule: string;
+    modules: Record<string, LoaderModule>;
+    env: Record<string, never>;
+    globalOutbound: null;
+    limits?: { cpuMs?: number };
+  }): { getEntrypoint(): unknown };
 }
 
 /** Runs Python calls; its snapshot is made at the first call, or installed from elsewhere. */
 export interface PythonSandbox {
-  run(input: RunCodeInput, failed: (started: number, error: RunCodeError, timedOut: boolean) => RunCodeResult): Promise<RunCodeResult>;
+  run(
+    input: RunCodeInput,
+    failed: (started: number, error: RunCodeError, timedOut: boolean) => RunCodeResult,
+  ): Promise<RunCodeResult>;
   /** The snapshot's bytes (made now if there is none yet). */
   snapshot(): Promise<ArrayBuffer>;
   /** Uses `bytes` (made by another sandbox on the same Pyodide files) instead of making one. */
@@ -69,7 +85,11 @@ export interface PythonSandbox {
 }
 
 /** A Python sandbox on `loader`, with Pyodide from `files`; `compatibilityDate` is the sandbox's. */
-export function createPythonSandbox(loader: PythonLoader, files: PythonRuntimeFiles, compatibilityDate: string): PythonSandbox {
+export function createPythonSandbox(
+  loader: PythonLoader,
+  files: PythonRuntimeFiles,
+  compatibilityDate: string,
+): PythonSandbox {
   let snapshot: Promise<ArrayBuffer> | undefined;
   const load = (extra: Record<string, LoaderModule>, cpuMs: number): PythonHarness =>
     loader
@@ -123,7 +143,10 @@ export function createPythonSandbox(loader: PythonLoader, files: PythonRuntimeFi
       let harness: PythonHarness | undefined;
       let bootError: unknown;
       for (let attempt = 0; attempt < BOOT_ATTEMPTS && harness === undefined; attempt++) {
-        const candidate = load({ "snapshot.bin": { data: bytes } }, input.timeoutMs + PYTHON_BOOT_ALLOWANCE_MS);
+        const candidate = load(
+          { "snapshot.bin": { data: bytes } },
+          input.timeoutMs + PYTHON_BOOT_ALLOWANCE_MS,
+        );
         try {
           await candidate.boot("snapshot");
           harness = candidate;
@@ -131,19 +154,35 @@ export function createPythonSandbox(loader: PythonLoader, files: PythonRuntimeFi
           bootError = error;
         }
       }
-      if (harness === undefined) throw new Error(`the Python sandbox did not boot in ${BOOT_ATTEMPTS} tries: ${(bootError as Error)?.message}`);
+      if (harness === undefined)
+        throw new Error(
+          `the Python sandbox did not boot in ${BOOT_ATTEMPTS} tries: ${(bootError as Error)?.message}`,
+        );
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<"timeout">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), input.timeoutMs);
       });
       const ran = Date.now();
       try {
-        const call = { code: input.code, tests: input.tests, entry: input.entry, maxOutputBytes: input.maxOutputBytes };
+        const call = {
+          code: input.code,
+          tests: input.tests,
+          entry: input.entry,
+          maxOutputBytes: input.maxOutputBytes,
+        };
         const answer = await Promise.race([harness.run(call), deadline]);
-        if (answer === "timeout") return failed(started, { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms)` }, true);
+        if (answer === "timeout")
+          return failed(
+            started,
+            { name: "TimeoutError", message: `no answer within timeoutMs (${input.timeoutMs} ms)` },
+            true,
+          );
         return { ...answer, timedOut: false, durationMs: Date.now() - started };
       } catch (error) {
-        const described = error instanceof Error ? { name: error.name, message: error.message } : { name: "Error", message: String(error) };
+        const described =
+          error instanceof Error
+            ? { name: error.name, message: error.message }
+            : { name: "Error", message: String(error) };
         return failed(started, described, Date.now() - ran >= input.timeoutMs);
       } finally {
         clearTimeout(timer);

@@ -34,10 +34,15 @@ export function createRemoteSandbox(baseUrl: string, fetchFn: typeof fetch = fet
           signal: AbortSignal.timeout(input.timeoutMs + HOST_ALLOWANCE_MS),
         });
       } catch (error) {
-        throw new SandboxUnavailableError(`the sandbox host at ${baseUrl} did not answer`, { cause: error });
+        throw new SandboxUnavailableError(`the sandbox host at ${baseUrl} did not answer`, {
+          cause: error,
+        });
       }
       const parsed = RunCodeResult.safeParse(await response.json().catch(() => null));
-      if (!response.ok || !parsed.success) throw new SandboxUnavailableError(`the sandbox host at ${baseUrl} answered ${response.status} without a result`);
+      if (!response.ok || !parsed.success)
+        throw new SandboxUnavailableError(
+          `the sandbox host at ${baseUrl} answered ${response.status} without a result`,
+        );
       return parsed.data;
     },
   };

@@ -31,7 +31,13 @@ export type AgentTaskInput = z.input<typeof AgentTask>;
  */
 export function withoutGroundTruth(extraArgs: AgentTask["extra_args"]): AgentTask["extra_args"] {
   const rewardModel = extraArgs.reward_model;
-  if (typeof rewardModel !== "object" || rewardModel === null || Array.isArray(rewardModel) || !("ground_truth" in rewardModel)) return extraArgs;
+  if (
+    typeof rewardModel !== "object" ||
+    rewardModel === null ||
+    Array.isArray(rewardModel) ||
+    !("ground_truth" in rewardModel)
+  )
+    return extraArgs;
   const { ground_truth: _label, ...rest } = rewardModel;
   return { ...extraArgs, reward_model: rest };
 }

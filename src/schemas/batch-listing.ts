@@ -4,17 +4,30 @@ import { MemberOutcome } from "./member-outcome";
 import { TerminationReason } from "./termination";
 
 /** A slot's status in a listing: a rollout's status, or `not_released` for one not created yet. */
-export const SlotStatus = z.enum(["not_released", "queued", "running", "succeeded", "failed", "cancelled"]);
+export const SlotStatus = z.enum([
+  "not_released",
+  "queued",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+]);
 export type SlotStatus = z.infer<typeof SlotStatus>;
 
 /** Most entries one listing page returns. */
 export const MAX_LIST_LIMIT = 1000;
 
 /** A query-string boolean: `true`/`1` or `false`/`0`. */
-const QueryFlag = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1")]);
+const QueryFlag = z.union([
+  z.boolean(),
+  z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1"),
+]);
 
 /** A finite reward bound from a query string (empty means none). */
-const RewardBound = z.preprocess((value) => (value === "" ? undefined : value), z.coerce.number().refine(Number.isFinite, "must be a finite number").optional());
+const RewardBound = z.preprocess(
+  (value) => (value === "" ? undefined : value),
+  z.coerce.number().refine(Number.isFinite, "must be a finite number").optional(),
+);
 
 /**
  * `GET /v1/batches/:id/rollouts` query (and the same RPC argument): a page of slots in (row, sample)
@@ -22,11 +35,22 @@ const RewardBound = z.preprocess((value) => (value === "" ? undefined : value), 
  */
 export const RolloutListQuery = z.object({
   offset: z.coerce.number().int().min(0, "offset must be >= 0").default(0),
-  limit: z.coerce.number().int().min(1, "limit must be >= 1").max(MAX_LIST_LIMIT, `limit must be <= ${MAX_LIST_LIMIT}`).default(100),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1, "limit must be >= 1")
+    .max(MAX_LIST_LIMIT, `limit must be <= ${MAX_LIST_LIMIT}`)
+    .default(100),
   status: z.preprocess((value) => (value === "" ? undefined : value), SlotStatus.optional()),
   reason: z.preprocess((value) => (value === "" ? undefined : value), TerminationReason.optional()),
-  agent: z.preprocess((value) => (value === "" ? undefined : value), z.string().max(200).optional()),
-  data_source: z.preprocess((value) => (value === "" ? undefined : value), z.string().max(200).optional()),
+  agent: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z.string().max(200).optional(),
+  ),
+  data_source: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z.string().max(200).optional(),
+  ),
   reward_min: RewardBound,
   reward_max: RewardBound,
   include_unreleased: QueryFlag.default(false),
@@ -57,7 +81,12 @@ export const RolloutListEntry = z.object({
 export type RolloutListEntry = z.infer<typeof RolloutListEntry>;
 
 /** One page of a listing: `total` counts every slot matching the filters. */
-export const RolloutListPage = z.object({ total: z.int().min(0), offset: z.int().min(0), limit: z.int().min(1), rollouts: z.array(RolloutListEntry) });
+export const RolloutListPage = z.object({
+  total: z.int().min(0),
+  offset: z.int().min(0),
+  limit: z.int().min(1),
+  rollouts: z.array(RolloutListEntry),
+});
 export type RolloutListPage = z.infer<typeof RolloutListPage>;
 
 /** Rewards of finished rollouts in equal-width bins between the smallest and largest reward. */
@@ -69,7 +98,12 @@ export const RewardHistogram = z.object({
 export type RewardHistogram = z.infer<typeof RewardHistogram>;
 
 /** Reward over one group of finished rollouts (a data source, an agent). */
-export const RewardGroup = z.object({ key: z.string(), finished: z.int(), rewarded: z.int(), mean: z.number().nullable() });
+export const RewardGroup = z.object({
+  key: z.string(),
+  finished: z.int(),
+  rewarded: z.int(),
+  mean: z.number().nullable(),
+});
 export type RewardGroup = z.infer<typeof RewardGroup>;
 
 /** `GET /v1/batches/:id/summary`: the reward's distribution and its mean by data source and agent. */
@@ -109,9 +143,20 @@ export type BatchCatalogEntry = z.infer<typeof BatchCatalogEntry>;
 
 /** `GET /v1/batches` query. */
 export const BatchListQuery = z.object({
-  limit: z.coerce.number().int().min(1, "limit must be >= 1").max(200, "limit must be <= 200").default(20),
-  series: z.preprocess((value) => (value === "" ? undefined : value), z.string().max(160).optional()),
-  mode: z.preprocess((value) => (value === "" ? undefined : value), z.enum(["train", "val"]).optional()),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1, "limit must be >= 1")
+    .max(200, "limit must be <= 200")
+    .default(20),
+  series: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z.string().max(160).optional(),
+  ),
+  mode: z.preprocess(
+    (value) => (value === "" ? undefined : value),
+    z.enum(["train", "val"]).optional(),
+  ),
   /** Only batches created before this time (ms): the next page's cursor. */
   before: z.coerce.number().optional(),
 });

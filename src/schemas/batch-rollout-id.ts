@@ -27,7 +27,14 @@ const BATCH_ROLLOUT_ID = /^((.+):(\d+)):(\d+)$/;
 /** The parts of `rolloutId` if it has the form `<batch>:<row>:<sample>`, else null (a rollout created alone, a re-run, a tree child). */
 export function parseBatchRolloutId(rolloutId: string): BatchRolloutIdParts | null {
   const match = BATCH_ROLLOUT_ID.exec(rolloutId);
-  return match ? { batch_id: match[2]!, uid: match[1]!, row_index: Number(match[3]), sample_index: Number(match[4]) } : null;
+  return match
+    ? {
+        batch_id: match[2]!,
+        uid: match[1]!,
+        row_index: Number(match[3]),
+        sample_index: Number(match[4]),
+      }
+    : null;
 }
 
 /**
@@ -37,5 +44,7 @@ export function parseBatchRolloutId(rolloutId: string): BatchRolloutIdParts | nu
  */
 export function groupOf(rolloutId: string): { uid: string; sample_index: number } {
   const parts = parseBatchRolloutId(rolloutId);
-  return parts ? { uid: parts.uid, sample_index: parts.sample_index } : { uid: rolloutId, sample_index: 0 };
+  return parts
+    ? { uid: parts.uid, sample_index: parts.sample_index }
+    : { uid: rolloutId, sample_index: 0 };
 }

@@ -23,12 +23,20 @@ export const BatchTree = z
       .min(1, "branch_at must hold at least one step")
       .max(MAX_TREE_LEVELS, `branch_at must hold at most ${MAX_TREE_LEVELS} steps`),
     /** Children per branching node, 1..64. */
-    width: z.int("width must be an integer").min(1, "width must be >= 1").max(MAX_TREE_WIDTH, `width must be <= ${MAX_TREE_WIDTH}`),
+    width: z
+      .int("width must be an integer")
+      .min(1, "width must be >= 1")
+      .max(MAX_TREE_WIDTH, `width must be <= ${MAX_TREE_WIDTH}`),
   })
   .strict()
   .superRefine((tree, ctx) => {
     tree.branch_at.forEach((step, i) => {
-      if (i > 0 && step <= tree.branch_at[i - 1]!) ctx.addIssue({ code: "custom", path: ["branch_at", i], message: `branch_at must be strictly increasing (${step} after ${tree.branch_at[i - 1]})` });
+      if (i > 0 && step <= tree.branch_at[i - 1]!)
+        ctx.addIssue({
+          code: "custom",
+          path: ["branch_at", i],
+          message: `branch_at must be strictly increasing (${step} after ${tree.branch_at[i - 1]})`,
+        });
     });
   });
 export type BatchTree = z.infer<typeof BatchTree>;

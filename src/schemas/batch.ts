@@ -27,12 +27,17 @@ export const MAX_MAX_CONCURRENT = 1000;
 export const BatchId = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,160}$/, "batch_id must be 1-160 characters of A-Z a-z 0-9 . _ : -")
-  .refine((id) => id !== "." && id !== "..", "batch_id must not be . or .. (URL normalization would make it unreachable)");
+  .refine(
+    (id) => id !== "." && id !== "..",
+    "batch_id must not be . or .. (URL normalization would make it unreachable)",
+  );
 
 /** Parquet writers store absent struct fields as null; a chat message treats null as absent. */
 function dropNullKeys(value: unknown): unknown {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key, field]) => field !== null || key === "content"));
+  return Object.fromEntries(
+    Object.entries(value).filter(([key, field]) => field !== null || key === "content"),
+  );
 }
 
 /** One chat message of a dataset row's prompt (OpenAI shape; null fields from parquet dropped). */
@@ -47,14 +52,29 @@ export type DatasetMessage = z.infer<typeof DatasetMessage>;
  * batch's agent for this row.
  */
 export const DatasetRow = z.looseObject({
-  prompt: z.union([z.string().min(1, "prompt must not be empty"), z.array(DatasetMessage).min(1, "prompt must hold at least one message")]),
-  data_source: z.string().nullish().transform((value) => value ?? ""),
-  ability: z.string().nullish().transform((value) => value ?? ""),
+  prompt: z.union([
+    z.string().min(1, "prompt must not be empty"),
+    z.array(DatasetMessage).min(1, "prompt must hold at least one message"),
+  ]),
+  data_source: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? ""),
+  ability: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? ""),
   reward_model: z.looseObject({
     style: z.string().nullish(),
-    ground_truth: z.unknown().refine((value) => value !== undefined, "ground_truth is required (null if there is none)").pipe(z.json()),
+    ground_truth: z
+      .unknown()
+      .refine((value) => value !== undefined, "ground_truth is required (null if there is none)")
+      .pipe(z.json()),
   }),
-  extra_info: z.record(z.string(), z.json()).nullish().transform((value) => value ?? {}),
+  extra_info: z
+    .record(z.string(), z.json())
+    .nullish()
+    .transform((value) => value ?? {}),
   agent_name: z.string().min(1).nullish(),
 });
 export type DatasetRow = z.infer<typeof DatasetRow>;
@@ -66,17 +86,33 @@ const batchFields = {
   /** Registered agent name (or `external`); a row's `agent_name` overrides it. */
   agent: z.string().min(1, "agent must name a registered agent"),
   /** Dataset rows inline; exactly one of `rows` and `dataset_key`. */
-  rows: z.array(DatasetRow).min(1, "rows must not be empty").max(MAX_BATCH_ROWS, `rows must hold at most ${MAX_BATCH_ROWS} rows`).optional(),
+  rows: z
+    .array(DatasetRow)
+    .min(1, "rows must not be empty")
+    .max(MAX_BATCH_ROWS, `rows must hold at most ${MAX_BATCH_ROWS} rows`)
+    .optional(),
   /** Key of a `.jsonl` or `.parquet` object in the TRAJECTORIES bucket. */
-  dataset_key: z.string().min(1).max(1024).regex(/\.(jsonl|parquet)$/, "dataset_key must name a .jsonl or .parquet object").optional(),
+  dataset_key: z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(/\.(jsonl|parquet)$/, "dataset_key must name a .jsonl or .parquet object")
+    .optional(),
   /** Samples per row (GRPO group size), 1..64. */
-  n: z.int("n must be an integer").min(1, "n must be >= 1").max(MAX_SAMPLES_PER_ROW, `n must be <= ${MAX_SAMPLES_PER_ROW}`),
+  n: z
+    .int("n must be an integer")
+    .min(1, "n must be >= 1")
+    .max(MAX_SAMPLES_PER_ROW, `n must be <= ${MAX_SAMPLES_PER_ROW}`),
   /** `train` feeds the trainer (data_manager `train`), `val` only stores (data_manager `infer`); sets `config.mode`. Default train. */
   mode: z.enum(["train", "val"]).default("train"),
   /** Rollout config for every rollout of the batch (its `mode` is set from `mode`). */
   config: RolloutConfig.optional(),
   /** Rollouts in flight at once, 1..1000. Default 256. */
-  max_concurrent: z.int("max_concurrent must be an integer").min(1, "max_concurrent must be >= 1").max(MAX_MAX_CONCURRENT, `max_concurrent must be <= ${MAX_MAX_CONCURRENT}`).default(DEFAULT_MAX_CONCURRENT),
+  max_concurrent: z
+    .int("max_concurrent must be an integer")
+    .min(1, "max_concurrent must be >= 1")
+    .max(MAX_MAX_CONCURRENT, `max_concurrent must be <= ${MAX_MAX_CONCURRENT}`)
+    .default(DEFAULT_MAX_CONCURRENT),
   /** Training mode recorded in each rollout's group. Default `verl/hybrid`. */
   training_mode: TrainingModeName.default("verl/hybrid"),
   /** Default `train` for mode train, `infer` for val. */
@@ -85,16 +121,26 @@ const batchFields = {
    * The training run (and kind) the batch belongs to, for the run view (`/runs/:series`); default
    * the batch id without its trailing number. The verl manager sets `<run_id>-<kind>`.
    */
-  series: z.string().regex(/^[A-Za-z0-9._:-]{1,160}$/, "series must be 1-160 characters of A-Z a-z 0-9 . _ : -").optional(),
+  series: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,160}$/, "series must be 1-160 characters of A-Z a-z 0-9 . _ : -")
+    .optional(),
   /** Use only the first `limit` rows. */
   limit: z.int("limit must be an integer").min(1, "limit must be >= 1").optional(),
   /** Re-runs of a slot whose rollout failed for infrastructure (never scored), 0..5. Default 2. */
-  max_member_retries: z.int("max_member_retries must be an integer").min(0, "max_member_retries must be >= 0").max(MAX_MEMBER_RETRIES, `max_member_retries must be <= ${MAX_MEMBER_RETRIES}`).default(DEFAULT_MEMBER_RETRIES),
+  max_member_retries: z
+    .int("max_member_retries must be an integer")
+    .min(0, "max_member_retries must be >= 0")
+    .max(MAX_MEMBER_RETRIES, `max_member_retries must be <= ${MAX_MEMBER_RETRIES}`)
+    .default(DEFAULT_MEMBER_RETRIES),
   /**
    * Over-sampling: the batch is done once this many groups with signal are complete (rows beyond
    * it are a reserve); what still runs then is cancelled (cut, never trained). Default: every row.
    */
-  target_groups: z.int("target_groups must be an integer").min(1, "target_groups must be >= 1").optional(),
+  target_groups: z
+    .int("target_groups must be an integer")
+    .min(1, "target_groups must be >= 1")
+    .optional(),
   /** Dynamic sampling (DAPO): complete groups without spread on `metric` are filtered (`no_signal`). */
   filter: SignalFilter.optional(),
   /** A complete group still holding an infrastructure failure: `withhold` (default) or `deliver_valid`. */
@@ -104,24 +150,56 @@ const batchFields = {
 };
 
 /** Exactly one of `rows` and `dataset_key`; a `target_groups` inline rows can give; a tree of bounded size, without `target_groups`. */
-function oneSource(value: { rows?: unknown[]; dataset_key?: unknown; limit?: number; target_groups?: number; n: number; tree?: BatchTree }, ctx: z.RefinementCtx): void {
+function oneSource(
+  value: {
+    rows?: unknown[];
+    dataset_key?: unknown;
+    limit?: number;
+    target_groups?: number;
+    n: number;
+    tree?: BatchTree;
+  },
+  ctx: z.RefinementCtx,
+): void {
   if ((value.rows === undefined) === (value.dataset_key === undefined)) {
     const message = "exactly one of rows and dataset_key is required";
-    ctx.addIssue({ code: "custom", path: [value.rows === undefined ? "rows" : "dataset_key"], message });
+    ctx.addIssue({
+      code: "custom",
+      path: [value.rows === undefined ? "rows" : "dataset_key"],
+      message,
+    });
   }
-  const rows = value.rows === undefined ? undefined : Math.min(value.rows.length, value.limit ?? Infinity);
+  const rows =
+    value.rows === undefined ? undefined : Math.min(value.rows.length, value.limit ?? Infinity);
   if (rows !== undefined && value.target_groups !== undefined && value.target_groups > rows) {
-    ctx.addIssue({ code: "custom", path: ["target_groups"], message: `target_groups (${value.target_groups}) must be <= the batch's rows (${rows})` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["target_groups"],
+      message: `target_groups (${value.target_groups}) must be <= the batch's rows (${rows})`,
+    });
   }
   if (!value.tree) return;
   // A cut stops releasing by slot index; a tree's children are released by their parents' ends.
-  if (value.target_groups !== undefined) ctx.addIssue({ code: "custom", path: ["target_groups"], message: "target_groups cannot be combined with tree" });
+  if (value.target_groups !== undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["target_groups"],
+      message: "target_groups cannot be combined with tree",
+    });
   const perRow = value.n * treeNodes(value.tree);
-  if (perRow > MAX_TREE_ROLLOUTS_PER_ROW) ctx.addIssue({ code: "custom", path: ["tree"], message: `n × the tree's nodes is ${perRow} rollouts per row; at most ${MAX_TREE_ROLLOUTS_PER_ROW}` });
+  if (perRow > MAX_TREE_ROLLOUTS_PER_ROW)
+    ctx.addIssue({
+      code: "custom",
+      path: ["tree"],
+      message: `n × the tree's nodes is ${perRow} rollouts per row; at most ${MAX_TREE_ROLLOUTS_PER_ROW}`,
+    });
 }
 
 /** `POST /v1/batches` body: without `batch_id`, one is generated. */
-export const CreateBatchRequest = z.object({ ...batchFields, batch_id: BatchId.optional() }).strict().superRefine(oneSource);
+export const CreateBatchRequest = z
+  .object({ ...batchFields, batch_id: BatchId.optional() })
+  .strict()
+  .superRefine(oneSource);
 export type CreateBatchRequest = z.infer<typeof CreateBatchRequest>;
 
 /**
@@ -130,7 +208,11 @@ export type CreateBatchRequest = z.infer<typeof CreateBatchRequest>;
  * by `batch_id`, so redelivery is harmless.
  */
 export const BatchMessage = z
-  .object({ ...batchFields, schema_version: z.literal(BATCH_MESSAGE_SCHEMA_VERSION).default(BATCH_MESSAGE_SCHEMA_VERSION), batch_id: BatchId })
+  .object({
+    ...batchFields,
+    schema_version: z.literal(BATCH_MESSAGE_SCHEMA_VERSION).default(BATCH_MESSAGE_SCHEMA_VERSION),
+    batch_id: BatchId,
+  })
   .strict()
   .superRefine(oneSource);
 export type BatchMessage = z.infer<typeof BatchMessage>;
@@ -191,15 +273,25 @@ export const BatchProgress = z.object({
    * cancelled member); `target` is `target_groups` (null: every row); `cut_at` is when the
    * target was met and the surplus cancelled.
    */
-  groups: z.object({
-    target: z.int().nullable(),
-    complete: z.int(),
-    delivered: z.int(),
-    filtered: z.int(),
-    withheld: z.int(),
-    cut: z.int(),
-    cut_at: z.number().nullable(),
-  }).default({ target: null, complete: 0, delivered: 0, filtered: 0, withheld: 0, cut: 0, cut_at: null }),
+  groups: z
+    .object({
+      target: z.int().nullable(),
+      complete: z.int(),
+      delivered: z.int(),
+      filtered: z.int(),
+      withheld: z.int(),
+      cut: z.int(),
+      cut_at: z.number().nullable(),
+    })
+    .default({
+      target: null,
+      complete: 0,
+      delivered: 0,
+      filtered: 0,
+      withheld: 0,
+      cut: 0,
+      cut_at: null,
+    }),
   created_at: z.number(),
   updated_at: z.number(),
   finished_at: z.number().nullable(),

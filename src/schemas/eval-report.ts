@@ -35,6 +35,9 @@ export type EvalReport = z.infer<typeof EvalReport>;
 /** `GET /v1/batches/:id/eval` query: k defaults to the batch's n, the threshold to 1. */
 export const EvalQuery = z.object({
   k: z.coerce.number().int().min(1, "k must be >= 1").max(64, "k must be <= 64").optional(),
-  threshold: z.coerce.number().refine(Number.isFinite, "threshold must be a finite number").default(1),
+  threshold: z.coerce
+    .number()
+    .refine(Number.isFinite, "threshold must be a finite number")
+    .default(1),
 });
 export type EvalQuery = z.infer<typeof EvalQuery>;

@@ -24,15 +24,32 @@ const MAX_PREFIX_LENGTH = 200;
 export const MAX_GROUP_TIMEOUT_MS = 604_800_000;
 
 /** One batch id or a list of them (1..MAX_FILTER_BATCHES), as a list. */
-export const BatchIds = z.union([BatchId, z.array(BatchId).min(1, "batch_id must not be an empty list").max(MAX_FILTER_BATCHES, `batch_id must name at most ${MAX_FILTER_BATCHES} batches`)])
+export const BatchIds = z
+  .union([
+    BatchId,
+    z
+      .array(BatchId)
+      .min(1, "batch_id must not be an empty list")
+      .max(MAX_FILTER_BATCHES, `batch_id must name at most ${MAX_FILTER_BATCHES} batches`),
+  ])
   .transform((ids) => (typeof ids === "string" ? [ids] : ids));
 
 function Prefix(field: string) {
-  return z.string(`${field} must be a string`).min(1, `${field} must not be empty`).max(MAX_PREFIX_LENGTH, `${field} must be <= ${MAX_PREFIX_LENGTH} characters`);
+  return z
+    .string(`${field} must be a string`)
+    .min(1, `${field} must not be empty`)
+    .max(MAX_PREFIX_LENGTH, `${field} must be <= ${MAX_PREFIX_LENGTH} characters`);
 }
 
 /** One batch-id prefix or a list of them, as a list. */
-const BatchPrefixes = z.union([Prefix("batch_prefix"), z.array(Prefix("batch_prefix")).min(1, "batch_prefix must not be an empty list").max(MAX_FILTER_BATCHES, `batch_prefix must name at most ${MAX_FILTER_BATCHES} prefixes`)])
+const BatchPrefixes = z
+  .union([
+    Prefix("batch_prefix"),
+    z
+      .array(Prefix("batch_prefix"))
+      .min(1, "batch_prefix must not be an empty list")
+      .max(MAX_FILTER_BATCHES, `batch_prefix must name at most ${MAX_FILTER_BATCHES} prefixes`),
+  ])
   .transform((prefixes) => (typeof prefixes === "string" ? [prefixes] : prefixes));
 
 /**
@@ -48,17 +65,22 @@ export interface BatchSelector {
 export function batchSelected(selector: BatchSelector, batchId: string | null): boolean {
   if (selector.batch_id === undefined && selector.batch_prefix === undefined) return true;
   if (batchId === null) return false;
-  return (selector.batch_id?.includes(batchId) ?? false) || (selector.batch_prefix?.some((prefix) => batchId.startsWith(prefix)) ?? false);
+  return (
+    (selector.batch_id?.includes(batchId) ?? false) ||
+    (selector.batch_prefix?.some((prefix) => batchId.startsWith(prefix)) ?? false)
+  );
 }
 
 /**
  * `GET /v1/feed/stats` query: `batch_id` and `batch_prefix` (each repeatable) narrow `by_batch` to
  * those batches (each named id listed, with zeros when it holds nothing).
  */
-export const StatsQuery = z.object({
-  batch_id: BatchIds.optional(),
-  batch_prefix: BatchPrefixes.optional(),
-}).strict();
+export const StatsQuery = z
+  .object({
+    batch_id: BatchIds.optional(),
+    batch_prefix: BatchPrefixes.optional(),
+  })
+  .strict();
 export type StatsQuery = z.infer<typeof StatsQuery>;
 /** A stats query as a caller passes it (one id or a list). */
 export type StatsQueryInput = z.input<typeof StatsQuery>;
@@ -74,41 +96,78 @@ export type StatsQueryInput = z.input<typeof StatsQuery>;
  * restrict it to groups of those batches (a group matches either); `uid_prefix` to group uids that
  * start with it. Groups a filter leaves out stay ready for other consumers, their leases untouched.
  */
-export const PullRequest = z.object({
-  max_groups: z.int("max_groups must be an integer").min(1, "max_groups must be >= 1").max(MAX_PULL_GROUPS, `max_groups must be <= ${MAX_PULL_GROUPS}`).optional(),
-  max_samples: z.int("max_samples must be an integer").min(1, "max_samples must be >= 1").max(MAX_PULL_SAMPLES, `max_samples must be <= ${MAX_PULL_SAMPLES}`).optional(),
-  max_bytes: z.int("max_bytes must be an integer").min(1, "max_bytes must be >= 1").max(MAX_PULL_BYTES, `max_bytes must be <= ${MAX_PULL_BYTES}`).optional(),
-  min_policy_version: z.int("min_policy_version must be an integer").min(0, "min_policy_version must be >= 0").optional(),
-  lease_ms: z.int("lease_ms must be an integer").min(MIN_LEASE_MS, `lease_ms must be >= ${MIN_LEASE_MS}`).max(MAX_LEASE_MS, `lease_ms must be <= ${MAX_LEASE_MS}`).default(DEFAULT_LEASE_MS),
-  inline: z.boolean("inline must be a boolean").default(false),
-  training_mode: z.string().min(1, "training_mode must not be empty").optional(),
-  batch_id: BatchIds.optional(),
-  batch_prefix: BatchPrefixes.optional(),
-  uid_prefix: Prefix("uid_prefix").optional(),
-}).strict().refine((body) => body.max_groups !== undefined || body.max_samples !== undefined, {
-  path: ["max_groups"],
-  message: "max_groups or max_samples is required",
-});
+export const PullRequest = z
+  .object({
+    max_groups: z
+      .int("max_groups must be an integer")
+      .min(1, "max_groups must be >= 1")
+      .max(MAX_PULL_GROUPS, `max_groups must be <= ${MAX_PULL_GROUPS}`)
+      .optional(),
+    max_samples: z
+      .int("max_samples must be an integer")
+      .min(1, "max_samples must be >= 1")
+      .max(MAX_PULL_SAMPLES, `max_samples must be <= ${MAX_PULL_SAMPLES}`)
+      .optional(),
+    max_bytes: z
+      .int("max_bytes must be an integer")
+      .min(1, "max_bytes must be >= 1")
+      .max(MAX_PULL_BYTES, `max_bytes must be <= ${MAX_PULL_BYTES}`)
+      .optional(),
+    min_policy_version: z
+      .int("min_policy_version must be an integer")
+      .min(0, "min_policy_version must be >= 0")
+      .optional(),
+    lease_ms: z
+      .int("lease_ms must be an integer")
+      .min(MIN_LEASE_MS, `lease_ms must be >= ${MIN_LEASE_MS}`)
+      .max(MAX_LEASE_MS, `lease_ms must be <= ${MAX_LEASE_MS}`)
+      .default(DEFAULT_LEASE_MS),
+    inline: z.boolean("inline must be a boolean").default(false),
+    training_mode: z.string().min(1, "training_mode must not be empty").optional(),
+    batch_id: BatchIds.optional(),
+    batch_prefix: BatchPrefixes.optional(),
+    uid_prefix: Prefix("uid_prefix").optional(),
+  })
+  .strict()
+  .refine((body) => body.max_groups !== undefined || body.max_samples !== undefined, {
+    path: ["max_groups"],
+    message: "max_groups or max_samples is required",
+  });
 export type PullRequest = z.infer<typeof PullRequest>;
 /** A pull as a caller sends it (defaults not yet applied). */
 export type PullRequestInput = z.input<typeof PullRequest>;
 
 /** `POST /v1/feed/ack`: the lease whose groups the trainer has consumed. */
-export const AckRequest = z.object({ lease_id: z.string().min(1, "lease_id must not be empty").max(200, "lease_id must be <= 200 characters") }).strict();
+export const AckRequest = z
+  .object({
+    lease_id: z
+      .string()
+      .min(1, "lease_id must not be empty")
+      .max(200, "lease_id must be <= 200 characters"),
+  })
+  .strict();
 export type AckRequest = z.infer<typeof AckRequest>;
 
 /** Version of the persisted FeedConfig shape. */
 export const FEED_CONFIG_SCHEMA_VERSION = 1;
 
 /** Time from a group's first arrival after which it is released with what arrived, `partial: true`. */
-const GroupTimeoutMs = z.int("group_timeout_ms must be an integer").min(1, "group_timeout_ms must be >= 1").max(MAX_GROUP_TIMEOUT_MS, `group_timeout_ms must be <= ${MAX_GROUP_TIMEOUT_MS}`);
+const GroupTimeoutMs = z
+  .int("group_timeout_ms must be an integer")
+  .min(1, "group_timeout_ms must be >= 1")
+  .max(MAX_GROUP_TIMEOUT_MS, `group_timeout_ms must be <= ${MAX_GROUP_TIMEOUT_MS}`);
 
 /** Most bytes a shard's compaction threshold may name: beyond it a pull would never see a compacted pack. */
 export const MAX_PACK_COMPACTION_MIN_BYTES = 1024 * 1024 * 1024;
 
 /** Bytes of one batch's ready groups in small packs before a shard compacts them (0: never); see pack-compaction.ts. */
-const PackCompactionMinBytes = z.int("pack_compaction_min_bytes must be an integer").min(0, "pack_compaction_min_bytes must be >= 0 (0 turns compaction off)")
-  .max(MAX_PACK_COMPACTION_MIN_BYTES, `pack_compaction_min_bytes must be <= ${MAX_PACK_COMPACTION_MIN_BYTES}`);
+const PackCompactionMinBytes = z
+  .int("pack_compaction_min_bytes must be an integer")
+  .min(0, "pack_compaction_min_bytes must be >= 0 (0 turns compaction off)")
+  .max(
+    MAX_PACK_COMPACTION_MIN_BYTES,
+    `pack_compaction_min_bytes must be <= ${MAX_PACK_COMPACTION_MIN_BYTES}`,
+  );
 
 /** Default compaction threshold: 8 MiB (~400 samples of 2,048 tokens; below it a pull's reads are few anyway). */
 export const DEFAULT_PACK_COMPACTION_MIN_BYTES = 8 * 1024 * 1024;
@@ -117,18 +176,25 @@ export const DEFAULT_PACK_COMPACTION_MIN_BYTES = 8 * 1024 * 1024;
  * The feed's settings. `group_timeout_ms` null: an incomplete group waits forever (the default).
  * `pack_compaction_min_bytes`: when a shard rewrites its ready groups' small packs into one.
  */
-export const FeedConfig = z.object({
-  schema_version: z.literal(FEED_CONFIG_SCHEMA_VERSION).default(FEED_CONFIG_SCHEMA_VERSION),
-  group_timeout_ms: GroupTimeoutMs.nullable().default(null),
-  pack_compaction_min_bytes: PackCompactionMinBytes.default(DEFAULT_PACK_COMPACTION_MIN_BYTES),
-}).strict();
+export const FeedConfig = z
+  .object({
+    schema_version: z.literal(FEED_CONFIG_SCHEMA_VERSION).default(FEED_CONFIG_SCHEMA_VERSION),
+    group_timeout_ms: GroupTimeoutMs.nullable().default(null),
+    pack_compaction_min_bytes: PackCompactionMinBytes.default(DEFAULT_PACK_COMPACTION_MIN_BYTES),
+  })
+  .strict();
 export type FeedConfig = z.infer<typeof FeedConfig>;
 
 /**
  * `PUT /v1/feed/config`: the fields to change (`null` turns the timeout off). Spelled out rather
  * than `.partial()`, which would fill an omitted key with its default and so reset it.
  */
-export const FeedConfigUpdate = z.object({ group_timeout_ms: GroupTimeoutMs.nullable().optional(), pack_compaction_min_bytes: PackCompactionMinBytes.optional() }).strict();
+export const FeedConfigUpdate = z
+  .object({
+    group_timeout_ms: GroupTimeoutMs.nullable().optional(),
+    pack_compaction_min_bytes: PackCompactionMinBytes.optional(),
+  })
+  .strict();
 export type FeedConfigUpdate = z.infer<typeof FeedConfigUpdate>;
 
 /** One finished rollout in a group, as pulled: `samples` is how many training samples its R2 record at `key` holds. */
@@ -221,7 +287,17 @@ export const DroppedGroup = z.object({
   policy_version: z.int().min(0),
   dropped_at: z.number(),
   /** `infra_failure` / `cut`: the members that were not policy outcomes, and how they ended. */
-  failed_members: z.array(z.object({ rollout_id: z.string(), sample_index: z.int().min(0), termination_reason: TerminationReason.nullable(), outcome: MemberOutcome, member_attempt: z.int().min(0) })).optional(),
+  failed_members: z
+    .array(
+      z.object({
+        rollout_id: z.string(),
+        sample_index: z.int().min(0),
+        termination_reason: TerminationReason.nullable(),
+        outcome: MemberOutcome,
+        member_attempt: z.int().min(0),
+      }),
+    )
+    .optional(),
   /** `no_signal`: the metric and its population std over the members (at or below the filter's `min_std`). */
   metric: z.string().optional(),
   metric_std: z.number().optional(),
@@ -282,17 +358,27 @@ export const FeedCounts = z.object({
 export type FeedCounts = z.infer<typeof FeedCounts>;
 
 /** Groups of one batch the feed holds now. */
-export const BatchCounts = FeedCounts.pick({ pending_groups: true, ready_groups: true, leased_groups: true });
+export const BatchCounts = FeedCounts.pick({
+  pending_groups: true,
+  ready_groups: true,
+  leased_groups: true,
+});
 export type BatchCounts = z.infer<typeof BatchCounts>;
 
 /** The feed's live group counts by group state (counted from the groups, never stored). */
-export const LIVE_COUNT_OF_STATE = { pending: "pending_groups", ready: "ready_groups", leased: "leased_groups" } as const satisfies Record<string, keyof BatchCounts>;
+export const LIVE_COUNT_OF_STATE = {
+  pending: "pending_groups",
+  ready: "ready_groups",
+  leased: "leased_groups",
+} as const satisfies Record<string, keyof BatchCounts>;
 
 /** A counter the feed stores per training mode and adds to as groups move (every count that is not a live one). */
 export type FeedCounterName = Exclude<keyof FeedCounts, keyof BatchCounts>;
 
 /** Every stored counter's name. */
-export const FEED_COUNTER_NAMES = Object.keys(FeedCounts.shape).filter((name) => !(name in BatchCounts.shape)) as FeedCounterName[];
+export const FEED_COUNTER_NAMES = Object.keys(FeedCounts.shape).filter(
+  (name) => !(name in BatchCounts.shape),
+) as FeedCounterName[];
 
 /** All counts at zero. */
 export function zeroFeedCounts(): FeedCounts {
@@ -305,7 +391,10 @@ export function zeroBatchCounts(): BatchCounts {
 }
 
 /** One batch in the feed's stats: the groups it holds now, and those it dropped (remembered, never delivered). */
-export const BatchFeedCounts = BatchCounts.extend({ dropped_groups: z.int(), dropped_by_reason: z.record(z.string(), z.int()).default({}) });
+export const BatchFeedCounts = BatchCounts.extend({
+  dropped_groups: z.int(),
+  dropped_by_reason: z.record(z.string(), z.int()).default({}),
+});
 export type BatchFeedCounts = z.infer<typeof BatchFeedCounts>;
 
 /** `GET /v1/feed/stats`. */

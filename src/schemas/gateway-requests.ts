@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { ChatMessage, ToolDefinition } from "./chat";
 
-const positiveInt = (field: string) => z.int(`${field} must be an integer`).min(1, `${field} must be >= 1`);
+const positiveInt = (field: string) =>
+  z.int(`${field} must be an integer`).min(1, `${field} must be >= 1`);
 
 /**
  * `POST …/llm/v1/chat/completions`. Only the fields the gateway reads are checked; everything else
@@ -23,7 +24,10 @@ export type GatewayChatRequest = z.infer<typeof GatewayChatRequest>;
 /** `POST …/llm/v1/completions`: one prompt, as text or token ids. */
 export const GatewayCompletionRequest = z.looseObject({
   model: z.string().optional(),
-  prompt: z.union([z.string(), z.array(z.int().min(0)).min(1)], "prompt must be a string or an array of token ids"),
+  prompt: z.union(
+    [z.string(), z.array(z.int().min(0)).min(1)],
+    "prompt must be a string or an array of token ids",
+  ),
   stream: z.boolean().optional(),
   n: positiveInt("n").optional(),
   max_tokens: positiveInt("max_tokens").nullable().optional(),

@@ -17,6 +17,9 @@ export const GenerationStats = z.object({
   /** Completion tokens by the policy version that generated them (keys: the version as a decimal string). */
   tokens_by_policy_version: z
     .record(z.string().regex(/^\d+$/, "keys must be policy versions"), z.int().min(0))
-    .refine((byVersion) => Object.keys(byVersion).length <= MAX_GENERATION_VERSIONS, `at most ${MAX_GENERATION_VERSIONS} policy versions`),
+    .refine(
+      (byVersion) => Object.keys(byVersion).length <= MAX_GENERATION_VERSIONS,
+      `at most ${MAX_GENERATION_VERSIONS} policy versions`,
+    ),
 });
 export type GenerationStats = z.infer<typeof GenerationStats>;

@@ -27,7 +27,10 @@ export type OutcomeHint = "policy" | "infra";
  * `infra`, the default) and user-code errors (`policy` when raised as a PolicyError). A rollout
  * with no reason (a stand-in for a slot that never ran) is `infra`.
  */
-export function outcomeOf(reason: TerminationReason | null, hint: OutcomeHint | null = null): MemberOutcome {
+export function outcomeOf(
+  reason: TerminationReason | null,
+  hint: OutcomeHint | null = null,
+): MemberOutcome {
   switch (reason) {
     case "ENV_DONE":
     case "MAX_STEPS":
@@ -54,10 +57,23 @@ const MAX_METRIC_LENGTH = 64;
  * carries no GRPO gradient and is filtered (`no_signal`). `min_std: 0` filters groups whose
  * members all scored the same.
  */
-export const SignalFilter = z.object({
-  metric: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "metric must be \"reward\" or the name of a reward dimension").max(MAX_METRIC_LENGTH, `metric must be at most ${MAX_METRIC_LENGTH} characters`).default("reward"),
-  min_std: z.number("min_std must be a number").refine(Number.isFinite, "min_std must be finite").refine((value) => value >= 0, "min_std must be >= 0").default(0),
-}).strict();
+export const SignalFilter = z
+  .object({
+    metric: z
+      .string()
+      .regex(
+        /^[A-Za-z_][A-Za-z0-9_.-]*$/,
+        'metric must be "reward" or the name of a reward dimension',
+      )
+      .max(MAX_METRIC_LENGTH, `metric must be at most ${MAX_METRIC_LENGTH} characters`)
+      .default("reward"),
+    min_std: z
+      .number("min_std must be a number")
+      .refine(Number.isFinite, "min_std must be finite")
+      .refine((value) => value >= 0, "min_std must be >= 0")
+      .default(0),
+  })
+  .strict();
 export type SignalFilter = z.infer<typeof SignalFilter>;
 
 /**

@@ -3,10 +3,16 @@ import { z } from "zod";
 import { BackendConfig } from "./backend-config";
 
 /** Sampling parameters the trainer owns; in training mode the gateway overrides a caller's values with these. */
-export const SamplingDefaults = z.object({
-  temperature: z.number().min(0, "temperature must be >= 0").max(2, "temperature must be <= 2").default(1),
-  top_p: z.number().gt(0, "top_p must be > 0").max(1, "top_p must be <= 1").default(1),
-}).strict();
+export const SamplingDefaults = z
+  .object({
+    temperature: z
+      .number()
+      .min(0, "temperature must be >= 0")
+      .max(2, "temperature must be <= 2")
+      .default(1),
+    top_p: z.number().gt(0, "top_p must be > 0").max(1, "top_p must be <= 1").default(1),
+  })
+  .strict();
 export type SamplingDefaults = z.infer<typeof SamplingDefaults>;
 
 /**

@@ -1,7 +1,17 @@
 /** @module The pointer message a finished rollout puts on ROLLOUT_RESULTS (the full record is in R2). */
 import { z } from "zod";
-import { MAX_GROUP_BATCH_ID_LENGTH, MAX_GROUP_UID_LENGTH, MAX_TRAINING_MODE_LENGTH } from "./rollout-group";
-import { InfraFailurePolicy, MAX_MEMBER_RETRIES, MemberOutcome, outcomeOf, SignalFilter } from "./member-outcome";
+import {
+  MAX_GROUP_BATCH_ID_LENGTH,
+  MAX_GROUP_UID_LENGTH,
+  MAX_TRAINING_MODE_LENGTH,
+} from "./rollout-group";
+import {
+  InfraFailurePolicy,
+  MAX_MEMBER_RETRIES,
+  MemberOutcome,
+  outcomeOf,
+  SignalFilter,
+} from "./member-outcome";
 import { RolloutStatus, TerminationReason } from "./termination";
 import { GenerationStats } from "./generation-stats";
 
@@ -54,6 +64,8 @@ export const ResultMessage = z.object({
 export type ResultMessage = z.infer<typeof ResultMessage>;
 
 /** The message's outcome: as published, or derived from its reason for messages that predate it. */
-export function resultOutcome(message: Pick<ResultMessage, "outcome" | "termination_reason">): MemberOutcome {
+export function resultOutcome(
+  message: Pick<ResultMessage, "outcome" | "termination_reason">,
+): MemberOutcome {
   return message.outcome ?? outcomeOf(message.termination_reason);
 }

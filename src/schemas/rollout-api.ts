@@ -16,14 +16,16 @@ import { ForkRecord, RolloutTree } from "./rollout-tree";
 export { RolloutId } from "./rollout-id";
 
 /** `POST /v1/rollouts` body. `rollout_id` makes creation idempotent; without it one is generated. */
-export const CreateRolloutRequest = z.object({
-  agent: z.string().min(1, "agent must name a registered agent"),
-  task: AgentTask,
-  config: RolloutConfig.default(RolloutConfig.parse({})),
-  rollout_id: RolloutId.optional(),
-  /** The GRPO group this rollout samples (batches set it); default: a group of one, stored, not fed to the trainer. */
-  group: RolloutGroup.optional(),
-}).strict();
+export const CreateRolloutRequest = z
+  .object({
+    agent: z.string().min(1, "agent must name a registered agent"),
+    task: AgentTask,
+    config: RolloutConfig.default(RolloutConfig.parse({})),
+    rollout_id: RolloutId.optional(),
+    /** The GRPO group this rollout samples (batches set it); default: a group of one, stored, not fed to the trainer. */
+    group: RolloutGroup.optional(),
+  })
+  .strict();
 export type CreateRolloutRequest = z.infer<typeof CreateRolloutRequest>;
 
 /**
@@ -41,7 +43,10 @@ export const EXTERNAL_AGENT_PREFIX = "external:";
 
 /** Whether `agent` makes an external rollout (`external`, or `external:<runner agent>`). */
 export function isExternalAgent(agent: string): boolean {
-  return agent === EXTERNAL_AGENT || (agent.startsWith(EXTERNAL_AGENT_PREFIX) && agent.length > EXTERNAL_AGENT_PREFIX.length);
+  return (
+    agent === EXTERNAL_AGENT ||
+    (agent.startsWith(EXTERNAL_AGENT_PREFIX) && agent.length > EXTERNAL_AGENT_PREFIX.length)
+  );
 }
 
 /** The runner agent name that may claim rollouts of `agent`: `external` → "external", `external:calc` → "calc"; null when driven. */
@@ -101,7 +106,13 @@ export const Publication = z.object({
 export type Publication = z.infer<typeof Publication>;
 
 /** A rollout not yet published (and one that is never published: no sink configured). */
-export const NO_PUBLICATION: Publication = { status: "none", attempts: 0, last_error: null, published_at: null, delivery: null };
+export const NO_PUBLICATION: Publication = {
+  status: "none",
+  attempts: 0,
+  last_error: null,
+  published_at: null,
+  delivery: null,
+};
 
 /** `GET /v1/rollouts/:id`: status, outcome, the trajectory with its steps, and every LLM call. */
 export const RolloutView = z.object({
@@ -139,24 +150,40 @@ export const RolloutView = z.object({
   /** The attempt whose outcome the rollout reports; calls of every other attempt are `excluded_from_training`. */
   final_attempt: z.int().min(1).nullable().default(null),
   /** For a rollout runners claim: the runner holding its live attempt and until when (null when none does). */
-  runner_lease: z.object({ runner_id: z.string(), attempt: z.int().min(1), expires_at: z.number() }).nullable().default(null),
+  runner_lease: z
+    .object({ runner_id: z.string(), attempt: z.int().min(1), expires_at: z.number() })
+    .nullable()
+    .default(null),
   /** Publication to R2 and ROLLOUT_RESULTS once finished: none, pending, published or failed (with the error). */
   publication: Publication.default(NO_PUBLICATION),
 });
 export type RolloutView = z.infer<typeof RolloutView>;
 
 /** `POST /v1/rollouts/:id/events`: spans to add, in order. */
-export const AddEventsRequest = z.object({ events: z.array(SpanInput).min(1, "events must not be empty").max(1000, "events must hold at most 1000 spans") }).strict();
+export const AddEventsRequest = z
+  .object({
+    events: z
+      .array(SpanInput)
+      .min(1, "events must not be empty")
+      .max(1000, "events must hold at most 1000 spans"),
+  })
+  .strict();
 export type AddEventsRequest = z.infer<typeof AddEventsRequest>;
 
 /** `POST /v1/rollouts/:id/finish` (external rollouts): the outcome the agent reports. */
-export const FinishRolloutRequest = z.object({
-  /** Final reward; default: the last reward span's primary value, else none. */
-  reward: z.number().refine(Number.isFinite, "reward must be a finite number").nullable().optional(),
-  /** The final conversation, kept with the rollout. */
-  messages: z.array(ChatMessage).optional(),
-  /** Default ENV_DONE. CANCELLED is what /cancel is for. */
-  termination_reason: TerminationReason.exclude(["CANCELLED"]).default("ENV_DONE"),
-  error: z.string().max(2000).nullable().optional(),
-}).strict();
+export const FinishRolloutRequest = z
+  .object({
+    /** Final reward; default: the last reward span's primary value, else none. */
+    reward: z
+      .number()
+      .refine(Number.isFinite, "reward must be a finite number")
+      .nullable()
+      .optional(),
+    /** The final conversation, kept with the rollout. */
+    messages: z.array(ChatMessage).optional(),
+    /** Default ENV_DONE. CANCELLED is what /cancel is for. */
+    termination_reason: TerminationReason.exclude(["CANCELLED"]).default("ENV_DONE"),
+    error: z.string().max(2000).nullable().optional(),
+  })
+  .strict();
 export type FinishRolloutRequest = z.infer<typeof FinishRolloutRequest>;

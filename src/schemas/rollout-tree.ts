@@ -13,14 +13,16 @@ export const MAX_FORK_CHILDREN = 64;
  * the shared steps' completions are trained in its samples (mask 1) or context (mask 0, default):
  * the parent's samples already train them once.
  */
-export const RolloutTree = z.object({
-  root: z.string().min(1),
-  parent: z.string().min(1),
-  branch_step: z.int().min(0),
-  path: z.array(z.string().min(1)).min(2),
-  branch_index: z.int().min(0),
-  train_shared_prefix: z.boolean().default(false),
-}).strict();
+export const RolloutTree = z
+  .object({
+    root: z.string().min(1),
+    parent: z.string().min(1),
+    branch_step: z.int().min(0),
+    path: z.array(z.string().min(1)).min(2),
+    branch_index: z.int().min(0),
+    train_shared_prefix: z.boolean().default(false),
+  })
+  .strict();
 export type RolloutTree = z.infer<typeof RolloutTree>;
 
 /**
@@ -29,22 +31,39 @@ export type RolloutTree = z.infer<typeof RolloutTree>;
  * children's seed, when the merged config has one, is derived per child (else all n would sample
  * the same continuation).
  */
-export const ForkRolloutRequest = z.object({
-  at_step: z.int("at_step must be an integer").min(0, "at_step must be >= 0"),
-  n: z.int("n must be an integer").min(1, "n must be >= 1").max(MAX_FORK_CHILDREN, `n must be <= ${MAX_FORK_CHILDREN}`).default(1),
-  rollout_ids: z.array(RolloutId).optional(),
-  config: z.record(z.string(), z.json()).optional(),
-  /** Train the shared prefix's completions in the children's samples too (mask 1). Default false. */
-  train_shared_prefix: z.boolean().default(false),
-}).strict().superRefine((body, ctx) => {
-  if (!body.rollout_ids) return;
-  if (body.rollout_ids.length !== body.n) ctx.addIssue({ code: "custom", path: ["rollout_ids"], message: `rollout_ids must hold n (${body.n}) ids, got ${body.rollout_ids.length}` });
-  const seen = new Set<string>();
-  body.rollout_ids.forEach((id, i) => {
-    if (seen.has(id)) ctx.addIssue({ code: "custom", path: ["rollout_ids", i], message: `rollout id ${id} appears twice` });
-    seen.add(id);
+export const ForkRolloutRequest = z
+  .object({
+    at_step: z.int("at_step must be an integer").min(0, "at_step must be >= 0"),
+    n: z
+      .int("n must be an integer")
+      .min(1, "n must be >= 1")
+      .max(MAX_FORK_CHILDREN, `n must be <= ${MAX_FORK_CHILDREN}`)
+      .default(1),
+    rollout_ids: z.array(RolloutId).optional(),
+    config: z.record(z.string(), z.json()).optional(),
+    /** Train the shared prefix's completions in the children's samples too (mask 1). Default false. */
+    train_shared_prefix: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (!body.rollout_ids) return;
+    if (body.rollout_ids.length !== body.n)
+      ctx.addIssue({
+        code: "custom",
+        path: ["rollout_ids"],
+        message: `rollout_ids must hold n (${body.n}) ids, got ${body.rollout_ids.length}`,
+      });
+    const seen = new Set<string>();
+    body.rollout_ids.forEach((id, i) => {
+      if (seen.has(id))
+        ctx.addIssue({
+          code: "custom",
+          path: ["rollout_ids", i],
+          message: `rollout id ${id} appears twice`,
+        });
+      seen.add(id);
+    });
   });
-});
 export type ForkRolloutRequest = z.infer<typeof ForkRolloutRequest>;
 
 /**

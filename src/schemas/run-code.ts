@@ -11,7 +11,11 @@ export const MAX_OUTPUT_BYTES = 4_000_000;
 const utf8Bytes = (text: string): number => new TextEncoder().encode(text).byteLength;
 
 const SourceText = (field: string) =>
-  z.string({ error: `${field} must be a string` }).refine((text) => utf8Bytes(text) <= MAX_CODE_BYTES, { message: `${field} must be at most ${MAX_CODE_BYTES} bytes` });
+  z
+    .string({ error: `${field} must be a string` })
+    .refine((text) => utf8Bytes(text) <= MAX_CODE_BYTES, {
+      message: `${field} must be at most ${MAX_CODE_BYTES} bytes`,
+    });
 
 /**
  * One call. `code` is an ES module (`export function add(a, b) {…}`); `entry` names an exported
@@ -23,15 +27,23 @@ const SourceText = (field: string) =>
  * `assert`).
  */
 export const RunCodeInput = z.strictObject({
-  language: z.enum(["javascript", "typescript", "python"], { error: 'language must be "javascript", "typescript" or "python"' }),
+  language: z.enum(["javascript", "typescript", "python"], {
+    error: 'language must be "javascript", "typescript" or "python"',
+  }),
   code: SourceText("code"),
-  entry: z.string().regex(/^[A-Za-z_$][\w$]*$/, { message: "entry must be an identifier" }).optional(),
+  entry: z
+    .string()
+    .regex(/^[A-Za-z_$][\w$]*$/, { message: "entry must be an identifier" })
+    .optional(),
   tests: SourceText("tests").optional(),
   /**
    * Wall-clock budget, 1..60000 ms; production also caps CPU time at this figure (`limits.cpuMs`).
    * A Python call may take up to PYTHON_BOOT_ALLOWANCE_MS (5 s) more to boot its interpreter.
    */
-  timeoutMs: z.int({ error: "timeoutMs must be an integer" }).min(1, { message: "timeoutMs must be >= 1" }).max(MAX_TIMEOUT_MS, { message: `timeoutMs must be <= ${MAX_TIMEOUT_MS}` }),
+  timeoutMs: z
+    .int({ error: "timeoutMs must be an integer" })
+    .min(1, { message: "timeoutMs must be >= 1" })
+    .max(MAX_TIMEOUT_MS, { message: `timeoutMs must be <= ${MAX_TIMEOUT_MS}` }),
   /** Captured stdout + stderr beyond this many bytes is cut, and a result whose JSON is larger is an error; default 64 KB. */
   maxOutputBytes: z.int().min(1).max(MAX_OUTPUT_BYTES).default(65_536),
 });
@@ -41,7 +53,11 @@ export type RunCodeInput = z.output<typeof RunCodeInput>;
 export type RunCodeRequest = z.input<typeof RunCodeInput>;
 
 /** A thrown value, as the sandbox saw it. */
-export const RunCodeError = z.object({ name: z.string(), message: z.string(), stack: z.string().optional() });
+export const RunCodeError = z.object({
+  name: z.string(),
+  message: z.string(),
+  stack: z.string().optional(),
+});
 /** A thrown value, as the sandbox saw it. */
 export type RunCodeError = z.infer<typeof RunCodeError>;
 

@@ -11,9 +11,19 @@ import { TerminationReason } from "./termination";
 /** Per-batch numbers a training step is judged by, computed by the batch's tracker over each slot's current run. */
 export const BatchStepStats = z.object({
   /** Rewards of finished rollouts: mean, population standard deviation, extremes. */
-  reward: z.object({ count: z.int(), mean: z.number().nullable(), std: z.number().nullable(), min: z.number().nullable(), max: z.number().nullable() }),
+  reward: z.object({
+    count: z.int(),
+    mean: z.number().nullable(),
+    std: z.number().nullable(),
+    min: z.number().nullable(),
+    max: z.number().nullable(),
+  }),
   /** Completion tokens per finished rollout (as its result message counted them): mean and nearest-rank p90. */
-  response_tokens: z.object({ count: z.int(), mean: z.number().nullable(), p90: z.number().nullable() }),
+  response_tokens: z.object({
+    count: z.int(),
+    mean: z.number().nullable(),
+    p90: z.number().nullable(),
+  }),
   /** Complete groups, and those of two or more members that all got the same reward (a missing reward counts 0, as verl's placeholder): no GRPO signal. */
   groups: z.object({ complete: z.int(), no_signal: z.int() }),
   /** Lowest policy_version_start and highest policy_version_end over the rollouts; their difference is the step's staleness span. */
@@ -47,7 +57,9 @@ export type RunView = z.infer<typeof RunView>;
 export const GroupStatus = z.object({
   complete: z.boolean(),
   /** `deliver`, `deliver_valid`, `no_signal` (filtered), `infra_failure` (withheld), `cut`, or `stale` (dropped by the feed), null while incomplete. */
-  verdict: z.enum(["deliver", "deliver_valid", "no_signal", "infra_failure", "cut", "stale"]).nullable(),
+  verdict: z
+    .enum(["deliver", "deliver_valid", "no_signal", "infra_failure", "cut", "stale"])
+    .nullable(),
   /** Why, in words. */
   reason: z.string(),
 });

@@ -5,7 +5,14 @@ import { z } from "zod";
 export const SPAN_SCHEMA_VERSION = 1;
 
 /** What a span records (Agent-lightning's emitter kinds). */
-export const SpanKind = z.enum(["reward", "message", "object", "exception", "annotation", "operation"]);
+export const SpanKind = z.enum([
+  "reward",
+  "message",
+  "object",
+  "exception",
+  "annotation",
+  "operation",
+]);
 export type SpanKind = z.infer<typeof SpanKind>;
 
 /** A reward: one number, or named numbers with the primary one named by `attributes.primary_key`. */
@@ -16,18 +23,25 @@ export const RewardValue = z.union([
 export type RewardValue = z.infer<typeof RewardValue>;
 
 /** A span as a caller sends it. Ordering is by the sequence id the session assigns, not by clock. */
-export const SpanInput = z.object({
-  kind: SpanKind,
-  name: z.string().min(1).max(200).default("span"),
-  value: z.json().default(null),
-  attributes: z.record(z.string(), z.json()).default({}),
-  start_time: z.number().nullable().default(null),
-  end_time: z.number().nullable().default(null),
-}).strict().superRefine((span, ctx) => {
-  if (span.kind === "reward" && !RewardValue.safeParse(span.value).success) {
-    ctx.addIssue({ code: "custom", path: ["value"], message: "a reward span's value must be a finite number or a record of finite numbers" });
-  }
-});
+export const SpanInput = z
+  .object({
+    kind: SpanKind,
+    name: z.string().min(1).max(200).default("span"),
+    value: z.json().default(null),
+    attributes: z.record(z.string(), z.json()).default({}),
+    start_time: z.number().nullable().default(null),
+    end_time: z.number().nullable().default(null),
+  })
+  .strict()
+  .superRefine((span, ctx) => {
+    if (span.kind === "reward" && !RewardValue.safeParse(span.value).success) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["value"],
+        message: "a reward span's value must be a finite number or a record of finite numbers",
+      });
+    }
+  });
 export type SpanInput = z.input<typeof SpanInput>;
 
 /** A stored span, numbered per rollout from 1. */
@@ -49,6 +63,9 @@ export function primaryReward(span: Pick<Span, "value" | "attributes">): number 
   const parsed = RewardValue.safeParse(span.value);
   if (!parsed.success) return null;
   if (typeof parsed.data === "number") return parsed.data;
-  const key = typeof span.attributes.primary_key === "string" ? span.attributes.primary_key : Object.keys(parsed.data)[0];
+  const key =
+    typeof span.attributes.primary_key === "string"
+      ? span.attributes.primary_key
+      : Object.keys(parsed.data)[0];
   return key !== undefined ? (parsed.data[key] ?? null) : null;
 }

@@ -20,7 +20,11 @@ export const RolloutStatus = z.enum(["queued", "running", "succeeded", "failed",
 export type RolloutStatus = z.infer<typeof RolloutStatus>;
 
 /** Terminal states: nothing changes a rollout once it is in one of these. */
-export const TERMINAL_STATUSES: ReadonlySet<RolloutStatus> = new Set(["succeeded", "failed", "cancelled"]);
+export const TERMINAL_STATUSES: ReadonlySet<RolloutStatus> = new Set([
+  "succeeded",
+  "failed",
+  "cancelled",
+]);
 
 /**
  * The status a termination reason implies. Limits (steps, lengths) end a rollout normally, so its

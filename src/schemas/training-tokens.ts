@@ -12,13 +12,18 @@ export interface TrainingTokens {
 }
 
 /** Whether `logprobs` holds exactly one entry per completion token. */
-export function logprobsAligned(tokens: Pick<TrainingTokens, "completion_token_ids" | "logprobs">): boolean {
+export function logprobsAligned(
+  tokens: Pick<TrainingTokens, "completion_token_ids" | "logprobs">,
+): boolean {
   return tokens.logprobs.length === tokens.completion_token_ids.length;
 }
 
 /** What a call lacks to be trained on (`missing_token_ids`, `missing_logprobs`), or null when it has it all. */
-export function missingTrainingTokens(tokens: TrainingTokens): "missing_token_ids" | "missing_logprobs" | null {
-  if (tokens.prompt_token_ids.length === 0 || tokens.completion_token_ids.length === 0) return "missing_token_ids";
+export function missingTrainingTokens(
+  tokens: TrainingTokens,
+): "missing_token_ids" | "missing_logprobs" | null {
+  if (tokens.prompt_token_ids.length === 0 || tokens.completion_token_ids.length === 0)
+    return "missing_token_ids";
   if (!logprobsAligned(tokens)) return "missing_logprobs";
   return null;
 }

@@ -16,7 +16,16 @@ export const TokenLogprob = z.looseObject({
  * of a model call's capture; a bad entry is still refused, the error naming this field.
  */
 const TokenLogprobs = z.custom<z.infer<typeof TokenLogprob>[]>(
-  (value) => Array.isArray(value) && value.every((entry) => typeof entry === "object" && entry !== null && typeof entry.token === "string" && typeof entry.logprob === "number" && Number.isFinite(entry.logprob)),
+  (value) =>
+    Array.isArray(value) &&
+    value.every(
+      (entry) =>
+        typeof entry === "object" &&
+        entry !== null &&
+        typeof entry.token === "string" &&
+        typeof entry.logprob === "number" &&
+        Number.isFinite(entry.logprob),
+    ),
   "must be an array of { token: string, logprob: number } entries",
 );
 
@@ -30,27 +39,34 @@ export const VllmChatCompletion = z.looseObject({
   model: z.string(),
   // Token ids are checked in one loop (TokenIds), not per element: see TokenLogprobs.
   prompt_token_ids: TokenIds.nullable().optional(),
-  choices: z.array(z.looseObject({
-    index: z.int(),
-    message: z.looseObject({
-      role: z.literal("assistant"),
-      content: z.string().nullable().optional(),
-      // A reasoning parser's output: `reasoning` since vLLM PR #27752, `reasoning_content` before
-      // (and both during the deprecation window). Either may be absent.
-      reasoning: z.string().nullable().optional(),
-      reasoning_content: z.string().nullable().optional(),
-      tool_calls: z.array(ToolCall).nullable().optional(),
-    }),
-    logprobs: z.looseObject({ content: TokenLogprobs.nullable() }).nullable().optional(),
-    finish_reason: z.string().nullable(),
-    stop_reason: z.union([z.string(), z.int()]).nullable().optional(),
-    token_ids: TokenIds.nullable().optional(),
-  })).min(1, "choices must not be empty"),
-  usage: z.looseObject({
-    prompt_tokens: z.int(),
-    completion_tokens: z.int(),
-    total_tokens: z.int(),
-  }).nullable().optional(),
+  choices: z
+    .array(
+      z.looseObject({
+        index: z.int(),
+        message: z.looseObject({
+          role: z.literal("assistant"),
+          content: z.string().nullable().optional(),
+          // A reasoning parser's output: `reasoning` since vLLM PR #27752, `reasoning_content` before
+          // (and both during the deprecation window). Either may be absent.
+          reasoning: z.string().nullable().optional(),
+          reasoning_content: z.string().nullable().optional(),
+          tool_calls: z.array(ToolCall).nullable().optional(),
+        }),
+        logprobs: z.looseObject({ content: TokenLogprobs.nullable() }).nullable().optional(),
+        finish_reason: z.string().nullable(),
+        stop_reason: z.union([z.string(), z.int()]).nullable().optional(),
+        token_ids: TokenIds.nullable().optional(),
+      }),
+    )
+    .min(1, "choices must not be empty"),
+  usage: z
+    .looseObject({
+      prompt_tokens: z.int(),
+      completion_tokens: z.int(),
+      total_tokens: z.int(),
+    })
+    .nullable()
+    .optional(),
 });
 export type VllmChatCompletion = z.infer<typeof VllmChatCompletion>;
 
@@ -70,15 +86,25 @@ export type VllmTokenizeResponse = z.infer<typeof VllmTokenizeResponse>;
 export const VllmCompletion = z.looseObject({
   id: z.string(),
   model: z.string(),
-  choices: z.array(z.looseObject({
-    index: z.int(),
-    text: z.string(),
-    // Token ids are checked in one loop (TokenIds), not per element: see TokenLogprobs.
-  prompt_token_ids: TokenIds.nullable().optional(),
-    token_ids: TokenIds.nullable().optional(),
-    logprobs: z.looseObject({ token_logprobs: z.array(z.number().nullable()) }).nullable().optional(),
-    finish_reason: z.string().nullable(),
-  })).min(1, "choices must not be empty"),
-  usage: z.looseObject({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() }).nullable().optional(),
+  choices: z
+    .array(
+      z.looseObject({
+        index: z.int(),
+        text: z.string(),
+        // Token ids are checked in one loop (TokenIds), not per element: see TokenLogprobs.
+        prompt_token_ids: TokenIds.nullable().optional(),
+        token_ids: TokenIds.nullable().optional(),
+        logprobs: z
+          .looseObject({ token_logprobs: z.array(z.number().nullable()) })
+          .nullable()
+          .optional(),
+        finish_reason: z.string().nullable(),
+      }),
+    )
+    .min(1, "choices must not be empty"),
+  usage: z
+    .looseObject({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() })
+    .nullable()
+    .optional(),
 });
 export type VllmCompletion = z.infer<typeof VllmCompletion>;

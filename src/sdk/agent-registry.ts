@@ -8,7 +8,10 @@ import type { LitAgentDefinition } from "./lit-agent";
 import type { WorkflowAgentDefinition } from "./agent-workflow";
 
 /** How to build and score one stepwise (BaseAgent + BaseEnv) agent. */
-export interface StepwiseAgentDefinition<A extends BaseAgent = BaseAgent, E extends BaseEnv = BaseEnv> {
+export interface StepwiseAgentDefinition<
+  A extends BaseAgent = BaseAgent,
+  E extends BaseEnv = BaseEnv,
+> {
   kind: "stepwise";
   /** Unique name used in `POST /v1/rollouts {agent}`. */
   name: string;
@@ -33,7 +36,8 @@ export interface StepwiseAgentDefinition<A extends BaseAgent = BaseAgent, E exte
  * Any agent the runtime can run. `kind` names the engine that runs it: `stepwise` (BaseAgent +
  * BaseEnv, resumable step by step), or `function`, `lit` and `workflow`, which run as attempts.
  */
-export type AgentDefinition = StepwiseAgentDefinition | FunctionAgentDefinition | LitAgentDefinition | WorkflowAgentDefinition;
+export type AgentDefinition =
+  StepwiseAgentDefinition | FunctionAgentDefinition | LitAgentDefinition | WorkflowAgentDefinition;
 
 /** The engine kinds. */
 export type AgentKind = AgentDefinition["kind"];
@@ -42,7 +46,13 @@ export type AgentKind = AgentDefinition["kind"];
 export type DefineAgentOptions<A extends BaseAgent, E extends BaseEnv> = Omit<
   StepwiseAgentDefinition<A, E>,
   "kind" | "envArgs" | "agentArgs" | "computeTrajectoryReward" | "engine"
-> & Partial<Pick<StepwiseAgentDefinition<A, E>, "envArgs" | "agentArgs" | "computeTrajectoryReward" | "engine">>;
+> &
+  Partial<
+    Pick<
+      StepwiseAgentDefinition<A, E>,
+      "envArgs" | "agentArgs" | "computeTrajectoryReward" | "engine"
+    >
+  >;
 
 const AGENT_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
@@ -109,10 +119,18 @@ export function defineAgent<A extends BaseAgent, E extends BaseEnv>(
  * `{rewardDimensions}` copied and checked from define options, or nothing: names of reward
  * dimensions a batch's signal filter may use.
  */
-export function rewardDimensionsOf(options: { name?: string; rewardDimensions?: readonly string[] }): { rewardDimensions?: readonly string[] } {
+export function rewardDimensionsOf(options: {
+  name?: string;
+  rewardDimensions?: readonly string[];
+}): { rewardDimensions?: readonly string[] } {
   if (options.rewardDimensions === undefined) return {};
-  if (!Array.isArray(options.rewardDimensions) || !options.rewardDimensions.every((name) => typeof name === "string" && name.length > 0)) {
-    throw new TypeError(`agent "${options.name ?? ""}": rewardDimensions must be a list of non-empty names`);
+  if (
+    !Array.isArray(options.rewardDimensions) ||
+    !options.rewardDimensions.every((name) => typeof name === "string" && name.length > 0)
+  ) {
+    throw new TypeError(
+      `agent "${options.name ?? ""}": rewardDimensions must be a list of non-empty names`,
+    );
   }
   return { rewardDimensions: [...options.rewardDimensions] };
 }

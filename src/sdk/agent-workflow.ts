@@ -6,18 +6,22 @@ import type { LlmResource, ResolvedResources, ResourceSpecs } from "./resources"
 import type { Artifacts, RolloutInfo } from "./rollout-info";
 
 const finite = (what: string) =>
-  z.custom<number>((value) => typeof value === "number" && Number.isFinite(value), { error: (issue) => `${what} must be a finite number (got ${String(issue.input)})` });
+  z.custom<number>((value) => typeof value === "number" && Number.isFinite(value), {
+    error: (issue) => `${what} must be a finite number (got ${String(issue.input)})`,
+  });
 
 /**
  * What a workflow's `run` may return: the conversation, named metrics and `info` (free-form JSON,
  * reserved in Osmosis; kept here as the rollout's `info` annotation span). Unknown fields and
  * non-finite metrics are refused (the rollout fails AGENT_ERROR naming them), never dropped.
  */
-export const AgentWorkflowOutput = z.object({
-  messages: z.array(ChatMessage),
-  metrics: z.record(z.string(), finite("a metric")).default({}),
-  info: z.record(z.string(), z.json()).nullish(),
-}).strict();
+export const AgentWorkflowOutput = z
+  .object({
+    messages: z.array(ChatMessage),
+    metrics: z.record(z.string(), finite("a metric")).default({}),
+    info: z.record(z.string(), z.json()).nullish(),
+  })
+  .strict();
 export type AgentWorkflowOutput = z.input<typeof AgentWorkflowOutput>;
 
 /** What a workflow sees. The task's ground truth is not here: only the grader gets it (`label`). */
@@ -113,7 +117,10 @@ export abstract class Grader<Config = JsonObject> {
 }
 
 /** A registered workflow (and grader): run as attempts by the workflow engine. */
-export interface WorkflowAgentDefinition<Config = unknown, R extends ResourceSpecs = ResourceSpecs> {
+export interface WorkflowAgentDefinition<
+  Config = unknown,
+  R extends ResourceSpecs = ResourceSpecs,
+> {
   /** Named reward dimensions the agent emits (`emitReward({acc: 1, …})`), which a batch's `filter.metric` may name besides `reward`. */
   rewardDimensions?: readonly string[];
   kind: "workflow";

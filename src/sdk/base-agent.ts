@@ -25,7 +25,12 @@ export abstract class BaseAgent {
   /** The messages to send to the model for the next call (the whole conversation so far). */
   abstract get chatCompletions(): ChatMessage[];
   /** Takes what the environment returned (reset's observation has reward 0 and done false). */
-  abstract updateFromEnv(observation: JsonValue, reward: number, done: boolean, info: JsonObject): void | Promise<void>;
+  abstract updateFromEnv(
+    observation: JsonValue,
+    reward: number,
+    done: boolean,
+    info: JsonObject,
+  ): void | Promise<void>;
   /** Takes the model's response and decides the action to send to the environment. */
   abstract updateFromModel(response: ModelResponse): Action | Promise<Action>;
   /** Clears all state for a new episode. */

@@ -4,7 +4,12 @@ import type { JsonObject, JsonValue } from "../schemas/json";
 /** What `reset()` returns: the first observation and extra info. */
 export type EnvReset = [observation: JsonValue, info: JsonObject];
 /** What `step()` returns, as in the seed: `[observation, reward, done, info]`. */
-export type EnvStepResult = [observation: JsonValue, reward: number, done: boolean, info: JsonObject];
+export type EnvStepResult = [
+  observation: JsonValue,
+  reward: number,
+  done: boolean,
+  info: JsonObject,
+];
 
 /**
  * An environment the agent acts in. Environments are rebuilt on every driver invocation (the

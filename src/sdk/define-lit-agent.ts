@@ -2,7 +2,12 @@
 import type { AgentTask } from "../schemas/agent-task";
 import { type AgentRegistry, agentRegistry, rewardDimensionsOf } from "./agent-registry";
 import { checkResourceSpecs } from "./definition-checks";
-import { LIT_AGENT_RESOURCE_FIELDS, LitAgent, type LitAgentClass, type LitAgentDefinition } from "./lit-agent";
+import {
+  LIT_AGENT_RESOURCE_FIELDS,
+  LitAgent,
+  type LitAgentClass,
+  type LitAgentDefinition,
+} from "./lit-agent";
 import type { ResourceSpecs } from "./resources";
 
 /** Options of `defineLitAgent`. */
@@ -17,7 +22,10 @@ export interface DefineLitAgentOptions<T, R extends ResourceSpecs> {
   task?: (task: AgentTask) => T;
 }
 
-function overrides(agentClass: LitAgentClass<unknown, ResourceSpecs>, method: "rollout" | "trainingRollout" | "validationRollout"): boolean {
+function overrides(
+  agentClass: LitAgentClass<unknown, ResourceSpecs>,
+  method: "rollout" | "trainingRollout" | "validationRollout",
+): boolean {
   return agentClass.prototype[method] !== LitAgent.prototype[method];
 }
 
@@ -27,16 +35,32 @@ function overrides(agentClass: LitAgentClass<unknown, ResourceSpecs>, method: "r
  * @example
  * defineLitAgent({ name: "solver", agentClass: Solver });
  */
-export function defineLitAgent<T = AgentTask, R extends ResourceSpecs = {}>(options: DefineLitAgentOptions<T, R>, registry: AgentRegistry = agentRegistry): LitAgentDefinition<T, R> {
+export function defineLitAgent<T = AgentTask, R extends ResourceSpecs = {}>(
+  options: DefineLitAgentOptions<T, R>,
+  registry: AgentRegistry = agentRegistry,
+): LitAgentDefinition<T, R> {
   const { name, agentClass } = options;
-  if (typeof agentClass !== "function" || !(agentClass.prototype instanceof LitAgent)) throw new TypeError(`agent "${name}": agentClass must be a class extending LitAgent`);
+  if (typeof agentClass !== "function" || !(agentClass.prototype instanceof LitAgent))
+    throw new TypeError(`agent "${name}": agentClass must be a class extending LitAgent`);
   const erased = agentClass as unknown as LitAgentClass<unknown, ResourceSpecs>;
-  if (!overrides(erased, "rollout") && !(overrides(erased, "trainingRollout") && overrides(erased, "validationRollout"))) {
-    throw new TypeError(`agent "${name}": ${agentClass.name} must override rollout, or both trainingRollout and validationRollout`);
+  if (
+    !overrides(erased, "rollout") &&
+    !(overrides(erased, "trainingRollout") && overrides(erased, "validationRollout"))
+  ) {
+    throw new TypeError(
+      `agent "${name}": ${agentClass.name} must override rollout, or both trainingRollout and validationRollout`,
+    );
   }
   const resources = options.resources ?? ({} as R);
   checkResourceSpecs(name, resources, LIT_AGENT_RESOURCE_FIELDS);
-  const definition: LitAgentDefinition<T, R> = { kind: "lit", name, agentClass, resources, task: options.task ?? ((task) => task as unknown as T), ...rewardDimensionsOf(options) };
+  const definition: LitAgentDefinition<T, R> = {
+    kind: "lit",
+    name,
+    agentClass,
+    resources,
+    task: options.task ?? ((task) => task as unknown as T),
+    ...rewardDimensionsOf(options),
+  };
   registry.register(definition as unknown as LitAgentDefinition);
   return definition;
 }

@@ -1,7 +1,11 @@
 /** @module Registering function agents: `defineRollout` and Agent-lightning's `@rollout` as `rollout(fn, …)`. */
 import { type AgentRegistry, agentRegistry, rewardDimensionsOf } from "./agent-registry";
 import { checkDestructuredContext, checkResourceSpecs } from "./definition-checks";
-import { type FunctionAgentDefinition, ROLLOUT_CONTEXT_FIELDS, type RolloutFunction } from "./function-agent";
+import {
+  type FunctionAgentDefinition,
+  ROLLOUT_CONTEXT_FIELDS,
+  type RolloutFunction,
+} from "./function-agent";
 import type { ResourceSpecs } from "./resources";
 
 /** Options of `defineRollout`. Declare `resources` before `run`, so TypeScript types `run`'s context from them. */
@@ -29,12 +33,22 @@ export interface DefineRolloutOptions<R extends ResourceSpecs> {
  *   },
  * });
  */
-export function defineRollout<R extends ResourceSpecs = {}>(options: DefineRolloutOptions<R>, registry: AgentRegistry = agentRegistry): FunctionAgentDefinition<R> {
+export function defineRollout<R extends ResourceSpecs = {}>(
+  options: DefineRolloutOptions<R>,
+  registry: AgentRegistry = agentRegistry,
+): FunctionAgentDefinition<R> {
   const resources = options.resources ?? ({} as R);
-  if (typeof options.run !== "function") throw new TypeError(`agent "${options.name}": run must be a function`);
+  if (typeof options.run !== "function")
+    throw new TypeError(`agent "${options.name}": run must be a function`);
   checkResourceSpecs(options.name, resources, ROLLOUT_CONTEXT_FIELDS);
   checkDestructuredContext(options.name, options.run, ROLLOUT_CONTEXT_FIELDS, resources);
-  const definition: FunctionAgentDefinition<R> = { kind: "function", name: options.name, resources, run: options.run, ...rewardDimensionsOf(options) };
+  const definition: FunctionAgentDefinition<R> = {
+    kind: "function",
+    name: options.name,
+    resources,
+    run: options.run,
+    ...rewardDimensionsOf(options),
+  };
   registry.register(definition as unknown as FunctionAgentDefinition);
   return definition;
 }
@@ -49,6 +63,10 @@ export function defineRollout<R extends ResourceSpecs = {}>(options: DefineRollo
  *   emitReward(reply.choices[0]?.message.content ? 1 : 0);
  * }, { name: "echo" });
  */
-export function rollout<R extends ResourceSpecs = {}>(fn: RolloutFunction<R>, options: Omit<DefineRolloutOptions<R>, "run">, registry: AgentRegistry = agentRegistry): FunctionAgentDefinition<R> {
+export function rollout<R extends ResourceSpecs = {}>(
+  fn: RolloutFunction<R>,
+  options: Omit<DefineRolloutOptions<R>, "run">,
+  registry: AgentRegistry = agentRegistry,
+): FunctionAgentDefinition<R> {
   return defineRollout({ ...options, run: fn }, registry);
 }

@@ -30,17 +30,35 @@ export interface DefineWorkflowOptions<Config, R extends ResourceSpecs> {
  * @example
  * defineWorkflow({ name: "solve", workflow: Solve, grader: ExactMatch, config: { style: "brief", concurrency: { max_concurrent: 16 } } });
  */
-export function defineWorkflow<Config = JsonObject, R extends ResourceSpecs = {}>(options: DefineWorkflowOptions<Config, R>, registry: AgentRegistry = agentRegistry): WorkflowAgentDefinition<Config, R> {
+export function defineWorkflow<Config = JsonObject, R extends ResourceSpecs = {}>(
+  options: DefineWorkflowOptions<Config, R>,
+  registry: AgentRegistry = agentRegistry,
+): WorkflowAgentDefinition<Config, R> {
   const { workflow, grader } = options;
   const configName = (options.config as { name?: unknown } | undefined)?.name;
   const name = options.name ?? (typeof configName === "string" ? configName : "");
-  if (typeof workflow !== "function" || !(workflow.prototype instanceof AgentWorkflow)) throw new TypeError(`agent "${name}": workflow must be a class extending AgentWorkflow`);
-  if (grader !== undefined && (typeof grader !== "function" || !(grader.prototype instanceof Grader))) throw new TypeError(`agent "${name}": grader must be a class extending Grader`);
+  if (typeof workflow !== "function" || !(workflow.prototype instanceof AgentWorkflow))
+    throw new TypeError(`agent "${name}": workflow must be a class extending AgentWorkflow`);
+  if (
+    grader !== undefined &&
+    (typeof grader !== "function" || !(grader.prototype instanceof Grader))
+  )
+    throw new TypeError(`agent "${name}": grader must be a class extending Grader`);
   const resources = options.resources ?? ({} as R);
   checkResourceSpecs(name, resources, []);
   const config = options.config ?? ({} as Config);
   const { description, maxConcurrent } = workflowLimits(name, config);
-  const definition: WorkflowAgentDefinition<Config, R> = { kind: "workflow", name, workflow, grader: grader ?? null, config, description, maxConcurrent, resources, ...rewardDimensionsOf(options) };
+  const definition: WorkflowAgentDefinition<Config, R> = {
+    kind: "workflow",
+    name,
+    workflow,
+    grader: grader ?? null,
+    config,
+    description,
+    maxConcurrent,
+    resources,
+    ...rewardDimensionsOf(options),
+  };
   registry.register(definition as unknown as WorkflowAgentDefinition);
   return definition;
 }

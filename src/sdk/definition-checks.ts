@@ -9,12 +9,25 @@ const RESOURCE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * Throws a TypeError naming the agent when a declared resource shadows a context field, has a name
  * the resource store would refuse, or has no default.
  */
-export function checkResourceSpecs(agent: string, resources: ResourceSpecs, reserved: readonly string[]): void {
+export function checkResourceSpecs(
+  agent: string,
+  resources: ResourceSpecs,
+  reserved: readonly string[],
+): void {
   for (const [key, spec] of Object.entries(resources)) {
-    if (reserved.includes(key)) throw new TypeError(`agent "${agent}": resource "${key}" would hide the context field of that name (${reserved.join(", ")}); declare it under another key`);
+    if (reserved.includes(key))
+      throw new TypeError(
+        `agent "${agent}": resource "${key}" would hide the context field of that name (${reserved.join(", ")}); declare it under another key`,
+      );
     const name = spec?.name ?? key;
-    if (!RESOURCE_NAME.test(name)) throw new TypeError(`agent "${agent}": resource "${key}" has name "${name}", which must match ${RESOURCE_NAME}`);
-    if (typeof spec?.parse !== "function" || !("default" in spec)) throw new TypeError(`agent "${agent}": resource "${key}" must be declared with promptTemplate(…), jsonResource(…) or another ResourceSpec`);
+    if (!RESOURCE_NAME.test(name))
+      throw new TypeError(
+        `agent "${agent}": resource "${key}" has name "${name}", which must match ${RESOURCE_NAME}`,
+      );
+    if (typeof spec?.parse !== "function" || !("default" in spec))
+      throw new TypeError(
+        `agent "${agent}": resource "${key}" must be declared with promptTemplate(…), jsonResource(…) or another ResourceSpec`,
+      );
   }
 }
 
@@ -23,7 +36,12 @@ export function checkResourceSpecs(agent: string, resources: ResourceSpecs, rese
  * undeclared resource is found at registration, not in the middle of a rollout. Functions that
  * take the context whole (`(ctx) => …`) are not checked here; TypeScript checks them.
  */
-export function checkDestructuredContext(agent: string, fn: (...args: never[]) => unknown, fields: readonly string[], resources: ResourceSpecs): void {
+export function checkDestructuredContext(
+  agent: string,
+  fn: (...args: never[]) => unknown,
+  fields: readonly string[],
+  resources: ResourceSpecs,
+): void {
   const keys = destructuredKeys(fn);
   if (!keys) return;
   const known = new Set([...fields, ...Object.keys(resources)]);

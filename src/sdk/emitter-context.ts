@@ -23,6 +23,9 @@ export function runWithSpanSink<T>(sink: SpanSink, fn: () => T): T {
 /** The current attempt's sink; `caller` names the emitter in the error when there is none. */
 export function currentSpanSink(caller: string): SpanSink {
   const sink = storage.getStore();
-  if (!sink) throw new AgentContractError(`${caller} was called outside a rollout: emitters work only inside an agent's rollout code (and what it calls)`);
+  if (!sink)
+    throw new AgentContractError(
+      `${caller} was called outside a rollout: emitters work only inside an agent's rollout code (and what it calls)`,
+    );
   return sink;
 }

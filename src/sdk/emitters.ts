@@ -10,12 +10,21 @@ import { currentSpanSink } from "./emitter-context";
 /** Extra attributes of a span (JSON). */
 export type SpanAttributes = Record<string, JsonValue>;
 
-function emit(caller: string, kind: SpanKind, name: string, value: unknown, attributes: SpanAttributes = {}, times: { start_time?: number; end_time?: number } = {}): void {
+function emit(
+  caller: string,
+  kind: SpanKind,
+  name: string,
+  value: unknown,
+  attributes: SpanAttributes = {},
+  times: { start_time?: number; end_time?: number } = {},
+): void {
   const sink = currentSpanSink(caller);
   const parsed = SpanInput.safeParse({ kind, name, value, attributes, ...times });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentContractError(`${caller}: ${issue?.path.join(".") || "span"}: ${issue?.message ?? "invalid"}`);
+    throw new AgentContractError(
+      `${caller}: ${issue?.path.join(".") || "span"}: ${issue?.message ?? "invalid"}`,
+    );
   }
   sink.record(parsed.data);
 }
@@ -29,12 +38,19 @@ function emit(caller: string, kind: SpanKind, name: string, value: unknown, attr
  * emitReward(1);
  * emitReward({ accuracy: 1, brevity: 0.4 }, { primaryKey: "accuracy" });
  */
-export function emitReward(reward: number | Record<string, number>, options: { primaryKey?: string; name?: string; attributes?: SpanAttributes } = {}): void {
+export function emitReward(
+  reward: number | Record<string, number>,
+  options: { primaryKey?: string; name?: string; attributes?: SpanAttributes } = {},
+): void {
   const attributes: SpanAttributes = { ...options.attributes };
   if (typeof reward === "object" && reward !== null) {
     const keys = Object.keys(reward);
-    if (keys.length === 0) throw new AgentContractError("emitReward: a reward record needs at least one entry");
-    if (options.primaryKey !== undefined && !keys.includes(options.primaryKey)) throw new AgentContractError(`emitReward: primaryKey "${options.primaryKey}" is not one of ${keys.join(", ")}`);
+    if (keys.length === 0)
+      throw new AgentContractError("emitReward: a reward record needs at least one entry");
+    if (options.primaryKey !== undefined && !keys.includes(options.primaryKey))
+      throw new AgentContractError(
+        `emitReward: primaryKey "${options.primaryKey}" is not one of ${keys.join(", ")}`,
+      );
     attributes.primary_key = options.primaryKey ?? keys[0]!;
   }
   emit("emitReward", "reward", options.name ?? "reward", reward, attributes);
@@ -56,7 +72,10 @@ export function emitMessage(message: string, attributes?: SpanAttributes): void 
  * @example
  * emitObject({ tool: "search", hits: 3 });
  */
-export function emitObject(value: JsonValue, options: { name?: string; attributes?: SpanAttributes } = {}): void {
+export function emitObject(
+  value: JsonValue,
+  options: { name?: string; attributes?: SpanAttributes } = {},
+): void {
   emit("emitObject", "object", options.name ?? "object", value, options.attributes);
 }
 
@@ -67,7 +86,10 @@ export function emitObject(value: JsonValue, options: { name?: string; attribute
  * try { await tool() } catch (error) { emitException(error) }
  */
 export function emitException(error: unknown, attributes?: SpanAttributes): void {
-  const value: JsonObject = error instanceof Error ? { type: error.name, message: error.message, stack: error.stack ?? null } : { type: typeof error, message: String(error), stack: null };
+  const value: JsonObject =
+    error instanceof Error
+      ? { type: error.name, message: error.message, stack: error.stack ?? null }
+      : { type: typeof error, message: String(error), stack: null };
   emit("emitException", "exception", "exception", value, attributes);
 }
 
@@ -77,7 +99,10 @@ export function emitException(error: unknown, attributes?: SpanAttributes): void
  * @example
  * emitAnnotation({ difficulty: "hard" });
  */
-export function emitAnnotation(annotation: Record<string, JsonValue>, attributes?: SpanAttributes): void {
+export function emitAnnotation(
+  annotation: Record<string, JsonValue>,
+  attributes?: SpanAttributes,
+): void {
   emit("emitAnnotation", "annotation", "annotation", annotation, attributes);
 }
 
@@ -88,15 +113,32 @@ export function emitAnnotation(annotation: Record<string, JsonValue>, attributes
  * @example
  * const docs = await operation("retrieve", () => search(query));
  */
-export async function operation<T>(name: string, fn: () => T | Promise<T>, attributes?: SpanAttributes): Promise<T> {
+export async function operation<T>(
+  name: string,
+  fn: () => T | Promise<T>,
+  attributes?: SpanAttributes,
+): Promise<T> {
   currentSpanSink("operation");
   const start = Date.now();
   try {
     const result = await fn();
-    emit("operation", "operation", name, { status: "ok" }, attributes, { start_time: start, end_time: Date.now() });
+    emit("operation", "operation", name, { status: "ok" }, attributes, {
+      start_time: start,
+      end_time: Date.now(),
+    });
     return result;
   } catch (error) {
-    emit("operation", "operation", name, { status: "error", error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, attributes, { start_time: start, end_time: Date.now() });
+    emit(
+      "operation",
+      "operation",
+      name,
+      {
+        status: "error",
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      },
+      attributes,
+      { start_time: start, end_time: Date.now() },
+    );
     throw error;
   }
 }

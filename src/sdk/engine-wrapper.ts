@@ -13,7 +13,17 @@ import type { RolloutInfo } from "./rollout-info";
 
 /** What an engine reports while it runs: a step, or any event of its own (`type` names it). */
 export type EngineStreamEvent =
-  | { type: "step"; step: { action: JsonValue; observation?: JsonValue; reward?: number; done?: boolean; thought?: string; info?: JsonObject } }
+  | {
+      type: "step";
+      step: {
+        action: JsonValue;
+        observation?: JsonValue;
+        reward?: number;
+        done?: boolean;
+        thought?: string;
+        info?: JsonObject;
+      };
+    }
   | { type: string; [field: string]: JsonValue };
 
 /** The seed's stream queue: events put here reach the rollout's SSE stream (`GET /v1/rollouts/:id/events`). */
@@ -33,7 +43,8 @@ export interface EngineContext {
 }
 
 /** What `generateTrajectory` returns: the reward (default: the sum of streamed step rewards) and the conversation, if any. */
-export type EngineTrajectory = number | null | undefined | { reward?: number | null; messages?: ChatMessage[] };
+export type EngineTrajectory =
+  number | null | undefined | { reward?: number | null; messages?: ChatMessage[] };
 
 /**
  * A user engine. It runs as an attempt (no replay: a crash starts the next attempt from scratch),
@@ -58,7 +69,10 @@ export abstract class BaseEngineWrapper {
     this.context = context;
   }
 
-  abstract generateTrajectory(task: AgentTask, stream: EngineStreamFn): EngineTrajectory | Promise<EngineTrajectory>;
+  abstract generateTrajectory(
+    task: AgentTask,
+    stream: EngineStreamFn,
+  ): EngineTrajectory | Promise<EngineTrajectory>;
 }
 
 /** An engine class as registered. */
@@ -75,10 +89,13 @@ export class EngineRegistry {
 
   /** Adds an engine; a built-in name or a second engine under one name is a programming error. */
   register(name: string, engineClass: EngineClass): EngineClass {
-    if (!ENGINE_NAME.test(name)) throw new TypeError(`engine name "${name}" must match ${ENGINE_NAME}`);
-    if ((BUILT_IN_ENGINES as readonly string[]).includes(name)) throw new TypeError(`engine "${name}" is built in; register yours under another name`);
+    if (!ENGINE_NAME.test(name))
+      throw new TypeError(`engine name "${name}" must match ${ENGINE_NAME}`);
+    if ((BUILT_IN_ENGINES as readonly string[]).includes(name))
+      throw new TypeError(`engine "${name}" is built in; register yours under another name`);
     if (this.#engines.has(name)) throw new TypeError(`engine "${name}" is already registered`);
-    if (typeof engineClass !== "function" || !(engineClass.prototype instanceof BaseEngineWrapper)) throw new TypeError(`engine "${name}" must be a class extending BaseEngineWrapper`);
+    if (typeof engineClass !== "function" || !(engineClass.prototype instanceof BaseEngineWrapper))
+      throw new TypeError(`engine "${name}" must be a class extending BaseEngineWrapper`);
     this.#engines.set(name, engineClass);
     return engineClass;
   }
@@ -103,6 +120,10 @@ export const engineRegistry = new EngineRegistry();
  * @example
  * registerEngine("one-shot", OneShot);
  */
-export function registerEngine(name: string, engineClass: EngineClass, registry: EngineRegistry = engineRegistry): EngineClass {
+export function registerEngine(
+  name: string,
+  engineClass: EngineClass,
+  registry: EngineRegistry = engineRegistry,
+): EngineClass {
   return registry.register(name, engineClass);
 }

@@ -21,10 +21,18 @@ export interface BaseRolloutContext {
 }
 
 /** Context fields every function agent may destructure. */
-export const ROLLOUT_CONTEXT_FIELDS = ["task", "llm", "rollout", "signal", "artifacts", "heartbeat"] as const;
+export const ROLLOUT_CONTEXT_FIELDS = [
+  "task",
+  "llm",
+  "rollout",
+  "signal",
+  "artifacts",
+  "heartbeat",
+] as const;
 
 /** A function agent's context: the base fields plus each declared resource under its key. */
-export type RolloutContext<R extends ResourceSpecs = {}> = BaseRolloutContext & ResolvedResources<R>;
+export type RolloutContext<R extends ResourceSpecs = {}> = BaseRolloutContext &
+  ResolvedResources<R>;
 
 /**
  * What an agent's rollout may return: the final reward, nothing (the reward is the last one
@@ -33,7 +41,9 @@ export type RolloutContext<R extends ResourceSpecs = {}> = BaseRolloutContext & 
 export type RolloutResult = number | SpanInput[] | null | undefined | void;
 
 /** A function agent. */
-export type RolloutFunction<R extends ResourceSpecs = {}> = (context: RolloutContext<R>) => RolloutResult | Promise<RolloutResult>;
+export type RolloutFunction<R extends ResourceSpecs = {}> = (
+  context: RolloutContext<R>,
+) => RolloutResult | Promise<RolloutResult>;
 
 /** A registered function agent: run as attempts by the function engine. */
 export interface FunctionAgentDefinition<R extends ResourceSpecs = ResourceSpecs> {

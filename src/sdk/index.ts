@@ -23,7 +23,12 @@ export {
   type RolloutResult,
 } from "./function-agent";
 export { defineLitAgent, type DefineLitAgentOptions } from "./define-lit-agent";
-export { LitAgent, type LitAgentClass, type LitAgentDefinition, type NamedResources } from "./lit-agent";
+export {
+  LitAgent,
+  type LitAgentClass,
+  type LitAgentDefinition,
+  type NamedResources,
+} from "./lit-agent";
 export {
   AgentWorkflow,
   AgentWorkflowOutput,
@@ -35,8 +40,26 @@ export {
   type WorkflowSample,
 } from "./agent-workflow";
 export { defineWorkflow, type DefineWorkflowOptions } from "./define-workflow";
-export { emitAnnotation, emitException, emitMessage, emitObject, emitReward, heartbeat, operation, type SpanAttributes } from "./emitters";
-export { jsonResource, promptTemplate, type FetchFunction, type LlmResource, type ResolvedResources, type ResourceSpec, type ResourceSpecs, type SamplingParameters } from "./resources";
+export {
+  emitAnnotation,
+  emitException,
+  emitMessage,
+  emitObject,
+  emitReward,
+  heartbeat,
+  operation,
+  type SpanAttributes,
+} from "./emitters";
+export {
+  jsonResource,
+  promptTemplate,
+  type FetchFunction,
+  type LlmResource,
+  type ResolvedResources,
+  type ResourceSpec,
+  type ResourceSpecs,
+  type SamplingParameters,
+} from "./resources";
 export { PromptTemplate } from "./prompt-template";
 export { PolicyError } from "./policy-error";
 export type { Artifacts, AttemptInfo, RolloutInfo } from "./rollout-info";

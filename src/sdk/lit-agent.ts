@@ -6,7 +6,10 @@ import type { LlmResource, ResolvedResources, ResourceSpecs } from "./resources"
 import type { Artifacts, RolloutInfo } from "./rollout-info";
 
 /** The resources a LitAgent's rollout receives: the LLM, the rollout's files and each declared resource. */
-export type NamedResources<R extends ResourceSpecs = {}> = { readonly llm: LlmResource; readonly artifacts: Artifacts } & ResolvedResources<R>;
+export type NamedResources<R extends ResourceSpecs = {}> = {
+  readonly llm: LlmResource;
+  readonly artifacts: Artifacts;
+} & ResolvedResources<R>;
 
 /** Resource keys every LitAgent gets; declared resources may not use them. */
 export const LIT_AGENT_RESOURCE_FIELDS = ["llm", "artifacts"] as const;
@@ -26,17 +29,31 @@ export const LIT_AGENT_RESOURCE_FIELDS = ["llm", "artifacts"] as const;
  */
 export abstract class LitAgent<T = AgentTask, R extends ResourceSpecs = {}> {
   /** The rollout of either mode. */
-  rollout(_task: T, _resources: NamedResources<R>, info: RolloutInfo): RolloutResult | Promise<RolloutResult> {
-    throw new AgentContractError(`${this.constructor.name} overrides neither rollout nor ${info.mode === "train" ? "trainingRollout" : "validationRollout"}`);
+  rollout(
+    _task: T,
+    _resources: NamedResources<R>,
+    info: RolloutInfo,
+  ): RolloutResult | Promise<RolloutResult> {
+    throw new AgentContractError(
+      `${this.constructor.name} overrides neither rollout nor ${info.mode === "train" ? "trainingRollout" : "validationRollout"}`,
+    );
   }
 
   /** The rollout when `mode` is `train`. Default: `rollout`. */
-  trainingRollout(task: T, resources: NamedResources<R>, rollout: RolloutInfo): RolloutResult | Promise<RolloutResult> {
+  trainingRollout(
+    task: T,
+    resources: NamedResources<R>,
+    rollout: RolloutInfo,
+  ): RolloutResult | Promise<RolloutResult> {
     return this.rollout(task, resources, rollout);
   }
 
   /** The rollout when `mode` is `val`. Default: `rollout`. */
-  validationRollout(task: T, resources: NamedResources<R>, rollout: RolloutInfo): RolloutResult | Promise<RolloutResult> {
+  validationRollout(
+    task: T,
+    resources: NamedResources<R>,
+    rollout: RolloutInfo,
+  ): RolloutResult | Promise<RolloutResult> {
     return this.rollout(task, resources, rollout);
   }
 }

@@ -36,5 +36,12 @@ export interface RecordedReply {
 export function modelResponseFrom(record: RecordedReply): ModelResponse {
   const message = record.response_message;
   const text = typeof message.content === "string" ? message.content : "";
-  return { message, text, toolCalls: message.tool_calls ?? [], finishReason: record.finish_reason, thought: thoughtOf(message), action: toolCallAction(message) };
+  return {
+    message,
+    text,
+    toolCalls: message.tool_calls ?? [],
+    finishReason: record.finish_reason,
+    thought: thoughtOf(message),
+    action: toolCallAction(message),
+  };
 }

@@ -17,7 +17,8 @@ export class PolicyError extends Error {
   constructor(message: string, options: { reward?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     const reward = options.reward ?? 0;
-    if (!Number.isFinite(reward)) throw new RangeError("PolicyError reward must be a finite number");
+    if (!Number.isFinite(reward))
+      throw new RangeError("PolicyError reward must be a finite number");
     this.reward = reward;
   }
 }

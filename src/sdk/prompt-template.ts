@@ -30,8 +30,12 @@ export class PromptTemplate {
     return this.template.replace(FIELD, (match, name: string | undefined) => {
       if (match === "{{") return "{";
       if (match === "}}") return "}";
-      if (name === undefined) throw new AgentContractError(`prompt template has a lone "${match}"; write "${match}${match}" for a literal brace`);
-      if (!(name in values) || values[name] === undefined) throw new AgentContractError(`prompt template needs a value for {${name}}`);
+      if (name === undefined)
+        throw new AgentContractError(
+          `prompt template has a lone "${match}"; write "${match}${match}" for a literal brace`,
+        );
+      if (!(name in values) || values[name] === undefined)
+        throw new AgentContractError(`prompt template needs a value for {${name}}`);
       return String(values[name]);
     });
   }
@@ -39,12 +43,22 @@ export class PromptTemplate {
   /** Reads a stored resource value: a template string or `{template, engine?: "f-string"}`. */
   static fromJson(value: JsonValue): PromptTemplate {
     if (typeof value === "string") return new PromptTemplate(value);
-    if (value && typeof value === "object" && !Array.isArray(value) && typeof value.template === "string") {
+    if (
+      value &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      typeof value.template === "string"
+    ) {
       const engine = value.engine ?? "f-string";
-      if (engine !== "f-string") throw new AgentContractError(`prompt template engine "${String(engine)}" is not supported (only "f-string")`);
+      if (engine !== "f-string")
+        throw new AgentContractError(
+          `prompt template engine "${String(engine)}" is not supported (only "f-string")`,
+        );
       return new PromptTemplate(value.template);
     }
-    throw new AgentContractError('a prompt template resource must be a string or {"template": string, "engine"?: "f-string"}');
+    throw new AgentContractError(
+      'a prompt template resource must be a string or {"template": string, "engine"?: "f-string"}',
+    );
   }
 
   static #fields(template: string): string[] {
@@ -52,7 +66,10 @@ export class PromptTemplate {
     for (const match of template.matchAll(FIELD)) {
       const [text, name] = match;
       if (name !== undefined && !names.includes(name)) names.push(name);
-      if (name === undefined && text !== "{{" && text !== "}}") throw new AgentContractError(`prompt template has a lone "${text}" at ${match.index}; write "${text}${text}" for a literal brace`);
+      if (name === undefined && text !== "{{" && text !== "}}")
+        throw new AgentContractError(
+          `prompt template has a lone "${text}" at ${match.index}; write "${text}${text}" for a literal brace`,
+        );
     }
     return names;
   }

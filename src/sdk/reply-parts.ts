@@ -18,7 +18,8 @@ function textOf(message: ChatMessage): string {
  * `</think>` (Qwen3's template may open the block in the prompt), else "". Trimmed.
  */
 export function thoughtOf(message: ChatMessage): string {
-  if (typeof message.reasoning_content === "string" && message.reasoning_content !== "") return message.reasoning_content.trim();
+  if (typeof message.reasoning_content === "string" && message.reasoning_content !== "")
+    return message.reasoning_content.trim();
   const text = textOf(message);
   const block = THINK.exec(text);
   if (block) return block[1]!.trim();
@@ -42,7 +43,13 @@ function parseBody(body: string): JsonValue {
  */
 export function toolCallAction(message: ChatMessage): JsonValue[] | null {
   const calls = message.tool_calls ?? [];
-  if (calls.length > 0) return calls.map((call) => ({ name: call.function.name, arguments: parseBody(call.function.arguments) }));
-  const bodies = [...textOf(message).matchAll(TOOL_CALL)].map((match) => parseBody(match[1]!.trim()));
+  if (calls.length > 0)
+    return calls.map((call) => ({
+      name: call.function.name,
+      arguments: parseBody(call.function.arguments),
+    }));
+  const bodies = [...textOf(message).matchAll(TOOL_CALL)].map((match) =>
+    parseBody(match[1]!.trim()),
+  );
   return bodies.length > 0 ? bodies : null;
 }

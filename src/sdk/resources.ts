@@ -6,7 +6,10 @@ import { AgentContractError } from "./contract-error";
 import { PromptTemplate } from "./prompt-template";
 
 /** A `fetch` as OpenAI-compatible clients take it. */
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type FetchFunction = (
+  input: string | URL | Request,
+  init?: RequestInit,
+) => Promise<Response>;
 
 /** Sampling parameters the rollout asks for (in training mode the policy's replace them at the gateway). */
 export interface SamplingParameters {
@@ -56,7 +59,9 @@ export interface ResourceSpec<T> {
 export type ResourceSpecs = Record<string, ResourceSpec<unknown>>;
 
 /** The values of declared resources, as the agent receives them. */
-export type ResolvedResources<R extends ResourceSpecs> = { readonly [K in keyof R]: R[K] extends ResourceSpec<infer T> ? T : never };
+export type ResolvedResources<R extends ResourceSpecs> = {
+  readonly [K in keyof R]: R[K] extends ResourceSpec<infer T> ? T : never;
+};
 
 /**
  * Declares a prompt template resource (Agent-lightning's `prompt_template`).
@@ -65,12 +70,29 @@ export type ResolvedResources<R extends ResourceSpecs> = { readonly [K in keyof 
  * rollout(async ({ task, promptTemplate }) => { … promptTemplate.format({ problem: task.problem }) … },
  *   { name: "solver", resources: { promptTemplate: promptTemplate("Solve: {problem}") } });
  */
-export function promptTemplate(defaultTemplate: string, options: { name?: string } = {}): ResourceSpec<PromptTemplate> {
-  return { ...options, default: new PromptTemplate(defaultTemplate), parse: (value) => PromptTemplate.fromJson(value) };
+export function promptTemplate(
+  defaultTemplate: string,
+  options: { name?: string } = {},
+): ResourceSpec<PromptTemplate> {
+  return {
+    ...options,
+    default: new PromptTemplate(defaultTemplate),
+    parse: (value) => PromptTemplate.fromJson(value),
+  };
 }
 
 /** A JSON default's type without its literal types (`{ strict: true }` → `{ strict: boolean }`). */
-export type Widened<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T extends readonly (infer U)[] ? Widened<U>[] : T extends object ? { [K in keyof T]: Widened<T[K]> } : T;
+export type Widened<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends readonly (infer U)[]
+        ? Widened<U>[]
+        : T extends object
+          ? { [K in keyof T]: Widened<T[K]> }
+          : T;
 
 /**
  * Declares a JSON resource; with `schema`, a stored value is checked (and typed) by it.
@@ -78,9 +100,18 @@ export type Widened<T> = T extends string ? string : T extends number ? number :
  * @example
  * const resources = { rubric: jsonResource({ strict: false }, { name: "rubric" }) };
  */
-export function jsonResource<T extends JsonValue>(defaultValue: T, options?: { name?: string }): ResourceSpec<Widened<T>>;
-export function jsonResource<S extends z.ZodType>(defaultValue: z.output<S>, options: { name?: string; schema: S }): ResourceSpec<z.output<S>>;
-export function jsonResource(defaultValue: unknown, options: { name?: string; schema?: z.ZodType } = {}): ResourceSpec<unknown> {
+export function jsonResource<T extends JsonValue>(
+  defaultValue: T,
+  options?: { name?: string },
+): ResourceSpec<Widened<T>>;
+export function jsonResource<S extends z.ZodType>(
+  defaultValue: z.output<S>,
+  options: { name?: string; schema: S },
+): ResourceSpec<z.output<S>>;
+export function jsonResource(
+  defaultValue: unknown,
+  options: { name?: string; schema?: z.ZodType } = {},
+): ResourceSpec<unknown> {
   const { schema, name } = options;
   return {
     ...(name === undefined ? {} : { name }),
@@ -88,7 +119,10 @@ export function jsonResource(defaultValue: unknown, options: { name?: string; sc
     parse(value) {
       if (!schema) return value;
       const parsed = schema.safeParse(value);
-      if (!parsed.success) throw new AgentContractError(`resource value does not match its schema: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(value)"}: ${issue.message}`).join("; ")}`);
+      if (!parsed.success)
+        throw new AgentContractError(
+          `resource value does not match its schema: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "(value)"}: ${issue.message}`).join("; ")}`,
+        );
       return parsed.data;
     },
   };

@@ -31,7 +31,11 @@ export interface Artifacts {
   /** The key prefix every path is written under. */
   readonly prefix: string;
   /** Writes a file and returns its full key. */
-  write(path: string, body: string | ArrayBuffer | Uint8Array, options?: { contentType?: string }): Promise<string>;
+  write(
+    path: string,
+    body: string | ArrayBuffer | Uint8Array,
+    options?: { contentType?: string },
+  ): Promise<string>;
   /** A file's bytes, or null when it does not exist. */
   read(path: string): Promise<ArrayBuffer | null>;
   /** A file as UTF-8 text, or null. */

@@ -1,6 +1,11 @@
 /** @module `runCode`: environments and graders run model-written code in a fresh sandboxed isolate. */
 import { InvalidInputError } from "../errors";
-import { type CodeSandbox, RunCodeInput, type RunCodeRequest, type RunCodeResult } from "../schemas/run-code";
+import {
+  type CodeSandbox,
+  RunCodeInput,
+  type RunCodeRequest,
+  type RunCodeResult,
+} from "../schemas/run-code";
 import { AgentContractError } from "./contract-error";
 
 // One sandbox per isolate: the Worker installs it once from its bindings (functions/code-sandbox.ts).
@@ -23,7 +28,10 @@ export function installedCodeSandbox(): CodeSandbox | undefined {
 export function parseRunCodeRequest(request: unknown): RunCodeInput {
   const parsed = RunCodeInput.safeParse(request);
   if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.map((issue) => ({ path: issue.path.join(".") || "(input)", message: issue.message }));
+  const details = parsed.error.issues.map((issue) => ({
+    path: issue.path.join(".") || "(input)",
+    message: issue.message,
+  }));
   throw new InvalidInputError(`runCode: ${details.map((d) => d.message).join("; ")}`, { details });
 }
 
@@ -40,6 +48,9 @@ export function parseRunCodeRequest(request: unknown): RunCodeInput {
  */
 export async function runCode(request: RunCodeRequest): Promise<RunCodeResult> {
   const input = parseRunCodeRequest(request);
-  if (!installed) throw new AgentContractError("runCode needs a code sandbox: bind a Worker Loader as LOADER (wrangler.toml [[worker_loaders]]) or set SANDBOX_URL");
+  if (!installed)
+    throw new AgentContractError(
+      "runCode needs a code sandbox: bind a Worker Loader as LOADER (wrangler.toml [[worker_loaders]]) or set SANDBOX_URL",
+    );
   return installed.run(input);
 }

@@ -2,10 +2,15 @@
 import { z } from "zod";
 
 /** How many rollouts of one workflow may run at once (Osmosis' `ConcurrencyConfig`). */
-export const WorkflowConcurrency = z.object({
-  /** At most this many rollouts of the workflow in flight in one batch; absent = the batch's own `max_concurrent`. */
-  max_concurrent: z.int("concurrency.max_concurrent must be an integer").min(1, "concurrency.max_concurrent must be >= 1").nullish(),
-}).strict();
+export const WorkflowConcurrency = z
+  .object({
+    /** At most this many rollouts of the workflow in flight in one batch; absent = the batch's own `max_concurrent`. */
+    max_concurrent: z
+      .int("concurrency.max_concurrent must be an integer")
+      .min(1, "concurrency.max_concurrent must be >= 1")
+      .nullish(),
+  })
+  .strict();
 export type WorkflowConcurrency = z.infer<typeof WorkflowConcurrency>;
 
 /**
@@ -30,13 +35,23 @@ export const GraderConfig = AgentWorkflowConfig;
 export type GraderConfig = AgentWorkflowConfig;
 
 /** The limit a config sets, or null; throws a TypeError naming the field when the reserved fields are malformed. */
-export function workflowLimits(agent: string, config: unknown): { description: string | null; maxConcurrent: number | null } {
-  if (config === null || typeof config !== "object" || Array.isArray(config)) return { description: null, maxConcurrent: null };
+export function workflowLimits(
+  agent: string,
+  config: unknown,
+): { description: string | null; maxConcurrent: number | null } {
+  if (config === null || typeof config !== "object" || Array.isArray(config))
+    return { description: null, maxConcurrent: null };
   const parsed = AgentWorkflowConfig.safeParse(config);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new TypeError(`agent "${agent}": config.${issue.path.join(".")}: ${issue.message}`);
   }
-  if (parsed.data.name !== undefined && parsed.data.name !== agent) throw new TypeError(`agent "${agent}": config.name is "${parsed.data.name}"; it must equal the registered name`);
-  return { description: parsed.data.description ?? null, maxConcurrent: parsed.data.concurrency?.max_concurrent ?? null };
+  if (parsed.data.name !== undefined && parsed.data.name !== agent)
+    throw new TypeError(
+      `agent "${agent}": config.name is "${parsed.data.name}"; it must equal the registered name`,
+    );
+  return {
+    description: parsed.data.description ?? null,
+    maxConcurrent: parsed.data.concurrency?.max_concurrent ?? null,
+  };
 }

@@ -24,7 +24,15 @@ export function maskRuns(mask: ReadonlyArray<0 | 1>): MaskRun[] {
 }
 
 /** Token counts of a sample: prompt (never trained), trained (mask 1) and context (mask 0) response tokens. */
-export function maskTotals(sample: Pick<TrainingSample, "prompt_ids" | "response_mask">): { prompt: number; trained: number; context: number } {
+export function maskTotals(sample: Pick<TrainingSample, "prompt_ids" | "response_mask">): {
+  prompt: number;
+  trained: number;
+  context: number;
+} {
   const trained = sample.response_mask.reduce<number>((sum, value) => sum + value, 0);
-  return { prompt: sample.prompt_ids.length, trained, context: sample.response_mask.length - trained };
+  return {
+    prompt: sample.prompt_ids.length,
+    trained,
+    context: sample.response_mask.length - trained,
+  };
 }

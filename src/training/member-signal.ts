@@ -10,7 +10,10 @@ import type { RolloutGroup } from "../schemas/rollout-group";
 import { metricOf } from "./member-metric";
 
 /** The result message's signal fields. */
-export type MemberSignal = Pick<ResultMessage, "outcome" | "member_attempt" | "superseded" | "metric" | "signal_filter" | "on_infra_failure">;
+export type MemberSignal = Pick<
+  ResultMessage,
+  "outcome" | "member_attempt" | "superseded" | "metric" | "signal_filter" | "on_infra_failure"
+>;
 
 /**
  * How the rollout counts for its group: its outcome, which run of its slot it is, whether its slot
@@ -22,7 +25,8 @@ export function memberSignal(view: RolloutView, group: RolloutGroup): MemberSign
   return {
     outcome,
     member_attempt: group.attempt,
-    superseded: outcome === "infra" && group.batch_id !== null && group.attempt < group.max_member_retries,
+    superseded:
+      outcome === "infra" && group.batch_id !== null && group.attempt < group.max_member_retries,
     metric: group.signal_filter ? metricOf(view, group.signal_filter.metric) : null,
     signal_filter: group.signal_filter,
     on_infra_failure: group.on_infra_failure,

@@ -36,7 +36,11 @@ export interface SampleBuildResult {
 }
 
 /** Termination reasons that cut a trajectory short without an error (rLLM's overlong filter masks these). */
-const TRUNCATING_REASONS: ReadonlySet<TerminationReason> = new Set(["MAX_STEPS", "MAX_PROMPT_LENGTH", "MAX_RESPONSE_LENGTH"]);
+const TRUNCATING_REASONS: ReadonlySet<TerminationReason> = new Set([
+  "MAX_STEPS",
+  "MAX_PROMPT_LENGTH",
+  "MAX_RESPONSE_LENGTH",
+]);
 
 /**
  * Why a call cannot be trained on, or null when it can: excluded by the rollout, recorded as
@@ -73,7 +77,14 @@ function push<T>(target: T[], items: readonly T[]): void {
 type CompletionMask = (call: LlmCall) => 0 | 1;
 
 function startSegment(call: LlmCall, maskOf: CompletionMask): Segment {
-  const segment: Segment = { prompt_ids: [...call.prompt_token_ids], response_ids: [], response_mask: [], response_logprobs: [], response_versions: [], calls: [] };
+  const segment: Segment = {
+    prompt_ids: [...call.prompt_token_ids],
+    response_ids: [],
+    response_mask: [],
+    response_logprobs: [],
+    response_versions: [],
+    calls: [],
+  };
   appendCompletion(segment, call, maskOf);
   return segment;
 }
@@ -82,7 +93,9 @@ function appendCompletion(segment: Segment, call: LlmCall, maskOf: CompletionMas
   const mask = maskOf(call);
   push(segment.response_ids, call.completion_token_ids);
   // A call an interrupting sync cut has runs of versions; any other call's tokens all came from the version it was admitted under.
-  const runs = call.policy_version_runs ?? [{ from_token: 0, policy_version: call.policy_version_start }];
+  const runs = call.policy_version_runs ?? [
+    { from_token: 0, policy_version: call.policy_version_start },
+  ];
   let run = 0;
   for (let i = 0; i < call.completion_token_ids.length; i++) {
     while (run + 1 < runs.length && runs[run + 1]!.from_token <= i) run += 1;
@@ -98,7 +111,14 @@ function appendCompletion(segment: Segment, call: LlmCall, maskOf: CompletionMas
 function versionRange(segment: Segment): { start: number; end: number } {
   return {
     start: Math.min(...segment.calls.map((call) => call.policy_version_start)),
-    end: Math.max(...segment.calls.map((call) => Math.max(call.policy_version_end, ...(call.policy_version_runs ?? []).map((r) => r.policy_version)))),
+    end: Math.max(
+      ...segment.calls.map((call) =>
+        Math.max(
+          call.policy_version_end,
+          ...(call.policy_version_runs ?? []).map((r) => r.policy_version),
+        ),
+      ),
+    ),
   };
 }
 
@@ -113,7 +133,9 @@ function extendsSegment(segment: Segment, prompt: readonly number[]): boolean {
 
 /** Appends the tokens between the segment's end and `call`'s completion (mask 0, logprob 0.0), then the completion. */
 function mergeCall(segment: Segment, call: LlmCall, maskOf: CompletionMask): void {
-  const between = call.prompt_token_ids.slice(segment.prompt_ids.length + segment.response_ids.length);
+  const between = call.prompt_token_ids.slice(
+    segment.prompt_ids.length + segment.response_ids.length,
+  );
   push(segment.response_ids, between);
   for (let i = 0; i < between.length; i++) {
     segment.response_mask.push(0);
@@ -124,7 +146,11 @@ function mergeCall(segment: Segment, call: LlmCall, maskOf: CompletionMask): voi
 }
 
 /** Groups the trainable calls into segments and counts the prefix breaks. */
-function segmentCalls(calls: readonly LlmCall[], mode: SampleBuildInput["mode"], maskOf: CompletionMask): { segments: Segment[]; drift_splits: number } {
+function segmentCalls(
+  calls: readonly LlmCall[],
+  mode: SampleBuildInput["mode"],
+  maskOf: CompletionMask,
+): { segments: Segment[]; drift_splits: number } {
   const segments: Segment[] = [];
   let drift_splits = 0;
   let current: Segment | null = null;
@@ -142,7 +168,8 @@ function segmentCalls(calls: readonly LlmCall[], mode: SampleBuildInput["mode"],
 
 /** Why the sample is truncated (a MAX_* ending, or its last call stopped at `max_tokens`), or null. */
 function truncationOf(input: SampleBuildInput, segment: Segment): string | null {
-  if (input.termination_reason && TRUNCATING_REASONS.has(input.termination_reason)) return input.termination_reason;
+  if (input.termination_reason && TRUNCATING_REASONS.has(input.termination_reason))
+    return input.termination_reason;
   return segment.calls.at(-1)?.finish_reason === "length" ? "length" : null;
 }
 
@@ -180,9 +207,11 @@ export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult
   const trainable = input.calls.filter((call) => untrainableReason(call) === null);
   const untrainableCalls = input.calls.length - trainable.length;
   const tree = input.tree ?? null;
-  const maskOf: CompletionMask = (call) => (call.forked_from !== undefined && !tree?.train_shared_prefix ? 0 : 1);
+  const maskOf: CompletionMask = (call) =>
+    call.forked_from !== undefined && !tree?.train_shared_prefix ? 0 : 1;
   // Per call, a shared call's sample would be all context: the parent's own sample is that call.
-  const sampled = input.mode === "per_call" ? trainable.filter((call) => maskOf(call) === 1) : trainable;
+  const sampled =
+    input.mode === "per_call" ? trainable.filter((call) => maskOf(call) === 1) : trainable;
   const { segments, drift_splits } = segmentCalls(sampled, input.mode, maskOf);
   const failed = input.status === "failed" || input.status === "cancelled";
   const samples = segments.map((segment, segmentIndex) => {
@@ -201,7 +230,9 @@ export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult
       termination_reason: input.termination_reason,
       policy_version: versionRange(segment),
       // Only when the tokens span versions: absent, every token came from `policy_version.start`.
-      ...(new Set(segment.response_versions).size > 1 ? { response_policy_versions: segment.response_versions } : {}),
+      ...(new Set(segment.response_versions).size > 1
+        ? { response_policy_versions: segment.response_versions }
+        : {}),
       extra_fields: {
         trainable: !failed && truncatedBy === null,
         failed,
@@ -223,11 +254,24 @@ export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult
 
 /** What a forked rollout's samples say about its tree (`extra_fields.tree`). */
 function treeFields(tree: RolloutTree): Record<string, string | number | boolean | string[]> {
-  return { root: tree.root, parent: tree.parent, branch_step: tree.branch_step, path: tree.path, branch_index: tree.branch_index, train_shared_prefix: tree.train_shared_prefix };
+  return {
+    root: tree.root,
+    parent: tree.parent,
+    branch_step: tree.branch_step,
+    path: tree.path,
+    branch_index: tree.branch_index,
+    train_shared_prefix: tree.train_shared_prefix,
+  };
 }
 
 /** The samples of a finished rollout's view, as the sink publishes them. */
-export function buildSamplesForView(view: Pick<RolloutView, "rollout_id" | "status" | "termination_reason" | "reward" | "llm_calls" | "config"> & { tree?: RolloutView["tree"] }, group: { uid: string; sample_index: number }): SampleBuildResult {
+export function buildSamplesForView(
+  view: Pick<
+    RolloutView,
+    "rollout_id" | "status" | "termination_reason" | "reward" | "llm_calls" | "config"
+  > & { tree?: RolloutView["tree"] },
+  group: { uid: string; sample_index: number },
+): SampleBuildResult {
   return buildTrainingSamples({
     rollout_id: view.rollout_id,
     status: view.status,

@@ -43,7 +43,8 @@ const STALENESS_SUFFIX = /^(0|[1-9][0-9]{0,6})$/;
 export const MAX_STALENESS = 1_000_000;
 
 function checkStaleness(value: number, what: string): void {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_STALENESS) throw new TypeError(`${what}: max_staleness must be an integer 0..${MAX_STALENESS}`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_STALENESS)
+    throw new TypeError(`${what}: max_staleness must be an integer 0..${MAX_STALENESS}`);
 }
 
 /** Names → training modes. The default instance (`trainingModes`) carries `verl/hybrid`, `verl/one_step_off` and `async`. */
@@ -57,7 +58,8 @@ export class TrainingModeRegistry {
    * trainingModes.register("verl/two_step_off", { max_staleness: 2, description: "two versions behind" });
    */
   register(name: string, definition: TrainingModeDefinition): this {
-    if (!MODE_NAME.test(name)) throw new TypeError(`training mode name "${name}" must match ${MODE_NAME}`);
+    if (!MODE_NAME.test(name))
+      throw new TypeError(`training mode name "${name}" must match ${MODE_NAME}`);
     if (this.#modes.has(name)) throw new TypeError(`training mode "${name}" is already registered`);
     checkStaleness(definition.max_staleness, `training mode "${name}"`);
     this.#modes.set(name, { ...definition });
@@ -72,20 +74,27 @@ export class TrainingModeRegistry {
     if (slash <= 0) return undefined;
     const base = this.#modes.get(name.slice(0, slash));
     const suffix = name.slice(slash + 1);
-    if (!base?.parametric || !STALENESS_SUFFIX.test(suffix) || Number(suffix) > MAX_STALENESS) return undefined;
+    if (!base?.parametric || !STALENESS_SUFFIX.test(suffix) || Number(suffix) > MAX_STALENESS)
+      return undefined;
     return { name, max_staleness: Number(suffix), description: base.description };
   }
 
   /** Like `get`, but an unknown name throws InvalidInputError (422) listing the known modes. */
   resolve(name: string): ResolvedTrainingMode {
     const mode = this.get(name);
-    if (!mode) throw new InvalidInputError(`unknown training mode "${name}"; known modes: ${this.describeNames()}`, { details: [{ path: "training_mode", message: `unknown training mode "${name}"` }] });
+    if (!mode)
+      throw new InvalidInputError(
+        `unknown training mode "${name}"; known modes: ${this.describeNames()}`,
+        { details: [{ path: "training_mode", message: `unknown training mode "${name}"` }] },
+      );
     return mode;
   }
 
   /** Registered names, sorted; parametric ones also as `<name>/<k>`. */
   names(): string[] {
-    return [...this.#modes.entries()].flatMap(([name, mode]) => (mode.parametric ? [name, `${name}/<k>`] : [name])).sort();
+    return [...this.#modes.entries()]
+      .flatMap(([name, mode]) => (mode.parametric ? [name, `${name}/<k>`] : [name]))
+      .sort();
   }
 
   /** The names, joined for error messages. */
@@ -105,8 +114,10 @@ export class DataManagerRegistry {
    * dataManagers.register("eval", { feeds_trainer: false, description: "held-out evaluation" });
    */
   register(name: string, definition: DataManagerDefinition): this {
-    if (!MANAGER_NAME.test(name)) throw new TypeError(`data manager name "${name}" must match ${MANAGER_NAME}`);
-    if (this.#managers.has(name)) throw new TypeError(`data manager "${name}" is already registered`);
+    if (!MANAGER_NAME.test(name))
+      throw new TypeError(`data manager name "${name}" must match ${MANAGER_NAME}`);
+    if (this.#managers.has(name))
+      throw new TypeError(`data manager "${name}" is already registered`);
     this.#managers.set(name, { ...definition });
     return this;
   }
@@ -119,7 +130,11 @@ export class DataManagerRegistry {
   /** Like `get`, but an unknown name throws InvalidInputError (422) listing the known managers. */
   resolve(name: string): DataManagerDefinition {
     const manager = this.#managers.get(name);
-    if (!manager) throw new InvalidInputError(`unknown data manager "${name}"; known data managers: ${this.names().join(", ")}`, { details: [{ path: "data_manager", message: `unknown data manager "${name}"` }] });
+    if (!manager)
+      throw new InvalidInputError(
+        `unknown data manager "${name}"; known data managers: ${this.names().join(", ")}`,
+        { details: [{ path: "data_manager", message: `unknown data manager "${name}"` }] },
+      );
     return manager;
   }
 
@@ -134,9 +149,19 @@ export const DEFAULT_ASYNC_MAX_STALENESS = 4;
 
 /** The training modes the Worker (and its TrainerFeed) resolve `training_mode` against. */
 export const trainingModes = new TrainingModeRegistry()
-  .register("verl/hybrid", { max_staleness: 0, description: "colocated (hybrid engine): only samples from the current policy version" })
-  .register("verl/one_step_off", { max_staleness: 1, description: "verl's one-step-off-policy recipe: samples at most one version behind" })
-  .register("async", { max_staleness: DEFAULT_ASYNC_MAX_STALENESS, parametric: true, description: "fully asynchronous: `async` allows 4 versions behind, `async/<k>` allows k" });
+  .register("verl/hybrid", {
+    max_staleness: 0,
+    description: "colocated (hybrid engine): only samples from the current policy version",
+  })
+  .register("verl/one_step_off", {
+    max_staleness: 1,
+    description: "verl's one-step-off-policy recipe: samples at most one version behind",
+  })
+  .register("async", {
+    max_staleness: DEFAULT_ASYNC_MAX_STALENESS,
+    parametric: true,
+    description: "fully asynchronous: `async` allows 4 versions behind, `async/<k>` allows k",
+  });
 
 /** The data managers the results consumer resolves `data_manager` against. */
 export const dataManagers = new DataManagerRegistry()
@@ -154,13 +179,23 @@ export interface PlacementIssue {
  * unknown name (a typo such as `verl/hybird`) would otherwise run every rollout, then have each
  * result refused by the feed and dead-lettered. `prefix` is prepended to the paths (`group.`).
  */
-export function placementIssues(placement: { training_mode: string; data_manager: string }, prefix = "", registries = { modes: trainingModes, managers: dataManagers }): PlacementIssue[] {
+export function placementIssues(
+  placement: { training_mode: string; data_manager: string },
+  prefix = "",
+  registries = { modes: trainingModes, managers: dataManagers },
+): PlacementIssue[] {
   const issues: PlacementIssue[] = [];
   if (!registries.modes.get(placement.training_mode)) {
-    issues.push({ path: `${prefix}training_mode`, message: `unknown training mode "${placement.training_mode}"; known modes: ${registries.modes.describeNames()}` });
+    issues.push({
+      path: `${prefix}training_mode`,
+      message: `unknown training mode "${placement.training_mode}"; known modes: ${registries.modes.describeNames()}`,
+    });
   }
   if (!registries.managers.get(placement.data_manager)) {
-    issues.push({ path: `${prefix}data_manager`, message: `unknown data manager "${placement.data_manager}"; known data managers: ${registries.managers.names().join(", ")}` });
+    issues.push({
+      path: `${prefix}data_manager`,
+      message: `unknown data manager "${placement.data_manager}"; known data managers: ${registries.managers.names().join(", ")}`,
+    });
   }
   return issues;
 }

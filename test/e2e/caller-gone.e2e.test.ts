@@ -15,7 +15,10 @@ const PER_TOKEN_MS = 20;
 const MAX_TOKENS = 150;
 
 async function json(url: string, init?: RequestInit): Promise<any> {
-  const response = await fetch(url, { ...init, headers: { "content-type": "application/json", ...init?.headers } });
+  const response = await fetch(url, {
+    ...init,
+    headers: { "content-type": "application/json", ...init?.headers },
+  });
   return response.json();
 }
 
@@ -24,50 +27,74 @@ async function inFlight(workerUrl: string): Promise<number> {
 }
 
 async function startStack(runner: Runner, port: number, stateDir: string, reset: boolean) {
-  return startDevStack(runner, { workerPort: port, stateDir, reset, simulator: { port: 0, seed: 2, latency: { ttftMs: 0, perTokenMs: PER_TOKEN_MS } }, onAgentLog: null });
+  return startDevStack(runner, {
+    workerPort: port,
+    stateDir,
+    reset,
+    simulator: { port: 0, seed: 2, latency: { ttftMs: 0, perTokenMs: PER_TOKEN_MS } },
+    onAgentLog: null,
+  });
 }
 
-describe.each(["miniflare", "wrangler"] as const)("a caller that hangs up mid-stream (npm start, --runner %s)", (runner) => {
-  it("gets its admission released when the upstream ends, its call recorded, and no leak after a restart", async () => {
-    // Inside the repository: workerd refuses a persistence path that climbs out of its directory.
-    const parent = resolve(import.meta.dirname, "../../.tmp");
-    mkdirSync(parent, { recursive: true });
-    const stateDir = mkdtempSync(join(parent, "caller-gone-"));
-    const port = await freePort();
-    let stack = await startStack(runner, port, stateDir, true);
-    try {
-      const before = await inFlight(stack.workerUrl);
-      const rollout = await json(`${stack.workerUrl}/v1/rollouts`, { method: "POST", body: JSON.stringify({ agent: "external", task: { problem: "caller gone" } }) });
-      const controller = new AbortController();
-      const response = await fetch(`${rollout.llm.base_url}/chat/completions`, {
-        method: "POST",
-        signal: controller.signal,
-        headers: { "content-type": "application/json", authorization: `Bearer ${rollout.llm.api_key}` },
-        body: JSON.stringify({ model: "any", stream: true, max_tokens: MAX_TOKENS, messages: [{ role: "user", content: "Tell me a long story." }] }),
-      });
-      const reader = response.body!.getReader();
-      let read = 0;
-      while (read < 200) read += (await reader.read()).value?.length ?? 0;
-      const hungUpAt = Date.now();
-      controller.abort();
-      expect(await inFlight(stack.workerUrl)).toBe(before + 1);
+describe.each(["miniflare", "wrangler"] as const)(
+  "a caller that hangs up mid-stream (npm start, --runner %s)",
+  (runner) => {
+    it("gets its admission released when the upstream ends, its call recorded, and no leak after a restart", async () => {
+      // Inside the repository: workerd refuses a persistence path that climbs out of its directory.
+      const parent = resolve(import.meta.dirname, "../../.tmp");
+      mkdirSync(parent, { recursive: true });
+      const stateDir = mkdtempSync(join(parent, "caller-gone-"));
+      const port = await freePort();
+      let stack = await startStack(runner, port, stateDir, true);
+      try {
+        const before = await inFlight(stack.workerUrl);
+        const rollout = await json(`${stack.workerUrl}/v1/rollouts`, {
+          method: "POST",
+          body: JSON.stringify({ agent: "external", task: { problem: "caller gone" } }),
+        });
+        const controller = new AbortController();
+        const response = await fetch(`${rollout.llm.base_url}/chat/completions`, {
+          method: "POST",
+          signal: controller.signal,
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${rollout.llm.api_key}`,
+          },
+          body: JSON.stringify({
+            model: "any",
+            stream: true,
+            max_tokens: MAX_TOKENS,
+            messages: [{ role: "user", content: "Tell me a long story." }],
+          }),
+        });
+        const reader = response.body!.getReader();
+        let read = 0;
+        while (read < 200) read += (await reader.read()).value?.length ?? 0;
+        const hungUpAt = Date.now();
+        controller.abort();
+        expect(await inFlight(stack.workerUrl)).toBe(before + 1);
 
-      // The upstream generates at most MAX_TOKENS tokens PER_TOKEN_MS apart: that is its remaining time at most.
-      const bound = MAX_TOKENS * PER_TOKEN_MS + 1_000;
-      while ((await inFlight(stack.workerUrl)) !== before && Date.now() - hungUpAt < bound + 2_000) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await inFlight(stack.workerUrl)).toBe(before);
-      expect(Date.now() - hungUpAt).toBeLessThanOrEqual(bound);
-      const view = await json(`${stack.workerUrl}/v1/rollouts/${rollout.rollout_id}`);
-      expect(view.llm_calls).toHaveLength(1);
-      expect(view.llm_calls[0]).toMatchObject({ trainable: false });
-      expect(view.llm_calls[0].completion_token_ids.length).toBeGreaterThan(0);
+        // The upstream generates at most MAX_TOKENS tokens PER_TOKEN_MS apart: that is its remaining time at most.
+        const bound = MAX_TOKENS * PER_TOKEN_MS + 1_000;
+        while (
+          (await inFlight(stack.workerUrl)) !== before &&
+          Date.now() - hungUpAt < bound + 2_000
+        )
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await inFlight(stack.workerUrl)).toBe(before);
+        expect(Date.now() - hungUpAt).toBeLessThanOrEqual(bound);
+        const view = await json(`${stack.workerUrl}/v1/rollouts/${rollout.rollout_id}`);
+        expect(view.llm_calls).toHaveLength(1);
+        expect(view.llm_calls[0]).toMatchObject({ trainable: false });
+        expect(view.llm_calls[0].completion_token_ids.length).toBeGreaterThan(0);
 
-      await stack.stop();
-      stack = await startStack(runner, port, stateDir, false);
-      expect(await inFlight(stack.workerUrl)).toBe(before);
-    } finally {
-      await stack.stop();
-      rmSync(stateDir, { recursive: true, force: true });
-    }
-  }, 180_000);
-});
+        await stack.stop();
+        stack = await startStack(runner, port, stateDir, false);
+        expect(await inFlight(stack.workerUrl)).toBe(before);
+      } finally {
+        await stack.stop();
+        rmSync(stateDir, { recursive: true, force: true });
+      }
+    }, 180_000);
+  },
+);

@@ -7,7 +7,13 @@ import { freePort } from "../../tools/simulator/free-port";
 const root = resolve(import.meta.dirname, "../..");
 
 interface DevStack {
-  info: { runner: string; worker_url: string; dashboard_url: string; model_server_url: string; pid: number };
+  info: {
+    runner: string;
+    worker_url: string;
+    dashboard_url: string;
+    model_server_url: string;
+    pid: number;
+  };
   /** The exit code once the command ends on its own. */
   exited: Promise<number | null>;
   /** Ctrl-C, then the exit code. */
@@ -19,15 +25,29 @@ interface DevStack {
 }
 
 /** Fails with `what` and the command's stderr if `promise` takes longer than 60 s, so a hang names its step. */
-async function within<T>(what: string, stack: Pick<DevStack, "stderr">, promise: Promise<T>): Promise<T> {
+async function within<T>(
+  what: string,
+  stack: Pick<DevStack, "stderr">,
+  promise: Promise<T>,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`${what}: no answer in 60 s; dev's stderr:\n${stack.stderr()}`)), 60_000)));
+  const late = new Promise<never>(
+    (_, fail) =>
+      (timer = setTimeout(
+        () => fail(new Error(`${what}: no answer in 60 s; dev's stderr:\n${stack.stderr()}`)),
+        60_000,
+      )),
+  );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Runs `edge-rollout dev --json` with `args` until it prints its URLs. */
 async function startDev(args: string[]): Promise<DevStack> {
-  const child = spawn(process.execPath, [join(root, "bin/edge-rollout.mjs"), "dev", "--simulator-port", "0", "--json", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [join(root, "bin/edge-rollout.mjs"), "dev", "--simulator-port", "0", "--json", ...args],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let stderr = "";
   let stdout = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -39,7 +59,9 @@ async function startDev(args: string[]): Promise<DevStack> {
       stdout += chunk.toString();
       if (stdout.includes("\n")) done(JSON.parse(stdout.split("\n")[0]!));
     });
-    child.once("close", (code) => fail(new Error(`dev exited ${code} before printing its URLs; stderr:\n${stderr}`)));
+    child.once("close", (code) =>
+      fail(new Error(`dev exited ${code} before printing its URLs; stderr:\n${stderr}`)),
+    );
   });
   const stack = { stderr: () => stderr };
   const info = await within("starting", stack, started).catch((error: unknown) => {
@@ -47,7 +69,10 @@ async function startDev(args: string[]): Promise<DevStack> {
     throw error;
   });
   const stop = async () => {
-    const children = [...childrenNamed(child.pid!, "workerd"), ...childrenNamed(child.pid!, "esbuild")];
+    const children = [
+      ...childrenNamed(child.pid!, "workerd"),
+      ...childrenNamed(child.pid!, "esbuild"),
+    ];
     child.kill("SIGINT");
     const code = await within("stopping on Ctrl-C", stack, exited);
     await within("dev's workerd and esbuild ending with it", stack, allGone(children));
@@ -58,7 +83,13 @@ async function startDev(args: string[]): Promise<DevStack> {
 
 /** Resolves once none of `pids` is running (polled: they are not our children). */
 async function allGone(pids: number[]): Promise<void> {
-  while (pids.some((pid) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z "))) await new Promise((r) => setTimeout(r, 100));
+  while (
+    pids.some(
+      (pid) =>
+        existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z "),
+    )
+  )
+    await new Promise((r) => setTimeout(r, 100));
 }
 
 /** Pids of the processes named `name` whose parent is `parent` (Linux /proc). */
@@ -68,7 +99,10 @@ function childrenNamed(parent: number, name: string): number[] {
     .filter((entry) => {
       try {
         const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        return stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === name && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent;
+        return (
+          stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === name &&
+          Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent
+        );
       } catch {
         return false;
       }
@@ -77,39 +111,85 @@ function childrenNamed(parent: number, name: string): number[] {
 }
 
 describe("edge-rollout dev (end to end)", () => {
-  it.each(["miniflare", "wrangler"])("starts the stack on runner %s, prints its URLs as JSON, serves /health, and stops with exit 0 on Ctrl-C", async (runner) => {
-    const port = await freePort();
-    const stateDir = `.tmp/e2e-cli-dev-${runner}-${process.pid}`;
-    const dev = await startDev(["--port", String(port), "--state-dir", stateDir, "--runner", runner]);
-    const { info, stop } = dev;
-    expect(info.runner).toBe(runner);
-    expect(info.worker_url).toBe(`http://127.0.0.1:${port}`);
-    expect((await within("GET /health", dev, fetch(`${info.worker_url}/health`))).status).toBe(200);
-    expect(info.dashboard_url).toBe(`${info.worker_url}/`);
-    expect(await within("GET the dashboard", dev, fetch(info.dashboard_url).then((r) => r.text()))).toContain("<h1>Overview</h1>");
-    expect((await within("GET the model server's /health", dev, fetch(`${info.model_server_url}/health`))).status).toBe(200);
-    expect(await stop()).toBe(0);
-    await expect(fetch(`${info.worker_url}/health`)).rejects.toThrow();
-    rmSync(resolve(root, stateDir), { recursive: true, force: true });
-  }, 120_000);
+  it.each(["miniflare", "wrangler"])(
+    "starts the stack on runner %s, prints its URLs as JSON, serves /health, and stops with exit 0 on Ctrl-C",
+    async (runner) => {
+      const port = await freePort();
+      const stateDir = `.tmp/e2e-cli-dev-${runner}-${process.pid}`;
+      const dev = await startDev([
+        "--port",
+        String(port),
+        "--state-dir",
+        stateDir,
+        "--runner",
+        runner,
+      ]);
+      const { info, stop } = dev;
+      expect(info.runner).toBe(runner);
+      expect(info.worker_url).toBe(`http://127.0.0.1:${port}`);
+      expect((await within("GET /health", dev, fetch(`${info.worker_url}/health`))).status).toBe(
+        200,
+      );
+      expect(info.dashboard_url).toBe(`${info.worker_url}/`);
+      expect(
+        await within(
+          "GET the dashboard",
+          dev,
+          fetch(info.dashboard_url).then((r) => r.text()),
+        ),
+      ).toContain("<h1>Overview</h1>");
+      expect(
+        (
+          await within(
+            "GET the model server's /health",
+            dev,
+            fetch(`${info.model_server_url}/health`),
+          )
+        ).status,
+      ).toBe(200);
+      expect(await stop()).toBe(0);
+      await expect(fetch(`${info.worker_url}/health`)).rejects.toThrow();
+      rmSync(resolve(root, stateDir), { recursive: true, force: true });
+    },
+    120_000,
+  );
 
   it("stops the stack itself on Ctrl-C (the runtime libraries' own exit-at-once handlers are not left in the way)", async () => {
     // Human mode, so dev's notes show: "stopping …" is printed only by dev's own handler, which
     // wrangler's SIGINT handler (process.exit()) used to pre-empt.
     const stateDir = `.tmp/e2e-cli-dev-human-${process.pid}`;
-    const child = spawn(process.execPath, [join(root, "bin/edge-rollout.mjs"), "dev", "--simulator-port", "0", "--port", String(await freePort()), "--state-dir", stateDir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, "bin/edge-rollout.mjs"),
+        "dev",
+        "--simulator-port",
+        "0",
+        "--port",
+        String(await freePort()),
+        "--state-dir",
+        stateDir,
+      ],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((done) => child.once("exit", done));
     const stack = { stderr: () => stderr };
-    await within("starting", stack, new Promise<void>((done, fail) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes("Ctrl-C stops the stack.")) done();
-      });
-      child.once("close", (code) => fail(new Error(`dev exited ${code} before it was up; stderr:\n${stderr}`)));
-    })).catch((error: unknown) => {
+    await within(
+      "starting",
+      stack,
+      new Promise<void>((done, fail) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes("Ctrl-C stops the stack.")) done();
+        });
+        child.once("close", (code) =>
+          fail(new Error(`dev exited ${code} before it was up; stderr:\n${stderr}`)),
+        );
+      }),
+    ).catch((error: unknown) => {
       child.kill("SIGKILL");
       throw error;
     });
@@ -127,14 +207,30 @@ describe("edge-rollout dev (end to end)", () => {
     const dir = `.tmp/e2e-cli-dev-watch-${process.pid}`;
     mkdirSync(resolve(root, dir), { recursive: true });
     const agentFile = resolve(root, dir, "agent.ts");
-    const agent = (name: string) => `import { rollout } from "../../src/sdk";\nrollout(async () => undefined, { name: ${JSON.stringify(name)} });\n`;
+    const agent = (name: string) =>
+      `import { rollout } from "../../src/sdk";\nrollout(async () => undefined, { name: ${JSON.stringify(name)} });\n`;
     writeFileSync(agentFile, agent("watch-before"));
-    writeFileSync(resolve(root, dir, "worker.ts"), `import "./agent";\nexport * from "../../functions/worker";\nexport { default } from "../../functions/worker";\n`);
-    const { info, stop } = await startDev(["--port", String(await freePort()), "--state-dir", `${dir}/state`, "--worker", `${dir}/worker.ts`]);
-    const agents = async () => ((await (await fetch(`${info.worker_url}/v1/agents`)).json()) as { agents: string[] }).agents;
+    writeFileSync(
+      resolve(root, dir, "worker.ts"),
+      `import "./agent";\nexport * from "../../functions/worker";\nexport { default } from "../../functions/worker";\n`,
+    );
+    const { info, stop } = await startDev([
+      "--port",
+      String(await freePort()),
+      "--state-dir",
+      `${dir}/state`,
+      "--worker",
+      `${dir}/worker.ts`,
+    ]);
+    const agents = async () =>
+      ((await (await fetch(`${info.worker_url}/v1/agents`)).json()) as { agents: string[] }).agents;
     expect(await agents()).toContain("watch-before");
     const rolloutId = `watched-${process.pid}`;
-    const created = await fetch(`${info.worker_url}/v1/rollouts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent: "external", rollout_id: rolloutId, task: { problem: "p" } }) });
+    const created = await fetch(`${info.worker_url}/v1/rollouts`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent: "external", rollout_id: rolloutId, task: { problem: "p" } }),
+    });
     expect(created.status).toBe(202);
 
     writeFileSync(agentFile, agent("watch-after"));
@@ -158,9 +254,14 @@ describe("edge-rollout dev (end to end)", () => {
     expect(workerds.length).toBeGreaterThanOrEqual(1);
     for (const pid of workerds) process.kill(pid, "SIGKILL");
     expect(await within("exiting after workerd died", dev, dev.exited)).toBe(1);
-    const error = JSON.parse(dev.stdout().trim().split("\n").at(-1)!) as { ok: boolean; error: { message: string; exit_code: number } };
+    const error = JSON.parse(dev.stdout().trim().split("\n").at(-1)!) as {
+      ok: boolean;
+      error: { message: string; exit_code: number };
+    };
     expect(error).toMatchObject({ ok: false, error: { exit_code: 1 } });
-    expect(error.error.message).toMatch(/^the local stack stopped serving: workerd exited on its own/);
+    expect(error.error.message).toMatch(
+      /^the local stack stopped serving: workerd exited on its own/,
+    );
     rmSync(resolve(root, stateDir), { recursive: true, force: true });
   }, 120_000);
 
@@ -169,7 +270,11 @@ describe("edge-rollout dev (end to end)", () => {
     const args = async () => ["--port", String(await freePort()), "--state-dir", stateDir];
     const rolloutId = `kept-${process.pid}`;
     const first = await startDev(await args());
-    const created = await fetch(`${first.info.worker_url}/v1/rollouts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ agent: "external", rollout_id: rolloutId, task: { problem: "p" } }) });
+    const created = await fetch(`${first.info.worker_url}/v1/rollouts`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ agent: "external", rollout_id: rolloutId, task: { problem: "p" } }),
+    });
     expect(created.status).toBe(202);
     expect(await first.stop()).toBe(0);
 

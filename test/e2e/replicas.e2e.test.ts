@@ -38,17 +38,29 @@ const started: VllmSimulator[] = [];
 let stack: MiniflareStack;
 let client: RolloutClient;
 
-const dialogue = (i: number) => ({ agent: "dialogue", task: { problem: `Tell me about topic ${i}.`, extra_args: { turns: 5 } }, config: { max_tokens_per_call: 16 } });
+const dialogue = (i: number) => ({
+  agent: "dialogue",
+  task: { problem: `Tell me about topic ${i}.`, extra_args: { turns: 5 } },
+  config: { max_tokens_per_call: 16 },
+});
 const arrived = (sim: VllmSimulator) => sim.stats().byEndpoint[CHAT] ?? 0;
 const apiUrl = (sim: VllmSimulator) => `${sim.url}/v1`;
 
 async function send(method: string, path: string, body?: unknown): Promise<void> {
-  const response = await fetch(`${stack.workerUrl}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${stack.workerUrl}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
 }
 
-async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(
+  what: string,
+  probe: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -67,8 +79,14 @@ async function startTogether(count: number): Promise<string[]> {
   const base = sims.reduce((n, sim) => n + arrived(sim), 0);
   const releases = sims.map((sim) => sim.holdGenerations());
   try {
-    const ids = await Promise.all(Array.from({ length: count }, (_, i) => client.create(dialogue(i))));
-    await until("the first calls to arrive", () => sims.reduce((n, sim) => n + arrived(sim), 0) >= base + count, ARRIVAL_TIMEOUT_MS);
+    const ids = await Promise.all(
+      Array.from({ length: count }, (_, i) => client.create(dialogue(i))),
+    );
+    await until(
+      "the first calls to arrive",
+      () => sims.reduce((n, sim) => n + arrived(sim), 0) >= base + count,
+      ARRIVAL_TIMEOUT_MS,
+    );
     return ids;
   } finally {
     for (const release of releases) release();
@@ -78,20 +96,34 @@ async function startTogether(count: number): Promise<string[]> {
 /** Every first call started before any of them ended (what bounded load needs to count them all). */
 function firstCallsOverlap(views: RolloutView[]): boolean {
   const first = views.map((view) => view.llm_calls[0]!);
-  return Math.max(...first.map((call) => call.created_at)) < Math.min(...first.map((call) => call.created_at + call.latency_ms));
+  return (
+    Math.max(...first.map((call) => call.created_at)) <
+    Math.min(...first.map((call) => call.created_at + call.latency_ms))
+  );
 }
 
 const replicasOf = (calls: LlmCall[]) => calls.map((call) => call.replica);
 
-async function startSimulator(options: { seed: number; role?: "prefill" | "decode" }): Promise<VllmSimulator> {
-  const sim = await startVllmSimulator({ port: 0, latency: { ttftMs: TTFT_MS, perTokenMs: 0 }, ...options });
+async function startSimulator(options: {
+  seed: number;
+  role?: "prefill" | "decode";
+}): Promise<VllmSimulator> {
+  const sim = await startVllmSimulator({
+    port: 0,
+    latency: { ttftMs: TTFT_MS, perTokenMs: 0 },
+    ...options,
+  });
   started.push(sim);
   return sim;
 }
 
 beforeAll(async () => {
   sims = await Promise.all([1, 2, 3].map((seed) => startSimulator({ seed })));
-  stack = await startMiniflareStack({ workerPort: await freePort(), modelServerUrl: sims[0]!.url, stateDir });
+  stack = await startMiniflareStack({
+    workerPort: await freePort(),
+    modelServerUrl: sims[0]!.url,
+    stateDir,
+  });
   client = new RolloutClient(stack.workerUrl);
 });
 
@@ -102,68 +134,107 @@ afterAll(async () => {
 });
 
 describe("the vllm backend over three replicas (end to end)", () => {
-  it("keeps each of 30 concurrent rollouts on one replica and spreads them within the bounded load", async () => {
-    // The `hash` policy: this file checks its bounded load (the default, sticky_least_loaded, is unit-tested).
-    await send("PUT", "/v1/policy", { backend: { name: "vllm", replicas: sims.map((sim) => sim.url), routing: { policy: "hash" } } });
-    const ids = await startTogether(ROLLOUTS);
-    const views = await client.waitAll(ids, { timeoutMs: 30_000 });
-    expect(views.map((view) => view.status)).toEqual(ids.map(() => "succeeded"));
-    expect(firstCallsOverlap(views)).toBe(true);
-    for (const view of views) {
-      expect(view.llm_calls).toHaveLength(5);
-      expect(new Set(replicasOf(view.llm_calls)).size).toBe(1);
-    }
-    const perReplica = sims.map((sim) => views.filter((view) => view.llm_calls[0]!.replica === apiUrl(sim)).length);
-    expect(perReplica.reduce((a, b) => a + b)).toBe(ROLLOUTS);
-    for (const count of perReplica) {
-      expect(count).toBeGreaterThanOrEqual(LEAST_PER_REPLICA);
-      expect(count).toBeLessThanOrEqual(MOST_PER_REPLICA);
-    }
-  }, TEST_TIMEOUT_MS);
+  it(
+    "keeps each of 30 concurrent rollouts on one replica and spreads them within the bounded load",
+    async () => {
+      // The `hash` policy: this file checks its bounded load (the default, sticky_least_loaded, is unit-tested).
+      await send("PUT", "/v1/policy", {
+        backend: {
+          name: "vllm",
+          replicas: sims.map((sim) => sim.url),
+          routing: { policy: "hash" },
+        },
+      });
+      const ids = await startTogether(ROLLOUTS);
+      const views = await client.waitAll(ids, { timeoutMs: 30_000 });
+      expect(views.map((view) => view.status)).toEqual(ids.map(() => "succeeded"));
+      expect(firstCallsOverlap(views)).toBe(true);
+      for (const view of views) {
+        expect(view.llm_calls).toHaveLength(5);
+        expect(new Set(replicasOf(view.llm_calls)).size).toBe(1);
+      }
+      const perReplica = sims.map(
+        (sim) => views.filter((view) => view.llm_calls[0]!.replica === apiUrl(sim)).length,
+      );
+      expect(perReplica.reduce((a, b) => a + b)).toBe(ROLLOUTS);
+      for (const count of perReplica) {
+        expect(count).toBeGreaterThanOrEqual(LEAST_PER_REPLICA);
+        expect(count).toBeLessThanOrEqual(MOST_PER_REPLICA);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it("moves the rollouts of a replica that dies mid-rollout to another one for good, and leaves the others where they were", async () => {
-    const victim = sims[2]!;
-    const ids = await startTogether(ROLLOUTS);
-    // A second-turn call at the victim means its first calls have been answered: close it then.
-    const firstCalls = arrived(victim);
-    await until("a second call at the victim", () => arrived(victim) > firstCalls);
-    await victim.close();
-    // Let the failovers settle before polling: under wrangler dev (this file's stack until issue
-    // 27) a request that arrived while the Worker's sockets to the closed server were breaking
-    // (seen as "Broken pipe" in workerd's log) was sometimes never forwarded, leaving that GET
-    // unanswered for up to undici's 300 s; the pause costs a second either way.
-    await new Promise((r) => setTimeout(r, 1_000));
+  it(
+    "moves the rollouts of a replica that dies mid-rollout to another one for good, and leaves the others where they were",
+    async () => {
+      const victim = sims[2]!;
+      const ids = await startTogether(ROLLOUTS);
+      // A second-turn call at the victim means its first calls have been answered: close it then.
+      const firstCalls = arrived(victim);
+      await until("a second call at the victim", () => arrived(victim) > firstCalls);
+      await victim.close();
+      // Let the failovers settle before polling: under wrangler dev (this file's stack until issue
+      // 27) a request that arrived while the Worker's sockets to the closed server were breaking
+      // (seen as "Broken pipe" in workerd's log) was sometimes never forwarded, leaving that GET
+      // unanswered for up to undici's 300 s; the pause costs a second either way.
+      await new Promise((r) => setTimeout(r, 1_000));
 
-    const views = await client.waitAll(ids, { timeoutMs: 45_000 });
-    expect(views.map((view) => [view.status, view.termination_reason])).toEqual(ids.map(() => ["succeeded", "ENV_DONE"]));
-    let moved = 0;
-    for (const view of views) {
-      const replicas = replicasOf(view.llm_calls);
-      expect(replicas).toHaveLength(5);
-      const firstElsewhere = replicas.findIndex((replica) => replica !== apiUrl(victim));
-      if (firstElsewhere > 0) moved++;
-      // Calls on the dead replica (if any) come first; every later call is on one other replica.
-      expect(replicas.slice(0, Math.max(firstElsewhere, 0)).every((replica) => replica === apiUrl(victim))).toBe(true);
-      expect(new Set(replicas.slice(firstElsewhere))).toEqual(new Set([replicas.at(-1)]));
-      expect(replicas.at(-1)).not.toBe(apiUrl(victim));
-    }
-    expect(moved).toBeGreaterThanOrEqual(1);
-  }, TEST_TIMEOUT_MS);
+      const views = await client.waitAll(ids, { timeoutMs: 45_000 });
+      expect(views.map((view) => [view.status, view.termination_reason])).toEqual(
+        ids.map(() => ["succeeded", "ENV_DONE"]),
+      );
+      let moved = 0;
+      for (const view of views) {
+        const replicas = replicasOf(view.llm_calls);
+        expect(replicas).toHaveLength(5);
+        const firstElsewhere = replicas.findIndex((replica) => replica !== apiUrl(victim));
+        if (firstElsewhere > 0) moved++;
+        // Calls on the dead replica (if any) come first; every later call is on one other replica.
+        expect(
+          replicas
+            .slice(0, Math.max(firstElsewhere, 0))
+            .every((replica) => replica === apiUrl(victim)),
+        ).toBe(true);
+        expect(new Set(replicas.slice(firstElsewhere))).toEqual(new Set([replicas.at(-1)]));
+        expect(replicas.at(-1)).not.toBe(apiUrl(victim));
+      }
+      expect(moved).toBeGreaterThanOrEqual(1);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe("the vllm_pd backend (end to end)", () => {
   it("runs a calculator rollout through a prefill/decode pair, every call handed from prefill to decode", async () => {
     const prefill = await startSimulator({ seed: 4, role: "prefill" });
     const decode = await startSimulator({ seed: 5, role: "decode" });
-    await send("PUT", "/v1/policy", { backend: { name: "vllm_pd", prefill: [prefill.url], decode: [decode.url] } });
-    const id = await client.create({ agent: "calculator", task: { problem: "Use the calculator to compute 6 * 7.", ground_truth: "42" } });
+    await send("PUT", "/v1/policy", {
+      backend: { name: "vllm_pd", prefill: [prefill.url], decode: [decode.url] },
+    });
+    const id = await client.create({
+      agent: "calculator",
+      task: { problem: "Use the calculator to compute 6 * 7.", ground_truth: "42" },
+    });
     const [view] = await client.waitAll([id], { timeoutMs: 20_000 });
     expect(view).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
     const calls = view!.llm_calls;
     expect(calls.length).toBeGreaterThanOrEqual(1);
-    for (const call of calls) expect(call).toMatchObject({ backend: "vllm_pd", replica: apiUrl(decode), trainable: true });
-    const pdStats = async (sim: VllmSimulator) => ((await (await fetch(`${sim.url}/sim/stats`)).json()) as SimulatorStats).pd;
-    expect(await pdStats(prefill)).toEqual({ prefill: calls.length, decode: 0, recomputed: 0, rejected: 0 });
-    expect(await pdStats(decode)).toEqual({ prefill: 0, decode: calls.length, recomputed: 0, rejected: 0 });
+    for (const call of calls)
+      expect(call).toMatchObject({ backend: "vllm_pd", replica: apiUrl(decode), trainable: true });
+    const pdStats = async (sim: VllmSimulator) =>
+      ((await (await fetch(`${sim.url}/sim/stats`)).json()) as SimulatorStats).pd;
+    expect(await pdStats(prefill)).toEqual({
+      prefill: calls.length,
+      decode: 0,
+      recomputed: 0,
+      rejected: 0,
+    });
+    expect(await pdStats(decode)).toEqual({
+      prefill: 0,
+      decode: calls.length,
+      recomputed: 0,
+      rejected: 0,
+    });
   });
 });

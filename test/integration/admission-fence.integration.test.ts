@@ -8,14 +8,25 @@ import type { AdmissionShardRpc } from "../../src/runtime/objects/object-directo
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
-import { admission, policy, readPolicyState, restorePolicyState, sleep, uniqueCallId } from "./policy-fixtures";
+import {
+  admission,
+  policy,
+  readPolicyState,
+  restorePolicyState,
+  sleep,
+  uniqueCallId,
+} from "./policy-fixtures";
 
 let saved: PolicyState;
 beforeAll(async () => void (saved = await readPolicyState()));
 afterEach(async () => restorePolicyState(saved));
 
 /** `n` distinct calls, each of its own rollout (so they hash to every shard). */
-const calls = (label: string, n: number) => Array.from({ length: n }, (_, i) => ({ rolloutId: `fence-${label}-${i}-${uniqueCallId("r")}`, callId: uniqueCallId(`${label}-${i}`) }));
+const calls = (label: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    rolloutId: `fence-${label}-${i}-${uniqueCallId("r")}`,
+    callId: uniqueCallId(`${label}-${i}`),
+  }));
 type Call = ReturnType<typeof calls>[number];
 const acquire = (call: Call) => admission().acquire(call.rolloutId, call.callId, 60_000);
 const release = (call: Call) => admission().release(call.rolloutId, call.callId);
@@ -44,7 +55,9 @@ describe("the admission fence under racing calls", () => {
     const outcomes = await Promise.all([...racing.map(acquire), policy().beginSync()]);
     const admitted = racing.filter((_, i) => (outcomes[i] as { ok: boolean }).ok);
     const events: string[] = [];
-    const idle = policy().waitIdle(20_000).then((result) => (events.push("idle"), result));
+    const idle = policy()
+      .waitIdle(20_000)
+      .then((result) => (events.push("idle"), result));
     for (const call of admitted) {
       await sleep(5);
       await release(call);
@@ -63,12 +76,20 @@ describe("the admission fence under racing calls", () => {
     await Promise.all(batch.map(release));
     const end = (await policy().requestCounts()).by_method;
     // Shards that had never seen a fence ask once (fence); nothing else reaches the policy.
-    const delta = Object.fromEntries(Object.keys(end).map((method) => [method, end[method]! - (start[method] ?? 0)]).filter(([, n]) => n !== 0));
-    expect(Object.keys(delta).filter((method) => method !== "fence" && method !== "requestCounts")).toEqual([]);
+    const delta = Object.fromEntries(
+      Object.keys(end)
+        .map((method) => [method, end[method]! - (start[method] ?? 0)])
+        .filter(([, n]) => n !== 0),
+    );
+    expect(
+      Object.keys(delta).filter((method) => method !== "fence" && method !== "requestCounts"),
+    ).toEqual([]);
     await policy().beginSync();
     await policy().endSync(saved.policy_version + 7);
     const next = await Promise.all(calls("next", 32).map(acquire));
-    expect(next.map((outcome) => outcome.ok && outcome.policy_version)).toEqual(next.map(() => saved.policy_version + 7));
+    expect(next.map((outcome) => outcome.ok && outcome.policy_version)).toEqual(
+      next.map(() => saved.policy_version + 7),
+    );
   });
 
   it("releases the ended calls an admission carries even when it refuses the new call, so a sync's wait ends", async () => {
@@ -87,13 +108,16 @@ describe("the admission fence under racing calls", () => {
   it("asks the policy object for its fence once per shard that lacks one, however many calls arrive at once", async () => {
     // A shard no sync ever pushed to: every one of these concurrent calls needs its fence.
     const namespace = env.ADMISSION_SHARD;
-    const fresh = namespace.get(namespace.idFromName(`fresh-${uniqueCallId("shard")}`)) as unknown as AdmissionShardRpc;
+    const fresh = namespace.get(
+      namespace.idFromName(`fresh-${uniqueCallId("shard")}`),
+    ) as unknown as AdmissionShardRpc;
     await policy().fence(); // wakes the object, so its counter covers the whole test
     const before = (await policy().requestCounts()).by_method.fence ?? 0;
-    const outcomes = await Promise.all(Array.from({ length: 24 }, (_, i) => fresh.acquire(uniqueCallId(`fresh-${i}`), 60_000)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => fresh.acquire(uniqueCallId(`fresh-${i}`), 60_000)),
+    );
     expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
     expect(((await policy().requestCounts()).by_method.fence ?? 0) - before).toBe(1);
     expect(await fresh.inFlight()).toBe(24);
   });
 });
-

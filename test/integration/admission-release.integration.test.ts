@@ -46,9 +46,15 @@ describe("admissions of a crashed invocation", () => {
     const id = created.rollout_id;
     await admission().acquire(id, uniqueCallId("crashed-stream"), 600_000);
     const before = await shardInFlight(id);
-    const finish = await api(`/v1/rollouts/${id}/finish`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reward: 1 }) });
+    const finish = await api(`/v1/rollouts/${id}/finish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reward: 1 }),
+    });
     expect(finish.status).toBeLessThan(300);
-    await waitFor("the ended rollout's admission to be dropped", async () => ((await shardInFlight(id)) === before - 1 ? true : undefined));
+    await waitFor("the ended rollout's admission to be dropped", async () =>
+      (await shardInFlight(id)) === before - 1 ? true : undefined,
+    );
   });
 });
 
@@ -56,7 +62,16 @@ describe("a gateway call its session refuses", () => {
   it("is never left counted, though a rollout's later calls ask the session and the shard at once", async () => {
     const created = await createExternal();
     const id = created.rollout_id;
-    const ask = () => openaiFor(created.llm.base_url, created.llm.api_key).chat.completions.create({ model: "any", messages: [{ role: "user", content: "What is 1 + 1?" }] }).then(() => 200, (error: { status?: number }) => error.status ?? -1);
+    const ask = () =>
+      openaiFor(created.llm.base_url, created.llm.api_key)
+        .chat.completions.create({
+          model: "any",
+          messages: [{ role: "user", content: "What is 1 + 1?" }],
+        })
+        .then(
+          () => 200,
+          (error: { status?: number }) => error.status ?? -1,
+        );
     // The first call teaches the Worker the rollout's admission ttl; later ones admit at both at once.
     expect(await ask()).toBe(200);
     const idle = await shardInFlight(id);
@@ -70,5 +85,7 @@ describe("a gateway call its session refuses", () => {
 /** A rollout id (derived from `seed`) whose calls go to the same shard as `rolloutId`'s. */
 function rolloutOnSameShard(rolloutId: string, seed: string): string {
   const shards = admissionShardCount(env.ADMISSION_SHARDS);
-  for (let i = 0; ; i++) if (shardIndexOf(`${seed}-${i}`, shards) === shardIndexOf(rolloutId, shards)) return `${seed}-${i}`;
+  for (let i = 0; ; i++)
+    if (shardIndexOf(`${seed}-${i}`, shards) === shardIndexOf(rolloutId, shards))
+      return `${seed}-${i}`;
 }

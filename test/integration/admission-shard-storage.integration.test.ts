@@ -19,18 +19,29 @@ function freshShard() {
   const namespace = env.ADMISSION_SHARD;
   const id = namespace.idFromName(`storage-${uniqueCallId("shard")}`);
   const raw = () => namespace.get(id);
-  const rpc = new Proxy({} as AdmissionShardRpc, { get: (_target, method: string) => (...args: unknown[]) => (raw() as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args) });
+  const rpc = new Proxy({} as AdmissionShardRpc, {
+    get:
+      (_target, method: string) =>
+      (...args: unknown[]) =>
+        (raw() as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args),
+  });
   return { raw, rpc };
 }
 
 /** Rows stored in the shard's table right now (read inside the object, bypassing its memory). */
 function storedRows(raw: () => DurableObjectStub): Promise<number> {
-  return runInDurableObject(raw(), (_instance, state) => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM in_flight_calls`).one().n);
+  return runInDurableObject(
+    raw(),
+    (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM in_flight_calls`).one().n,
+  );
 }
 
 /** Restarts the object: its memory is gone, its SQLite stays (as after a deploy or a crash). */
 async function restart(raw: () => DurableObjectStub): Promise<void> {
-  await runInDurableObject(raw(), (_instance, state) => state.abort("test restart")).catch(() => undefined);
+  await runInDurableObject(raw(), (_instance, state) => state.abort("test restart")).catch(
+    () => undefined,
+  );
 }
 
 describe("an admission shard's storage", () => {
@@ -90,13 +101,25 @@ describe("an admission shard's storage", () => {
     const now = Date.now();
     await runInDurableObject(raw(), (_instance, state) => {
       const sql = state.storage.sql;
-      sql.exec(`CREATE TABLE in_flight (call_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, acquired_version INTEGER NOT NULL, rollout_id TEXT)`);
-      sql.exec(`INSERT INTO in_flight VALUES ('legacy-1', ?, 0, 'rollout-old'), ('legacy-2', ?, 0, 'rollout-old'), ('legacy-expired', ?, 0, NULL)`, now + 60_000, now + 60_000, now - 1);
+      sql.exec(
+        `CREATE TABLE in_flight (call_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, acquired_version INTEGER NOT NULL, rollout_id TEXT)`,
+      );
+      sql.exec(
+        `INSERT INTO in_flight VALUES ('legacy-1', ?, 0, 'rollout-old'), ('legacy-2', ?, 0, 'rollout-old'), ('legacy-expired', ?, 0, NULL)`,
+        now + 60_000,
+        now + 60_000,
+        now - 1,
+      );
     });
     await restart(raw);
     expect(await rpc.inFlight()).toBe(2);
     const tables = await runInDurableObject(raw(), (_instance, state) =>
-      state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'in_flight%'`).toArray().map((row) => row.name),
+      state.storage.sql
+        .exec<{ name: string }>(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'in_flight%'`,
+        )
+        .toArray()
+        .map((row) => row.name),
     );
     expect(tables).toEqual(["in_flight_calls"]);
     await rpc.release("legacy-1");

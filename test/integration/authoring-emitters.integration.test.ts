@@ -17,8 +17,18 @@ describe("emitters under concurrency (integration)", () => {
    * with no context argument. Each rollout must get exactly its own reward span and reward.
    */
   it("lands emitReward from three calls deep on the right rollout while 20 rollouts run concurrently", async () => {
-    const rollouts = Array.from({ length: 20 }, (_, i) => ({ id: uniqueId(`emit-${i}`), reward: (i + 1) / 20 }));
-    await Promise.all(rollouts.map(({ id, reward }) => createByHand(id, { agent: "authoring-fn-emit", task: { problem: `Say hi to ${id}.`, extra_args: { reward } } })));
+    const rollouts = Array.from({ length: 20 }, (_, i) => ({
+      id: uniqueId(`emit-${i}`),
+      reward: (i + 1) / 20,
+    }));
+    await Promise.all(
+      rollouts.map(({ id, reward }) =>
+        createByHand(id, {
+          agent: "authoring-fn-emit",
+          task: { problem: `Say hi to ${id}.`, extra_args: { reward } },
+        }),
+      ),
+    );
     const deps = driverDeps(env);
     const outcomes = await Promise.all(rollouts.map(({ id }) => driveRollout(deps, id)));
     expect(outcomes.every((outcome) => outcome.result === "finished")).toBe(true);
@@ -26,8 +36,18 @@ describe("emitters under concurrency (integration)", () => {
       const view = await getRollout(id);
       expect(view, id).toMatchObject({ status: "succeeded", reward });
       const rewards = view.spans.filter((span) => span.kind === "reward");
-      expect(rewards, id).toEqual([expect.objectContaining({ value: { score: reward, constant: 1 }, attributes: { primary_key: "score", attempt: 1 } })]);
-      expect(view.llm_calls.map((call) => (call.request.messages as Array<{ content: string }>)[0]!.content), id).toEqual([`Say hi to ${id}.`]);
+      expect(rewards, id).toEqual([
+        expect.objectContaining({
+          value: { score: reward, constant: 1 },
+          attributes: { primary_key: "score", attempt: 1 },
+        }),
+      ]);
+      expect(
+        view.llm_calls.map(
+          (call) => (call.request.messages as Array<{ content: string }>)[0]!.content,
+        ),
+        id,
+      ).toEqual([`Say hi to ${id}.`]);
     }
   });
 

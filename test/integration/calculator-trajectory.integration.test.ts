@@ -7,12 +7,20 @@ import { runRollout, uniqueId } from "../fixtures/rollouts";
 let view: RolloutView;
 
 beforeAll(async () => {
-  view = await runRollout({ agent: "calculator", rollout_id: uniqueId("calc"), task: { problem: "Use the calculator to compute 17 * 3 + 4.", ground_truth: "55" } });
+  view = await runRollout({
+    agent: "calculator",
+    rollout_id: uniqueId("calc"),
+    task: { problem: "Use the calculator to compute 17 * 3 + 4.", ground_truth: "55" },
+  });
 });
 
 describe("a calculator rollout", () => {
   it("ends ENV_DONE after a tool step and an answer step", () => {
-    expect(view).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE", error: null });
+    expect(view).toMatchObject({
+      status: "succeeded",
+      termination_reason: "ENV_DONE",
+      error: null,
+    });
     const steps = view.trajectory.steps;
     expect(steps.length).toBeGreaterThanOrEqual(2);
     expect(steps.map((step) => step.step_index)).toEqual(steps.map((_, index) => index));
@@ -27,14 +35,24 @@ describe("a calculator rollout", () => {
     expect(toolCall?.function.name).toBe("calculate");
     expect(JSON.parse(toolCall!.function.arguments)).toEqual({ expression: "17 * 3 + 4" });
     expect(call0.finish_reason).toBe("tool_calls");
-    expect(step0.action).toEqual({ tool_calls: [{ id: toolCall!.id, name: "calculate", arguments: toolCall!.function.arguments }] });
+    expect(step0.action).toEqual({
+      tool_calls: [
+        { id: toolCall!.id, name: "calculate", arguments: toolCall!.function.arguments },
+      ],
+    });
   });
 
   it("feeds the tool result back as step 0's next observation and a tool message in step 1's prompt", () => {
     const [step0, step1] = view.trajectory.steps;
     const toolCallId = (step0!.action as { tool_calls: Array<{ id: string }> }).tool_calls[0]!.id;
-    expect(step0!.next_observation).toEqual({ tool_results: [{ tool_call_id: toolCallId, name: "calculate", content: "55" }] });
-    expect(step1!.chat_completions).toContainEqual({ role: "tool", tool_call_id: toolCallId, content: "55" });
+    expect(step0!.next_observation).toEqual({
+      tool_results: [{ tool_call_id: toolCallId, name: "calculate", content: "55" }],
+    });
+    expect(step1!.chat_completions).toContainEqual({
+      role: "tool",
+      tool_call_id: toolCallId,
+      content: "55",
+    });
     expect(step1!.observation).toEqual(step0!.next_observation);
   });
 
@@ -44,7 +62,9 @@ describe("a calculator rollout", () => {
     expect(view.usage.llm_calls).toBe(steps.length);
     for (const step of steps) {
       expect(step.llm_call_ids).toHaveLength(1);
-      expect(view.llm_calls.filter((call) => call.step_id === step.step_id).map((call) => call.call_id)).toEqual(step.llm_call_ids);
+      expect(
+        view.llm_calls.filter((call) => call.step_id === step.step_id).map((call) => call.call_id),
+      ).toEqual(step.llm_call_ids);
     }
   });
 
@@ -55,7 +75,8 @@ describe("a calculator rollout", () => {
       expect(call.logprobs).toHaveLength(call.completion_token_ids.length);
       expect(call).toMatchObject({ trainable: true, logprobs_mode: "raw_logprobs" });
     }
-    const sum = (pick: (call: LlmCall) => number) => view.llm_calls.reduce((total, call) => total + pick(call), 0);
+    const sum = (pick: (call: LlmCall) => number) =>
+      view.llm_calls.reduce((total, call) => total + pick(call), 0);
     expect(view.usage.completion_tokens).toBe(sum((call) => call.completion_token_ids.length));
   });
 

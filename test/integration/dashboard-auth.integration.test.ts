@@ -14,7 +14,11 @@ function request(path: string, init: RequestInit = {}): Promise<Response> {
 
 async function login(token: string, next = "/batches"): Promise<Response> {
   const body = new URLSearchParams({ token, next });
-  return request("/login", { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded" } });
+  return request("/login", {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
 }
 
 function sessionCookie(response: Response): string {
@@ -26,7 +30,9 @@ describe("dashboard behind API_TOKEN", () => {
   it("sends a page request without a session to the login form, keeping where it was going", async () => {
     const response = await request("/batches?mode=val");
     expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe(`/login?next=${encodeURIComponent("/batches?mode=val")}`);
+    expect(response.headers.get("location")).toBe(
+      `/login?next=${encodeURIComponent("/batches?mode=val")}`,
+    );
     expect((await request("/rollouts/x:0:0/live")).status).toBe(401);
   });
 
@@ -55,18 +61,27 @@ describe("dashboard behind API_TOKEN", () => {
     expect((await request("/v1/batches", { headers: { cookie } })).status).toBe(401);
     const [name, value] = cookie.split("=") as [string, string];
     const [expires, mac] = value.split(".") as [string, string];
-    expect((await request("/", { headers: { cookie: `${name}=${Number(expires) + 1}.${mac}` } })).status).toBe(303);
-    expect((await request("/", { headers: { cookie: `${name}=${expires}.${"A".repeat(43)}` } })).status).toBe(303);
+    expect(
+      (await request("/", { headers: { cookie: `${name}=${Number(expires) + 1}.${mac}` } })).status,
+    ).toBe(303);
+    expect(
+      (await request("/", { headers: { cookie: `${name}=${expires}.${"A".repeat(43)}` } })).status,
+    ).toBe(303);
   });
 
   it("refuses a cross-origin POST even with a session, and never redirects login to another origin", async () => {
     const cookie = sessionCookie(await login(TOKEN));
-    const cancel = await request("/batches/some-batch/cancel", { method: "POST", headers: { cookie, origin: "https://evil.example" } });
+    const cancel = await request("/batches/some-batch/cancel", {
+      method: "POST",
+      headers: { cookie, origin: "https://evil.example" },
+    });
     expect(cancel.status).toBe(403);
     expect((await login(TOKEN, "//evil.example/")).headers.get("location")).toBe("/");
   });
 
   it("serves pages to a script with the bearer token", async () => {
-    expect((await request("/", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await request("/", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      200,
+    );
   });
 });

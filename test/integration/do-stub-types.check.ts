@@ -12,12 +12,21 @@ import type { ClaimQueue } from "../../durable-objects/claim-queue";
 import type { PolicyStore } from "../../durable-objects/policy-store";
 import type { RolloutSession } from "../../durable-objects/rollout-session";
 import type { TrainerFeed } from "../../durable-objects/trainer-feed";
-import type { AdmissionShardRpc, BatchRpc, CatalogRpc, ClaimQueueRpc, FeedRpc, PolicyRpc, SessionRpc } from "../../src/runtime/objects/object-directory";
+import type {
+  AdmissionShardRpc,
+  BatchRpc,
+  CatalogRpc,
+  ClaimQueueRpc,
+  FeedRpc,
+  PolicyRpc,
+  SessionRpc,
+} from "../../src/runtime/objects/object-directory";
 import type { RpcSurface } from "../../src/rpc-surface";
 import type { SessionHandle } from "../../src/runtime/session/session-handle";
 import type { LlmCall, LlmCallInput } from "../../src/schemas/llm-call";
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
 
 /** A class's own RPC surface: its public methods, without the brand the test pool's `DurableObject` type adds. */
@@ -45,8 +54,12 @@ export type RecordCallMatches = [
 export const sessionIsHandle = (stub: SessionRpc): SessionHandle => stub;
 
 /** The surface leaves the runtime's handlers out: a stub offers no `alarm` or `fetch` to call. */
-export type HandlersLeftOut = [Assert<Equal<"alarm" extends keyof SessionRpc ? true : false, false>>, Assert<Equal<"fetch" extends keyof FeedRpc ? true : false, false>>];
+export type HandlersLeftOut = [
+  Assert<Equal<"alarm" extends keyof SessionRpc ? true : false, false>>,
+  Assert<Equal<"fetch" extends keyof FeedRpc ? true : false, false>>,
+];
 
 // A hand-written surface that drifted from the class does not pass for it.
+type DriftedSurface = { recordCall(call: LlmCall): ReturnType<SessionRpc["recordCall"]> };
 // @ts-expect-error recordCall of the class takes an LlmCallInput, not only a full LlmCall
-export type DriftedIsRefused = Assert<Equal<{ recordCall(call: LlmCall): ReturnType<SessionRpc["recordCall"]> }, Pick<SessionRpc, "recordCall">>>;
+export type DriftedIsRefused = Assert<Equal<DriftedSurface, Pick<SessionRpc, "recordCall">>>;

@@ -9,7 +9,10 @@ import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { driverDeps } from "../../functions/driver-deps";
-import { RELEASE_GRACE_MS, type ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";
+import {
+  RELEASE_GRACE_MS,
+  type ReleasingPolicyPort,
+} from "../../src/gateway/release-on-next-admission";
 import { driveRollout } from "../../src/runtime/driver/drive-rollout";
 import { createByHand, readState } from "../fixtures/hand-session";
 import { getRollout, uniqueId } from "../fixtures/rollouts";
@@ -45,17 +48,28 @@ describe("a drive's requests to its admission shard", () => {
     // its release would go alone. The drive's end sends the last release at once, whatever the grace.
     const { deps, requests } = recordedDrive(30_000);
     expect(await driveRollout(deps, rolloutId)).toMatchObject({ result: "finished", steps: 4 });
-    expect(requests).toEqual(["acquire", "acquire+release 1", "acquire+release 1", "acquire+release 1", "release"]);
+    expect(requests).toEqual([
+      "acquire",
+      "acquire+release 1",
+      "acquire+release 1",
+      "acquire+release 1",
+      "release",
+    ]);
     expect(await countedAtShard(rolloutId)).toBe(0);
     const view = await getRollout(rolloutId);
     expect(view.llm_calls).toHaveLength(4);
-    expect(view.llm_calls.every((call) => call.policy_version_end === call.policy_version_start)).toBe(true);
+    expect(
+      view.llm_calls.every((call) => call.policy_version_end === call.policy_version_start),
+    ).toBe(true);
     expect((await readState(rolloutId)).status).toBe("succeeded");
   });
 
   it("sends a release on its own when the environment takes longer than the grace period", async () => {
     const rolloutId = uniqueId("drive-admissions-slow");
-    await createByHand(rolloutId, { agent: "test-loop", task: { extra_args: { done_after: 2, step_sleep_ms: RELEASE_GRACE_MS * 3 } } });
+    await createByHand(rolloutId, {
+      agent: "test-loop",
+      task: { extra_args: { done_after: 2, step_sleep_ms: RELEASE_GRACE_MS * 3 } },
+    });
     const { deps, requests } = recordedDrive();
     expect(await driveRollout(deps, rolloutId)).toMatchObject({ result: "finished", steps: 2 });
     // Each call's release was sent while its environment step still ran.

@@ -4,4 +4,3 @@ declare namespace Cloudflare {
     SIMULATOR_URL: string;
   }
 }
-

@@ -42,6 +42,8 @@ export async function expectOneSample(view: RolloutView): Promise<void> {
   const [sample] = record.samples;
   expect(sample!.extra_fields.calls).toEqual(view.llm_calls.map((call) => call.call_id));
   expect(sample!.prompt_ids).toEqual(view.llm_calls[0]!.prompt_token_ids);
-  expect(sample!.response_mask.filter((bit) => bit === 1)).toHaveLength(view.llm_calls.reduce((total, call) => total + call.completion_token_ids.length, 0));
+  expect(sample!.response_mask.filter((bit) => bit === 1)).toHaveLength(
+    view.llm_calls.reduce((total, call) => total + call.completion_token_ids.length, 0),
+  );
   expect(sample!.reward_score).toBe(view.reward);
 }

@@ -6,11 +6,19 @@ import * as coreWorker from "../../functions/worker";
 import { getAgentByName } from "../../src/sdk";
 import { api } from "../fixtures/rollouts";
 
-const EXAMPLES = { "room-selector": "function", "search-workflow": "workflow", "openai-agents-calculator": "function", "ai-sdk-calculator": "function", "guess-number": "stepwise" };
+const EXAMPLES = {
+  "room-selector": "function",
+  "search-workflow": "workflow",
+  "openai-agents-calculator": "function",
+  "ai-sdk-calculator": "function",
+  "guess-number": "stepwise",
+};
 
 describe("the examples' registration module (integration)", () => {
   it("registers each example under a unique name with its engine kind, listed by GET /v1/agents", async () => {
-    expect(Object.fromEntries(Object.keys(EXAMPLES).map((name) => [name, getAgentByName(name)?.kind]))).toEqual(EXAMPLES);
+    expect(
+      Object.fromEntries(Object.keys(EXAMPLES).map((name) => [name, getAgentByName(name)?.kind])),
+    ).toEqual(EXAMPLES);
     const { agents } = (await (await api("/v1/agents")).json()) as { agents: string[] };
     expect(agents).toEqual(expect.arrayContaining(Object.keys(EXAMPLES)));
   });

@@ -2,26 +2,52 @@ import { describe, expect, it } from "vitest";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
 import { api, getRollout, startRollout, waitForEnd } from "../fixtures/rollouts";
 
-const post = (path: string, body: unknown) => api(path, { method: "POST", body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  api(path, { method: "POST", body: JSON.stringify(body) });
 
 describe("external rollouts (integration)", () => {
   it("collects reward spans in order and finishes with the last reward and the reported messages", async () => {
     const rollout = await createExternal();
-    await openaiFor(rollout.llm.base_url, rollout.llm.api_key).chat.completions.create({ model: "any", messages: [{ role: "user", content: "What is 2 + 2?" }] });
-    const added = await post(`/v1/rollouts/${rollout.rollout_id}/events`, { events: [{ kind: "reward", value: 0.25 }, { kind: "annotation", name: "note", value: "ok" }, { kind: "reward", value: { acc: 0.75, len: 0.1 }, attributes: { primary_key: "acc" } }] });
+    await openaiFor(rollout.llm.base_url, rollout.llm.api_key).chat.completions.create({
+      model: "any",
+      messages: [{ role: "user", content: "What is 2 + 2?" }],
+    });
+    const added = await post(`/v1/rollouts/${rollout.rollout_id}/events`, {
+      events: [
+        { kind: "reward", value: 0.25 },
+        { kind: "annotation", name: "note", value: "ok" },
+        { kind: "reward", value: { acc: 0.75, len: 0.1 }, attributes: { primary_key: "acc" } },
+      ],
+    });
     expect(added.status).toBe(201);
     expect(((await added.json()) as { sequence_ids: number[] }).sequence_ids).toEqual([1, 2, 3]);
-    const messages = [{ role: "user", content: "What is 2 + 2?" }, { role: "assistant", content: "\\boxed{4}" }];
-    expect((await post(`/v1/rollouts/${rollout.rollout_id}/finish`, { messages })).status).toBe(200);
+    const messages = [
+      { role: "user", content: "What is 2 + 2?" },
+      { role: "assistant", content: "\\boxed{4}" },
+    ];
+    expect((await post(`/v1/rollouts/${rollout.rollout_id}/finish`, { messages })).status).toBe(
+      200,
+    );
     const view = await getRollout(rollout.rollout_id);
-    expect(view).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE", reward: 0.75, final_messages: messages });
-    expect(view.spans.map((span) => [span.sequence_id, span.kind])).toEqual([[1, "reward"], [2, "annotation"], [3, "reward"]]);
+    expect(view).toMatchObject({
+      status: "succeeded",
+      termination_reason: "ENV_DONE",
+      reward: 0.75,
+      final_messages: messages,
+    });
+    expect(view.spans.map((span) => [span.sequence_id, span.kind])).toEqual([
+      [1, "reward"],
+      [2, "annotation"],
+      [3, "reward"],
+    ]);
     expect(view.llm_calls).toHaveLength(1);
   });
 
   it("rejects a reward that is not a finite number, naming the field", async () => {
     const rollout = await createExternal();
-    const response = await post(`/v1/rollouts/${rollout.rollout_id}/events`, { events: [{ kind: "reward", value: "high" }] });
+    const response = await post(`/v1/rollouts/${rollout.rollout_id}/events`, {
+      events: [{ kind: "reward", value: "high" }],
+    });
     expect(response.status).toBe(422);
     const problem = (await response.json()) as { errors: Array<{ path: string }> };
     expect(problem.errors.map((error) => error.path)).toContain("events.0.value");
@@ -35,7 +61,10 @@ describe("external rollouts (integration)", () => {
   });
 
   it("refuses finish on a rollout a driver runs", async () => {
-    const rolloutId = await startRollout({ agent: "math", task: { problem: "What is 1 + 1?", ground_truth: "2" } });
+    const rolloutId = await startRollout({
+      agent: "math",
+      task: { problem: "What is 1 + 1?", ground_truth: "2" },
+    });
     const response = await post(`/v1/rollouts/${rolloutId}/finish`, { reward: 1 });
     expect(response.status).toBe(409);
     await waitForEnd(rolloutId);
@@ -49,7 +78,12 @@ describe("external rollouts (integration)", () => {
     // served before): calls go on, each clamped to what is left, until one is refused.
     const statuses: number[] = [];
     for (let i = 0; i <= 12 && statuses.at(-1) !== 400; i++) {
-      statuses.push(await client.chat.completions.create({ model: "any", messages, max_tokens: 500 }).then(() => 200, (error: { status: number }) => error.status));
+      statuses.push(
+        await client.chat.completions.create({ model: "any", messages, max_tokens: 500 }).then(
+          () => 200,
+          (error: { status: number }) => error.status,
+        ),
+      );
     }
     const view = await getRollout(rollout.rollout_id);
     let used = 0;
@@ -67,7 +101,10 @@ describe("external rollouts (integration)", () => {
     const client = openaiFor(rollout.llm.base_url, rollout.llm.api_key);
     const status = await client.chat.completions
       .create({ model: "any", messages: [{ role: "user", content: "word ".repeat(200) }] })
-      .then(() => 200, (error: { status: number }) => error.status);
+      .then(
+        () => 200,
+        (error: { status: number }) => error.status,
+      );
     const view = await getRollout(rollout.rollout_id);
     expect(status).toBe(400);
     expect(view.llm_calls).toHaveLength(0);

@@ -8,7 +8,11 @@ import { api, uniqueId } from "../fixtures/rollouts";
 import { expectProblem, ingestAll, isolatedFeed, postJson, publishGroup } from "./feed-fixtures";
 
 /** Publishes `count` complete groups of size 2 of batch `batchId` (uids `<batch>:<row>`) into `feed`. */
-async function batchGroups(feed: ReturnType<typeof isolatedFeed>["feed"], batchId: string, count: number): Promise<string[]> {
+async function batchGroups(
+  feed: ReturnType<typeof isolatedFeed>["feed"],
+  batchId: string,
+  count: number,
+): Promise<string[]> {
   const uids: string[] = [];
   for (let row = 0; row < count; row++) {
     const group = await publishGroup(2, { uid: `${batchId}:${row}`, batch_id: batchId });
@@ -20,14 +24,22 @@ async function batchGroups(feed: ReturnType<typeof isolatedFeed>["feed"], batchI
 
 /** Each stored group's state and lease, read without the housekeeping a call would do. */
 function storedStates(name: string): Promise<Record<string, [string, string | null, number]>> {
-  return runInDurableObject(env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName(name)), (_instance, state) => {
-    const storage = new FeedStorage(state.storage.sql);
-    const rows = [...storage.groupsIn("ready"), ...storage.groupsIn("leased"), ...storage.groupsIn("pending")];
-    return Object.fromEntries(rows.map((g) => [g.uid, [g.state, g.lease_id, g.deliveries]]));
-  });
+  return runInDurableObject(
+    env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName(name)),
+    (_instance, state) => {
+      const storage = new FeedStorage(state.storage.sql);
+      const rows = [
+        ...storage.groupsIn("ready"),
+        ...storage.groupsIn("leased"),
+        ...storage.groupsIn("pending"),
+      ];
+      return Object.fromEntries(rows.map((g) => [g.uid, [g.state, g.lease_id, g.deliveries]]));
+    },
+  );
 }
 
-const uidsOf = (pulled: { ok: boolean; groups?: FeedGroup[] }) => (pulled.ok ? pulled.groups!.map((g) => g.uid) : []);
+const uidsOf = (pulled: { ok: boolean; groups?: FeedGroup[] }) =>
+  pulled.ok ? pulled.groups!.map((g) => g.uid) : [];
 
 describe("pull by batch", () => {
   it("leases only the named batch and leaves the others ready, undelivered", async () => {
@@ -50,9 +62,20 @@ describe("pull by batch", () => {
     const chunk1 = await batchGroups(feed, `${base}.chunk1`, 1);
     const single = await batchGroups(feed, uniqueId("single"), 1);
     await ingestAll(feed, (await publishGroup(2)).messages);
-    const pulled = await feed.pull({ max_groups: 10, batch_id: [base, single[0]!.split(":")[0]!], batch_prefix: `${base}.chunk` }, 0);
+    const pulled = await feed.pull(
+      {
+        max_groups: 10,
+        batch_id: [base, single[0]!.split(":")[0]!],
+        batch_prefix: `${base}.chunk`,
+      },
+      0,
+    );
     expect(uidsOf(pulled).sort()).toEqual([...chunk0, ...chunk1, ...single].sort());
-    expect(uidsOf(await feed.pull({ max_groups: 10, batch_id: [base], batch_prefix: `${base}.chunk` }, 0))).toEqual([]);
+    expect(
+      uidsOf(
+        await feed.pull({ max_groups: 10, batch_id: [base], batch_prefix: `${base}.chunk` }, 0),
+      ),
+    ).toEqual([]);
     expect(uidsOf(await feed.pull({ max_groups: 10 }, 0))).toHaveLength(other.length + 1);
   });
 
@@ -61,12 +84,17 @@ describe("pull by batch", () => {
     const batch = uniqueId("U");
     await batchGroups(feed, uniqueId("first"), 3);
     const uids = await batchGroups(feed, batch, 3);
-    expect(uidsOf(await feed.pull({ max_groups: 2, uid_prefix: `${batch}:` }, 0))).toEqual(uids.slice(0, 2));
-    expect(uidsOf(await feed.pull({ max_groups: 2, uid_prefix: `${batch}:`, batch_id: "nope" }, 0))).toEqual([]);
+    expect(uidsOf(await feed.pull({ max_groups: 2, uid_prefix: `${batch}:` }, 0))).toEqual(
+      uids.slice(0, 2),
+    );
+    expect(
+      uidsOf(await feed.pull({ max_groups: 2, uid_prefix: `${batch}:`, batch_id: "nope" }, 0)),
+    ).toEqual([]);
   });
 
   it("answers 422 naming a bad batch filter", async () => {
-    const paths = async (body: unknown) => (await expectProblem(await postJson("/v1/feed/pull", body), 422)).errors?.map((e) => e.path);
+    const paths = async (body: unknown) =>
+      (await expectProblem(await postJson("/v1/feed/pull", body), 422)).errors?.map((e) => e.path);
     expect(await paths({ max_groups: 1, batch_id: [] })).toEqual(["batch_id"]);
     expect(await paths({ max_groups: 1, batch_id: "has space" })).toEqual(["batch_id"]);
     expect(await paths({ max_groups: 1, batch_prefix: "" })).toEqual(["batch_prefix"]);
@@ -78,13 +106,19 @@ describe("storage", () => {
   it("adds the batch column to a feed stored before groups knew their batch", async () => {
     const { feed, name } = isolatedFeed("migrate");
     await feed.stats();
-    const columns = await runInDurableObject(env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName(name)), (_instance, state) => {
-      const sql = state.storage.sql;
-      sql.exec("DROP INDEX groups_batch");
-      sql.exec("ALTER TABLE feed_groups DROP COLUMN batch_id");
-      new FeedStorage(sql).migrate();
-      return sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('feed_groups')").toArray().map((c) => c.name);
-    });
+    const columns = await runInDurableObject(
+      env.TRAINER_FEED.get(env.TRAINER_FEED.idFromName(name)),
+      (_instance, state) => {
+        const sql = state.storage.sql;
+        sql.exec("DROP INDEX groups_batch");
+        sql.exec("ALTER TABLE feed_groups DROP COLUMN batch_id");
+        new FeedStorage(sql).migrate();
+        return sql
+          .exec<{ name: string }>("SELECT name FROM pragma_table_info('feed_groups')")
+          .toArray()
+          .map((c) => c.name);
+      },
+    );
     expect(columns).toContain("batch_id");
     const batch = uniqueId("M");
     await batchGroups(feed, batch, 1);
@@ -99,18 +133,57 @@ describe("stats by batch", () => {
     const b = uniqueId("SB");
     await batchGroups(feed, a, 2);
     await batchGroups(feed, b, 1);
-    await ingestAll(feed, (await publishGroup(2, { uid: `${b}:9`, batch_id: b })).messages.slice(0, 1));
+    await ingestAll(
+      feed,
+      (await publishGroup(2, { uid: `${b}:9`, batch_id: b })).messages.slice(0, 1),
+    );
     await feed.pull({ max_groups: 1, batch_id: a }, 0);
-    expect((await feed.stats()).by_batch).toEqual({ [a]: { pending_groups: 0, ready_groups: 1, leased_groups: 1, dropped_groups: 0, dropped_by_reason: {} }, [b]: { pending_groups: 1, ready_groups: 1, leased_groups: 0, dropped_groups: 0, dropped_by_reason: {} } });
-    expect((await feed.stats({ batch_id: [b, "empty"] })).by_batch).toEqual({ [b]: { pending_groups: 1, ready_groups: 1, leased_groups: 0, dropped_groups: 0, dropped_by_reason: {} }, empty: { pending_groups: 0, ready_groups: 0, leased_groups: 0, dropped_groups: 0, dropped_by_reason: {} } });
+    expect((await feed.stats()).by_batch).toEqual({
+      [a]: {
+        pending_groups: 0,
+        ready_groups: 1,
+        leased_groups: 1,
+        dropped_groups: 0,
+        dropped_by_reason: {},
+      },
+      [b]: {
+        pending_groups: 1,
+        ready_groups: 1,
+        leased_groups: 0,
+        dropped_groups: 0,
+        dropped_by_reason: {},
+      },
+    });
+    expect((await feed.stats({ batch_id: [b, "empty"] })).by_batch).toEqual({
+      [b]: {
+        pending_groups: 1,
+        ready_groups: 1,
+        leased_groups: 0,
+        dropped_groups: 0,
+        dropped_by_reason: {},
+      },
+      empty: {
+        pending_groups: 0,
+        ready_groups: 0,
+        leased_groups: 0,
+        dropped_groups: 0,
+        dropped_by_reason: {},
+      },
+    });
     expect(Object.keys((await feed.stats({ batch_prefix: a })).by_batch)).toEqual([a]);
   });
 
   it("reads repeated batch_id query parameters and refuses unknown ones with 422", async () => {
     const batch = uniqueId("Q");
-    const stats = (await (await api(`/v1/feed/stats?batch_id=${batch}&batch_id=${batch}-2`)).json()) as FeedStats;
+    const stats = (await (
+      await api(`/v1/feed/stats?batch_id=${batch}&batch_id=${batch}-2`)
+    ).json()) as FeedStats;
     expect(Object.keys(stats.by_batch).sort()).toEqual([batch, `${batch}-2`].sort());
-    expect((await expectProblem(await api("/v1/feed/stats?batch=x"), 422)).errors?.[0]?.path).toBe("(body)");
-    expect((await expectProblem(await api("/v1/feed/stats?batch_id=a%20b"), 422)).errors?.[0]?.path).toBe("batch_id.0");
+    expect((await expectProblem(await api("/v1/feed/stats?batch=x"), 422)).errors?.[0]?.path).toBe(
+      "(body)",
+    );
+    expect(
+      (await expectProblem(await api("/v1/feed/stats?batch_id=a%20b"), 422)).errors?.[0]?.path,
+    ).toBe("batch_id.0");
   });
 });

@@ -16,7 +16,10 @@ import { uniqueId } from "../fixtures/rollouts";
 import { publishGroup } from "./feed-fixtures";
 
 function shardedFeed(layout: FeedLayout): ShardedFeed {
-  return new ShardedFeed(layout, (name) => objects(env).feedShard(name) as unknown as FeedShardPort);
+  return new ShardedFeed(
+    layout,
+    (name) => objects(env).feedShard(name) as unknown as FeedShardPort,
+  );
 }
 
 function names(label: string, n: number): string[] {
@@ -24,8 +27,17 @@ function names(label: string, n: number): string[] {
   return Array.from({ length: n }, (_, k) => `${base}-${k}`);
 }
 
-async function groups(count: number, size: number, batch = uniqueId("b")): Promise<ResultMessage[][]> {
-  return Promise.all(Array.from({ length: count }, async () => (await publishGroup(size, { batch_id: batch })).messages));
+async function groups(
+  count: number,
+  size: number,
+  batch = uniqueId("b"),
+): Promise<ResultMessage[][]> {
+  return Promise.all(
+    Array.from(
+      { length: count },
+      async () => (await publishGroup(size, { batch_id: batch })).messages,
+    ),
+  );
 }
 
 describe("the sharded feed", () => {
@@ -34,22 +46,32 @@ describe("the sharded feed", () => {
     const made = await groups(24, 2);
     const { outcomes, requests } = await feed.ingestBatch(made.flat());
     expect(requests).toBeLessThanOrEqual(4);
-    expect(outcomes.filter((o) => o.result.ok && o.result.outcome === "completed")).toHaveLength(24);
+    expect(outcomes.filter((o) => o.result.ok && o.result.outcome === "completed")).toHaveLength(
+      24,
+    );
     const leased: string[] = [];
     const leases: string[] = [];
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      for (;;) {
-        const pulled = await feed.pull({ max_groups: 2 }, 0);
-        if (!pulled.ok || pulled.lease_id === null) return;
-        leased.push(...pulled.groups.map((g) => g.uid));
-        leases.push(pulled.lease_id);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (;;) {
+          const pulled = await feed.pull({ max_groups: 2 }, 0);
+          if (!pulled.ok || pulled.lease_id === null) return;
+          leased.push(...pulled.groups.map((g) => g.uid));
+          leases.push(pulled.lease_id);
+        }
+      }),
+    );
     expect(leased.sort()).toEqual(made.map((g) => g[0]!.uid).sort());
     const acked = await Promise.all(leases.map((lease) => feed.ack(lease)));
     expect(acked.reduce((n, a) => n + (a.ok ? a.acked_groups : 0), 0)).toBe(24);
     const stats = await feed.stats();
-    expect(stats).toMatchObject({ ingested: 48, ready_groups: 0, leased_groups: 0, acked: 24, delivered: 24 });
+    expect(stats).toMatchObject({
+      ingested: 48,
+      ready_groups: 0,
+      leased_groups: 0,
+      acked: 24,
+      delivered: 24,
+    });
   });
 
   it("puts every member of a group in one shard, and merges stats per batch and training mode", async () => {
@@ -57,16 +79,29 @@ describe("the sharded feed", () => {
     const feed = shardedFeed(layout);
     const batch = uniqueId("spread");
     // Each rollout had one call cut by an interrupting sync at token 10 and resumed under version 4.
-    const generation = { calls_interrupted: 1, calls_resumed: 1, tokens_by_policy_version: { "3": 10, "4": 5 } };
-    const made = (await groups(12, 3, batch)).map((group) => group.map((message) => ({ ...message, generation })));
+    const generation = {
+      calls_interrupted: 1,
+      calls_resumed: 1,
+      tokens_by_policy_version: { "3": 10, "4": 5 },
+    };
+    const made = (await groups(12, 3, batch)).map((group) =>
+      group.map((message) => ({ ...message, generation })),
+    );
     await feed.ingestBatch(made.flat());
     await feed.ingestBatch(made[0]!); // redelivered: counted once
-    const perShard = await Promise.all(layout.current.map((name) => objects(env).feedShard(name).stats()));
+    const perShard = await Promise.all(
+      layout.current.map((name) => objects(env).feedShard(name).stats()),
+    );
     expect(perShard.filter((s) => s.ready_groups > 0).length).toBeGreaterThan(1);
     for (const s of perShard) expect(s.ingested).toBe(s.ready_groups * 3); // whole groups only
     const merged = await feed.stats({ batch_id: [batch] });
     expect(merged.by_batch[batch]).toMatchObject({ ready_groups: 12 });
-    expect(merged.by_training_mode["verl/hybrid"]).toMatchObject({ ingested: 36, ready_groups: 12, calls_interrupted: 36, calls_resumed: 36 });
+    expect(merged.by_training_mode["verl/hybrid"]).toMatchObject({
+      ingested: 36,
+      ready_groups: 12,
+      calls_interrupted: 36,
+      calls_resumed: 36,
+    });
     expect(merged.tokens_by_policy_version).toEqual({ "3": 360, "4": 180 });
   });
 
@@ -92,15 +127,38 @@ describe("the sharded feed", () => {
     expect(pulled.groups.every((g) => g.members.length === 2)).toBe(true);
     expect(await after.ack(legacy.lease_id!)).toMatchObject({ ok: true, acked_groups: 1 });
     expect(await after.ack(pulled.lease_id!)).toMatchObject({ ok: true, acked_groups: 13 });
-    expect(await after.stats()).toMatchObject({ ready_groups: 0, leased_groups: 0, pending_groups: 0 });
+    expect(await after.stats()).toMatchObject({
+      ready_groups: 0,
+      leased_groups: 0,
+      pending_groups: 0,
+    });
   });
 
   it("answers every feed route with 503 problem+json naming FEED_SHARDS when it is not an integer 1..256", async () => {
-    for (const [method, path] of [["POST", "/v1/feed/pull"], ["POST", "/v1/feed/ack"], ["GET", "/v1/feed/stats"], ["GET", "/v1/feed/config"]] as const) {
-      const request = new Request(`http://local${path}`, { method, headers: { "content-type": "application/json" }, body: method === "POST" ? JSON.stringify({ max_groups: 1, lease_id: "x" }) : undefined });
-      const response = await worker.fetch(request, { ...env, FEED_SHARDS: "0" }, createExecutionContext());
-      expect([path, response.status, response.headers.get("content-type")]).toEqual([path, 503, "application/problem+json"]);
-      expect(((await response.json()) as { errors: Array<{ path: string }> }).errors[0]!.path).toBe("FEED_SHARDS");
+    for (const [method, path] of [
+      ["POST", "/v1/feed/pull"],
+      ["POST", "/v1/feed/ack"],
+      ["GET", "/v1/feed/stats"],
+      ["GET", "/v1/feed/config"],
+    ] as const) {
+      const request = new Request(`http://local${path}`, {
+        method,
+        headers: { "content-type": "application/json" },
+        body: method === "POST" ? JSON.stringify({ max_groups: 1, lease_id: "x" }) : undefined,
+      });
+      const response = await worker.fetch(
+        request,
+        { ...env, FEED_SHARDS: "0" },
+        createExecutionContext(),
+      );
+      expect([path, response.status, response.headers.get("content-type")]).toEqual([
+        path,
+        503,
+        "application/problem+json",
+      ]);
+      expect(((await response.json()) as { errors: Array<{ path: string }> }).errors[0]!.path).toBe(
+        "FEED_SHARDS",
+      );
     }
   });
 });

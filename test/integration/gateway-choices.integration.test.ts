@@ -9,9 +9,14 @@ describe("several choices through the rollout gateway with the real openai clien
   it("refuses n > 1 in train mode with a 422 problem naming n, and records nothing", async () => {
     const rollout = await createExternal();
     const client = openaiFor(rollout.llm.base_url, rollout.llm.api_key);
-    const error = await client.chat.completions.create({ model: "any", messages, n: 3 }).then(() => undefined, (e: unknown) => e);
+    const error = await client.chat.completions.create({ model: "any", messages, n: 3 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
-    const problem = (error as InstanceType<typeof OpenAI.UnprocessableEntityError>).error as { message: string };
+    const problem = (error as InstanceType<typeof OpenAI.UnprocessableEntityError>).error as {
+      message: string;
+    };
     expect(problem.message).toContain("n must be 1 in training mode");
     expect((await getRollout(rollout.rollout_id)).llm_calls).toEqual([]);
   });

@@ -23,11 +23,18 @@ describe("the object directory (integration)", () => {
       [dir.session(rolloutId), env.ROLLOUT_SESSION.idFromName(rolloutId)],
       [dir.batch("batch-7"), env.BATCH_TRACKER.idFromName("batch-7")],
       [dir.claims("calc", 3), env.CLAIM_QUEUE.idFromName("calc#3")],
-      [dir.shard(rolloutId), env.ADMISSION_SHARD.idFromName(`admission-${shardIndexFor(rolloutId, env.ADMISSION_SHARDS)}`)],
+      [
+        dir.shard(rolloutId),
+        env.ADMISSION_SHARD.idFromName(
+          `admission-${shardIndexFor(rolloutId, env.ADMISSION_SHARDS)}`,
+        ),
+      ],
     ];
     expect(pairs.map(([stub, id]) => idOf(stub).equals(id))).toEqual(pairs.map(() => true));
     expect(dir.shards().map((stub) => idOf(stub).toString())).toEqual(
-      Array.from({ length: Number(env.ADMISSION_SHARDS) }, (_, k) => env.ADMISSION_SHARD.idFromName(`admission-${k}`).toString()),
+      Array.from({ length: Number(env.ADMISSION_SHARDS) }, (_, k) =>
+        env.ADMISSION_SHARD.idFromName(`admission-${k}`).toString(),
+      ),
     );
   });
 });

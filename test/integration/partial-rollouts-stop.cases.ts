@@ -12,16 +12,36 @@
 import { expect, it } from "vitest";
 import { createExternal } from "../fixtures/external-rollouts";
 import { getRollout } from "../fixtures/rollouts";
-import { configureSim, gatewayCall, inFlight, policyVersion, post, setSimVersion, sim, simChat, unpaced, untilInFlight } from "./partial-rollout-fixtures";
+import {
+  configureSim,
+  gatewayCall,
+  inFlight,
+  policyVersion,
+  post,
+  setSimVersion,
+  sim,
+  simChat,
+  unpaced,
+  untilInFlight,
+} from "./partial-rollout-fixtures";
 import type { JsonObject } from "../../src/schemas/json";
 
 type Delta = { content?: string; reasoning?: string };
-type StreamChoice = { delta?: Delta; token_ids?: number[] | null; finish_reason?: string | null; stop_reason?: unknown };
+type StreamChoice = {
+  delta?: Delta;
+  token_ids?: number[] | null;
+  finish_reason?: string | null;
+  stop_reason?: unknown;
+};
 type StreamChunk = { choices: StreamChoice[]; usage?: { completion_tokens: number } };
 
 /** A streamed gateway call's chunks, read as they come; `onChunk` may act (a sync) before the next read. */
-async function readChunks(result: Awaited<ReturnType<typeof gatewayCall>>, onChunk: (chunks: StreamChunk[]) => Promise<void> = async () => undefined): Promise<StreamChunk[]> {
-  if (!result.ok || !("stream" in result)) throw new Error(result.ok ? "expected a stream" : result.error.message);
+async function readChunks(
+  result: Awaited<ReturnType<typeof gatewayCall>>,
+  onChunk: (chunks: StreamChunk[]) => Promise<void> = async () => undefined,
+): Promise<StreamChunk[]> {
+  if (!result.ok || !("stream" in result))
+    throw new Error(result.ok ? "expected a stream" : result.error.message);
   const chunks: StreamChunk[] = [];
   const reader = result.stream.getReader();
   const decoder = new TextDecoder();
@@ -55,13 +75,25 @@ function streamed(chunks: StreamChunk[]) {
 
 /** A non-streamed gateway call's JSON reply. */
 function replied(result: Awaited<ReturnType<typeof gatewayCall>>) {
-  if (!result.ok || !("json" in result)) throw new Error(result.ok ? "expected JSON" : result.error.message);
-  return (JSON.parse(result.json) as { choices: Array<{ message: { content: string; reasoning_content?: string }; token_ids: number[]; finish_reason: string; stop_reason: unknown }> }).choices[0]!;
+  if (!result.ok || !("json" in result))
+    throw new Error(result.ok ? "expected JSON" : result.error.message);
+  return (
+    JSON.parse(result.json) as {
+      choices: Array<{
+        message: { content: string; reasoning_content?: string };
+        token_ids: number[];
+        finish_reason: string;
+        stop_reason: unknown;
+      }>;
+    }
+  ).choices[0]!;
 }
 
 /** The interrupting sync: begin, the simulator's next weights (and pace), end. */
 async function interruptingSync(v0: number, pace: number): Promise<void> {
-  expect((await post("/v1/policy/sync/begin", { mode: "interrupt", wait_ms: 2_000 })).status).toBe(200);
+  expect((await post("/v1/policy/sync/begin", { mode: "interrupt", wait_ms: 2_000 })).status).toBe(
+    200,
+  );
   await configureSim({ latency: { perTokenMs: pace } });
   await setSimVersion(v0 + 1);
   expect((await post("/v1/policy/sync/end", { policy_version: v0 + 1 })).status).toBe(200);
@@ -70,7 +102,9 @@ async function interruptingSync(v0: number, pace: number): Promise<void> {
 /** The simulator runs no request within 1 s: nothing kept generating after the calls ended. */
 async function simulatorIdle(): Promise<void> {
   for (let tries = 0; ; tries++) {
-    const stats = (await (await fetch(`${sim()}/sim/stats`)).json()) as { replica: { running: number } };
+    const stats = (await (await fetch(`${sim()}/sim/stats`)).json()) as {
+      replica: { running: number };
+    };
     if (stats.replica.running === 0) return;
     if (tries > 50) throw new Error(`the simulator still runs ${stats.replica.running} requests`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -84,23 +118,43 @@ it("ends a call whose stop string straddles the cut as the uninterrupted call en
   const v0 = await policyVersion();
   const messages = [{ role: "user", content: "Tell me a story with a twist." }];
   // The uninterrupted call, and a stop string that starts at token `first` (its only occurrence).
-  const whole = (await unpaced(() => simChat({ messages, max_tokens: 400, logprobs: true }))).choices[0]!;
+  const whole = (await unpaced(() => simChat({ messages, max_tokens: 400, logprobs: true })))
+    .choices[0]!;
   const strs = whole.logprobs!.content.map((entry) => entry.token);
   expect(strs.join("").startsWith(whole.message.content!)).toBe(true);
   let first = 4;
   const stopAt = (a: number) => strs.slice(a, a + SPAN).join("");
-  while (whole.message.content!.indexOf(stopAt(first)) !== strs.slice(0, first).join("").length) if (++first > 40) throw new Error("no stop string occurs only once");
+  while (whole.message.content!.indexOf(stopAt(first)) !== strs.slice(0, first).join("").length)
+    if (++first > 40) throw new Error("no stop string occurs only once");
   const stop = stopAt(first);
-  const body = (extra: JsonObject): JsonObject => ({ model: "any", messages, max_tokens: 400, stop: [stop], ...extra });
-  const [expected, expectedKept] = await unpaced(() => Promise.all([simChat(body({})), simChat(body({ include_stop_str_in_output: true }))]));
-  expect(expected.choices[0]).toMatchObject({ finish_reason: "stop", stop_reason: stop, token_ids: whole.token_ids.slice(0, first + SPAN) });
-  expect(expectedKept.choices[0]!.message.content).toBe(expected.choices[0]!.message.content + stop);
+  const body = (extra: JsonObject): JsonObject => ({
+    model: "any",
+    messages,
+    max_tokens: 400,
+    stop: [stop],
+    ...extra,
+  });
+  const [expected, expectedKept] = await unpaced(() =>
+    Promise.all([simChat(body({})), simChat(body({ include_stop_str_in_output: true }))]),
+  );
+  expect(expected.choices[0]).toMatchObject({
+    finish_reason: "stop",
+    stop_reason: stop,
+    token_ids: whole.token_ids.slice(0, first + SPAN),
+  });
+  expect(expectedKept.choices[0]!.message.content).toBe(
+    expected.choices[0]!.message.content + stop,
+  );
 
   const [a, b, c] = await Promise.all([createExternal(), createExternal(), createExternal()]);
   await configureSim({ latency: { perTokenMs: 200 } });
   let synced = false;
   try {
-    const calls = [gatewayCall(a.rollout_id, body({ stream: true, stream_options: { include_usage: true } })), gatewayCall(b.rollout_id, body({})), gatewayCall(c.rollout_id, body({ stream: true, include_stop_str_in_output: true }))];
+    const calls = [
+      gatewayCall(a.rollout_id, body({ stream: true, stream_options: { include_usage: true } })),
+      gatewayCall(b.rollout_id, body({})),
+      gatewayCall(c.rollout_id, body({ stream: true, include_stop_str_in_output: true })),
+    ];
     await untilInFlight(3);
     // Cut once the first caller has the stop string's first two tokens (their text held back), long before its last.
     const chunks = await readChunks(await calls[0]!, async (so) => {
@@ -112,10 +166,23 @@ it("ends a call whose stop string straddles the cut as the uninterrupted call en
     const kept = streamed(await readChunks(await calls[2]!));
     const json = replied(await calls[1]!);
     const ids = expected.choices[0]!.token_ids;
-    expect(got).toMatchObject({ content: expected.choices[0]!.message.content, ids, finish: { finish_reason: "stop", stop_reason: stop } });
+    expect(got).toMatchObject({
+      content: expected.choices[0]!.message.content,
+      ids,
+      finish: { finish_reason: "stop", stop_reason: stop },
+    });
     expect(chunks.at(-1)!.usage!.completion_tokens).toBe(ids.length);
-    expect(json).toMatchObject({ message: { content: expected.choices[0]!.message.content }, token_ids: ids, finish_reason: "stop", stop_reason: stop });
-    expect(kept).toMatchObject({ content: expectedKept.choices[0]!.message.content, ids, finish: { finish_reason: "stop", stop_reason: stop } });
+    expect(json).toMatchObject({
+      message: { content: expected.choices[0]!.message.content },
+      token_ids: ids,
+      finish_reason: "stop",
+      stop_reason: stop,
+    });
+    expect(kept).toMatchObject({
+      content: expectedKept.choices[0]!.message.content,
+      ids,
+      finish: { finish_reason: "stop", stop_reason: stop },
+    });
     for (const rollout of [a, b, c]) {
       const [call] = (await getRollout(rollout.rollout_id)).llm_calls;
       expect(call!.interruption).toEqual({ interruptible: true, reason: null, interrupted: 1 });
@@ -149,28 +216,55 @@ it("applies a stop string to a resumed think block's raw output as vLLM would: t
     expect(whole.message.reasoning!.includes(stop)).toBe(false);
     const body = { model: "any", messages, max_tokens: 300, stop: stop };
     const expected = (await simChat(body)).choices[0]!;
-    expect(expected).toMatchObject({ finish_reason: "stop", stop_reason: stop, message: { content: content.slice(0, at), reasoning: whole.message.reasoning } });
+    expect(expected).toMatchObject({
+      finish_reason: "stop",
+      stop_reason: stop,
+      message: { content: content.slice(0, at), reasoning: whole.message.reasoning },
+    });
 
     const [s, n] = await Promise.all([createExternal(), createExternal()]);
     // The think block is 8 tokens: cut after its first two (their text held back), at 200 ms a token
     // the sync has 1.2 s to land inside it.
     await configureSim({ latency: { perTokenMs: 200 } });
-    const calls = [gatewayCall(s.rollout_id, { ...body, stream: true }), gatewayCall(n.rollout_id, body)];
+    const calls = [
+      gatewayCall(s.rollout_id, { ...body, stream: true }),
+      gatewayCall(n.rollout_id, body),
+    ];
     await untilInFlight(2);
     let synced = false;
-    const got = streamed(await readChunks(await calls[0]!, async (so) => {
-      if (synced || streamed(so).ids.length < 2) return;
-      synced = true;
-      await interruptingSync(v0, 0);
-    }));
+    const got = streamed(
+      await readChunks(await calls[0]!, async (so) => {
+        if (synced || streamed(so).ids.length < 2) return;
+        synced = true;
+        await interruptingSync(v0, 0);
+      }),
+    );
     const json = replied(await calls[1]!);
-    expect(got).toMatchObject({ reasoning: expected.message.reasoning, content: expected.message.content, ids: expected.token_ids, finish: { finish_reason: "stop", stop_reason: stop } });
-    expect(json).toMatchObject({ message: { content: expected.message.content, reasoning_content: expected.message.reasoning }, token_ids: expected.token_ids, finish_reason: "stop", stop_reason: stop });
+    expect(got).toMatchObject({
+      reasoning: expected.message.reasoning,
+      content: expected.message.content,
+      ids: expected.token_ids,
+      finish: { finish_reason: "stop", stop_reason: stop },
+    });
+    expect(json).toMatchObject({
+      message: { content: expected.message.content, reasoning_content: expected.message.reasoning },
+      token_ids: expected.token_ids,
+      finish_reason: "stop",
+      stop_reason: stop,
+    });
     const [call] = (await getRollout(s.rollout_id)).llm_calls;
     expect(call!.interruption).toEqual({ interruptible: true, reason: null, interrupted: 1 });
     // Cut inside the think block: before the tokens of its closing tag.
-    const tagged = (await (await fetch(`${sim()}/tokenize`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ prompt: "</think>" }) })).json()) as { tokens: number[] };
-    expect(call!.policy_version_runs![1]!.from_token).toBeLessThan(expected.token_ids.indexOf(tagged.tokens[0]!));
+    const tagged = (await (
+      await fetch(`${sim()}/tokenize`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "</think>" }),
+      })
+    ).json()) as { tokens: number[] };
+    expect(call!.policy_version_runs![1]!.from_token).toBeLessThan(
+      expected.token_ids.indexOf(tagged.tokens[0]!),
+    );
     expect(call!.usage.completion_tokens).toBe(expected.token_ids.length);
     expect(await inFlight()).toBe(0);
   } finally {

@@ -22,7 +22,9 @@ function objectOf() {
 
 /** The persisted policy state row as the object stores it. */
 export function readPolicyState(): Promise<PolicyState> {
-  return runInDurableObject(objectOf(), (_instance, state) => new PolicyStorage(state.storage.sql).readState(Date.now()));
+  return runInDurableObject(objectOf(), (_instance, state) =>
+    new PolicyStorage(state.storage.sql).readState(Date.now()),
+  );
 }
 
 /**

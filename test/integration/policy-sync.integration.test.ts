@@ -6,14 +6,22 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { api } from "../fixtures/rollouts";
-import { admission, policy, readPolicyState, restorePolicyState, sleep, uniqueCallId } from "./policy-fixtures";
+import {
+  admission,
+  policy,
+  readPolicyState,
+  restorePolicyState,
+  sleep,
+  uniqueCallId,
+} from "./policy-fixtures";
 
 let saved: PolicyState;
 const acquired: string[] = [];
 
 /** The rollout a test call belongs to: the call id's label, so calls spread over the shards. */
 const rolloutOf = (callId: string) => `rollout-${callId}`;
-const acquire = (callId: string, ttlMs = 60_000) => admission().acquire(rolloutOf(callId), callId, ttlMs);
+const acquire = (callId: string, ttlMs = 60_000) =>
+  admission().acquire(rolloutOf(callId), callId, ttlMs);
 const release = (callId: string) => admission().release(rolloutOf(callId), callId);
 
 /** Acquires a call that must be admitted; afterEach releases it if the test did not. */
@@ -35,7 +43,11 @@ describe("acquire and release", () => {
   it("counts admitted calls in flight until they are released, once per call id", async () => {
     const first = await admit("count-a");
     await admit("count-b");
-    expect(await acquire(first)).toMatchObject({ ok: true, policy_version: 0, sampling: { temperature: 1, top_p: 1 } });
+    expect(await acquire(first)).toMatchObject({
+      ok: true,
+      policy_version: 0,
+      sampling: { temperature: 1, top_p: 1 },
+    });
     expect((await policy().snapshot()).in_flight).toBe(2);
     expect(await release(first)).toEqual({ policy_version: 0 });
     expect(await release(first)).toEqual({ policy_version: 0 });
@@ -54,7 +66,12 @@ describe("weight sync", () => {
     const running = await admit("before-sync");
     expect(await policy().beginSync()).toEqual({ policy_version: 0, in_flight: 1, already: false });
     expect(await policy().beginSync()).toMatchObject({ already: true });
-    expect(await acquire(uniqueCallId("during-sync"))).toEqual({ ok: false, reason: "syncing", retry_after_s: 1, policy_version: 0 });
+    expect(await acquire(uniqueCallId("during-sync"))).toEqual({
+      ok: false,
+      reason: "syncing",
+      retry_after_s: 1,
+      policy_version: 0,
+    });
     expect(await acquire(running)).toMatchObject({ ok: true });
     expect((await policy().snapshot()).syncing).toMatchObject({ since: expect.any(Number) });
   });
@@ -64,7 +81,9 @@ describe("weight sync", () => {
     const b = await admit("drain-b");
     await policy().beginSync();
     let settled = false;
-    const waiting = policy().waitIdle(10_000).then((result) => ((settled = true), result));
+    const waiting = policy()
+      .waitIdle(10_000)
+      .then((result) => ((settled = true), result));
     await release(a);
     await sleep(120);
     expect(settled).toBe(false);
@@ -99,12 +118,24 @@ describe("weight sync", () => {
   });
 
   it("refuses to end with an equal or older version, or when no sync is under way", async () => {
-    expect(await policy().endSync(5)).toEqual({ ok: false, reason: "not_syncing", policy_version: 0 });
+    expect(await policy().endSync(5)).toEqual({
+      ok: false,
+      reason: "not_syncing",
+      policy_version: 0,
+    });
     await policy().beginSync();
     expect(await policy().endSync(2)).toMatchObject({ ok: true, policy_version: 2 });
     await policy().beginSync();
-    expect(await policy().endSync(2)).toEqual({ ok: false, reason: "version_not_newer", policy_version: 2 });
-    expect(await policy().endSync(1)).toEqual({ ok: false, reason: "version_not_newer", policy_version: 2 });
+    expect(await policy().endSync(2)).toEqual({
+      ok: false,
+      reason: "version_not_newer",
+      policy_version: 2,
+    });
+    expect(await policy().endSync(1)).toEqual({
+      ok: false,
+      reason: "version_not_newer",
+      policy_version: 2,
+    });
     // The refused ends left the sync under way (not null, not absent).
     expect((await policy().snapshot()).syncing).toMatchObject({ since: expect.any(Number) });
     expect(await policy().endSync(3)).toMatchObject({ ok: true, policy_version: 3 });
@@ -112,7 +143,8 @@ describe("weight sync", () => {
 });
 
 describe("sync over HTTP", () => {
-  const post = (path: string, body?: unknown) => api(path, { method: "POST", body: body === undefined ? undefined : JSON.stringify(body) });
+  const post = (path: string, body?: unknown) =>
+    api(path, { method: "POST", body: body === undefined ? undefined : JSON.stringify(body) });
 
   it("begin waits up to wait_ms for calls to drain, and end answers 409 for a version not newer", async () => {
     const callId = await admit("http-drain");

@@ -12,7 +12,10 @@ import { describe, expect, it } from "vitest";
 import { r2Blobs } from "../../src/sink/publication/r2-blobs";
 import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
 import { SessionKernel } from "../../src/runtime/session/session-kernel";
-import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/result-delivery";
+import {
+  DELIVERY_CHECK_DELAYS_MS,
+  onDeliveryChecked,
+} from "../../src/runtime/session/result-delivery";
 import { RolloutSpec } from "../../src/schemas/rollout-api";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { uniqueId, waitFor } from "../fixtures/rollouts";
@@ -23,7 +26,11 @@ import { uniqueId, waitFor } from "../fixtures/rollouts";
  * rollout ended), answering each check it sends with whether the feed holds the result. Returns
  * the messages that were really sent, the checks asked, and the publication state.
  */
-async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Promise<number | null>) {
+async function finishAndCheck(
+  rolloutId: string,
+  lose: number,
+  checkAt: () => Promise<number | null>,
+) {
   const sent: ResultMessage[] = [];
   let clock = Date.now();
   const object = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
@@ -32,7 +39,11 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
     let offered = 0;
     let asked = 0;
     const kernel = new SessionKernel({
-      storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: () => undefined },
+      storage: {
+        sql: storage.sql,
+        transactionSync: (fn) => storage.transactionSync(fn),
+        setAlarm: () => undefined,
+      },
       queue: { send: async () => undefined },
       now: () => clock,
       sink: {
@@ -49,8 +60,23 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
       },
     });
     const core = new RolloutSessionCore(kernel);
-    const group = { uid: `${rolloutId}-g`, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "train" };
-    const spec = RolloutSpec.parse({ rollout_id: rolloutId, agent: "external", kind: "external", task: { problem: "p", task_id: rolloutId, agent_name: "external" }, config: {}, created_at: clock, group });
+    const group = {
+      uid: `${rolloutId}-g`,
+      sample_index: 0,
+      group_size: 1,
+      batch_id: null,
+      training_mode: "verl/hybrid",
+      data_manager: "train",
+    };
+    const spec = RolloutSpec.parse({
+      rollout_id: rolloutId,
+      agent: "external",
+      kind: "external",
+      task: { problem: "p", task_id: rolloutId, agent_name: "external" },
+      config: {},
+      created_at: clock,
+      group,
+    });
     await core.create(spec);
     kernel.end({ termination_reason: "ENV_DONE", reward: 1, error: null });
     const ended = clock;
@@ -59,7 +85,10 @@ async function finishAndCheck(rolloutId: string, lose: number, checkAt: () => Pr
       clock = ended + at;
       const before = asked;
       await core.onAlarm();
-      if (asked > before) await (await onDeliveryChecked(kernel, await objects(env).feedShard().holds(rolloutId))).resending;
+      if (asked > before)
+        await (
+          await onDeliveryChecked(kernel, await objects(env).feedShard().holds(rolloutId))
+        ).resending;
     }
     return { sent, offered, asked, publication: kernel.state!.publication };
   });
@@ -74,12 +103,18 @@ describe("delivery of a finished rollout's result to the trainer feed", () => {
     const rolloutId = uniqueId("delivery-lost");
     let check = 0;
     const { sent, offered, publication } = await finishAndCheck(rolloutId, 1, async () => {
-      if (check === 1) await waitFor("the resent result in the feed", async () => ((await holds(rolloutId)) ? true : undefined));
+      if (check === 1)
+        await waitFor("the resent result in the feed", async () =>
+          (await holds(rolloutId)) ? true : undefined,
+        );
       return check < 2 ? dueAt(check++) : null;
     });
     expect(offered).toBe(2);
     expect(sent.map((message) => message.rollout_id)).toEqual([rolloutId]);
-    expect(publication).toMatchObject({ status: "published", delivery: { checks: 2, next_check_at: null, gave_up: false } });
+    expect(publication).toMatchObject({
+      status: "published",
+      delivery: { checks: 2, next_check_at: null, gave_up: false },
+    });
     expect(publication.delivery!.confirmed_at).toEqual(expect.any(Number));
   });
 
@@ -87,7 +122,10 @@ describe("delivery of a finished rollout's result to the trainer feed", () => {
     const rolloutId = uniqueId("delivery-ok");
     let check = 0;
     const { offered, publication } = await finishAndCheck(rolloutId, 0, async () => {
-      if (check === 0) await waitFor("the result in the feed", async () => ((await holds(rolloutId)) ? true : undefined));
+      if (check === 0)
+        await waitFor("the result in the feed", async () =>
+          (await holds(rolloutId)) ? true : undefined,
+        );
       return check < 1 ? dueAt(check++) : null;
     });
     expect(offered).toBe(1);
@@ -97,9 +135,21 @@ describe("delivery of a finished rollout's result to the trainer feed", () => {
   it("gives up, visibly, after the last check when the feed never gets it", async () => {
     const rolloutId = uniqueId("delivery-never");
     let check = 0;
-    const { offered, publication } = await finishAndCheck(rolloutId, Number.POSITIVE_INFINITY, async () => (check < DELIVERY_CHECK_DELAYS_MS.length + 2 ? dueAt(Math.min(check++, DELIVERY_CHECK_DELAYS_MS.length - 1)) + check : null));
+    const { offered, publication } = await finishAndCheck(
+      rolloutId,
+      Number.POSITIVE_INFINITY,
+      async () =>
+        check < DELIVERY_CHECK_DELAYS_MS.length + 2
+          ? dueAt(Math.min(check++, DELIVERY_CHECK_DELAYS_MS.length - 1)) + check
+          : null,
+    );
     expect(offered).toBe(1 + DELIVERY_CHECK_DELAYS_MS.length);
-    expect(publication.delivery).toMatchObject({ checks: DELIVERY_CHECK_DELAYS_MS.length, next_check_at: null, confirmed_at: null, gave_up: true });
+    expect(publication.delivery).toMatchObject({
+      checks: DELIVERY_CHECK_DELAYS_MS.length,
+      next_check_at: null,
+      confirmed_at: null,
+      gave_up: true,
+    });
     expect(await holds(rolloutId)).toBe(false);
   });
 });

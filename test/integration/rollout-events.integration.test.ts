@@ -15,12 +15,24 @@ function parseSse(text: string): SseFrame[] {
     .split("\n\n")
     .filter((block) => block.trim() !== "" && !block.startsWith(":"))
     .map((block) => {
-      const fields = new Map(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
-      return { id: fields.get("id"), event: fields.get("event") ?? "message", data: JSON.parse(fields.get("data") ?? "null") };
+      const fields = new Map(
+        block
+          .split("\n")
+          .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
+      );
+      return {
+        id: fields.get("id"),
+        event: fields.get("event") ?? "message",
+        data: JSON.parse(fields.get("data") ?? "null"),
+      };
     });
 }
 
-async function readEvents(rolloutId: string, headers: Record<string, string> = {}, query = ""): Promise<SseFrame[]> {
+async function readEvents(
+  rolloutId: string,
+  headers: Record<string, string> = {},
+  query = "",
+): Promise<SseFrame[]> {
   const response = await api(`/v1/rollouts/${rolloutId}/events${query}`, { headers });
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
@@ -31,45 +43,101 @@ const threeSteps = { problem: "Say hello.", extra_args: { done_after: 3 } };
 
 describe("rollout events", () => {
   it("streams one step event per step of a finished rollout, then the end", async () => {
-    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-done"), task: threeSteps });
+    const view = await runRollout({
+      agent: "test-loop",
+      rollout_id: uniqueId("sse-done"),
+      task: threeSteps,
+    });
     const frames = await readEvents(view.rollout_id);
-    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual(["step:0", "step:1", "step:2", "end:end"]);
-    const first = frames[0]!.data as { step: { step_id: string }; llm_calls: Array<{ call_id: string; completion_tokens: number }> };
+    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual([
+      "step:0",
+      "step:1",
+      "step:2",
+      "end:end",
+    ]);
+    const first = frames[0]!.data as {
+      step: { step_id: string };
+      llm_calls: Array<{ call_id: string; completion_tokens: number }>;
+    };
     expect(first.step.step_id).toBe(view.trajectory.steps[0]!.step_id);
-    expect(first.llm_calls.map((call) => call.call_id)).toEqual(view.trajectory.steps[0]!.llm_call_ids);
-    expect(first.llm_calls[0]!.completion_tokens).toBe(view.llm_calls[0]!.completion_token_ids.length);
-    expect(frames.at(-1)!.data).toEqual({ status: "succeeded", termination_reason: "ENV_DONE", reward: 1, error: null, steps: 3 });
+    expect(first.llm_calls.map((call) => call.call_id)).toEqual(
+      view.trajectory.steps[0]!.llm_call_ids,
+    );
+    expect(first.llm_calls[0]!.completion_tokens).toBe(
+      view.llm_calls[0]!.completion_token_ids.length,
+    );
+    expect(frames.at(-1)!.data).toEqual({
+      status: "succeeded",
+      termination_reason: "ENV_DONE",
+      reward: 1,
+      error: null,
+      steps: 3,
+    });
   });
 
   it("skips the steps up to Last-Event-ID", async () => {
-    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-resume"), task: threeSteps });
+    const view = await runRollout({
+      agent: "test-loop",
+      rollout_id: uniqueId("sse-resume"),
+      task: threeSteps,
+    });
     const frames = await readEvents(view.rollout_id, { "last-event-id": "0" });
-    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual(["step:1", "step:2", "end:end"]);
+    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual([
+      "step:1",
+      "step:2",
+      "end:end",
+    ]);
   });
 
   it("skips the steps up to ?after= as well", async () => {
-    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-after"), task: threeSteps });
+    const view = await runRollout({
+      agent: "test-loop",
+      rollout_id: uniqueId("sse-after"),
+      task: threeSteps,
+    });
     const frames = await readEvents(view.rollout_id, {}, "?after=1");
     expect(frames.map((frame) => frame.id)).toEqual(["2", "end"]);
   });
 
   it("answers 400 problem+json to a Last-Event-ID that is not a step index", async () => {
-    const view = await runRollout({ agent: "test-loop", rollout_id: uniqueId("sse-bad"), task: threeSteps });
-    const response = await api(`/v1/rollouts/${view.rollout_id}/events`, { headers: { "last-event-id": "two" } });
+    const view = await runRollout({
+      agent: "test-loop",
+      rollout_id: uniqueId("sse-bad"),
+      task: threeSteps,
+    });
+    const response = await api(`/v1/rollouts/${view.rollout_id}/events`, {
+      headers: { "last-event-id": "two" },
+    });
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(await response.json()).toMatchObject({ errors: [{ path: "after" }] });
   });
 
   it("streams a running rollout's steps as they are committed, then ends the stream", async () => {
-    const rolloutId = await startRollout({ agent: "test-loop", rollout_id: uniqueId("sse-live"), task: { ...threeSteps, extra_args: { done_after: 3, step_sleep_ms: 50 } } });
+    const rolloutId = await startRollout({
+      agent: "test-loop",
+      rollout_id: uniqueId("sse-live"),
+      task: { ...threeSteps, extra_args: { done_after: 3, step_sleep_ms: 50 } },
+    });
     const frames = await readEvents(rolloutId);
-    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual(["step:0", "step:1", "step:2", "end:end"]);
-    expect(frames.at(-1)!.data).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
+    expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual([
+      "step:0",
+      "step:1",
+      "step:2",
+      "end:end",
+    ]);
+    expect(frames.at(-1)!.data).toMatchObject({
+      status: "succeeded",
+      termination_reason: "ENV_DONE",
+    });
   });
 
   it("lets a client that dropped the stream of a live rollout reconnect with Last-Event-ID and get exactly the rest", async () => {
-    const rolloutId = await startRollout({ agent: "test-loop", rollout_id: uniqueId("sse-reconnect"), task: { ...threeSteps, extra_args: { done_after: 4, step_sleep_ms: 300 } } });
+    const rolloutId = await startRollout({
+      agent: "test-loop",
+      rollout_id: uniqueId("sse-reconnect"),
+      task: { ...threeSteps, extra_args: { done_after: 4, step_sleep_ms: 300 } },
+    });
     // Read up to the first step event, then drop the connection while the rollout still runs.
     const response = await api(`/v1/rollouts/${rolloutId}/events`);
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -80,11 +148,17 @@ describe("rollout events", () => {
       seen += value;
     }
     await reader.cancel();
-    const first = parseSse(seen.slice(0, seen.lastIndexOf("\n\n") + 2)).filter((frame) => frame.event === "step");
+    const first = parseSse(seen.slice(0, seen.lastIndexOf("\n\n") + 2)).filter(
+      (frame) => frame.event === "step",
+    );
     const lastId = first.at(-1)!.id!;
-    expect((await api(`/v1/rollouts/${rolloutId}`).then((r) => r.json())) as { status: string }).toMatchObject({ status: "running" });
+    expect(
+      (await api(`/v1/rollouts/${rolloutId}`).then((r) => r.json())) as { status: string },
+    ).toMatchObject({ status: "running" });
     const rest = await readEvents(rolloutId, { "last-event-id": lastId });
-    const ids = [...first, ...rest].filter((frame) => frame.event === "step").map((frame) => frame.id);
+    const ids = [...first, ...rest]
+      .filter((frame) => frame.event === "step")
+      .map((frame) => frame.id);
     expect(ids).toEqual(["0", "1", "2", "3"]);
     expect(rest.at(-1)).toMatchObject({ event: "end", data: { status: "succeeded" } });
   });

@@ -26,13 +26,27 @@ describe("POST /v1/rollouts", () => {
     const rolloutId = uniqueId("api-new");
     const response = await postRollout({ agent: "math", task, rollout_id: rolloutId });
     expect(response.status).toBe(202);
-    const body = (await response.json()) as { rollout_id: string; status: string; created: boolean; links: { self: string } };
-    expect(body).toMatchObject({ rollout_id: rolloutId, status: "queued", created: true, links: { self: `/v1/rollouts/${rolloutId}` } });
+    const body = (await response.json()) as {
+      rollout_id: string;
+      status: string;
+      created: boolean;
+      links: { self: string };
+    };
+    expect(body).toMatchObject({
+      rollout_id: rolloutId,
+      status: "queued",
+      created: true,
+      links: { self: `/v1/rollouts/${rolloutId}` },
+    });
   });
 
   it("generates a rollout id when none is given", async () => {
-    const first = (await (await postRollout({ agent: "math", task })).json()) as { rollout_id: string };
-    const second = (await (await postRollout({ agent: "math", task })).json()) as { rollout_id: string };
+    const first = (await (await postRollout({ agent: "math", task })).json()) as {
+      rollout_id: string;
+    };
+    const second = (await (await postRollout({ agent: "math", task })).json()) as {
+      rollout_id: string;
+    };
     expect(first.rollout_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(second.rollout_id).not.toBe(first.rollout_id);
   });
@@ -48,7 +62,14 @@ describe("POST /v1/rollouts", () => {
   it("answers 409 when the same rollout id arrives with a different task", async () => {
     const rolloutId = uniqueId("api-conflict");
     expect((await postRollout({ agent: "math", task, rollout_id: rolloutId })).status).toBe(202);
-    const problem = await expectProblem(await postRollout({ agent: "math", task: { ...task, problem: "What is 3 + 4?" }, rollout_id: rolloutId }), 409);
+    const problem = await expectProblem(
+      await postRollout({
+        agent: "math",
+        task: { ...task, problem: "What is 3 + 4?" },
+        rollout_id: rolloutId,
+      }),
+      409,
+    );
     expect(problem.type).toBe("urn:edge-rollout:problem:conflict");
     expect(problem.detail).toContain(rolloutId);
   });
@@ -60,8 +81,16 @@ describe("POST /v1/rollouts", () => {
 
   it.each([
     ["a missing task.problem", { agent: "math", task: { ground_truth: "5" } }, "task.problem"],
-    ["config.max_steps below 1", { agent: "math", task, config: { max_steps: 0 } }, "config.max_steps"],
-    ["a non-integer config.max_response_length", { agent: "math", task, config: { max_response_length: 1.5 } }, "config.max_response_length"],
+    [
+      "config.max_steps below 1",
+      { agent: "math", task, config: { max_steps: 0 } },
+      "config.max_steps",
+    ],
+    [
+      "a non-integer config.max_response_length",
+      { agent: "math", task, config: { max_response_length: 1.5 } },
+      "config.max_response_length",
+    ],
     ["an unknown config field", { agent: "math", task, config: { max_turns: 3 } }, "config"],
     ["an unknown agent", { agent: "no-such-agent", task }, "agent"],
     ["a rollout_id with a slash", { agent: "math", task, rollout_id: "a/b" }, "rollout_id"],
@@ -71,14 +100,23 @@ describe("POST /v1/rollouts", () => {
   });
 
   it("answers 422 for an unknown top-level field, naming it", async () => {
-    const problem = await expectProblem(await postRollout({ agent: "math", task, priority: "high" }), 422);
+    const problem = await expectProblem(
+      await postRollout({ agent: "math", task, priority: "high" }),
+      422,
+    );
     expect(problem.errors).toHaveLength(1);
     expect(problem.errors?.[0]?.message).toContain("priority");
   });
 
   it("names the limit in the message of a config violation", async () => {
-    const problem = await expectProblem(await postRollout({ agent: "math", task, config: { max_steps: 0 } }), 422);
-    expect(problem.errors).toContainEqual({ path: "config.max_steps", message: "max_steps must be >= 1" });
+    const problem = await expectProblem(
+      await postRollout({ agent: "math", task, config: { max_steps: 0 } }),
+      422,
+    );
+    expect(problem.errors).toContainEqual({
+      path: "config.max_steps",
+      message: "max_steps must be >= 1",
+    });
   });
 });
 
@@ -96,7 +134,10 @@ describe("reading rollouts", () => {
   });
 
   it("answers 400 naming rollout_id for a malformed id in the path", async () => {
-    const problem = await expectProblem(await api(`/v1/rollouts/${encodeURIComponent("bad id!")}`), 400);
+    const problem = await expectProblem(
+      await api(`/v1/rollouts/${encodeURIComponent("bad id!")}`),
+      400,
+    );
     expect(problem.errors?.[0]?.path).toBe("rollout_id");
   });
 
@@ -109,6 +150,8 @@ describe("reading rollouts", () => {
     const response = await api("/v1/agents");
     expect(response.status).toBe(200);
     const { agents } = (await response.json()) as { agents: string[] };
-    expect(agents).toEqual(expect.arrayContaining(["calculator", "math", "test-loop", "test-snapshot"]));
+    expect(agents).toEqual(
+      expect.arrayContaining(["calculator", "math", "test-loop", "test-snapshot"]),
+    );
   });
 });

@@ -4,17 +4,30 @@ import { api, getRollout, waitFor, waitForEnd } from "../fixtures/rollouts";
 import { claim, externalBatch, heartbeat, postJson, uniqueAgent } from "../fixtures/runner-claims";
 import type { BatchRunners } from "../../src/schemas/batch-runners";
 
-const ask = (base: string, key: string) => openaiFor(base, key).chat.completions.create({ model: "any", messages: [{ role: "user", content: "What is 2 + 2?" }] });
+const ask = (base: string, key: string) =>
+  openaiFor(base, key).chat.completions.create({
+    model: "any",
+    messages: [{ role: "user", content: "What is 2 + 2?" }],
+  });
 
 describe("runner claims (integration)", () => {
   it("hands each batch rollout to exactly one of many concurrent claims, with its task and attempt-bound llm", async () => {
     const agent = uniqueAgent("calc");
     await externalBatch(agent, 3, 2);
-    const rounds = await Promise.all(Array.from({ length: 5 }, (_, i) => claim(`runner-${i}`, agent, { max: 3 })));
+    const rounds = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => claim(`runner-${i}`, agent, { max: 3 })),
+    );
     const claimed = rounds.flat();
     expect(claimed).toHaveLength(6);
     expect(new Set(claimed.map((c) => c.rollout_id)).size).toBe(6);
-    expect(claimed.every((c) => c.attempt === 1 && c.llm.base_url.endsWith(`/v1/rollouts/${c.rollout_id}/attempts/1/llm/v1`) && c.llm.endpoint === c.llm.base_url)).toBe(true);
+    expect(
+      claimed.every(
+        (c) =>
+          c.attempt === 1 &&
+          c.llm.base_url.endsWith(`/v1/rollouts/${c.rollout_id}/attempts/1/llm/v1`) &&
+          c.llm.endpoint === c.llm.base_url,
+      ),
+    ).toBe(true);
     expect(claimed[0]!.task.problem).toMatch(/What is \d \+ 1\?/);
     expect(await claim("late-runner", agent, { max: 3 })).toEqual([]);
   });
@@ -23,16 +36,43 @@ describe("runner claims (integration)", () => {
     const agent = uniqueAgent("fin");
     await externalBatch(agent, 1, 1);
     const [claimed] = await claim("runner-a", agent);
-    expect((await getRollout(claimed!.rollout_id)).runner_lease).toMatchObject({ runner_id: "runner-a", attempt: 1 });
+    expect((await getRollout(claimed!.rollout_id)).runner_lease).toMatchObject({
+      runner_id: "runner-a",
+      attempt: 1,
+    });
     await ask(claimed!.llm.base_url, claimed!.llm.api_key);
-    await postJson(`/v1/rollouts/${claimed!.rollout_id}/events`, { events: [{ kind: "reward", value: 0.5, attributes: { attempt: 1 } }] });
-    const finish = await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/1/finish`, { runner_id: "runner-a" });
+    await postJson(`/v1/rollouts/${claimed!.rollout_id}/events`, {
+      events: [{ kind: "reward", value: 0.5, attributes: { attempt: 1 } }],
+    });
+    const finish = await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/1/finish`, {
+      runner_id: "runner-a",
+    });
     expect(finish.status).toBe(200);
     const view = await getRollout(claimed!.rollout_id);
-    expect(view).toMatchObject({ status: "succeeded", reward: 0.5, attempts: 1, final_attempt: 1, runner_lease: null });
-    expect(view.llm_calls.map((call) => [call.attempt, call.excluded_from_training])).toEqual([[1, false]]);
-    expect((await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/1/finish`, { runner_id: "runner-a" })).status).toBe(200);
-    expect((await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/2/finish`, { runner_id: "runner-a" })).status).toBe(409);
+    expect(view).toMatchObject({
+      status: "succeeded",
+      reward: 0.5,
+      attempts: 1,
+      final_attempt: 1,
+      runner_lease: null,
+    });
+    expect(view.llm_calls.map((call) => [call.attempt, call.excluded_from_training])).toEqual([
+      [1, false],
+    ]);
+    expect(
+      (
+        await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/1/finish`, {
+          runner_id: "runner-a",
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await postJson(`/v1/rollouts/${claimed!.rollout_id}/attempts/2/finish`, {
+          runner_id: "runner-a",
+        })
+      ).status,
+    ).toBe(409);
   });
 
   it("offers a rollout again as a new attempt when its runner stops heartbeating, excluding the lost attempt's calls", async () => {
@@ -45,15 +85,33 @@ describe("runner claims (integration)", () => {
       return got.length > 0 ? got : undefined;
     });
     expect(second).toMatchObject({ rollout_id: first!.rollout_id, attempt: 2 });
-    const stale = await api(`/v1/rollouts/${first!.rollout_id}/attempts/1/llm/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${first!.llm.api_key}` }, body: JSON.stringify({ model: "any", messages: [{ role: "user", content: "hi" }] }) });
+    const stale = await api(
+      `/v1/rollouts/${first!.rollout_id}/attempts/1/llm/v1/chat/completions`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${first!.llm.api_key}` },
+        body: JSON.stringify({ model: "any", messages: [{ role: "user", content: "hi" }] }),
+      },
+    );
     expect(stale.status).toBe(409);
     await ask(second!.llm.base_url, second!.llm.api_key);
-    await postJson(`/v1/rollouts/${first!.rollout_id}/attempts/2/finish`, { runner_id: "survivor", reward: 1 });
+    await postJson(`/v1/rollouts/${first!.rollout_id}/attempts/2/finish`, {
+      runner_id: "survivor",
+      reward: 1,
+    });
     const view = await getRollout(first!.rollout_id);
-    expect(view.llm_calls.map((call) => [call.attempt, call.excluded_from_training])).toEqual([[1, true], [2, false]]);
-    expect(view.spans.find((span) => span.name === "attempt_lost")?.attributes).toMatchObject({ attempt: 1, runner_id: "doomed" });
+    expect(view.llm_calls.map((call) => [call.attempt, call.excluded_from_training])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+    expect(view.spans.find((span) => span.name === "attempt_lost")?.attributes).toMatchObject({
+      attempt: 1,
+      runner_id: "doomed",
+    });
     const batch = (await (await api(`/v1/batches/${batchId}`)).json()) as { runners: BatchRunners };
-    const byId = Object.fromEntries(batch.runners.runners.map((runner) => [runner.runner_id, runner]));
+    const byId = Object.fromEntries(
+      batch.runners.runners.map((runner) => [runner.runner_id, runner]),
+    );
     expect(byId.doomed).toMatchObject({ status: "lost", claimed: 1, lost: 1, active: 0 });
     expect(byId.survivor).toMatchObject({ status: "heartbeating", claimed: 1, finished: 1 });
     expect(batch.runners.lost_attempts).toBe(1);
@@ -88,29 +146,52 @@ describe("runner claims (integration)", () => {
     const agent = uniqueAgent("back");
     await externalBatch(agent, 1, 1, { max_attempts: 1 });
     const [first] = await claim("leaving", agent);
-    const released = await postJson(`/v1/rollouts/${first!.rollout_id}/attempts/1/release`, { runner_id: "leaving", reason: "shutdown" });
+    const released = await postJson(`/v1/rollouts/${first!.rollout_id}/attempts/1/release`, {
+      runner_id: "leaving",
+      reason: "shutdown",
+    });
     expect(await released.json()).toMatchObject({ status: "queued" });
     const [second] = await claim("next", agent);
     expect(second).toMatchObject({ rollout_id: first!.rollout_id, attempt: 2 });
-    await postJson(`/v1/rollouts/${first!.rollout_id}/attempts/2/release`, { runner_id: "next", reason: "crashed", error: "boom" });
-    expect(await getRollout(first!.rollout_id)).toMatchObject({ status: "failed", termination_reason: "AGENT_ERROR" });
+    await postJson(`/v1/rollouts/${first!.rollout_id}/attempts/2/release`, {
+      runner_id: "next",
+      reason: "crashed",
+      error: "boom",
+    });
+    expect(await getRollout(first!.rollout_id)).toMatchObject({
+      status: "failed",
+      termination_reason: "AGENT_ERROR",
+    });
   });
 
   it("offers a single rollout of external:<agent> to runners, but not one of plain external", async () => {
     const agent = uniqueAgent("single");
-    const created = await postJson("/v1/rollouts", { agent: `external:${agent}`, task: { problem: "solo" } });
+    const created = await postJson("/v1/rollouts", {
+      agent: `external:${agent}`,
+      task: { problem: "solo" },
+    });
     expect(await created.json()).toMatchObject({ status: "queued" });
     const [claimed] = await claim("r", agent);
     expect(claimed).toMatchObject({ agent, attempt: 1, task: { problem: "solo" } });
-    const plain = await postJson("/v1/rollouts", { agent: "external", task: { problem: "by hand" } });
+    const plain = await postJson("/v1/rollouts", {
+      agent: "external",
+      task: { problem: "by hand" },
+    });
     expect(await plain.json()).toMatchObject({ status: "running" });
     expect(await claim("r", "external")).toEqual([]);
   });
 
   it("rejects a claim with bad fields, naming them", async () => {
-    const response = await postJson("/v1/runners/claim", { runner_id: "r", agents: [], max: 100, lease_ms: 10 });
+    const response = await postJson("/v1/runners/claim", {
+      runner_id: "r",
+      agents: [],
+      max: 100,
+      lease_ms: 10,
+    });
     expect(response.status).toBe(422);
-    const paths = ((await response.json()) as { errors: Array<{ path: string }> }).errors.map((error) => error.path);
+    const paths = ((await response.json()) as { errors: Array<{ path: string }> }).errors.map(
+      (error) => error.path,
+    );
     expect(paths).toEqual(expect.arrayContaining(["agents", "max", "lease_ms"]));
   });
 });

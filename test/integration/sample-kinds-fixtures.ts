@@ -31,10 +31,53 @@ export interface RolloutShape {
  * sample at all (the trainer's placeholder).
  */
 export const SAMPLE_KINDS: Record<string, RolloutShape> = {
-  multi_turn: { reason: "ENV_DONE", reward: 1, calls: [[[1, 2, 3], [10, 11], [-0.1, -0.2]], [[1, 2, 3, 10, 11, 20, 21], [12, 13], [-0.3, -0.4]]] },
-  drift: { reason: "ENV_DONE", reward: 0.5, calls: [[[1, 2], [5], [-0.5]], [[9, 9, 9], [6, 7], [-0.25, -1.5]]] },
-  untrainable: { reason: "MAX_STEPS", reward: 0, calls: [[[4, 4], [150_000, 2_000_000_000], [Math.fround(-0.7), -2]]] },
-  missing_logprobs: { reason: "ENV_DONE", reward: 1, calls: [[[7], [8, 9], [-0.125, -0.0625]], [[7, 8, 9, 30], [31], []]] },
+  multi_turn: {
+    reason: "ENV_DONE",
+    reward: 1,
+    calls: [
+      [
+        [1, 2, 3],
+        [10, 11],
+        [-0.1, -0.2],
+      ],
+      [
+        [1, 2, 3, 10, 11, 20, 21],
+        [12, 13],
+        [-0.3, -0.4],
+      ],
+    ],
+  },
+  drift: {
+    reason: "ENV_DONE",
+    reward: 0.5,
+    calls: [
+      [[1, 2], [5], [-0.5]],
+      [
+        [9, 9, 9],
+        [6, 7],
+        [-0.25, -1.5],
+      ],
+    ],
+  },
+  untrainable: {
+    reason: "MAX_STEPS",
+    reward: 0,
+    calls: [
+      [
+        [4, 4],
+        [150_000, 2_000_000_000],
+        [Math.fround(-0.7), -2],
+      ],
+    ],
+  },
+  missing_logprobs: {
+    reason: "ENV_DONE",
+    reward: 1,
+    calls: [
+      [[7], [8, 9], [-0.125, -0.0625]],
+      [[7, 8, 9, 30], [31], []],
+    ],
+  },
   // Failures that are the policy's (a PolicyError): delivered in their group, masked.
   failed: { reason: "AGENT_ERROR", reward: 0, outcome: "policy", calls: [[[3, 3, 3], [40], [-3]]] },
   no_sample: { reason: "AGENT_ERROR", outcome: "policy", calls: [] },
@@ -43,20 +86,56 @@ export const SAMPLE_KINDS: Record<string, RolloutShape> = {
 function viewOf(rolloutId: string, shape: RolloutShape, version: number): RolloutView {
   const now = Date.now();
   const status = statusForReason(shape.reason);
-  const calls = shape.calls.map(([prompt, completion, logprobs], i) => LlmCall.parse({
-    call_id: `${rolloutId}/call/${i}`, rollout_id: rolloutId, step_id: `${rolloutId}/step/${i}`,
-    request: { messages: [{ role: "user", content: "q" }] }, response_message: { role: "assistant", content: "a" },
-    prompt_token_ids: prompt, completion_token_ids: completion, logprobs, logprobs_mode: "raw_logprobs", finish_reason: "stop",
-    usage: { prompt_tokens: prompt.length, completion_tokens: completion.length, total_tokens: prompt.length + completion.length }, backend: "vllm", replica: "r0",
-    policy_version_start: version, policy_version_end: version, latency_ms: 1, trainable: true, created_at: now,
-  }));
+  const calls = shape.calls.map(([prompt, completion, logprobs], i) =>
+    LlmCall.parse({
+      call_id: `${rolloutId}/call/${i}`,
+      rollout_id: rolloutId,
+      step_id: `${rolloutId}/step/${i}`,
+      request: { messages: [{ role: "user", content: "q" }] },
+      response_message: { role: "assistant", content: "a" },
+      prompt_token_ids: prompt,
+      completion_token_ids: completion,
+      logprobs,
+      logprobs_mode: "raw_logprobs",
+      finish_reason: "stop",
+      usage: {
+        prompt_tokens: prompt.length,
+        completion_tokens: completion.length,
+        total_tokens: prompt.length + completion.length,
+      },
+      backend: "vllm",
+      replica: "r0",
+      policy_version_start: version,
+      policy_version_end: version,
+      latency_ms: 1,
+      trainable: true,
+      created_at: now,
+    }),
+  );
   const reward = shape.reward ?? null;
   return RolloutView.parse({
-    rollout_id: rolloutId, agent: "math", status, termination_reason: shape.reason, reward, error: status === "failed" ? "boom" : null,
-    outcome: shape.outcome ?? null, created_at: now - 10, updated_at: now, finished_at: now, config: RolloutConfig.parse({}),
+    rollout_id: rolloutId,
+    agent: "math",
+    status,
+    termination_reason: shape.reason,
+    reward,
+    error: status === "failed" ? "boom" : null,
+    outcome: shape.outcome ?? null,
+    created_at: now - 10,
+    updated_at: now,
+    finished_at: now,
+    config: RolloutConfig.parse({}),
     usage: { prompt_tokens: 0, completion_tokens: 0, llm_calls: calls.length },
-    trajectory: { task: { problem: "q" }, steps: [], reward, trajectory_id: rolloutId, termination_reason: shape.reason },
-    llm_calls: calls, spans: [], final_messages: null,
+    trajectory: {
+      task: { problem: "q" },
+      steps: [],
+      reward,
+      trajectory_id: rolloutId,
+      termination_reason: shape.reason,
+    },
+    llm_calls: calls,
+    spans: [],
+    final_messages: null,
   });
 }
 
@@ -64,12 +143,27 @@ function viewOf(rolloutId: string, shape: RolloutShape, version: number): Rollou
  * Publishes one group of `shapes` (member k is `shapes[k]`) under `batchId` through the real sink
  * and returns the result messages the sink sent, for the caller to ingest.
  */
-export async function publishKinds(batchId: string, shapes: RolloutShape[], version = 0): Promise<{ uid: string; messages: ResultMessage[] }> {
+export async function publishKinds(
+  batchId: string,
+  shapes: RolloutShape[],
+  version = 0,
+): Promise<{ uid: string; messages: ResultMessage[] }> {
   const uid = `${batchId}:${uniqueId("row")}`;
   const messages: ResultMessage[] = [];
-  const deps = { blobs: r2Blobs(env.TRAJECTORIES), results: { send: async (m: ResultMessage) => void messages.push(m) }, now: Date.now };
+  const deps = {
+    blobs: r2Blobs(env.TRAJECTORIES),
+    results: { send: async (m: ResultMessage) => void messages.push(m) },
+    now: Date.now,
+  };
   for (const [k, shape] of shapes.entries()) {
-    const placement = { uid, sample_index: k, group_size: shapes.length, batch_id: batchId, training_mode: "verl/hybrid", data_manager: "train" as const };
+    const placement = {
+      uid,
+      sample_index: k,
+      group_size: shapes.length,
+      batch_id: batchId,
+      training_mode: "verl/hybrid",
+      data_manager: "train" as const,
+    };
     await publishRollout(deps, viewOf(`${uid}:${k}`, shape, version), placement);
   }
   return { uid, messages };

@@ -23,8 +23,12 @@ const config = { max_prompt_length: 131_072, max_response_length: 64, max_tokens
 async function storedBytes(rolloutId: string): Promise<{ calls: number; parts: number }> {
   const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
   return runInDurableObject(stub, (_instance, state) => {
-    const one = (query: string) => Number(state.storage.sql.exec<{ n: number | null }>(query).toArray()[0]?.n ?? 0);
-    return { calls: one(`SELECT SUM(length(body)) AS n FROM llm_calls`), parts: one(`SELECT SUM(length(text)) AS n FROM value_parts`) };
+    const one = (query: string) =>
+      Number(state.storage.sql.exec<{ n: number | null }>(query).toArray()[0]?.n ?? 0);
+    return {
+      calls: one(`SELECT SUM(length(body)) AS n FROM llm_calls`),
+      parts: one(`SELECT SUM(length(text)) AS n FROM value_parts`),
+    };
   });
 }
 
@@ -34,15 +38,26 @@ describe("calls over SQLite's value limit (integration)", () => {
     const client = openaiFor(rollout.llm.base_url, rollout.llm.api_key);
     const question = { role: "user" as const, content: PIECE.repeat(REPEATS) };
     const first = await client.chat.completions.create({ model: "any", messages: [question] });
-    const followUp = [question, first.choices[0]!.message, { role: "user" as const, content: "And now?" }];
+    const followUp = [
+      question,
+      first.choices[0]!.message,
+      { role: "user" as const, content: "And now?" },
+    ];
     await client.chat.completions.create({ model: "any", messages: followUp as never });
     const view = await getRollout(rollout.rollout_id);
     expect(view.llm_calls).toHaveLength(2);
     const [one, two] = view.llm_calls;
     expect(one!.prompt_token_ids.length).toBeGreaterThan(REPEATS);
     expect(JSON.stringify(one).length).toBeGreaterThan(2 * 1024 * 1024);
-    expect(two!.prompt_token_ids.slice(0, one!.prompt_token_ids.length + one!.completion_token_ids.length)).toEqual([...one!.prompt_token_ids, ...one!.completion_token_ids]);
-    expect(two!.request.messages).toEqual(followUp.map((message) => expect.objectContaining({ role: message.role })));
+    expect(
+      two!.prompt_token_ids.slice(
+        0,
+        one!.prompt_token_ids.length + one!.completion_token_ids.length,
+      ),
+    ).toEqual([...one!.prompt_token_ids, ...one!.completion_token_ids]);
+    expect(two!.request.messages).toEqual(
+      followUp.map((message) => expect.objectContaining({ role: message.role })),
+    );
     const bytes = await storedBytes(rollout.rollout_id);
     // Two calls of > 2 MB each, stored in little more than one.
     expect(bytes.calls + bytes.parts).toBeLessThan(1.2 * JSON.stringify(one).length);
@@ -51,14 +66,31 @@ describe("calls over SQLite's value limit (integration)", () => {
 
   it("commits a driven step whose call carries a 120k-token prompt instead of failing and re-running it", async () => {
     const rolloutId = uniqueId("long-prompt");
-    const view = await runRollout({ agent: "test-loop", rollout_id: rolloutId, task: { problem: "Say hello.", extra_args: { done_after: 2, long_observation: { text: PIECE, times: REPEATS } } }, config }, 60_000);
-    expect([view.status, view.termination_reason, view.error]).toEqual(["succeeded", "ENV_DONE", null]);
+    const view = await runRollout(
+      {
+        agent: "test-loop",
+        rollout_id: rolloutId,
+        task: {
+          problem: "Say hello.",
+          extra_args: { done_after: 2, long_observation: { text: PIECE, times: REPEATS } },
+        },
+        config,
+      },
+      60_000,
+    );
+    expect([view.status, view.termination_reason, view.error]).toEqual([
+      "succeeded",
+      "ENV_DONE",
+      null,
+    ]);
     expect(view.trajectory.steps).toHaveLength(2);
     expect(view.llm_calls).toHaveLength(2);
     expect(view.llm_calls.map((call) => call.attempts)).toEqual([1, 1]);
     expect(view.llm_calls[1]!.prompt_token_ids.length).toBeGreaterThan(REPEATS);
     // The long observation itself is stored in a step (over several parts) and read back whole.
-    const observationLengths = view.trajectory.steps.map((step) => (typeof step.observation === "string" ? step.observation.length : 0));
+    const observationLengths = view.trajectory.steps.map((step) =>
+      typeof step.observation === "string" ? step.observation.length : 0,
+    );
     expect(observationLengths).toContain(PIECE.length * REPEATS);
   }, 60_000);
 
@@ -71,7 +103,10 @@ describe("calls over SQLite's value limit (integration)", () => {
     const commit = fakeCommit(rolloutId, 0);
     commit.step = { ...commit.step, observation: wide };
     commit.env_snapshot = { board: wide };
-    expect(await session.commitStep(leased.lease.lease_id, commit)).toMatchObject({ ok: true, duplicate: false });
+    expect(await session.commitStep(leased.lease.lease_id, commit)).toMatchObject({
+      ok: true,
+      duplicate: false,
+    });
     const view = await getRollout(rolloutId);
     expect(view.trajectory.steps[0]!.observation).toBe(wide);
   }, 60_000);
@@ -82,13 +117,28 @@ describe("calls over SQLite's value limit (integration)", () => {
     const session = await createByHand(rolloutId, { task: { problem } });
     const leased = await session.lease("driver-a");
     if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
-    const messages = [{ role: "user" as const, content: problem }, { role: "assistant" as const, content: "ok" }];
-    expect(await session.finish(leased.lease.lease_id, { termination_reason: "ENV_DONE", reward: 1, error: null, messages })).toMatchObject({ ok: true, status: "succeeded" });
+    const messages = [
+      { role: "user" as const, content: problem },
+      { role: "assistant" as const, content: "ok" },
+    ];
+    expect(
+      await session.finish(leased.lease.lease_id, {
+        termination_reason: "ENV_DONE",
+        reward: 1,
+        error: null,
+        messages,
+      }),
+    ).toMatchObject({ ok: true, status: "succeeded" });
     const view = await getRollout(rolloutId);
     expect(view.final_messages).toEqual(messages);
     const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
-    await runInDurableObject(stub, (_instance, state) => state.abort("test restart")).catch(() => undefined);
-    const spec = await runInDurableObject(env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId)), (_instance, state) => SessionStore.for(state.storage.sql).readSpec());
+    await runInDurableObject(stub, (_instance, state) => state.abort("test restart")).catch(
+      () => undefined,
+    );
+    const spec = await runInDurableObject(
+      env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId)),
+      (_instance, state) => SessionStore.for(state.storage.sql).readSpec(),
+    );
     expect(spec?.task.problem).toBe(problem);
   }, 60_000);
 });

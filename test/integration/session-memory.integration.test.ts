@@ -19,7 +19,15 @@ function objectOf(rolloutId: string): DurableObjectStub {
 
 /** A kernel over the object's own storage, as the Durable Object builds it. */
 function kernelOver(storage: DurableObjectStorage): SessionKernel {
-  return new SessionKernel({ storage: { sql: storage.sql, transactionSync: (fn) => storage.transactionSync(fn), setAlarm: (time) => storage.setAlarm(time) }, queue: { send: async () => undefined }, now: () => Date.now() });
+  return new SessionKernel({
+    storage: {
+      sql: storage.sql,
+      transactionSync: (fn) => storage.transactionSync(fn),
+      setAlarm: (time) => storage.setAlarm(time),
+    },
+    queue: { send: async () => undefined },
+    now: () => Date.now(),
+  });
 }
 
 describe("a session's memory of its storage", () => {
@@ -32,7 +40,9 @@ describe("a session's memory of its storage", () => {
     await expireLease(rolloutId);
     const second = await session.lease("driver-b");
     expect(second).toMatchObject({ ok: true });
-    expect(second.ok && first.ok && second.lease.lease_id).not.toBe(first.ok && first.lease.lease_id);
+    expect(second.ok && first.ok && second.lease.lease_id).not.toBe(
+      first.ok && first.lease.lease_id,
+    );
     expect((await readState(rolloutId)).lease?.driver_id).toBe("driver-b");
   });
 
@@ -58,8 +68,16 @@ describe("a session's memory of its storage", () => {
   it("encodes the next call against the last stored call, not one a rolled-back transaction inserted, and stores a call id once", async () => {
     const rolloutId = uniqueId("memory-calls");
     await createByHand(rolloutId);
-    const [first, lost, next] = [0, 1, 2].map((index) => LlmCall.parse(fakeCommit(rolloutId, index).llm_calls[0]));
-    const longer = (call: LlmCall, words: string): LlmCall => ({ ...call, request: { ...call.request, messages: [...(call.request.messages as unknown[]), { role: "user", content: words }] } });
+    const [first, lost, next] = [0, 1, 2].map((index) =>
+      LlmCall.parse(fakeCommit(rolloutId, index).llm_calls[0]),
+    );
+    const longer = (call: LlmCall, words: string): LlmCall => ({
+      ...call,
+      request: {
+        ...call.request,
+        messages: [...(call.request.messages as unknown[]), { role: "user", content: words }],
+      },
+    });
     await runInDurableObject(objectOf(rolloutId), (_instance, state) => {
       const kernel = kernelOver(state.storage);
       kernel.store.insertCall(first!);

@@ -17,16 +17,25 @@ function objectOf(rolloutId: string): DurableObjectStub {
 
 /** Restarts the object: its memory is gone, its SQLite stays (as after an eviction or a deploy). */
 async function restart(rolloutId: string): Promise<void> {
-  await runInDurableObject(objectOf(rolloutId), (_instance, state) => state.abort("test restart")).catch(() => undefined);
+  await runInDurableObject(objectOf(rolloutId), (_instance, state) =>
+    state.abort("test restart"),
+  ).catch(() => undefined);
 }
 
 /** The revision stored in the `meta` row, and in the latest step row (null without one). */
 function storedRevisions(rolloutId: string): Promise<{ meta: number; step: number | null }> {
   return runInDurableObject(objectOf(rolloutId), (_instance, state) => {
     const sql = state.storage.sql;
-    const meta = JSON.parse(sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'state'`).one().value) as { revision: number };
-    const step = sql.exec<{ state: string | null }>(`SELECT state FROM steps ORDER BY step_index DESC LIMIT 1`).toArray()[0]?.state;
-    return { meta: meta.revision, step: step ? (JSON.parse(step) as { revision: number }).revision : null };
+    const meta = JSON.parse(
+      sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'state'`).one().value,
+    ) as { revision: number };
+    const step = sql
+      .exec<{ state: string | null }>(`SELECT state FROM steps ORDER BY step_index DESC LIMIT 1`)
+      .toArray()[0]?.state;
+    return {
+      meta: meta.revision,
+      step: step ? (JSON.parse(step) as { revision: number }).revision : null,
+    };
   });
 }
 
@@ -36,9 +45,17 @@ describe("the session state stored with each step", () => {
     const session = await createByHand(rolloutId);
     const leased = await session.lease("driver-a");
     if (!leased.ok) throw new Error(`lease refused: ${leased.reason}`);
-    for (let index = 0; index < 3; index++) expect(await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, index))).toMatchObject({ ok: true, duplicate: false });
+    for (let index = 0; index < 3; index++)
+      expect(
+        await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, index)),
+      ).toMatchObject({ ok: true, duplicate: false });
     const committed = await readState(rolloutId);
-    expect(committed).toMatchObject({ step_count: 3, llm_calls: 3, prompt_tokens: 9, completion_tokens: 6 });
+    expect(committed).toMatchObject({
+      step_count: 3,
+      llm_calls: 3,
+      prompt_tokens: 9,
+      completion_tokens: 6,
+    });
     // The commits wrote their state into the step rows only; the meta row is the lease's.
     const revisions = await storedRevisions(rolloutId);
     expect(revisions.step).toBe(committed.revision);
@@ -47,8 +64,14 @@ describe("the session state stored with each step", () => {
     await restart(rolloutId);
     expect(await readState(rolloutId)).toEqual(committed);
     // The restarted object goes on from there: the lease is still its driver's, the next step is 3.
-    expect(await sessionOf(rolloutId).commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 3))).toMatchObject({ ok: true, duplicate: false });
-    const finished = await sessionOf(rolloutId).finish(leased.lease.lease_id, { termination_reason: "ENV_DONE", reward: 1, error: null });
+    expect(
+      await sessionOf(rolloutId).commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 3)),
+    ).toMatchObject({ ok: true, duplicate: false });
+    const finished = await sessionOf(rolloutId).finish(leased.lease.lease_id, {
+      termination_reason: "ENV_DONE",
+      reward: 1,
+      error: null,
+    });
     expect(finished).toMatchObject({ ok: true, status: "succeeded" });
     // The end sets the alarm that publishes the rollout (a state write of its own): read once it ran.
     const ended = await waitFor("the rollout's publication", async () => {
@@ -59,7 +82,13 @@ describe("the session state stored with each step", () => {
     await restart(rolloutId);
     const reread = await readState(rolloutId);
     expect(reread).toEqual(ended);
-    expect(reread).toMatchObject({ status: "succeeded", step_count: 4, llm_calls: 4, reward: 1, lease: null });
+    expect(reread).toMatchObject({
+      status: "succeeded",
+      step_count: 4,
+      llm_calls: 4,
+      reward: 1,
+      lease: null,
+    });
   });
 
   it("adds the column to a steps table of the earlier layout and keeps the state its meta row holds", async () => {
@@ -70,12 +99,16 @@ describe("the session state stored with each step", () => {
     // The earlier layout: no state column, the state only in meta.
     await runInDurableObject(objectOf(rolloutId), (_instance, state) => {
       state.storage.sql.exec(`DROP TABLE steps`);
-      state.storage.sql.exec(`CREATE TABLE steps (step_index INTEGER PRIMARY KEY, step_id TEXT NOT NULL, body TEXT NOT NULL, env_snapshot TEXT)`);
+      state.storage.sql.exec(
+        `CREATE TABLE steps (step_index INTEGER PRIMARY KEY, step_id TEXT NOT NULL, body TEXT NOT NULL, env_snapshot TEXT)`,
+      );
     });
     const before = await readState(rolloutId);
     await restart(rolloutId);
     expect(await readState(rolloutId)).toEqual(before);
-    expect(await sessionOf(rolloutId).commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0))).toMatchObject({ ok: true, duplicate: false });
+    expect(
+      await sessionOf(rolloutId).commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0)),
+    ).toMatchObject({ ok: true, duplicate: false });
     const committed = await readState(rolloutId);
     await restart(rolloutId);
     expect(await readState(rolloutId)).toEqual(committed);

@@ -18,7 +18,10 @@ const math = { problem: "What is 12 + 30?", ground_truth: "42" };
 function tablesOf(rolloutId: string): Promise<string[]> {
   const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
   return runInDurableObject(stub, (_instance, state) =>
-    state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).toArray().map((row) => row.name),
+    state.storage.sql
+      .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`)
+      .toArray()
+      .map((row) => row.name),
   );
 }
 
@@ -53,7 +56,10 @@ describe("a session's SQLite cost", () => {
     const { session, leaseId } = await sessionWithOneStep(rolloutId);
     const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
     const indexes = await runInDurableObject(stub, (_instance, state) =>
-      state.storage.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index'`).toArray().map((row) => row.name),
+      state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index'`)
+        .toArray()
+        .map((row) => row.name),
     );
     expect(indexes).toEqual([]);
 
@@ -87,13 +93,23 @@ describe("a session's SQLite cost", () => {
     expect(((await view.json()) as { spans: unknown[] }).spans).toEqual([]);
 
     // In val mode the lit agent emits its reward as a span: its session has the table, and the span reads back.
-    const lit = await runRollout({ agent: "authoring-lit", rollout_id: uniqueId("cost-lit"), task: math, config: { mode: "val" } });
+    const lit = await runRollout({
+      agent: "authoring-lit",
+      rollout_id: uniqueId("cost-lit"),
+      task: math,
+      config: { mode: "val" },
+    });
     expect(lit.spans.some((span) => span.kind === "reward")).toBe(true);
     expect(await tablesOf(lit.rollout_id)).toContain("spans");
   });
 
   it("reports a rollout's requests and SQLite counts over HTTP, and 404 for a rollout that does not exist", async () => {
-    const view = await runRollout({ agent: "dialogue", rollout_id: uniqueId("cost-route"), task: { problem: "Tell me about topic 1.", extra_args: { turns: 3 } }, config: { max_steps: 3 } });
+    const view = await runRollout({
+      agent: "dialogue",
+      rollout_id: uniqueId("cost-route"),
+      task: { problem: "Tell me about topic 1.", extra_args: { turns: 3 } },
+      config: { max_steps: 3 },
+    });
     expect(view.trajectory.steps).toHaveLength(3);
     // Published by the alarm that drove it, once the drive returned.
     await waitFor("the rollout's publication", async () => {
@@ -102,15 +118,29 @@ describe("a session's SQLite cost", () => {
     });
     const response = await api(`/v1/rollouts/${view.rollout_id}/usage`);
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { rollout_id: string; requests: { total: number; by_method: Record<string, number> }; sqlite: { statements: number; rows_read: number; rows_written: number } };
+    const body = (await response.json()) as {
+      rollout_id: string;
+      requests: { total: number; by_method: Record<string, number> };
+      sqlite: { statements: number; rows_read: number; rows_written: number };
+    };
     expect(body.rollout_id).toBe(view.rollout_id);
     // A stepwise rollout: created, leased, committed once per step, finished, and woken by one
     // alarm, which drove it and then published it (no second alarm for the publication).
-    expect(body.requests.by_method).toMatchObject({ create: 1, lease: 1, commitStep: view.trajectory.steps.length, finish: 1, alarm: 1 });
+    expect(body.requests.by_method).toMatchObject({
+      create: 1,
+      lease: 1,
+      commitStep: view.trajectory.steps.length,
+      finish: 1,
+      alarm: 1,
+    });
     // Nor is an alarm left set for later: the object is not woken again.
     const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(view.rollout_id));
-    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBeNull();
-    expect(body.requests.total).toBe(Object.values(body.requests.by_method).reduce((sum, n) => sum + n, 0));
+    expect(
+      await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm()),
+    ).toBeNull();
+    expect(body.requests.total).toBe(
+      Object.values(body.requests.by_method).reduce((sum, n) => sum + n, 0),
+    );
     expect(body.sqlite.statements).toBeGreaterThan(0);
     expect(body.sqlite.rows_written).toBeGreaterThan(0);
     const missing = await api(`/v1/rollouts/${uniqueId("never-created")}/usage`);

@@ -34,11 +34,31 @@ defineAgent({ name: "test-stepwise-emitters", envClass: EmittingEnv, agentClass:
 
 describe("emitters in a stepwise agent", () => {
   it("commits each step's emitted spans with the step, in order, and keeps the env's reward", async () => {
-    const view = await runRollout({ agent: "test-stepwise-emitters", rollout_id: uniqueId("emit-stepwise"), task: { problem: "Say hello.", extra_args: { done_after: 3 } } });
+    const view = await runRollout({
+      agent: "test-stepwise-emitters",
+      rollout_id: uniqueId("emit-stepwise"),
+      task: { problem: "Say hello.", extra_args: { done_after: 3 } },
+    });
     expect(view).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE", reward: 1 });
     const emitted = view.spans.filter((span) => span.name === "decision" || span.name === "shaped");
-    expect(emitted.map((span) => span.name)).toEqual(["decision", "shaped", "decision", "shaped", "decision", "shaped"]);
-    expect(emitted.filter((span) => span.name === "shaped").map((span) => span.value)).toEqual([1 / 3, 2 / 3, 1].map((progress) => ({ format: 1, progress })));
-    expect(emitted.map((span) => span.kind)).toEqual(["object", "reward", "object", "reward", "object", "reward"]);
+    expect(emitted.map((span) => span.name)).toEqual([
+      "decision",
+      "shaped",
+      "decision",
+      "shaped",
+      "decision",
+      "shaped",
+    ]);
+    expect(emitted.filter((span) => span.name === "shaped").map((span) => span.value)).toEqual(
+      [1 / 3, 2 / 3, 1].map((progress) => ({ format: 1, progress })),
+    );
+    expect(emitted.map((span) => span.kind)).toEqual([
+      "object",
+      "reward",
+      "object",
+      "reward",
+      "object",
+      "reward",
+    ]);
   });
 });

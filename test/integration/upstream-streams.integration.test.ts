@@ -12,13 +12,15 @@ const encoder = new TextEncoder();
 /** A body of `chunks`, then an error instead of its end when `failAfter` is set. */
 function body(chunks: string[], failAfter = false): Response {
   let at = 0;
-  return new Response(new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (at < chunks.length) return controller.enqueue(encoder.encode(chunks[at++]!));
-      if (failAfter) controller.error(new Error("connection reset"));
-      else controller.close();
-    },
-  }));
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at < chunks.length) return controller.enqueue(encoder.encode(chunks[at++]!));
+        if (failAfter) controller.error(new Error("connection reset"));
+        else controller.close();
+      },
+    }),
+  );
 }
 
 function ends(): { calls: boolean[]; onEnd: (failed: boolean) => void } {
@@ -39,7 +41,10 @@ describe("holdUntilBodyEnds in workerd", () => {
 
   it("ends not failed when the reader cancels, and failed when the connection breaks mid-stream", async () => {
     const cancelled = ends();
-    const reader = holdUntilBodyEnds(body(["one", "two", "three"]), cancelled.onEnd).body!.getReader();
+    const reader = holdUntilBodyEnds(
+      body(["one", "two", "three"]),
+      cancelled.onEnd,
+    ).body!.getReader();
     await reader.read();
     await reader.cancel("caller left");
     await settle();

@@ -2,13 +2,21 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createByHand, expireLease, fakeCommit, patchState, readState } from "../fixtures/hand-session";
+import {
+  createByHand,
+  expireLease,
+  fakeCommit,
+  patchState,
+  readState,
+} from "../fixtures/hand-session";
 import { getRollout, uniqueId, waitFor, waitForEnd } from "../fixtures/rollouts";
 import { holdReset } from "../fixtures/test-agents";
 
 /** Runs the object's alarm now, as if its scheduled time had come. */
 async function runWatchdog(rolloutId: string): Promise<void> {
-  expect(await runDurableObjectAlarm(env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId)))).toBe(true);
+  expect(
+    await runDurableObjectAlarm(env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId))),
+  ).toBe(true);
 }
 
 describe("the watchdog", () => {
@@ -21,17 +29,25 @@ describe("the watchdog", () => {
     // The alarm drives the rollout in an invocation of its own and waits for it.
     const watchdog = runWatchdog(rolloutId);
     await waitFor("the new driver to lease it", async () => stuck.entered() || undefined);
-    expect(await readState(rolloutId)).toMatchObject({ stalls: 1, lease: { epoch: 2, driver_id: expect.stringMatching(/^driver-/) } });
+    expect(await readState(rolloutId)).toMatchObject({
+      stalls: 1,
+      lease: { epoch: 2, driver_id: expect.stringMatching(/^driver-/) },
+    });
     stuck.release();
     await watchdog;
-    expect(await waitForEnd(rolloutId)).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
+    expect(await waitForEnd(rolloutId)).toMatchObject({
+      status: "succeeded",
+      termination_reason: "ENV_DONE",
+    });
   });
 
   it("does not count a stall when the expired lease committed a step", async () => {
     const rolloutId = uniqueId("stall-progress");
     const session = await createByHand(rolloutId, { task: { extra_args: { done_after: 2 } } });
     const leased = await session.lease("slow-driver");
-    expect(leased.ok && (await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0))).ok).toBe(true);
+    expect(
+      leased.ok && (await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0))).ok,
+    ).toBe(true);
     await expireLease(rolloutId);
     await runWatchdog(rolloutId);
     expect((await readState(rolloutId)).stalls).toBe(0);
@@ -40,7 +56,10 @@ describe("the watchdog", () => {
 
   it("ends the rollout TIMEOUT with an error after max_stalls leases without progress", async () => {
     const rolloutId = uniqueId("max-stalls");
-    const session = await createByHand(rolloutId, { config: { max_stalls: 2 }, task: { extra_args: { done_after: 1 } } });
+    const session = await createByHand(rolloutId, {
+      config: { max_stalls: 2 },
+      task: { extra_args: { done_after: 1 } },
+    });
     expect((await session.lease("silent-driver")).ok).toBe(true);
     const stuck = holdReset(rolloutId);
     try {
@@ -56,7 +75,11 @@ describe("the watchdog", () => {
       stuck.release();
     }
     const view = await getRollout(rolloutId);
-    expect(view).toMatchObject({ status: "failed", termination_reason: "TIMEOUT", error: "no step committed during 2 consecutive leases" });
+    expect(view).toMatchObject({
+      status: "failed",
+      termination_reason: "TIMEOUT",
+      error: "no step committed during 2 consecutive leases",
+    });
     expect((await readState(rolloutId)).stalls).toBe(2);
   });
 
@@ -76,8 +99,13 @@ describe("the watchdog", () => {
     const leased = await session.lease("busy-driver");
     await patchState(rolloutId, (state) => ({ ...state, deadline: Date.now() - 1 }));
     await runWatchdog(rolloutId);
-    expect(await getRollout(rolloutId)).toMatchObject({ status: "failed", termination_reason: "TIMEOUT", error: "rollout_timeout_ms (60000) exceeded" });
-    const late = leased.ok && (await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0)));
+    expect(await getRollout(rolloutId)).toMatchObject({
+      status: "failed",
+      termination_reason: "TIMEOUT",
+      error: "rollout_timeout_ms (60000) exceeded",
+    });
+    const late =
+      leased.ok && (await session.commitStep(leased.lease.lease_id, fakeCommit(rolloutId, 0)));
     expect(late).toMatchObject({ ok: false, reason: "terminal" });
   });
 
@@ -86,7 +114,10 @@ describe("the watchdog", () => {
     await createByHand(rolloutId, { task: { extra_args: { done_after: 1 } } });
     expect((await getRollout(rolloutId)).status).toBe("queued");
     await runWatchdog(rolloutId);
-    expect(await waitForEnd(rolloutId)).toMatchObject({ status: "succeeded", termination_reason: "ENV_DONE" });
+    expect(await waitForEnd(rolloutId)).toMatchObject({
+      status: "succeeded",
+      termination_reason: "ENV_DONE",
+    });
   });
 
   it("leaves a finished rollout's outcome alone and only publishes it", async () => {
@@ -95,7 +126,12 @@ describe("the watchdog", () => {
     await session.cancel();
     // The publication is a write of its own (a new revision, unless the alarm the cancel set has
     // already run it); nothing else may change.
-    const { publication: _publicationBefore, updated_at: _u1, revision: revisionBefore, ...before } = await readState(rolloutId);
+    const {
+      publication: _publicationBefore,
+      updated_at: _u1,
+      revision: revisionBefore,
+      ...before
+    } = await readState(rolloutId);
     const stub = env.ROLLOUT_SESSION.get(env.ROLLOUT_SESSION.idFromName(rolloutId));
     await runDurableObjectAlarm(stub);
     // The alarm may also have fired on its own and still be publishing when this one finds none set:

@@ -9,16 +9,25 @@ import "../fixtures/test-agents";
 
 /** Delivers `bodies` to the Worker's queue handler as one batch and returns what it acked and retried. */
 async function deliver(bodies: unknown[], queue = "edge-rollout-work") {
-  const batch = createMessageBatch(queue, bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: 1, body })));
+  const batch = createMessageBatch(
+    queue,
+    bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
   await worker.queue(batch as MessageBatch<unknown>, env);
   return getQueueResult(batch, createExecutionContext());
 }
 
-const work = (rolloutId: string) => ({ rollout_id: rolloutId, reason: "created", sent_at: Date.now() });
+const work = (rolloutId: string) => ({
+  rollout_id: rolloutId,
+  reason: "created",
+  sent_at: Date.now(),
+});
 
 describe("the work queue consumer", () => {
   let errorLog: MockInstance<typeof console.error>;
-  beforeEach(() => void (errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined)));
+  beforeEach(
+    () => void (errorLog = vi.spyOn(console, "error").mockImplementation(() => undefined)),
+  );
   afterEach(() => vi.restoreAllMocks());
 
   it("acks a malformed message instead of retrying it, and logs it", async () => {
@@ -26,7 +35,10 @@ describe("the work queue consumer", () => {
     expect(result.explicitAcks).toEqual(["msg-0"]);
     expect(result.retryMessages).toEqual([]);
     expect(result.retryBatch.retry).toBe(false);
-    expect(errorLog).toHaveBeenCalledWith("dropping malformed work message", expect.objectContaining({ id: "msg-0" }));
+    expect(errorLog).toHaveBeenCalledWith(
+      "dropping malformed work message",
+      expect.objectContaining({ id: "msg-0" }),
+    );
   });
 
   it("acks a message whose reason is unknown", async () => {
@@ -55,7 +67,11 @@ describe("the work queue consumer", () => {
     const rolloutId = uniqueId("unknown-agent");
     await createByHand(rolloutId, { agent: "retired-agent" });
     expect((await deliver([work(rolloutId)])).explicitAcks).toEqual(["msg-0"]);
-    expect(await waitForEnd(rolloutId)).toMatchObject({ status: "failed", termination_reason: "AGENT_ERROR", error: 'agent "retired-agent" is not registered in this deployment' });
+    expect(await waitForEnd(rolloutId)).toMatchObject({
+      status: "failed",
+      termination_reason: "AGENT_ERROR",
+      error: 'agent "retired-agent" is not registered in this deployment',
+    });
   });
 
   it("ends TIMEOUT for a rollout whose deadline passed before a driver could lease it", async () => {
@@ -64,7 +80,11 @@ describe("the work queue consumer", () => {
     await patchState(rolloutId, (state) => ({ ...state, deadline: Date.now() - 1 }));
     expect((await deliver([work(rolloutId)])).explicitAcks).toEqual(["msg-0"]);
     const view = await waitForEnd(rolloutId);
-    expect(view).toMatchObject({ status: "failed", termination_reason: "TIMEOUT", error: expect.stringMatching(/^rollout_timeout_ms/) });
+    expect(view).toMatchObject({
+      status: "failed",
+      termination_reason: "TIMEOUT",
+      error: expect.stringMatching(/^rollout_timeout_ms/),
+    });
     expect(view.llm_calls).toHaveLength(0);
   });
 

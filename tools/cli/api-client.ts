@@ -28,7 +28,8 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The hint printed with an HTTP error status. */
 function hintFor(status: number): string | undefined {
-  if (status === 401 || status === 403) return "the API needs a token: pass --token or set EDGE_ROLLOUT_TOKEN";
+  if (status === 401 || status === 403)
+    return "the API needs a token: pass --token or set EDGE_ROLLOUT_TOKEN";
   if (status === 413) return "the request is too large: submit fewer rows (--limit) per batch";
   return undefined;
 }
@@ -59,7 +60,12 @@ export class ApiClient {
    * Sends one request. Statuses in `accept` are returned instead of thrown (2xx always are);
    * others become an OperationError carrying the problem's detail and field errors.
    */
-  async request<T>(method: string, path: string, body?: unknown, accept: readonly number[] = []): Promise<ApiResponse<T>> {
+  async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    accept: readonly number[] = [],
+  ): Promise<ApiResponse<T>> {
     const headers = this.#headers({ accept: "application/json" });
     if (body !== undefined) headers["content-type"] = "application/json";
     const response = await this.#fetch(path, {
@@ -70,7 +76,8 @@ export class ApiClient {
     });
     const text = await response.text();
     const parsed = parseJson(text);
-    if (response.ok || accept.includes(response.status)) return { status: response.status, body: parsed as T };
+    if (response.ok || accept.includes(response.status))
+      return { status: response.status, body: parsed as T };
     throw failure(method, path, response, parsed, text);
   }
 
@@ -78,7 +85,11 @@ export class ApiClient {
    * `POST path` with a JSON body, asking for `accept`; returns the answer's content type and raw
    * bytes (a binary format). Error statuses throw as in `request`.
    */
-  async postForBytes(path: string, body: unknown, accept: string): Promise<{ contentType: string; bytes: Uint8Array }> {
+  async postForBytes(
+    path: string,
+    body: unknown,
+    accept: string,
+  ): Promise<{ contentType: string; bytes: Uint8Array }> {
     const response = await this.#fetch(path, {
       method: "POST",
       headers: { ...this.#headers({ accept }), "content-type": "application/json" },
@@ -89,15 +100,23 @@ export class ApiClient {
       const text = await response.text();
       throw failure("POST", path, response, parseJson(text), text);
     }
-    return { contentType: response.headers.get("content-type") ?? "", bytes: new Uint8Array(await response.arrayBuffer()) };
+    return {
+      contentType: response.headers.get("content-type") ?? "",
+      bytes: new Uint8Array(await response.arrayBuffer()),
+    };
   }
 
   /**
    * Opens `GET path` as a stream (server-sent events) and returns the response with its body
    * unread. No timeout: a stream lasts as long as what it follows. Error statuses throw as in `request`.
    */
-  async openStream(path: string, headers: Record<string, string> = {}): Promise<Response & { body: ReadableStream<Uint8Array> }> {
-    const response = await this.#fetch(path, { headers: this.#headers({ accept: "text/event-stream", ...headers }) });
+  async openStream(
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<Response & { body: ReadableStream<Uint8Array> }> {
+    const response = await this.#fetch(path, {
+      headers: this.#headers({ accept: "text/event-stream", ...headers }),
+    });
     if (!response.ok || !response.body) {
       const text = await response.text();
       throw failure("GET", path, response, parseJson(text), text);
@@ -127,7 +146,13 @@ function parseJson(text: string): unknown {
 }
 
 /** The OperationError for an error status, with the problem's detail, field errors and a hint. */
-function failure(method: string, path: string, response: Response, parsed: unknown, text: string): OperationError {
+function failure(
+  method: string,
+  path: string,
+  response: Response,
+  parsed: unknown,
+  text: string,
+): OperationError {
   const problem = (parsed ?? {}) as Problem;
   const detail = problem.detail ?? (text.slice(0, 200) || response.statusText);
   const hint = hintFor(response.status);

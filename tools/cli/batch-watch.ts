@@ -32,7 +32,11 @@ export function readBatch(client: ApiClient, batchId: string): Promise<BatchProg
  * answering is retried for `patienceMs` (a restarting stack, a network blip) before the
  * UnreachableError is thrown.
  */
-export async function watchBatch(client: ApiClient, batchId: string, options: WatchOptions): Promise<WatchResult> {
+export async function watchBatch(
+  client: ApiClient,
+  batchId: string,
+  options: WatchOptions,
+): Promise<WatchResult> {
   const patienceMs = options.patienceMs ?? 30_000;
   let last: BatchProgress | undefined;
   let unreachableSince: number | null = null;

@@ -30,7 +30,10 @@ export function chunkRows(rows: readonly JsonValue[], limits: ChunkLimits = {}):
   let bytes = 0;
   rows.forEach((row, index) => {
     const size = Buffer.byteLength(JSON.stringify(row)) + 1;
-    if (size > maxBytes) throw new OperationError(`row ${index} is ${size} bytes of JSON; one request carries at most ${maxBytes}`);
+    if (size > maxBytes)
+      throw new OperationError(
+        `row ${index} is ${size} bytes of JSON; one request carries at most ${maxBytes}`,
+      );
     if (current.length > 0 && (current.length >= maxRows || bytes + size > maxBytes)) {
       chunks.push(current);
       current = [];
@@ -60,7 +63,8 @@ export const CHUNK_SUFFIX_ROOM = ".chunk".length + 6;
 export function withFileIndex(row: JsonValue, fileIndex: number): JsonValue {
   if (typeof row !== "object" || row === null || Array.isArray(row)) return row;
   const info = row.extra_info;
-  const extra: JsonObject = typeof info === "object" && info !== null && !Array.isArray(info) ? info : {};
+  const extra: JsonObject =
+    typeof info === "object" && info !== null && !Array.isArray(info) ? info : {};
   if (extra.index !== undefined && extra.index !== null && extra.index !== "") return row;
   return { ...row, extra_info: { ...extra, index: fileIndex } };
 }

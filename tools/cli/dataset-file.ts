@@ -23,7 +23,11 @@ export interface DatasetFile {
 }
 
 /** JSONL records `[0, limit)`: one JSON document per non-blank line, with its line number. */
-function jsonlRecords(text: string, limit: number, issues: RowIssue[]): Array<{ value: JsonValue | undefined; line: number }> {
+function jsonlRecords(
+  text: string,
+  limit: number,
+  issues: RowIssue[],
+): Array<{ value: JsonValue | undefined; line: number }> {
   const records: Array<{ value: JsonValue | undefined; line: number }> = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length && records.length < limit; i++) {
@@ -44,7 +48,10 @@ function jsonlRecords(text: string, limit: number, issues: RowIssue[]): Array<{ 
  * Worker reads it) and validates each against verl's RL row schema. A missing file or another
  * extension is a usage error; bad rows are an OperationError listing up to 20 of them.
  */
-export async function readDatasetFile(path: string, options: { limit?: number | undefined } = {}): Promise<DatasetFile> {
+export async function readDatasetFile(
+  path: string,
+  options: { limit?: number | undefined } = {},
+): Promise<DatasetFile> {
   const format = datasetFormat(path);
   if (!format) throw new UsageError(`${path}: the dataset must be a .jsonl or .parquet file`);
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${path}: no such file`);
@@ -55,9 +62,15 @@ export async function readDatasetFile(path: string, options: { limit?: number | 
   if (format === "jsonl") {
     records = jsonlRecords(bytes.toString("utf8"), limit, issues);
   } else {
-    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const buffer = bytes.buffer.slice(
+      bytes.byteOffset,
+      bytes.byteOffset + bytes.byteLength,
+    ) as ArrayBuffer;
     const decoded = await readParquetRecords(buffer, limit);
-    if (!decoded.ok) throw new OperationError(`${path}: not a readable parquet file (${decoded.message})`, { hint: "parquet files must be uncompressed or snappy (pyarrow's default)" });
+    if (!decoded.ok)
+      throw new OperationError(`${path}: not a readable parquet file (${decoded.message})`, {
+        hint: "parquet files must be uncompressed or snappy (pyarrow's default)",
+      });
     records = decoded.records.map((value) => ({ value }));
   }
   if (records.length === 0) throw new OperationError(`${path}: the dataset has no rows`);
@@ -66,10 +79,17 @@ export async function readDatasetFile(path: string, options: { limit?: number | 
     const parsed = DatasetRow.safeParse(record.value);
     if (parsed.success) return;
     const where = record.line === undefined ? `row ${row}` : `row ${row} (line ${record.line})`;
-    for (const issue of parsed.error.issues) issues.push({ path: `${where} ${issue.path.map(String).join(".") || "(row)"}`, message: issue.message });
+    for (const issue of parsed.error.issues)
+      issues.push({
+        path: `${where} ${issue.path.map(String).join(".") || "(row)"}`,
+        message: issue.message,
+      });
   });
   if (issues.length > 0) {
-    throw new OperationError(`${path}: ${issues.length} problem(s) in the dataset; nothing was submitted`, { details: issues.slice(0, MAX_REPORTED) });
+    throw new OperationError(
+      `${path}: ${issues.length} problem(s) in the dataset; nothing was submitted`,
+      { details: issues.slice(0, MAX_REPORTED) },
+    );
   }
   return { path, format, rows: records.map((record) => record.value as JsonValue) };
 }

@@ -17,7 +17,11 @@ export class CliError extends Error {
   /** What to do about it, printed after the message. */
   readonly hint: string | undefined;
 
-  constructor(message: string, exitCode: ExitCode, options: { cause?: unknown; details?: unknown; hint?: string } = {}) {
+  constructor(
+    message: string,
+    exitCode: ExitCode,
+    options: { cause?: unknown; details?: unknown; hint?: string } = {},
+  ) {
     super(message, { cause: options.cause });
     this.exitCode = exitCode;
     this.details = options.details;
@@ -38,7 +42,10 @@ export class OperationError extends CliError {
   override name = "OperationError";
   /** The HTTP status when the server refused, else undefined. */
   readonly status: number | undefined;
-  constructor(message: string, options: { status?: number; details?: unknown; hint?: string; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    options: { status?: number; details?: unknown; hint?: string; cause?: unknown } = {},
+  ) {
     super(message, ExitCode.failure, options);
     this.status = options.status;
   }

@@ -12,8 +12,12 @@ export const INTERRUPT_POLICIES: readonly InterruptPolicy[] = ["ask", "cancel", 
  * terminal and leave the batch running when it is not (a script's SIGINT never destroys work
  * nobody confirmed; the batch id is printed so it can be cancelled or followed later).
  */
-export function resolveInterruptPolicy(options: { yes?: boolean; onInterrupt?: InterruptPolicy | undefined }, stdinIsTTY: boolean): InterruptPolicy {
-  if (options.onInterrupt) return options.onInterrupt === "ask" && !stdinIsTTY ? "leave" : options.onInterrupt;
+export function resolveInterruptPolicy(
+  options: { yes?: boolean; onInterrupt?: InterruptPolicy | undefined },
+  stdinIsTTY: boolean,
+): InterruptPolicy {
+  if (options.onInterrupt)
+    return options.onInterrupt === "ask" && !stdinIsTTY ? "leave" : options.onInterrupt;
   if (options.yes) return "cancel";
   return stdinIsTTY ? "ask" : "leave";
 }

@@ -6,13 +6,16 @@ import { Output, type Writable } from "./output";
 import { buildProgram } from "./program";
 
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version?: string;
+  };
   return pkg.version ?? "0.0.0";
 }
 
 /** Commander's own exits: help and version are success; every other parse problem is a usage error. */
 function commanderExit(error: CommanderError): number {
-  if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok;
+  if (error.code === "commander.helpDisplayed" || error.code === "commander.version")
+    return ExitCode.ok;
   return ExitCode.usage;
 }
 
@@ -23,8 +26,15 @@ function commanderExit(error: CommanderError): number {
  * @example
  * process.exitCode = await main(process.argv.slice(2));
  */
-export async function main(argv: string[], io: { stdout?: Writable; stderr?: Writable } = {}): Promise<number> {
-  const out = new Output(argv.includes("--json"), io.stdout ?? process.stdout, io.stderr ?? process.stderr);
+export async function main(
+  argv: string[],
+  io: { stdout?: Writable; stderr?: Writable } = {},
+): Promise<number> {
+  const out = new Output(
+    argv.includes("--json"),
+    io.stdout ?? process.stdout,
+    io.stderr ?? process.stderr,
+  );
   const state = { exitCode: 0 };
   try {
     await buildProgram(out, state, packageVersion()).parseAsync(argv, { from: "user" });
@@ -33,7 +43,8 @@ export async function main(argv: string[], io: { stdout?: Writable; stderr?: Wri
     if (error instanceof CommanderError) {
       const code = commanderExit(error);
       // Commander already printed the message in text mode; scripts get it as JSON.
-      if (code !== ExitCode.ok && out.json) out.error(new UsageError(error.message.replace(/^error: /, "")));
+      if (code !== ExitCode.ok && out.json)
+        out.error(new UsageError(error.message.replace(/^error: /, "")));
       return code;
     }
     out.error(error);

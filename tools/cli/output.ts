@@ -47,7 +47,16 @@ export class Output {
     const cli = error instanceof CliError ? error : null;
     const message = error instanceof Error ? error.message : String(error);
     if (this.json) {
-      const body = { ok: false, error: { kind: cli?.name ?? "Error", message, exit_code: cli?.exitCode ?? 1, ...(cli?.details === undefined ? {} : { details: cli.details }), ...(cli?.hint ? { hint: cli.hint } : {}) } };
+      const body = {
+        ok: false,
+        error: {
+          kind: cli?.name ?? "Error",
+          message,
+          exit_code: cli?.exitCode ?? 1,
+          ...(cli?.details === undefined ? {} : { details: cli.details }),
+          ...(cli?.hint ? { hint: cli.hint } : {}),
+        },
+      };
       this.stdout.write(`${JSON.stringify(body)}\n`);
       return;
     }
@@ -60,5 +69,11 @@ export class Output {
 /** Field problems (`[{path, message}]`) as lines; anything else is not listed. */
 function detailLines(details: unknown): string[] {
   if (!Array.isArray(details)) return [];
-  return details.slice(0, 20).map((item: { path?: unknown; message?: unknown }) => (item.path ? `${String(item.path)}: ${String(item.message)}` : String(item.message ?? JSON.stringify(item))));
+  return details
+    .slice(0, 20)
+    .map((item: { path?: unknown; message?: unknown }) =>
+      item.path
+        ? `${String(item.path)}: ${String(item.message)}`
+        : String(item.message ?? JSON.stringify(item)),
+    );
 }

@@ -16,19 +16,39 @@ export interface ProgressTally {
   /** Infrastructure failures whose slot was re-run. */
   retried: number;
   /** Complete groups: delivered with signal, filtered (no signal), withheld (infrastructure), cut. */
-  groups: { target: number | null; delivered: number; filtered: number; withheld: number; cut: number };
+  groups: {
+    target: number | null;
+    delivered: number;
+    filtered: number;
+    withheld: number;
+    cut: number;
+  };
 }
 
 /** A tally of nothing yet: `rollouts` not started. */
 export function emptyTally(rollouts = 0): ProgressTally {
-  return { rollouts, succeeded: 0, failed: 0, cancelled: 0, running: 0, queued: 0, not_released: rollouts, reward_sum: 0, reward_count: 0, termination_reasons: {}, retried: 0, groups: { target: null, delivered: 0, filtered: 0, withheld: 0, cut: 0 } };
+  return {
+    rollouts,
+    succeeded: 0,
+    failed: 0,
+    cancelled: 0,
+    running: 0,
+    queued: 0,
+    not_released: rollouts,
+    reward_sum: 0,
+    reward_count: 0,
+    termination_reasons: {},
+    retried: 0,
+    groups: { target: null, delivered: 0, filtered: 0, withheld: 0, cut: 0 },
+  };
 }
 
 /** One batch's progress as a tally. */
 export function tallyOf(progress: BatchProgress): ProgressTally {
   const { counts, reward } = progress;
   const reasons: Record<string, number> = {};
-  for (const [reason, count] of Object.entries(progress.termination_reasons)) if (count) reasons[reason] = count;
+  for (const [reason, count] of Object.entries(progress.termination_reasons))
+    if (count) reasons[reason] = count;
   return {
     rollouts: progress.rollouts,
     succeeded: counts.succeeded,
@@ -41,7 +61,13 @@ export function tallyOf(progress: BatchProgress): ProgressTally {
     reward_count: reward.count,
     termination_reasons: reasons,
     retried: progress.retried,
-    groups: { target: progress.groups.target, delivered: progress.groups.delivered, filtered: progress.groups.filtered, withheld: progress.groups.withheld, cut: progress.groups.cut },
+    groups: {
+      target: progress.groups.target,
+      delivered: progress.groups.delivered,
+      filtered: progress.groups.filtered,
+      withheld: progress.groups.withheld,
+      cut: progress.groups.cut,
+    },
   };
 }
 
@@ -59,9 +85,12 @@ export function addTallies(...tallies: ProgressTally[]): ProgressTally {
     total.reward_sum += t.reward_sum;
     total.reward_count += t.reward_count;
     total.retried += t.retried;
-    if (t.groups.target !== null) total.groups.target = (total.groups.target ?? 0) + t.groups.target;
-    for (const key of ["delivered", "filtered", "withheld", "cut"] as const) total.groups[key] += t.groups[key];
-    for (const [reason, count] of Object.entries(t.termination_reasons)) total.termination_reasons[reason] = (total.termination_reasons[reason] ?? 0) + count;
+    if (t.groups.target !== null)
+      total.groups.target = (total.groups.target ?? 0) + t.groups.target;
+    for (const key of ["delivered", "filtered", "withheld", "cut"] as const)
+      total.groups[key] += t.groups[key];
+    for (const [reason, count] of Object.entries(t.termination_reasons))
+      total.termination_reasons[reason] = (total.termination_reasons[reason] ?? 0) + count;
   }
   return total;
 }
@@ -80,7 +109,12 @@ export function rewardMean(t: ProgressTally): number | null {
  * Rollouts per second since the watch began and the time left at that rate. Rollouts that had
  * already finished when the watch began (a resumed batch) do not count toward the rate.
  */
-export function rateAndEta(finished: number, finishedAtStart: number, total: number, elapsedMs: number): { rate: number; etaMs: number | null } {
+export function rateAndEta(
+  finished: number,
+  finishedAtStart: number,
+  total: number,
+  elapsedMs: number,
+): { rate: number; etaMs: number | null } {
   const progressed = Math.max(0, finished - finishedAtStart);
   const rate = elapsedMs > 0 ? (progressed * 1000) / elapsedMs : 0;
   const remaining = Math.max(0, total - finished);

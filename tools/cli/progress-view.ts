@@ -34,7 +34,11 @@ export function describeFrame(frame: ProgressFrame): string {
 function signalPart(tally: ProgressTally): string {
   const { groups } = tally;
   const parts = [
-    groups.target !== null ? `groups ${groups.delivered}/${groups.target}` : groups.filtered + groups.withheld + groups.cut > 0 ? `groups ${groups.delivered}` : "",
+    groups.target !== null
+      ? `groups ${groups.delivered}/${groups.target}`
+      : groups.filtered + groups.withheld + groups.cut > 0
+        ? `groups ${groups.delivered}`
+        : "",
     groups.filtered ? `filtered ${groups.filtered}` : "",
     groups.withheld ? `withheld ${groups.withheld}` : "",
     groups.cut ? `cut ${groups.cut}` : "",
@@ -75,7 +79,13 @@ class LineView implements ProgressView {
 /** cli-progress's single bar on stderr, redrawn in place. */
 class BarView implements ProgressView {
   readonly #bar = new cliProgress.SingleBar(
-    { format: "{bar} {value}/{total} | {details}", stream: process.stderr, hideCursor: true, barsize: 30, fps: 5 },
+    {
+      format: "{bar} {value}/{total} | {details}",
+      stream: process.stderr,
+      hideCursor: true,
+      barsize: 30,
+      fps: 5,
+    },
     cliProgress.Presets.shades_classic,
   );
   #started = false;

@@ -2,11 +2,27 @@
  * @module The folder `drain --format arrow` writes: one Arrow IPC stream file (`part-<n>.arrows`)
  * per pull, never the same sample twice. pyarrow reads each with `pyarrow.ipc.open_stream`.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { ArrowTable } from "../../src/sink/formats/arrow/arrow-format";
 import { decodeArrowStream } from "../../src/sink/formats/arrow/arrow-read";
-import { columnsToSamples, encodeSampleTable, readSampleTable } from "../../src/sink/formats/sample-columns";
+import {
+  columnsToSamples,
+  encodeSampleTable,
+  readSampleTable,
+} from "../../src/sink/formats/sample-columns";
 import type { Vector } from "../../src/sink/formats/arrow/vectors";
 import { OperationError } from "./errors";
 import { sampleKey } from "./sample-file";
@@ -25,7 +41,8 @@ function writeDurably(dir: string, name: string, bytes: Uint8Array): void {
   const temporary = join(dir, `.${name}.tmp`);
   const fd = openSync(temporary, "w");
   try {
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    for (let offset = 0; offset < bytes.length;)
+      offset += writeSync(fd, bytes, offset, bytes.length - offset);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -66,7 +83,10 @@ export class SampleArrowDir {
 
   /** Opens (or creates) the folder `path`. */
   static open(path: string): SampleArrowDir {
-    if (existsSync(path) && !statSync(path).isDirectory()) throw new OperationError(`${path} is not a folder; --format arrow writes a folder of part-<n>.arrows files`);
+    if (existsSync(path) && !statSync(path).isDirectory())
+      throw new OperationError(
+        `${path} is not a folder; --format arrow writes a folder of part-<n>.arrows files`,
+      );
     mkdirSync(path, { recursive: true });
     const keys = new Set<string>();
     let next = 1;
@@ -81,9 +101,12 @@ export class SampleArrowDir {
       if (!part) continue;
       next = Math.max(next, Number(part[1]) + 1);
       try {
-        for (const key of keysOf(readSampleTable(new Uint8Array(readFileSync(join(path, name)))))) keys.add(key);
+        for (const key of keysOf(readSampleTable(new Uint8Array(readFileSync(join(path, name))))))
+          keys.add(key);
       } catch (error) {
-        throw new OperationError(`${join(path, name)} is not a sample table an earlier drain wrote: ${error instanceof Error ? error.message : String(error)}`);
+        throw new OperationError(
+          `${join(path, name)} is not a sample table an earlier drain wrote: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     return new SampleArrowDir(path, keys, next, repaired);
@@ -97,10 +120,13 @@ export class SampleArrowDir {
   append(body: Uint8Array): { written: number; skipped: number } {
     const table = decodeArrowStream(body);
     const keys = keysOf(table);
-    const fresh = keys.map((key, i) => (!this.#keys.has(key) && keys.indexOf(key) === i ? i : -1)).filter((i) => i >= 0);
+    const fresh = keys
+      .map((key, i) => (!this.#keys.has(key) && keys.indexOf(key) === i ? i : -1))
+      .filter((i) => i >= 0);
     if (fresh.length > 0) {
       const samples = fresh.length === keys.length ? [] : columnsToSamples(table);
-      const bytes = fresh.length === keys.length ? body : encodeSampleTable(fresh.map((i) => samples[i]!));
+      const bytes =
+        fresh.length === keys.length ? body : encodeSampleTable(fresh.map((i) => samples[i]!));
       writeDurably(this.path, `part-${String(this.#next).padStart(6, "0")}.arrows`, bytes);
       this.#next += 1;
       // Only once the part is on disk: a failed write must not make its samples look written.

@@ -1,5 +1,14 @@
 /** @module The JSONL file `drain` appends to: one sample per line, never the same sample twice. */
-import { closeSync, existsSync, fsyncSync, openSync, readSync, statSync, truncateSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
 import { OperationError } from "./errors";
 
 /** What identifies a training sample: its rollout and its segment (a rollout may yield several). */
@@ -26,9 +35,16 @@ function scan(path: string): { keys: Set<string>; validBytes: number; size: numb
   let validBytes = 0;
   let lineNumber = 0;
   try {
-    for (let read = readSync(fd, buffer, 0, buffer.length, position); read > 0; read = readSync(fd, buffer, 0, buffer.length, position)) {
+    for (
+      let read = readSync(fd, buffer, 0, buffer.length, position);
+      read > 0;
+      read = readSync(fd, buffer, 0, buffer.length, position)
+    ) {
       position += read;
-      const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+      const data =
+        carry.length > 0
+          ? Buffer.concat([carry, buffer.subarray(0, read)])
+          : buffer.subarray(0, read);
       let start = 0;
       for (let end = data.indexOf(NEWLINE, start); end >= 0; end = data.indexOf(NEWLINE, start)) {
         lineNumber += 1;
@@ -47,17 +63,21 @@ function scan(path: string): { keys: Set<string>; validBytes: number; size: numb
 
 /** write(2) may write less than asked; loop until every byte is written. */
 function writeAll(fd: number, bytes: Buffer): void {
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  for (let offset = 0; offset < bytes.length;)
+    offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
 function parseLine(line: string, path: string, lineNumber: number): SampleIdentity {
   try {
     const value = JSON.parse(line) as Partial<SampleIdentity>;
-    if (typeof value.rollout_id === "string" && typeof value.segment_index === "number") return value as SampleIdentity;
+    if (typeof value.rollout_id === "string" && typeof value.segment_index === "number")
+      return value as SampleIdentity;
   } catch {
     // reported below
   }
-  throw new OperationError(`${path} line ${lineNumber} is not a training sample; drain into a new file or one an earlier drain wrote`);
+  throw new OperationError(
+    `${path} line ${lineNumber} is not a training sample; drain into a new file or one an earlier drain wrote`,
+  );
 }
 
 /**

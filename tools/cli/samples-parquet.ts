@@ -23,7 +23,9 @@ const INT32_MIN = -(2 ** 31);
 /** INT32 when every id fits, else INT64 (values as BigInt, as the writer takes them). */
 function ids(rows: number[][]): { leaf: Leaf; data: unknown[] } {
   const fits = rows.every((row) => row.every((id) => id >= INT32_MIN && id <= INT32_MAX));
-  return fits ? { leaf: "INT32", data: rows } : { leaf: "INT64", data: rows.map((row) => row.map(BigInt)) };
+  return fits
+    ? { leaf: "INT32", data: rows }
+    : { leaf: "INT64", data: rows.map((row) => row.map(BigInt)) };
 }
 
 const bigints = (values: number[]) => values.map(BigInt);
@@ -32,17 +34,38 @@ const bigints = (values: number[]) => values.map(BigInt);
 export function samplesToParquet(samples: readonly TrainingSample[]): ArrayBuffer {
   const prompt = ids(samples.map((s) => s.prompt_ids));
   const response = ids(samples.map((s) => s.response_ids));
-  const utf8 = (name: string, optional = false) => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: optional ? "OPTIONAL" : "REQUIRED" }) as const;
+  const utf8 = (name: string, optional = false) =>
+    ({
+      name,
+      type: "BYTE_ARRAY",
+      converted_type: "UTF8",
+      repetition_type: optional ? "OPTIONAL" : "REQUIRED",
+    }) as const;
   const int64 = (name: string) => ({ name, type: "INT64", repetition_type: "REQUIRED" }) as const;
   const schema = [
     { name: "root", num_children: 15 },
-    utf8("uid"), int64("sample_index"), utf8("rollout_id"), int64("segment_index"),
-    ...listOf("prompt_ids", prompt.leaf), ...listOf("response_ids", response.leaf), ...listOf("response_mask", "INT32"), ...listOf("response_logprobs", "DOUBLE"),
-    { name: "reward_score", type: "DOUBLE", repetition_type: "REQUIRED" }, int64("num_turns"), utf8("termination_reason", true),
-    int64("policy_version_start"), int64("policy_version_end"), utf8("extra_fields"),
+    utf8("uid"),
+    int64("sample_index"),
+    utf8("rollout_id"),
+    int64("segment_index"),
+    ...listOf("prompt_ids", prompt.leaf),
+    ...listOf("response_ids", response.leaf),
+    ...listOf("response_mask", "INT32"),
+    ...listOf("response_logprobs", "DOUBLE"),
+    { name: "reward_score", type: "DOUBLE", repetition_type: "REQUIRED" },
+    int64("num_turns"),
+    utf8("termination_reason", true),
+    int64("policy_version_start"),
+    int64("policy_version_end"),
+    utf8("extra_fields"),
     // The version of each response token when a weight sync cut and resumed a call (partial
     // rollouts); null when every token came from policy_version_start.
-    { name: "response_policy_versions", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
+    {
+      name: "response_policy_versions",
+      repetition_type: "OPTIONAL",
+      converted_type: "LIST",
+      num_children: 1,
+    },
     { name: "list", repetition_type: "REPEATED", num_children: 1 },
     { name: "element", type: "INT64", repetition_type: "REQUIRED" },
   ];
@@ -62,7 +85,12 @@ export function samplesToParquet(samples: readonly TrainingSample[]): ArrayBuffe
       { name: "policy_version_start", data: bigints(samples.map((s) => s.policy_version.start)) },
       { name: "policy_version_end", data: bigints(samples.map((s) => s.policy_version.end)) },
       { name: "extra_fields", data: samples.map((s) => JSON.stringify(s.extra_fields)) },
-      { name: "response_policy_versions", data: samples.map((s) => (s.response_policy_versions ? bigints(s.response_policy_versions) : null)) },
+      {
+        name: "response_policy_versions",
+        data: samples.map((s) =>
+          s.response_policy_versions ? bigints(s.response_policy_versions) : null,
+        ),
+      },
     ],
     schema: schema as never,
   });

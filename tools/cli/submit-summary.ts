@@ -29,7 +29,15 @@ export interface SubmitSummary {
 
 /** Builds the summary from the submission's tally. */
 export function summarize(
-  base: { status: SubmitStatus; batch_ids: string[]; agent: string; mode: "train" | "val"; dataset: string; rows: number; n: number },
+  base: {
+    status: SubmitStatus;
+    batch_ids: string[];
+    agent: string;
+    mode: "train" | "val";
+    dataset: string;
+    rows: number;
+    n: number;
+  },
   tally: ProgressTally,
   elapsedMs: number,
   finishedAtStart = 0,
@@ -48,7 +56,15 @@ export function summarize(
     termination_reasons: tally.termination_reasons,
     elapsed_ms: Math.round(elapsedMs),
     // Rollouts that ran (not cancelled ones, which end at once) since the command began.
-    rollouts_per_s: elapsedMs > 0 ? Number(((Math.max(0, tally.succeeded + tally.failed - finishedAtStart) * 1000) / elapsedMs).toFixed(2)) : 0,
+    rollouts_per_s:
+      elapsedMs > 0
+        ? Number(
+            (
+              (Math.max(0, tally.succeeded + tally.failed - finishedAtStart) * 1000) /
+              elapsedMs
+            ).toFixed(2),
+          )
+        : 0,
   };
 }
 
@@ -61,14 +77,27 @@ const HEADLINES: Record<SubmitStatus, string> = {
 
 /** The text summary, e.g. `batch b1: completed, 64 rollouts (16 rows × n=4) in 12.3s (5.2 rollouts/s)`. */
 export function formatSubmitSummary(summary: SubmitSummary): string {
-  const ids = summary.batch_ids.length === 1 ? `batch ${summary.batch_ids[0]}` : `batches ${summary.batch_ids.join(", ")}`;
+  const ids =
+    summary.batch_ids.length === 1
+      ? `batch ${summary.batch_ids[0]}`
+      : `batches ${summary.batch_ids.join(", ")}`;
   const headline = HEADLINES[summary.status];
-  const lines = [`${ids}: ${headline}`, `  ${summary.rollouts} rollouts (${summary.rows} rows × n=${summary.n}) of agent ${summary.agent}, mode ${summary.mode}, from ${summary.dataset}`];
+  const lines = [
+    `${ids}: ${headline}`,
+    `  ${summary.rollouts} rollouts (${summary.rows} rows × n=${summary.n}) of agent ${summary.agent}, mode ${summary.mode}, from ${summary.dataset}`,
+  ];
   if (summary.status !== "submitted") {
-    lines.push(`  finished ${summary.finished}/${summary.rollouts} in ${formatDuration(summary.elapsed_ms)} (${summary.rollouts_per_s.toFixed(1)} rollouts/s): succeeded ${summary.succeeded}, failed ${summary.failed}, cancelled ${summary.cancelled}`);
-    lines.push(`  reward mean ${formatNumber(summary.reward_mean)} over ${summary.reward_count} rollouts`);
+    lines.push(
+      `  finished ${summary.finished}/${summary.rollouts} in ${formatDuration(summary.elapsed_ms)} (${summary.rollouts_per_s.toFixed(1)} rollouts/s): succeeded ${summary.succeeded}, failed ${summary.failed}, cancelled ${summary.cancelled}`,
+    );
+    lines.push(
+      `  reward mean ${formatNumber(summary.reward_mean)} over ${summary.reward_count} rollouts`,
+    );
     lines.push(`  termination reasons: ${formatCounts(summary.termination_reasons)}`);
   }
-  if (summary.status === "completed" && summary.mode === "train") lines.push("next: npx edge-rollout drain --out samples.jsonl  (the groups are in the trainer feed)");
+  if (summary.status === "completed" && summary.mode === "train")
+    lines.push(
+      "next: npx edge-rollout drain --out samples.jsonl  (the groups are in the trainer feed)",
+    );
   return lines.join("\n");
 }

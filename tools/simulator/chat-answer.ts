@@ -23,21 +23,40 @@ export interface ChatGeneration {
 /** The assistant message of one parsed choice, with vLLM's field presence for the server's version. */
 export function answerMessage(parsed: ParsedChoice, scope: RequestScope): Record<string, unknown> {
   const { compat, reasoningParser } = scope.config;
-  const message: Record<string, unknown> = { role: "assistant", content: parsed.content, refusal: null, annotations: null, audio: null, function_call: null };
-  if (parsed.toolCalls.length > 0 || compat.emptyToolCallsList) message.tool_calls = parsed.toolCalls;
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: parsed.content,
+    refusal: null,
+    annotations: null,
+    audio: null,
+    function_call: null,
+  };
+  if (parsed.toolCalls.length > 0 || compat.emptyToolCallsList)
+    message.tool_calls = parsed.toolCalls;
   return { ...message, ...reasoningFields(reasoningParser ? parsed.reasoning : null, compat) };
 }
 
 /** `usage`, with `completion_tokens_details.reasoning_tokens` when a reasoning parser runs. */
-export function chatUsage(chat: ChatGeneration, completionTokens: number, reasoningTokens: number | null): Record<string, unknown> {
+export function chatUsage(
+  chat: ChatGeneration,
+  completionTokens: number,
+  reasoningTokens: number | null,
+): Record<string, unknown> {
   const prompt = chat.promptIds.length;
-  const usage: Record<string, unknown> = { prompt_tokens: prompt, total_tokens: prompt + completionTokens, completion_tokens: completionTokens, prompt_tokens_details: null };
-  if (reasoningTokens !== null) usage.completion_tokens_details = { reasoning_tokens: reasoningTokens };
+  const usage: Record<string, unknown> = {
+    prompt_tokens: prompt,
+    total_tokens: prompt + completionTokens,
+    completion_tokens: completionTokens,
+    prompt_tokens_details: null,
+  };
+  if (reasoningTokens !== null)
+    usage.completion_tokens_details = { reasoning_tokens: reasoningTokens };
   return usage;
 }
 
 /** The prompt as the template rendered it (vLLM PR #42052), sent with `return_token_ids`. */
 export function promptTextField(chat: ChatGeneration, scope: RequestScope): Record<string, string> {
-  return chat.request.return_token_ids && scope.config.compat.promptText ? { prompt_text: decodeIds(tokenizerFor(scope.config.tokenizer), chat.promptIds) } : {};
+  return chat.request.return_token_ids && scope.config.compat.promptText
+    ? { prompt_text: decodeIds(tokenizerFor(scope.config.tokenizer), chat.promptIds) }
+    : {};
 }
-

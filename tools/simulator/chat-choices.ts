@@ -4,7 +4,12 @@
  * parsers split each generation into the answer's content, reasoning and tool calls.
  */
 import type { SimulatorConfig } from "./options";
-import { type ForcedChoice, type AnswerToolCall, forcedOutputText, parseForcedOutput } from "./forced-tools";
+import {
+  type ForcedChoice,
+  type AnswerToolCall,
+  forcedOutputText,
+  parseForcedOutput,
+} from "./forced-tools";
 import { type GenerateLimits, type Generation, generateIds } from "./generation";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
@@ -49,18 +54,34 @@ export function toolParsingOf(mode: ToolMode, toolCount: number): ToolParsing {
  * Seed of choice `index`: choice 0 keeps the request's seed (so `n: 1` answers are what they
  * always were); greedy sampling (temperature 0) gives every choice the same tokens.
  */
-export function choiceSeed(seed: number, index: number, temperature: number | null | undefined): number {
+export function choiceSeed(
+  seed: number,
+  index: number,
+  temperature: number | null | undefined,
+): number {
   return index === 0 || temperature === 0 ? seed : hashParts(seed, "choice", index);
 }
 
 /** The body ids the model writes for `output` under `parsing`, a think block kept before forced JSON. */
-function bodyIds(tokenizer: SimTokenizer, output: ScriptAnswer, parsing: ToolParsing, firstTool: string, reasoningParser: boolean): number[] {
-  if (parsing === "none" || parsing === "hermes") return tokenizer.renderAssistantBody(output.content, output.toolCalls);
+function bodyIds(
+  tokenizer: SimTokenizer,
+  output: ScriptAnswer,
+  parsing: ToolParsing,
+  firstTool: string,
+  reasoningParser: boolean,
+): number[] {
+  if (parsing === "none" || parsing === "hermes")
+    return tokenizer.renderAssistantBody(output.content, output.toolCalls);
   // Constrained decoding starts after the reasoning a reasoning parser sets aside; without one,
   // the whole output is the JSON.
-  const think = reasoningParser ? (/^<think>[\s\S]*?<\/think>\n?/.exec(output.content)?.[0] ?? "") : "";
+  const think = reasoningParser
+    ? (/^<think>[\s\S]*?<\/think>\n?/.exec(output.content)?.[0] ?? "")
+    : "";
   // As an answer with no tool calls, so the think block takes the model's own form (Qwen3's).
-  return tokenizer.renderAssistantBody(think + forcedOutputText(parsing, output.toolCalls, firstTool), []);
+  return tokenizer.renderAssistantBody(
+    think + forcedOutputText(parsing, output.toolCalls, firstTool),
+    [],
+  );
 }
 
 /**
@@ -74,7 +95,16 @@ export function isEmptyReply(emptyReplyRate: number, seed: number): boolean {
 /** Generates one choice: an empty reply (EOS at once) with `emptyReplyRate`, else the scripted answer. */
 export function generateChoice(
   asked: Omit<ScriptInput, "rng" | "successRate">,
-  config: Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser" | "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">,
+  config: Pick<
+    SimulatorConfig,
+    | "emptyReplyRate"
+    | "reasoningParser"
+    | "seed"
+    | "successRate"
+    | "difficulty"
+    | "tail"
+    | "tokenizer"
+  >,
   parsing: ToolParsing,
   seed: number,
   limits: GenerateLimits,
@@ -82,27 +112,58 @@ export function generateChoice(
   const tokenizer = tokenizerFor(config.tokenizer);
   if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds(tokenizer, [], limits);
   const output = scriptedOutput(asked, config, seed);
-  return generateIds(tokenizer, bodyIds(tokenizer, output, parsing, asked.toolNames[0] ?? "", config.reasoningParser), limits);
+  return generateIds(
+    tokenizer,
+    bodyIds(tokenizer, output, parsing, asked.toolNames[0] ?? "", config.reasoningParser),
+    limits,
+  );
 }
 
 function hermesCalls(text: string | null): { content: string | null; toolCalls: AnswerToolCall[] } {
   const parsed = parseHermesOutput(text ?? "");
   if (parsed.toolCalls.length === 0) return { content: text, toolCalls: [] };
-  const toolCalls = parsed.toolCalls.map((call): AnswerToolCall => ({ id: makeToolCallId(), type: "function", function: { name: call.name, arguments: pythonJsonDumps(call.arguments) } }));
+  const toolCalls = parsed.toolCalls.map((call): AnswerToolCall => ({
+    id: makeToolCallId(),
+    type: "function",
+    function: { name: call.name, arguments: pythonJsonDumps(call.arguments) },
+  }));
   return { content: parsed.content, toolCalls };
 }
 
 /** Splits one generation like vLLM's chat_completion_full_generator does. */
-export function parseChoice(tokenizer: SimTokenizer, generation: Generation, parsing: ToolParsing, reasoning: ReasoningMode, includeReasoning: boolean): ParsedChoice {
+export function parseChoice(
+  tokenizer: SimTokenizer,
+  generation: Generation,
+  parsing: ToolParsing,
+  reasoning: ReasoningMode,
+  includeReasoning: boolean,
+): ParsedChoice {
   const reasoningParser = reasoning !== null;
-  const split = reasoning !== null ? splitReasoning(generation.text, reasoning) : { reasoning: null, content: generation.text };
-  const reasoningTokens = split.reasoning === null ? 0 : tokenizer.encode(`<think>${split.reasoning}</think>`).length;
+  const split =
+    reasoning !== null
+      ? splitReasoning(generation.text, reasoning)
+      : { reasoning: null, content: generation.text };
+  const reasoningTokens =
+    split.reasoning === null ? 0 : tokenizer.encode(`<think>${split.reasoning}</think>`).length;
   const shownReasoning = includeReasoning ? split.reasoning : null;
   const stopped = generation.finishReason === "stop";
-  if (parsing === "none") return { content: split.content ?? (reasoningParser ? null : ""), reasoning: shownReasoning, toolCalls: [], finishReason: generation.finishReason, reasoningTokens };
+  if (parsing === "none")
+    return {
+      content: split.content ?? (reasoningParser ? null : ""),
+      reasoning: shownReasoning,
+      toolCalls: [],
+      finishReason: generation.finishReason,
+      reasoningTokens,
+    };
   if (parsing === "hermes") {
     const { content, toolCalls } = hermesCalls(split.content);
-    return { content, reasoning: shownReasoning, toolCalls, finishReason: toolCalls.length > 0 && stopped ? "tool_calls" : generation.finishReason, reasoningTokens };
+    return {
+      content,
+      reasoning: shownReasoning,
+      toolCalls,
+      finishReason: toolCalls.length > 0 && stopped ? "tool_calls" : generation.finishReason,
+      reasoningTokens,
+    };
   }
   const toolCalls = parseForcedOutput(parsing, split.content ?? "");
   // OpenAI's rule, which vLLM follows: "required" finishes with tool_calls, a named function with stop.

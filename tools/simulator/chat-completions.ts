@@ -5,7 +5,13 @@
  * serialises them; see docs/vllm.md for the version switches in `compat`.
  */
 import { type ChatGeneration, answerMessage, chatUsage, promptTextField } from "./chat-answer";
-import { type ChatChoice, choiceSeed, generateChoice, parseChoice, toolParsingOf } from "./chat-choices";
+import {
+  type ChatChoice,
+  choiceSeed,
+  generateChoice,
+  parseChoice,
+  toolParsingOf,
+} from "./chat-choices";
 import type { RequestScope, SimulatorContext } from "./context";
 import { logprobSeed } from "./continuation";
 import { checkContextLength, modelValidatorError } from "./errors";
@@ -15,7 +21,14 @@ import { chatLogprobEntries } from "./logprobs";
 import { admitPdRequest, prefillHandle } from "./pd-handshake";
 import type { ScriptTurn, ToolMode } from "./scripted-answers";
 import { ChatCompletionRequest, contentText } from "./request-schemas";
-import { checkMaxTokens, checkModel, checkStopCount, checkStreamOptions, responseId, stopList } from "./request-checks";
+import {
+  checkMaxTokens,
+  checkModel,
+  checkStopCount,
+  checkStreamOptions,
+  responseId,
+  stopList,
+} from "./request-checks";
 import { requestMetrics } from "./request-metrics";
 import { serveGeneration } from "./served-scope";
 import { streamChatCompletion } from "./chat-stream";
@@ -32,15 +45,29 @@ function toolModeOf(request: ChatCompletionRequest): ToolMode {
 function checkRequestModel(request: ChatCompletionRequest): void {
   checkStreamOptions(request.stream, request.stream_options);
   checkStopCount(request.stop);
-  if (request.top_logprobs && !request.logprobs) throw modelValidatorError("when using `top_logprobs`, `logprobs` must be set to true.", "top_logprobs");
+  if (request.top_logprobs && !request.logprobs)
+    throw modelValidatorError(
+      "when using `top_logprobs`, `logprobs` must be set to true.",
+      "top_logprobs",
+    );
   if (request.tools?.length === 0 && request.tool_choice !== "required") {
-    throw modelValidatorError("`tools` must not be an empty array. Either provide at least one tool or omit the field entirely.", "tools");
+    throw modelValidatorError(
+      "`tools` must not be an empty array. Either provide at least one tool or omit the field entirely.",
+      "tools",
+    );
   }
   const choice = request.tool_choice;
   if (choice === null || choice === undefined || choice === "none") return;
-  if (!request.tools) throw modelValidatorError("When using `tool_choice`, `tools` must be set.", "tool_choice");
-  if (typeof choice !== "string" && !request.tools.some((tool) => tool.function.name === choice.function.name)) {
-    throw modelValidatorError("The tool specified in `tool_choice` does not match any of the specified `tools`", "tool_choice");
+  if (!request.tools)
+    throw modelValidatorError("When using `tool_choice`, `tools` must be set.", "tool_choice");
+  if (
+    typeof choice !== "string" &&
+    !request.tools.some((tool) => tool.function.name === choice.function.name)
+  ) {
+    throw modelValidatorError(
+      "The tool specified in `tool_choice` does not match any of the specified `tools`",
+      "tool_choice",
+    );
   }
 }
 
@@ -50,7 +77,11 @@ function checkRequestModel(request: ChatCompletionRequest): void {
  * `/no_think` in a user or system message: Qwen3 follows the latest instruction of a multi-turn
  * chat), else the server's `thinking` setting.
  */
-function thinkingFor(request: ChatCompletionRequest, turns: readonly ScriptTurn[], thinking: boolean): boolean {
+function thinkingFor(
+  request: ChatCompletionRequest,
+  turns: readonly ScriptTurn[],
+  thinking: boolean,
+): boolean {
   const enabled = request.chat_template_kwargs?.enable_thinking;
   if (typeof enabled === "boolean") return enabled;
   for (let i = turns.length - 1; i >= 0; i--) {
@@ -64,17 +95,27 @@ function thinkingFor(request: ChatCompletionRequest, turns: readonly ScriptTurn[
 }
 
 function turnsOf(request: ChatCompletionRequest): ScriptTurn[] {
-  return request.messages.map((message) => ({ role: message.role === "developer" ? "system" : message.role, content: contentText(message.content) }));
+  return request.messages.map((message) => ({
+    role: message.role === "developer" ? "system" : message.role,
+    content: contentText(message.content),
+  }));
 }
 
 /** Validates the request and generates its choices (shared by both answer modes). */
-function prepareChatGeneration(body: unknown, scope: RequestScope, context: SimulatorContext): ChatGeneration {
+function prepareChatGeneration(
+  body: unknown,
+  scope: RequestScope,
+  context: SimulatorContext,
+): ChatGeneration {
   const { config } = scope;
   const request = parseBody(ChatCompletionRequest, body);
   checkModel(request.model, config.model);
   checkRequestModel(request);
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? null;
-  checkMaxTokens(maxTokens, request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens");
+  checkMaxTokens(
+    maxTokens,
+    request.max_completion_tokens != null ? "max_completion_tokens" : "max_tokens",
+  );
   if (request.tools?.length === 0) request.tools = null; // "required" with no tools behaves as "none"
 
   const tokenizer = tokenizerFor(config.tokenizer);
@@ -91,27 +132,70 @@ function prepareChatGeneration(body: unknown, scope: RequestScope, context: Simu
   const parsing = toolParsingOf(toolMode, request.tools?.length ?? 0);
   const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
   const turns = turnsOf(request);
-  const asked = { turns, toolNames: (request.tools ?? []).map((tool) => tool.function.name), toolMode, thinking: thinkingFor(request, turns, config.thinking) };
-  const limits = { maxTokens: maxTokens ?? config.maxModelLen - promptIds.length, stop: stopList(request.stop), includeStopStr: request.include_stop_str_in_output === true, ignoreEos: request.ignore_eos === true };
+  const asked = {
+    turns,
+    toolNames: (request.tools ?? []).map((tool) => tool.function.name),
+    toolMode,
+    thinking: thinkingFor(request, turns, config.thinking),
+  };
+  const limits = {
+    maxTokens: maxTokens ?? config.maxModelLen - promptIds.length,
+    stop: stopList(request.stop),
+    includeStopStr: request.include_stop_str_in_output === true,
+    ignoreEos: request.ignore_eos === true,
+  };
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): ChatChoice => {
     const choice = choiceSeed(seed, index, request.temperature);
-    return { index, seed: logprobSeed(choice, config.policyVersion), scriptSeed: choice, generation: generateChoice(asked, config, parsing, choice, limits) };
+    return {
+      index,
+      seed: logprobSeed(choice, config.policyVersion),
+      scriptSeed: choice,
+      generation: generateChoice(asked, config, parsing, choice, limits),
+    };
   });
   const id = responseId("chatcmpl", scope.requestIdHeader, request.request_id);
   return { request, id, promptIds, choices, parsing, pd };
 }
 
 /** The non-streaming response body, field for field as vLLM serialises it. */
-function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: SimulatorContext): Record<string, unknown> {
+function chatCompletionBody(
+  chat: ChatGeneration,
+  scope: RequestScope,
+  context: SimulatorContext,
+): Record<string, unknown> {
   const { request } = chat;
   const { config } = scope;
   const tokenizer = tokenizerFor(config.tokenizer);
   const mode = reasoningModeOf(config, request.chat_template_kwargs);
-  const parsed = chat.choices.map((choice) => parseChoice(tokenizer, choice.generation, chat.parsing, mode, request.include_reasoning !== false));
-  const completionTokens = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
-  const reasoningTokens = config.reasoningParser ? parsed.reduce((sum, p) => sum + p.reasoningTokens, 0) : null;
+  const parsed = chat.choices.map((choice) =>
+    parseChoice(
+      tokenizer,
+      choice.generation,
+      chat.parsing,
+      mode,
+      request.include_reasoning !== false,
+    ),
+  );
+  const completionTokens = chat.choices.reduce(
+    (sum, choice) => sum + choice.generation.tokenIds.length,
+    0,
+  );
+  const reasoningTokens = config.reasoningParser
+    ? parsed.reduce((sum, p) => sum + p.reasoningTokens, 0)
+    : null;
   const first = chat.choices[0]!.generation;
-  const handle = chat.pd === "prefill" ? prefillHandle({ engine: context.engine(), promptIds: chat.promptIds, requestId: chat.id, finishReason: first.finishReason }, config.compat) : null;
+  const handle =
+    chat.pd === "prefill"
+      ? prefillHandle(
+          {
+            engine: context.engine(),
+            promptIds: chat.promptIds,
+            requestId: chat.id,
+            finishReason: first.finishReason,
+          },
+          config.compat,
+        )
+      : null;
   const metrics = requestMetrics(config, request, chat.choices);
   return {
     id: chat.id,
@@ -121,7 +205,16 @@ function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: 
     choices: chat.choices.map((choice, i) => ({
       index: choice.index,
       message: answerMessage(parsed[i]!, scope),
-      logprobs: request.logprobs ? { content: chatLogprobEntries(tokenizer, choice.seed, choice.generation.tokenIds, request.top_logprobs ?? 0) } : null,
+      logprobs: request.logprobs
+        ? {
+            content: chatLogprobEntries(
+              tokenizer,
+              choice.seed,
+              choice.generation.tokenIds,
+              request.top_logprobs ?? 0,
+            ),
+          }
+        : null,
       finish_reason: parsed[i]!.finishReason,
       stop_reason: choice.generation.stopReason,
       token_ids: request.return_token_ids ? choice.generation.tokenIds : null,
@@ -138,12 +231,31 @@ function chatCompletionBody(chat: ChatGeneration, scope: RequestScope, context: 
 }
 
 /** Answers one chat-completions request. */
-export async function handleChatCompletions(body: unknown, scope: RequestScope, context: SimulatorContext): Promise<void> {
+export async function handleChatCompletions(
+  body: unknown,
+  scope: RequestScope,
+  context: SimulatorContext,
+): Promise<void> {
   const chat = prepareChatGeneration(body, scope, context);
-  const aborted = await serveGeneration(context, scope, { promptIds: chat.promptIds, cacheSalt: chat.request.cache_salt, streamed: Boolean(chat.request.stream), choices: chat.choices }, {
-    stream: (served) => streamChatCompletion(chat, served, context),
-    body: (served) => chatCompletionBody(chat, served, context),
-  });
+  const aborted = await serveGeneration(
+    context,
+    scope,
+    {
+      promptIds: chat.promptIds,
+      cacheSalt: chat.request.cache_salt,
+      streamed: Boolean(chat.request.stream),
+      choices: chat.choices,
+    },
+    {
+      stream: (served) => streamChatCompletion(chat, served, context),
+      body: (served) => chatCompletionBody(chat, served, context),
+    },
+  );
   if (aborted === null) return;
-  for (const choice of chat.choices) context.interrupted.record(chat.promptIds, choice.scriptSeed, choice.generation.tokenIds.slice(0, aborted));
+  for (const choice of chat.choices)
+    context.interrupted.record(
+      chat.promptIds,
+      choice.scriptSeed,
+      choice.generation.tokenIds.slice(0, aborted),
+    );
 }

@@ -12,7 +12,12 @@ import { HermesStreamParser } from "./hermes-stream";
 import { type SseWriter, pause, startSse } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
 import type { SimulatorConfig } from "./options";
-import { type ReasoningMode, reasoningFields, reasoningModeOf, splitReasoningSoFar } from "./reasoning-split";
+import {
+  type ReasoningMode,
+  reasoningFields,
+  reasoningModeOf,
+  splitReasoningSoFar,
+} from "./reasoning-split";
 import { requestMetrics } from "./request-metrics";
 import type { SimTokenizer } from "./sim-tokenizer";
 import { tokenizerFor } from "./tokenizer-registry";
@@ -30,7 +35,13 @@ class ChoiceStream {
   readonly #tokenizer: SimTokenizer;
   readonly #mode: ReasoningMode;
 
-  constructor(choice: ChatChoice, parsing: ToolParsing, config: SimulatorConfig, includeReasoning: boolean, mode: ReasoningMode) {
+  constructor(
+    choice: ChatChoice,
+    parsing: ToolParsing,
+    config: SimulatorConfig,
+    includeReasoning: boolean,
+    mode: ReasoningMode,
+  ) {
     this.choice = choice;
     this.#config = config;
     this.#includeReasoning = includeReasoning;
@@ -47,7 +58,9 @@ class ChoiceStream {
 
   /** Reasoning tokens streamed so far. */
   get reasoningTokens(): number {
-    return this.#sentReasoning === "" ? 0 : this.#tokenizer.encode(`<think>${this.#sentReasoning}</think>`).length;
+    return this.#sentReasoning === ""
+      ? 0
+      : this.#tokenizer.encode(`<think>${this.#sentReasoning}</think>`).length;
   }
 
   /** The delta that token `position` adds; empty when nothing can be sent yet. */
@@ -55,11 +68,15 @@ class ChoiceStream {
     const textDelta = this.choice.generation.streamDeltas[position] ?? "";
     this.#text += textDelta;
     if (this.#mode === null && !this.#hermes && !this.#forced) return { content: textDelta };
-    const split = this.#mode !== null ? splitReasoningSoFar(this.#text, this.#mode) : { reasoning: "", content: this.#text };
+    const split =
+      this.#mode !== null
+        ? splitReasoningSoFar(this.#text, this.#mode)
+        : { reasoning: "", content: this.#text };
     const delta: Record<string, unknown> = {};
     const reasoning = split.reasoning.slice(this.#sentReasoning.length);
     this.#sentReasoning = split.reasoning;
-    if (reasoning !== "" && this.#includeReasoning) Object.assign(delta, reasoningFields(reasoning, this.#config.compat));
+    if (reasoning !== "" && this.#includeReasoning)
+      Object.assign(delta, reasoningFields(reasoning, this.#config.compat));
     if (this.#hermes) {
       const parsed = this.#hermes.update(split.content);
       if (parsed?.content) delta.content = parsed.content;
@@ -86,20 +103,40 @@ function finishReason(stream: ChoiceStream, parsing: ToolParsing): string {
  * Streams `chat` as SSE chunks ending with `data: [DONE]`. Answers null when the stream ended, or
  * the positions generated before the client left (or a malformed fault broke the stream).
  */
-export async function streamChatCompletion(chat: ChatGeneration, scope: RequestScope, context: SimulatorContext): Promise<number | null> {
+export async function streamChatCompletion(
+  chat: ChatGeneration,
+  scope: RequestScope,
+  context: SimulatorContext,
+): Promise<number | null> {
   const { request, promptIds } = chat;
   const { config } = scope;
-  const head = { id: chat.id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: config.model };
+  const head = {
+    id: chat.id,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: config.model,
+  };
   const sse = startSse(scope.res);
   const includeUsage = Boolean(request.stream_options?.include_usage);
   const continuousUsage = includeUsage && Boolean(request.stream_options?.continuous_usage_stats);
-  const usage = (completion: number) => ({ prompt_tokens: promptIds.length, total_tokens: promptIds.length + completion, completion_tokens: completion });
+  const usage = (completion: number) => ({
+    prompt_tokens: promptIds.length,
+    total_tokens: promptIds.length + completion,
+    completion_tokens: completion,
+  });
 
   if (!(await pause(config.latency.ttftMs, scope.signal))) return aborted(sse, 0);
   chat.choices.forEach((choice, i) => {
     sse.send({
       ...head,
-      choices: [{ index: choice.index, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }],
+      choices: [
+        {
+          index: choice.index,
+          delta: { role: "assistant", content: "" },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
       prompt_token_ids: request.return_token_ids ? promptIds : null,
       ...(i === 0 ? promptTextField(chat, scope) : {}),
       ...(continuousUsage ? { usage: usage(0) } : {}),
@@ -107,12 +144,17 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
   });
   if (scope.malformed) {
     context.stats.fault("malformed");
-    sse.sendRaw(`{"id":"${head.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`);
+    sse.sendRaw(
+      `{"id":"${head.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`,
+    );
     return aborted(sse, 0);
   }
 
   const mode = reasoningModeOf(config, request.chat_template_kwargs);
-  const streams = chat.choices.map((choice) => new ChoiceStream(choice, chat.parsing, config, request.include_reasoning !== false, mode));
+  const streams = chat.choices.map(
+    (choice) =>
+      new ChoiceStream(choice, chat.parsing, config, request.include_reasoning !== false, mode),
+  );
   const tokenizer = tokenizerFor(config.tokenizer);
   const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
   for (let position = 0; position < longest; position++) {
@@ -122,23 +164,49 @@ export async function streamChatCompletion(chat: ChatGeneration, scope: RequestS
       if (position >= ids.length) continue;
       const last = position === ids.length - 1;
       const delta = stream.step(position);
-      if (Object.keys(delta).length === 0 && !last && !request.logprobs && !request.return_token_ids) continue;
+      if (
+        Object.keys(delta).length === 0 &&
+        !last &&
+        !request.logprobs &&
+        !request.return_token_ids
+      )
+        continue;
       const choice: Record<string, unknown> = {
         index: stream.choice.index,
         delta,
-        logprobs: request.logprobs ? { content: chatLogprobEntries(tokenizer, stream.choice.seed, [ids[position] as number], request.top_logprobs ?? 0, position) } : null,
+        logprobs: request.logprobs
+          ? {
+              content: chatLogprobEntries(
+                tokenizer,
+                stream.choice.seed,
+                [ids[position] as number],
+                request.top_logprobs ?? 0,
+                position,
+              ),
+            }
+          : null,
         finish_reason: last ? finishReason(stream, chat.parsing) : null,
         token_ids: request.return_token_ids ? [ids[position]] : null,
       };
       if (last) choice.stop_reason = stream.choice.generation.stopReason;
-      if (!sse.send({ ...head, choices: [choice], ...(continuousUsage ? { usage: usage(position + 1) } : {}) })) return position;
+      if (
+        !sse.send({
+          ...head,
+          choices: [choice],
+          ...(continuousUsage ? { usage: usage(position + 1) } : {}),
+        })
+      )
+        return position;
     }
   }
   const total = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
   const metrics = requestMetrics(config, request, chat.choices);
   if (includeUsage) {
     const final: Record<string, unknown> = usage(total);
-    if (config.reasoningParser) final.completion_tokens_details = { reasoning_tokens: streams.reduce((sum, s) => sum + s.reasoningTokens, 0) };
+    if (config.reasoningParser)
+      final.completion_tokens_details = {
+        reasoning_tokens: streams.reduce((sum, s) => sum + s.reasoningTokens, 0),
+      };
     sse.send({ ...head, choices: [], usage: final, ...(metrics ? { metrics } : {}) });
   } else if (metrics) {
     sse.send({ ...head, choices: [], metrics });

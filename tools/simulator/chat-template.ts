@@ -8,7 +8,12 @@
  * ids its assistant message renders to when the next request replays it.
  */
 import type { ParsedToolCall } from "./hermes";
-import { type ChatMessageParam, type ToolCallParam, type ToolParam, contentText } from "./request-schemas";
+import {
+  type ChatMessageParam,
+  type ToolCallParam,
+  type ToolParam,
+  contentText,
+} from "./request-schemas";
 import { EOS_TOKEN_ID, IM_START_TOKEN_ID, encode } from "./tokenizer";
 
 /** Options of `renderChatPrompt`. */
@@ -45,7 +50,10 @@ export function toolCallBlockText(call: ParsedToolCall): string {
  * Ids of an assistant turn's body (between `<|im_start|>assistant\n` and `<|im_end|>`, both
  * excluded). The simulator's model emits exactly these ids, then EOS.
  */
-export function renderAssistantBody(content: string, toolCalls: readonly ParsedToolCall[]): number[] {
+export function renderAssistantBody(
+  content: string,
+  toolCalls: readonly ParsedToolCall[],
+): number[] {
   const ids = encode(content);
   for (const call of toolCalls) append(ids, encode(toolCallBlockText(call)));
   return ids;
@@ -59,7 +67,9 @@ function historyToolCallIds(call: ToolCallParam): number[] {
     args = undefined;
   }
   if (typeof args === "object" && args !== null && !Array.isArray(args)) {
-    return encode(toolCallBlockText({ name: call.function.name, arguments: args as Record<string, unknown> }));
+    return encode(
+      toolCallBlockText({ name: call.function.name, arguments: args as Record<string, unknown> }),
+    );
   }
   // Not a JSON object: splice the raw string in, as Qwen's template does for string arguments.
   const raw = `<tool_call>\n{"name":${JSON.stringify(call.function.name)},"arguments":${call.function.arguments}}\n</tool_call>`;
@@ -82,14 +92,18 @@ function turn(role: string, body: number[]): number[] {
 }
 
 /** Prompt ids of a conversation, as vLLM would render it with this template. */
-export function renderChatPrompt(messages: readonly ChatMessageParam[], options: RenderChatOptions = {}): number[] {
+export function renderChatPrompt(
+  messages: readonly ChatMessageParam[],
+  options: RenderChatOptions = {},
+): number[] {
   const tools = options.tools ?? [];
   const ids: number[] = [];
   let rest = messages;
   const first = messages[0];
   if (tools.length > 0) {
     // Qwen puts the tools into the first system turn, creating one when the chat has none.
-    const hasSystem = first !== undefined && (first.role === "system" || first.role === "developer");
+    const hasSystem =
+      first !== undefined && (first.role === "system" || first.role === "developer");
     const system = hasSystem ? contentText(first.content) : "";
     const body = system === "" ? [] : encode(`${system}\n\n`);
     append(ids, turn("system", [...body, ...encode(toolsBlockText(tools))]));
@@ -112,10 +126,18 @@ export function renderChatPrompt(messages: readonly ChatMessageParam[], options:
         break;
       }
       case "tool":
-        append(ids, turn("user", [...encode("<tool_response>\n"), ...encode(contentText(message.content)), ...encode("\n</tool_response>")]));
+        append(
+          ids,
+          turn("user", [
+            ...encode("<tool_response>\n"),
+            ...encode(contentText(message.content)),
+            ...encode("\n</tool_response>"),
+          ]),
+        );
         break;
     }
   }
-  if (options.addGenerationPrompt ?? true) append(ids, [IM_START_TOKEN_ID, ...encode("assistant\n")]);
+  if (options.addGenerationPrompt ?? true)
+    append(ids, [IM_START_TOKEN_ID, ...encode("assistant\n")]);
   return ids;
 }

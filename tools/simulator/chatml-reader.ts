@@ -27,7 +27,8 @@ function toolNamesOf(system: string): string[] {
 
 /** Splits `<|im_start|>role\n…<|im_end|>` turns; text without ChatML is one user turn. */
 export function readChatMlPrompt(text: string): ReadPrompt {
-  if (!text.includes("<|im_start|>")) return { turns: [{ role: "user", content: text }], toolNames: [] };
+  if (!text.includes("<|im_start|>"))
+    return { turns: [{ role: "user", content: text }], toolNames: [] };
   const turns: ScriptTurn[] = [];
   const toolNames: string[] = [];
   for (const chunk of text.split("<|im_start|>").slice(1)) {
@@ -41,8 +42,15 @@ export function readChatMlPrompt(text: string): ReadPrompt {
     if (role === "system") {
       toolNames.push(...toolNamesOf(body));
       turns.push({ role: "system", content: body });
-    } else if (role === "user" && body.startsWith("<tool_response>\n") && body.endsWith("\n</tool_response>")) {
-      turns.push({ role: "tool", content: body.slice("<tool_response>\n".length, -"\n</tool_response>".length) });
+    } else if (
+      role === "user" &&
+      body.startsWith("<tool_response>\n") &&
+      body.endsWith("\n</tool_response>")
+    ) {
+      turns.push({
+        role: "tool",
+        content: body.slice("<tool_response>\n".length, -"\n</tool_response>".length),
+      });
     } else if (role === "user" || role === "assistant") {
       turns.push({ role, content: body });
     }

@@ -106,7 +106,10 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
     maxModelLen: number(values["max-model-len"], "max-model-len"),
     seed: number(values.seed, "seed"),
     successRate: number(values["success-rate"], "success-rate"),
-    latency: { ttftMs: number(values["latency-ttft-ms"], "latency-ttft-ms") ?? 0, perTokenMs: number(values["latency-per-token-ms"], "latency-per-token-ms") ?? 0 },
+    latency: {
+      ttftMs: number(values["latency-ttft-ms"], "latency-ttft-ms") ?? 0,
+      perTokenMs: number(values["latency-per-token-ms"], "latency-per-token-ms") ?? 0,
+    },
     faults: {
       rate5xx: number(values["rate-5xx"], "rate-5xx"),
       rate429: number(values["rate-429"], "rate-429"),
@@ -131,12 +134,15 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       qwen3Parser: values["qwen3-parser"] as CompatOptions["qwen3Parser"],
     }),
     policyVersion: number(values["policy-version"], "policy-version"),
-    tail: values.tail === undefined ? undefined : dropUndefined({
-      distribution: values.tail as TailOptions["distribution"],
-      shape: number(values["tail-shape"], "tail-shape"),
-      scaleTokens: number(values["tail-scale-tokens"], "tail-scale-tokens"),
-      maxTokens: number(values["tail-max-tokens"], "tail-max-tokens"),
-    }),
+    tail:
+      values.tail === undefined
+        ? undefined
+        : dropUndefined({
+            distribution: values.tail as TailOptions["distribution"],
+            shape: number(values["tail-shape"], "tail-shape"),
+            scaleTokens: number(values["tail-scale-tokens"], "tail-scale-tokens"),
+            maxTokens: number(values["tail-max-tokens"], "tail-max-tokens"),
+          }),
     difficulty: number(values.difficulty, "difficulty"),
     tokenizer: values.tokenizer as VllmSimulatorOptions["tokenizer"],
     prefixCache: dropUndefined({
@@ -153,7 +159,6 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
 function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
-
 
 /**
  * The flags that make the CLI start a simulator with `options` (host and port excluded: the

@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   const simulator = await startVllmSimulator(options);
   console.log(simulator.url);
   // On stderr: callers read the URL as the first stdout line.
-  console.error(`vLLM simulator: tokenizer ${simulator.tokenizer} (ready in ${Math.round(performance.now() - started)} ms)`);
+  console.error(
+    `vLLM simulator: tokenizer ${simulator.tokenizer} (ready in ${Math.round(performance.now() - started)} ms)`,
+  );
   const stop = (): void => {
     void simulator.close().then(() => process.exit(0));
   };
@@ -29,6 +31,8 @@ main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   console.error(USAGE);
   // 2 for a usage error (unknown flag, missing value, bad number), as every command of ours.
-  const usage = error instanceof RangeError || (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
+  const usage =
+    error instanceof RangeError ||
+    (error instanceof Error && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
   process.exit(usage ? 2 : 1);
 });

@@ -21,7 +21,10 @@ export interface Continuation {
 }
 
 /** Splits `promptIds` after its last `<|im_start|>assistant\n` when that turn has not ended. */
-export function splitContinuation(tokenizer: SimTokenizer, promptIds: readonly number[]): Continuation {
+export function splitContinuation(
+  tokenizer: SimTokenizer,
+  promptIds: readonly number[],
+): Continuation {
   const header = tokenizer.assistantHeader;
   for (let i = promptIds.length - header.length; i >= 0; i--) {
     if (promptIds[i] === tokenizer.eosTokenId) break;
@@ -52,7 +55,8 @@ export class InterruptedGenerations {
     list.push(entry);
     this.#byBase.set(key, list);
     this.#order.push([key, entry]);
-    if (this.#order.length > MAX_REMEMBERED) this.#forget(...(this.#order.shift() as [number, Remembered]));
+    if (this.#order.length > MAX_REMEMBERED)
+      this.#forget(...(this.#order.shift() as [number, Remembered]));
   }
 
   /**
@@ -62,7 +66,10 @@ export class InterruptedGenerations {
   take(base: readonly number[], prefix: readonly number[]): number | undefined {
     const key = hashParts(base);
     const list = this.#byBase.get(key);
-    const entry = list?.find((item) => item.produced.length >= prefix.length && prefix.every((id, i) => item.produced[i] === id));
+    const entry = list?.find(
+      (item) =>
+        item.produced.length >= prefix.length && prefix.every((id, i) => item.produced[i] === id),
+    );
     if (!entry) return undefined;
     this.#forget(key, entry);
     const at = this.#order.findIndex(([, item]) => item === entry);

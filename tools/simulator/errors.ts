@@ -25,7 +25,9 @@ export class SimulatorHttpError extends Error {
 
   /** The JSON body vLLM would send. */
   toBody(): VllmErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.status } };
+    return {
+      error: { message: this.message, type: this.type, param: this.param, code: this.status },
+    };
   }
 }
 
@@ -41,13 +43,24 @@ function vllmValidationText(message: string, param?: string, value?: unknown): s
  * A 400 raised while serving (vllm/entrypoints/openai/engine/serving.py `create_error_response`):
  * type "BadRequestError", message worded like VLLMValidationError (vllm/exceptions.py).
  */
-export function validationError(message: string, param?: string, value?: unknown): SimulatorHttpError {
-  return new SimulatorHttpError(400, "BadRequestError", vllmValidationText(message, param, value), param ?? null);
+export function validationError(
+  message: string,
+  param?: string,
+  value?: unknown,
+): SimulatorHttpError {
+  return new SimulatorHttpError(
+    400,
+    "BadRequestError",
+    vllmValidationText(message, param, value),
+    param ?? null,
+  );
 }
 
 /** Python's repr of a str, as pydantic error dicts print it. */
 function pyRepr(text: string): string {
-  return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("'", "\\'")}'`;
+  return text.includes("'") && !text.includes('"')
+    ? `"${text}"`
+    : `'${text.replaceAll("'", "\\'")}'`;
 }
 
 /** One pydantic error dict, printed as Python prints it inside FastAPI's error list. */
@@ -58,7 +71,8 @@ interface PydanticError {
 }
 
 function printErrors(errors: readonly PydanticError[]): string {
-  const loc = (parts: PydanticError["loc"]) => `(${parts.map((p) => (typeof p === "number" ? String(p) : pyRepr(p))).join(", ")}${parts.length === 1 ? "," : ""})`;
+  const loc = (parts: PydanticError["loc"]) =>
+    `(${parts.map((p) => (typeof p === "number" ? String(p) : pyRepr(p))).join(", ")}${parts.length === 1 ? "," : ""})`;
   return `[${errors.map((e) => `{'type': ${pyRepr(e.type)}, 'loc': ${loc(e.loc)}, 'msg': ${pyRepr(e.msg)}}`).join(", ")}]`;
 }
 
@@ -67,32 +81,61 @@ function printErrors(errors: readonly PydanticError[]): string {
  * answers it (type `HTTPStatus.BAD_REQUEST.phrase` = "Bad Request", the message the printed
  * error list, `param` from a VLLMValidationError raised in a request-model validator).
  */
-export function requestValidationError(errors: readonly PydanticError[], param: string | null): SimulatorHttpError {
+export function requestValidationError(
+  errors: readonly PydanticError[],
+  param: string | null,
+): SimulatorHttpError {
   return new SimulatorHttpError(400, "Bad Request", printErrors(errors), param);
 }
 
 /** A request-model validator (a `@model_validator` of ChatCompletionRequest) refusing the body. */
-export function modelValidatorError(message: string, param: string, value?: unknown): SimulatorHttpError {
-  return requestValidationError([{ type: "value_error", loc: ["body"], msg: `Value error, ${vllmValidationText(message, param, value)}` }], param);
+export function modelValidatorError(
+  message: string,
+  param: string,
+  value?: unknown,
+): SimulatorHttpError {
+  return requestValidationError(
+    [
+      {
+        type: "value_error",
+        loc: ["body"],
+        msg: `Value error, ${vllmValidationText(message, param, value)}`,
+      },
+    ],
+    param,
+  );
 }
 
 /** vLLM's 400 for a body that fails schema validation; `param` names the first bad field. */
 export function schemaError(error: z.ZodError): SimulatorHttpError {
-  const errors = error.issues.map((issue) => ({ type: issue.code, loc: ["body", ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))], msg: issue.message }));
+  const errors = error.issues.map((issue) => ({
+    type: issue.code,
+    loc: ["body", ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
+    msg: issue.message,
+  }));
   const first = error.issues[0]?.path.filter((p) => typeof p === "string");
   return requestValidationError(errors, first && first.length > 0 ? first.join(".") : null);
 }
 
 /** vLLM's 404 when `model` is not the served name. */
 export function modelNotFound(model: string): SimulatorHttpError {
-  return new SimulatorHttpError(404, "NotFoundError", `The model \`${model}\` does not exist.`, "model");
+  return new SimulatorHttpError(
+    404,
+    "NotFoundError",
+    `The model \`${model}\` does not exist.`,
+    "model",
+  );
 }
 
 /**
  * vLLM's 400 when prompt + requested output do not fit the context window (the wording of
  * its renderer's token-length check, counting output tokens as 0 when none were requested).
  */
-export function contextLengthError(maxModelLen: number, promptTokens: number, maxTokens: number | null): SimulatorHttpError {
+export function contextLengthError(
+  maxModelLen: number,
+  promptTokens: number,
+  maxTokens: number | null,
+): SimulatorHttpError {
   const output = maxTokens ?? 0;
   return validationError(
     `This model's maximum context length is ${maxModelLen} tokens. However, you requested ` +
@@ -107,7 +150,11 @@ export function contextLengthError(maxModelLen: number, promptTokens: number, ma
  * Rejects a prompt that leaves no room: vLLM needs prompt + max_tokens <= max_model_len and,
  * with no max_tokens, at least one free position for the first generated token.
  */
-export function checkContextLength(maxModelLen: number, promptTokens: number, maxTokens: number | null): void {
+export function checkContextLength(
+  maxModelLen: number,
+  promptTokens: number,
+  maxTokens: number | null,
+): void {
   const needed = promptTokens + (maxTokens ?? 1);
   if (needed > maxModelLen) throw contextLengthError(maxModelLen, promptTokens, maxTokens);
 }

@@ -31,12 +31,20 @@ export function drawFault(faults: SimulatorConfig["faults"], rng: Rng): FaultKin
 
 /** The body of an injected 500, shaped like vLLM's internal-error response. */
 export function injected500(): SimulatorHttpError {
-  return new SimulatorHttpError(500, "InternalServerError", "Internal server error (injected by the vLLM simulator)");
+  return new SimulatorHttpError(
+    500,
+    "InternalServerError",
+    "Internal server error (injected by the vLLM simulator)",
+  );
 }
 
 /** The body of an injected 429, as an overloaded gateway in front of vLLM would send. */
 export function injected429(): SimulatorHttpError {
-  return new SimulatorHttpError(429, "RateLimitError", "Too many requests (injected by the vLLM simulator)");
+  return new SimulatorHttpError(
+    429,
+    "RateLimitError",
+    "Too many requests (injected by the vLLM simulator)",
+  );
 }
 
 /** A response body cut in half, so it is no longer valid JSON. */
@@ -51,12 +59,19 @@ export function truncateJson(body: unknown): string {
  * the answer is the number of positions generated before it left (vLLM aborts a request whose
  * connection closes), else null.
  */
-export async function replyAfterLatency(scope: RequestScope, context: SimulatorContext, completionTokens: number, body: () => unknown): Promise<number | null> {
+export async function replyAfterLatency(
+  scope: RequestScope,
+  context: SimulatorContext,
+  completionTokens: number,
+  body: () => unknown,
+): Promise<number | null> {
   const { latency } = scope.config;
   const started = performance.now();
   if (!(await pause(latency.ttftMs + latency.perTokenMs * completionTokens, scope.signal))) {
     const elapsed = performance.now() - started - latency.ttftMs;
-    return latency.perTokenMs > 0 && elapsed > 0 ? Math.min(completionTokens, Math.floor(elapsed / latency.perTokenMs) + 1) : 0;
+    return latency.perTokenMs > 0 && elapsed > 0
+      ? Math.min(completionTokens, Math.floor(elapsed / latency.perTokenMs) + 1)
+      : 0;
   }
   if (scope.malformed) {
     context.stats.fault("malformed");

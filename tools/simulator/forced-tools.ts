@@ -12,13 +12,22 @@ import { type DeltaToolCall, jsonValueText, makeToolCallId } from "./hermes-stre
 export type ForcedChoice = { name: string } | "required";
 
 /** The calls a forced choice makes: the script's own, or (when it wanted none) the forced tool with `{}`. */
-function forcedCalls(choice: ForcedChoice, calls: readonly ParsedToolCall[], firstTool: string): ParsedToolCall[] {
-  if (choice === "required") return calls.length > 0 ? [...calls] : [{ name: firstTool, arguments: {} }];
+function forcedCalls(
+  choice: ForcedChoice,
+  calls: readonly ParsedToolCall[],
+  firstTool: string,
+): ParsedToolCall[] {
+  if (choice === "required")
+    return calls.length > 0 ? [...calls] : [{ name: firstTool, arguments: {} }];
   return [calls.find((call) => call.name === choice.name) ?? { name: choice.name, arguments: {} }];
 }
 
 /** The JSON text the constrained model writes. */
-export function forcedOutputText(choice: ForcedChoice, calls: readonly ParsedToolCall[], firstTool: string): string {
+export function forcedOutputText(
+  choice: ForcedChoice,
+  calls: readonly ParsedToolCall[],
+  firstTool: string,
+): string {
   const made = forcedCalls(choice, calls, firstTool);
   if (choice !== "required") return JSON.stringify(made[0]!.arguments);
   return JSON.stringify(made.map((call) => ({ name: call.name, parameters: call.arguments })));
@@ -37,7 +46,10 @@ export interface AnswerToolCall {
  * not a complete array (cut off by max_tokens) yields no calls.
  */
 export function parseForcedOutput(choice: ForcedChoice, text: string): AnswerToolCall[] {
-  if (choice !== "required") return [{ id: makeToolCallId(), type: "function", function: { name: choice.name, arguments: text } }];
+  if (choice !== "required")
+    return [
+      { id: makeToolCallId(), type: "function", function: { name: choice.name, arguments: text } },
+    ];
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -46,8 +58,17 @@ export function parseForcedOutput(choice: ForcedChoice, text: string): AnswerToo
   }
   if (!Array.isArray(parsed)) return [];
   return parsed
-    .filter((item): item is { name: string; parameters?: unknown } => typeof item === "object" && item !== null && typeof (item as { name?: unknown }).name === "string")
-    .map((item) => ({ id: makeToolCallId(), type: "function", function: { name: item.name, arguments: pythonJsonDumps(item.parameters ?? {}) } }));
+    .filter(
+      (item): item is { name: string; parameters?: unknown } =>
+        typeof item === "object" &&
+        item !== null &&
+        typeof (item as { name?: unknown }).name === "string",
+    )
+    .map((item) => ({
+      id: makeToolCallId(),
+      type: "function",
+      function: { name: item.name, arguments: pythonJsonDumps(item.parameters ?? {}) },
+    }));
 }
 
 /**
@@ -77,7 +98,12 @@ export class ForcedToolStreamParser {
       if (args === undefined) break;
       const sent = this.#sent[index];
       if (sent === undefined) {
-        deltas.push({ index, id: makeToolCallId(), type: "function", function: { name: match[1]!, arguments: args } });
+        deltas.push({
+          index,
+          id: makeToolCallId(),
+          type: "function",
+          function: { name: match[1]!, arguments: args },
+        });
       } else if (args.length > sent.length) {
         deltas.push({ index, function: { arguments: args.slice(sent.length) } });
       }
@@ -93,7 +119,14 @@ export class ForcedToolStreamParser {
     if (!this.#named) {
       if (text === "") return [];
       this.#named = true;
-      return [{ index: this.#choiceIndex, id: makeToolCallId(), type: "function", function: { name, arguments: text } }];
+      return [
+        {
+          index: this.#choiceIndex,
+          id: makeToolCallId(),
+          type: "function",
+          function: { name, arguments: text },
+        },
+      ];
     }
     return [{ index: this.#choiceIndex, function: { arguments: text.slice(sent.length) } }];
   }

@@ -46,9 +46,15 @@ export interface Generation {
  * Seed of one sampled outcome. temperature 0 is greedy, so it depends only on the prompt; a
  * request seed makes it reproducible; otherwise a per-server request number varies it.
  */
-export function generationSeed(serverSeed: number, request: { seed?: number | null; temperature?: number | null }, requestNumber: number, promptIds: readonly number[]): number {
+export function generationSeed(
+  serverSeed: number,
+  request: { seed?: number | null; temperature?: number | null },
+  requestNumber: number,
+  promptIds: readonly number[],
+): number {
   if (request.temperature === 0) return hashParts(serverSeed, "greedy", promptIds);
-  if (request.seed !== null && request.seed !== undefined) return hashParts(serverSeed, "seed", request.seed, promptIds);
+  if (request.seed !== null && request.seed !== undefined)
+    return hashParts(serverSeed, "seed", request.seed, promptIds);
   return hashParts(serverSeed, "request", requestNumber, promptIds);
 }
 
@@ -56,14 +62,22 @@ function textDeltasOf(tokenizer: SimTokenizer, ids: readonly number[]): string[]
   // A streaming decoder holds back a partial UTF-8 character until its last byte arrives, as
   // vLLM's incremental detokenizer does.
   const decoder = createUtf8Decoder();
-  return ids.map((id) => (tokenizer.controlTokenIds.has(id) ? "" : decoder.decode(tokenizer.tokenBytes(id), { stream: true })));
+  return ids.map((id) =>
+    tokenizer.controlTokenIds.has(id)
+      ? ""
+      : decoder.decode(tokenizer.tokenBytes(id), { stream: true }),
+  );
 }
 
 /**
  * vLLM's check_stop_strings: in the order given, the first stop string that the text added since
  * `before` completes (the search starts `len(stop) - 1` characters before the new text).
  */
-function findStop(text: string, before: number, stop: readonly string[]): { index: number; stop: string } | undefined {
+function findStop(
+  text: string,
+  before: number,
+  stop: readonly string[],
+): { index: number; stop: string } | undefined {
   for (const s of stop) {
     if (s === "") continue;
     const index = text.indexOf(s, Math.max(0, before - s.length + 1));
@@ -73,13 +87,27 @@ function findStop(text: string, before: number, stop: readonly string[]): { inde
 }
 
 /** Generates the tokens of `output` (rendered in hermes format) under `limits`. */
-export function generate(tokenizer: SimTokenizer, output: ScriptAnswer, limits: GenerateLimits): Generation {
-  return generateIds(tokenizer, tokenizer.renderAssistantBody(output.content, output.toolCalls), limits);
+export function generate(
+  tokenizer: SimTokenizer,
+  output: ScriptAnswer,
+  limits: GenerateLimits,
+): Generation {
+  return generateIds(
+    tokenizer,
+    tokenizer.renderAssistantBody(output.content, output.toolCalls),
+    limits,
+  );
 }
 
 /** Generates `bodyIds` then EOS under `limits` (for output not in hermes format, e.g. constrained JSON). */
-export function generateIds(tokenizer: SimTokenizer, bodyIds: readonly number[], limits: GenerateLimits): Generation {
-  let ids = limits.ignoreEos ? continuedPastEos(tokenizer, bodyIds, limits.maxTokens) : [...bodyIds, tokenizer.eosTokenId];
+export function generateIds(
+  tokenizer: SimTokenizer,
+  bodyIds: readonly number[],
+  limits: GenerateLimits,
+): Generation {
+  let ids = limits.ignoreEos
+    ? continuedPastEos(tokenizer, bodyIds, limits.maxTokens)
+    : [...bodyIds, tokenizer.eosTokenId];
   let finishReason: Generation["finishReason"] = "stop";
   let stopReason: string | null = null;
   let cut: number | undefined;
@@ -114,8 +142,18 @@ export function generateIds(tokenizer: SimTokenizer, bodyIds: readonly number[],
   const textDeltas = textDeltasOf(tokenizer, ids);
   const uncut = [...textDeltas];
   if (cut !== undefined) clipDeltas(textDeltas, text.length);
-  const hold = limits.stop.length > 0 && !limits.includeStopStr ? Math.max(...limits.stop.map((s) => s.length)) - 1 : 0;
-  return { tokenIds: ids, finishReason, stopReason, text, textDeltas, streamDeltas: hold > 0 ? heldBack(uncut, text, hold) : [...textDeltas] };
+  const hold =
+    limits.stop.length > 0 && !limits.includeStopStr
+      ? Math.max(...limits.stop.map((s) => s.length)) - 1
+      : 0;
+  return {
+    tokenIds: ids,
+    finishReason,
+    stopReason,
+    text,
+    textDeltas,
+    streamDeltas: hold > 0 ? heldBack(uncut, text, hold) : [...textDeltas],
+  };
 }
 
 /**
@@ -127,7 +165,8 @@ function heldBack(deltas: readonly string[], text: string, hold: number): string
   let sent = 0;
   return deltas.map((delta, i) => {
     total += delta.length;
-    const upTo = i === deltas.length - 1 ? text.length : Math.min(text.length, Math.max(sent, total - hold));
+    const upTo =
+      i === deltas.length - 1 ? text.length : Math.min(text.length, Math.max(sent, total - hold));
     const out = text.slice(sent, upTo);
     sent = upTo;
     return out;
@@ -135,7 +174,11 @@ function heldBack(deltas: readonly string[], text: string, hold: number): string
 }
 
 /** `bodyIds` repeated up to `maxTokens` (a space token when the body is empty): never EOS. */
-function continuedPastEos(tokenizer: SimTokenizer, bodyIds: readonly number[], maxTokens: number): number[] {
+function continuedPastEos(
+  tokenizer: SimTokenizer,
+  bodyIds: readonly number[],
+  maxTokens: number,
+): number[] {
   const body = bodyIds.length > 0 ? bodyIds : tokenizer.encode(" ");
   return Array.from({ length: maxTokens }, (_, i) => body[i % body.length]!);
 }

@@ -47,7 +47,9 @@ export function parseHermesOutput(text: string): ParsedCompletion {
 function isCall(value: unknown): value is ParsedToolCall {
   if (typeof value !== "object" || value === null) return false;
   const { name, arguments: args } = value as Record<string, unknown>;
-  return typeof name === "string" && typeof args === "object" && args !== null && !Array.isArray(args);
+  return (
+    typeof name === "string" && typeof args === "object" && args !== null && !Array.isArray(args)
+  );
 }
 
 /**
@@ -57,6 +59,8 @@ function isCall(value: unknown): value is ParsedToolCall {
 export function pythonJsonDumps(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((item) => pythonJsonDumps(item)).join(", ")}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([, v]) => v !== undefined,
+  );
   return `{${entries.map(([key, v]) => `${JSON.stringify(key)}: ${pythonJsonDumps(v)}`).join(", ")}}`;
 }

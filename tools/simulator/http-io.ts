@@ -13,7 +13,10 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw requestValidationError([{ type: "json_invalid", loc: ["body", 0], msg: "JSON decode error" }], null);
+    throw requestValidationError(
+      [{ type: "json_invalid", loc: ["body", 0], msg: "JSON decode error" }],
+      null,
+    );
   }
 }
 
@@ -24,7 +27,16 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 export function checkJsonContentType(req: IncomingMessage): void {
   const mediaType = (req.headers["content-type"] ?? "").toLowerCase().split(";", 1)[0]?.trim();
   if (mediaType !== "application/json") {
-    throw requestValidationError([{ type: "value_error", loc: ["header", "content-type"], msg: "Unsupported Media Type: Only 'application/json' is allowed" }], null);
+    throw requestValidationError(
+      [
+        {
+          type: "value_error",
+          loc: ["header", "content-type"],
+          msg: "Unsupported Media Type: Only 'application/json' is allowed",
+        },
+      ],
+      null,
+    );
   }
 }
 
@@ -38,7 +50,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
 /** Sends a JSON response. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -73,7 +88,11 @@ export interface SseWriter {
 
 /** Starts an SSE response. */
 export function startSse(res: ServerResponse): SseWriter {
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
   const write = (text: string): boolean => {
     if (res.destroyed || res.writableEnded) return false;
     res.write(`data: ${text}\n\n`);

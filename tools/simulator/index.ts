@@ -4,7 +4,14 @@
  */
 export { startVllmSimulator, type VllmSimulator } from "./server";
 export { freePort } from "./free-port";
-export { VllmSimulatorOptions, LatencyOptions, FaultOptions, CompatOptions, TailOptions, SimulatorConfigPatch } from "./options";
+export {
+  VllmSimulatorOptions,
+  LatencyOptions,
+  FaultOptions,
+  CompatOptions,
+  TailOptions,
+  SimulatorConfigPatch,
+} from "./options";
 export { SimulatorStats, FaultKind } from "./stats";
 export {
   encode,
@@ -16,8 +23,21 @@ export {
   SPECIAL_TOKENS,
   type DecodeOptions,
 } from "./tokenizer";
-export { decodeIds, tokenText, isTokenId, type SimTokenizer, type TokenizerName, type ChatRenderOptions } from "./sim-tokenizer";
+export {
+  decodeIds,
+  tokenText,
+  isTokenId,
+  type SimTokenizer,
+  type TokenizerName,
+  type ChatRenderOptions,
+} from "./sim-tokenizer";
 export { tokenizerFor } from "./tokenizer-registry";
-export { renderChatPrompt, renderAssistantBody, toolCallBlockText, toolsBlockText, type RenderChatOptions } from "./chat-template";
+export {
+  renderChatPrompt,
+  renderAssistantBody,
+  toolCallBlockText,
+  toolsBlockText,
+  type RenderChatOptions,
+} from "./chat-template";
 export { parseHermesOutput, type ParsedCompletion, type ParsedToolCall } from "./hermes";
 export { createRng, type Rng } from "./rng";

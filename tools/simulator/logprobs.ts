@@ -15,7 +15,13 @@ export interface TokenChoice {
  * The sampled token's logprob, in [-3, 0) and strictly negative, followed by `count - 1`
  * less likely alternatives; a pure function of (seed, position, token).
  */
-export function tokenChoices(tokenizer: SimTokenizer, seed: number, position: number, id: number, count: number): TokenChoice[] {
+export function tokenChoices(
+  tokenizer: SimTokenizer,
+  seed: number,
+  position: number,
+  id: number,
+  count: number,
+): TokenChoice[] {
   const [first, last] = tokenizer.plainTokenRange;
   const rng = createRng(hashParts(seed, "logprob", position, id));
   const logprob = -3 * (1 - rng.next());
@@ -51,11 +57,20 @@ function chatLogprob(tokenizer: SimTokenizer, choice: TokenChoice): ChatLogprob 
 }
 
 /** `logprobs.content` entries for ids starting at `start` in the completion. */
-export function chatLogprobEntries(tokenizer: SimTokenizer, seed: number, ids: readonly number[], topLogprobs: number, start = 0): ChatLogprobEntry[] {
+export function chatLogprobEntries(
+  tokenizer: SimTokenizer,
+  seed: number,
+  ids: readonly number[],
+  topLogprobs: number,
+  start = 0,
+): ChatLogprobEntry[] {
   return ids.map((id, i) => {
     const choices = tokenChoices(tokenizer, seed, start + i, id, Math.max(1, topLogprobs));
     const [sampled] = choices as [TokenChoice];
-    return { ...chatLogprob(tokenizer, sampled), top_logprobs: topLogprobs > 0 ? choices.map((choice) => chatLogprob(tokenizer, choice)) : [] };
+    return {
+      ...chatLogprob(tokenizer, sampled),
+      top_logprobs: topLogprobs > 0 ? choices.map((choice) => chatLogprob(tokenizer, choice)) : [],
+    };
   });
 }
 
@@ -69,15 +84,30 @@ export interface CompletionLogprobs {
 }
 
 /** Completions logprobs for ids starting at `start`, with text offsets counted from `offset`. */
-export function completionLogprobs(tokenizer: SimTokenizer, seed: number, ids: readonly number[], deltas: readonly string[], topLogprobs: number, start = 0, offset = 0): CompletionLogprobs {
-  const out: CompletionLogprobs = { text_offset: [], token_logprobs: [], tokens: [], top_logprobs: [] };
+export function completionLogprobs(
+  tokenizer: SimTokenizer,
+  seed: number,
+  ids: readonly number[],
+  deltas: readonly string[],
+  topLogprobs: number,
+  start = 0,
+  offset = 0,
+): CompletionLogprobs {
+  const out: CompletionLogprobs = {
+    text_offset: [],
+    token_logprobs: [],
+    tokens: [],
+    top_logprobs: [],
+  };
   let position = offset;
   ids.forEach((id, i) => {
     const choices = tokenChoices(tokenizer, seed, start + i, id, Math.max(1, topLogprobs));
     out.text_offset.push(position);
     out.token_logprobs.push((choices[0] as TokenChoice).logprob);
     out.tokens.push(tokenText(tokenizer, id));
-    out.top_logprobs.push(Object.fromEntries(choices.map((c) => [tokenText(tokenizer, c.id), c.logprob])));
+    out.top_logprobs.push(
+      Object.fromEntries(choices.map((c) => [tokenText(tokenizer, c.id), c.logprob])),
+    );
     position += (deltas[i] ?? "").length;
   });
   return out;
@@ -87,9 +117,20 @@ export function completionLogprobs(tokenizer: SimTokenizer, seed: number, ids: r
  * Completions logprobs of an echoed prompt (vLLM's prompt_logprobs, which start with None: the
  * first token has no context), offsets counted from 0 by token strings.
  */
-export function promptLogprobs(tokenizer: SimTokenizer, seed: number, promptIds: readonly number[], topLogprobs: number): CompletionLogprobs {
+export function promptLogprobs(
+  tokenizer: SimTokenizer,
+  seed: number,
+  promptIds: readonly number[],
+  topLogprobs: number,
+): CompletionLogprobs {
   const strings = promptIds.map((id) => tokenText(tokenizer, id));
-  const out = completionLogprobs(tokenizer, hashParts(seed, "prompt"), promptIds, strings, topLogprobs);
+  const out = completionLogprobs(
+    tokenizer,
+    hashParts(seed, "prompt"),
+    promptIds,
+    strings,
+    topLogprobs,
+  );
   if (out.token_logprobs.length > 0) {
     out.token_logprobs[0] = null;
     out.top_logprobs[0] = null;
@@ -98,7 +139,11 @@ export function promptLogprobs(tokenizer: SimTokenizer, seed: number, promptIds:
 }
 
 /** `a` then `b`, with `b`'s text offsets moved past `a`'s text. */
-export function concatLogprobs(a: CompletionLogprobs, aTextLength: number, b: CompletionLogprobs): CompletionLogprobs {
+export function concatLogprobs(
+  a: CompletionLogprobs,
+  aTextLength: number,
+  b: CompletionLogprobs,
+): CompletionLogprobs {
   return {
     text_offset: [...a.text_offset, ...b.text_offset.map((offset) => offset + aTextLength)],
     token_logprobs: [...a.token_logprobs, ...b.token_logprobs],

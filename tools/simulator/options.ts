@@ -33,7 +33,9 @@ export type FaultOptions = z.infer<typeof FaultOptions>;
  * serves requests whole and ignores `kv_transfer_params`; "prefill" answers only the proxy's
  * prefill leg; "decode" answers only requests carrying a prefill's `kv_transfer_params`.
  */
-export const PdRole = z.enum(["both", "prefill", "decode"], { error: 'role must be "both", "prefill" or "decode"' });
+export const PdRole = z.enum(["both", "prefill", "decode"], {
+  error: 'role must be "both", "prefill" or "decode"',
+});
 export type PdRole = z.infer<typeof PdRole>;
 
 /**
@@ -45,18 +47,30 @@ export const CompatOptions = z.strictObject({
    * The field a reasoning parser fills: "reasoning" (vLLM PR #27752 onward, alone since #33402),
    * "reasoning_content" (before #27752), or "both" (the deprecation window). Default "reasoning".
    */
-  reasoningField: z.enum(["reasoning", "reasoning_content", "both"], { error: 'compat.reasoningField must be "reasoning", "reasoning_content" or "both"' }).optional(),
+  reasoningField: z
+    .enum(["reasoning", "reasoning_content", "both"], {
+      error: 'compat.reasoningField must be "reasoning", "reasoning_content" or "both"',
+    })
+    .optional(),
   /** Send `tool_calls: []` when no tool was called (before vLLM PR #44105) instead of omitting it. Default false. */
   emptyToolCallsList: z.boolean().optional(),
   /**
    * A prefill that stops on EOS answers `kv_transfer_params: null` (NixlConnector before it also
    * handed off FINISHED_STOPPED requests), or "params" as newer connectors do. Default "null".
    */
-  prefillEosParams: z.enum(["null", "params"], { error: 'compat.prefillEosParams must be "null" or "params"' }).optional(),
+  prefillEosParams: z
+    .enum(["null", "params"], { error: 'compat.prefillEosParams must be "null" or "params"' })
+    .optional(),
   /** `remote_block_ids` as one list per KV-cache group (current NixlConnector) or one flat list (older). Default "per-group". */
-  blockIdsLayout: z.enum(["per-group", "flat"], { error: 'compat.blockIdsLayout must be "per-group" or "flat"' }).optional(),
+  blockIdsLayout: z
+    .enum(["per-group", "flat"], { error: 'compat.blockIdsLayout must be "per-group" or "flat"' })
+    .optional(),
   /** KV-cache groups the model has (hybrid models have several); one block-id list each. Default 1. */
-  kvCacheGroups: z.int().min(1, "compat.kvCacheGroups must be >= 1").max(8, "compat.kvCacheGroups must be <= 8").optional(),
+  kvCacheGroups: z
+    .int()
+    .min(1, "compat.kvCacheGroups must be >= 1")
+    .max(8, "compat.kvCacheGroups must be <= 8")
+    .optional(),
   /** Send the rendered `prompt_text` with `return_token_ids` (vLLM PR #42052). Default true. */
   promptText: z.boolean().optional(),
   /**
@@ -64,7 +78,9 @@ export const CompatOptions = z.strictObject({
    * thinking means truncated reasoning, all of it reasoning) or "legacy" (both tags needed, else all
    * content). Default "current".
    */
-  qwen3Parser: z.enum(["current", "legacy"], { error: 'compat.qwen3Parser must be "current" or "legacy"' }).optional(),
+  qwen3Parser: z
+    .enum(["current", "legacy"], { error: 'compat.qwen3Parser must be "current" or "legacy"' })
+    .optional(),
 });
 export type CompatOptions = z.infer<typeof CompatOptions>;
 
@@ -74,7 +90,9 @@ export type CompatOptions = z.infer<typeof CompatOptions>;
  * (median `scaleTokens`, σ = `shape`, default 1) distribution, capped at `maxTokens`.
  */
 export const TailOptions = z.strictObject({
-  distribution: z.enum(["pareto", "lognormal"], { error: 'tail.distribution must be "pareto" or "lognormal"' }),
+  distribution: z.enum(["pareto", "lognormal"], {
+    error: 'tail.distribution must be "pareto" or "lognormal"',
+  }),
   /** Pareto α or lognormal σ. Default 1.5 (pareto) or 1 (lognormal). */
   shape: z.number().positive("tail.shape must be > 0").optional(),
   /** Pareto minimum or lognormal median, in tokens. Default 64. */
@@ -90,11 +108,18 @@ export type TailOptions = z.infer<typeof TailOptions>;
  */
 export const PrefixCacheOptions = z.strictObject({
   /** Tokens per KV block (`vllm serve --block-size`). Default 16. */
-  blockSize: z.int().min(1, "prefixCache.blockSize must be >= 1").max(1024, "prefixCache.blockSize must be <= 1024").optional(),
+  blockSize: z
+    .int()
+    .min(1, "prefixCache.blockSize must be >= 1")
+    .max(1024, "prefixCache.blockSize must be <= 1024")
+    .optional(),
   /** KV blocks the replica holds (`--num-gpu-blocks-override`). Default 24576 (about 393k tokens). */
   capacityBlocks: z.int().min(1, "prefixCache.capacityBlocks must be >= 1").optional(),
   /** Prefill time per 1,000 uncached prompt tokens, in ms; prefills queue one after another per replica. Default 0. */
-  prefillMsPer1kTokens: z.number().min(0, "prefixCache.prefillMsPer1kTokens must be >= 0").optional(),
+  prefillMsPer1kTokens: z
+    .number()
+    .min(0, "prefixCache.prefillMsPer1kTokens must be >= 0")
+    .optional(),
   /** Decode slows by this fraction of `perTokenMs` for every other request running on the replica. Default 0. */
   decodeSlowdown: z.number().min(0, "prefixCache.decodeSlowdown must be >= 0").optional(),
 });
@@ -105,7 +130,11 @@ export const VllmSimulatorOptions = z.strictObject({
   /** Interface to listen on. Default "127.0.0.1". */
   host: z.string().min(1).optional(),
   /** Port to listen on; 0 picks a free one. Default 8000. */
-  port: z.int().min(0, "port must be within 0..65535").max(65535, "port must be within 0..65535").optional(),
+  port: z
+    .int()
+    .min(0, "port must be within 0..65535")
+    .max(65535, "port must be within 0..65535")
+    .optional(),
   /** Served model name; requests naming another model get vLLM's 404. Default "sim-qwen3". */
   model: z.string().min(1, "model must not be empty").optional(),
   /** Context window in tokens. Default 139264. */
@@ -214,12 +243,25 @@ const DEFAULT_CONFIG: SimulatorConfig = {
   reasoningParser: false,
   emptyReplyRate: 0,
   perRequestMetrics: false,
-  compat: { reasoningField: "reasoning", emptyToolCallsList: false, prefillEosParams: "null", blockIdsLayout: "per-group", kvCacheGroups: 1, promptText: true, qwen3Parser: "current" },
+  compat: {
+    reasoningField: "reasoning",
+    emptyToolCallsList: false,
+    prefillEosParams: "null",
+    blockIdsLayout: "per-group",
+    kvCacheGroups: 1,
+    promptText: true,
+    qwen3Parser: "current",
+  },
   policyVersion: 0,
   tail: null,
   difficulty: null,
   tokenizer: "qwen3",
-  prefixCache: { blockSize: 16, capacityBlocks: 24_576, prefillMsPer1kTokens: 0, decodeSlowdown: 0 },
+  prefixCache: {
+    blockSize: 16,
+    capacityBlocks: 24_576,
+    prefillMsPer1kTokens: 0,
+    decodeSlowdown: 0,
+  },
 };
 
 /** The default tokenizer: `VLLM_SIM_TOKENIZER` when it names one, else Qwen3's. */
@@ -229,20 +271,32 @@ function defaultTokenizer(): TokenizerName {
 }
 
 function describe(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`).join("; ");
+  return error.issues
+    .map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`)
+    .join("; ");
 }
 
 /** Validates options eagerly, naming the field, and fills in defaults. */
 export function resolveOptions(options: unknown = {}): SimulatorConfig {
   const parsed = VllmSimulatorOptions.safeParse(options ?? {});
-  if (!parsed.success) throw new RangeError(`invalid vLLM simulator options: ${describe(parsed.error)}`);
-  return applyPatch({ ...DEFAULT_CONFIG, tokenizer: defaultTokenizer(), host: parsed.data.host ?? DEFAULT_CONFIG.host, port: parsed.data.port ?? DEFAULT_CONFIG.port }, parsed.data);
+  if (!parsed.success)
+    throw new RangeError(`invalid vLLM simulator options: ${describe(parsed.error)}`);
+  return applyPatch(
+    {
+      ...DEFAULT_CONFIG,
+      tokenizer: defaultTokenizer(),
+      host: parsed.data.host ?? DEFAULT_CONFIG.host,
+      port: parsed.data.port ?? DEFAULT_CONFIG.port,
+    },
+    parsed.data,
+  );
 }
 
 /** Parses a runtime patch; throws a RangeError naming the bad field. */
 export function parseConfigPatch(patch: unknown): SimulatorConfigPatch {
   const parsed = SimulatorConfigPatch.safeParse(patch ?? {});
-  if (!parsed.success) throw new RangeError(`invalid vLLM simulator config patch: ${describe(parsed.error)}`);
+  if (!parsed.success)
+    throw new RangeError(`invalid vLLM simulator config patch: ${describe(parsed.error)}`);
   return parsed.data;
 }
 

@@ -32,13 +32,24 @@ export type PdAdmission = "whole" | "prefill" | "decode" | "recompute";
  * The block ids a prefill of `promptIds` on `engineId` reports for KV-cache group `group` (at least
  * one, so even a short prompt is signed).
  */
-export function signedBlockIds(engineId: string, promptIds: readonly number[], group = 0): number[] {
-  const hmac = createHmac("sha256", SIGNATURE_KEY).update(engineId).update("\u0000").update(String(group)).update("\u0000");
+export function signedBlockIds(
+  engineId: string,
+  promptIds: readonly number[],
+  group = 0,
+): number[] {
+  const hmac = createHmac("sha256", SIGNATURE_KEY)
+    .update(engineId)
+    .update("\u0000")
+    .update(String(group))
+    .update("\u0000");
   hmac.update(Buffer.from(Uint32Array.from(promptIds).buffer));
   const digest = hmac.digest();
   const blocks = Math.max(1, Math.ceil(promptIds.length / BLOCK_SIZE));
   // 31-bit ids (vLLM's are non-negative ints); block i mixes its index so ids differ along the prompt.
-  return Array.from({ length: blocks }, (_, i) => (digest.readUInt32BE((i % 8) * 4) ^ Math.imul(i, 0x9e3779b1)) >>> 1);
+  return Array.from(
+    { length: blocks },
+    (_, i) => (digest.readUInt32BE((i % 8) * 4) ^ Math.imul(i, 0x9e3779b1)) >>> 1,
+  );
 }
 
 function reject(stats: StatsRecorder, message: string): never {
@@ -51,7 +62,11 @@ function sameIds(a: unknown, b: readonly number[]): boolean {
 }
 
 /** Whether `blockIds` are what a prefill of `promptIds` on `engineId` reported: one flat list (older vLLM) or one list per group. */
-function genuineBlockIds(blockIds: unknown, engineId: string, promptIds: readonly number[]): boolean {
+function genuineBlockIds(
+  blockIds: unknown,
+  engineId: string,
+  promptIds: readonly number[],
+): boolean {
   if (!Array.isArray(blockIds) || blockIds.length === 0) return false;
   if (!Array.isArray(blockIds[0])) return sameIds(blockIds, signedBlockIds(engineId, promptIds));
   return blockIds.every((group, g) => sameIds(group, signedBlockIds(engineId, promptIds, g)));
@@ -65,11 +80,20 @@ function genuineBlockIds(blockIds: unknown, engineId: string, promptIds: readonl
  * prefill itself. Throws vLLM's 400 naming `kv_transfer_params` for what a proxy got wrong:
  * a plain request on a prefill server, a prefill leg sent to a decode server, forged blocks.
  */
-export function admitPdRequest(role: PdRole, request: PdRequest, promptIds: readonly number[], stats: StatsRecorder): PdAdmission {
+export function admitPdRequest(
+  role: PdRole,
+  request: PdRequest,
+  promptIds: readonly number[],
+  stats: StatsRecorder,
+): PdAdmission {
   if (role === "both") return "whole";
   const params = request.kv_transfer_params ?? null;
   if (role === "prefill") {
-    if (params?.do_remote_decode !== true) reject(stats, "This server is a prefill instance: requests need kv_transfer_params with do_remote_decode=true.");
+    if (params?.do_remote_decode !== true)
+      reject(
+        stats,
+        "This server is a prefill instance: requests need kv_transfer_params with do_remote_decode=true.",
+      );
     stats.pd("prefill");
     return "prefill";
   }
@@ -77,18 +101,35 @@ export function admitPdRequest(role: PdRole, request: PdRequest, promptIds: read
     stats.pd("recomputed");
     return "recompute";
   }
-  if (params.do_remote_decode === true) reject(stats, "This server is a decode instance: a prefill leg (do_remote_decode=true) belongs on a prefill instance.");
-  if (params.do_remote_prefill !== true) reject(stats, "kv_transfer_params must come from a prefill instance (do_remote_prefill=true).");
+  if (params.do_remote_decode === true)
+    reject(
+      stats,
+      "This server is a decode instance: a prefill leg (do_remote_decode=true) belongs on a prefill instance.",
+    );
+  if (params.do_remote_prefill !== true)
+    reject(stats, "kv_transfer_params must come from a prefill instance (do_remote_prefill=true).");
   // NixlConnectorScheduler.update_state_after_alloc: params missing a remote field are logged as
   // invalid and the request runs without a KV transfer.
-  const complete = ["remote_engine_id", "remote_request_id", "remote_host", "remote_port", "remote_block_ids"].every((key) => params[key] !== undefined && params[key] !== null);
+  const complete = [
+    "remote_engine_id",
+    "remote_request_id",
+    "remote_host",
+    "remote_port",
+    "remote_block_ids",
+  ].every((key) => params[key] !== undefined && params[key] !== null);
   if (!complete) {
     stats.pd("recomputed");
     return "recompute";
   }
   const engineId = params.remote_engine_id;
-  if (typeof engineId !== "string" || !genuineBlockIds(params.remote_block_ids, engineId, promptIds)) {
-    reject(stats, "kv_transfer_params do not match this prompt: remote_block_ids were not produced by a prefill of it.");
+  if (
+    typeof engineId !== "string" ||
+    !genuineBlockIds(params.remote_block_ids, engineId, promptIds)
+  ) {
+    reject(
+      stats,
+      "kv_transfer_params do not match this prompt: remote_block_ids were not produced by a prefill of it.",
+    );
   }
   stats.pd("decode");
   return "decode";
@@ -109,10 +150,15 @@ export interface PrefillOutcome {
  * stopped on EOS hands nothing off under `compat.prefillEosParams: "null"`: the answer says
  * `kv_transfer_params: null` and the decode server computes the prefill itself.
  */
-export function prefillHandle(outcome: PrefillOutcome, compat: CompatConfig): Record<string, unknown> | null {
+export function prefillHandle(
+  outcome: PrefillOutcome,
+  compat: CompatConfig,
+): Record<string, unknown> | null {
   if (outcome.finishReason === "stop" && compat.prefillEosParams === "null") return null;
   const { engine, promptIds } = outcome;
-  const groups = Array.from({ length: compat.kvCacheGroups }, (_, g) => signedBlockIds(engine.engineId, promptIds, g));
+  const groups = Array.from({ length: compat.kvCacheGroups }, (_, g) =>
+    signedBlockIds(engine.engineId, promptIds, g),
+  );
   return {
     do_remote_prefill: true,
     do_remote_decode: false,

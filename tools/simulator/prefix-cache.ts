@@ -62,7 +62,11 @@ function saltSeed(salt: string | null | undefined): [number, number] {
 }
 
 /** The chained hashes of every full block of `ids`. */
-export function blockHashes(ids: readonly number[], blockSize: number, salt?: string | null): number[] {
+export function blockHashes(
+  ids: readonly number[],
+  blockSize: number,
+  salt?: string | null,
+): number[] {
   let [hi, lo] = saltSeed(salt);
   const keys: number[] = [];
   for (let start = 0; start + blockSize <= ids.length; start += blockSize) {

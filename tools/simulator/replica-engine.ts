@@ -39,7 +39,11 @@ export class ReplicaEngine {
   }
 
   /** Admits a request with `config` as it was when the request arrived. */
-  begin(config: SimulatorConfig, promptIds: readonly number[], salt?: string | null): ServedRequest {
+  begin(
+    config: SimulatorConfig,
+    promptIds: readonly number[],
+    salt?: string | null,
+  ): ServedRequest {
     const options = config.prefixCache;
     this.#cache.reshape(options);
     const lookup = this.#cache.admit(promptIds, salt);
@@ -68,7 +72,13 @@ export class ReplicaEngine {
 
   /** A snapshot of the counters. */
   counters(): ReplicaCounters {
-    return { prefixCacheQueries: this.#queries, prefixCacheHits: this.#hits, evictedBlocks: this.#cache.evicted, cachedBlocks: this.#cache.size, running: this.#running };
+    return {
+      prefixCacheQueries: this.#queries,
+      prefixCacheHits: this.#hits,
+      evictedBlocks: this.#cache.evicted,
+      cachedBlocks: this.#cache.size,
+      running: this.#running,
+    };
   }
 }
 
@@ -78,10 +88,26 @@ export class ReplicaEngine {
  */
 export function metricsText(counters: ReplicaCounters, model: string): string {
   const labels = `{engine="0",model_name="${model}"}`;
-  const metric = (name: string, type: string, help: string, value: number) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name}${labels} ${value.toFixed(1)}\n`;
+  const metric = (name: string, type: string, help: string, value: number) =>
+    `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name}${labels} ${value.toFixed(1)}\n`;
   return [
-    metric("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", counters.running),
-    metric("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", counters.prefixCacheQueries),
-    metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", counters.prefixCacheHits),
+    metric(
+      "vllm:num_requests_running",
+      "gauge",
+      "Number of requests in model execution batches.",
+      counters.running,
+    ),
+    metric(
+      "vllm:prefix_cache_queries_total",
+      "counter",
+      "Prefix cache queries, in terms of number of queried tokens.",
+      counters.prefixCacheQueries,
+    ),
+    metric(
+      "vllm:prefix_cache_hits_total",
+      "counter",
+      "Prefix cache hits, in terms of number of cached tokens.",
+      counters.prefixCacheHits,
+    ),
   ].join("");
 }

@@ -21,7 +21,8 @@ export function requestMetrics(
   request: { include_metrics?: boolean | null | undefined },
   choices: ReadonlyArray<{ generation: { tokenIds: readonly number[] } }>,
 ): RequestMetrics | null {
-  if (!config.perRequestMetrics || request.include_metrics !== true || choices.length !== 1) return null;
+  if (!config.perRequestMetrics || request.include_metrics !== true || choices.length !== 1)
+    return null;
   const tokens = choices[0]!.generation.tokenIds.length;
   const { ttftMs, perTokenMs } = config.latency;
   const generation = perTokenMs * Math.max(0, tokens - 1);

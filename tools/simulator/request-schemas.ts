@@ -50,7 +50,10 @@ export type ToolParam = z.infer<typeof ToolParam>;
 /** `tool_choice`: a mode or one named function. */
 export const ToolChoiceParam = z.union([
   z.enum(["none", "auto", "required"]),
-  z.looseObject({ type: z.literal("function").default("function"), function: z.looseObject({ name: z.string() }) }),
+  z.looseObject({
+    type: z.literal("function").default("function"),
+    function: z.looseObject({ name: z.string() }),
+  }),
 ]);
 export type ToolChoiceParam = z.infer<typeof ToolChoiceParam>;
 
@@ -82,7 +85,10 @@ const sampling = {
   // Accepted for disaggregated-serving clients; the simulator has no KV cache to transfer.
   kv_transfer_params: z.record(z.string(), z.unknown()).nullish(),
   /** vLLM's prefix-cache salt: mixed into the first block's hash, so differently salted requests share no cached block. */
-  cache_salt: z.string().min(1, "Parameter 'cache_salt' must be a non-empty string if provided.").nullish(),
+  cache_salt: z
+    .string()
+    .min(1, "Parameter 'cache_salt' must be a non-empty string if provided.")
+    .nullish(),
 };
 
 /** Body of `POST /v1/chat/completions`. */

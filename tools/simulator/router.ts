@@ -36,7 +36,17 @@ const GENERATORS: Record<string, Generator> = {
   "POST /v1/completions": handleCompletions,
 };
 
-const KNOWN_PATHS = new Set(["/health", "/v1/models", "/v1/chat/completions", "/v1/completions", "/tokenize", "/detokenize", "/sim/stats", "/sim/config", "/metrics"]);
+const KNOWN_PATHS = new Set([
+  "/health",
+  "/v1/models",
+  "/v1/chat/completions",
+  "/v1/completions",
+  "/tokenize",
+  "/detokenize",
+  "/sim/stats",
+  "/sim/config",
+  "/metrics",
+]);
 
 function modelsBody(config: SimulatorConfig): unknown {
   const created = Math.floor(Date.now() / 1000);
@@ -54,11 +64,25 @@ function modelsBody(config: SimulatorConfig): unknown {
     group: null,
     is_blocking: false,
   };
-  const card = { id: config.model, object: "model", created, owned_by: "vllm", root: config.model, parent: null, max_model_len: config.maxModelLen, permission: [permission] };
+  const card = {
+    id: config.model,
+    object: "model",
+    created,
+    owned_by: "vllm",
+    root: config.model,
+    parent: null,
+    max_model_len: config.maxModelLen,
+    permission: [permission],
+  };
   return { object: "list", data: [card] };
 }
 
-async function generateWithFaults(generator: Generator, req: IncomingMessage, res: ServerResponse, state: RouterState): Promise<void> {
+async function generateWithFaults(
+  generator: Generator,
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: RouterState,
+): Promise<void> {
   const config = state.config();
   const fault = drawFault(config.faults, state.faultRng());
   if (fault === "timeout") {
@@ -79,7 +103,11 @@ async function generateWithFaults(generator: Generator, req: IncomingMessage, re
   res.on("close", () => disconnected.abort());
   const signal = AbortSignal.any([disconnected.signal, state.closing]);
   await state.gate();
-  await generator(body, { res, signal, config, malformed: fault === "malformed", requestIdHeader }, state);
+  await generator(
+    body,
+    { res, signal, config, malformed: fault === "malformed", requestIdHeader },
+    state,
+  );
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, state: RouterState): Promise<void> {
@@ -121,7 +149,9 @@ async function route(req: IncomingMessage, res: ServerResponse, state: RouterSta
 }
 
 /** A node:http request listener for the simulator. */
-export function createRouter(state: RouterState): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRouter(
+  state: RouterState,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return function vllmSimulatorRouter(req, res) {
     route(req, res, state).catch((error: unknown) => {
       if (res.headersSent) {
@@ -129,7 +159,14 @@ export function createRouter(state: RouterState): (req: IncomingMessage, res: Se
         return;
       }
       if (error instanceof SimulatorHttpError) return sendError(res, error);
-      sendError(res, new SimulatorHttpError(500, "InternalServerError", error instanceof Error ? error.message : String(error)));
+      sendError(
+        res,
+        new SimulatorHttpError(
+          500,
+          "InternalServerError",
+          error instanceof Error ? error.message : String(error),
+        ),
+      );
     });
   };
 }

@@ -8,7 +8,28 @@ import { type ScriptInput, type ScriptAnswer, scriptedAnswer } from "./scripted-
 import { type Rng, createRng, hashParts } from "./rng";
 import { tokenizerFor } from "./tokenizer-registry";
 
-const PREAMBLE_WORDS = ["first", "we", "note", "that", "the", "step", "gives", "a", "value", "and", "then", "check", "it", "again", "so", "this", "holds", "for", "each", "case"];
+const PREAMBLE_WORDS = [
+  "first",
+  "we",
+  "note",
+  "that",
+  "the",
+  "step",
+  "gives",
+  "a",
+  "value",
+  "and",
+  "then",
+  "check",
+  "it",
+  "again",
+  "so",
+  "this",
+  "holds",
+  "for",
+  "each",
+  "case",
+];
 
 /** A Gamma(shape, 1) draw (Marsaglia–Tsang; shapes below 1 boosted by u^(1/shape)). */
 function gamma(shape: number, rng: Rng): number {
@@ -34,7 +55,10 @@ function normal(rng: Rng): number {
  * with `difficulty` κ a Beta(κp, κ(1−p)) draw seeded by (server seed, question), the same for every
  * sample of the prompt.
  */
-export function promptSuccessRate(config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty">, question: string): number {
+export function promptSuccessRate(
+  config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty">,
+  question: string,
+): number {
   const p = config.successRate;
   if (config.difficulty === null || p <= 0 || p >= 1) return p;
   const rng = createRng(hashParts(config.seed, "difficulty", question));
@@ -48,7 +72,10 @@ export function tailTokens(tail: TailOptions, seed: number): number {
   const rng = createRng(hashParts(seed, "tail"));
   const scale = tail.scaleTokens ?? 64;
   const u = 1 - rng.next(); // (0, 1]
-  const drawn = tail.distribution === "pareto" ? scale / Math.pow(u, 1 / (tail.shape ?? 1.5)) : scale * Math.exp((tail.shape ?? 1) * normal(rng));
+  const drawn =
+    tail.distribution === "pareto"
+      ? scale / Math.pow(u, 1 / (tail.shape ?? 1.5))
+      : scale * Math.exp((tail.shape ?? 1) * normal(rng));
   return Math.max(1, Math.min(tail.maxTokens ?? 8192, Math.round(drawn)));
 }
 
@@ -66,15 +93,30 @@ function preamble(tokens: number, seed: number, encode: (text: string) => number
 }
 
 function lastUserTurn(input: Omit<ScriptInput, "rng" | "successRate">): string {
-  for (let i = input.turns.length - 1; i >= 0; i--) if (input.turns[i]?.role === "user") return input.turns[i]!.content;
+  for (let i = input.turns.length - 1; i >= 0; i--)
+    if (input.turns[i]?.role === "user") return input.turns[i]!.content;
   return "";
 }
 
 /** What the scripted model writes for the choice seeded `seed`, shaped by `config`'s difficulty and tail. */
-export function scriptedOutput(input: Omit<ScriptInput, "rng" | "successRate">, config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">, seed: number): ScriptAnswer {
-  const output = scriptedAnswer({ ...input, successRate: promptSuccessRate(config, lastUserTurn(input)), rng: createRng(seed) });
+export function scriptedOutput(
+  input: Omit<ScriptInput, "rng" | "successRate">,
+  config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">,
+  seed: number,
+): ScriptAnswer {
+  const output = scriptedAnswer({
+    ...input,
+    successRate: promptSuccessRate(config, lastUserTurn(input)),
+    rng: createRng(seed),
+  });
   if (config.tail === null || output.toolCalls.length > 0) return output;
   // The preamble goes after a think block (so a reasoning parser still finds it at the start).
   const think = /^<think>[\s\S]*?<\/think>\n?/.exec(output.content)?.[0] ?? "";
-  return { ...output, content: think + preamble(tailTokens(config.tail, seed), seed, tokenizerFor(config.tokenizer).encode) + output.content.slice(think.length) };
+  return {
+    ...output,
+    content:
+      think +
+      preamble(tailTokens(config.tail, seed), seed, tokenizerFor(config.tokenizer).encode) +
+      output.content.slice(think.length),
+  };
 }

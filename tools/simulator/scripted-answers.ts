@@ -42,9 +42,38 @@ export const CALCULATOR_TOOL = "calculate";
 export const ROOM_TOOL = "get_rooms_and_availability";
 
 const FILLER_WORDS = [
-  "the", "model", "answer", "is", "a", "simple", "question", "with", "some", "words", "and",
-  "more", "text", "here", "for", "you", "to", "read", "today", "value", "result", "time",
-  "people", "work", "good", "first", "new", "way", "think", "about", "this", "that",
+  "the",
+  "model",
+  "answer",
+  "is",
+  "a",
+  "simple",
+  "question",
+  "with",
+  "some",
+  "words",
+  "and",
+  "more",
+  "text",
+  "here",
+  "for",
+  "you",
+  "to",
+  "read",
+  "today",
+  "value",
+  "result",
+  "time",
+  "people",
+  "work",
+  "good",
+  "first",
+  "new",
+  "way",
+  "think",
+  "about",
+  "this",
+  "that",
 ];
 
 function withThinking(input: ScriptInput, reasoning: string, answer: string): string {
@@ -62,8 +91,16 @@ function calculatorAnswer(input: ScriptInput, toolResult: string): ScriptAnswer 
   const correct = input.rng.next() < input.successRate;
   const numeric = Number(shown);
   let answer = shown;
-  if (!correct) answer = Number.isFinite(numeric) && shown !== "" ? formatNumber(wrongNumber(numeric, input.rng)) : String(input.rng.int(0, 99));
-  const content = withThinking(input, `The tool returned ${shown}.`, `The result is \\boxed{${answer}}.`);
+  if (!correct)
+    answer =
+      Number.isFinite(numeric) && shown !== ""
+        ? formatNumber(wrongNumber(numeric, input.rng))
+        : String(input.rng.int(0, 99));
+  const content = withThinking(
+    input,
+    `The tool returned ${shown}.`,
+    `The result is \\boxed{${answer}}.`,
+  );
   return { content, toolCalls: [] };
 }
 
@@ -72,7 +109,10 @@ function mathAnswer(input: ScriptInput, expression: string): ScriptAnswer {
   const correct = input.rng.next() < input.successRate;
   const shown = formatNumber(correct ? value : wrongNumber(value, input.rng));
   const answer = `${expression} = ${shown}, so the answer is \\boxed{${shown}}`;
-  return { content: withThinking(input, `I need to evaluate ${expression}.`, answer), toolCalls: [] };
+  return {
+    content: withThinking(input, `I need to evaluate ${expression}.`, answer),
+    toolCalls: [],
+  };
 }
 
 function fillerAnswer(input: ScriptInput): ScriptAnswer {
@@ -105,12 +145,20 @@ interface RoomFacts {
  * `Final answer: <room>` with the smallest fitting free room (nearest among equals), or, when the
  * draw fails, another room. Undefined when the question names no slot or the result is not JSON.
  */
-function roomAnswer(input: ScriptInput, question: string, toolResult: string | undefined): ScriptAnswer | undefined {
+function roomAnswer(
+  input: ScriptInput,
+  question: string,
+  toolResult: string | undefined,
+): ScriptAnswer | undefined {
   const date = /\d{4}-\d{2}-\d{2}/.exec(question)?.[0];
   const time = /\b\d{1,2}:\d{2}\b/.exec(question)?.[0];
   const duration = /(\d+)\s*min/i.exec(question)?.[1];
   if (date === undefined || time === undefined || duration === undefined) return undefined;
-  if (toolResult === undefined) return { content: "", toolCalls: [{ name: ROOM_TOOL, arguments: { date, time, duration_min: Number(duration) } }] };
+  if (toolResult === undefined)
+    return {
+      content: "",
+      toolCalls: [{ name: ROOM_TOOL, arguments: { date, time, duration_min: Number(duration) } }],
+    };
   let rooms: RoomFacts[];
   try {
     rooms = (JSON.parse(toolResult) as { rooms: RoomFacts[] }).rooms;
@@ -119,14 +167,33 @@ function roomAnswer(input: ScriptInput, question: string, toolResult: string | u
     return undefined;
   }
   const attendees = Number(/(\d+)\s*attendees/i.exec(question)?.[1] ?? 1);
-  const needs = (/needs:\s*([^.\n]*)/i.exec(question)?.[1] ?? "").split(",").map((item) => item.trim().toLowerCase()).filter((item) => item !== "" && item !== "nothing");
+  const needs = (/needs:\s*([^.\n]*)/i.exec(question)?.[1] ?? "")
+    .split(",")
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== "" && item !== "nothing");
   const accessible = /accessible required:\s*(?:yes|true)/i.test(question);
   const fitting = rooms
-    .filter((room) => room.free && room.capacity >= attendees && needs.every((item) => room.equipment.includes(item)) && (room.accessible || !accessible))
+    .filter(
+      (room) =>
+        room.free &&
+        room.capacity >= attendees &&
+        needs.every((item) => room.equipment.includes(item)) &&
+        (room.accessible || !accessible),
+    )
     .sort((a, b) => a.capacity - b.capacity || a.distance_m - b.distance_m);
   const others = rooms.filter((room) => room !== fitting[0]);
-  const pick = fitting[0] !== undefined && (others.length === 0 || input.rng.next() < input.successRate) ? fitting[0] : input.rng.pick(others);
-  return { content: withThinking(input, `Checking ${rooms.length} rooms.`, `${pick.id} is free and fits.\nFinal answer: ${pick.id}`), toolCalls: [] };
+  const pick =
+    fitting[0] !== undefined && (others.length === 0 || input.rng.next() < input.successRate)
+      ? fitting[0]
+      : input.rng.pick(others);
+  return {
+    content: withThinking(
+      input,
+      `Checking ${rooms.length} rooms.`,
+      `${pick.id} is free and fits.\nFinal answer: ${pick.id}`,
+    ),
+    toolCalls: [],
+  };
 }
 
 /** Share of wrong js-coder answers that never terminate (a busy loop the sandbox must stop). */
@@ -142,8 +209,10 @@ const CODING_SUCCESS_FACTOR = 0.5;
 function codingAnswer(input: ScriptInput, codingTask: CodingTask): ScriptAnswer {
   const name = codingTask.name;
   let code: string;
-  if (input.rng.next() < input.successRate * CODING_SUCCESS_FACTOR) code = `${codingTask.solution}\nexport { ${name} };`;
-  else if (input.rng.next() < LOOPING_SHARE) code = `export function ${name}(...args) {\n  while (true) {}\n}`;
+  if (input.rng.next() < input.successRate * CODING_SUCCESS_FACTOR)
+    code = `${codingTask.solution}\nexport { ${name} };`;
+  else if (input.rng.next() < LOOPING_SHARE)
+    code = `export function ${name}(...args) {\n  while (true) {}\n}`;
   else {
     code = [
       codingTask.solution.replace(`function ${name}(`, "function reference("),
@@ -154,7 +223,10 @@ function codingAnswer(input: ScriptInput, codingTask: CodingTask): ScriptAnswer 
       "}",
     ].join("\n");
   }
-  return { content: withThinking(input, `I need a function ${name}.`, `\`\`\`js\n${code}\n\`\`\``), toolCalls: [] };
+  return {
+    content: withThinking(input, `I need a function ${name}.`, `\`\`\`js\n${code}\n\`\`\``),
+    toolCalls: [],
+  };
 }
 
 function codingTaskOf(turns: readonly ScriptTurn[]): CodingTask | undefined {
@@ -191,7 +263,12 @@ export function scriptedAnswer(input: ScriptInput): ScriptAnswer {
     if (lastResult !== undefined) return calculatorAnswer(input, lastResult.content);
     if (expression !== undefined) {
       const call: ParsedToolCall = { name: CALCULATOR_TOOL, arguments: { expression } };
-      return { content: input.thinking ? `<think>I should use the ${CALCULATOR_TOOL} tool for ${expression}.</think>\n` : "", toolCalls: [call] };
+      return {
+        content: input.thinking
+          ? `<think>I should use the ${CALCULATOR_TOOL} tool for ${expression}.</think>\n`
+          : "",
+        toolCalls: [call],
+      };
     }
   }
   if (expression !== undefined) return mathAnswer(input, expression);

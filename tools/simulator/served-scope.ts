@@ -13,9 +13,17 @@ export interface ServedScope {
  * Admits a request to `context.replica` (prefix lookup, prefill queue, running count) and returns
  * the scope whose latency reflects them. The handlers pace their answer with it unchanged.
  */
-export function serveOnReplica(context: SimulatorContext, scope: RequestScope, promptIds: readonly number[], salt: string | null | undefined): ServedScope {
+export function serveOnReplica(
+  context: SimulatorContext,
+  scope: RequestScope,
+  promptIds: readonly number[],
+  salt: string | null | undefined,
+): ServedScope {
   const served = context.replica.begin(scope.config, promptIds, salt);
-  return { scope: { ...scope, config: { ...scope.config, latency: served.latency } }, end: (ids) => served.end(ids) };
+  return {
+    scope: { ...scope, config: { ...scope.config, latency: served.latency } },
+    end: (ids) => served.end(ids),
+  };
 }
 
 /** What `serveGeneration` needs of a prepared chat or completions request. */
@@ -32,16 +40,37 @@ export interface ServedGeneration {
  * only as far as they were generated (a closed connection aborts the rest, as in vLLM). Returns
  * how many positions were generated when the connection closed early, else null.
  */
-export async function serveGeneration(context: SimulatorContext, scope: RequestScope, generation: ServedGeneration, answer: { stream(scope: RequestScope): Promise<number | null>; body(scope: RequestScope): unknown }): Promise<number | null> {
-  const longest = Math.max(...generation.choices.map((choice) => choice.generation.tokenIds.length));
+export async function serveGeneration(
+  context: SimulatorContext,
+  scope: RequestScope,
+  generation: ServedGeneration,
+  answer: {
+    stream(scope: RequestScope): Promise<number | null>;
+    body(scope: RequestScope): unknown;
+  },
+): Promise<number | null> {
+  const longest = Math.max(
+    ...generation.choices.map((choice) => choice.generation.tokenIds.length),
+  );
   const served = serveOnReplica(context, scope, generation.promptIds, generation.cacheSalt);
   let aborted: number | null = 0;
   try {
-    aborted = generation.streamed ? await answer.stream(served.scope) : await replyAfterLatency(served.scope, context, longest, () => answer.body(served.scope));
+    aborted = generation.streamed
+      ? await answer.stream(served.scope)
+      : await replyAfterLatency(served.scope, context, longest, () => answer.body(served.scope));
   } finally {
-    served.end([...generation.promptIds, ...generation.choices[0]!.generation.tokenIds.slice(0, aborted ?? longest)]);
+    served.end([
+      ...generation.promptIds,
+      ...generation.choices[0]!.generation.tokenIds.slice(0, aborted ?? longest),
+    ]);
   }
   const positions = aborted ?? longest;
-  context.stats.completion(generation.promptIds.length, generation.choices.reduce((sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length), 0));
+  context.stats.completion(
+    generation.promptIds.length,
+    generation.choices.reduce(
+      (sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length),
+      0,
+    ),
+  );
   return aborted;
 }

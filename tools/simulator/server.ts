@@ -5,7 +5,14 @@ import type { AddressInfo } from "node:net";
 import type { PdEngine } from "./context";
 import { InterruptedGenerations } from "./continuation";
 import type { z } from "zod";
-import { type SimulatorConfig, type SimulatorConfigPatch, type VllmSimulatorOptions, applyPatch, parseConfigPatch, resolveOptions } from "./options";
+import {
+  type SimulatorConfig,
+  type SimulatorConfigPatch,
+  type VllmSimulatorOptions,
+  applyPatch,
+  parseConfigPatch,
+  resolveOptions,
+} from "./options";
 import { type Rng, createRng, hashParts } from "./rng";
 import { ReplicaEngine } from "./replica-engine";
 import { createRouter } from "./router";
@@ -46,7 +53,9 @@ export interface VllmSimulator {
  * const client = new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: "unused" });
  * await sim.close();
  */
-export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Promise<VllmSimulator> {
+export async function startVllmSimulator(
+  options: VllmSimulatorOptions = {},
+): Promise<VllmSimulator> {
   let config: SimulatorConfig = resolveOptions(options);
   // Built now (once per process), so the first request does not pay for it; after yielding once,
   // so a caller that starts other processes beside the simulator (the dev stack's sandbox host)
@@ -57,7 +66,10 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
   let requestNumber = 0;
   const recorder = createStatsRecorder();
   const replica = new ReplicaEngine(config);
-  const stats = { ...recorder, snapshot: () => ({ ...recorder.snapshot(), replica: replica.counters() }) };
+  const stats = {
+    ...recorder,
+    snapshot: () => ({ ...recorder.snapshot(), replica: replica.counters() }),
+  };
   const closing = new AbortController();
   const held = new Set<IncomingMessage>();
   // Generations wait on this while a test holds them (holdGenerations); null when none does.
@@ -67,11 +79,17 @@ export async function startVllmSimulator(options: VllmSimulatorOptions = {}): Pr
     gate = null;
   };
   // The port is filled in once bound; requests cannot arrive before that.
-  const engine: PdEngine = { engineId: `sim-${randomUUID()}`, host: config.host, port: config.port };
+  const engine: PdEngine = {
+    engineId: `sim-${randomUUID()}`,
+    host: config.host,
+    port: config.port,
+  };
 
   const configure = (patch: unknown): SimulatorConfig => {
     if (typeof patch === "object" && patch !== null && ("host" in patch || "port" in patch)) {
-      throw new RangeError("invalid vLLM simulator config patch: host and port cannot change after the simulator starts");
+      throw new RangeError(
+        "invalid vLLM simulator config patch: host and port cannot change after the simulator starts",
+      );
     }
     const parsed = parseConfigPatch(patch);
     const next = applyPatch(config, parsed);

@@ -60,8 +60,16 @@ export function isTokenId(tokenizer: SimTokenizer, id: number): boolean {
 }
 
 /** Text of `ids` (`tokenizer.decode`); `skipSpecialTokens` drops the control tokens, as vLLM does for generated text. */
-export function decodeIds(tokenizer: SimTokenizer, ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}): string {
-  return decodeTokenBytes(ids, (id) => tokenizer.tokenBytes(id), (id) => options.skipSpecialTokens === true && tokenizer.controlTokenIds.has(id));
+export function decodeIds(
+  tokenizer: SimTokenizer,
+  ids: readonly number[],
+  options: { skipSpecialTokens?: boolean } = {},
+): string {
+  return decodeTokenBytes(
+    ids,
+    (id) => tokenizer.tokenBytes(id),
+    (id) => options.skipSpecialTokens === true && tokenizer.controlTokenIds.has(id),
+  );
 }
 
 /**

@@ -28,7 +28,15 @@ export const SimulatorStats = z.object({
    * The replica's prefix cache (replica-engine.ts): prompt tokens looked up and found cached (vLLM's
    * `prefix_cache_queries` / `prefix_cache_hits`), blocks evicted and held, requests running now.
    */
-  replica: z.object({ prefixCacheQueries: z.int(), prefixCacheHits: z.int(), evictedBlocks: z.int(), cachedBlocks: z.int(), running: z.int() }).optional(),
+  replica: z
+    .object({
+      prefixCacheQueries: z.int(),
+      prefixCacheHits: z.int(),
+      evictedBlocks: z.int(),
+      cachedBlocks: z.int(),
+      running: z.int(),
+    })
+    .optional(),
 });
 export type SimulatorStats = z.infer<typeof SimulatorStats>;
 

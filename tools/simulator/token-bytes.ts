@@ -6,7 +6,11 @@ export function createUtf8Decoder(): TextDecoder {
 }
 
 /** The text of `ids`: their bytes (`bytesOf`) joined, then decoded once; ids `skip` names are left out. */
-export function decodeTokenBytes(ids: readonly number[], bytesOf: (id: number) => Uint8Array, skip: (id: number) => boolean): string {
+export function decodeTokenBytes(
+  ids: readonly number[],
+  bytesOf: (id: number) => Uint8Array,
+  skip: (id: number) => boolean,
+): string {
   const parts: Uint8Array[] = [];
   let length = 0;
   for (const id of ids) {

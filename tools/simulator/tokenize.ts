@@ -3,7 +3,12 @@ import type { ServerResponse } from "node:http";
 import { sendJson, parseBody } from "./http-io";
 import type { SimulatorConfig } from "./options";
 import { checkModel, checkTokenIds } from "./request-checks";
-import { type ChatMessageParam, DetokenizeRequest, TokenizeRequest, type ToolParam } from "./request-schemas";
+import {
+  type ChatMessageParam,
+  DetokenizeRequest,
+  TokenizeRequest,
+  type ToolParam,
+} from "./request-schemas";
 import { decodeIds } from "./sim-tokenizer";
 import { tokenizerFor } from "./tokenizer-registry";
 
@@ -24,7 +29,8 @@ export function handleTokenize(body: unknown, res: ServerResponse, config: Simul
       : tokenizer.renderChat(request.messages as ChatMessageParam[], {
           tools: request.tools as ToolParam[] | null | undefined,
           addGenerationPrompt: request.add_generation_prompt as boolean | null | undefined,
-          chatTemplateKwargs: request.chat_template_kwargs as Record<string, unknown> | null | undefined,
+          chatTemplateKwargs: request.chat_template_kwargs as
+            Record<string, unknown> | null | undefined,
           stripThinkInHistory: config.stripThinkInHistory,
         });
   sendJson(res, 200, {
@@ -36,7 +42,11 @@ export function handleTokenize(body: unknown, res: ServerResponse, config: Simul
 }
 
 /** Decodes ids back to text, special tokens included. */
-export function handleDetokenize(body: unknown, res: ServerResponse, config: SimulatorConfig): void {
+export function handleDetokenize(
+  body: unknown,
+  res: ServerResponse,
+  config: SimulatorConfig,
+): void {
   const request = parseBody(DetokenizeRequest, body);
   checkModel(request.model, config.model);
   const tokenizer = tokenizerFor(config.tokenizer);

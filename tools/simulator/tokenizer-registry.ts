@@ -14,7 +14,12 @@ const toyTokenizer: SimTokenizer = {
   encode: toy.encode,
   tokenBytes: toy.tokenBytes,
   vocabToken: toy.tokenToString,
-  renderChat: (messages, options) => renderChatPrompt(messages, { tools: options.tools, addGenerationPrompt: options.addGenerationPrompt, stripThinkInHistory: options.stripThinkInHistory }),
+  renderChat: (messages, options) =>
+    renderChatPrompt(messages, {
+      tools: options.tools,
+      addGenerationPrompt: options.addGenerationPrompt,
+      stripThinkInHistory: options.stripThinkInHistory,
+    }),
   renderAssistantBody,
 };
 
@@ -29,4 +34,3 @@ export function tokenizerFor(name: TokenizerName): SimTokenizer {
   const cache = globalThis as TokenizerCache;
   return (cache[CACHE] ??= loadQwen3Tokenizer());
 }
-

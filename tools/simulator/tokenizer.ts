@@ -63,7 +63,8 @@ function insert(bytes: Uint8Array, id: number): void {
   node.id ??= id;
 }
 
-for (const special of SPECIAL_STRINGS) ID_BYTES[SPECIAL_TOKENS[special as keyof typeof SPECIAL_TOKENS]] = utf8.encode(special);
+for (const special of SPECIAL_STRINGS)
+  ID_BYTES[SPECIAL_TOKENS[special as keyof typeof SPECIAL_TOKENS]] = utf8.encode(special);
 for (let byte = 0; byte < 256; byte++) {
   ID_BYTES[FIRST_BYTE_ID + byte] = Uint8Array.of(byte);
   insert(Uint8Array.of(byte), FIRST_BYTE_ID + byte);
@@ -112,7 +113,8 @@ export function encode(text: string): number[] {
   let start = 0;
   let i = 0;
   while (i < text.length) {
-    const special = text[i] === "<" ? SPECIAL_STRINGS.find((s) => text.startsWith(s, i)) : undefined;
+    const special =
+      text[i] === "<" ? SPECIAL_STRINGS.find((s) => text.startsWith(s, i)) : undefined;
     if (special === undefined) {
       i++;
       continue;
@@ -129,7 +131,8 @@ export function encode(text: string): number[] {
 /** Raw bytes of one id; throws on an id outside the vocabulary. */
 export function tokenBytes(id: number): Uint8Array {
   const bytes = ID_BYTES[id];
-  if (bytes === undefined) throw new RangeError(`token id ${id} is outside the vocabulary (size ${VOCAB_SIZE})`);
+  if (bytes === undefined)
+    throw new RangeError(`token id ${id} is outside the vocabulary (size ${VOCAB_SIZE})`);
   return bytes;
 }
 
@@ -146,7 +149,11 @@ export interface DecodeOptions {
 
 /** Text of `ids`; `decode(encode(s)) === s` for every well-formed string. */
 export function decode(ids: readonly number[], options: DecodeOptions = {}): string {
-  return decodeTokenBytes(ids, tokenBytes, (id) => options.skipSpecialTokens === true && CONTROL_TOKEN_IDS.has(id));
+  return decodeTokenBytes(
+    ids,
+    tokenBytes,
+    (id) => options.skipSpecialTokens === true && CONTROL_TOKEN_IDS.has(id),
+  );
 }
 
 /** Display string of one token; a token holding part of a UTF-8 character shows U+FFFD. */

@@ -15,7 +15,12 @@ export function pct(value: number | null | undefined): string {
 
 /** A time as ISO without milliseconds, or "–". */
 export function time(ms: number | null | undefined): string {
-  return ms ? new Date(ms).toISOString().replace(/\.\d+Z$/, "Z").replace("T", " ") : "–";
+  return ms
+    ? new Date(ms)
+        .toISOString()
+        .replace(/\.\d+Z$/, "Z")
+        .replace("T", " ")
+    : "–";
 }
 
 /** A duration in ms as `850 ms`, `12.3 s`, `4 min 05 s`. */

@@ -25,7 +25,7 @@ export function runCalculate(rawArguments: string): string {
   try {
     expression = (JSON.parse(rawArguments) as { expression?: unknown }).expression;
   } catch {
-    return "error: arguments must be JSON like {\"expression\": \"1 + 2\"}";
+    return 'error: arguments must be JSON like {"expression": "1 + 2"}';
   }
   if (typeof expression !== "string") return "error: expression must be a string";
   try {

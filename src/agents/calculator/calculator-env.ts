@@ -20,10 +20,20 @@ export interface ToolResult {
 }
 
 function toolCallsOf(action: JsonValue): CalculatorToolCall[] | null {
-  if (typeof action !== "object" || action === null || Array.isArray(action) || !Array.isArray(action.tool_calls)) return null;
+  if (
+    typeof action !== "object" ||
+    action === null ||
+    Array.isArray(action) ||
+    !Array.isArray(action.tool_calls)
+  )
+    return null;
   return action.tool_calls.map((call) => {
     const c = (call ?? {}) as Record<string, JsonValue>;
-    return { id: String(c.id ?? ""), name: String(c.name ?? ""), arguments: String(c.arguments ?? "") };
+    return {
+      id: String(c.id ?? ""),
+      name: String(c.name ?? ""),
+      arguments: String(c.arguments ?? ""),
+    };
   });
 }
 
@@ -39,11 +49,25 @@ export class CalculatorEnv extends ProblemEnv {
       const results: ToolResult[] = calls.map((call) => ({
         tool_call_id: call.id,
         name: call.name,
-        content: call.name === "calculate" ? runCalculate(call.arguments) : `error: unknown tool "${call.name}"`,
+        content:
+          call.name === "calculate"
+            ? runCalculate(call.arguments)
+            : `error: unknown tool "${call.name}"`,
       }));
-      return [{ tool_results: results as unknown as JsonValue[] }, 0, false, { tool_calls: calls.length }];
+      return [
+        { tool_results: results as unknown as JsonValue[] },
+        0,
+        false,
+        { tool_calls: calls.length },
+      ];
     }
-    const answer = typeof action === "object" && action !== null && !Array.isArray(action) && typeof action.answer === "string" ? action.answer : "";
+    const answer =
+      typeof action === "object" &&
+      action !== null &&
+      !Array.isArray(action) &&
+      typeof action.answer === "string"
+        ? action.answer
+        : "";
     const reward = gradeBoxedAnswer(answer, this.task.ground_truth);
     return ["", reward, true, { correct: reward === 1 }];
   }

@@ -14,11 +14,14 @@ export class DialogueAgent extends BaseAgent {
   }
 
   reset(): void {
-    this.#messages = [{ role: "system", content: "You are a helpful assistant. Keep answers short." }];
+    this.#messages = [
+      { role: "system", content: "You are a helpful assistant. Keep answers short." },
+    ];
   }
 
   updateFromEnv(observation: JsonValue): void {
-    if (typeof observation === "string" && observation !== "") this.#messages.push({ role: "user", content: observation });
+    if (typeof observation === "string" && observation !== "")
+      this.#messages.push({ role: "user", content: observation });
   }
 
   updateFromModel(response: ModelResponse): Action {

@@ -30,6 +30,11 @@ export class DialogueEnv extends ProblemEnv {
     this.#replies += 1;
     const reward = typeof action === "string" && action.trim() !== "" ? 1 / this.#turns : 0;
     const done = this.#replies >= this.#turns;
-    return [done ? "" : `Go on (${this.#replies + 1}/${this.#turns}).`, reward, done, { turn: this.#replies }];
+    return [
+      done ? "" : `Go on (${this.#replies + 1}/${this.#turns}).`,
+      reward,
+      done,
+      { turn: this.#replies },
+    ];
   }
 }

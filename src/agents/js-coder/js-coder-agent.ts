@@ -6,7 +6,8 @@ import { BaseAgent } from "../../sdk/base-agent";
 import type { ModelResponse } from "../../sdk/model-response";
 
 /** System prompt of the js-coder demo. */
-export const JS_CODER_SYSTEM_PROMPT = "You write small JavaScript functions. Answer with the complete function, exported by name, in one ```js code block.";
+export const JS_CODER_SYSTEM_PROMPT =
+  "You write small JavaScript functions. Answer with the complete function, exported by name, in one ```js code block.";
 
 /** Observations (the task, then test failures) become user messages; the model's text is the action. */
 export class JsCoderAgent extends BaseAgent {
@@ -21,7 +22,8 @@ export class JsCoderAgent extends BaseAgent {
   }
 
   updateFromEnv(observation: JsonValue): void {
-    if (typeof observation === "string" && observation !== "") this.#messages.push({ role: "user", content: observation });
+    if (typeof observation === "string" && observation !== "")
+      this.#messages.push({ role: "user", content: observation });
   }
 
   updateFromModel(response: ModelResponse): Action {

@@ -24,8 +24,10 @@ export function passedFraction(run: RunCodeResult): number {
 
 /** What the agent reads after a run that did not pass every test. */
 export function failureReport(run: RunCodeResult): string {
-  if (run.timedOut) return `Your code did not finish within ${JS_CODER_TIMEOUT_MS} ms (an infinite loop?). Fix it and answer with the whole function in one \`\`\`js block.`;
-  if (run.error) return `Loading your code failed: ${run.error.name}: ${run.error.message}\nFix it and answer with the whole function in one \`\`\`js block.`;
+  if (run.timedOut)
+    return `Your code did not finish within ${JS_CODER_TIMEOUT_MS} ms (an infinite loop?). Fix it and answer with the whole function in one \`\`\`js block.`;
+  if (run.error)
+    return `Loading your code failed: ${run.error.name}: ${run.error.message}\nFix it and answer with the whole function in one \`\`\`js block.`;
   const failed = run.tests.filter((one) => !one.passed);
   const lines = failed.slice(0, 10).map((one) => `- ${one.name}: ${one.message}`);
   return `${failed.length} of ${run.tests.length} tests failed:\n${lines.join("\n")}\nFix the function and answer with the whole function in one \`\`\`js block.`;
@@ -41,17 +43,37 @@ export class JsCoderEnv extends ProblemEnv {
 
   get #maxAttempts(): number {
     const asked = (this.task.extra_args as { max_attempts?: unknown } | undefined)?.max_attempts;
-    return typeof asked === "number" && Number.isInteger(asked) && asked >= 1 && asked <= 10 ? asked : JS_CODER_MAX_ATTEMPTS;
+    return typeof asked === "number" && Number.isInteger(asked) && asked >= 1 && asked <= 10
+      ? asked
+      : JS_CODER_MAX_ATTEMPTS;
   }
 
   async step(action: JsonValue): Promise<EnvStepResult> {
     this.#attempts++;
     const code = lastCodeBlock(typeof action === "string" ? action : "");
     const last = this.#attempts >= this.#maxAttempts;
-    if (code === null) return ["Answer with the function in one ```js code block.", 0, last, { attempts: this.#attempts, passed: 0, total: 0 }];
-    const run = await runCode({ language: "javascript", code, tests: String(this.task.ground_truth ?? ""), timeoutMs: JS_CODER_TIMEOUT_MS, maxOutputBytes: 16_384 });
+    if (code === null)
+      return [
+        "Answer with the function in one ```js code block.",
+        0,
+        last,
+        { attempts: this.#attempts, passed: 0, total: 0 },
+      ];
+    const run = await runCode({
+      language: "javascript",
+      code,
+      tests: String(this.task.ground_truth ?? ""),
+      timeoutMs: JS_CODER_TIMEOUT_MS,
+      maxOutputBytes: 16_384,
+    });
     const fraction = passedFraction(run);
-    const info: JsonObject = { attempts: this.#attempts, passed: run.tests.filter((one) => one.passed).length, total: run.tests.length, timed_out: run.timedOut, sandbox_ms: run.durationMs };
+    const info: JsonObject = {
+      attempts: this.#attempts,
+      passed: run.tests.filter((one) => one.passed).length,
+      total: run.tests.length,
+      timed_out: run.timedOut,
+      sandbox_ms: run.durationMs,
+    };
     if (fraction === 1) return ["", 1, true, info];
     return [last ? "" : failureReport(run), fraction, last, info];
   }

@@ -6,7 +6,8 @@ import { BaseAgent } from "../../sdk/base-agent";
 import type { ModelResponse } from "../../sdk/model-response";
 
 /** System prompt of the math demo. */
-export const MATH_SYSTEM_PROMPT = "You are a careful math solver. Reason briefly, then give the final answer in \\boxed{}.";
+export const MATH_SYSTEM_PROMPT =
+  "You are a careful math solver. Reason briefly, then give the final answer in \\boxed{}.";
 
 /** Sends the problem as the user message; the model's text is the action. */
 export class MathAgent extends BaseAgent {
@@ -21,7 +22,8 @@ export class MathAgent extends BaseAgent {
   }
 
   updateFromEnv(observation: JsonValue): void {
-    if (typeof observation === "string" && observation !== "") this.#messages.push({ role: "user", content: observation });
+    if (typeof observation === "string" && observation !== "")
+      this.#messages.push({ role: "user", content: observation });
   }
 
   updateFromModel(response: ModelResponse): Action {

@@ -14,7 +14,10 @@ export interface AttemptDeadline {
  * Starts a deadline of `timeoutMs` for one attempt. Without one, the caller's signal is used as
  * is. The caller's own abort stays distinguishable: it is final, a passed deadline is retried.
  */
-export function startAttemptDeadline(caller: AbortSignal | undefined, timeoutMs: number | undefined): AttemptDeadline {
+export function startAttemptDeadline(
+  caller: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): AttemptDeadline {
   if (timeoutMs === undefined) return { signal: caller, timedOut: false, settle() {} };
   const controller = new AbortController();
   let timedOut = false;

@@ -34,7 +34,8 @@ function cacheKey(config: unknown): string {
  * `undefined` fields are dropped, as JSON.stringify drops them.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, item]) => item !== undefined)
@@ -53,7 +54,11 @@ export function canonicalJson(value: unknown): string {
  * @example
  * const backend = resolveBackend(backendRegistry, policy.backend ?? vllmServerConfig(env.LLM_BASE_URL), defaultBackendDeps);
  */
-export function resolveBackend(registry: BackendRegistry, config: unknown, deps: BackendDeps): ModelBackend {
+export function resolveBackend(
+  registry: BackendRegistry,
+  config: unknown,
+  deps: BackendDeps,
+): ModelBackend {
   let cache = caches.get(registry);
   if (!cache) {
     cache = new Map();

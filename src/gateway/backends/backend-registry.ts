@@ -34,7 +34,8 @@ const BACKEND_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 function configIssues(error: z.ZodError, root: string): ConfigIssue[] {
   return error.issues.flatMap((issue) => {
     const base = [root, ...issue.path.map(String)].join(".");
-    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ path: `${base}.${key}`, message: "is not a known field" }));
+    if (issue.code === "unrecognized_keys")
+      return issue.keys.map((key) => ({ path: `${base}.${key}`, message: "is not a known field" }));
     return [{ path: base, message: issue.message }];
   });
 }
@@ -48,7 +49,11 @@ function invalidConfig(issues: ConfigIssue[]): InvalidInputError {
  * Parses `config` with `schema` or throws InvalidInputError whose message and `details` name
  * each bad field under `root` (default `backend`).
  */
-export function parseBackendConfig<S extends z.ZodType>(schema: S, config: unknown, root = "backend"): z.output<S> {
+export function parseBackendConfig<S extends z.ZodType>(
+  schema: S,
+  config: unknown,
+  root = "backend",
+): z.output<S> {
   const parsed = schema.safeParse(config);
   if (!parsed.success) throw invalidConfig(configIssues(parsed.error, root));
   return parsed.data;
@@ -70,7 +75,8 @@ export class BackendRegistry {
    * backendRegistry.register("echo", { schema: z.object({ name: z.literal("echo") }), create: () => echoBackend });
    */
   register<S extends z.ZodType>(name: string, factory: BackendFactory<S>): this {
-    if (!BACKEND_NAME.test(name)) throw new TypeError(`backend name "${name}" must match ${BACKEND_NAME}`);
+    if (!BACKEND_NAME.test(name))
+      throw new TypeError(`backend name "${name}" must match ${BACKEND_NAME}`);
     if (this.#factories.has(name)) throw new TypeError(`backend "${name}" is already registered`);
     this.#factories.set(name, factory as BackendFactory);
     return this;
@@ -94,7 +100,11 @@ export class BackendRegistry {
   create(config: unknown, deps: BackendDeps): ModelBackend {
     const { name } = parseBackendConfig(BackendConfig, config);
     const factory = this.#factories.get(name);
-    if (!factory) rejectBackendField("backend.name", `unknown backend "${name}"; known backends: ${this.names().join(", ")}`);
+    if (!factory)
+      rejectBackendField(
+        "backend.name",
+        `unknown backend "${name}"; known backends: ${this.names().join(", ")}`,
+      );
     return factory.create(parseBackendConfig(factory.schema, config), deps);
   }
 }

@@ -23,5 +23,9 @@ export async function withFirstChunk(response: Response): Promise<Response> {
     throw error;
   }
   void reader.cancel().catch(() => undefined);
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

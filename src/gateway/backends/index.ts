@@ -7,12 +7,29 @@ import { openAiBackendFactory } from "./openai-compatible";
 import { vllmPdBackendFactory } from "./vllm-pd";
 import { vllmBackendFactory } from "./vllm-replicas";
 
-export { BackendRegistry, parseBackendConfig, type BackendDeps, type BackendFactory, type ConfigIssue } from "./backend-registry";
+export {
+  BackendRegistry,
+  parseBackendConfig,
+  type BackendDeps,
+  type BackendFactory,
+  type ConfigIssue,
+} from "./backend-registry";
 export { resolveBackend, canonicalJson } from "./backend-cache";
-export { createVllmBackend, buildVllmBackend, vllmBackendFactory, vllmServerConfig, type VllmBackendOptions } from "./vllm-replicas";
+export {
+  createVllmBackend,
+  buildVllmBackend,
+  vllmBackendFactory,
+  vllmServerConfig,
+  type VllmBackendOptions,
+} from "./vllm-replicas";
 export { buildVllmPdBackend, vllmPdBackendFactory, prefillRequestBody } from "./vllm-pd";
 export { buildOpenAiBackend, openAiBackendFactory, toPlainOpenAiBody } from "./openai-compatible";
-export { ReplicaRouter, type ReplicaLease, type ReplicaHealth, type CallOutcome } from "./replica-router";
+export {
+  ReplicaRouter,
+  type ReplicaLease,
+  type ReplicaHealth,
+  type CallOutcome,
+} from "./replica-router";
 export { rendezvousOrder, rendezvousScore } from "./rendezvous";
 
 /** A registry with the built-in backends registered: `vllm`, `vllm_pd`, `openai`. */

@@ -13,14 +13,44 @@ import { postUpstreamReply, sendUpstream } from "./upstream-call";
  * answers 400 "Unrecognized request argument" for each, so they never leave for a plain server.
  */
 const VLLM_ONLY_FIELDS = [
-  "return_token_ids", "return_tokens_as_token_ids", "kv_transfer_params", "prompt_logprobs",
-  "top_k", "min_p", "repetition_penalty", "length_penalty", "min_tokens", "min_completion_tokens", "ignore_eos",
-  "stop_token_ids", "bad_words", "allowed_token_ids", "skip_special_tokens", "spaces_between_special_tokens",
-  "include_stop_str_in_output", "truncate_prompt_tokens", "use_beam_search", "logits_processors",
-  "add_generation_prompt", "continue_final_message", "add_special_tokens",
-  "chat_template", "chat_template_kwargs", "mm_processor_kwargs", "documents",
-  "guided_json", "guided_regex", "guided_choice", "guided_grammar", "guided_decoding_backend", "guided_whitespace_pattern",
-  "structured_outputs", "priority", "request_id", "cache_salt", "vllm_xargs",
+  "return_token_ids",
+  "return_tokens_as_token_ids",
+  "kv_transfer_params",
+  "prompt_logprobs",
+  "top_k",
+  "min_p",
+  "repetition_penalty",
+  "length_penalty",
+  "min_tokens",
+  "min_completion_tokens",
+  "ignore_eos",
+  "stop_token_ids",
+  "bad_words",
+  "allowed_token_ids",
+  "skip_special_tokens",
+  "spaces_between_special_tokens",
+  "include_stop_str_in_output",
+  "truncate_prompt_tokens",
+  "use_beam_search",
+  "logits_processors",
+  "add_generation_prompt",
+  "continue_final_message",
+  "add_special_tokens",
+  "chat_template",
+  "chat_template_kwargs",
+  "mm_processor_kwargs",
+  "documents",
+  "guided_json",
+  "guided_regex",
+  "guided_choice",
+  "guided_grammar",
+  "guided_decoding_backend",
+  "guided_whitespace_pattern",
+  "structured_outputs",
+  "priority",
+  "request_id",
+  "cache_salt",
+  "vllm_xargs",
 ] as const;
 
 function isJsonObject(value: JsonValue | undefined): value is JsonObject {
@@ -63,11 +93,21 @@ export function buildOpenAiBackend(config: OpenAiBackendConfig, deps: BackendDep
     name: "openai",
     returnsTokenIds: false,
     async request(path, body, { signal, attemptTimeoutMs }) {
-      const reply = await postUpstreamReply(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal, timeoutMs: attemptTimeoutMs });
+      const reply = await postUpstreamReply(
+        deps.fetch,
+        `${baseUrl}${path}`,
+        toPlainOpenAiBody(body),
+        { apiKey, signal, timeoutMs: attemptTimeoutMs },
+      );
       return { ...reply, replica: baseUrl };
     },
     async openStream(path, body, { signal, attemptTimeoutMs }) {
-      const response = await sendUpstream(deps.fetch, `${baseUrl}${path}`, toPlainOpenAiBody(body), { apiKey, signal, timeoutMs: attemptTimeoutMs });
+      const response = await sendUpstream(
+        deps.fetch,
+        `${baseUrl}${path}`,
+        toPlainOpenAiBody(body),
+        { apiKey, signal, timeoutMs: attemptTimeoutMs },
+      );
       return { response, replica: baseUrl };
     },
   };

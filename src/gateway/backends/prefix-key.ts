@@ -10,7 +10,13 @@ import { fnv1a32 } from "../../fnv1a";
 const COMPLETION_PREFIX = 1024;
 
 function firstUserIndex(messages: readonly JsonValue[]): number {
-  const index = messages.findIndex((message) => typeof message === "object" && message !== null && !Array.isArray(message) && message.role === "user");
+  const index = messages.findIndex(
+    (message) =>
+      typeof message === "object" &&
+      message !== null &&
+      !Array.isArray(message) &&
+      message.role === "user",
+  );
   return index < 0 ? messages.length - 1 : index;
 }
 

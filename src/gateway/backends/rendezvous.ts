@@ -27,7 +27,10 @@ export function rendezvousScore(key: string, replica: string): number {
  * `replicas` ordered best-first for `key` (highest score first; ties, which need a 32-bit
  * collision, fall back to URL order so the ranking stays total).
  */
-export function rendezvousOrder<T extends { readonly url: string }>(key: string, replicas: readonly T[]): T[] {
+export function rendezvousOrder<T extends { readonly url: string }>(
+  key: string,
+  replicas: readonly T[],
+): T[] {
   return replicas
     .map((replica) => ({ replica, score: rendezvousScore(key, replica.url) }))
     .sort((a, b) => b.score - a.score || (a.replica.url < b.replica.url ? -1 : 1))

@@ -14,7 +14,11 @@ export function callOutcome(error: unknown, signal?: AbortSignal): CallOutcome {
 }
 
 /** Runs `call` against the leased replica; the lease is released when it settles. */
-export async function callOnReplica<T>(lease: ReplicaLease, signal: AbortSignal | undefined, call: (lease: ReplicaLease) => Promise<T>): Promise<T> {
+export async function callOnReplica<T>(
+  lease: ReplicaLease,
+  signal: AbortSignal | undefined,
+  call: (lease: ReplicaLease) => Promise<T>,
+): Promise<T> {
   try {
     const value = await call(lease);
     lease.release("ok");
@@ -26,7 +30,11 @@ export async function callOnReplica<T>(lease: ReplicaLease, signal: AbortSignal 
 }
 
 /** Opens a stream on the leased replica; the lease stays held (in flight) until the body ends. */
-export async function openOnReplica(lease: ReplicaLease, signal: AbortSignal | undefined, open: (lease: ReplicaLease) => Promise<Response>): Promise<Response> {
+export async function openOnReplica(
+  lease: ReplicaLease,
+  signal: AbortSignal | undefined,
+  open: (lease: ReplicaLease) => Promise<Response>,
+): Promise<Response> {
   let response: Response;
   try {
     response = await open(lease);
@@ -34,5 +42,7 @@ export async function openOnReplica(lease: ReplicaLease, signal: AbortSignal | u
     lease.release(callOutcome(error, signal));
     throw error;
   }
-  return holdUntilBodyEnds(response, (failed) => lease.release(failed && !signal?.aborted ? "failed" : "ok"));
+  return holdUntilBodyEnds(response, (failed) =>
+    lease.release(failed && !signal?.aborted ? "failed" : "ok"),
+  );
 }

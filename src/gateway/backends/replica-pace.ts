@@ -10,7 +10,10 @@ import { CALL_TIME_HALF_LIFE_MS, type ReplicaState } from "./replica-state";
  * replica apart fades with the age of its last call (CALL_TIME_HALF_LIFE_MS), so a replica no
  * call went to lately drifts back to 1 and is tried again; a replica with no calls yet is 1.
  */
-export function replicaPaces(replicas: readonly ReplicaState[], now: number): (replica: ReplicaState) => number {
+export function replicaPaces(
+  replicas: readonly ReplicaState[],
+  now: number,
+): (replica: ReplicaState) => number {
   let fastest = Number.POSITIVE_INFINITY;
   for (const replica of replicas) {
     const recent = replica.healthy ? replica.recentCallTime() : null;

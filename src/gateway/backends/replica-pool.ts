@@ -13,12 +13,19 @@ export function createReplicaPool(
   field: string,
   urls: readonly string[],
   deps: BackendDeps,
-  options: { apiKey?: string | undefined; loadFactor: number } & Pick<ReplicaRouterOptions, "timing" | "routing">,
+  options: { apiKey?: string | undefined; loadFactor: number } & Pick<
+    ReplicaRouterOptions,
+    "timing" | "routing"
+  >,
 ): ReplicaRouter {
   const seen = new Set<string>();
   urls.forEach((url, index) => {
     const { api } = replicaUrls(url);
-    if (seen.has(api)) rejectBackendField(`backend.${field}.${index}`, `names the same server as an earlier entry (${api})`);
+    if (seen.has(api))
+      rejectBackendField(
+        `backend.${field}.${index}`,
+        `names the same server as an earlier entry (${api})`,
+      );
     seen.add(api);
   });
   return new ReplicaRouter(urls, {

@@ -77,24 +77,46 @@ export class ReplicaRouter {
    * probed; with every replica unhealthy, the one that failed longest ago is used. Placement is
    * synchronous unless a probe runs, so concurrent first calls see each other's load.
    */
-  async acquire(rolloutId: string, hint?: string | null, prefixKey?: () => string | null): Promise<ReplicaLease> {
+  async acquire(
+    rolloutId: string,
+    hint?: string | null,
+    prefixKey?: () => string | null,
+  ): Promise<ReplicaLease> {
     const routing = this.#options.routing;
     const remembered = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
-    const sticky = remembered && routing?.policy !== "least_loaded" && (remembered.healthy || (await this.#probeIfDue(remembered))) ? remembered : undefined;
+    const sticky =
+      remembered &&
+      routing?.policy !== "least_loaded" &&
+      (remembered.healthy || (await this.#probeIfDue(remembered)))
+        ? remembered
+        : undefined;
     if (sticky && (!routing || routing.policy === "hash")) return this.#lease(sticky, rolloutId);
     // A new rollout under sticky_least_loaded is placed by its prompt's prefix, so a group meets.
-    const key = (!sticky && routing?.policy === "sticky_least_loaded" ? prefixKey?.() : null) ?? rolloutId;
+    const key =
+      (!sticky && routing?.policy === "sticky_least_loaded" ? prefixKey?.() : null) ?? rolloutId;
     const ranked = rendezvousOrder(key, this.#replicas);
     for (const replica of ranked) {
       if (replica.healthy || (await this.#probeIfDue(replica))) break;
     }
-    if (!routing || routing.policy === "hash") return this.#lease(this.#pickBounded(ranked), rolloutId);
+    if (!routing || routing.policy === "hash")
+      return this.#lease(this.#pickBounded(ranked), rolloutId);
     const healthy = ranked.filter((replica) => replica.healthy);
     if (healthy.length === 0) return this.#lease(this.#longestFailed(ranked), rolloutId);
     const now = this.#options.now();
     // Pace matters only where a rollout is placed (a new one): moving a running one costs its cache.
-    const pace = sticky || routing.policy !== "sticky_least_loaded" ? undefined : replicaPaces(this.#replicas, now);
-    return this.#lease(chooseReplica(routing, { ranked: healthy, sticky, load: (replica) => replica.inFlight(now), pace }), rolloutId);
+    const pace =
+      sticky || routing.policy !== "sticky_least_loaded"
+        ? undefined
+        : replicaPaces(this.#replicas, now);
+    return this.#lease(
+      chooseReplica(routing, {
+        ranked: healthy,
+        sticky,
+        load: (replica) => replica.inFlight(now),
+        pace,
+      }),
+      rolloutId,
+    );
   }
 
   /** The replica a call of `rolloutId` would most likely use, without probing or counting load (for `/tokenize`). */
@@ -108,7 +130,11 @@ export class ReplicaRouter {
   /** Health and load of every replica as this isolate sees them. */
   health(): ReplicaHealth[] {
     const now = this.#options.now();
-    return this.#replicas.map((replica) => ({ replica: replica.url, healthy: replica.healthy, in_flight: replica.inFlight(now) }));
+    return this.#replicas.map((replica) => ({
+      replica: replica.url,
+      healthy: replica.healthy,
+      in_flight: replica.inFlight(now),
+    }));
   }
 
   #find(url: string | null | undefined): ReplicaState | undefined {
@@ -128,7 +154,9 @@ export class ReplicaRouter {
 
   /** With every replica unhealthy: the one that failed longest ago (most likely back by now). */
   #longestFailed(ranked: ReplicaState[]): ReplicaState {
-    return ranked.reduce((best, replica) => (replica.lastFailureAt < best.lastFailureAt ? replica : best));
+    return ranked.reduce((best, replica) =>
+      replica.lastFailureAt < best.lastFailureAt ? replica : best,
+    );
   }
 
   /**

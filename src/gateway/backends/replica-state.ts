@@ -26,7 +26,11 @@ const CALL_TIME_WEIGHT = 0.2;
 export const CALL_TIME_HALF_LIFE_MS = 30_000;
 
 /** The defaults of `HealthTiming`. */
-export const DEFAULT_HEALTH_TIMING: HealthTiming = { baseCooldownMs: 5_000, maxCooldownMs: 60_000, leaseTtlMs: 15 * 60_000 };
+export const DEFAULT_HEALTH_TIMING: HealthTiming = {
+  baseCooldownMs: 5_000,
+  maxCooldownMs: 60_000,
+  leaseTtlMs: 15 * 60_000,
+};
 
 /** Mutable per-replica state, owned by a `ReplicaRouter`. */
 export class ReplicaState {
@@ -79,7 +83,8 @@ export class ReplicaState {
 
   /** Folds one successful call's duration into the replica's recent call time. */
   recordCallTime(ms: number, now: number): void {
-    this.#callMs = this.#callMs === null ? ms : this.#callMs + CALL_TIME_WEIGHT * (ms - this.#callMs);
+    this.#callMs =
+      this.#callMs === null ? ms : this.#callMs + CALL_TIME_WEIGHT * (ms - this.#callMs);
     this.#callEndedAt = now;
   }
 
@@ -102,7 +107,10 @@ export class ReplicaState {
     if (!this.healthy && now < this.retryAt) return;
     this.healthy = false;
     this.failures++;
-    const cooldown = Math.min(this.#timing.maxCooldownMs, this.#timing.baseCooldownMs * 2 ** (this.failures - 1));
+    const cooldown = Math.min(
+      this.#timing.maxCooldownMs,
+      this.#timing.baseCooldownMs * 2 ** (this.failures - 1),
+    );
     this.retryAt = now + cooldown;
   }
 

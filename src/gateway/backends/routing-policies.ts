@@ -31,7 +31,10 @@ export interface RoutingChoice<R extends RoutedReplica> {
 export const SLOW_REPLICA_PACE = 1.5;
 
 /** The least-loaded replica; ties go to the earliest in `ranked` (the key's rendezvous order), so they stay deterministic. */
-export function leastLoaded<R extends RoutedReplica>(ranked: readonly R[], load: (replica: R) => number): R {
+export function leastLoaded<R extends RoutedReplica>(
+  ranked: readonly R[],
+  load: (replica: R) => number,
+): R {
   let best = ranked[0]!;
   let bestLoad = load(best);
   for (const replica of ranked) {
@@ -51,7 +54,10 @@ export function leastLoaded<R extends RoutedReplica>(ranked: readonly R[], load:
  * fastest (`SLOW_REPLICA_PACE`), so calls with one prompt prefix (a GRPO group) meet where it is
  * cached, in every isolate alike, and a group does not wait at every turn on a slow replica.
  */
-export function stickyLeastLoaded<R extends RoutedReplica>(choice: RoutingChoice<R>, bound: number): R {
+export function stickyLeastLoaded<R extends RoutedReplica>(
+  choice: RoutingChoice<R>,
+  bound: number,
+): R {
   const least = leastLoaded(choice.ranked, choice.load);
   const floor = choice.load(least);
   const within = (replica: R) => choice.load(replica) - floor <= bound;
@@ -62,14 +68,21 @@ export function stickyLeastLoaded<R extends RoutedReplica>(choice: RoutingChoice
   // Only placement weighs pace: moving a running rollout off a slow replica costs its cache (tried:
   // under this machine's load, call-time noise moved rollouts between equal replicas, hits fell 9 points).
   const pace = choice.pace ?? (() => 1);
-  return choice.ranked.find((replica) => within(replica) && pace(replica) < SLOW_REPLICA_PACE) ?? choice.ranked.find(within) ?? least;
+  return (
+    choice.ranked.find((replica) => within(replica) && pace(replica) < SLOW_REPLICA_PACE) ??
+    choice.ranked.find(within) ??
+    least
+  );
 }
 
 /**
  * The replica for a call under `routing` (`hash` is decided by the router's bounded-load rule,
  * not here). `least_loaded` ignores stickiness: every call goes where the fewest calls run.
  */
-export function chooseReplica<R extends RoutedReplica>(routing: ReplicaRouting, choice: RoutingChoice<R>): R {
+export function chooseReplica<R extends RoutedReplica>(
+  routing: ReplicaRouting,
+  choice: RoutingChoice<R>,
+): R {
   if (routing.policy === "least_loaded") return leastLoaded(choice.ranked, choice.load);
   return stickyLeastLoaded(choice, routing.bound);
 }

@@ -40,8 +40,12 @@ export function clientStatusFor(status: number): 400 | 413 | 422 | undefined {
 /** Pulls `message` out of OpenAI/vLLM error bodies (`{error: {message}}` or `{message}`), else the raw text. */
 export function upstreamMessage(text: string): string {
   try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    if (typeof parsed.error === "object" && typeof parsed.error?.message === "string") return parsed.error.message;
+    const parsed = JSON.parse(text) as {
+      error?: { message?: unknown } | string;
+      message?: unknown;
+    };
+    if (typeof parsed.error === "object" && typeof parsed.error?.message === "string")
+      return parsed.error.message;
     if (typeof parsed.error === "string") return parsed.error;
     if (typeof parsed.message === "string") return parsed.message;
   } catch {
@@ -54,7 +58,12 @@ export function upstreamMessage(text: string): string {
  * A failure before any status was seen. The caller's own abort is final (a 504 timeout); the
  * attempt's deadline passing is a 504 too, but retryable: the next attempt gets a fresh connection.
  */
-function transportError(message: string, caller: AbortSignal | undefined, attemptTimedOut: boolean, cause: unknown): ModelError {
+function transportError(
+  message: string,
+  caller: AbortSignal | undefined,
+  attemptTimedOut: boolean,
+  cause: unknown,
+): ModelError {
   if (caller?.aborted) return new ModelError(message, { retryable: false, timeout: true, cause });
   return new ModelError(message, { retryable: true, timeout: attemptTimedOut, cause });
 }
@@ -82,7 +91,11 @@ function parseReply(text: string, status: number): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ModelError(`upstream sent malformed JSON (${text.length} bytes)`, { retryable: true, upstreamStatus: status, cause });
+    throw new ModelError(`upstream sent malformed JSON (${text.length} bytes)`, {
+      retryable: true,
+      upstreamStatus: status,
+      cause,
+    });
   }
 }
 
@@ -92,14 +105,33 @@ function parseReply(text: string, status: number): unknown {
  * Throws ModelError: retryable for network errors, a passed deadline and 408/429/5xx (with
  * Retry-After), not for other 4xx or the caller's abort.
  */
-export async function sendUpstream(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<Response> {
+export async function sendUpstream(
+  fetcher: typeof fetch,
+  url: string,
+  body: unknown,
+  options: UpstreamOptions = {},
+): Promise<Response> {
   const deadline = startAttemptDeadline(options.signal, options.timeoutMs);
   try {
-    const response = await fetchUpstream(fetcher, url, body, options, deadline.signal, () => deadline.timedOut);
+    const response = await fetchUpstream(
+      fetcher,
+      url,
+      body,
+      options,
+      deadline.signal,
+      () => deadline.timedOut,
+    );
     if (!response.ok) return await fail(response);
     if (options.timeoutMs === undefined) return response;
     return await withFirstChunk(response).catch((cause: unknown) => {
-      throw transportError(deadline.timedOut ? `no first byte from ${url} within ${options.timeoutMs} ms` : `reading the reply of ${url} failed`, options.signal, deadline.timedOut, cause);
+      throw transportError(
+        deadline.timedOut
+          ? `no first byte from ${url} within ${options.timeoutMs} ms`
+          : `reading the reply of ${url} failed`,
+        options.signal,
+        deadline.timedOut,
+        cause,
+      );
     });
   } finally {
     // The stream, once started, belongs to the caller: only their signal may cut it now.
@@ -108,7 +140,12 @@ export async function sendUpstream(fetcher: typeof fetch, url: string, body: unk
 }
 
 /** One non-streaming JSON call, the whole reply within `timeoutMs` when given. */
-export async function postUpstreamJson(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<unknown> {
+export async function postUpstreamJson(
+  fetcher: typeof fetch,
+  url: string,
+  body: unknown,
+  options: UpstreamOptions = {},
+): Promise<unknown> {
   return (await postUpstreamReply(fetcher, url, body, options)).body;
 }
 
@@ -118,16 +155,30 @@ export async function postUpstreamJson(fetcher: typeof fetch, url: string, body:
  * carries every prompt token id and logprob: stringifying it was a measured share of a
  * gateway call's CPU).
  */
-export async function postUpstreamReply(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions = {}): Promise<{ body: unknown; text: string }> {
+export async function postUpstreamReply(
+  fetcher: typeof fetch,
+  url: string,
+  body: unknown,
+  options: UpstreamOptions = {},
+): Promise<{ body: unknown; text: string }> {
   const deadline = startAttemptDeadline(options.signal, options.timeoutMs);
   try {
-    const response = await fetchUpstream(fetcher, url, body, options, deadline.signal, () => deadline.timedOut);
+    const response = await fetchUpstream(
+      fetcher,
+      url,
+      body,
+      options,
+      deadline.signal,
+      () => deadline.timedOut,
+    );
     if (!response.ok) return await fail(response);
     let text: string;
     try {
       text = await response.text();
     } catch (cause) {
-      const message = deadline.timedOut ? `no reply from ${url} within ${options.timeoutMs} ms` : `reading the reply of ${url} failed`;
+      const message = deadline.timedOut
+        ? `no reply from ${url} within ${options.timeoutMs} ms`
+        : `reading the reply of ${url} failed`;
       throw transportError(message, options.signal, deadline.timedOut, cause);
     }
     return { body: parseReply(text, response.status), text };
@@ -136,8 +187,18 @@ export async function postUpstreamReply(fetcher: typeof fetch, url: string, body
   }
 }
 
-async function fetchUpstream(fetcher: typeof fetch, url: string, body: unknown, options: UpstreamOptions, signal: AbortSignal | undefined, timedOut: () => boolean): Promise<Response> {
-  const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
+async function fetchUpstream(
+  fetcher: typeof fetch,
+  url: string,
+  body: unknown,
+  options: UpstreamOptions,
+  signal: AbortSignal | undefined,
+  timedOut: () => boolean,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...options.headers,
+  };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   try {
     return await fetcher(url, { method: "POST", headers, body: JSON.stringify(body), signal });

@@ -1,7 +1,10 @@
 /** @module Keeps a replica's in-flight slot held while a streamed answer is still being read. */
 
 /** workerd's native pass-through stream (absent in Node, where a JS stream serves). */
-type IdentityStreamConstructor = new () => { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> };
+type IdentityStreamConstructor = new () => {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+};
 
 /**
  * The same response whose body calls `onEnd` exactly once: `false` when the stream finished or
@@ -20,7 +23,8 @@ export function holdUntilBodyEnds(response: Response, onEnd: (failed: boolean) =
     end(false);
     return response;
   }
-  const Identity = (globalThis as { IdentityTransformStream?: IdentityStreamConstructor }).IdentityTransformStream;
+  const Identity = (globalThis as { IdentityTransformStream?: IdentityStreamConstructor })
+    .IdentityTransformStream;
   if (Identity) {
     // workerd: piped natively, no JS per chunk (a JS stream re-enqueueing each chunk cost ~20 µs a
     // chunk there, 33 ms of CPU for a streamed 1,536-token call). How the pipe ended is told by the
@@ -29,9 +33,17 @@ export function holdUntilBodyEnds(response: Response, onEnd: (failed: boolean) =
     const { readable, writable } = new Identity();
     upstream.pipeTo(writable).then(
       () => end(false),
-      (reason: unknown) => upstream.cancel(reason).then(() => end(false), () => end(true)),
+      (reason: unknown) =>
+        upstream.cancel(reason).then(
+          () => end(false),
+          () => end(true),
+        ),
     );
-    return new Response(readable, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(readable, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
   const reader = upstream.getReader();
   const body = new ReadableStream<Uint8Array>({
@@ -56,5 +68,9 @@ export function holdUntilBodyEnds(response: Response, onEnd: (failed: boolean) =
       return reader.cancel(reason);
     },
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

@@ -30,8 +30,18 @@ const PREFILL_KV_TRANSFER_PARAMS: JsonObject = {
  * a stream), and without min_tokens / min_completion_tokens, which a 1-token prefill cannot honour.
  */
 export function prefillRequestBody(body: JsonObject): JsonObject {
-  const { stream_options: _streamOptions, min_tokens: _minTokens, min_completion_tokens: _minCompletion, ...rest } = body;
-  const prefill: JsonObject = { ...rest, stream: false, max_tokens: 1, kv_transfer_params: PREFILL_KV_TRANSFER_PARAMS };
+  const {
+    stream_options: _streamOptions,
+    min_tokens: _minTokens,
+    min_completion_tokens: _minCompletion,
+    ...rest
+  } = body;
+  const prefill: JsonObject = {
+    ...rest,
+    stream: false,
+    max_tokens: 1,
+    kv_transfer_params: PREFILL_KV_TRANSFER_PARAMS,
+  };
   if ("max_completion_tokens" in body) prefill.max_completion_tokens = 1;
   return prefill;
 }
@@ -41,11 +51,23 @@ function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /** Builds the `vllm_pd` backend from a validated config; replica state is per instance (per isolate). */
-export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDeps, timing?: Partial<HealthTiming>): ModelBackend {
+export function buildVllmPdBackend(
+  config: VllmPdBackendConfig,
+  deps: BackendDeps,
+  timing?: Partial<HealthTiming>,
+): ModelBackend {
   const apiKey = config.api_key;
   // The config has no load factor for PD; the `vllm` default keeps the two pools' balance alike.
-  const prefillPool = createReplicaPool("prefill", config.prefill, deps, { apiKey, loadFactor: 1.25, timing });
-  const decodePool = createReplicaPool("decode", config.decode, deps, { apiKey, loadFactor: 1.25, timing });
+  const prefillPool = createReplicaPool("prefill", config.prefill, deps, {
+    apiKey,
+    loadFactor: 1.25,
+    timing,
+  });
+  const decodePool = createReplicaPool("decode", config.decode, deps, {
+    apiKey,
+    loadFactor: 1.25,
+    timing,
+  });
   const countTokens = createTokenCounter(deps.fetch, apiKey);
 
   /**
@@ -54,12 +76,26 @@ export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDep
    * Like vLLM's proxy, a prefill reply without kv_transfer_params still goes on to decode,
    * which then recomputes the prompt itself.
    */
-  async function prefill(path: UpstreamPath, body: JsonObject, options: BackendCallOptions, requestId: string): Promise<JsonObject> {
+  async function prefill(
+    path: UpstreamPath,
+    body: JsonObject,
+    options: BackendCallOptions,
+    requestId: string,
+  ): Promise<JsonObject> {
     const { rolloutId, signal, attemptTimeoutMs } = options;
     const lease = await prefillPool.acquire(rolloutId, null);
     const headers = { "x-request-id": requestId };
-    const reply = await callOnReplica(lease, signal, () => postUpstreamJson(deps.fetch, `${lease.url}${path}`, prefillRequestBody(body), { apiKey, signal, headers, timeoutMs: attemptTimeoutMs }));
-    const params: JsonValue | undefined = isJsonObject(reply) ? reply.kv_transfer_params : undefined;
+    const reply = await callOnReplica(lease, signal, () =>
+      postUpstreamJson(deps.fetch, `${lease.url}${path}`, prefillRequestBody(body), {
+        apiKey,
+        signal,
+        headers,
+        timeoutMs: attemptTimeoutMs,
+      }),
+    );
+    const params: JsonValue | undefined = isJsonObject(reply)
+      ? reply.kv_transfer_params
+      : undefined;
     return isJsonObject(params) ? { ...body, kv_transfer_params: params } : body;
   }
 
@@ -73,7 +109,14 @@ export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDep
       const { signal } = options;
       const lease = await decodePool.acquire(options.rolloutId, options.replicaHint);
       const headers = { "x-request-id": requestId };
-      const reply = await callOnReplica(lease, signal, () => postUpstreamReply(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers, timeoutMs: options.attemptTimeoutMs }));
+      const reply = await callOnReplica(lease, signal, () =>
+        postUpstreamReply(deps.fetch, `${lease.url}${path}`, decodeBody, {
+          apiKey,
+          signal,
+          headers,
+          timeoutMs: options.attemptTimeoutMs,
+        }),
+      );
       return { ...reply, replica: lease.url };
     },
     async openStream(path, body, options) {
@@ -82,12 +125,24 @@ export function buildVllmPdBackend(config: VllmPdBackendConfig, deps: BackendDep
       const { signal } = options;
       const lease = await decodePool.acquire(options.rolloutId, options.replicaHint);
       const headers = { "x-request-id": requestId };
-      const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, decodeBody, { apiKey, signal, headers, timeoutMs: options.attemptTimeoutMs }));
+      const response = await openOnReplica(lease, signal, () =>
+        sendUpstream(deps.fetch, `${lease.url}${path}`, decodeBody, {
+          apiKey,
+          signal,
+          headers,
+          timeoutMs: options.attemptTimeoutMs,
+        }),
+      );
       return { response, replica: lease.url };
     },
     countChatTokens(body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       // Both pools serve the same model and template; the decode replica is the rollout's own.
-      return countTokens(decodePool.peek(rolloutId, replicaHint).root, body, signal, attemptTimeoutMs);
+      return countTokens(
+        decodePool.peek(rolloutId, replicaHint).root,
+        body,
+        signal,
+        attemptTimeoutMs,
+      );
     },
     health: () => [...prefillPool.health(), ...decodePool.health()],
   };

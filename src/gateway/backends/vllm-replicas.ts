@@ -4,7 +4,12 @@
  * state (health, in-flight counts, remembered assignments) lives in the instance, i.e. per isolate.
  */
 import type { JsonObject } from "../../schemas/json";
-import { DEFAULT_ROUTING_BOUND, DEFAULT_ROUTING_POLICY, type ReplicaRouting, VllmBackendConfig } from "../../schemas/backend-config";
+import {
+  DEFAULT_ROUTING_BOUND,
+  DEFAULT_ROUTING_POLICY,
+  type ReplicaRouting,
+  VllmBackendConfig,
+} from "../../schemas/backend-config";
 import type { ModelBackend } from "../model-backend";
 import { type BackendDeps, type BackendFactory, parseBackendConfig } from "./backend-registry";
 import { prefixKey } from "./prefix-key";
@@ -15,7 +20,9 @@ import { createTokenCounter } from "./token-counter";
 import { postUpstreamReply, sendUpstream } from "./upstream-call";
 
 /** Options of `createVllmBackend`: either one server (`baseUrl`) or a list (`replicas`). */
-export type VllmBackendOptions = ({ baseUrl: string; replicas?: undefined } | { replicas: readonly string[]; baseUrl?: undefined }) & {
+export type VllmBackendOptions = (
+  { baseUrl: string; replicas?: undefined } | { replicas: readonly string[]; baseUrl?: undefined }
+) & {
   apiKey?: string | undefined;
   /** Bounded-load factor of the `hash` policy (>= 1). Default 1.25. */
   loadFactor?: number;
@@ -29,26 +36,55 @@ export type VllmBackendOptions = ({ baseUrl: string; replicas?: undefined } | { 
 
 /** The default single-server config for a URL: the Worker's backend when the policy names none (`LLM_BASE_URL`). */
 export function vllmServerConfig(baseUrl: string, apiKey?: string): VllmBackendConfig {
-  return { name: "vllm", replicas: [baseUrl], load_factor: 1.25, ...(apiKey ? { api_key: apiKey } : {}) };
+  return {
+    name: "vllm",
+    replicas: [baseUrl],
+    load_factor: 1.25,
+    ...(apiKey ? { api_key: apiKey } : {}),
+  };
 }
 
 /** Builds the `vllm` backend from a validated config. `timing` overrides health cooldowns (tests). */
-export function buildVllmBackend(config: VllmBackendConfig, deps: BackendDeps, timing?: Partial<HealthTiming>): ModelBackend {
+export function buildVllmBackend(
+  config: VllmBackendConfig,
+  deps: BackendDeps,
+  timing?: Partial<HealthTiming>,
+): ModelBackend {
   const apiKey = config.api_key;
-  const routing = config.routing ?? { policy: DEFAULT_ROUTING_POLICY, bound: DEFAULT_ROUTING_BOUND };
-  const router = createReplicaPool("replicas", config.replicas, deps, { apiKey, loadFactor: config.load_factor, timing, routing });
+  const routing = config.routing ?? {
+    policy: DEFAULT_ROUTING_POLICY,
+    bound: DEFAULT_ROUTING_BOUND,
+  };
+  const router = createReplicaPool("replicas", config.replicas, deps, {
+    apiKey,
+    loadFactor: config.load_factor,
+    timing,
+    routing,
+  });
   const countTokens = createTokenCounter(deps.fetch, apiKey);
   return {
     name: "vllm",
     returnsTokenIds: true,
     async request(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
-      const reply = await callOnReplica(lease, signal, () => postUpstreamReply(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
+      const reply = await callOnReplica(lease, signal, () =>
+        postUpstreamReply(deps.fetch, `${lease.url}${path}`, body, {
+          apiKey,
+          signal,
+          timeoutMs: attemptTimeoutMs,
+        }),
+      );
       return { ...reply, replica: lease.url };
     },
     async openStream(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
-      const response = await openOnReplica(lease, signal, () => sendUpstream(deps.fetch, `${lease.url}${path}`, body, { apiKey, signal, timeoutMs: attemptTimeoutMs }));
+      const response = await openOnReplica(lease, signal, () =>
+        sendUpstream(deps.fetch, `${lease.url}${path}`, body, {
+          apiKey,
+          signal,
+          timeoutMs: attemptTimeoutMs,
+        }),
+      );
       return { response, replica: lease.url };
     },
     countChatTokens(body: JsonObject, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {

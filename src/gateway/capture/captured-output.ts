@@ -26,18 +26,31 @@ export interface CapturedOutput {
  * Finishes a capture: checks that logprobs line up with the completion tokens (a mismatch is an
  * upstream fault, retryable, never stored) and fills usage from the token counts if absent.
  */
-export function completeCapture(input: Omit<CapturedOutput, "usage"> & { usage?: Usage | null }): CapturedOutput {
+export function completeCapture(
+  input: Omit<CapturedOutput, "usage"> & { usage?: Usage | null },
+): CapturedOutput {
   let parts = input;
   if (parts.logprobs.length > 0 && !logprobsAligned(parts)) {
-    throw new ModelError(`engine returned ${parts.logprobs.length} logprobs for ${parts.completion_token_ids.length} completion tokens`, { retryable: true });
+    throw new ModelError(
+      `engine returned ${parts.logprobs.length} logprobs for ${parts.completion_token_ids.length} completion tokens`,
+      { retryable: true },
+    );
   }
   const { completion_token_strs: strs, ...rest } = parts;
-  const aligned = strs !== undefined && strs.length > 0 && strs.length === parts.completion_token_ids.length;
+  const aligned =
+    strs !== undefined && strs.length > 0 && strs.length === parts.completion_token_ids.length;
   parts = aligned ? parts : rest;
   const usage = parts.usage ?? {
     prompt_tokens: parts.prompt_token_ids.length,
     completion_tokens: parts.completion_token_ids.length,
     total_tokens: parts.prompt_token_ids.length + parts.completion_token_ids.length,
   };
-  return { ...parts, usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } };
+  return {
+    ...parts,
+    usage: {
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      total_tokens: usage.total_tokens,
+    },
+  };
 }

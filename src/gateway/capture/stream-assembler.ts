@@ -6,34 +6,60 @@ import { assistantMessage, replyReasoning } from "./chat-capture";
 import { type CapturedOutput, completeCapture } from "./captured-output";
 import { logprobsAligned } from "../../schemas/training-tokens";
 
-const Usage = z.looseObject({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int() });
+const Usage = z.looseObject({
+  prompt_tokens: z.int(),
+  completion_tokens: z.int(),
+  total_tokens: z.int(),
+});
 
 /** One streamed chunk of either endpoint, as loosely as needed to pick out what we record. */
 const StreamChunk = z.looseObject({
   prompt_token_ids: z.array(z.int()).nullable().optional(),
   usage: Usage.nullable().optional(),
-  choices: z.array(z.looseObject({
-    index: z.int().default(0),
-    text: z.string().optional(),
-    delta: z.looseObject({
-      content: z.string().nullable().optional(),
-      reasoning: z.string().nullable().optional(),
-      reasoning_content: z.string().nullable().optional(),
-      tool_calls: z.array(z.looseObject({
-        index: z.int(),
-        id: z.string().nullable().optional(),
-        function: z.looseObject({ name: z.string().nullable().optional(), arguments: z.string().nullable().optional() }).optional(),
-      })).nullable().optional(),
-    }).optional(),
-    logprobs: z.looseObject({
-      content: z.array(z.looseObject({ logprob: z.number(), token: z.string().optional() })).nullable().optional(),
-      token_logprobs: z.array(z.number().nullable()).optional(),
-    }).nullable().optional(),
-    prompt_token_ids: z.array(z.int()).nullable().optional(),
-    token_ids: z.array(z.int()).nullable().optional(),
-    finish_reason: z.string().nullable().optional(),
-    stop_reason: z.union([z.string(), z.int()]).nullable().optional(),
-  })).default([]),
+  choices: z
+    .array(
+      z.looseObject({
+        index: z.int().default(0),
+        text: z.string().optional(),
+        delta: z
+          .looseObject({
+            content: z.string().nullable().optional(),
+            reasoning: z.string().nullable().optional(),
+            reasoning_content: z.string().nullable().optional(),
+            tool_calls: z
+              .array(
+                z.looseObject({
+                  index: z.int(),
+                  id: z.string().nullable().optional(),
+                  function: z
+                    .looseObject({
+                      name: z.string().nullable().optional(),
+                      arguments: z.string().nullable().optional(),
+                    })
+                    .optional(),
+                }),
+              )
+              .nullable()
+              .optional(),
+          })
+          .optional(),
+        logprobs: z
+          .looseObject({
+            content: z
+              .array(z.looseObject({ logprob: z.number(), token: z.string().optional() }))
+              .nullable()
+              .optional(),
+            token_logprobs: z.array(z.number().nullable()).optional(),
+          })
+          .nullable()
+          .optional(),
+        prompt_token_ids: z.array(z.int()).nullable().optional(),
+        token_ids: z.array(z.int()).nullable().optional(),
+        finish_reason: z.string().nullable().optional(),
+        stop_reason: z.union([z.string(), z.int()]).nullable().optional(),
+      }),
+    )
+    .default([]),
 });
 
 /**
@@ -61,10 +87,16 @@ export class StreamAssembler {
     try {
       json = JSON.parse(payload);
     } catch (cause) {
-      throw new ModelError(`upstream stream sent malformed JSON (${payload.length} bytes)`, { retryable: false, cause });
+      throw new ModelError(`upstream stream sent malformed JSON (${payload.length} bytes)`, {
+        retryable: false,
+        cause,
+      });
     }
     const chunk = StreamChunk.safeParse(json);
-    if (!chunk.success) throw new ModelError(`upstream stream chunk is invalid: ${chunk.error.issues[0]?.message}`, { retryable: false });
+    if (!chunk.success)
+      throw new ModelError(`upstream stream chunk is invalid: ${chunk.error.issues[0]?.message}`, {
+        retryable: false,
+      });
     this.#chunks++;
     if (chunk.data.prompt_token_ids) this.#promptIds = chunk.data.prompt_token_ids;
     if (chunk.data.usage) this.#usage = chunk.data.usage;
@@ -78,11 +110,18 @@ export class StreamAssembler {
       }
       // With `echo`, a completions stream's first chunk lists the prompt's logprobs before its token's: keep the token's.
       const tokenLogprobs = choice.logprobs?.token_logprobs ?? [];
-      const own = choice.token_ids && tokenLogprobs.length > choice.token_ids.length ? tokenLogprobs.slice(tokenLogprobs.length - choice.token_ids.length) : tokenLogprobs;
+      const own =
+        choice.token_ids && tokenLogprobs.length > choice.token_ids.length
+          ? tokenLogprobs.slice(tokenLogprobs.length - choice.token_ids.length)
+          : tokenLogprobs;
       for (const value of own) this.#logprobs.push(value ?? 0);
       this.#content += choice.text ?? choice.delta?.content ?? "";
       this.#reasoning += (choice.delta && replyReasoning(choice.delta)) ?? "";
-      this.#reasoningField ??= choice.delta?.reasoning ? "reasoning" : choice.delta?.reasoning_content ? "reasoning_content" : null;
+      this.#reasoningField ??= choice.delta?.reasoning
+        ? "reasoning"
+        : choice.delta?.reasoning_content
+          ? "reasoning_content"
+          : null;
       for (const delta of choice.delta?.tool_calls ?? []) {
         const tool = this.#tools.get(delta.index) ?? { id: "", name: "", arguments: "" };
         tool.id ||= delta.id ?? "";
@@ -102,7 +141,13 @@ export class StreamAssembler {
    * and whether the reply is inside its think block (reasoning came, no content yet), with the
    * field the server sends reasoning in.
    */
-  soFar(): { promptIds: number[]; completionIds: number[]; finished: boolean; inReasoning: boolean; reasoningField: "reasoning" | "reasoning_content" | null } {
+  soFar(): {
+    promptIds: number[];
+    completionIds: number[];
+    finished: boolean;
+    inReasoning: boolean;
+    reasoningField: "reasoning" | "reasoning_content" | null;
+  } {
     return {
       promptIds: [...this.#promptIds],
       completionIds: [...this.#completionIds],
@@ -117,7 +162,12 @@ export class StreamAssembler {
    * for an aborted request), logprobs dropped unless they line up with the tokens received.
    */
   partial(): CapturedOutput {
-    const logprobs = logprobsAligned({ logprobs: this.#logprobs, completion_token_ids: this.#completionIds }) ? this.#logprobs : [];
+    const logprobs = logprobsAligned({
+      logprobs: this.#logprobs,
+      completion_token_ids: this.#completionIds,
+    })
+      ? this.#logprobs
+      : [];
     return completeCapture({
       response_message: assistantMessage(this.#content, [], this.#reasoning || null),
       prompt_token_ids: this.#promptIds,
@@ -130,10 +180,15 @@ export class StreamAssembler {
 
   /** The record of the whole stream. */
   finish(): CapturedOutput {
-    if (this.#chunks === 0) throw new ModelError("upstream stream ended without any chunk", { retryable: false });
+    if (this.#chunks === 0)
+      throw new ModelError("upstream stream ended without any chunk", { retryable: false });
     const toolCalls: ToolCall[] = [...this.#tools.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([, tool]) => ({ id: tool.id, type: "function", function: { name: tool.name, arguments: tool.arguments } }));
+      .map(([, tool]) => ({
+        id: tool.id,
+        type: "function",
+        function: { name: tool.name, arguments: tool.arguments },
+      }));
     const content = toolCalls.length > 0 && this.#content === "" ? null : this.#content;
     return completeCapture({
       response_message: assistantMessage(content, toolCalls, this.#reasoning || null),

@@ -2,13 +2,23 @@
 import type { BlobStorePort, Clock, ResultsQueuePort, StoragePort } from "../../ports";
 import { slotOfStandIn } from "./taken-slot";
 import { BatchMessage, MAX_MAX_CONCURRENT, type BatchProgress } from "../../schemas/batch";
-import { RolloutListQuery, type BatchSummary, type EvalRow, type RolloutListPage } from "../../schemas/batch-listing";
+import {
+  RolloutListQuery,
+  type BatchSummary,
+  type EvalRow,
+  type RolloutListPage,
+} from "../../schemas/batch-listing";
 import { ResultMessage, resultOutcome } from "../../schemas/result-message";
 import { BatchSignal } from "./batch-signal";
 import { treeNodes } from "../../schemas/batch-tree";
 import { rootSlots } from "./tree-slots";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
-import { effectiveMaxConcurrent, fingerprintBatch, prepareTasks, resolveSettings } from "./batch-input";
+import {
+  effectiveMaxConcurrent,
+  fingerprintBatch,
+  prepareTasks,
+  resolveSettings,
+} from "./batch-input";
 import type { AgentCatalog, RolloutSessionsPort } from "./batch-ports";
 import { buildProgress } from "./batch-progress";
 import type { CancelResult, ResultAck, SubmitResult } from "./batch-results";
@@ -54,8 +64,20 @@ export class BatchCore {
     this.#deps = deps;
     this.#storage = new BatchStorage(deps.storage.sql);
     this.#storage.migrate();
-    this.#fanOut = new FanOut({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), sessions: deps.sessions, results: deps.results, definition: (name) => deps.agents.definition(name), now: deps.now });
-    this.#signal = new BatchSignal({ storage: this.#storage, transactionSync: (fn) => deps.storage.transactionSync(fn), fanOut: this.#fanOut, now: deps.now });
+    this.#fanOut = new FanOut({
+      storage: this.#storage,
+      transactionSync: (fn) => deps.storage.transactionSync(fn),
+      sessions: deps.sessions,
+      results: deps.results,
+      definition: (name) => deps.agents.definition(name),
+      now: deps.now,
+    });
+    this.#signal = new BatchSignal({
+      storage: this.#storage,
+      transactionSync: (fn) => deps.storage.transactionSync(fn),
+      fanOut: this.#fanOut,
+      now: deps.now,
+    });
   }
 
   /** The answer for a batch that exists: the same message is a no-op, another one a conflict. */
@@ -64,7 +86,12 @@ export class BatchCore {
     if (!record) return undefined;
     const progress = buildProgress(record, this.#storage);
     if (record.fingerprint === fingerprint) return { ok: true, created: false, progress };
-    return { ok: false, reason: "conflict", message: `batch ${record.batch_id} already exists with different content`, progress };
+    return {
+      ok: false,
+      reason: "conflict",
+      message: `batch ${record.batch_id} already exists with different content`,
+      progress,
+    };
   }
 
   /**
@@ -75,7 +102,14 @@ export class BatchCore {
   async submit(input: unknown): Promise<SubmitResult> {
     const parsed = BatchMessage.safeParse(input);
     if (!parsed.success) {
-      return { ok: false, reason: "invalid", errors: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(body)", message: issue.message })) };
+      return {
+        ok: false,
+        reason: "invalid",
+        errors: parsed.error.issues.map((issue) => ({
+          path: issue.path.map(String).join(".") || "(body)",
+          message: issue.message,
+        })),
+      };
     }
     const message = parsed.data;
     const fingerprint = await fingerprintBatch(message);
@@ -130,23 +164,45 @@ export class BatchCore {
     if (!parsed.success) return { ok: false, reason: "invalid", message: "not a result message" };
     const message = parsed.data;
     const record = this.#storage.readBatch();
-    if (!record) return { ok: false, reason: "not_found", message: `batch ${message.batch_id} does not exist` };
+    if (!record)
+      return {
+        ok: false,
+        reason: "not_found",
+        message: `batch ${message.batch_id} does not exist`,
+      };
     if (message.batch_id !== record.batch_id || !TERMINAL_STATUSES.has(message.status)) {
-      return { ok: false, reason: "invalid", message: `result for batch ${message.batch_id} with status ${message.status} does not belong here` };
+      return {
+        ok: false,
+        reason: "invalid",
+        message: `result for batch ${message.batch_id} with status ${message.status} does not belong here`,
+      };
     }
-    const outcome = { status: message.status, termination_reason: message.termination_reason, reward: message.reward, outcome: resultOutcome(message), metric: message.metric, superseded: message.superseded, ...generatedBy(message) };
+    const outcome = {
+      status: message.status,
+      termination_reason: message.termination_reason,
+      reward: message.reward,
+      outcome: resultOutcome(message),
+      metric: message.metric,
+      superseded: message.superseded,
+      ...generatedBy(message),
+    };
     if (!this.#storage.recordOutcome(message.rollout_id, outcome, this.#deps.now())) {
       if (this.#storage.hasRollout(message.rollout_id)) {
         // Its end was read back from its session (or recorded by a cancel) before this message came:
         // act on what only the message says, and judge its group (idempotent) if that is all it lacked.
         const slot = this.#storage.slotOf(message.rollout_id)!;
-        if (this.#storage.completeOutcome(message.rollout_id, outcome)) await this.#signal.afterResult(slot, message);
+        if (this.#storage.completeOutcome(message.rollout_id, outcome))
+          await this.#signal.afterResult(slot, message);
         else if (!message.superseded) await this.#signal.judgeSlot(slot);
         return { ok: true, duplicate: true };
       }
       // A stand-in (a taken id, a slot cut before it ran) comes back through the queue: the tracker sent it itself.
       if (slotOfStandIn(message.rollout_id) !== undefined) return { ok: true, duplicate: true };
-      return { ok: false, reason: "unknown_rollout", message: `${message.rollout_id} was not released by batch ${record.batch_id}` };
+      return {
+        ok: false,
+        reason: "unknown_rollout",
+        message: `${message.rollout_id} was not released by batch ${record.batch_id}`,
+      };
     }
     const slot = this.#storage.slotOf(message.rollout_id);
     if (slot) await this.#signal.afterResult(slot, message);
@@ -160,7 +216,8 @@ export class BatchCore {
     const record = this.#storage.readBatch();
     if (!record) return { ok: false, reason: "not_found" };
     const now = this.#deps.now();
-    if (record.cancelled_at === null && record.finished_at === null) this.#storage.writeBatch({ ...record, cancelled_at: now, updated_at: now });
+    if (record.cancelled_at === null && record.finished_at === null)
+      this.#storage.writeBatch({ ...record, cancelled_at: now, updated_at: now });
     await this.#signal.judgeRows(await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT));
     this.#finishIfDone();
     return { ok: true, progress: this.#progressOf(this.#storage.readBatch()!) };
@@ -177,11 +234,19 @@ export class BatchCore {
    * here), with the total matching; undefined if the batch was never submitted, an issue list if
    * the query is invalid.
    */
-  rollouts(input: unknown): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
+  rollouts(
+    input: unknown,
+  ): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
     const record = this.#storage.readBatch();
     if (!record) return undefined;
     const query = RolloutListQuery.safeParse(input ?? {});
-    if (!query.success) return { invalid: query.error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(query)", message: issue.message })) };
+    if (!query.success)
+      return {
+        invalid: query.error.issues.map((issue) => ({
+          path: issue.path.map(String).join(".") || "(query)",
+          message: issue.message,
+        })),
+      };
     return listSlots(this.#deps.storage.sql, record, query.data);
   }
 
@@ -190,7 +255,12 @@ export class BatchCore {
     const record = this.#storage.readBatch();
     if (!record) return undefined;
     const sql = this.#deps.storage.sql;
-    return { batch_id: record.batch_id, histogram: rewardHistogram(sql), by_data_source: rewardBy(sql, "data_source"), by_agent: rewardBy(sql, "agent") };
+    return {
+      batch_id: record.batch_id,
+      histogram: rewardHistogram(sql),
+      by_data_source: rewardBy(sql, "data_source"),
+      by_agent: rewardBy(sql, "agent"),
+    };
   }
 
   /** The step numbers of the run view (reward spread, lengths, groups without signal, versions, throughput). */
@@ -200,13 +270,17 @@ export class BatchCore {
   }
 
   /** What became of row `rowIndex`'s group (null: not complete yet); undefined if the batch was never submitted. */
-  groupVerdict(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null | undefined {
+  groupVerdict(
+    rowIndex: number,
+  ): { verdict: StoredVerdict; decided_at: number } | null | undefined {
     if (!this.#storage.readBatch()) return undefined;
     return this.#storage.verdictOf(rowIndex);
   }
 
   /** Per-row sample counts for pass@k (a sample passes at `passThreshold`) and the non-passing rollouts by termination reason. */
-  evaluation(passThreshold: number): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
+  evaluation(
+    passThreshold: number,
+  ): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
     if (!this.#storage.readBatch()) return undefined;
     const threshold = Number.isFinite(passThreshold) ? passThreshold : 1;
     const sql = this.#deps.storage.sql;
@@ -227,7 +301,9 @@ export class BatchCore {
       await this.#fanOut.check(record, CHECK_PER_TICK);
       await this.#fanOut.release();
     }
-    await this.#fanOut.readBack(now - RESULT_GRACE_MS, CHECK_PER_TICK, (slot, superseded) => this.#signal.afterResult(slot, { superseded }));
+    await this.#fanOut.readBack(now - RESULT_GRACE_MS, CHECK_PER_TICK, (slot, superseded) =>
+      this.#signal.afterResult(slot, { superseded }),
+    );
     if (!this.#finishIfDone()) await this.#deps.storage.setAlarm(this.#deps.now() + TICK_MS);
   }
 
@@ -238,7 +314,10 @@ export class BatchCore {
       if (!record) return false;
       if (record.finished_at !== null) return true;
       // Tree children are released by their parents' ends, before this runs: live parents keep it open.
-      const drained = record.cancelled_at !== null || record.cut_at !== null || record.next_index === rootSlots(record);
+      const drained =
+        record.cancelled_at !== null ||
+        record.cut_at !== null ||
+        record.next_index === rootSlots(record);
       if (!drained || this.#storage.countLive() > 0) return false;
       const now = this.#deps.now();
       this.#storage.writeBatch({ ...record, finished_at: now, updated_at: now });

@@ -20,22 +20,45 @@ export interface BatchObjects {
  * queue. The tracker validates, loads the dataset, stores the rows and releases the first chunk;
  * the same message again is a no-op.
  */
-export async function startBatch(objects: BatchObjects, message: BatchMessage): Promise<SubmitResult> {
+export async function startBatch(
+  objects: BatchObjects,
+  message: BatchMessage,
+): Promise<SubmitResult> {
   const started = await objects.batch(message.batch_id).submit(message);
   // Registered on every accepted submit, not only the first: a Worker that died between the two
   // calls leaves the batch unlisted until the same submit (idempotent) comes again.
   if (started.ok) {
     const { progress } = started;
-    const entry = { batch_id: progress.batch_id, agent: progress.agent, mode: progress.mode, training_mode: progress.training_mode, series: message.series ?? seriesOf(progress.batch_id), rollouts: progress.rollouts, created_at: progress.created_at };
+    const entry = {
+      batch_id: progress.batch_id,
+      agent: progress.agent,
+      mode: progress.mode,
+      training_mode: progress.training_mode,
+      series: message.series ?? seriesOf(progress.batch_id),
+      rollouts: progress.rollouts,
+      created_at: progress.created_at,
+    };
     const registered = await objects.catalog().register(entry);
-    if (!registered.ok) console.warn("batch not listed in the catalog", { batch_id: progress.batch_id, errors: registered.errors });
+    if (!registered.ok)
+      console.warn("batch not listed in the catalog", {
+        batch_id: progress.batch_id,
+        errors: registered.errors,
+      });
   }
   return started;
 }
 
 /** Reports one finished rollout to its batch's progress (the tracker dedupes by rollout id); a rollout of no batch is skipped. */
-export async function reportBatchResult(objects: BatchObjects, message: ResultMessage): Promise<void> {
+export async function reportBatchResult(
+  objects: BatchObjects,
+  message: ResultMessage,
+): Promise<void> {
   if (!message.batch_id) return;
   const ack = await objects.batch(message.batch_id).onResult(message);
-  if (!ack.ok) console.warn("batch result not recorded", { rollout_id: message.rollout_id, reason: ack.reason, message: ack.message });
+  if (!ack.ok)
+    console.warn("batch result not recorded", {
+      rollout_id: message.rollout_id,
+      reason: ack.reason,
+      message: ack.message,
+    });
 }

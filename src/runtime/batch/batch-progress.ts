@@ -10,7 +10,10 @@ function statusOf(record: BatchRecord): BatchStatus {
   return record.finished_at === null ? "running" : "completed";
 }
 
-function groupProgress(record: BatchRecord, verdicts: Map<StoredVerdict, number>): BatchProgress["groups"] {
+function groupProgress(
+  record: BatchRecord,
+  verdicts: Map<StoredVerdict, number>,
+): BatchProgress["groups"] {
   const count = (verdict: StoredVerdict) => verdicts.get(verdict) ?? 0;
   const delivered = groupsDelivered(verdicts);
   return {

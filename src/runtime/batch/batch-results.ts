@@ -25,4 +25,5 @@ export type ResultAck =
   | { ok: false; reason: "not_found" | "invalid" | "unknown_rollout"; message: string };
 
 /** `cancel`: the progress after cancelling, or no such batch. */
-export type CancelResult = { ok: true; progress: BatchProgress } | { ok: false; reason: "not_found" };
+export type CancelResult =
+  { ok: true; progress: BatchProgress } | { ok: false; reason: "not_found" };

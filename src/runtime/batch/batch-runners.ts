@@ -58,19 +58,32 @@ export class BatchRunnersStore {
          lease_ms = CASE WHEN ? = 'claimed' THEN excluded.lease_ms ELSE runners.lease_ms END,
          last_seen_at = CASE WHEN ? = 'lost' THEN runners.last_seen_at ELSE MAX(runners.last_seen_at, excluded.last_seen_at) END,
          last_lost_at = COALESCE(excluded.last_lost_at, runners.last_lost_at)`,
-      event.runner_id, event.lease_ms, event.at, event.kind === "lost" ? 0 : event.at, event.kind === "lost" ? event.at : null, event.kind, event.kind,
+      event.runner_id,
+      event.lease_ms,
+      event.at,
+      event.kind === "lost" ? 0 : event.at,
+      event.kind === "lost" ? event.at : null,
+      event.kind,
+      event.kind,
     );
   }
 
   /** A heartbeat from a runner this batch knows (an unknown one is ignored: it claimed nothing here). */
   seen(runnerId: string, leaseMs: number): void {
-    this.#sql.exec(`UPDATE runners SET last_seen_at = MAX(last_seen_at, ?), lease_ms = ? WHERE runner_id = ?`, this.#now(), leaseMs, runnerId);
+    this.#sql.exec(
+      `UPDATE runners SET last_seen_at = MAX(last_seen_at, ?), lease_ms = ? WHERE runner_id = ?`,
+      this.#now(),
+      leaseMs,
+      runnerId,
+    );
   }
 
   /** The runners part of the batch view. */
   view(): BatchRunners {
     const now = this.#now();
-    const rows = this.#sql.exec<RunnerRow>(`SELECT * FROM runners ORDER BY last_seen_at DESC, runner_id`).toArray();
+    const rows = this.#sql
+      .exec<RunnerRow>(`SELECT * FROM runners ORDER BY last_seen_at DESC, runner_id`)
+      .toArray();
     const runners = rows.map((row) => runnerView(row, now));
     return {
       total: runners.length,
@@ -87,7 +100,8 @@ function runnerView(row: RunnerRow, now: number): BatchRunner {
   const active = Math.max(0, row.claimed - row.finished - row.released - row.lost);
   const heartbeating = now - row.last_seen_at <= row.lease_ms;
   const lostSinceSeen = row.last_lost_at !== null && row.last_lost_at >= row.last_seen_at;
-  const status = heartbeating && !lostSinceSeen ? "heartbeating" : lostSinceSeen || active > 0 ? "lost" : "gone";
+  const status =
+    heartbeating && !lostSinceSeen ? "heartbeating" : lostSinceSeen || active > 0 ? "lost" : "gone";
   return BatchRunner.parse({
     runner_id: row.runner_id,
     status,

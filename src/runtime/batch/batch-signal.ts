@@ -60,9 +60,19 @@ export class BatchSignal {
     const members = storage.tree.finishedChildren(parentId);
     if (members.length < record.tree.width) return;
     // A child's place in its node's group is its last branch, not its root's sample.
-    const placed = members.map((member) => ({ ...member, sample_index: slotGroup(record, { ...slot, rollout_id: member.rollout_id }).sample_index }));
-    const verdict = groupVerdict(placed.map((member) => this.#verdictMember(record, member)), { signal_filter: record.filter, on_infra_failure: record.on_infra_failure });
-    storage.tree.recordVerdict(slotGroup(record, slot).uid, storedVerdict(verdict), this.#deps.now());
+    const placed = members.map((member) => ({
+      ...member,
+      sample_index: slotGroup(record, { ...slot, rollout_id: member.rollout_id }).sample_index,
+    }));
+    const verdict = groupVerdict(
+      placed.map((member) => this.#verdictMember(record, member)),
+      { signal_filter: record.filter, on_infra_failure: record.on_infra_failure },
+    );
+    storage.tree.recordVerdict(
+      slotGroup(record, slot).uid,
+      storedVerdict(verdict),
+      this.#deps.now(),
+    );
   }
 
   /**
@@ -75,9 +85,16 @@ export class BatchSignal {
     if (!record) return;
     const members = storage.finishedMembers(rowIndex);
     if (members.length < record.n) return;
-    const verdict = groupVerdict(members.map((member) => this.#verdictMember(record, member)), { signal_filter: record.filter, on_infra_failure: record.on_infra_failure });
+    const verdict = groupVerdict(
+      members.map((member) => this.#verdictMember(record, member)),
+      { signal_filter: record.filter, on_infra_failure: record.on_infra_failure },
+    );
     if (!storage.recordVerdict(rowIndex, storedVerdict(verdict), this.#deps.now())) return;
-    if (record.target_groups !== null && groupsDelivered(storage.countVerdicts()) >= record.target_groups) await this.cut();
+    if (
+      record.target_groups !== null &&
+      groupsDelivered(storage.countVerdicts()) >= record.target_groups
+    )
+      await this.cut();
   }
 
   /**
@@ -98,7 +115,8 @@ export class BatchSignal {
     if (!cut) return;
     // Slots are released in index order, so only the row holding next_index can be part-released.
     const partial: RolloutSlot[] = [];
-    for (let index = cut.next_index; index < cut.total && index % cut.n !== 0; index += 1) partial.push(slotAt(cut, index));
+    for (let index = cut.next_index; index < cut.total && index % cut.n !== 0; index += 1)
+      partial.push(slotAt(cut, index));
     if (partial.length > 0) await this.#deps.fanOut.standInCut(cut, partial);
     await this.judgeRows(await this.#deps.fanOut.cancelLive(MAX_MAX_CONCURRENT));
   }
@@ -106,7 +124,10 @@ export class BatchSignal {
   /** Judges the groups of `slots` (rollouts a cancel just ended: their result messages may come later or never matter). */
   async judgeRows(slots: readonly RolloutSlot[]): Promise<void> {
     for (const slot of slots.filter((slot) => slot.parent_id)) await this.judgeSlot(slot);
-    for (const row of new Set(slots.filter((slot) => !slot.parent_id).map((slot) => slot.row_index))) await this.judgeRow(row);
+    for (const row of new Set(
+      slots.filter((slot) => !slot.parent_id).map((slot) => slot.row_index),
+    ))
+      await this.judgeRow(row);
   }
 
   /** The slot's next run, released in the place of the one that failed; a stopped batch gets a cut stand-in instead. */
@@ -118,7 +139,12 @@ export class BatchSignal {
       if (!record) return null;
       const stopped = record.cancelled_at !== null || record.cut_at !== null;
       storage.insertReleased([next], this.#deps.now());
-      if (stopped) storage.recordOutcome(next.rollout_id, { status: "cancelled", termination_reason: "CANCELLED", reward: null, outcome: "cut" }, this.#deps.now());
+      if (stopped)
+        storage.recordOutcome(
+          next.rollout_id,
+          { status: "cancelled", termination_reason: "CANCELLED", reward: null, outcome: "cut" },
+          this.#deps.now(),
+        );
       return { record, stopped };
     });
     if (!released) return;
@@ -130,6 +156,13 @@ export class BatchSignal {
     const { rollout_id, sample_index, attempt, termination_reason } = member;
     // A result read back from its session carries no metric: the reward is the metric `reward` names.
     const metric = member.metric ?? (record.filter?.metric === "reward" ? member.reward : null);
-    return { rollout_id, sample_index, termination_reason, member_attempt: attempt, outcome: member.outcome ?? outcomeOf(termination_reason), metric };
+    return {
+      rollout_id,
+      sample_index,
+      termination_reason,
+      member_attempt: attempt,
+      outcome: member.outcome ?? outcomeOf(termination_reason),
+      metric,
+    };
   }
 }

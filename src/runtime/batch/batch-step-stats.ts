@@ -13,26 +13,52 @@ import type { BatchRecord } from "./batch-state";
 const FINISHED = `status IN ('succeeded', 'failed', 'cancelled') AND superseded = 0`;
 
 /** What a result message says its calls generated: completion tokens (summed over policy versions) and the versions. */
-export function generatedBy(message: Pick<ResultMessage, "generation" | "policy_version_start" | "policy_version_end">): { completion_tokens: number | null; policy_version_start: number; policy_version_end: number } {
+export function generatedBy(
+  message: Pick<ResultMessage, "generation" | "policy_version_start" | "policy_version_end">,
+): { completion_tokens: number | null; policy_version_start: number; policy_version_end: number } {
   const byVersion = message.generation?.tokens_by_policy_version;
-  const completion_tokens = byVersion ? Object.values(byVersion).reduce((sum, n) => sum + n, 0) : null;
-  return { completion_tokens, policy_version_start: message.policy_version_start, policy_version_end: message.policy_version_end };
+  const completion_tokens = byVersion
+    ? Object.values(byVersion).reduce((sum, n) => sum + n, 0)
+    : null;
+  return {
+    completion_tokens,
+    policy_version_start: message.policy_version_start,
+    policy_version_end: message.policy_version_end,
+  };
 }
 
 /** The batch's step numbers (see BatchStepStats). */
 export function stepStats(sql: SqlPort, record: BatchRecord): BatchStepStats {
   const reward = sql
-    .exec<{ n: number; mean: number | null; sq: number | null; lo: number | null; hi: number | null }>(
+    .exec<{
+      n: number;
+      mean: number | null;
+      sq: number | null;
+      lo: number | null;
+      hi: number | null;
+    }>(
       `SELECT COUNT(reward) AS n, AVG(reward) AS mean, AVG(reward * reward) AS sq, MIN(reward) AS lo, MAX(reward) AS hi FROM rollouts WHERE ${FINISHED}`,
     )
     .toArray()[0]!;
-  const std = reward.mean === null || reward.sq === null ? null : Math.sqrt(Math.max(0, reward.sq - reward.mean * reward.mean));
-  const lengths = sql.exec<{ n: number; mean: number | null }>(`SELECT COUNT(completion_tokens) AS n, AVG(completion_tokens) AS mean FROM rollouts WHERE ${FINISHED}`).toArray()[0]!;
+  const std =
+    reward.mean === null || reward.sq === null
+      ? null
+      : Math.sqrt(Math.max(0, reward.sq - reward.mean * reward.mean));
+  const lengths = sql
+    .exec<{ n: number; mean: number | null }>(
+      `SELECT COUNT(completion_tokens) AS n, AVG(completion_tokens) AS mean FROM rollouts WHERE ${FINISHED}`,
+    )
+    .toArray()[0]!;
   // Nearest-rank p90: the ceil(0.9 n)-th smallest.
   const p90 =
     lengths.n === 0
       ? null
-      : (sql.exec<{ v: number }>(`SELECT completion_tokens AS v FROM rollouts WHERE ${FINISHED} AND completion_tokens IS NOT NULL ORDER BY completion_tokens LIMIT 1 OFFSET ?`, Math.ceil(0.9 * lengths.n) - 1).toArray()[0]?.v ?? null);
+      : (sql
+          .exec<{ v: number }>(
+            `SELECT completion_tokens AS v FROM rollouts WHERE ${FINISHED} AND completion_tokens IS NOT NULL ORDER BY completion_tokens LIMIT 1 OFFSET ?`,
+            Math.ceil(0.9 * lengths.n) - 1,
+          )
+          .toArray()[0]?.v ?? null);
   const groups = sql
     .exec<{ complete: number; flat: number }>(
       `SELECT COUNT(*) AS complete, COALESCE(SUM(flat), 0) AS flat FROM (
@@ -40,9 +66,11 @@ export function stepStats(sql: SqlPort, record: BatchRecord): BatchStepStats {
          FROM group_verdicts g)`,
     )
     .toArray()[0]!;
-  const versions = sql.exec<{ lo: number | null; hi: number | null; last: number | null; done: number }>(
-    `SELECT MIN(policy_version_start) AS lo, MAX(policy_version_end) AS hi, MAX(finished_at) AS last, COUNT(*) AS done FROM rollouts WHERE ${FINISHED}`,
-  ).toArray()[0]!;
+  const versions = sql
+    .exec<{ lo: number | null; hi: number | null; last: number | null; done: number }>(
+      `SELECT MIN(policy_version_start) AS lo, MAX(policy_version_end) AS hi, MAX(finished_at) AS last, COUNT(*) AS done FROM rollouts WHERE ${FINISHED}`,
+    )
+    .toArray()[0]!;
   const seconds = versions.last === null ? 0 : (versions.last - record.created_at) / 1000;
   return {
     reward: { count: reward.n, mean: reward.mean, std, min: reward.lo, max: reward.hi },

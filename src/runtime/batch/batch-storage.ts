@@ -90,8 +90,15 @@ export class BatchStorage {
   /** Creates the tables if they do not exist (idempotent). */
   migrate(): void {
     for (const statement of MIGRATIONS) this.#sql.exec(statement);
-    const columns = new Set(this.#sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('rollouts')`).toArray().map((column) => column.name));
-    for (const [name, definition] of SIGNAL_COLUMNS) if (!columns.has(name)) this.#sql.exec(`ALTER TABLE rollouts ADD COLUMN ${name} ${definition}`);
+    const columns = new Set(
+      this.#sql
+        .exec<{ name: string }>(`SELECT name FROM pragma_table_info('rollouts')`)
+        .toArray()
+        .map((column) => column.name),
+    );
+    for (const [name, definition] of SIGNAL_COLUMNS)
+      if (!columns.has(name))
+        this.#sql.exec(`ALTER TABLE rollouts ADD COLUMN ${name} ${definition}`);
     this.tree.migrate();
   }
 
@@ -110,13 +117,23 @@ export class BatchStorage {
   /** Stores the rows' tasks, one SQLite row each (the caller keeps each under the 2 MB row limit). */
   insertRows(tasks: RowTask[]): void {
     tasks.forEach((rowTask, index) => {
-      this.#sql.exec(`INSERT INTO rows (row_index, agent, task) VALUES (?, ?, ?)`, index, rowTask.agent, JSON.stringify(AgentTask.parse(rowTask.task)));
+      this.#sql.exec(
+        `INSERT INTO rows (row_index, agent, task) VALUES (?, ?, ?)`,
+        index,
+        rowTask.agent,
+        JSON.stringify(AgentTask.parse(rowTask.task)),
+      );
     });
   }
 
   /** The task of row `rowIndex`. */
   readRow(rowIndex: number): RowTask {
-    const row = this.#sql.exec<{ agent: string; task: string }>(`SELECT agent, task FROM rows WHERE row_index = ?`, rowIndex).toArray()[0];
+    const row = this.#sql
+      .exec<{ agent: string; task: string }>(
+        `SELECT agent, task FROM rows WHERE row_index = ?`,
+        rowIndex,
+      )
+      .toArray()[0];
     if (!row) throw new Error(`batch row ${rowIndex} is missing`);
     return { agent: row.agent, task: AgentTask.parse(JSON.parse(row.task)) };
   }
@@ -138,23 +155,48 @@ export class BatchStorage {
 
   /** The slot `rolloutId` runs in (with its attempt), or undefined if the batch never released it. */
   slotOf(rolloutId: string): RolloutSlot | undefined {
-    return this.#sql.exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; parent_id: string | null }>(`SELECT rollout_id, row_index, sample_index, attempt, parent_id FROM rollouts WHERE rollout_id = ?`, rolloutId).toArray()[0];
+    return this.#sql
+      .exec<{
+        rollout_id: string;
+        row_index: number;
+        sample_index: number;
+        attempt: number;
+        parent_id: string | null;
+      }>(
+        `SELECT rollout_id, row_index, sample_index, attempt, parent_id FROM rollouts WHERE rollout_id = ?`,
+        rolloutId,
+      )
+      .toArray()[0];
   }
 
   /** Whether the batch released `rolloutId`. */
   hasRollout(rolloutId: string): boolean {
-    return this.#sql.exec(`SELECT 1 AS found FROM rollouts WHERE rollout_id = ?`, rolloutId).toArray().length > 0;
+    return (
+      this.#sql.exec(`SELECT 1 AS found FROM rollouts WHERE rollout_id = ?`, rolloutId).toArray()
+        .length > 0
+    );
   }
 
   /** Released rollouts that are not terminal: they hold a slot of `max_concurrent`. */
   countLive(): number {
-    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE ${LIVE}`).toArray()[0]?.n ?? 0;
+    return (
+      this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE ${LIVE}`).toArray()[0]
+        ?.n ?? 0
+    );
   }
 
   /** Live rollouts, unconfirmed ones first, then the longest unchecked; at most `limit`. */
   listLive(limit: number): LiveRollout[] {
     return this.#sql
-      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; parent_id: string | null; created: number; terminal_seen_at: number | null }>(
+      .exec<{
+        rollout_id: string;
+        row_index: number;
+        sample_index: number;
+        attempt: number;
+        parent_id: string | null;
+        created: number;
+        terminal_seen_at: number | null;
+      }>(
         `SELECT rollout_id, row_index, sample_index, attempt, parent_id, created, terminal_seen_at FROM rollouts WHERE ${LIVE} ORDER BY created, checked_at LIMIT ?`,
         limit,
       )
@@ -165,7 +207,15 @@ export class BatchStorage {
   /** Live rollouts whose sessions said they ended at or before `before` (their result is overdue). */
   listOverdue(before: number, limit: number): LiveRollout[] {
     return this.#sql
-      .exec<{ rollout_id: string; row_index: number; sample_index: number; attempt: number; parent_id: string | null; created: number; terminal_seen_at: number | null }>(
+      .exec<{
+        rollout_id: string;
+        row_index: number;
+        sample_index: number;
+        attempt: number;
+        parent_id: string | null;
+        created: number;
+        terminal_seen_at: number | null;
+      }>(
         `SELECT rollout_id, row_index, sample_index, attempt, parent_id, created, terminal_seen_at FROM rollouts WHERE ${LIVE} AND terminal_seen_at <= ? LIMIT ?`,
         before,
         limit,
@@ -176,12 +226,22 @@ export class BatchStorage {
 
   /** The session confirmed the rollout exists and is `status` (live only; a terminal row never changes). */
   markCreated(rolloutId: string, status: "queued" | "running", now: number): void {
-    this.#sql.exec(`UPDATE rollouts SET created = 1, status = ?, checked_at = ? WHERE rollout_id = ? AND ${LIVE}`, status, now, rolloutId);
+    this.#sql.exec(
+      `UPDATE rollouts SET created = 1, status = ?, checked_at = ? WHERE rollout_id = ? AND ${LIVE}`,
+      status,
+      now,
+      rolloutId,
+    );
   }
 
   /** The session says the rollout ended; its result message should follow (else it is read back). */
   markTerminalSeen(rolloutId: string, now: number): void {
-    this.#sql.exec(`UPDATE rollouts SET created = 1, checked_at = ?, terminal_seen_at = COALESCE(terminal_seen_at, ?) WHERE rollout_id = ? AND ${LIVE}`, now, now, rolloutId);
+    this.#sql.exec(
+      `UPDATE rollouts SET created = 1, checked_at = ?, terminal_seen_at = COALESCE(terminal_seen_at, ?) WHERE rollout_id = ? AND ${LIVE}`,
+      now,
+      now,
+      rolloutId,
+    );
   }
 
   /** Records how a live rollout ended; false when it was already terminal or is unknown (a duplicate). */
@@ -232,31 +292,55 @@ export class BatchStorage {
 
   /** Released rollouts by status (each slot's current run). */
   countByStatus(): Map<string, number> {
-    const rows = this.#sql.exec<{ status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM rollouts WHERE ${CURRENT} GROUP BY status`).toArray();
+    const rows = this.#sql
+      .exec<{ status: string; n: number }>(
+        `SELECT status, COUNT(*) AS n FROM rollouts WHERE ${CURRENT} GROUP BY status`,
+      )
+      .toArray();
     return new Map(rows.map((row) => [row.status, row.n]));
   }
 
   /** Finished rollouts by termination reason. */
   countByReason(): Map<string, number> {
-    const rows = this.#sql.exec<{ reason: string; n: number }>(`SELECT termination_reason AS reason, COUNT(*) AS n FROM rollouts WHERE termination_reason IS NOT NULL AND ${CURRENT} GROUP BY termination_reason`).toArray();
+    const rows = this.#sql
+      .exec<{ reason: string; n: number }>(
+        `SELECT termination_reason AS reason, COUNT(*) AS n FROM rollouts WHERE termination_reason IS NOT NULL AND ${CURRENT} GROUP BY termination_reason`,
+      )
+      .toArray();
     return new Map(rows.map((row) => [row.reason, row.n]));
   }
 
   /** Mean reward over finished rollouts with a reward. */
   rewardStats(): { mean: number | null; count: number } {
-    const row = this.#sql.exec<{ mean: number | null; n: number }>(`SELECT AVG(reward) AS mean, COUNT(reward) AS n FROM rollouts WHERE NOT ${LIVE} AND reward IS NOT NULL AND ${CURRENT}`).toArray()[0];
+    const row = this.#sql
+      .exec<{ mean: number | null; n: number }>(
+        `SELECT AVG(reward) AS mean, COUNT(reward) AS n FROM rollouts WHERE NOT ${LIVE} AND reward IS NOT NULL AND ${CURRENT}`,
+      )
+      .toArray()[0];
     return { mean: row?.mean ?? null, count: row?.n ?? 0 };
   }
 
   /** Rollouts that failed for infrastructure and were re-run. */
   countSuperseded(): number {
-    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE superseded = 1`).toArray()[0]?.n ?? 0;
+    return (
+      this.#sql
+        .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM rollouts WHERE superseded = 1`)
+        .toArray()[0]?.n ?? 0
+    );
   }
 
   /** The current runs of row `rowIndex`'s roots that finished (a complete group has `n` of them; tree children are in their nodes' groups). */
   finishedMembers(rowIndex: number): FinishedMember[] {
     return this.#sql
-      .exec<{ rollout_id: string; sample_index: number; attempt: number; termination_reason: TerminationReason | null; outcome: MemberOutcome | null; metric: number | null; reward: number | null }>(
+      .exec<{
+        rollout_id: string;
+        sample_index: number;
+        attempt: number;
+        termination_reason: TerminationReason | null;
+        outcome: MemberOutcome | null;
+        metric: number | null;
+        reward: number | null;
+      }>(
         `SELECT rollout_id, sample_index, attempt, termination_reason, outcome, metric, reward FROM rollouts WHERE row_index = ? AND parent_id IS NULL AND ${CURRENT} AND NOT ${LIVE} ORDER BY sample_index`,
         rowIndex,
       )
@@ -265,17 +349,37 @@ export class BatchStorage {
 
   /** Records what became of a complete group; false if it was decided before. */
   recordVerdict(rowIndex: number, verdict: StoredVerdict, now: number): boolean {
-    return this.#sql.exec(`INSERT OR IGNORE INTO group_verdicts (row_index, verdict, decided_at) VALUES (?, ?, ?) RETURNING row_index`, rowIndex, verdict, now).toArray().length > 0;
+    return (
+      this.#sql
+        .exec(
+          `INSERT OR IGNORE INTO group_verdicts (row_index, verdict, decided_at) VALUES (?, ?, ?) RETURNING row_index`,
+          rowIndex,
+          verdict,
+          now,
+        )
+        .toArray().length > 0
+    );
   }
 
   /** What became of row `rowIndex`'s group once complete (null: not complete yet). */
   verdictOf(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null {
-    return this.#sql.exec<{ verdict: StoredVerdict; decided_at: number }>(`SELECT verdict, decided_at FROM group_verdicts WHERE row_index = ?`, rowIndex).toArray()[0] ?? null;
+    return (
+      this.#sql
+        .exec<{ verdict: StoredVerdict; decided_at: number }>(
+          `SELECT verdict, decided_at FROM group_verdicts WHERE row_index = ?`,
+          rowIndex,
+        )
+        .toArray()[0] ?? null
+    );
   }
 
   /** Complete groups by verdict: the rows' and a tree's nodes'. */
   countVerdicts(): Map<StoredVerdict, number> {
-    const rows = this.#sql.exec<{ verdict: StoredVerdict; n: number }>(`SELECT verdict, COUNT(*) AS n FROM group_verdicts GROUP BY verdict`).toArray();
+    const rows = this.#sql
+      .exec<{ verdict: StoredVerdict; n: number }>(
+        `SELECT verdict, COUNT(*) AS n FROM group_verdicts GROUP BY verdict`,
+      )
+      .toArray();
     const counts = this.tree.countVerdicts();
     for (const row of rows) counts.set(row.verdict, (counts.get(row.verdict) ?? 0) + row.n);
     return counts;
@@ -283,7 +387,11 @@ export class BatchStorage {
 
   /** When anything about a rollout last changed (0 before the first release). */
   lastChange(): number {
-    const row = this.#sql.exec<{ t: number | null }>(`SELECT MAX(MAX(released_at), COALESCE(MAX(checked_at), 0), COALESCE(MAX(finished_at), 0)) AS t FROM rollouts`).toArray()[0];
+    const row = this.#sql
+      .exec<{ t: number | null }>(
+        `SELECT MAX(MAX(released_at), COALESCE(MAX(checked_at), 0), COALESCE(MAX(finished_at), 0)) AS t FROM rollouts`,
+      )
+      .toArray()[0];
     return row?.t ?? 0;
   }
 }

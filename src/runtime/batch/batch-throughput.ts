@@ -14,7 +14,10 @@ export interface BatchThroughput {
  * Finished rollouts (succeeded, failed, cancelled) over the time since the batch was created (until
  * it finished), and the remaining ones at that average pace.
  */
-export function batchThroughput(progress: Pick<BatchProgress, "counts" | "rollouts" | "created_at" | "finished_at" | "done">, now: number): BatchThroughput {
+export function batchThroughput(
+  progress: Pick<BatchProgress, "counts" | "rollouts" | "created_at" | "finished_at" | "done">,
+  now: number,
+): BatchThroughput {
   const { succeeded, failed, cancelled } = progress.counts;
   const finished = succeeded + failed + cancelled;
   const remaining = Math.max(0, progress.rollouts - finished);

@@ -20,7 +20,9 @@ export interface BatchTrackerApi {
   /** Counts by status and termination reason, reward mean, done flag. */
   progress(): BatchProgress | undefined;
   /** One page of the batch's rollouts (a RolloutListQuery: paging and filters). */
-  rollouts(query: unknown): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined;
+  rollouts(
+    query: unknown,
+  ): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined;
   /** Reward distribution and means by data source and agent. */
   summary(): BatchSummary | undefined;
   /** The run view's numbers of this batch (one training step). */
@@ -28,7 +30,9 @@ export interface BatchTrackerApi {
   /** What became of one group of this batch (null: not complete yet). */
   groupVerdict(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null | undefined;
   /** Per-row pass counts for pass@k and the failures by termination reason. */
-  evaluation(passThreshold: number): { rows: EvalRow[]; failures: Record<string, number> } | undefined;
+  evaluation(
+    passThreshold: number,
+  ): { rows: EvalRow[]; failures: Record<string, number> } | undefined;
   /** Counts what a runner did with one attempt of this batch (reported by the rollout's session). */
   runnerEvent(event: unknown): void;
   /** A heartbeat of a runner holding leases of this batch. */

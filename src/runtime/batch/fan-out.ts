@@ -10,7 +10,14 @@ import type { BatchStorage } from "./batch-storage";
 import type { CreateResult } from "../session/session-results";
 import type { RolloutGroup } from "../../schemas/rollout-group";
 import type { AgentDefinition } from "../../sdk/agent-registry";
-import { branchStepOf, childSlots, planTreeChild, rootSlots, slotGroup, subtreeSlots } from "./tree-slots";
+import {
+  branchStepOf,
+  childSlots,
+  planTreeChild,
+  rootSlots,
+  slotGroup,
+  subtreeSlots,
+} from "./tree-slots";
 
 /** Session RPCs a tracker keeps in flight at once while creating, checking or cancelling. */
 export const SESSION_RPC_PARALLELISM = 16;
@@ -84,10 +91,15 @@ export class FanOut {
       const record = storage.readBatch();
       if (!record || record.cancelled_at !== null || record.cut_at !== null) return null;
       // Roots only: a tree's children are released by their parents' ends (`branch`).
-      const count = Math.min(record.max_concurrent - storage.countLive(), rootSlots(record) - record.next_index);
+      const count = Math.min(
+        record.max_concurrent - storage.countLive(),
+        rootSlots(record) - record.next_index,
+      );
       if (count <= 0) return null;
       const now = this.#deps.now();
-      const slots = Array.from({ length: count }, (_, offset) => slotAt(record, record.next_index + offset));
+      const slots = Array.from({ length: count }, (_, offset) =>
+        slotAt(record, record.next_index + offset),
+      );
       storage.insertReleased(slots, now);
       const updated = { ...record, next_index: record.next_index + count, updated_at: now };
       storage.writeBatch(updated);
@@ -124,15 +136,27 @@ export class FanOut {
     const now = this.#deps.now();
     const slots = [slot, ...subtreeSlots(record, slot)];
     storage.insertReleased(slots, now);
-    for (const skipped of slots) storage.recordOutcome(skipped.rollout_id, { status: "cancelled", termination_reason: "CANCELLED", reward: null, outcome: "cut" }, now);
+    for (const skipped of slots)
+      storage.recordOutcome(
+        skipped.rollout_id,
+        { status: "cancelled", termination_reason: "CANCELLED", reward: null, outcome: "cut" },
+        now,
+      );
   }
 
   /** Creates a tree child: its parent run's first k steps copied into it, continued by its own driver. */
   async #createChild(record: BatchRecord, slot: RolloutSlot): Promise<CreateResult | Refused> {
     const { sessions } = this.#deps;
     const source = await sessions.forkSource(slot.parent_id!, branchStepOf(slot));
-    if (!source.ok) return { ok: false, reason: "refused", message: `parent ${slot.parent_id} does not exist` };
-    const plan = planTreeChild({ source, definition: this.#deps.definition(source.spec.agent), slot, group: this.groupFor(record, slot), now: this.#deps.now() });
+    if (!source.ok)
+      return { ok: false, reason: "refused", message: `parent ${slot.parent_id} does not exist` };
+    const plan = planTreeChild({
+      source,
+      definition: this.#deps.definition(source.spec.agent),
+      slot,
+      group: this.groupFor(record, slot),
+      now: this.#deps.now(),
+    });
     if (!plan.ok) return { ok: false, reason: "refused", message: plan.message };
     return sessions.createFork(plan.spec, source.prefix!);
   }
@@ -148,23 +172,38 @@ export class FanOut {
     await eachLimited(slots, SESSION_RPC_PARALLELISM, async (slot) => {
       let result;
       try {
-        result = slot.parent_id ? await this.#createChild(record, slot) : await sessions.create(this.specFor(record, slot));
+        result = slot.parent_id
+          ? await this.#createChild(record, slot)
+          : await sessions.create(this.specFor(record, slot));
       } catch (error) {
         // Left unconfirmed: the next check creates it again.
-        console.error("batch rollout create failed", { rollout_id: slot.rollout_id, error: describe(error) });
+        console.error("batch rollout create failed", {
+          rollout_id: slot.rollout_id,
+          error: describe(error),
+        });
         return;
       }
       const now = this.#deps.now();
       if (!result.ok && result.reason === "refused") {
-        console.warn("tree child not forked: its parent cannot branch there", { rollout_id: slot.rollout_id, message: result.message });
+        console.warn("tree child not forked: its parent cannot branch there", {
+          rollout_id: slot.rollout_id,
+          message: result.message,
+        });
         this.#deps.transactionSync(() => this.#skip(record, slot));
         return;
       }
       if (!result.ok) {
-        console.error("batch rollout id is taken by another rollout", { rollout_id: slot.rollout_id, message: result.message });
+        console.error("batch rollout id is taken by another rollout", {
+          rollout_id: slot.rollout_id,
+          message: result.message,
+        });
         // Announced before the slot is closed: if the send fails, the slot stays unconfirmed and the alarm's check tries again.
         if (!(await this.#sendStandIn(record, slot, "taken"))) return;
-        storage.recordOutcome(slot.rollout_id, { status: "failed", termination_reason: null, reward: null, outcome: "infra" }, now);
+        storage.recordOutcome(
+          slot.rollout_id,
+          { status: "failed", termination_reason: null, reward: null, outcome: "infra" },
+          now,
+        );
         return;
       }
       created.push(slot);
@@ -173,7 +212,8 @@ export class FanOut {
     });
     // A cancel that ran while these creates were in flight found nothing to cancel yet.
     const stopped = storage.readBatch();
-    if (created.length > 0 && (stopped?.cancelled_at != null || stopped?.cut_at != null)) await this.#cancelSessions(created);
+    if (created.length > 0 && (stopped?.cancelled_at != null || stopped?.cut_at != null))
+      await this.#cancelSessions(created);
   }
 
   /** Asks the sessions of up to `limit` live rollouts how they are (unconfirmed ones first). */
@@ -191,7 +231,11 @@ export class FanOut {
    * no longer leave an outcome recorded whose slot is never re-run or branched (nothing reads an
    * outcome back twice).
    */
-  async readBack(before: number, limit: number, settle: (slot: RolloutSlot, superseded: boolean) => Promise<void>): Promise<number> {
+  async readBack(
+    before: number,
+    limit: number,
+    settle: (slot: RolloutSlot, superseded: boolean) => Promise<void>,
+  ): Promise<number> {
     const { storage, sessions } = this.#deps;
     let settled = 0;
     await eachLimited(storage.listOverdue(before, limit), SESSION_RPC_PARALLELISM, async (slot) => {
@@ -199,11 +243,15 @@ export class FanOut {
       try {
         outcome = await sessions.outcome(slot.rollout_id);
       } catch (error) {
-        console.error("batch rollout read-back failed", { rollout_id: slot.rollout_id, error: describe(error) });
+        console.error("batch rollout read-back failed", {
+          rollout_id: slot.rollout_id,
+          error: describe(error),
+        });
         return;
       }
       if (!outcome || !TERMINAL_STATUSES.has(outcome.status)) return;
-      if (!storage.recordOutcome(slot.rollout_id, outcome, this.#deps.now()) || !outcome.outcome) return;
+      if (!storage.recordOutcome(slot.rollout_id, outcome, this.#deps.now()) || !outcome.outcome)
+        return;
       settled += 1;
       await settle(slot, outcome.superseded ?? false);
     });
@@ -216,14 +264,21 @@ export class FanOut {
       await this.#deps.results.send(standInResult(record, slot, kind, this.#deps.now()));
       return true;
     } catch (error) {
-      console.error(`stand-in result (${kind}) not sent`, { rollout_id: slot.rollout_id, error: describe(error) });
+      console.error(`stand-in result (${kind}) not sent`, {
+        rollout_id: slot.rollout_id,
+        error: describe(error),
+      });
       return false;
     }
   }
 
   /** Announces `cut` stand-ins for slots that will never be created, so their feed groups close. */
   async standInCut(record: BatchRecord, slots: readonly RolloutSlot[]): Promise<void> {
-    await eachLimited(slots, SESSION_RPC_PARALLELISM, async (slot) => void (await this.#sendStandIn(record, slot, "cut")));
+    await eachLimited(
+      slots,
+      SESSION_RPC_PARALLELISM,
+      async (slot) => void (await this.#sendStandIn(record, slot, "cut")),
+    );
   }
 
   /** Cancels every live rollout of the batch (those never created become cancelled as they are). */
@@ -240,11 +295,19 @@ export class FanOut {
       try {
         result = await sessions.cancel(slot.rollout_id);
       } catch (error) {
-        console.error("batch rollout cancel failed", { rollout_id: slot.rollout_id, error: describe(error) });
+        console.error("batch rollout cancel failed", {
+          rollout_id: slot.rollout_id,
+          error: describe(error),
+        });
         return;
       }
       const now = this.#deps.now();
-      const cancelled = { status: "cancelled" as const, termination_reason: "CANCELLED" as const, reward: null, outcome: "cut" as const };
+      const cancelled = {
+        status: "cancelled" as const,
+        termination_reason: "CANCELLED" as const,
+        reward: null,
+        outcome: "cut" as const,
+      };
       if (!result.ok && result.reason === "not_found") {
         // Never created, so no session will publish its end: a stand-in closes its feed group.
         const record = storage.readBatch();

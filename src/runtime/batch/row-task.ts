@@ -5,7 +5,14 @@ import { messageText, type ChatMessage } from "../../schemas/chat";
 import type { JsonObject, JsonValue } from "../../schemas/json";
 
 /** Columns of a verl RL row that map to task fields; any other column is passed through. */
-const KNOWN_COLUMNS = new Set(["prompt", "data_source", "ability", "reward_model", "extra_info", "agent_name"]);
+const KNOWN_COLUMNS = new Set([
+  "prompt",
+  "data_source",
+  "ability",
+  "reward_model",
+  "extra_info",
+  "agent_name",
+]);
 
 /** A task ready to be sampled, with the agent that runs it. */
 export interface RowTask {
@@ -14,7 +21,8 @@ export interface RowTask {
 }
 
 /** The row's task, or the row field that prevents one. */
-export type RowTaskResult = ({ ok: true } & RowTask) | { ok: false; field: string; message: string };
+export type RowTaskResult =
+  ({ ok: true } & RowTask) | { ok: false; field: string; message: string };
 
 /** The row's chat, a bare-string prompt read as one user message. */
 export function promptMessages(row: DatasetRow): ChatMessage[] {
@@ -23,7 +31,9 @@ export function promptMessages(row: DatasetRow): ChatMessage[] {
 
 function indexOf(row: DatasetRow, rowIndex: number): string {
   const index = row.extra_info.index;
-  return typeof index === "number" || (typeof index === "string" && index !== "") ? String(index) : String(rowIndex);
+  return typeof index === "number" || (typeof index === "string" && index !== "")
+    ? String(index)
+    : String(rowIndex);
 }
 
 /**
@@ -37,10 +47,14 @@ function indexOf(row: DatasetRow, rowIndex: number): string {
 export function rowToTask(row: DatasetRow, rowIndex: number, batchAgent: string): RowTaskResult {
   const messages = promptMessages(row);
   const lastUser = [...messages].reverse().find((message) => message.role === "user");
-  if (!lastUser) return { ok: false, field: "prompt", message: "prompt must contain a user message" };
+  if (!lastUser)
+    return { ok: false, field: "prompt", message: "prompt must contain a user message" };
   const problem = messageText(lastUser);
-  if (problem.trim() === "") return { ok: false, field: "prompt", message: "the last user message has no text" };
-  const unknownColumns = Object.fromEntries(Object.entries(row).filter(([key]) => !KNOWN_COLUMNS.has(key))) as JsonObject;
+  if (problem.trim() === "")
+    return { ok: false, field: "prompt", message: "the last user message has no text" };
+  const unknownColumns = Object.fromEntries(
+    Object.entries(row).filter(([key]) => !KNOWN_COLUMNS.has(key)),
+  ) as JsonObject;
   const agent = row.agent_name ?? batchAgent;
   const id = indexOf(row, rowIndex);
   const extraArgs: Record<string, JsonValue> = {
@@ -49,13 +63,26 @@ export function rowToTask(row: DatasetRow, rowIndex: number, batchAgent: string)
     data_source: row.data_source,
     ability: row.ability,
     // The label goes to `ground_truth` only (graders and environments); agents see extra_args.
-    reward_model: withoutGroundTruth({ reward_model: row.reward_model as JsonObject }).reward_model!,
+    reward_model: withoutGroundTruth({ reward_model: row.reward_model as JsonObject })
+      .reward_model!,
     extra_info: row.extra_info,
   };
-  const task = AgentTask.safeParse({ task_id: id, sample_id: 0, agent_name: agent, problem, ground_truth: row.reward_model.ground_truth, prompt_id: id, extra_args: extraArgs });
+  const task = AgentTask.safeParse({
+    task_id: id,
+    sample_id: 0,
+    agent_name: agent,
+    problem,
+    ground_truth: row.reward_model.ground_truth,
+    prompt_id: id,
+    extra_args: extraArgs,
+  });
   if (!task.success) {
     const issue = task.error.issues[0];
-    return { ok: false, field: issue?.path.map(String).join(".") || "(row)", message: issue?.message ?? "invalid row" };
+    return {
+      ok: false,
+      field: issue?.path.map(String).join(".") || "(row)",
+      message: issue?.message ?? "invalid row",
+    };
   }
   return { ok: true, agent, task: task.data };
 }

@@ -26,7 +26,12 @@ export type StandInKind = "taken" | "cut";
  * `inline` never reads a member without samples); `taken` is a failed member (infrastructure),
  * `cut` a cancelled one.
  */
-export function standInResult(record: BatchRecord, slot: RolloutSlot, kind: StandInKind, now: number): ResultMessage {
+export function standInResult(
+  record: BatchRecord,
+  slot: RolloutSlot,
+  kind: StandInKind,
+  now: number,
+): ResultMessage {
   const rolloutId = `${slot.rollout_id}${kind === "taken" ? TAKEN_SLOT_SUFFIX : CUT_SLOT_SUFFIX}`;
   return ResultMessage.parse({
     schema_version: RESULT_MESSAGE_SCHEMA_VERSION,
@@ -52,12 +57,17 @@ export function standInResult(record: BatchRecord, slot: RolloutSlot, kind: Stan
 }
 
 /** The stand-in for a slot whose rollout id another rollout holds (see `standInResult`). */
-export function takenSlotResult(record: BatchRecord, slot: RolloutSlot, now: number): ResultMessage {
+export function takenSlotResult(
+  record: BatchRecord,
+  slot: RolloutSlot,
+  now: number,
+): ResultMessage {
   return standInResult(record, slot, "taken", now);
 }
 
 /** The slot's rollout id if `rolloutId` is a stand-in's, else undefined. */
 export function slotOfStandIn(rolloutId: string): string | undefined {
-  for (const suffix of [TAKEN_SLOT_SUFFIX, CUT_SLOT_SUFFIX]) if (rolloutId.endsWith(suffix)) return rolloutId.slice(0, -suffix.length);
+  for (const suffix of [TAKEN_SLOT_SUFFIX, CUT_SLOT_SUFFIX])
+    if (rolloutId.endsWith(suffix)) return rolloutId.slice(0, -suffix.length);
   return undefined;
 }

@@ -30,17 +30,32 @@ export function treePath(rolloutId: string): TreeBranch[] {
   const base = baseSlotId(rolloutId);
   // The batch id may hold anything; the part after the last colon is `<sample>` plus the branches.
   const tail = base.slice(base.lastIndexOf(":") + 1);
-  return [...tail.matchAll(BRANCH)].map((match) => ({ step: Number(match[1]), index: Number(match[2]) }));
+  return [...tail.matchAll(BRANCH)].map((match) => ({
+    step: Number(match[1]),
+    index: Number(match[2]),
+  }));
 }
 
 /** Where the slot's run counts: its group uid, its place in the group and the group's size. */
-export function slotGroup(record: Pick<BatchRecord, "batch_id" | "n" | "tree">, slot: RolloutSlot): { uid: string; sample_index: number; group_size: number } {
+export function slotGroup(
+  record: Pick<BatchRecord, "batch_id" | "n" | "tree">,
+  slot: RolloutSlot,
+): { uid: string; sample_index: number; group_size: number } {
   const path = treePath(slot.rollout_id);
   const last = path.at(-1);
-  if (!last || !record.tree) return { uid: groupUid(record.batch_id, slot.row_index), sample_index: slot.sample_index, group_size: record.n };
+  if (!last || !record.tree)
+    return {
+      uid: groupUid(record.batch_id, slot.row_index),
+      sample_index: slot.sample_index,
+      group_size: record.n,
+    };
   const base = baseSlotId(slot.rollout_id);
   const parentSlot = base.slice(0, base.length - `.t${last.step}-${last.index}`.length);
-  return { uid: `${parentSlot}.t${last.step}`, sample_index: last.index, group_size: record.tree.width };
+  return {
+    uid: `${parentSlot}.t${last.step}`,
+    sample_index: last.index,
+    group_size: record.tree.width,
+  };
 }
 
 /** The roots of a batch (released by index; `total` also counts every tree node). */
@@ -89,8 +104,18 @@ export function planTreeChild(input: {
 }): { ok: true; spec: RolloutSpec } | { ok: false; message: string } {
   const { slot, group } = input;
   const body = { at_step: branchStepOf(slot), n: 1, train_shared_prefix: false };
-  const plan = planFork({ source: input.source, definition: input.definition, body, childIds: [slot.rollout_id], now: input.now });
-  if (!plan.ok) return { ok: false, message: plan.problems.map((p) => `${p.path}: ${p.message}`).join("; ") };
+  const plan = planFork({
+    source: input.source,
+    definition: input.definition,
+    body,
+    childIds: [slot.rollout_id],
+    now: input.now,
+  });
+  if (!plan.ok)
+    return { ok: false, message: plan.problems.map((p) => `${p.path}: ${p.message}`).join("; ") };
   const child = plan.children[0]!;
-  return { ok: true, spec: { ...child, group, tree: { ...child.tree!, branch_index: group.sample_index } } };
+  return {
+    ok: true,
+    spec: { ...child, group, tree: { ...child.tree!, branch_index: group.sample_index } },
+  };
 }

@@ -41,7 +41,9 @@ export class ClaimQueueCore {
     this.#sql.exec(
       `INSERT INTO offers (rollout_id, version, offered_at, visible_at) VALUES (?, 1, ?, ?)
        ON CONFLICT(rollout_id) DO UPDATE SET version = offers.version + 1, visible_at = excluded.visible_at`,
-      rolloutId, now, now,
+      rolloutId,
+      now,
+      now,
     );
   }
 
@@ -49,21 +51,40 @@ export class ClaimQueueCore {
   take(max: number): TakenOffer[] {
     const now = this.#now();
     const rows = this.#sql
-      .exec<{ rollout_id: string; version: number }>(`SELECT rollout_id, version FROM offers WHERE visible_at <= ? ORDER BY offered_at, rollout_id LIMIT ?`, now, Math.max(0, Math.trunc(max)))
+      .exec<{ rollout_id: string; version: number }>(
+        `SELECT rollout_id, version FROM offers WHERE visible_at <= ? ORDER BY offered_at, rollout_id LIMIT ?`,
+        now,
+        Math.max(0, Math.trunc(max)),
+      )
       .toArray();
-    for (const row of rows) this.#sql.exec(`UPDATE offers SET visible_at = ? WHERE rollout_id = ?`, now + OFFER_HIDE_MS, row.rollout_id);
+    for (const row of rows)
+      this.#sql.exec(
+        `UPDATE offers SET visible_at = ? WHERE rollout_id = ?`,
+        now + OFFER_HIDE_MS,
+        row.rollout_id,
+      );
     return rows.map((row) => ({ rollout_id: row.rollout_id, version: row.version }));
   }
 
   /** Removes offers whose claim settled (granted, or refused for good), unless they were offered again since. */
   settle(offers: readonly TakenOffer[]): void {
-    for (const offer of offers) this.#sql.exec(`DELETE FROM offers WHERE rollout_id = ? AND version = ?`, offer.rollout_id, offer.version);
+    for (const offer of offers)
+      this.#sql.exec(
+        `DELETE FROM offers WHERE rollout_id = ? AND version = ?`,
+        offer.rollout_id,
+        offer.version,
+      );
   }
 
   /** Offers waiting (visible or being claimed). */
   size(): { waiting: number; visible: number } {
     const now = this.#now();
-    const row = this.#sql.exec<{ waiting: number; visible: number }>(`SELECT COUNT(*) AS waiting, COALESCE(SUM(visible_at <= ?), 0) AS visible FROM offers`, now).toArray()[0]!;
+    const row = this.#sql
+      .exec<{ waiting: number; visible: number }>(
+        `SELECT COUNT(*) AS waiting, COALESCE(SUM(visible_at <= ?), 0) AS visible FROM offers`,
+        now,
+      )
+      .toArray()[0]!;
     return { waiting: row.waiting, visible: row.visible };
   }
 }

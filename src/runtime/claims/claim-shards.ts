@@ -9,7 +9,6 @@ import { fnv1a32 } from "../../fnv1a";
  */
 export const CLAIM_SHARDS = 8;
 
-
 /** The shard a rollout is always offered on (so a re-offer replaces its earlier offer). */
 export function shardOf(rolloutId: string): number {
   return fnv1a32(rolloutId) % CLAIM_SHARDS;

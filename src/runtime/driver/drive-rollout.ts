@@ -14,7 +14,11 @@ export type { DriverDeps, DriveOutcome, InWorkerDeps } from "./driver-deps";
  * its time slice runs out (handoff) or its lease is taken away; attempt engines run the agent's
  * code as numbered attempts until one succeeds or none is left.
  */
-export async function driveRollout(deps: DriverDeps, rolloutId: string, stream?: EngineStream): Promise<DriveOutcome> {
+export async function driveRollout(
+  deps: DriverDeps,
+  rolloutId: string,
+  stream?: EngineStream,
+): Promise<DriveOutcome> {
   const session = deps.sessions.get(rolloutId);
   const leased = await session.lease(deps.driverId);
   if (!leased.ok) return { result: "skipped", reason: leased.reason };
@@ -22,19 +26,37 @@ export async function driveRollout(deps: DriverDeps, rolloutId: string, stream?:
   const definition = deps.resolveAgent(resume.spec.agent);
   if (!definition) {
     const error = `agent "${resume.spec.agent}" is not registered in this deployment`;
-    const ended = await session.finish(lease.lease_id, { termination_reason: "AGENT_ERROR", reward: null, error });
+    const ended = await session.finish(lease.lease_id, {
+      termination_reason: "AGENT_ERROR",
+      reward: null,
+      error,
+    });
     if (!ended.ok) return { result: "lost_lease", steps: 0, reason: ended.reason };
-    return { result: "finished", steps: 0, termination_reason: ended.termination_reason ?? "AGENT_ERROR" };
+    return {
+      result: "finished",
+      steps: 0,
+      termination_reason: ended.termination_reason ?? "AGENT_ERROR",
+    };
   }
   const engine = createEngine(definition, { deps, session, lease, resume });
   if (!engine) {
     const error = `agent "${resume.spec.agent}" names engine "${definition.kind === "stepwise" ? definition.engine : definition.kind}", which is not registered in this deployment (registerEngine)`;
-    const ended = await session.finish(lease.lease_id, { termination_reason: "AGENT_ERROR", reward: null, error });
+    const ended = await session.finish(lease.lease_id, {
+      termination_reason: "AGENT_ERROR",
+      reward: null,
+      error,
+    });
     if (!ended.ok) return { result: "lost_lease", steps: 0, reason: ended.reason };
-    return { result: "finished", steps: 0, termination_reason: ended.termination_reason ?? "AGENT_ERROR" };
+    return {
+      result: "finished",
+      steps: 0,
+      termination_reason: ended.termination_reason ?? "AGENT_ERROR",
+    };
   }
   // The agent's console output is prefixed with the rollout id (see rollout-console.ts).
-  return runWithRolloutConsole(rolloutId, () => engine.generateTrajectory(resume.spec.task, stream ?? sessionStream(session)));
+  return runWithRolloutConsole(rolloutId, () =>
+    engine.generateTrajectory(resume.spec.task, stream ?? sessionStream(session)),
+  );
 }
 
 /**
@@ -46,7 +68,14 @@ export async function driveRollout(deps: DriverDeps, rolloutId: string, stream?:
 export function sessionStream(session: Pick<SessionHandle, "addEvents">): EngineStream {
   return async (event) => {
     if (event.type === "step") return;
-    const value: JsonObject = event.type === "attempt_started" ? { attempt: event.attempt, phase: "started" } : { attempt: event.attempt, phase: "ended", outcome: event.outcome, error: event.error };
-    await session.addEvents([{ kind: "annotation", name: "attempt", value, attributes: { attempt: event.attempt } }]).catch(() => undefined);
+    const value: JsonObject =
+      event.type === "attempt_started"
+        ? { attempt: event.attempt, phase: "started" }
+        : { attempt: event.attempt, phase: "ended", outcome: event.outcome, error: event.error };
+    await session
+      .addEvents([
+        { kind: "annotation", name: "attempt", value, attributes: { attempt: event.attempt } },
+      ])
+      .catch(() => undefined);
   };
 }

@@ -16,7 +16,10 @@ const installed = new WeakSet<Console>();
 /** Prefixes every line of `text` (an agent's multi-line log stays attributable line by line). */
 export function prefixLines(rolloutId: string, text: string): string {
   const prefix = rolloutLogPrefix(rolloutId);
-  return text.split("\n").map((line) => prefix + line).join("\n");
+  return text
+    .split("\n")
+    .map((line) => prefix + line)
+    .join("\n");
 }
 
 /**
@@ -39,7 +42,11 @@ export function installRolloutConsole(target: Console = console): void {
 }
 
 /** Runs `fn` (and everything it awaits) as code of rollout `rolloutId` for `console`. */
-export function runWithRolloutConsole<T>(rolloutId: string, fn: () => T, target: Console = console): T {
+export function runWithRolloutConsole<T>(
+  rolloutId: string,
+  fn: () => T,
+  target: Console = console,
+): T {
   installRolloutConsole(target);
   return current.run(rolloutId, fn);
 }

@@ -24,13 +24,29 @@ export function createEngine(definition: AgentDefinition, run: EngineRun): Agent
       if (name === "stepwise") return new StepwiseEngine(definition, run);
       const Engine = engineRegistry.get(name);
       if (!Engine) return undefined;
-      return { kind: "stepwise", generateTrajectory: (task, stream) => runAttempts(run, task, customEngineAttempt(definition, name, Engine), stream) };
+      return {
+        kind: "stepwise",
+        generateTrajectory: (task, stream) =>
+          runAttempts(run, task, customEngineAttempt(definition, name, Engine), stream),
+      };
     }
     case "function":
-      return { kind: "function", generateTrajectory: (task, stream) => runAttempts(run, task, functionAttempt(definition), stream) };
+      return {
+        kind: "function",
+        generateTrajectory: (task, stream) =>
+          runAttempts(run, task, functionAttempt(definition), stream),
+      };
     case "lit":
-      return { kind: "lit", generateTrajectory: (task, stream) => runAttempts(run, task, litAgentAttempt(definition), stream) };
+      return {
+        kind: "lit",
+        generateTrajectory: (task, stream) =>
+          runAttempts(run, task, litAgentAttempt(definition), stream),
+      };
     case "workflow":
-      return { kind: "workflow", generateTrajectory: (task, stream) => runAttempts(run, task, workflowAttempt(definition), stream) };
+      return {
+        kind: "workflow",
+        generateTrajectory: (task, stream) =>
+          runAttempts(run, task, workflowAttempt(definition), stream),
+      };
   }
 }

@@ -70,9 +70,11 @@ export class AttemptSpans implements SpanSink {
     const batch = this.#pending;
     this.#pending = [];
     // A refusal (the rollout ended, e.g. cancelled) drops the spans; the driver learns of the end when it finishes.
-    this.#chain = this.#chain.then(() => this.#session.addEvents(batch)).then(
-      () => undefined,
-      (error: unknown) => void (this.#failure ??= error),
-    );
+    this.#chain = this.#chain
+      .then(() => this.#session.addEvents(batch))
+      .then(
+        () => undefined,
+        (error: unknown) => void (this.#failure ??= error),
+      );
   }
 }

@@ -50,7 +50,9 @@ export class AttemptWatchdog {
 
   /** Why the attempt was given up, or null. */
   get aborted(): AttemptAbort | null {
-    return this.#controller.signal.aborted ? (this.#controller.signal.reason as AttemptAbort) : null;
+    return this.#controller.signal.aborted
+      ? (this.#controller.signal.reason as AttemptAbort)
+      : null;
   }
 
   /** A sign of life: a model call started or ended, a span, a heartbeat, an artifact write. */
@@ -70,25 +72,38 @@ export class AttemptWatchdog {
   }
 
   #abort(kind: AttemptAbortKind, message: string): void {
-    if (!this.#controller.signal.aborted) this.#controller.abort({ kind, message } satisfies AttemptAbort);
+    if (!this.#controller.signal.aborted)
+      this.#controller.abort({ kind, message } satisfies AttemptAbort);
     this.dispose();
   }
 
   #tick(): void {
     const { now, deadline, idleMs } = this.#options;
     const at = now();
-    if (at >= deadline) return this.#abort("deadline", "the rollout's deadline (rollout_timeout_ms) passed during the attempt");
+    if (at >= deadline)
+      return this.#abort(
+        "deadline",
+        "the rollout's deadline (rollout_timeout_ms) passed during the attempt",
+      );
     const idle = at - this.#lastActivity;
-    if (this.#paused === 0 && idle >= idleMs) return this.#abort("unresponsive", `no model call, span or heartbeat for ${idle} ms (step_timeout_ms ${idleMs})`);
+    if (this.#paused === 0 && idle >= idleMs)
+      return this.#abort(
+        "unresponsive",
+        `no model call, span or heartbeat for ${idle} ms (step_timeout_ms ${idleMs})`,
+      );
     if (!this.#renewing && at - this.#lastRenewal >= this.#options.renewEveryMs) {
       this.#renewing = true;
-      this.#options.renewLease().then(
-        (held) => {
-          this.#lastRenewal = now();
-          if (!held) this.#abort("lost_lease", "the rollout was cancelled or another driver took it over");
-        },
-        () => undefined,
-      ).finally(() => (this.#renewing = false));
+      this.#options
+        .renewLease()
+        .then(
+          (held) => {
+            this.#lastRenewal = now();
+            if (!held)
+              this.#abort("lost_lease", "the rollout was cancelled or another driver took it over");
+          },
+          () => undefined,
+        )
+        .finally(() => (this.#renewing = false));
     }
   }
 }

@@ -15,12 +15,25 @@ function finiteReward(value: unknown): number | null {
 }
 
 /** What `generateTrajectory` returned, as an attempt's outcome; a non-finite reward is a contract error. */
-function outcomeOf(result: EngineTrajectory, streamed: number | null, engine: string): AttemptSuccess {
+function outcomeOf(
+  result: EngineTrajectory,
+  streamed: number | null,
+  engine: string,
+): AttemptSuccess {
   const returned = typeof result === "object" && result !== null ? result : { reward: result };
-  if (returned.reward !== undefined && returned.reward !== null && finiteReward(returned.reward) === null) {
-    throw new AgentContractError(`engine "${engine}" returned the reward ${String(returned.reward)}; a reward must be a finite number`);
+  if (
+    returned.reward !== undefined &&
+    returned.reward !== null &&
+    finiteReward(returned.reward) === null
+  ) {
+    throw new AgentContractError(
+      `engine "${engine}" returned the reward ${String(returned.reward)}; a reward must be a finite number`,
+    );
   }
-  return { reward: returned.reward ?? streamed, ...(returned.messages ? { messages: returned.messages } : {}) };
+  return {
+    reward: returned.reward ?? streamed,
+    ...(returned.messages ? { messages: returned.messages } : {}),
+  };
 }
 
 /**
@@ -30,24 +43,43 @@ function outcomeOf(result: EngineTrajectory, streamed: number | null, engine: st
  * sends on the rollout's SSE stream. The reward is the returned one, else the sum of streamed step
  * rewards.
  */
-export function customEngineAttempt(definition: StepwiseAgentDefinition, engineName: string, Engine: EngineClass): AttemptAgent {
+export function customEngineAttempt(
+  definition: StepwiseAgentDefinition,
+  engineName: string,
+  Engine: EngineClass,
+): AttemptAgent {
   return {
     resources: {},
     async run(scope: AttemptScope): Promise<AttemptSuccess> {
       const task = scope.task as unknown as JsonValue;
-      const env = await callEnv(definition.envClass, "envClass.fromDict", () => definition.envClass.fromDict({ ...definition.envArgs, task }));
-      const agent = await callUserCode("agent", "agent constructor", () => new definition.agentClass(definition.agentArgs));
+      const env = await callEnv(definition.envClass, "envClass.fromDict", () =>
+        definition.envClass.fromDict({ ...definition.envArgs, task }),
+      );
+      const agent = await callUserCode(
+        "agent",
+        "agent constructor",
+        () => new definition.agentClass(definition.agentArgs),
+      );
       let streamed: number | null = null;
       const stream = (event: EngineStreamEvent) => {
         const { type, ...rest } = event as { type: unknown } & JsonObject;
-        if (typeof type !== "string" || type === "") throw new AgentContractError(`engine "${engineName}" streamed an event without a type`);
+        if (typeof type !== "string" || type === "")
+          throw new AgentContractError(`engine "${engineName}" streamed an event without a type`);
         if (type === STEP_EVENT) {
           const reward = finiteReward((rest.step as JsonObject | undefined)?.reward);
           if (reward !== null) streamed = (streamed ?? 0) + reward;
         }
         scope.spans.append({ kind: "annotation", name: type, value: rest as JsonObject });
       };
-      const engine = new Engine({ agent, env, llm: scope.llm, config: scope.spec.config, rollout: scope.rollout, signal: scope.signal, heartbeat: scope.heartbeat });
+      const engine = new Engine({
+        agent,
+        env,
+        llm: scope.llm,
+        config: scope.spec.config,
+        rollout: scope.rollout,
+        signal: scope.signal,
+        heartbeat: scope.heartbeat,
+      });
       try {
         return outcomeOf(await engine.generateTrajectory(scope.task, stream), streamed, engineName);
       } finally {

@@ -10,9 +10,19 @@ export function functionAttempt(definition: FunctionAgentDefinition): AttemptAge
     resources: definition.resources,
     async run(scope) {
       // Registration refused resource keys that would hide a base field, so the spread cannot.
-      const context = Object.freeze({ task: scope.task, llm: scope.llm, rollout: scope.rollout, signal: scope.signal, artifacts: scope.artifacts, heartbeat: scope.heartbeat, ...scope.resources });
+      const context = Object.freeze({
+        task: scope.task,
+        llm: scope.llm,
+        rollout: scope.rollout,
+        signal: scope.signal,
+        artifacts: scope.artifacts,
+        heartbeat: scope.heartbeat,
+        ...scope.resources,
+      });
       const result = await definition.run(context as RolloutContext<ResourceSpecs>);
-      return { reward: rewardFromResult(result, scope.spans, `rollout function "${definition.name}"`) };
+      return {
+        reward: rewardFromResult(result, scope.spans, `rollout function "${definition.name}"`),
+      };
     },
   };
 }

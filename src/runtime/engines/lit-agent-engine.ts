@@ -11,10 +11,16 @@ export function litAgentAttempt(definition: LitAgentDefinition): AttemptAgent {
     async run(scope) {
       const agent = new definition.agentClass();
       const task = definition.task(scope.task);
-      const resources = Object.freeze({ llm: scope.llm, artifacts: scope.artifacts, ...scope.resources }) as NamedResources<ResourceSpecs>;
+      const resources = Object.freeze({
+        llm: scope.llm,
+        artifacts: scope.artifacts,
+        ...scope.resources,
+      }) as NamedResources<ResourceSpecs>;
       const method = scope.rollout.mode === "train" ? "trainingRollout" : "validationRollout";
       const result = await agent[method](task, resources, scope.rollout);
-      return { reward: rewardFromResult(result, scope.spans, `${definition.agentClass.name}.${method}`) };
+      return {
+        reward: rewardFromResult(result, scope.spans, `${definition.agentClass.name}.${method}`),
+      };
     },
   };
 }

@@ -30,7 +30,10 @@ export interface LlmHooks {
   onLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
 }
 
-const LIMIT_CODES = { max_prompt_length: "MAX_PROMPT_LENGTH", max_response_length: "MAX_RESPONSE_LENGTH" } as const;
+const LIMIT_CODES = {
+  max_prompt_length: "MAX_PROMPT_LENGTH",
+  max_response_length: "MAX_RESPONSE_LENGTH",
+} as const;
 
 /** The problem code of an error response (`urn:edge-rollout:problem:<code>`), read from a copy. */
 async function problemCode(response: Response): Promise<{ code: string | null; detail: string }> {
@@ -57,7 +60,12 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * attempt header, aborts with the attempt, waits out weight syncs as the step loop does (the
  * gateway answers HTTP callers 429 + Retry-After meanwhile), and reports limit refusals.
  */
-export function attemptFetch(gateway: InWorkerGateway, apiKey: string, hooks: LlmHooks, purpose: CallPurpose = "policy"): FetchFunction {
+export function attemptFetch(
+  gateway: InWorkerGateway,
+  apiKey: string,
+  hooks: LlmHooks,
+  purpose: CallPurpose = "policy",
+): FetchFunction {
   return async function fetchThroughGateway(input, init) {
     const original = new Request(input, init);
     const headers = new Headers(original.headers);
@@ -70,11 +78,17 @@ export function attemptFetch(gateway: InWorkerGateway, apiKey: string, hooks: Ll
     for (;;) {
       signal.throwIfAborted();
       hooks.touch();
-      const response = await gateway.fetch(new Request(original.url, { method: original.method, headers, body, signal }));
+      const response = await gateway.fetch(
+        new Request(original.url, { method: original.method, headers, body, signal }),
+      );
       hooks.touch();
       if (response.status !== 429 && response.status !== 400) return response;
       const { code, detail } = await problemCode(response);
-      if (response.status === 400 && (code === "max_prompt_length" || code === "max_response_length")) hooks.onLimit(LIMIT_CODES[code], detail);
+      if (
+        response.status === 400 &&
+        (code === "max_prompt_length" || code === "max_response_length")
+      )
+        hooks.onLimit(LIMIT_CODES[code], detail);
       if (response.status !== 429 || code !== "policy_syncing") return response;
       hooks.pause(true);
       try {
@@ -108,13 +122,35 @@ export interface LlmResourceOptions {
  * and every request goes through the Worker's own gateway routes, so it is recorded exactly like an
  * external agent's call (token ids, logprobs, policy version) and tagged with the attempt.
  */
-export async function createLlmResource(gateway: InWorkerGateway, spec: RolloutSpec, hooks: LlmHooks, options: LlmResourceOptions = {}): Promise<LlmResource> {
+export async function createLlmResource(
+  gateway: InWorkerGateway,
+  spec: RolloutSpec,
+  hooks: LlmHooks,
+  options: LlmResourceOptions = {},
+): Promise<LlmResource> {
   const config = spec.config;
   const base_url = `${gateway.origin}/v1/rollouts/${spec.rollout_id}/llm/v1`;
   const api_key = await gateway.keyFor(spec.rollout_id);
   const fetchFn = attemptFetch(gateway, api_key, hooks, options.purpose);
   const model = options.model ?? config.model ?? (await servedModel(base_url, fetchFn));
   // No client retries: the gateway already retries upstream faults, and a retry here would record twice.
-  const openai = new OpenAI({ baseURL: base_url, apiKey: api_key, fetch: fetchFn as never, maxRetries: 0 });
-  return { base_url, endpoint: base_url, api_key, model, sampling_parameters: { temperature: config.temperature, top_p: config.top_p, seed: config.seed }, openai, fetch: fetchFn };
+  const openai = new OpenAI({
+    baseURL: base_url,
+    apiKey: api_key,
+    fetch: fetchFn as never,
+    maxRetries: 0,
+  });
+  return {
+    base_url,
+    endpoint: base_url,
+    api_key,
+    model,
+    sampling_parameters: {
+      temperature: config.temperature,
+      top_p: config.top_p,
+      seed: config.seed,
+    },
+    openai,
+    fetch: fetchFn,
+  };
 }

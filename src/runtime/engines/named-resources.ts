@@ -21,7 +21,10 @@ export interface LoadedResources {
  * default when the policy has none. A stored value the declaration cannot parse is a contract
  * error naming the version, so a bad PUT fails rollouts loudly instead of running on the default.
  */
-export async function loadResources(port: ResourcePort, specs: ResourceSpecs): Promise<LoadedResources> {
+export async function loadResources(
+  port: ResourcePort,
+  specs: ResourceSpecs,
+): Promise<LoadedResources> {
   const entries = await Promise.all(
     Object.entries(specs).map(async ([key, spec]) => {
       const name = spec.name ?? key;
@@ -30,7 +33,10 @@ export async function loadResources(port: ResourcePort, specs: ResourceSpecs): P
       try {
         return [key, spec.parse(stored.value), stored.id] as const;
       } catch (error) {
-        throw new AgentContractError(`resource "${key}" (${stored.id}) cannot be used: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new AgentContractError(
+          `resource "${key}" (${stored.id}) cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
     }),
   );

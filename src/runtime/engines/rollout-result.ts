@@ -14,20 +14,29 @@ function described(value: unknown): string {
  * order after the emitted ones; nothing leaves the reward to the emitters. Either way without a
  * number, the reward is the primary value of the attempt's last reward span (null when none).
  */
-export function rewardFromResult(result: unknown, spans: AttemptSpans, what: string): number | null {
-  const expected = "return a finite number (the reward), nothing (the last emitted reward counts), or a list of spans";
+export function rewardFromResult(
+  result: unknown,
+  spans: AttemptSpans,
+  what: string,
+): number | null {
+  const expected =
+    "return a finite number (the reward), nothing (the last emitted reward counts), or a list of spans";
   if (result === undefined || result === null) return spans.lastReward;
   if (typeof result === "number") {
-    if (!Number.isFinite(result)) throw new AgentContractError(`${what} returned ${result}; ${expected}`);
+    if (!Number.isFinite(result))
+      throw new AgentContractError(`${what} returned ${result}; ${expected}`);
     spans.append({ kind: "reward", name: "final_reward", value: result });
     return result;
   }
-  if (!Array.isArray(result)) throw new AgentContractError(`${what} returned ${described(result)}; ${expected}`);
+  if (!Array.isArray(result))
+    throw new AgentContractError(`${what} returned ${described(result)}; ${expected}`);
   const parsed = result.map((span: unknown, index) => {
     const checked = SpanInput.safeParse(span);
     if (checked.success) return checked.data;
     const issue = checked.error.issues[0];
-    throw new AgentContractError(`${what} returned an invalid span at [${index}]: ${issue?.path.join(".") || "(span)"}: ${issue?.message ?? "invalid"}`);
+    throw new AgentContractError(
+      `${what} returned an invalid span at [${index}]: ${issue?.path.join(".") || "(span)"}: ${issue?.message ?? "invalid"}`,
+    );
   });
   for (const span of parsed) spans.append(span);
   return spans.lastReward;

@@ -51,7 +51,12 @@ type LimitReason = "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH";
 
 /** How an attempt ended. `crashed` and `unresponsive` may be retried; the others end the rollout or the drive. */
 export type AttemptOutcome =
-  | { kind: "succeeded"; reward: number | null; messages: ChatMessage[] | undefined; limit: LimitReason | null }
+  | {
+      kind: "succeeded";
+      reward: number | null;
+      messages: ChatMessage[] | undefined;
+      limit: LimitReason | null;
+    }
   | { kind: "crashed" | "unresponsive" | "contract" | "deadline" | "lost_lease"; error: string }
   | { kind: "limit"; reason: LimitReason; error: string };
 
@@ -66,7 +71,12 @@ function renewEveryMs(stepTimeoutMs: number): number {
  * it ended. The code races the watchdog's signal, so code that ignores the signal cannot hold the
  * driver; it may keep running in the background, but its spans and model calls no longer count.
  */
-export async function runAttempt(run: EngineRun, task: AgentTask, agent: AttemptAgent, attempt: number): Promise<AttemptOutcome> {
+export async function runAttempt(
+  run: EngineRun,
+  task: AgentTask,
+  agent: AttemptAgent,
+  attempt: number,
+): Promise<AttemptOutcome> {
   const { deps, session, lease, resume } = run;
   const { spec } = resume;
   const config = spec.config;
@@ -83,13 +93,32 @@ export async function runAttempt(run: EngineRun, task: AgentTask, agent: Attempt
   const hit: { limit: { reason: LimitReason; message: string } | null } = { limit: null };
   try {
     const work = (async () => {
-      const hooks = { attempt, signal, touch, pause: (waiting: boolean) => watchdog.pause(waiting), onLimit: (reason: LimitReason, message: string) => void (hit.limit ??= { reason, message }) };
-      const [llm, loaded] = await Promise.all([createLlmResource(deps.inWorker.gateway, spec, hooks), loadResources(deps.inWorker.resources, agent.resources)]);
-      if (Object.keys(loaded.versions).length > 0) spans.append({ kind: "annotation", name: "resources", value: loaded.versions, attributes: { resource_names: loaded.names } });
+      const hooks = {
+        attempt,
+        signal,
+        touch,
+        pause: (waiting: boolean) => watchdog.pause(waiting),
+        onLimit: (reason: LimitReason, message: string) => void (hit.limit ??= { reason, message }),
+      };
+      const [llm, loaded] = await Promise.all([
+        createLlmResource(deps.inWorker.gateway, spec, hooks),
+        loadResources(deps.inWorker.resources, agent.resources),
+      ]);
+      if (Object.keys(loaded.versions).length > 0)
+        spans.append({
+          kind: "annotation",
+          name: "resources",
+          value: loaded.versions,
+          attributes: { resource_names: loaded.names },
+        });
       const rollout: RolloutInfo = {
         rollout_id: spec.rollout_id,
         mode: config.mode,
-        attempt: { attempt_id: `${spec.rollout_id}/attempt/${attempt}`, sequence_id: attempt, max_attempts: config.max_attempts },
+        attempt: {
+          attempt_id: `${spec.rollout_id}/attempt/${attempt}`,
+          sequence_id: attempt,
+          max_attempts: config.max_attempts,
+        },
         config,
         signal,
         resource_versions: loaded.versions,
@@ -99,7 +128,11 @@ export async function runAttempt(run: EngineRun, task: AgentTask, agent: Attempt
         task,
         spec,
         llm,
-        judgeLlm: () => (judge ??= createLlmResource(deps.inWorker.gateway, spec, hooks, { purpose: "judge", model: llm.model })),
+        judgeLlm: () =>
+          (judge ??= createLlmResource(deps.inWorker.gateway, spec, hooks, {
+            purpose: "judge",
+            model: llm.model,
+          })),
         rollout,
         signal,
         artifacts: artifactStore(deps.inWorker.artifacts, spec.rollout_id, touch),
@@ -111,10 +144,19 @@ export async function runAttempt(run: EngineRun, task: AgentTask, agent: Attempt
       return runWithSpanSink(spans, () => agent.run(scope));
     })();
     const success = await raceSignal(work, signal);
-    return { kind: "succeeded", reward: success.reward, messages: success.messages, limit: hit.limit?.reason ?? null };
+    return {
+      kind: "succeeded",
+      reward: success.reward,
+      messages: success.messages,
+      limit: hit.limit?.reason ?? null,
+    };
   } catch (error) {
     const outcome = classify(error, watchdog, hit.limit, attempt);
-    spans.append({ kind: "exception", name: `attempt_${outcome.kind}`, value: { attempt, outcome: outcome.kind, message: outcome.error } });
+    spans.append({
+      kind: "exception",
+      name: `attempt_${outcome.kind}`,
+      value: { attempt, outcome: outcome.kind, message: outcome.error },
+    });
     return outcome;
   } finally {
     watchdog.dispose();
@@ -123,9 +165,15 @@ export async function runAttempt(run: EngineRun, task: AgentTask, agent: Attempt
   }
 }
 
-function classify(error: unknown, watchdog: AttemptWatchdog, limit: { reason: LimitReason; message: string } | null, attempt: number): Exclude<AttemptOutcome, { kind: "succeeded" }> {
+function classify(
+  error: unknown,
+  watchdog: AttemptWatchdog,
+  limit: { reason: LimitReason; message: string } | null,
+  attempt: number,
+): Exclude<AttemptOutcome, { kind: "succeeded" }> {
   const aborted = watchdog.aborted;
-  if (aborted) return { kind: aborted.kind, error: `attempt ${attempt} was given up: ${aborted.message}` };
+  if (aborted)
+    return { kind: aborted.kind, error: `attempt ${attempt} was given up: ${aborted.message}` };
   // A call the gateway refused for a limit ends the rollout with that limit, however the agent reacted.
   if (limit) return { kind: "limit", reason: limit.reason, error: limit.message };
   if (error instanceof AgentContractError) return { kind: "contract", error: error.message };

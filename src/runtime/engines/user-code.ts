@@ -5,7 +5,11 @@ import { describeError, UserCodeError } from "../../errors";
  * Awaits user code and rethrows anything it throws as a `UserCodeError` naming the side
  * (`agent` → AGENT_ERROR, `env` → ENV_ERROR), so failures are recorded, never surfaced as a 500.
  */
-export async function callUserCode<T>(source: "agent" | "env", what: string, fn: () => T | Promise<T>): Promise<T> {
+export async function callUserCode<T>(
+  source: "agent" | "env",
+  what: string,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   try {
     return await fn();
   } catch (error) {

@@ -26,5 +26,10 @@ export function grpoAdvantages(scores: readonly number[]): GroupAdvantages {
     mean = scores.reduce((sum, s) => sum + s, 0) / n;
     std = Math.sqrt(scores.reduce((sum, s) => sum + (s - mean) ** 2, 0) / (n - 1));
   }
-  return { mean, std, grpo: scores.map((s) => (s - mean) / (std + GRPO_EPSILON)), drgrpo: scores.map((s) => s - mean) };
+  return {
+    mean,
+    std,
+    grpo: scores.map((s) => (s - mean) / (std + GRPO_EPSILON)),
+    drgrpo: scores.map((s) => s - mean),
+  };
 }

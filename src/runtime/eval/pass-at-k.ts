@@ -15,7 +15,17 @@ import type { EvalScores } from "../../schemas/eval-report";
  * passAtK(4, 1, 2) // 1 - C(3,2)/C(4,2) = 1 - 3/6 = 0.5
  */
 export function passAtK(n: number, c: number, k: number): number | null {
-  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || k < 1 || c < 0 || c > n) throw new RangeError(`passAtK needs integers 0 <= c <= n and k >= 1 (got n=${n}, c=${c}, k=${k})`);
+  if (
+    !Number.isInteger(n) ||
+    !Number.isInteger(c) ||
+    !Number.isInteger(k) ||
+    k < 1 ||
+    c < 0 ||
+    c > n
+  )
+    throw new RangeError(
+      `passAtK needs integers 0 <= c <= n and k >= 1 (got n=${n}, c=${c}, k=${k})`,
+    );
   if (n < k) return null;
   if (n - c < k) return 1;
   // C(n-c, k) / C(n, k) = prod_{i = n-c+1}^{n} (1 - k / i)
@@ -44,16 +54,27 @@ export function scoreRows(rows: readonly EvalRow[], k: number): EvalScores {
     const estimate = passAtK(row.finished, row.passed, k);
     if (estimate !== null) atK.push(estimate);
   }
-  return { rows: atK.length, samples, pass_at_1: mean(at1), pass_at_k: mean(atK), mean_reward: rewarded === 0 ? null : rewardSum / rewarded };
+  return {
+    rows: atK.length,
+    samples,
+    pass_at_1: mean(at1),
+    pass_at_k: mean(atK),
+    mean_reward: rewarded === 0 ? null : rewardSum / rewarded,
+  };
 }
 
 /** Scores per data source, sorted by name. */
-export function scoreByDataSource(rows: readonly EvalRow[], k: number): Array<EvalScores & { data_source: string }> {
+export function scoreByDataSource(
+  rows: readonly EvalRow[],
+  k: number,
+): Array<EvalScores & { data_source: string }> {
   const groups = new Map<string, EvalRow[]>();
   for (const row of rows) {
     const list = groups.get(row.data_source) ?? [];
     list.push(row);
     groups.set(row.data_source, list);
   }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([dataSource, list]) => ({ data_source: dataSource, ...scoreRows(list, k) }));
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([dataSource, list]) => ({ data_source: dataSource, ...scoreRows(list, k) }));
 }

@@ -24,7 +24,11 @@ export type DeliveryAnswer = (rolloutId: string, held: boolean) => Promise<void>
  * `checks`) to retry, with why: all of them when the feed could not be asked, else those whose
  * session could not be told (a repeated answer is harmless: the session ignores it once settled).
  */
-export async function answerDeliveryChecks(feed: FeedHoldsPort, answer: DeliveryAnswer, checks: DeliveryCheckMessage[]): Promise<Map<number, string>> {
+export async function answerDeliveryChecks(
+  feed: FeedHoldsPort,
+  answer: DeliveryAnswer,
+  checks: DeliveryCheckMessage[],
+): Promise<Map<number, string>> {
   const retry = new Map<number, string>();
   if (checks.length === 0) return retry;
   let held: boolean[];
@@ -34,12 +38,16 @@ export async function answerDeliveryChecks(feed: FeedHoldsPort, answer: Delivery
     checks.forEach((_, i) => retry.set(i, `trainer feed: ${describeError(error)}`));
     return retry;
   }
-  await eachLimited(checks.map((_, i) => i), ANSWER_CONCURRENCY, async (i) => {
-    try {
-      await answer(checks[i]!.rollout_id, held[i]!);
-    } catch (error) {
-      retry.set(i, `session ${checks[i]!.rollout_id}: ${describeError(error)}`);
-    }
-  });
+  await eachLimited(
+    checks.map((_, i) => i),
+    ANSWER_CONCURRENCY,
+    async (i) => {
+      try {
+        await answer(checks[i]!.rollout_id, held[i]!);
+      } catch (error) {
+        retry.set(i, `session ${checks[i]!.rollout_id}: ${describeError(error)}`);
+      }
+    },
+  );
   return retry;
 }

@@ -33,7 +33,13 @@ export class DroppedGroups {
   /** Validates and remembers one dropped group. */
   record(group: DroppedGroup): void {
     const g = DroppedGroup.parse(group);
-    this.#sql.exec(`INSERT OR REPLACE INTO dropped (uid, batch_id, dropped_at, value) VALUES (?, ?, ?, ?)`, g.uid, g.batch_id, g.dropped_at, JSON.stringify(g));
+    this.#sql.exec(
+      `INSERT OR REPLACE INTO dropped (uid, batch_id, dropped_at, value) VALUES (?, ?, ?, ?)`,
+      g.uid,
+      g.batch_id,
+      g.dropped_at,
+      JSON.stringify(g),
+    );
   }
 
   /**
@@ -45,21 +51,37 @@ export class DroppedGroups {
     const seen = new Set<string>(); // an id and a prefix may both select a batch
     const take = (query: string, ...bindings: SqlValue[]) => {
       if (out.length >= MAX_REPORTED_DROPS) return;
-      const rows = this.#sql.exec<{ uid: string; value: string }>(`${query} ORDER BY batch_id, uid LIMIT ?`, ...bindings, MAX_REPORTED_DROPS - out.length).toArray();
+      const rows = this.#sql
+        .exec<{ uid: string; value: string }>(
+          `${query} ORDER BY batch_id, uid LIMIT ?`,
+          ...bindings,
+          MAX_REPORTED_DROPS - out.length,
+        )
+        .toArray();
       for (const row of rows) {
         if (seen.has(row.uid)) continue;
         seen.add(row.uid);
         out.push(JSON.parse(row.value) as DroppedGroup); // validated when recorded
       }
     };
-    for (const id of selector.batch_id ?? []) take(`SELECT uid, value FROM dropped WHERE batch_id = ?`, id);
-    for (const prefix of selector.batch_prefix ?? []) take(`SELECT uid, value FROM dropped WHERE substr(batch_id, 1, ?) = ?`, prefix.length, prefix);
+    for (const id of selector.batch_id ?? [])
+      take(`SELECT uid, value FROM dropped WHERE batch_id = ?`, id);
+    for (const prefix of selector.batch_prefix ?? [])
+      take(
+        `SELECT uid, value FROM dropped WHERE substr(batch_id, 1, ?) = ?`,
+        prefix.length,
+        prefix,
+      );
     return out;
   }
 
   /** How many groups each batch has dropped, by reason (every batch that dropped any). */
   countsByBatch(): Array<{ batch_id: string; reason: string; n: number }> {
-    return this.#sql.exec<{ batch_id: string; reason: string; n: number }>(`SELECT batch_id, json_extract(value, '$.reason') AS reason, COUNT(*) AS n FROM dropped GROUP BY batch_id, reason`).toArray();
+    return this.#sql
+      .exec<{ batch_id: string; reason: string; n: number }>(
+        `SELECT batch_id, json_extract(value, '$.reason') AS reason, COUNT(*) AS n FROM dropped GROUP BY batch_id, reason`,
+      )
+      .toArray();
   }
 
   /** Forgets groups dropped before `before`. */

@@ -22,7 +22,12 @@ export interface TrainerFeedApi {
   /** The groups of a batch dropped instead of delivered (read only: nothing is pulled or dropped). */
   droppedGroups(batchId: string): DroppedGroup[];
   /** Drops stale groups at `currentPolicyVersion`, then leases ready groups; `pack_refs` says where their samples are packed. */
-  pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits, leaseId?: string): Promise<PullResult & { pack_refs?: Record<string, PackRef> }>;
+  pull(
+    request: unknown,
+    currentPolicyVersion: number,
+    limits?: PullLimits,
+    leaseId?: string,
+  ): Promise<PullResult & { pack_refs?: Record<string, PackRef> }>;
   /** Records where the results consumer packed groups of this shard (one request per consumer batch). */
   recordPacks(refs: Array<{ uid: string } & PackRef>): void;
   /** Puts groups of a live lease back to ready (an inline pull over its budget); returns how many. */

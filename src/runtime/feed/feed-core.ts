@@ -1,11 +1,28 @@
 /** @module The logic of the trainer feed: ingest results by uid, drop stale groups, lease, ack. */
 import type { Clock, StoragePort } from "../../ports";
-import { batchSelected, FeedConfigUpdate, PullRequest, StatsQuery, type FeedConfig, type StatsQueryInput, type FeedGroup, type FeedMember, type FeedStats, type DroppedGroup } from "../../schemas/feed";
+import {
+  batchSelected,
+  FeedConfigUpdate,
+  PullRequest,
+  StatsQuery,
+  type FeedConfig,
+  type StatsQueryInput,
+  type FeedGroup,
+  type FeedMember,
+  type FeedStats,
+  type DroppedGroup,
+} from "../../schemas/feed";
 import { outcomeOf } from "../../schemas/member-outcome";
 import { ResultMessage, resultOutcome } from "../../schemas/result-message";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import { trainingModes, type TrainingModeRegistry } from "../../training/training-modes";
-import type { AckResult, ConfigureResult, FieldIssue, IngestResult, PullResult } from "./feed-results";
+import type {
+  AckResult,
+  ConfigureResult,
+  FieldIssue,
+  IngestResult,
+  PullResult,
+} from "./feed-results";
 import { buildStats, tallyGeneration } from "./feed-stats";
 import { FeedStorage, type GroupRow } from "./feed-storage";
 import { groupVerdict, type VerdictMember } from "./group-verdict";
@@ -33,21 +50,57 @@ export interface FeedDeps {
   modes?: TrainingModeRegistry;
 }
 
-function issuesOf(error: { issues: Array<{ path: PropertyKey[]; message: string }> }): FieldIssue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(body)", message: issue.message }));
+function issuesOf(error: {
+  issues: Array<{ path: PropertyKey[]; message: string }>;
+}): FieldIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(body)",
+    message: issue.message,
+  }));
 }
 
 function feedGroupOf(group: GroupRow, members: FeedMember[]): FeedGroup {
-  const { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries } = group;
-  const delivered: FeedGroup = { uid, training_mode, batch_id, group_size, policy_version_start, policy_version_end, partial, deliveries, members };
+  const {
+    uid,
+    training_mode,
+    batch_id,
+    group_size,
+    policy_version_start,
+    policy_version_end,
+    partial,
+    deliveries,
+  } = group;
+  const delivered: FeedGroup = {
+    uid,
+    training_mode,
+    batch_id,
+    group_size,
+    policy_version_start,
+    policy_version_end,
+    partial,
+    deliveries,
+    members,
+  };
   // Only a group delivered with infrastructure failures (deliver_valid) names its valid members.
   if (!members.some((member) => member.outcome === "infra")) return delivered;
-  return { ...delivered, valid_members: members.filter((member) => member.outcome === "policy").map((member) => member.sample_index) };
+  return {
+    ...delivered,
+    valid_members: members
+      .filter((member) => member.outcome === "policy")
+      .map((member) => member.sample_index),
+  };
 }
 
 function verdictMember(member: FeedMember): VerdictMember {
   const { rollout_id, sample_index, termination_reason } = member;
-  return { rollout_id, sample_index, termination_reason, outcome: member.outcome ?? outcomeOf(termination_reason), member_attempt: member.member_attempt ?? 0, metric: member.metric !== undefined ? member.metric : member.reward };
+  return {
+    rollout_id,
+    sample_index,
+    termination_reason,
+    outcome: member.outcome ?? outcomeOf(termination_reason),
+    member_attempt: member.member_attempt ?? 0,
+    metric: member.metric !== undefined ? member.metric : member.reward,
+  };
 }
 
 /**
@@ -57,9 +110,20 @@ function verdictMember(member: FeedMember): VerdictMember {
  * a member with samples arrives, the group carries the versions of whatever arrived (with no
  * samples it is never dropped as stale; see #dropStale).
  */
-function groupVersions(group: GroupRow, member: { samples: number; policy_version_start: number; policy_version_end: number }): Pick<GroupRow, "policy_version_start" | "policy_version_end"> {
-  if (member.samples === 0) return { policy_version_start: group.policy_version_start, policy_version_end: group.policy_version_end };
-  if (group.sample_count === 0) return { policy_version_start: member.policy_version_start, policy_version_end: member.policy_version_end };
+function groupVersions(
+  group: GroupRow,
+  member: { samples: number; policy_version_start: number; policy_version_end: number },
+): Pick<GroupRow, "policy_version_start" | "policy_version_end"> {
+  if (member.samples === 0)
+    return {
+      policy_version_start: group.policy_version_start,
+      policy_version_end: group.policy_version_end,
+    };
+  if (group.sample_count === 0)
+    return {
+      policy_version_start: member.policy_version_start,
+      policy_version_end: member.policy_version_end,
+    };
   return {
     policy_version_start: Math.min(group.policy_version_start, member.policy_version_start),
     policy_version_end: Math.max(group.policy_version_end, member.policy_version_end),
@@ -103,7 +167,11 @@ export class FeedCore {
    * previous layout keeps the groups it started, so no group is split when FEED_SHARDS changes.
    */
   knows(uid: string, rolloutId: string): boolean {
-    return this.#storage.isSeen(rolloutId) || this.#storage.isClosed(uid) || this.#storage.getGroup(uid) !== undefined;
+    return (
+      this.#storage.isSeen(rolloutId) ||
+      this.#storage.isClosed(uid) ||
+      this.#storage.getGroup(uid) !== undefined
+    );
   }
 
   /** The members of group `uid` held now, by sample index (none once it is acked or dropped): what its pack holds. */
@@ -121,10 +189,30 @@ export class FeedCore {
     const parsed = ResultMessage.safeParse(message);
     if (!parsed.success) return { ok: false, reason: "invalid", errors: issuesOf(parsed.error) };
     const msg = parsed.data;
-    if (!TERMINAL_STATUSES.has(msg.status)) return { ok: false, reason: "invalid", errors: [{ path: "status", message: "status must be succeeded, failed or cancelled" }] };
-    if (msg.sample_index >= msg.group_size) return { ok: false, reason: "invalid", errors: [{ path: "sample_index", message: "sample_index must be < group_size" }] };
+    if (!TERMINAL_STATUSES.has(msg.status))
+      return {
+        ok: false,
+        reason: "invalid",
+        errors: [{ path: "status", message: "status must be succeeded, failed or cancelled" }],
+      };
+    if (msg.sample_index >= msg.group_size)
+      return {
+        ok: false,
+        reason: "invalid",
+        errors: [{ path: "sample_index", message: "sample_index must be < group_size" }],
+      };
     const mode = this.#modes.get(msg.training_mode);
-    if (!mode) return { ok: false, reason: "unknown_training_mode", errors: [{ path: "training_mode", message: `unknown training mode "${msg.training_mode}"; known modes: ${this.#modes.describeNames()}` }] };
+    if (!mode)
+      return {
+        ok: false,
+        reason: "unknown_training_mode",
+        errors: [
+          {
+            path: "training_mode",
+            message: `unknown training mode "${msg.training_mode}"; known modes: ${this.#modes.describeNames()}`,
+          },
+        ],
+      };
     const now = this.#deps.now();
     const result = this.#tx((): IngestResult => {
       const storage = this.#storage;
@@ -133,7 +221,10 @@ export class FeedCore {
         return { ok: true, outcome: "duplicate", uid: msg.uid };
       }
       const group = storage.getGroup(msg.uid);
-      if (group && (group.group_size !== msg.group_size || group.training_mode !== msg.training_mode)) {
+      if (
+        group &&
+        (group.group_size !== msg.group_size || group.training_mode !== msg.training_mode)
+      ) {
         const message = `group ${msg.uid} is ${group.training_mode} with group_size ${group.group_size}; this rollout says ${msg.training_mode} with ${msg.group_size}`;
         return { ok: false, reason: "group_mismatch", errors: [{ path: "uid", message }] };
       }
@@ -145,20 +236,67 @@ export class FeedCore {
         storage.bump(mode.name, "retried");
         return { ok: true, outcome: "superseded", uid: msg.uid };
       }
-      if (storage.isClosed(msg.uid) || (group && group.state !== "pending") || storage.hasMember(msg.uid, msg.sample_index)) {
+      if (
+        storage.isClosed(msg.uid) ||
+        (group && group.state !== "pending") ||
+        storage.hasMember(msg.uid, msg.sample_index)
+      ) {
         storage.bump(mode.name, "late");
         return { ok: true, outcome: "late", uid: msg.uid };
       }
-      const { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples, member_attempt, metric } = msg;
+      const {
+        rollout_id,
+        sample_index,
+        status,
+        termination_reason,
+        reward,
+        policy_version_start,
+        policy_version_end,
+        key,
+        samples,
+        member_attempt,
+        metric,
+      } = msg;
       const outcome = resultOutcome(msg);
-      storage.insertMember(msg.uid, { rollout_id, sample_index, status, termination_reason, reward, policy_version_start, policy_version_end, key, samples, outcome, member_attempt, ...(msg.signal_filter ? { metric } : {}) });
+      storage.insertMember(msg.uid, {
+        rollout_id,
+        sample_index,
+        status,
+        termination_reason,
+        reward,
+        policy_version_start,
+        policy_version_end,
+        key,
+        samples,
+        outcome,
+        member_attempt,
+        ...(msg.signal_filter ? { metric } : {}),
+      });
       const base: GroupRow = group ?? {
-        uid: msg.uid, training_mode: mode.name, batch_id: msg.batch_id, max_staleness: mode.max_staleness, group_size: msg.group_size, state: "pending", partial: false,
-        created_at: now, ready_at: null, lease_id: null, deliveries: 0, policy_version_start, policy_version_end, sample_count: 0, arrived: 0,
+        uid: msg.uid,
+        training_mode: mode.name,
+        batch_id: msg.batch_id,
+        max_staleness: mode.max_staleness,
+        group_size: msg.group_size,
+        state: "pending",
+        partial: false,
+        created_at: now,
+        ready_at: null,
+        lease_id: null,
+        deliveries: 0,
+        policy_version_start,
+        policy_version_end,
+        sample_count: 0,
+        arrived: 0,
       };
       const arrived = base.arrived + 1;
       const complete = arrived >= base.group_size;
-      const grown: GroupRow = { ...base, arrived, sample_count: base.sample_count + samples, ...groupVersions(base, { samples, policy_version_start, policy_version_end }) };
+      const grown: GroupRow = {
+        ...base,
+        arrived,
+        sample_count: base.sample_count + samples,
+        ...groupVersions(base, { samples, policy_version_start, policy_version_end }),
+      };
       storage.bump(mode.name, "ingested");
       if (!complete) {
         storage.writeGroup(grown);
@@ -167,10 +305,22 @@ export class FeedCore {
       const verdict = groupVerdict(storage.members(msg.uid).map(verdictMember), msg);
       if (verdict.kind === "withhold") {
         withholdGroup(storage, grown, verdict, now);
-        return { ok: true, outcome: "withheld", uid: msg.uid, reason: verdict.reason, arrived, group_size: base.group_size };
+        return {
+          ok: true,
+          outcome: "withheld",
+          uid: msg.uid,
+          reason: verdict.reason,
+          arrived,
+          group_size: base.group_size,
+        };
       }
       if (verdict.kind === "deliver_valid") storage.bump(mode.name, "delivered_partial");
-      storage.writeGroup({ ...grown, state: "ready", ready_at: now, partial: grown.partial || verdict.kind === "deliver_valid" });
+      storage.writeGroup({
+        ...grown,
+        state: "ready",
+        ready_at: now,
+        partial: grown.partial || verdict.kind === "deliver_valid",
+      });
       return { ok: true, outcome: "completed", uid: msg.uid, arrived, group_size: base.group_size };
     });
     await this.#schedule(now);
@@ -181,10 +331,15 @@ export class FeedCore {
    * Drops complete groups too stale for their mode at `currentPolicyVersion` (counted, never
    * delivered), then leases the oldest ready groups up to the request's limits.
    */
-  async pull(request: unknown, currentPolicyVersion: number, limits: PullLimits = {}): Promise<PullResult> {
+  async pull(
+    request: unknown,
+    currentPolicyVersion: number,
+    limits: PullLimits = {},
+  ): Promise<PullResult> {
     const parsed = PullRequest.safeParse(request);
     if (!parsed.success) return { ok: false, reason: "invalid", errors: issuesOf(parsed.error) };
-    if (!Number.isInteger(currentPolicyVersion) || currentPolicyVersion < 0) throw new RangeError("currentPolicyVersion must be an integer >= 0");
+    if (!Number.isInteger(currentPolicyVersion) || currentPolicyVersion < 0)
+      throw new RangeError("currentPolicyVersion must be an integer >= 0");
     const body = parsed.data;
     const now = this.#deps.now();
     const result = this.#tx((): PullResult => {
@@ -194,29 +349,73 @@ export class FeedCore {
       let samples = 0;
       let members = 0;
       for (const group of this.#storage.groupsIn("ready")) {
-        if (body.training_mode !== undefined && group.training_mode !== body.training_mode) continue;
+        if (body.training_mode !== undefined && group.training_mode !== body.training_mode)
+          continue;
         if (!batchSelected(body, group.batch_id)) continue;
         if (body.uid_prefix !== undefined && !group.uid.startsWith(body.uid_prefix)) continue;
-        if (body.min_policy_version !== undefined && group.sample_count > 0 && group.policy_version_start < body.min_policy_version) continue;
+        if (
+          body.min_policy_version !== undefined &&
+          group.sample_count > 0 &&
+          group.policy_version_start < body.min_policy_version
+        )
+          continue;
         if (body.max_groups !== undefined && chosen.length >= body.max_groups) break;
-        if (body.max_samples !== undefined && chosen.length > 0 && samples + group.sample_count > body.max_samples) break;
-        if (limits.max_members !== undefined && chosen.length > 0 && members + group.arrived > limits.max_members) break;
+        if (
+          body.max_samples !== undefined &&
+          chosen.length > 0 &&
+          samples + group.sample_count > body.max_samples
+        )
+          break;
+        if (
+          limits.max_members !== undefined &&
+          chosen.length > 0 &&
+          members + group.arrived > limits.max_members
+        )
+          break;
         chosen.push(group);
         samples += group.sample_count;
         members += group.arrived;
       }
       const droppedGroups = this.#storage.dropped.ofBatches(body);
-      if (chosen.length === 0) return { ok: true, lease_id: null, lease_expires_at: null, policy_version: currentPolicyVersion, dropped_stale: dropped, dropped_groups: droppedGroups, groups: [] };
+      if (chosen.length === 0)
+        return {
+          ok: true,
+          lease_id: null,
+          lease_expires_at: null,
+          policy_version: currentPolicyVersion,
+          dropped_stale: dropped,
+          dropped_groups: droppedGroups,
+          groups: [],
+        };
       const leaseId = this.#newLeaseId();
       const expiresAt = now + body.lease_ms;
-      this.#storage.insertLease({ lease_id: leaseId, state: "active", created_at: now, expires_at: expiresAt, group_count: chosen.length });
+      this.#storage.insertLease({
+        lease_id: leaseId,
+        state: "active",
+        created_at: now,
+        expires_at: expiresAt,
+        group_count: chosen.length,
+      });
       const groups = chosen.map((group) => {
-        const leased: GroupRow = { ...group, state: "leased", lease_id: leaseId, deliveries: group.deliveries + 1 };
+        const leased: GroupRow = {
+          ...group,
+          state: "leased",
+          lease_id: leaseId,
+          deliveries: group.deliveries + 1,
+        };
         this.#storage.writeGroup(leased);
         this.#storage.bump(group.training_mode, "delivered");
         return feedGroupOf(leased, this.#storage.members(group.uid));
       });
-      return { ok: true, lease_id: leaseId, lease_expires_at: expiresAt, policy_version: currentPolicyVersion, dropped_stale: dropped, dropped_groups: droppedGroups, groups };
+      return {
+        ok: true,
+        lease_id: leaseId,
+        lease_expires_at: expiresAt,
+        policy_version: currentPolicyVersion,
+        dropped_stale: dropped,
+        dropped_groups: droppedGroups,
+        groups,
+      };
     });
     await this.#schedule(now);
     return result;
@@ -237,7 +436,12 @@ export class FeedCore {
       let count = 0;
       for (const group of this.#storage.groupsOfLease(leaseId)) {
         if (!wanted.has(group.uid)) continue;
-        this.#storage.writeGroup({ ...group, state: "ready", lease_id: null, deliveries: Math.max(0, group.deliveries - 1) });
+        this.#storage.writeGroup({
+          ...group,
+          state: "ready",
+          lease_id: null,
+          deliveries: Math.max(0, group.deliveries - 1),
+        });
         this.#storage.bump(group.training_mode, "delivered", -1);
         count += 1;
       }
@@ -255,8 +459,10 @@ export class FeedCore {
       this.#settle(now);
       const lease = typeof leaseId === "string" ? this.#storage.getLease(leaseId) : undefined;
       if (!lease) return { ok: false, reason: "unknown_lease", lease_id: String(leaseId) };
-      if (lease.state === "acked") return { ok: true, lease_id: leaseId, acked_groups: lease.group_count, already: true };
-      if (lease.state === "expired") return { ok: false, reason: "lease_expired", lease_id: leaseId };
+      if (lease.state === "acked")
+        return { ok: true, lease_id: leaseId, acked_groups: lease.group_count, already: true };
+      if (lease.state === "expired")
+        return { ok: false, reason: "lease_expired", lease_id: leaseId };
       const groups = this.#storage.groupsOfLease(leaseId);
       for (const group of groups) {
         this.#storage.closeGroup(group.uid, now);
@@ -294,7 +500,9 @@ export class FeedCore {
   async configure(patch: unknown): Promise<ConfigureResult> {
     const parsed = FeedConfigUpdate.safeParse(patch);
     if (!parsed.success) return { ok: false, reason: "invalid", errors: issuesOf(parsed.error) };
-    const changes = Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined));
+    const changes = Object.fromEntries(
+      Object.entries(parsed.data).filter(([, value]) => value !== undefined),
+    );
     const config = { ...this.#storage.readConfig(), ...changes };
     this.#storage.writeConfig(config);
     await this.#schedule(this.#deps.now());
@@ -333,12 +541,34 @@ export class FeedCore {
     let dropped = 0;
     for (const group of this.#storage.groupsIn("ready")) {
       // A group without samples holds nothing that could be off-policy: deliver it (its failures count).
-      if (group.sample_count === 0 || current - group.policy_version_start <= group.max_staleness) continue;
+      if (group.sample_count === 0 || current - group.policy_version_start <= group.max_staleness)
+        continue;
       this.#storage.closeGroup(group.uid, now);
       this.#storage.bump(group.training_mode, "dropped_stale");
       if (group.batch_id !== null) {
-        const { uid, batch_id, training_mode, group_size, arrived, max_staleness, policy_version_start, policy_version_end } = group;
-        this.#storage.dropped.record({ uid, batch_id, training_mode, reason: "stale", group_size, arrived, max_staleness, policy_version_start, policy_version_end, policy_version: current, dropped_at: now });
+        const {
+          uid,
+          batch_id,
+          training_mode,
+          group_size,
+          arrived,
+          max_staleness,
+          policy_version_start,
+          policy_version_end,
+        } = group;
+        this.#storage.dropped.record({
+          uid,
+          batch_id,
+          training_mode,
+          reason: "stale",
+          group_size,
+          arrived,
+          max_staleness,
+          policy_version_start,
+          policy_version_end,
+          policy_version: current,
+          dropped_at: now,
+        });
       }
       dropped += 1;
     }
@@ -349,7 +579,10 @@ export class FeedCore {
   async #schedule(now: number): Promise<void> {
     const timeout = this.#storage.readConfig().group_timeout_ms;
     const oldest = timeout === null ? null : this.#storage.oldestPending();
-    const candidates = [this.#storage.nextLeaseExpiry(), oldest === null || timeout === null ? null : oldest + timeout].filter((t): t is number => t !== null);
+    const candidates = [
+      this.#storage.nextLeaseExpiry(),
+      oldest === null || timeout === null ? null : oldest + timeout,
+    ].filter((t): t is number => t !== null);
     if (candidates.length === 0) return;
     await this.#deps.storage.setAlarm(Math.max(now, Math.min(...candidates)));
   }

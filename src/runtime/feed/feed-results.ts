@@ -16,14 +16,24 @@ export interface FieldIssue {
  */
 export type IngestResult =
   | { ok: true; outcome: "held" | "completed"; uid: string; arrived: number; group_size: number }
-  | { ok: true; outcome: "withheld"; uid: string; reason: "cut" | "infra_failure" | "no_signal"; arrived: number; group_size: number }
+  | {
+      ok: true;
+      outcome: "withheld";
+      uid: string;
+      reason: "cut" | "infra_failure" | "no_signal";
+      arrived: number;
+      group_size: number;
+    }
   | { ok: true; outcome: "duplicate" | "late" | "superseded"; uid: string }
-  | { ok: false; reason: "invalid" | "unknown_training_mode" | "group_mismatch"; errors: FieldIssue[] };
+  | {
+      ok: false;
+      reason: "invalid" | "unknown_training_mode" | "group_mismatch";
+      errors: FieldIssue[];
+    };
 
 /** `pull`: leased groups (none when nothing is ready), or the fields that did not validate. */
 export type PullResult =
-  | ({ ok: true } & PullResponse<FeedGroup>)
-  | { ok: false; reason: "invalid"; errors: FieldIssue[] };
+  ({ ok: true } & PullResponse<FeedGroup>) | { ok: false; reason: "invalid"; errors: FieldIssue[] };
 
 /**
  * `ack`: the groups deleted (`already` when this lease was acked before), or why not: the lease
@@ -35,6 +45,4 @@ export type AckResult =
 
 /** `configure`: the config now in force, or the fields that did not validate. */
 export type ConfigureResult =
-  | { ok: true; config: FeedConfig }
-  | { ok: false; reason: "invalid"; errors: FieldIssue[] };
-
+  { ok: true; config: FeedConfig } | { ok: false; reason: "invalid"; errors: FieldIssue[] };

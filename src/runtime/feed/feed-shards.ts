@@ -35,11 +35,17 @@ export function feedShardIndex(uid: string, count: number): number {
   return shardIndexOf(uid, count);
 }
 
-function count(variable: FeedLayoutProblem["variable"], raw: string | undefined): number | FeedLayoutProblem {
+function count(
+  variable: FeedLayoutProblem["variable"],
+  raw: string | undefined,
+): number | FeedLayoutProblem {
   if (raw === undefined || raw.trim() === "") return 1;
   const n = Number(raw);
   if (!/^\s*\d+\s*$/.test(raw) || !Number.isInteger(n) || n < 1 || n > MAX_FEED_SHARDS) {
-    return { variable, message: `${variable} must be an integer 1..${MAX_FEED_SHARDS}, got "${raw}"` };
+    return {
+      variable,
+      message: `${variable} must be an integer 1..${MAX_FEED_SHARDS}, got "${raw}"`,
+    };
   }
   return n;
 }
@@ -48,17 +54,25 @@ function count(variable: FeedLayoutProblem["variable"], raw: string | undefined)
  * The layout the variables name, or the problem with one of them. Never a guess: a wrong count
  * would put a group's later members in another object than its first ones.
  */
-export function feedLayout(vars: { FEED_SHARDS?: string; FEED_PREVIOUS_SHARDS?: string }): FeedLayout | FeedLayoutProblem {
+export function feedLayout(vars: {
+  FEED_SHARDS?: string;
+  FEED_PREVIOUS_SHARDS?: string;
+}): FeedLayout | FeedLayoutProblem {
   const current = count("FEED_SHARDS", vars.FEED_SHARDS);
   if (typeof current !== "number") return current;
-  const previous = vars.FEED_PREVIOUS_SHARDS === undefined ? current : count("FEED_PREVIOUS_SHARDS", vars.FEED_PREVIOUS_SHARDS);
+  const previous =
+    vars.FEED_PREVIOUS_SHARDS === undefined
+      ? current
+      : count("FEED_PREVIOUS_SHARDS", vars.FEED_PREVIOUS_SHARDS);
   if (typeof previous !== "number") return previous;
   const names = (n: number) => Array.from({ length: n }, (_, k) => feedShardName(k, n));
   return { current: names(current), previous: previous === current ? [] : names(previous) };
 }
 
 /** Whether `layout` is a problem rather than a layout. */
-export function isLayoutProblem(layout: FeedLayout | FeedLayoutProblem): layout is FeedLayoutProblem {
+export function isLayoutProblem(
+  layout: FeedLayout | FeedLayoutProblem,
+): layout is FeedLayoutProblem {
   return "variable" in layout;
 }
 
@@ -69,7 +83,9 @@ export function currentShardOf(layout: FeedLayout, uid: string): string {
 
 /** The previous layout's shard of `uid`, if a previous layout is being drained. */
 export function previousShardOf(layout: FeedLayout, uid: string): string | undefined {
-  return layout.previous.length === 0 ? undefined : layout.previous[feedShardIndex(uid, layout.previous.length)];
+  return layout.previous.length === 0
+    ? undefined
+    : layout.previous[feedShardIndex(uid, layout.previous.length)];
 }
 
 /** Every object a pull, an ack or the stats must reach: current shards, then previous ones. */

@@ -12,11 +12,25 @@ import type { FeedMember } from "../../schemas/feed";
 import type { ArrowTable } from "../../sink/formats/arrow/arrow-format";
 import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/formats/arrow/arrow-format";
 import { splitArrowStream } from "../../sink/formats/arrow/arrow-frames";
-import { ARROW_EOS, columnsSignature, encodeRecordBatchFrame, encodeSchemaFrame, joinChunks } from "../../sink/formats/arrow/arrow-ipc";
+import {
+  ARROW_EOS,
+  columnsSignature,
+  encodeRecordBatchFrame,
+  encodeSchemaFrame,
+  joinChunks,
+} from "../../sink/formats/arrow/arrow-ipc";
 import type { Column } from "../../sink/formats/arrow/vectors";
 import { groupPackKey, rolloutSamplesKey } from "../../sink/publication/r2-keys";
 import type { PackRef, PackSpan } from "./pack-index";
-import { concatSampleTables, readSampleTable, SAMPLE_COLUMNS, SAMPLE_TABLE_SCHEMA_VERSION, SAMPLE_TABLE_VERSION_KEY, sampleTableMetadata, withExtraFields } from "../../sink/formats/sample-columns";
+import {
+  concatSampleTables,
+  readSampleTable,
+  SAMPLE_COLUMNS,
+  SAMPLE_TABLE_SCHEMA_VERSION,
+  SAMPLE_TABLE_VERSION_KEY,
+  sampleTableMetadata,
+  withExtraFields,
+} from "../../sink/formats/sample-columns";
 
 /** Schema metadata key of the pack's group list: `[[uid, [[rollout_id, rows], …]], …]`, record batch order. */
 export const GROUP_PACK_GROUPS_KEY = "edge_rollout.group_pack.groups";
@@ -31,7 +45,12 @@ const PACK_READ_CONCURRENCY = 6;
  */
 export function flaggedTable(member: FeedMember, table: ArrowTable): ArrowTable {
   if (member.status === "succeeded") return table;
-  return withExtraFields(table, (fields) => ({ ...fields, failed: true, trainable: false, status: member.status }));
+  return withExtraFields(table, (fields) => ({
+    ...fields,
+    failed: true,
+    trainable: false,
+    status: member.status,
+  }));
 }
 
 type MemberRows = Array<[string, number]>;
@@ -45,7 +64,10 @@ export interface CompletedGroup {
 }
 
 /** A group's rows as columns (null: a member's table is missing or unreadable, so no pack). */
-async function groupColumns(reader: SizedBlobReader, members: FeedMember[]): Promise<{ columns: Column[]; rows: MemberRows } | string> {
+async function groupColumns(
+  reader: SizedBlobReader,
+  members: FeedMember[],
+): Promise<{ columns: Column[]; rows: MemberRows } | string> {
   const tables: Array<ArrowTable | null> = new Array(members.length);
   let next = 0;
   let missing: string | null = null;
@@ -63,13 +85,18 @@ async function groupColumns(reader: SizedBlobReader, members: FeedMember[]): Pro
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(PACK_READ_CONCURRENCY, members.length) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.min(PACK_READ_CONCURRENCY, members.length) }, worker),
+    );
   } catch (error) {
     // A table this code cannot read (another layout version) leaves the group to the per-member path.
     return error instanceof Error ? error.message : String(error);
   }
   if (missing !== null) return missing;
-  return { columns: concatSampleTables(tables.filter((t): t is ArrowTable => t !== null)), rows: members.map((m, i) => [m.rollout_id, tables[i]?.length ?? 0]) };
+  return {
+    columns: concatSampleTables(tables.filter((t): t is ArrowTable => t !== null)),
+    rows: members.map((m, i) => [m.rollout_id, tables[i]?.length ?? 0]),
+  };
 }
 
 /**
@@ -92,11 +119,23 @@ export interface PackingReport {
  * one: a stream has one schema), reading each group's members PACK_READ_CONCURRENCY at once.
  * Never throws: a group that cannot be packed is left to the per-member path, always correct.
  */
-export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobStorePort, groups: CompletedGroup[], newId: () => string = () => crypto.randomUUID()): Promise<PackingReport> {
-  const report: PackingReport = { refs: [], objects: 0, bytes: 0, unpacked: Math.max(0, groups.length - MAX_PACKS_PER_BATCH) };
+export async function packCompletedGroups(
+  reader: SizedBlobReader,
+  blobs: BlobStorePort,
+  groups: CompletedGroup[],
+  newId: () => string = () => crypto.randomUUID(),
+): Promise<PackingReport> {
+  const report: PackingReport = {
+    refs: [],
+    objects: 0,
+    bytes: 0,
+    unpacked: Math.max(0, groups.length - MAX_PACKS_PER_BATCH),
+  };
   const layouts = new Map<string, Array<{ uid: string; columns: Column[]; rows: MemberRows }>>();
   for (const group of groups.slice(0, MAX_PACKS_PER_BATCH)) {
-    const read = await groupColumns(reader, group.members).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+    const read = await groupColumns(reader, group.members).catch((error: unknown) =>
+      error instanceof Error ? error.message : String(error),
+    );
     if (typeof read === "string") {
       report.unpacked += 1;
       console.warn("group left unpacked; pulls read its members", { uid: group.uid, reason: read });
@@ -108,7 +147,10 @@ export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobSt
   for (const packed of layouts.values()) {
     const key = groupPackKey(newId());
     const listed = JSON.stringify(packed.map((g) => [g.uid, g.rows]));
-    const head = encodeSchemaFrame(packed[0]!.columns, sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed }));
+    const head = encodeSchemaFrame(
+      packed[0]!.columns,
+      sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed }),
+    );
     const frames = packed.map((g) => encodeRecordBatchFrame(g.columns));
     // Each group's byte span, so a pull can stream its batch with a range read.
     const signature = columnsSignature(packed[0]!.columns);
@@ -124,7 +166,10 @@ export async function packCompletedGroups(reader: SizedBlobReader, blobs: BlobSt
       await blobs.put(key, bytes.buffer as ArrayBuffer, ARROW_STREAM_MEDIA_TYPE);
     } catch (error) {
       report.unpacked += packed.length;
-      console.warn("writing a group pack failed; pulls read its groups' members", { key, error: error instanceof Error ? error.message : String(error) });
+      console.warn("writing a group pack failed; pulls read its groups' members", {
+        key,
+        error: error instanceof Error ? error.message : String(error),
+      });
       continue;
     }
     report.objects += 1;
@@ -154,25 +199,49 @@ export interface PackObject {
 export function readPackObject(bytes: Uint8Array): PackObject | null {
   const frames = splitArrowStream(bytes);
   const listed = frames.metadata[GROUP_PACK_GROUPS_KEY];
-  if (listed === undefined || frames.metadata[SAMPLE_TABLE_VERSION_KEY] !== String(SAMPLE_TABLE_SCHEMA_VERSION)) return null;
+  if (
+    listed === undefined ||
+    frames.metadata[SAMPLE_TABLE_VERSION_KEY] !== String(SAMPLE_TABLE_SCHEMA_VERSION)
+  )
+    return null;
   if (frames.columns.map((c) => c.name).join() !== SAMPLE_COLUMNS.join()) return null;
   const entries = JSON.parse(listed) as Array<[string, MemberRows]>;
   if (entries.length !== frames.batches.length) return null;
-  return { columns: frames.columns, signature: frames.signature, groups: new Map(entries.map(([uid, rows], i) => [uid, { batch: frames.batches[i]!, rows }])) };
+  return {
+    columns: frames.columns,
+    signature: frames.signature,
+    groups: new Map(entries.map(([uid, rows], i) => [uid, { batch: frames.batches[i]!, rows }])),
+  };
 }
 
 /**
  * The group's rows from a pack object if it lists exactly `members` (same rollout ids, same order)
  * with the rows they announced (`samples`), else null: the caller reads the members themselves.
  */
-export function groupFromPack(pack: PackObject, uid: string, members: FeedMember[]): GroupPack | null {
+export function groupFromPack(
+  pack: PackObject,
+  uid: string,
+  members: FeedMember[],
+): GroupPack | null {
   const entry = pack.groups.get(uid);
   if (!entry || entry.rows.length !== members.length) return null;
-  if (!members.every((m, i) => entry.rows[i]![0] === m.rollout_id && entry.rows[i]![1] === m.samples)) return null;
-  return { columns: pack.columns, signature: pack.signature, batch: entry.batch, rows: members.map((m) => m.samples) };
+  if (
+    !members.every((m, i) => entry.rows[i]![0] === m.rollout_id && entry.rows[i]![1] === m.samples)
+  )
+    return null;
+  return {
+    columns: pack.columns,
+    signature: pack.signature,
+    batch: entry.batch,
+    rows: members.map((m) => m.samples),
+  };
 }
 
 /** A packed group as a stream of its own (the JSON pull decodes it). */
 export function groupPackStream(pack: GroupPack): Uint8Array {
-  return joinChunks([...encodeSchemaFrame(pack.columns, sampleTableMetadata()), pack.batch, ARROW_EOS]);
+  return joinChunks([
+    ...encodeSchemaFrame(pack.columns, sampleTableMetadata()),
+    pack.batch,
+    ARROW_EOS,
+  ]);
 }

@@ -25,7 +25,10 @@ export interface GroupRules {
 }
 
 /** A member that is not a policy outcome, as reported in a dropped group. */
-export type FailedMember = Pick<VerdictMember, "rollout_id" | "sample_index" | "termination_reason" | "outcome" | "member_attempt">;
+export type FailedMember = Pick<
+  VerdictMember,
+  "rollout_id" | "sample_index" | "termination_reason" | "outcome" | "member_attempt"
+>;
 
 /** What to do with a complete group. */
 export type GroupVerdict =
@@ -42,7 +45,15 @@ export function populationStd(values: readonly number[]): number {
 }
 
 function failedOf(members: readonly VerdictMember[]): FailedMember[] {
-  return members.map(({ rollout_id, sample_index, termination_reason, outcome, member_attempt }) => ({ rollout_id, sample_index, termination_reason, outcome, member_attempt }));
+  return members.map(
+    ({ rollout_id, sample_index, termination_reason, outcome, member_attempt }) => ({
+      rollout_id,
+      sample_index,
+      termination_reason,
+      outcome,
+      member_attempt,
+    }),
+  );
 }
 
 /**
@@ -55,15 +66,27 @@ function failedOf(members: readonly VerdictMember[]): FailedMember[] {
  */
 export function groupVerdict(members: readonly VerdictMember[], rules: GroupRules): GroupVerdict {
   const cut = members.filter((member) => member.outcome === "cut");
-  if (cut.length > 0) return { kind: "withhold", reason: "cut", failed: failedOf(members.filter((member) => member.outcome !== "policy")) };
+  if (cut.length > 0)
+    return {
+      kind: "withhold",
+      reason: "cut",
+      failed: failedOf(members.filter((member) => member.outcome !== "policy")),
+    };
   const invalid = members.filter((member) => member.outcome === "infra");
   const valid = members.filter((member) => member.outcome === "policy");
-  if (invalid.length > 0 && (rules.on_infra_failure !== "deliver_valid" || valid.length < 2)) return { kind: "withhold", reason: "infra_failure", failed: failedOf(invalid) };
+  if (invalid.length > 0 && (rules.on_infra_failure !== "deliver_valid" || valid.length < 2))
+    return { kind: "withhold", reason: "infra_failure", failed: failedOf(invalid) };
   // As DAPO keeps a one-sample group (verl-recipe dapo_ray_trainer.py: `std > 0 or len(...) == 1`): it has no spread to lose.
   if (rules.signal_filter && valid.length > 1) {
     const std = populationStd(valid.map((member) => member.metric ?? 0));
-    if (std <= rules.signal_filter.min_std) return { kind: "withhold", reason: "no_signal", metric: rules.signal_filter.metric, std };
+    if (std <= rules.signal_filter.min_std)
+      return { kind: "withhold", reason: "no_signal", metric: rules.signal_filter.metric, std };
   }
-  if (invalid.length > 0) return { kind: "deliver_valid", valid: valid.map((member) => member.sample_index), failed: failedOf(invalid) };
+  if (invalid.length > 0)
+    return {
+      kind: "deliver_valid",
+      valid: valid.map((member) => member.sample_index),
+      failed: failedOf(invalid),
+    };
   return { kind: "deliver" };
 }

@@ -16,8 +16,20 @@ import type { TrainingSample } from "../../schemas/training-sample";
 import type { ArrowTable } from "../../sink/formats/arrow/arrow-format";
 import { rolloutSamplesKey } from "../../sink/publication/r2-keys";
 import { RolloutRecord } from "../../sink/publication/rollout-record";
-import { columnsToSamples, readSampleTable, samplesToColumns, sampleTableMetadata } from "../../sink/formats/sample-columns";
-import { flaggedTable, groupFromPack, groupPackStream, readPackObject, type GroupPack, type PackObject } from "./group-pack";
+import {
+  columnsToSamples,
+  readSampleTable,
+  samplesToColumns,
+  sampleTableMetadata,
+} from "../../sink/formats/sample-columns";
+import {
+  flaggedTable,
+  groupFromPack,
+  groupPackStream,
+  readPackObject,
+  type GroupPack,
+  type PackObject,
+} from "./group-pack";
 import type { PackRef } from "./pack-index";
 
 /**
@@ -55,7 +67,10 @@ export type PulledMember = FeedMember & { table: ArrowTable | null; record_error
  * A pulled group whose members carry their sample tables, or (read from its pack) whose `pack`
  * holds every member's rows, each member's `table` then null.
  */
-export type PulledGroup = Omit<FeedGroup, "members"> & { members: PulledMember[]; pack?: GroupPack };
+export type PulledGroup = Omit<FeedGroup, "members"> & {
+  members: PulledMember[];
+  pack?: GroupPack;
+};
 
 /** What a pull read, and which leased groups it handed back for not fitting its budget. */
 export interface PulledSamples<G> {
@@ -86,7 +101,12 @@ class Budget {
 type MemberRead = PulledMember | "over_budget";
 
 /** The member's stored object: its sample table, else (published before them) its whole record. */
-async function readTable(reader: SizedBlobReader, member: FeedMember, budget: Budget, first: boolean): Promise<ArrowTable | "over_budget" | string> {
+async function readTable(
+  reader: SizedBlobReader,
+  member: FeedMember,
+  budget: Budget,
+  first: boolean,
+): Promise<ArrowTable | "over_budget" | string> {
   const table = await reader.get(rolloutSamplesKey(member.rollout_id));
   const blob = table ?? (await reader.get(member.key));
   if (!blob) return `no R2 object at ${member.key}`;
@@ -98,10 +118,19 @@ async function readTable(reader: SizedBlobReader, member: FeedMember, budget: Bu
   if (table) return readSampleTable(new Uint8Array(bytes));
   const parsed = RolloutRecord.safeParse(JSON.parse(decoder.decode(bytes)));
   if (!parsed.success) return `R2 object at ${member.key} is not a valid rollout record`;
-  return { columns: samplesToColumns(parsed.data.samples), length: parsed.data.samples.length, metadata: sampleTableMetadata() };
+  return {
+    columns: samplesToColumns(parsed.data.samples),
+    length: parsed.data.samples.length,
+    metadata: sampleTableMetadata(),
+  };
 }
 
-async function readMember(reader: SizedBlobReader, member: FeedMember, budget: Budget, first: boolean): Promise<MemberRead> {
+async function readMember(
+  reader: SizedBlobReader,
+  member: FeedMember,
+  budget: Budget,
+  first: boolean,
+): Promise<MemberRead> {
   // A member without samples (failed before its first call, a stand-in) has nothing to read.
   if (member.samples === 0) return { ...member, table: null };
   try {
@@ -115,7 +144,12 @@ async function readMember(reader: SizedBlobReader, member: FeedMember, budget: B
 }
 
 /** A pack object read whole if it fits the budget; null if absent or unreadable (its groups are read per member). */
-async function readPack(reader: SizedBlobReader, key: string, budget: Budget, first: boolean): Promise<PackObject | null | "over_budget"> {
+async function readPack(
+  reader: SizedBlobReader,
+  key: string,
+  budget: Budget,
+  first: boolean,
+): Promise<PackObject | null | "over_budget"> {
   try {
     const blob = await reader.get(key);
     if (!blob) return null;
@@ -131,7 +165,11 @@ async function readPack(reader: SizedBlobReader, key: string, budget: Budget, fi
 }
 
 /** `fn` over `items`, at most `limit` at once; results in item order. */
-async function mapConcurrent<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function mapConcurrent<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -145,7 +183,12 @@ async function mapConcurrent<T, R>(items: T[], limit: number, fn: (item: T, inde
 }
 
 /** Reads a group without a pack member by member; "over_budget" if an object would pass the budget. */
-async function readMembers(reader: SizedBlobReader, group: FeedGroup, budget: Budget, first: boolean): Promise<PulledGroup | "over_budget"> {
+async function readMembers(
+  reader: SizedBlobReader,
+  group: FeedGroup,
+  budget: Budget,
+  first: boolean,
+): Promise<PulledGroup | "over_budget"> {
   let over = false;
   const members = await mapConcurrent(group.members, INLINE_READ_CONCURRENCY, async (member) => {
     if (over) return "over_budget" as const;
@@ -165,21 +208,39 @@ async function readMembers(reader: SizedBlobReader, group: FeedGroup, budget: Bu
  * object that is missing or invalid gives that member no samples and a `record_error`, rather
  * than failing the pull.
  */
-export async function readPulledSamples(reader: SizedBlobReader, groups: FeedGroup[], packs: Record<string, PackRef> = {}, maxBytes = MAX_INLINE_BYTES): Promise<PulledSamples<PulledGroup>> {
+export async function readPulledSamples(
+  reader: SizedBlobReader,
+  groups: FeedGroup[],
+  packs: Record<string, PackRef> = {},
+  maxBytes = MAX_INLINE_BYTES,
+): Promise<PulledSamples<PulledGroup>> {
   const budget = new Budget(maxBytes);
   const keys = [...new Set(groups.flatMap((g) => (packs[g.uid] ? [packs[g.uid]!.key] : [])))];
   const firstKey = groups[0] ? packs[groups[0].uid]?.key : undefined;
-  const objects = new Map(await mapConcurrent(keys, INLINE_READ_CONCURRENCY, async (key) => [key, await readPack(reader, key, budget, key === firstKey)] as const));
+  const objects = new Map(
+    await mapConcurrent(
+      keys,
+      INLINE_READ_CONCURRENCY,
+      async (key) => [key, await readPack(reader, key, budget, key === firstKey)] as const,
+    ),
+  );
   const read: PulledGroup[] = [];
   let memberReads = 0;
-  const cut = (index: number): PulledSamples<PulledGroup> => ({ groups: read, returned: groups.slice(index).map((g) => g.uid) });
+  const cut = (index: number): PulledSamples<PulledGroup> => ({
+    groups: read,
+    returned: groups.slice(index).map((g) => g.uid),
+  });
   for (const [index, group] of groups.entries()) {
     const ref = packs[group.uid];
     const object = ref ? objects.get(ref.key) : null;
     if (object === "over_budget") return cut(index);
     const pack = object ? groupFromPack(object, group.uid, group.members) : null;
     if (pack) {
-      read.push({ ...group, members: group.members.map((member) => ({ ...member, table: null })), pack });
+      read.push({
+        ...group,
+        members: group.members.map((member) => ({ ...member, table: null })),
+        pack,
+      });
       continue;
     }
     const reads = group.members.filter((m) => m.samples > 0).length;
@@ -205,13 +266,20 @@ export function inlineGroups(groups: PulledGroup[]): InlineFeedGroup[] {
     const packed = pack ? packedSamples(pack) : null;
     return {
       ...group,
-      members: group.members.map(({ table, ...member }, i) => ({ ...member, samples: packed ? packed[i]! : table ? columnsToSamples(table) : [] })),
+      members: group.members.map(({ table, ...member }, i) => ({
+        ...member,
+        samples: packed ? packed[i]! : table ? columnsToSamples(table) : [],
+      })),
     };
   });
 }
 
 /** `readPulledSamples`, answered as the JSON pull's groups. */
-export async function inlineSamples(reader: SizedBlobReader, groups: FeedGroup[], maxBytes = MAX_INLINE_BYTES): Promise<InlineResult> {
+export async function inlineSamples(
+  reader: SizedBlobReader,
+  groups: FeedGroup[],
+  maxBytes = MAX_INLINE_BYTES,
+): Promise<InlineResult> {
   const read = await readPulledSamples(reader, groups, {}, maxBytes);
   return { groups: inlineGroups(read.groups), returned: read.returned };
 }

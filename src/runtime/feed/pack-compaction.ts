@@ -38,7 +38,11 @@ export interface CompactionLimits {
  * so a 64 MiB streamed pull (MAX_STREAMED_BYTES) reads two or three packs; 256 reads, well within
  * the 1,000 subrequests an invocation may make on the Paid plan.
  */
-export const COMPACTION_LIMITS: CompactionLimits = { minBytes: DEFAULT_PACK_COMPACTION_MIN_BYTES, maxBytes: 32 * 1024 * 1024, maxReads: 256 };
+export const COMPACTION_LIMITS: CompactionLimits = {
+  minBytes: DEFAULT_PACK_COMPACTION_MIN_BYTES,
+  maxBytes: 32 * 1024 * 1024,
+  maxReads: 256,
+};
 
 /**
  * How long a shard waits after its last recorded pack before it compacts what is left below the
@@ -82,7 +86,11 @@ function continuesRead(reads: SpanRead[], key: string, span: PackSpan): boolean 
  * (pulls usually name a batch, and a stream has one schema), first in lease order, whose small
  * packs hold at least `minBytes` in at least two reads, taken in lease order up to `maxBytes`.
  */
-export function planCompaction(candidates: CompactionCandidate[], newId: () => string, limits: CompactionLimits = COMPACTION_LIMITS): CompactionPlan | null {
+export function planCompaction(
+  candidates: CompactionCandidate[],
+  newId: () => string,
+  limits: CompactionLimits = COMPACTION_LIMITS,
+): CompactionPlan | null {
   const byLayout = new Map<string, Spanned[]>();
   for (const candidate of candidates) {
     const span = candidate.ref.span;
@@ -98,7 +106,11 @@ export function planCompaction(candidates: CompactionCandidate[], newId: () => s
     for (const candidate of group) {
       const { key, span } = candidate.ref;
       const continues = continuesRead(reads, key, span);
-      if (taken.length > 0 && (bytes + span.length > limits.maxBytes || (!continues && reads.length >= limits.maxReads))) break;
+      if (
+        taken.length > 0 &&
+        (bytes + span.length > limits.maxBytes || (!continues && reads.length >= limits.maxReads))
+      )
+        break;
       if (continues) reads.at(-1)!.length += span.length;
       else reads.push({ key, offset: span.offset, length: span.length });
       taken.push(candidate);
@@ -109,7 +121,10 @@ export function planCompaction(candidates: CompactionCandidate[], newId: () => s
     if (!columns) continue;
     const key = groupPackKey(`${COMPACTED_ID_PREFIX}${newId()}`);
     const listed = JSON.stringify(taken.map((g) => [g.uid, g.ref.span.rows]));
-    const head = encodeSchemaFrame(columns, sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed }));
+    const head = encodeSchemaFrame(
+      columns,
+      sampleTableMetadata({ [GROUP_PACK_GROUPS_KEY]: listed }),
+    );
     let offset = head.reduce((n, c) => n + c.length, 0);
     const moves = taken.map(({ uid, ref }, index): PackMove => {
       const span: PackSpan = { ...ref.span, offset };

@@ -35,18 +35,28 @@ export class PackIndex {
 
   constructor(sql: SqlPort) {
     this.#sql = sql;
-    sql.exec(`CREATE TABLE IF NOT EXISTS group_packs (uid TEXT PRIMARY KEY, key TEXT NOT NULL, batch_index INTEGER NOT NULL, packed_at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS group_packs (uid TEXT PRIMARY KEY, key TEXT NOT NULL, batch_index INTEGER NOT NULL, packed_at INTEGER NOT NULL)`,
+    );
     sql.exec(`CREATE INDEX IF NOT EXISTS group_packs_at ON group_packs (packed_at)`);
     // A table made before spans existed gets the column; its older refs have none (read whole).
     const columns = sql.exec<{ name: string }>(`PRAGMA table_info(group_packs)`).toArray();
-    if (!columns.some((c) => c.name === "span")) sql.exec(`ALTER TABLE group_packs ADD COLUMN span TEXT`);
+    if (!columns.some((c) => c.name === "span"))
+      sql.exec(`ALTER TABLE group_packs ADD COLUMN span TEXT`);
   }
 
   /** Records where groups were packed (a later pack of the same uid replaces the ref) and forgets refs past retention. */
   record(refs: Array<{ uid: string } & PackRef>, now: number): void {
     for (const ref of refs) {
       const span = ref.span ? JSON.stringify(ref.span) : null;
-      this.#sql.exec(`INSERT INTO group_packs (uid, key, batch_index, packed_at, span) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET key = excluded.key, batch_index = excluded.batch_index, packed_at = excluded.packed_at, span = excluded.span`, ref.uid, ref.key, ref.index, now, span);
+      this.#sql.exec(
+        `INSERT INTO group_packs (uid, key, batch_index, packed_at, span) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET key = excluded.key, batch_index = excluded.batch_index, packed_at = excluded.packed_at, span = excluded.span`,
+        ref.uid,
+        ref.key,
+        ref.index,
+        now,
+        span,
+      );
     }
     this.#sql.exec(`DELETE FROM group_packs WHERE packed_at < ?`, now - RETENTION_MS);
   }
@@ -56,10 +66,23 @@ export class PackIndex {
    * `feed_groups` table, read only), with their batch: what pack compaction chooses from.
    */
   readySpannedRefs(): Array<{ uid: string; batch_id: string | null; ref: PackRef }> {
-    const rows = this.#sql.exec<{ uid: string; batch_id: string | null; key: string; batch_index: number; span: string }>(
-      `SELECT p.uid, g.batch_id, p.key, p.batch_index, p.span FROM feed_groups g JOIN group_packs p ON p.uid = g.uid
-       WHERE g.state = 'ready' AND p.span IS NOT NULL ORDER BY g.ready_at, g.created_at, g.uid`).toArray();
-    return rows.map((row) => ({ uid: row.uid, batch_id: row.batch_id, ref: { key: row.key, index: row.batch_index, span: JSON.parse(row.span) as PackSpan } }));
+    const rows = this.#sql
+      .exec<{
+        uid: string;
+        batch_id: string | null;
+        key: string;
+        batch_index: number;
+        span: string;
+      }>(
+        `SELECT p.uid, g.batch_id, p.key, p.batch_index, p.span FROM feed_groups g JOIN group_packs p ON p.uid = g.uid
+       WHERE g.state = 'ready' AND p.span IS NOT NULL ORDER BY g.ready_at, g.created_at, g.uid`,
+      )
+      .toArray();
+    return rows.map((row) => ({
+      uid: row.uid,
+      batch_id: row.batch_id,
+      ref: { key: row.key, index: row.batch_index, span: JSON.parse(row.span) as PackSpan },
+    }));
   }
 
   /**
@@ -69,8 +92,18 @@ export class PackIndex {
   move(moves: Array<{ uid: string; from: PackRef; to: PackRef }>, now: number): number {
     let moved = 0;
     for (const { uid, from, to } of moves) {
-      moved += this.#sql.exec(`UPDATE group_packs SET key = ?, batch_index = ?, span = ?, packed_at = ? WHERE uid = ? AND key = ? AND batch_index = ? RETURNING uid`,
-        to.key, to.index, to.span ? JSON.stringify(to.span) : null, now, uid, from.key, from.index).toArray().length;
+      moved += this.#sql
+        .exec(
+          `UPDATE group_packs SET key = ?, batch_index = ?, span = ?, packed_at = ? WHERE uid = ? AND key = ? AND batch_index = ? RETURNING uid`,
+          to.key,
+          to.index,
+          to.span ? JSON.stringify(to.span) : null,
+          now,
+          uid,
+          from.key,
+          from.index,
+        )
+        .toArray().length;
     }
     return moved;
   }
@@ -79,8 +112,18 @@ export class PackIndex {
   refsOf(uids: string[]): Record<string, PackRef> {
     const out: Record<string, PackRef> = {};
     for (const uid of uids) {
-      const row = this.#sql.exec<{ key: string; batch_index: number; span: string | null }>(`SELECT key, batch_index, span FROM group_packs WHERE uid = ?`, uid).toArray()[0];
-      if (row) out[uid] = { key: row.key, index: row.batch_index, ...(row.span ? { span: JSON.parse(row.span) as PackSpan } : {}) };
+      const row = this.#sql
+        .exec<{ key: string; batch_index: number; span: string | null }>(
+          `SELECT key, batch_index, span FROM group_packs WHERE uid = ?`,
+          uid,
+        )
+        .toArray()[0];
+      if (row)
+        out[uid] = {
+          key: row.key,
+          index: row.batch_index,
+          ...(row.span ? { span: JSON.parse(row.span) as PackSpan } : {}),
+        };
     }
     return out;
   }

@@ -24,7 +24,6 @@ export interface SpanRead {
  */
 export const MAX_STREAMED_BYTES = 64 * 1024 * 1024;
 
-
 /** A streamed pull's plan: its groups in stream order with each member's rows, the columns, the reads. */
 export interface StreamedPull {
   groups: Array<{ group: FeedGroup; rows: number[] }>;
@@ -43,14 +42,22 @@ function standIn(type: string): Vector | null {
     return child ? { type: "list", offsets: Int32Array.of(0), child } : null;
   }
   switch (type) {
-    case "int32": return { type, values: new Int32Array(0) };
-    case "int64": return { type, values: new Float64Array(0) };
-    case "float32": return { type, values: new Float32Array(0) };
-    case "float64": return { type, values: new Float64Array(0) };
-    case "bool": return { type, values: new Uint8Array(0) };
-    case "utf8": return { type, values: [] };
-    case "utf8?": return { type: "utf8", values: [null] };
-    default: return null;
+    case "int32":
+      return { type, values: new Int32Array(0) };
+    case "int64":
+      return { type, values: new Float64Array(0) };
+    case "float32":
+      return { type, values: new Float32Array(0) };
+    case "float64":
+      return { type, values: new Float64Array(0) };
+    case "bool":
+      return { type, values: new Uint8Array(0) };
+    case "utf8":
+      return { type, values: [] };
+    case "utf8?":
+      return { type: "utf8", values: [null] };
+    default:
+      return null;
   }
 }
 
@@ -67,7 +74,13 @@ export function columnsOfSignature(signature: string): Column[] | null {
 }
 
 function spanFits(span: PackSpan | undefined, group: FeedGroup): span is PackSpan {
-  return span !== undefined && span.rows.length === group.members.length && group.members.every((m, i) => span.rows[i]![0] === m.rollout_id && span.rows[i]![1] === m.samples);
+  return (
+    span !== undefined &&
+    span.rows.length === group.members.length &&
+    group.members.every(
+      (m, i) => span.rows[i]![0] === m.rollout_id && span.rows[i]![1] === m.samples,
+    )
+  );
 }
 
 /**
@@ -76,7 +89,11 @@ function spanFits(span: PackSpan | undefined, group: FeedGroup): span is PackSpa
  * lease's order (the JSON pull's, which clients may compare); a pack's groups leased one after
  * another (a consumer batch's groups complete, and are leased, together) become one read.
  */
-export function planStreamedPull(groups: FeedGroup[], packs: Record<string, PackRef>, maxBytes = MAX_STREAMED_BYTES): StreamedPull | null {
+export function planStreamedPull(
+  groups: FeedGroup[],
+  packs: Record<string, PackRef>,
+  maxBytes = MAX_STREAMED_BYTES,
+): StreamedPull | null {
   if (groups.length === 0) return null;
   const spanned: Array<{ group: FeedGroup; key: string; span: PackSpan }> = [];
   for (const group of groups) {
@@ -97,7 +114,8 @@ export function planStreamedPull(groups: FeedGroup[], packs: Record<string, Pack
     plan.groups.push({ group, rows: span.rows.map(([, rows]) => rows) });
     plan.bytes += span.length;
     const last = plan.reads.at(-1);
-    if (last && last.key === key && last.offset + last.length === span.offset) last.length += span.length;
+    if (last && last.key === key && last.offset + last.length === span.offset)
+      last.length += span.length;
     else plan.reads.push({ key, offset: span.offset, length: span.length });
   }
   return plan;

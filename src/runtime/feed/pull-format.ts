@@ -9,7 +9,10 @@ import { ARROW_STREAM_MEDIA_TYPE } from "../../sink/formats/arrow/arrow-format";
 export type PullFormat = "json" | "arrow";
 
 /** Media type of each format, in the order a tie is broken (JSON, the default, last). */
-export const PULL_MEDIA_TYPES: Record<PullFormat, string> = { arrow: ARROW_STREAM_MEDIA_TYPE, json: "application/json" };
+export const PULL_MEDIA_TYPES: Record<PullFormat, string> = {
+  arrow: ARROW_STREAM_MEDIA_TYPE,
+  json: "application/json",
+};
 
 /** An `Accept` header as the route takes it: absent, or at most 2,048 characters. */
 export const AcceptHeader = z.string().max(2048, "Accept must be <= 2048 characters").optional();
@@ -39,7 +42,9 @@ function quality(mediaType: string, accepted: MediaRange[]): { q: number; exact:
   const [type, subtype] = mediaType.split("/") as [string, string];
   const exact = accepted.find((r) => r.type === type && r.subtype === subtype);
   if (exact) return { q: exact.q, exact: true };
-  const partial = accepted.find((r) => r.type === type && r.subtype === "*") ?? accepted.find((r) => r.type === "*" && r.subtype === "*");
+  const partial =
+    accepted.find((r) => r.type === type && r.subtype === "*") ??
+    accepted.find((r) => r.type === "*" && r.subtype === "*");
   return { q: partial?.q ?? 0, exact: false };
 }
 

@@ -25,7 +25,9 @@ export interface BatchIngestOutcome {
 /** The feed as batched ingestion needs it (in a Worker: the sharded feed over TrainerFeed stubs). */
 export interface FeedBatchPort {
   /** One request per shard holding any of `messages`' groups; outcomes in input order. */
-  ingestBatch(messages: ResultMessage[]): Promise<{ outcomes: BatchIngestOutcome[]; requests: number }>;
+  ingestBatch(
+    messages: ResultMessage[],
+  ): Promise<{ outcomes: BatchIngestOutcome[]; requests: number }>;
 }
 
 /** A batch tracker as batched ingestion needs it (in a Worker: the BatchTracker stub). */
@@ -67,7 +69,10 @@ function groupBy<K>(indices: number[], key: (index: number) => K): Map<K, number
  * when its data manager is unknown, the feed refused it, or a request carrying it failed; a
  * tracker that answers not-ok is logged (a report is progress, not data).
  */
-export async function ingestResults(targets: IngestionTargets, messages: ResultMessage[]): Promise<IngestionReport> {
+export async function ingestResults(
+  targets: IngestionTargets,
+  messages: ResultMessage[],
+): Promise<IngestionReport> {
   const retry = new Map<number, string>();
   const completed: IngestionReport["completed"] = [];
   const toFeed: number[] = [];
@@ -78,17 +83,27 @@ export async function ingestResults(targets: IngestionTargets, messages: ResultM
       retry.set(index, describeError(error));
     }
   }
-  const batches = groupBy(messages.flatMap((m, i) => (m.batch_id && !retry.has(i) ? [i] : [])), (i) => messages[i]!.batch_id!);
+  const batches = groupBy(
+    messages.flatMap((m, i) => (m.batch_id && !retry.has(i) ? [i] : [])),
+    (i) => messages[i]!.batch_id!,
+  );
   let feedRequests = 0;
   const feedCall = (async () => {
     if (toFeed.length === 0) return;
     try {
-      const { outcomes, requests } = await targets.feed.ingestBatch(toFeed.map((i) => messages[i]!));
+      const { outcomes, requests } = await targets.feed.ingestBatch(
+        toFeed.map((i) => messages[i]!),
+      );
       feedRequests = requests;
       outcomes.forEach(({ result, members, shard }, k) => {
         const index = toFeed[k]!;
-        if (!result.ok) retry.set(index, `trainer feed refused rollout ${messages[index]!.rollout_id} (${result.reason}): ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-        else if (result.outcome === "completed" && members) completed.push({ uid: result.uid, members, shard });
+        if (!result.ok)
+          retry.set(
+            index,
+            `trainer feed refused rollout ${messages[index]!.rollout_id} (${result.reason}): ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+          );
+        else if (result.outcome === "completed" && members)
+          completed.push({ uid: result.uid, members, shard });
       });
     } catch (error) {
       for (const index of toFeed) retry.set(index, `trainer feed: ${describeError(error)}`);
@@ -98,10 +113,16 @@ export async function ingestResults(targets: IngestionTargets, messages: ResultM
     try {
       const acks = await targets.tracker(batchId).onResults(indices.map((i) => messages[i]!));
       acks.forEach((ack, k) => {
-        if (!ack.ok) console.warn("batch result not recorded", { rollout_id: messages[indices[k]!]!.rollout_id, reason: ack.reason, message: ack.message });
+        if (!ack.ok)
+          console.warn("batch result not recorded", {
+            rollout_id: messages[indices[k]!]!.rollout_id,
+            reason: ack.reason,
+            message: ack.message,
+          });
       });
     } catch (error) {
-      for (const index of indices) retry.set(index, `batch tracker ${batchId}: ${describeError(error)}`);
+      for (const index of indices)
+        retry.set(index, `batch tracker ${batchId}: ${describeError(error)}`);
     }
   });
   await Promise.all([feedCall, ...trackerCalls]);

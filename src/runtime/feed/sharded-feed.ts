@@ -21,7 +21,12 @@ export type ShardPullResult = PullResult & { pack_refs?: Record<string, PackRef>
 
 /** One feed shard (in a Worker: a TrainerFeed stub). */
 export interface FeedShardPort {
-  pull(request: unknown, currentPolicyVersion: number, limits?: PullLimits, leaseId?: string): Promise<ShardPullResult>;
+  pull(
+    request: unknown,
+    currentPolicyVersion: number,
+    limits?: PullLimits,
+    leaseId?: string,
+  ): Promise<ShardPullResult>;
   returnGroups(leaseId: string, uids: string[]): Promise<number>;
   ack(leaseId: string): Promise<AckResult>;
   stats(query?: StatsQueryInput): Promise<FeedStats>;
@@ -60,7 +65,8 @@ function parseLease(leaseId: string, count: number): { base: string; shards: num
   return { base: leaseId.slice(0, at), shards: out };
 }
 
-const scaled = (value: number | undefined, shards: number): number | undefined => (value === undefined ? undefined : Math.min(value, Math.ceil((2 * value) / shards)));
+const scaled = (value: number | undefined, shards: number): number | undefined =>
+  value === undefined ? undefined : Math.min(value, Math.ceil((2 * value) / shards));
 
 /** The feed as one: the Worker's routes, the results consumer and the sessions use it. */
 export class ShardedFeed {
@@ -69,7 +75,11 @@ export class ShardedFeed {
   readonly #names: string[];
   readonly #newLeaseBase: () => string;
 
-  constructor(layout: FeedLayout, stub: (name: string) => FeedShardPort, newLeaseBase: () => string = () => `lease-${crypto.randomUUID()}`) {
+  constructor(
+    layout: FeedLayout,
+    stub: (name: string) => FeedShardPort,
+    newLeaseBase: () => string = () => `lease-${crypto.randomUUID()}`,
+  ) {
     this.#layout = layout;
     this.#stub = stub;
     this.#names = allShards(layout);
@@ -86,7 +96,11 @@ export class ShardedFeed {
    * share (capped at the whole limit), so groups spread unevenly still fill the pull; what
    * exceeds the limit is handed back to its shard at once, round-robin so every shard keeps its share.
    */
-  async pull(request: unknown, currentPolicyVersion: number, limits: PullLimits = {}): Promise<ShardPullResult> {
+  async pull(
+    request: unknown,
+    currentPolicyVersion: number,
+    limits: PullLimits = {},
+  ): Promise<ShardPullResult> {
     const parsed = PullRequest.safeParse(request);
     if (!parsed.success || this.#names.length === 1) {
       // One shard, or a body only a shard can word the problems of: no fan-out.
@@ -96,9 +110,17 @@ export class ShardedFeed {
     const n = this.#names.length;
     // Every shard stores the same id; the answer adds the shards that hold groups under it.
     const base = this.#newLeaseBase();
-    const share = { ...body, max_groups: scaled(body.max_groups, n), max_samples: scaled(body.max_samples, n) };
+    const share = {
+      ...body,
+      max_groups: scaled(body.max_groups, n),
+      max_samples: scaled(body.max_samples, n),
+    };
     const shareLimits = { max_members: scaled(limits.max_members, n) };
-    const answers = await Promise.all(this.#names.map((name) => this.#stub(name).pull(share, currentPolicyVersion, shareLimits, base)));
+    const answers = await Promise.all(
+      this.#names.map((name) =>
+        this.#stub(name).pull(share, currentPolicyVersion, shareLimits, base),
+      ),
+    );
     const failed = answers.find((a) => !a.ok);
     if (failed) return failed;
     const ok = answers as Array<Extract<ShardPullResult, { ok: true }>>;
@@ -107,15 +129,20 @@ export class ShardedFeed {
     let samples = 0;
     let members = 0;
     const cursors = ok.map(() => 0);
-    for (let progressed = true; progressed; ) {
+    for (let progressed = true; progressed;) {
       progressed = false;
       for (const [k, answer] of ok.entries()) {
         const group = answer.groups[cursors[k]!];
         if (!group) continue;
         const count = group.members.reduce((s, m) => s + m.samples, 0);
-        const full = (body.max_groups !== undefined && kept.length >= body.max_groups) ||
-          (kept.length > 0 && body.max_samples !== undefined && samples + count > body.max_samples) ||
-          (kept.length > 0 && limits.max_members !== undefined && members + group.members.length > limits.max_members);
+        const full =
+          (body.max_groups !== undefined && kept.length >= body.max_groups) ||
+          (kept.length > 0 &&
+            body.max_samples !== undefined &&
+            samples + count > body.max_samples) ||
+          (kept.length > 0 &&
+            limits.max_members !== undefined &&
+            members + group.members.length > limits.max_members);
         if (full) continue;
         kept.push({ shard: k, index: cursors[k]! });
         cursors[k]! += 1;
@@ -124,17 +151,21 @@ export class ShardedFeed {
         progressed = true;
       }
     }
-    await Promise.all(ok.map(async (answer, k) => {
-      const extra = answer.groups.slice(cursors[k]!).map((g) => g.uid);
-      if (extra.length > 0 && answer.lease_id) await this.#stub(this.#names[k]!).returnGroups(answer.lease_id, extra);
-    }));
+    await Promise.all(
+      ok.map(async (answer, k) => {
+        const extra = answer.groups.slice(cursors[k]!).map((g) => g.uid);
+        if (extra.length > 0 && answer.lease_id)
+          await this.#stub(this.#names[k]!).returnGroups(answer.lease_id, extra);
+      }),
+    );
     const groups = kept.map(({ shard, index }) => ok[shard]!.groups[index]!);
     const holding = [...new Set(kept.map((g) => g.shard))].sort((a, b) => a - b);
     const dropped = new Map(ok.flatMap((a) => a.dropped_groups.map((d) => [d.uid, d] as const)));
     return {
       ok: true,
       lease_id: groups.length > 0 ? leaseIdFor(base, holding) : null,
-      lease_expires_at: groups.length > 0 ? Math.min(...holding.map((k) => ok[k]!.lease_expires_at!)) : null,
+      lease_expires_at:
+        groups.length > 0 ? Math.min(...holding.map((k) => ok[k]!.lease_expires_at!)) : null,
       policy_version: currentPolicyVersion,
       dropped_stale: ok.reduce((s, a) => s + a.dropped_stale, 0),
       dropped_groups: [...dropped.values()],
@@ -146,7 +177,9 @@ export class ShardedFeed {
   /** Hands leased groups back to their shards (an inline pull over its budget). */
   async returnGroups(leaseId: string, uids: string[]): Promise<number> {
     const { base, names } = this.#lease(leaseId);
-    const counts = await Promise.all(names.map((name) => this.#stub(name).returnGroups(base, uids)));
+    const counts = await Promise.all(
+      names.map((name) => this.#stub(name).returnGroups(base, uids)),
+    );
     return counts.reduce((a, b) => a + b, 0);
   }
 
@@ -157,10 +190,16 @@ export class ShardedFeed {
   async ack(leaseId: string): Promise<AckResult> {
     const { base, names } = this.#lease(leaseId);
     const results = await Promise.all(names.map((name) => this.#stub(name).ack(base)));
-    if (results.some((r) => !r.ok && r.reason === "lease_expired")) return { ok: false, reason: "lease_expired", lease_id: leaseId };
+    if (results.some((r) => !r.ok && r.reason === "lease_expired"))
+      return { ok: false, reason: "lease_expired", lease_id: leaseId };
     const acked = results.filter((r): r is Extract<AckResult, { ok: true }> => r.ok);
     if (acked.length === 0) return { ok: false, reason: "unknown_lease", lease_id: leaseId };
-    return { ok: true, lease_id: leaseId, acked_groups: acked.reduce((s, r) => s + r.acked_groups, 0), already: acked.every((r) => r.already) };
+    return {
+      ok: true,
+      lease_id: leaseId,
+      acked_groups: acked.reduce((s, r) => s + r.acked_groups, 0),
+      already: acked.every((r) => r.already),
+    };
   }
 
   /** Every shard's stats, merged (counters summed; see merged-stats.ts). */
@@ -181,7 +220,9 @@ export class ShardedFeed {
 
   /** The batch's dropped groups, from every shard. */
   async droppedGroups(batchId: string): Promise<DroppedGroup[]> {
-    return (await Promise.all(this.#names.map(async (name) => this.#stub(name).droppedGroups(batchId)))).flat();
+    return (
+      await Promise.all(this.#names.map(async (name) => this.#stub(name).droppedGroups(batchId)))
+    ).flat();
   }
 
   /**
@@ -190,19 +231,31 @@ export class ShardedFeed {
    */
   async holdsMany(checks: Array<{ rollout_id: string; uid: string }>): Promise<boolean[]> {
     const held = checks.map(() => false);
-    const ask = async (shardOf: (uid: string) => string | undefined, indices: number[]): Promise<void> => {
+    const ask = async (
+      shardOf: (uid: string) => string | undefined,
+      indices: number[],
+    ): Promise<void> => {
       const byShard = new Map<string, number[]>();
       for (const i of indices) {
         const shard = shardOf(checks[i]!.uid);
         if (shard !== undefined) byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
       }
-      await Promise.all([...byShard].map(async ([shard, list]) => {
-        const answers = await this.#stub(shard).holdsMany(list.map((i) => checks[i]!.rollout_id));
-        answers.forEach((answer, k) => (held[list[k]!] = answer));
-      }));
+      await Promise.all(
+        [...byShard].map(async ([shard, list]) => {
+          const answers = await this.#stub(shard).holdsMany(list.map((i) => checks[i]!.rollout_id));
+          answers.forEach((answer, k) => (held[list[k]!] = answer));
+        }),
+      );
     };
-    await ask((uid) => currentShardOf(this.#layout, uid), checks.map((_, i) => i));
-    if (this.#layout.previous.length > 0) await ask((uid) => previousShardOf(this.#layout, uid), checks.flatMap((_, i) => (held[i] ? [] : [i])));
+    await ask(
+      (uid) => currentShardOf(this.#layout, uid),
+      checks.map((_, i) => i),
+    );
+    if (this.#layout.previous.length > 0)
+      await ask(
+        (uid) => previousShardOf(this.#layout, uid),
+        checks.flatMap((_, i) => (held[i] ? [] : [i])),
+      );
     return held;
   }
 
@@ -211,10 +264,16 @@ export class ShardedFeed {
    * shards first take the results of groups they already hold (no group is split across layouts);
    * the rest go to the current shards.
    */
-  async ingestBatch(messages: ResultMessage[]): Promise<{ outcomes: BatchIngestOutcome[]; requests: number }> {
+  async ingestBatch(
+    messages: ResultMessage[],
+  ): Promise<{ outcomes: BatchIngestOutcome[]; requests: number }> {
     const outcomes: BatchIngestOutcome[] = new Array(messages.length);
     let requests = 0;
-    const send = async (shardOf: (uid: string) => string | undefined, indices: number[], onlyKnown: boolean): Promise<number[]> => {
+    const send = async (
+      shardOf: (uid: string) => string | undefined,
+      indices: number[],
+      onlyKnown: boolean,
+    ): Promise<number[]> => {
       const byShard = new Map<string, number[]>();
       for (const i of indices) {
         const shard = shardOf(messages[i]!.uid);
@@ -222,21 +281,35 @@ export class ShardedFeed {
       }
       requests += byShard.size;
       const elsewhere: number[] = [];
-      await Promise.all([...byShard].map(async ([shard, list]) => {
-        const answers = await this.#stub(shard).ingestBatch(list.map((i) => messages[i]!), onlyKnown);
-        answers.forEach((answer, k) => (answer.elsewhere ? elsewhere.push(list[k]!) : (outcomes[list[k]!] = { ...answer, shard })));
-      }));
+      await Promise.all(
+        [...byShard].map(async ([shard, list]) => {
+          const answers = await this.#stub(shard).ingestBatch(
+            list.map((i) => messages[i]!),
+            onlyKnown,
+          );
+          answers.forEach((answer, k) =>
+            answer.elsewhere
+              ? elsewhere.push(list[k]!)
+              : (outcomes[list[k]!] = { ...answer, shard }),
+          );
+        }),
+      );
       return elsewhere;
     };
     const all = messages.map((_, i) => i);
-    const rest = this.#layout.previous.length > 0 ? await send((uid) => previousShardOf(this.#layout, uid), all, true) : all;
+    const rest =
+      this.#layout.previous.length > 0
+        ? await send((uid) => previousShardOf(this.#layout, uid), all, true)
+        : all;
     await send((uid) => currentShardOf(this.#layout, uid), rest, false);
     return { outcomes, requests };
   }
 
   /** Each shard's own request counters (benches count requests per rollout with them). */
   async requestCounts(): Promise<Array<{ shard: string } & RequestCounts>> {
-    return Promise.all(this.#names.map(async (shard) => ({ shard, ...(await this.#stub(shard).requestCounts()) })));
+    return Promise.all(
+      this.#names.map(async (shard) => ({ shard, ...(await this.#stub(shard).requestCounts()) })),
+    );
   }
 
   /** Records pack refs in the shards that hold their groups (one request per shard). */

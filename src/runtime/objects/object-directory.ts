@@ -126,18 +126,24 @@ function named<T>(namespace: ObjectNamespace, name: string): RpcSurface<T> {
 
 /** The directory over `env`'s bindings. */
 export function objects(env: ObjectBindings): ObjectDirectory {
-  const shardAt = (index: number) => env.ADMISSION_SHARD.get(shardId(env.ADMISSION_SHARD, index)) as unknown as AdmissionShardRpc;
+  const shardAt = (index: number) =>
+    env.ADMISSION_SHARD.get(shardId(env.ADMISSION_SHARD, index)) as unknown as AdmissionShardRpc;
   const layout = (): FeedLayout => {
     const found = feedLayout(env);
-    if (isLayoutProblem(found)) throw new MisconfiguredError(found.message, { details: [{ path: found.variable, message: found.message }] });
+    if (isLayoutProblem(found))
+      throw new MisconfiguredError(found.message, {
+        details: [{ path: found.variable, message: found.message }],
+      });
     return found;
   };
-  const feedShard = (name: string = FEED_OBJECT_NAME) => named<TrainerFeedApi>(env.TRAINER_FEED, name);
+  const feedShard = (name: string = FEED_OBJECT_NAME) =>
+    named<TrainerFeedApi>(env.TRAINER_FEED, name);
   return {
     session: (rolloutId) => named<RolloutSessionApi>(env.ROLLOUT_SESSION, rolloutId),
     policy: () => named<PolicyStoreApi>(env.POLICY_STORE, POLICY_OBJECT_NAME),
     shard: (rolloutId) => shardAt(shardIndexFor(rolloutId, env.ADMISSION_SHARDS)),
-    shards: () => Array.from({ length: admissionShardCount(env.ADMISSION_SHARDS) }, (_, k) => shardAt(k)),
+    shards: () =>
+      Array.from({ length: admissionShardCount(env.ADMISSION_SHARDS) }, (_, k) => shardAt(k)),
     admission: () => {
       const stubs = new Map<number, AdmissionShardRpc>();
       const shardOf = (rolloutId: string) => {
@@ -147,7 +153,8 @@ export function objects(env: ObjectBindings): ObjectDirectory {
         return stub;
       };
       return {
-        acquire: (rolloutId, callId, ttlMs, releasing) => shardOf(rolloutId).acquire(callId, ttlMs, rolloutId, releasing),
+        acquire: (rolloutId, callId, ttlMs, releasing) =>
+          shardOf(rolloutId).acquire(callId, ttlMs, rolloutId, releasing),
         release: (rolloutId, callId) => shardOf(rolloutId).release(callId),
       };
     },

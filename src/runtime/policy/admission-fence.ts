@@ -10,13 +10,15 @@ import { PolicySnapshot } from "../../schemas/policy";
  * The policy as one admission shard enforces it. `generation` grows with every change the policy
  * object makes, so a shard keeps the newest fence whatever order pushes and fetches arrive in.
  */
-export const AdmissionFence = z.object({
-  generation: z.int().min(0),
-  snapshot: PolicySnapshot,
-  syncing: z.boolean(),
-  /** The sync under way is an `interrupt` sync: the shard tells the sessions of its calls in flight to cut them. */
-  interrupt: z.boolean().default(false),
-}).strict();
+export const AdmissionFence = z
+  .object({
+    generation: z.int().min(0),
+    snapshot: PolicySnapshot,
+    syncing: z.boolean(),
+    /** The sync under way is an `interrupt` sync: the shard tells the sessions of its calls in flight to cut them. */
+    interrupt: z.boolean().default(false),
+  })
+  .strict();
 export type AdmissionFence = z.infer<typeof AdmissionFence>;
 
 /** Shards when `ADMISSION_SHARDS` is unset: 16 × ~500 calls/s (two requests per call at ~1,000 req/s per object). */

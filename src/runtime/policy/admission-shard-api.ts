@@ -8,7 +8,12 @@ import type { ReleaseResult } from "./policy-results";
 /** One admission shard (`admission-<k>`): admits and counts the model calls of the rollouts that hash to it. */
 export interface AdmissionShardApi {
   /** Releases `releasing` (ended calls of the same rollout), then admits one model call, or refuses it while weights sync. */
-  acquire(callId: string, ttlMs: number, rolloutId?: string, releasing?: readonly string[]): Promise<PolicyAdmission>;
+  acquire(
+    callId: string,
+    ttlMs: number,
+    rolloutId?: string,
+    releasing?: readonly string[],
+  ): Promise<PolicyAdmission>;
   /** Ends every call of a rollout that ended or whose driver died; returns how many were dropped. */
   releaseRollout(rolloutId: string): number;
   /** Ends an in-flight call; returns the version in force now. */

@@ -62,7 +62,10 @@ export class AdmissionShardCore {
       writeMetaText(this.#sql, "fence", JSON.stringify(parsed));
       this.#fence = parsed;
     }
-    return { generation: this.#fence.generation, in_flight: this.#calls.countLive(this.#deps.now()) };
+    return {
+      generation: this.#fence.generation,
+      in_flight: this.#calls.countLive(this.#deps.now()),
+    };
   }
 
   /** The rollouts with calls in flight here: whose sessions an `interrupt` sync tells to cut them. */
@@ -77,11 +80,15 @@ export class AdmissionShardCore {
 
   async #currentFence(): Promise<AdmissionFence> {
     const now = this.#deps.now();
-    const stale = this.#fence?.syncing === true && now - this.#refreshedAt >= REFRESH_WHILE_SYNCING_MS;
+    const stale =
+      this.#fence?.syncing === true && now - this.#refreshedAt >= REFRESH_WHILE_SYNCING_MS;
     if (!this.#fence || stale) {
       this.#refreshedAt = now;
       // A push may land while this read is under way; `apply` keeps whichever is newer.
-      this.#fetching ??= this.#deps.fetchFence().then((fence) => void this.apply(fence)).finally(() => (this.#fetching = undefined));
+      this.#fetching ??= this.#deps
+        .fetchFence()
+        .then((fence) => void this.apply(fence))
+        .finally(() => (this.#fetching = undefined));
       await this.#fetching;
     }
     return this.#fence!;
@@ -95,10 +102,20 @@ export class AdmissionShardCore {
    * released first, whether this call is admitted or refused, so a sync that refuses the new call
    * stops waiting for the ended ones.
    */
-  async acquire(callId: string, ttlMs: number, rolloutId?: string, releasing?: readonly string[]): Promise<PolicyAdmission> {
-    if (typeof callId !== "string" || callId === "") throw new TypeError("callId must be a non-empty string");
-    if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError("ttlMs must be a positive number");
-    if (releasing !== undefined && (!Array.isArray(releasing) || releasing.some((id) => typeof id !== "string" || id === ""))) {
+  async acquire(
+    callId: string,
+    ttlMs: number,
+    rolloutId?: string,
+    releasing?: readonly string[],
+  ): Promise<PolicyAdmission> {
+    if (typeof callId !== "string" || callId === "")
+      throw new TypeError("callId must be a non-empty string");
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0)
+      throw new RangeError("ttlMs must be a positive number");
+    if (
+      releasing !== undefined &&
+      (!Array.isArray(releasing) || releasing.some((id) => typeof id !== "string" || id === ""))
+    ) {
       throw new TypeError("releasing must be a list of non-empty call ids");
     }
     for (const ended of releasing ?? []) this.#calls.delete(ended);
@@ -106,9 +123,19 @@ export class AdmissionShardCore {
     const now = this.#deps.now();
     if (fence.syncing) {
       if (this.#calls.isLive(callId, now)) return { ok: true, ...fence.snapshot };
-      return { ok: false, reason: "syncing", retry_after_s: SYNC_RETRY_AFTER_S, policy_version: fence.snapshot.policy_version };
+      return {
+        ok: false,
+        reason: "syncing",
+        retry_after_s: SYNC_RETRY_AFTER_S,
+        policy_version: fence.snapshot.policy_version,
+      };
     }
-    this.#calls.upsert(callId, now + Math.min(ttlMs, MAX_CALL_TTL_MS), fence.snapshot.policy_version, rolloutId ?? null);
+    this.#calls.upsert(
+      callId,
+      now + Math.min(ttlMs, MAX_CALL_TTL_MS),
+      fence.snapshot.policy_version,
+      rolloutId ?? null,
+    );
     return { ok: true, ...fence.snapshot };
   }
 

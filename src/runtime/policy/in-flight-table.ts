@@ -31,10 +31,16 @@ const RELEASE_BATCH_MAX = 256;
  * calls its previous version admitted.
  */
 export function migrateLegacyInFlight(sql: SqlPort): void {
-  const legacy = sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'in_flight'`).toArray();
+  const legacy = sql
+    .exec<{ name: string }>(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'in_flight'`,
+    )
+    .toArray();
   if (legacy.length === 0) return;
   const columns = sql.exec<{ name: string }>(`PRAGMA table_info(in_flight)`).toArray();
-  const rolloutColumn = columns.some((column) => column.name === "rollout_id") ? "rollout_id" : "NULL";
+  const rolloutColumn = columns.some((column) => column.name === "rollout_id")
+    ? "rollout_id"
+    : "NULL";
   sql.exec(
     `INSERT OR IGNORE INTO in_flight_calls (call_id, rollout_id, expires_at, acquired_version)
      SELECT call_id, ${rolloutColumn}, expires_at, acquired_version FROM in_flight`,
@@ -61,11 +67,24 @@ export class InFlightTable {
   /** Whether `callId` is registered, not released and not expired at `now`. */
   isLive(callId: string, now: number): boolean {
     if (this.#released.has(callId)) return false;
-    return this.#sql.exec(`SELECT 1 AS found FROM in_flight_calls WHERE call_id = ? AND expires_at > ?`, callId, now).toArray().length > 0;
+    return (
+      this.#sql
+        .exec(
+          `SELECT 1 AS found FROM in_flight_calls WHERE call_id = ? AND expires_at > ?`,
+          callId,
+          now,
+        )
+        .toArray().length > 0
+    );
   }
 
   /** Registers a call; a call id seen before (and not released) keeps its first version and the later expiry. */
-  upsert(callId: string, expiresAt: number, version: number, rolloutId: string | null = null): void {
+  upsert(
+    callId: string,
+    expiresAt: number,
+    version: number,
+    rolloutId: string | null = null,
+  ): void {
     // A released id admitted again is a new call: its old row goes first, so it takes the new version.
     if (this.#released.has(callId)) this.flush();
     this.#sql.exec(
@@ -88,20 +107,31 @@ export class InFlightTable {
   /** Forgets every call registered for `rolloutId`; returns how many were still live. */
   deleteRollout(rolloutId: string): number {
     this.flush();
-    return this.#sql.exec(`DELETE FROM in_flight_calls WHERE rollout_id = ? RETURNING call_id`, rolloutId).toArray().length;
+    return this.#sql
+      .exec(`DELETE FROM in_flight_calls WHERE rollout_id = ? RETURNING call_id`, rolloutId)
+      .toArray().length;
   }
 
   /** The rollouts with a call in flight (calls admitted without a rollout id are not listed). */
   liveRollouts(now: number): string[] {
     this.flush();
-    return this.#sql.exec<{ rollout_id: string }>(`SELECT DISTINCT rollout_id FROM in_flight_calls WHERE expires_at > ? AND rollout_id IS NOT NULL`, now).toArray().map((row) => row.rollout_id);
+    return this.#sql
+      .exec<{ rollout_id: string }>(
+        `SELECT DISTINCT rollout_id FROM in_flight_calls WHERE expires_at > ? AND rollout_id IS NOT NULL`,
+        now,
+      )
+      .toArray()
+      .map((row) => row.rollout_id);
   }
 
   /** Drops calls whose ttl passed without a release, then counts the rest. */
   countLive(now: number): number {
     this.flush();
     this.#sql.exec(`DELETE FROM in_flight_calls WHERE expires_at <= ?`, now);
-    return this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM in_flight_calls`).toArray()[0]?.n ?? 0;
+    return (
+      this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM in_flight_calls`).toArray()[0]?.n ??
+      0
+    );
   }
 
   /** Deletes the releases pending, in one statement. */
@@ -110,7 +140,10 @@ export class InFlightTable {
     this.#flushTimer = undefined;
     if (this.#released.size === 0) return;
     const ids = JSON.stringify([...this.#released]);
-    this.#sql.exec(`DELETE FROM in_flight_calls WHERE call_id IN (SELECT value FROM json_each(?))`, ids);
+    this.#sql.exec(
+      `DELETE FROM in_flight_calls WHERE call_id IN (SELECT value FROM json_each(?))`,
+      ids,
+    );
     this.#released.clear();
   }
 

@@ -11,10 +11,12 @@ export const MAX_SYNC_WAIT_MS = 600_000;
  * Sampling keys to change. Built from SamplingDefaults without its defaults: `.partial()` would
  * fill every missing key with its default and so reset what the caller did not mention.
  */
-export const SamplingPatch = z.object({
-  temperature: SamplingDefaults.shape.temperature.unwrap().optional(),
-  top_p: SamplingDefaults.shape.top_p.unwrap().optional(),
-}).strict();
+export const SamplingPatch = z
+  .object({
+    temperature: SamplingDefaults.shape.temperature.unwrap().optional(),
+    top_p: SamplingDefaults.shape.top_p.unwrap().optional(),
+  })
+  .strict();
 export type SamplingPatch = z.infer<typeof SamplingPatch>;
 
 /**
@@ -22,39 +24,54 @@ export type SamplingPatch = z.infer<typeof SamplingPatch>;
  * default for `model`/`backend`); `sampling` keys merge into the current sampling. The version is
  * not settable here: only `sync/end` moves it.
  */
-export const PolicyUpdate = z.object({
-  model: z.string().min(1, "model must not be empty").nullable().optional(),
-  backend: PolicyBackend.nullable().optional(),
-  sampling: SamplingPatch.optional(),
-}).strict();
+export const PolicyUpdate = z
+  .object({
+    model: z.string().min(1, "model must not be empty").nullable().optional(),
+    backend: PolicyBackend.nullable().optional(),
+    sampling: SamplingPatch.optional(),
+  })
+  .strict();
 export type PolicyUpdate = z.infer<typeof PolicyUpdate>;
 
 /** `POST /v1/policy/sync/begin`: optionally wait up to `wait_ms` for in-flight calls to drain. */
-export const SyncBeginRequest = z.object({
-  wait_ms: z.int().min(0, "wait_ms must be >= 0").max(MAX_SYNC_WAIT_MS, `wait_ms must be <= ${MAX_SYNC_WAIT_MS}`).optional(),
-  /** The version the trainer intends to end with (recorded, not enforced). */
-  policy_version: z.int().min(0, "policy_version must be >= 0").optional(),
-  /**
-   * `drain` (default): refuse new calls and wait for the ones in flight. `interrupt`: also cut every
-   * plain call in flight (its tokens kept) and answer once no old-version generation runs; each
-   * cut call resumes from token ids after `sync/end`. Calls with tools, response_format, penalties
-   * or a seed are drained either way.
-   */
-  mode: z.enum(["drain", "interrupt"], { error: 'mode must be "drain" or "interrupt"' }).optional(),
-}).strict();
+export const SyncBeginRequest = z
+  .object({
+    wait_ms: z
+      .int()
+      .min(0, "wait_ms must be >= 0")
+      .max(MAX_SYNC_WAIT_MS, `wait_ms must be <= ${MAX_SYNC_WAIT_MS}`)
+      .optional(),
+    /** The version the trainer intends to end with (recorded, not enforced). */
+    policy_version: z.int().min(0, "policy_version must be >= 0").optional(),
+    /**
+     * `drain` (default): refuse new calls and wait for the ones in flight. `interrupt`: also cut every
+     * plain call in flight (its tokens kept) and answer once no old-version generation runs; each
+     * cut call resumes from token ids after `sync/end`. Calls with tools, response_format, penalties
+     * or a seed are drained either way.
+     */
+    mode: z
+      .enum(["drain", "interrupt"], { error: 'mode must be "drain" or "interrupt"' })
+      .optional(),
+  })
+  .strict();
 export type SyncBeginRequest = z.infer<typeof SyncBeginRequest>;
 
 /** `POST /v1/policy/sync/end`: the version of the weights now loaded; must exceed the current one. */
-export const SyncEndRequest = z.object({
-  policy_version: z.int().min(0, "policy_version must be >= 0"),
-}).strict();
+export const SyncEndRequest = z
+  .object({
+    policy_version: z.int().min(0, "policy_version must be >= 0"),
+  })
+  .strict();
 export type SyncEndRequest = z.infer<typeof SyncEndRequest>;
 
 /** A resource's name: what goes in `/v1/resources/:name` and before the `@` of its id. */
 export const ResourceName = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must be 1-64 characters of A-Z a-z 0-9 _ . -")
-  .refine((name) => name !== "." && name !== "..", "name must not be . or .. (URL normalization would make it unreachable)");
+  .refine(
+    (name) => name !== "." && name !== "..",
+    "name must not be . or .. (URL normalization would make it unreachable)",
+  );
 export type ResourceName = z.infer<typeof ResourceName>;
 
 /** A resource name with its latest version. */
@@ -89,7 +106,12 @@ const SECRET_FIELD = /(api_?key|secret|token|password|authorization)/i;
  */
 export function redactPolicy(view: PolicyView): PolicyView {
   if (!view.backend) return view;
-  const backend = Object.fromEntries(Object.entries(view.backend).map(([key, value]) => [key, SECRET_FIELD.test(key) && value !== undefined && value !== null ? REDACTED : value]));
+  const backend = Object.fromEntries(
+    Object.entries(view.backend).map(([key, value]) => [
+      key,
+      SECRET_FIELD.test(key) && value !== undefined && value !== null ? REDACTED : value,
+    ]),
+  );
   return { ...view, backend: backend as PolicyView["backend"] };
 }
 
@@ -97,7 +119,15 @@ export function redactPolicy(view: PolicyView): PolicyView {
  * A backend sent back as `GET /v1/policy` showed it keeps the stored credentials: each field that
  * reads REDACTED takes the current backend's value (a read-modify-write must not store the mask).
  */
-export function restoreRedacted<B extends Record<string, unknown> | null | undefined>(patch: B, current: Record<string, unknown> | null): B {
+export function restoreRedacted<B extends Record<string, unknown> | null | undefined>(
+  patch: B,
+  current: Record<string, unknown> | null,
+): B {
   if (!patch || !current) return patch;
-  return Object.fromEntries(Object.entries(patch).map(([key, value]) => [key, value === REDACTED && SECRET_FIELD.test(key) ? current[key] : value])) as B;
+  return Object.fromEntries(
+    Object.entries(patch).map(([key, value]) => [
+      key,
+      value === REDACTED && SECRET_FIELD.test(key) ? current[key] : value,
+    ]),
+  ) as B;
 }

@@ -12,14 +12,24 @@ import { BackendConfig } from "../../schemas/backend-config";
 export const PolicyBackend = BackendConfig.transform((value, ctx): BackendConfig => {
   const factory = backendRegistry.get(value.name);
   if (!factory) {
-    ctx.addIssue({ code: "custom", path: ["name"], message: `unknown backend "${value.name}"; known backends: ${backendRegistry.names().join(", ")}` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["name"],
+      message: `unknown backend "${value.name}"; known backends: ${backendRegistry.names().join(", ")}`,
+    });
     return z.NEVER;
   }
   const parsed = factory.schema.safeParse(value);
   if (parsed.success) return parsed.data as BackendConfig;
   for (const issue of parsed.error.issues) {
     // Report an unknown key at its own path, as the registry does, rather than at `backend`.
-    if (issue.code === "unrecognized_keys") for (const key of issue.keys) ctx.addIssue({ code: "custom", path: [...issue.path, key], message: "is not a known field" });
+    if (issue.code === "unrecognized_keys")
+      for (const key of issue.keys)
+        ctx.addIssue({
+          code: "custom",
+          path: [...issue.path, key],
+          message: "is not a known field",
+        });
     else ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   }
   return z.NEVER;

@@ -1,7 +1,15 @@
 /** @module The logic of the policy object: version, sync (fenced through the admission shards), resources. */
 import type { Clock, StoragePort } from "../../ports";
 import { MAX_SYNC_WAIT_MS, PolicyUpdate, resourceId, type PolicyView } from "./policy-api";
-import type { BeginSyncResult, EndSyncResult, FieldIssue, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "./policy-results";
+import type {
+  BeginSyncResult,
+  EndSyncResult,
+  FieldIssue,
+  GetResourceResult,
+  PutResourceResult,
+  UpdateResult,
+  WaitIdleResult,
+} from "./policy-results";
 import type { AdmissionFence } from "./admission-fence";
 import type { ApplyResult } from "./admission-shard-core";
 import { fenceOf, snapshotOf, type PolicyState } from "./policy-state";
@@ -88,27 +96,41 @@ export class PolicyCore {
   /** The policy, sync state, live in-flight count (summed over the shards) and resources. */
   async snapshot(): Promise<PolicyView> {
     const state = this.#storage.readState(this.#deps.now());
-    return { ...snapshotOf(state), syncing: state.syncing, in_flight: await this.#liveCount(), resources: this.#storage.listResources(), updated_at: state.updated_at };
+    return {
+      ...snapshotOf(state),
+      syncing: state.syncing,
+      in_flight: await this.#liveCount(),
+      resources: this.#storage.listResources(),
+      updated_at: state.updated_at,
+    };
   }
 
   /** Replaces the given fields (sampling keys merge); never changes `policy_version`. */
   async update(patch: unknown): Promise<UpdateResult> {
     const parsed = PolicyUpdate.safeParse(patch);
     if (!parsed.success) {
-      const errors: FieldIssue[] = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join(".") || "(body)", message: issue.message }));
+      const errors: FieldIssue[] = parsed.error.issues.map((issue) => ({
+        path: issue.path.map(String).join(".") || "(body)",
+        message: issue.message,
+      }));
       return { ok: false, reason: "invalid", errors };
     }
     const now = this.#deps.now();
     const state = this.#storage.readState(now);
     const { model, backend, sampling } = parsed.data;
     // Keys sent as undefined (possible over RPC) must not erase current values.
-    const samplingChanges = Object.fromEntries(Object.entries(sampling ?? {}).filter(([, value]) => value !== undefined));
-    await this.#save({
-      ...state,
-      model: model === undefined ? state.model : model,
-      backend: backend === undefined ? state.backend : backend,
-      sampling: { ...state.sampling, ...samplingChanges },
-    }, now);
+    const samplingChanges = Object.fromEntries(
+      Object.entries(sampling ?? {}).filter(([, value]) => value !== undefined),
+    );
+    await this.#save(
+      {
+        ...state,
+        model: model === undefined ? state.model : model,
+        backend: backend === undefined ? state.backend : backend,
+        sampling: { ...state.sampling, ...samplingChanges },
+      },
+      now,
+    );
     return { ok: true, policy: await this.snapshot() };
   }
 
@@ -116,15 +138,28 @@ export class PolicyCore {
    * Marks a weight sync as under way and returns once every shard refuses new calls, with the
    * calls admitted before that still in flight. Calling it again is harmless (it pushes again).
    */
-  async beginSync(requestedVersion?: number, mode: "drain" | "interrupt" = "drain"): Promise<BeginSyncResult> {
+  async beginSync(
+    requestedVersion?: number,
+    mode: "drain" | "interrupt" = "drain",
+  ): Promise<BeginSyncResult> {
     const now = this.#deps.now();
     const state = this.#storage.readState(now);
     const already = state.syncing !== null;
     const current = state.syncing === null ? null : (state.syncing.mode ?? "drain");
     // A drain sync's calls run to their end under the old version: cutting them now would not make it an interrupt sync.
-    if (current === "drain" && mode === "interrupt") return { policy_version: state.policy_version, in_flight: await this.#liveCount(), already, conflict: "drain" };
+    if (current === "drain" && mode === "interrupt")
+      return {
+        policy_version: state.policy_version,
+        in_flight: await this.#liveCount(),
+        already,
+        conflict: "drain",
+      };
     const requested = requestedVersion ?? state.syncing?.requested_version;
-    const syncing = { since: state.syncing?.since ?? now, ...(requested === undefined ? {} : { requested_version: requested }), mode: current ?? mode };
+    const syncing = {
+      since: state.syncing?.since ?? now,
+      ...(requested === undefined ? {} : { requested_version: requested }),
+      mode: current ?? mode,
+    };
     const inFlight = await this.#save({ ...state, syncing }, now);
     return { policy_version: state.policy_version, in_flight: inFlight, already };
   }
@@ -147,16 +182,27 @@ export class PolicyCore {
   async endSync(policyVersion: number): Promise<EndSyncResult> {
     const now = this.#deps.now();
     const state = this.#storage.readState(now);
-    if (!state.syncing) return { ok: false, reason: "not_syncing", policy_version: state.policy_version };
-    if (!(policyVersion > state.policy_version)) return { ok: false, reason: "version_not_newer", policy_version: state.policy_version };
+    if (!state.syncing)
+      return { ok: false, reason: "not_syncing", policy_version: state.policy_version };
+    if (!(policyVersion > state.policy_version))
+      return { ok: false, reason: "version_not_newer", policy_version: state.policy_version };
     await this.#save({ ...state, policy_version: policyVersion, syncing: null }, now);
-    this.#storage.insertSync({ policy_version: policyVersion, previous_version: state.policy_version, began_at: state.syncing.since, ended_at: now });
+    this.#storage.insertSync({
+      policy_version: policyVersion,
+      previous_version: state.policy_version,
+      began_at: state.syncing.since,
+      ended_at: now,
+    });
     return { ok: true, policy_version: policyVersion, previous_version: state.policy_version };
   }
 
   /** Weight syncs that ended and began in `[from, to)`, oldest first (at most `limit`, ≤ 1,000). */
   syncs(from: number, to: number, limit = 1_000): SyncRecord[] {
-    return this.#storage.listSyncs(Number(from), Number(to), Math.min(Math.max(1, Number(limit) || 1), 1_000));
+    return this.#storage.listSyncs(
+      Number(from),
+      Number(to),
+      Math.min(Math.max(1, Number(limit) || 1), 1_000),
+    );
   }
 
   /** Stores `value` as the next version of resource `name`; earlier versions never change. */
@@ -175,7 +221,10 @@ export class PolicyCore {
   /** One version of resource `name`, the latest when `version` is omitted. */
   getResource(name: string, version?: number): GetResourceResult {
     const wanted = version ?? this.#storage.latestVersion(name);
-    const record = Number.isInteger(wanted) && wanted >= 1 ? this.#storage.readResource(name, wanted) : undefined;
+    const record =
+      Number.isInteger(wanted) && wanted >= 1
+        ? this.#storage.readResource(name, wanted)
+        : undefined;
     return record ? { ok: true, ...record } : { ok: false, reason: "not_found" };
   }
 }

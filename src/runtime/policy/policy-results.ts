@@ -10,8 +10,7 @@ export interface FieldIssue {
 
 /** `update`: the policy after the change, or the fields that did not validate. */
 export type UpdateResult =
-  | { ok: true; policy: PolicyView }
-  | { ok: false; reason: "invalid"; errors: FieldIssue[] };
+  { ok: true; policy: PolicyView } | { ok: false; reason: "invalid"; errors: FieldIssue[] };
 
 /** `beginSync`: the version in force and the calls still in flight (`already` when a sync was under way). */
 export interface BeginSyncResult {
@@ -46,8 +45,7 @@ export interface ResourceRef {
 
 /** `putResource`: the version just stored, or the invalid field (`name` or `value`). */
 export type PutResourceResult =
-  | ({ ok: true } & ResourceRef)
-  | { ok: false; reason: "invalid"; errors: FieldIssue[] };
+  ({ ok: true } & ResourceRef) | { ok: false; reason: "invalid"; errors: FieldIssue[] };
 
 /** One stored resource version with its value. */
 export interface ResourceRecord extends ResourceRef {
@@ -57,5 +55,4 @@ export interface ResourceRecord extends ResourceRef {
 
 /** `getResource`: the version asked for (the latest by default), or not found. */
 export type GetResourceResult =
-  | ({ ok: true } & ResourceRecord)
-  | { ok: false; reason: "not_found" };
+  ({ ok: true } & ResourceRecord) | { ok: false; reason: "not_found" };

@@ -8,30 +8,34 @@ import type { AdmissionFence } from "./admission-fence";
 export const POLICY_STATE_SCHEMA_VERSION = 1;
 
 /** A weight sync under way: set by `beginSync`, cleared by `endSync`. */
-export const SyncState = z.object({
-  since: z.number(),
-  /** The version the trainer said it will end with, if it said (informational; `endSync` decides). */
-  requested_version: z.int().min(0).optional(),
-  /** `drain` (absent: rows written before modes) waits calls out; `interrupt` cuts plain calls and resumes them after `endSync`. */
-  mode: z.enum(["drain", "interrupt"]).optional(),
-}).strict();
+export const SyncState = z
+  .object({
+    since: z.number(),
+    /** The version the trainer said it will end with, if it said (informational; `endSync` decides). */
+    requested_version: z.int().min(0).optional(),
+    /** `drain` (absent: rows written before modes) waits calls out; `interrupt` cuts plain calls and resumes them after `endSync`. */
+    mode: z.enum(["drain", "interrupt"]).optional(),
+  })
+  .strict();
 export type SyncState = z.infer<typeof SyncState>;
 
 /** The policy in force and whether a weight sync is under way (in-flight calls and resources live in their own tables). */
-export const PolicyState = z.object({
-  schema_version: z.literal(POLICY_STATE_SCHEMA_VERSION),
-  /** Bumped only by `endSync`, after the trainer has pushed new weights. */
-  policy_version: z.int().min(0),
-  /** null: the deployment default (`LLM_MODEL`). */
-  model: z.string().min(1).nullable(),
-  /** null: the deployment default (`LLM_BASE_URL`). */
-  backend: BackendConfig.nullable(),
-  sampling: SamplingDefaults,
-  syncing: SyncState.nullable(),
-  /** Grows with every change; orders the fences pushed to the admission shards (absent in rows written before shards: 0). */
-  generation: z.int().min(0).default(0),
-  updated_at: z.number(),
-}).strict();
+export const PolicyState = z
+  .object({
+    schema_version: z.literal(POLICY_STATE_SCHEMA_VERSION),
+    /** Bumped only by `endSync`, after the trainer has pushed new weights. */
+    policy_version: z.int().min(0),
+    /** null: the deployment default (`LLM_MODEL`). */
+    model: z.string().min(1).nullable(),
+    /** null: the deployment default (`LLM_BASE_URL`). */
+    backend: BackendConfig.nullable(),
+    sampling: SamplingDefaults,
+    syncing: SyncState.nullable(),
+    /** Grows with every change; orders the fences pushed to the admission shards (absent in rows written before shards: 0). */
+    generation: z.int().min(0).default(0),
+    updated_at: z.number(),
+  })
+  .strict();
 export type PolicyState = z.infer<typeof PolicyState>;
 
 /** The policy before anyone configured it: version 0, deployment defaults, default sampling. */
@@ -50,10 +54,20 @@ export function initialPolicyState(now: number): PolicyState {
 
 /** The part of the state a model call needs. */
 export function snapshotOf(state: PolicyState): PolicySnapshot {
-  return { policy_version: state.policy_version, model: state.model, backend: state.backend, sampling: state.sampling };
+  return {
+    policy_version: state.policy_version,
+    model: state.model,
+    backend: state.backend,
+    sampling: state.sampling,
+  };
 }
 
 /** The fence the admission shards enforce for `state`. */
 export function fenceOf(state: PolicyState): AdmissionFence {
-  return { generation: state.generation, snapshot: snapshotOf(state), syncing: state.syncing !== null, interrupt: state.syncing?.mode === "interrupt" };
+  return {
+    generation: state.generation,
+    snapshot: snapshotOf(state),
+    syncing: state.syncing !== null,
+    interrupt: state.syncing?.mode === "interrupt",
+  };
 }

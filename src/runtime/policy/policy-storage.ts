@@ -63,38 +63,83 @@ export class PolicyStorage {
 
   /** Records an ended sync (once per version) and prunes the oldest beyond SYNCS_KEPT. */
   insertSync(sync: SyncRecord): void {
-    this.#sql.exec(`INSERT OR IGNORE INTO syncs (policy_version, previous_version, began_at, ended_at) VALUES (?, ?, ?, ?)`, sync.policy_version, sync.previous_version, sync.began_at, sync.ended_at);
-    this.#sql.exec(`DELETE FROM syncs WHERE policy_version NOT IN (SELECT policy_version FROM syncs ORDER BY policy_version DESC LIMIT ?)`, SYNCS_KEPT);
+    this.#sql.exec(
+      `INSERT OR IGNORE INTO syncs (policy_version, previous_version, began_at, ended_at) VALUES (?, ?, ?, ?)`,
+      sync.policy_version,
+      sync.previous_version,
+      sync.began_at,
+      sync.ended_at,
+    );
+    this.#sql.exec(
+      `DELETE FROM syncs WHERE policy_version NOT IN (SELECT policy_version FROM syncs ORDER BY policy_version DESC LIMIT ?)`,
+      SYNCS_KEPT,
+    );
   }
 
   /** Ended syncs that began in `[from, to)`, oldest first (at most `limit`). */
   listSyncs(from: number, to: number, limit: number): SyncRecord[] {
     return this.#sql
-      .exec<SyncRecord & Record<string, number>>(`SELECT policy_version, previous_version, began_at, ended_at FROM syncs WHERE began_at >= ? AND began_at < ? ORDER BY began_at LIMIT ?`, from, to, limit)
+      .exec<SyncRecord & Record<string, number>>(
+        `SELECT policy_version, previous_version, began_at, ended_at FROM syncs WHERE began_at >= ? AND began_at < ? ORDER BY began_at LIMIT ?`,
+        from,
+        to,
+        limit,
+      )
       .toArray()
-      .map((row) => ({ policy_version: row.policy_version, previous_version: row.previous_version, began_at: row.began_at, ended_at: row.ended_at }));
+      .map((row) => ({
+        policy_version: row.policy_version,
+        previous_version: row.previous_version,
+        began_at: row.began_at,
+        ended_at: row.ended_at,
+      }));
   }
 
   /** The newest version of `name`, 0 when there is none. */
   latestVersion(name: string): number {
-    return this.#sql.exec<{ v: number | null }>(`SELECT MAX(version) AS v FROM resources WHERE name = ?`, name).toArray()[0]?.v ?? 0;
+    return (
+      this.#sql
+        .exec<{ v: number | null }>(`SELECT MAX(version) AS v FROM resources WHERE name = ?`, name)
+        .toArray()[0]?.v ?? 0
+    );
   }
 
   /** Stores one resource version; the primary key refuses to overwrite an existing one. */
   insertResource(name: string, version: number, valueJson: string, createdAt: number): void {
-    this.#sql.exec(`INSERT INTO resources (name, version, value, created_at) VALUES (?, ?, ?, ?)`, name, version, valueJson, createdAt);
+    this.#sql.exec(
+      `INSERT INTO resources (name, version, value, created_at) VALUES (?, ?, ?, ?)`,
+      name,
+      version,
+      valueJson,
+      createdAt,
+    );
   }
 
   /** One resource version, or undefined. */
   readResource(name: string, version: number): ResourceRecord | undefined {
     const row = this.#sql
-      .exec<{ value: string; created_at: number }>(`SELECT value, created_at FROM resources WHERE name = ? AND version = ?`, name, version)
+      .exec<{ value: string; created_at: number }>(
+        `SELECT value, created_at FROM resources WHERE name = ? AND version = ?`,
+        name,
+        version,
+      )
       .toArray()[0];
-    return row ? { name, version, id: resourceId(name, version), value: JSON.parse(row.value) as JsonValue, created_at: row.created_at } : undefined;
+    return row
+      ? {
+          name,
+          version,
+          id: resourceId(name, version),
+          value: JSON.parse(row.value) as JsonValue,
+          created_at: row.created_at,
+        }
+      : undefined;
   }
 
   /** Every resource name with its latest version, by name. */
   listResources(): ResourceVersion[] {
-    return this.#sql.exec<{ name: string; version: number }>(`SELECT name, MAX(version) AS version FROM resources GROUP BY name ORDER BY name`).toArray();
+    return this.#sql
+      .exec<{ name: string; version: number }>(
+        `SELECT name, MAX(version) AS version FROM resources GROUP BY name ORDER BY name`,
+      )
+      .toArray();
   }
 }

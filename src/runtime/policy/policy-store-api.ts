@@ -2,7 +2,14 @@
 import type { RequestCounts } from "../request-counter";
 import type { AdmissionFence } from "./admission-fence";
 import type { PolicyView } from "./policy-api";
-import type { BeginSyncResult, EndSyncResult, GetResourceResult, PutResourceResult, UpdateResult, WaitIdleResult } from "./policy-results";
+import type {
+  BeginSyncResult,
+  EndSyncResult,
+  GetResourceResult,
+  PutResourceResult,
+  UpdateResult,
+  WaitIdleResult,
+} from "./policy-results";
 import type { SyncRecord } from "./policy-storage";
 
 /** The policy object (one per deployment): version, model, backend, sampling, weight syncs, resources. */

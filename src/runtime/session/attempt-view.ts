@@ -10,10 +10,19 @@ import type { SessionState } from "./session-state";
  * attempt's calls stay recorded but never reach a sample) or when a grader made it to judge.
  * Rows stored before attempts existed lack both fields and read as `attempt: null`, included.
  */
-export function withTrainingExclusion(call: LlmCall, state: Pick<SessionState, "final_attempt">): LlmCall {
+export function withTrainingExclusion(
+  call: LlmCall,
+  state: Pick<SessionState, "final_attempt">,
+): LlmCall {
   const attempt = call.attempt ?? null;
   const purpose = call.purpose ?? "policy";
-  return { ...call, attempt, purpose, excluded_from_training: purpose === "judge" || (state.final_attempt !== null && attempt !== state.final_attempt) };
+  return {
+    ...call,
+    attempt,
+    purpose,
+    excluded_from_training:
+      purpose === "judge" || (state.final_attempt !== null && attempt !== state.final_attempt),
+  };
 }
 
 /**
@@ -21,14 +30,24 @@ export function withTrainingExclusion(call: LlmCall, state: Pick<SessionState, "
  * final attempt, in order, so its trajectory reads like a stepwise one (the prompt is put back from
  * the call like any step's). The last step carries the rollout's reward and `done`.
  */
-export function attemptSteps(rolloutId: string, calls: LlmCall[], state: Pick<SessionState, "final_attempt" | "reward" | "termination_reason">): Step[] {
-  const finalCalls = calls.filter((call) => call.attempt !== null && call.attempt === state.final_attempt && call.purpose !== "judge");
+export function attemptSteps(
+  rolloutId: string,
+  calls: LlmCall[],
+  state: Pick<SessionState, "final_attempt" | "reward" | "termination_reason">,
+): Step[] {
+  const finalCalls = calls.filter(
+    (call) =>
+      call.attempt !== null && call.attempt === state.final_attempt && call.purpose !== "judge",
+  );
   return finalCalls.map((call, index) => {
     const last = index === finalCalls.length - 1;
     const text = messageText(call.response_message);
     const messages = Array.isArray(call.request.messages) ? call.request.messages : [];
     const lastMessage = messages.at(-1);
-    const observation = lastMessage && typeof lastMessage === "object" && !Array.isArray(lastMessage) ? (lastMessage.content ?? null) : null;
+    const observation =
+      lastMessage && typeof lastMessage === "object" && !Array.isArray(lastMessage)
+        ? (lastMessage.content ?? null)
+        : null;
     return Step.parse({
       step_id: `${rolloutId}/attempt/${call.attempt}/step/${index}`,
       step_index: index,

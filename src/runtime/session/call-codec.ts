@@ -20,7 +20,11 @@ export interface StoredPrefix {
 /** A call as stored: the call with shared prefixes cut off, and what was cut. */
 export type StoredCall = LlmCall & { stored_prefix?: StoredPrefix };
 
-function commonPrefix<T>(values: readonly T[], base: readonly T[], same: (a: T, b: T) => boolean): number {
+function commonPrefix<T>(
+  values: readonly T[],
+  base: readonly T[],
+  same: (a: T, b: T) => boolean,
+): number {
   const limit = Math.min(values.length, base.length);
   let n = 0;
   while (n < limit && same(values[n]!, base[n]!)) n++;
@@ -40,19 +44,35 @@ export function encodeCall(call: LlmCall, previous: LlmCall | null): StoredCall 
   const previousMessages = messagesOf(previous);
   let sharedMessages = 0;
   if (messages && previousMessages) {
-    const baseMessages = [...previousMessages, previous.response_message].map((message) => JSON.stringify(message));
-    sharedMessages = commonPrefix(messages.map((message) => JSON.stringify(message)), baseMessages, (a, b) => a === b);
+    const baseMessages = [...previousMessages, previous.response_message].map((message) =>
+      JSON.stringify(message),
+    );
+    sharedMessages = commonPrefix(
+      messages.map((message) => JSON.stringify(message)),
+      baseMessages,
+      (a, b) => a === b,
+    );
   }
   if (promptTokens === 0 && sharedMessages === 0) return call;
-  const request = messages ? { ...call.request, messages: messages.slice(sharedMessages) } : call.request;
-  return { ...call, request, prompt_token_ids: call.prompt_token_ids.slice(promptTokens), stored_prefix: { of: previous.call_id, prompt_tokens: promptTokens, messages: sharedMessages } };
+  const request = messages
+    ? { ...call.request, messages: messages.slice(sharedMessages) }
+    : call.request;
+  return {
+    ...call,
+    request,
+    prompt_token_ids: call.prompt_token_ids.slice(promptTokens),
+    stored_prefix: { of: previous.call_id, prompt_tokens: promptTokens, messages: sharedMessages },
+  };
 }
 
 /** The call `stored` was, given `previous` decoded (the call stored just before it). */
 export function decodeCall(stored: StoredCall, previous: LlmCall | null): LlmCall {
   const { stored_prefix: prefix, ...call } = stored;
   if (!prefix) return call;
-  if (!previous || previous.call_id !== prefix.of) throw new Error(`stored call ${call.call_id} was encoded against ${prefix.of}, which is not the call before it`);
+  if (!previous || previous.call_id !== prefix.of)
+    throw new Error(
+      `stored call ${call.call_id} was encoded against ${prefix.of}, which is not the call before it`,
+    );
   const baseIds = [...previous.prompt_token_ids, ...previous.completion_token_ids];
   const prompt_token_ids = [...baseIds.slice(0, prefix.prompt_tokens), ...call.prompt_token_ids];
   if (prefix.messages === 0) return { ...call, prompt_token_ids };

@@ -39,11 +39,17 @@ export interface RebasedPrefix {
 /** A span stamped with the index of the step it was committed with, unless its emitter set that attribute. */
 export function withStepIndex(span: SpanInput, stepIndex: number): SpanInput {
   const attributes = span.attributes ?? {};
-  return SPAN_STEP_ATTRIBUTE in attributes ? span : { ...span, attributes: { ...attributes, [SPAN_STEP_ATTRIBUTE]: stepIndex } };
+  return SPAN_STEP_ATTRIBUTE in attributes
+    ? span
+    : { ...span, attributes: { ...attributes, [SPAN_STEP_ATTRIBUTE]: stepIndex } };
 }
 
 /** The records of the parent's first `atStep` steps (none past them: a later step's calls and spans stay the parent's). */
-export function selectPrefix(rolloutId: string, atStep: number, records: { steps: StoredStep[]; calls: LlmCall[]; spans: Span[] }): ForkPrefix {
+export function selectPrefix(
+  rolloutId: string,
+  atStep: number,
+  records: { steps: StoredStep[]; calls: LlmCall[]; spans: Span[] },
+): ForkPrefix {
   const steps = records.steps.filter(({ step }) => step.step_index < atStep);
   const stepIds = new Set(steps.map(({ step }) => step.step_id));
   const calls = records.calls.filter((call) => call.step_id !== null && stepIds.has(call.step_id));
@@ -51,7 +57,11 @@ export function selectPrefix(rolloutId: string, atStep: number, records: { steps
     rollout_id: rolloutId,
     steps,
     calls: calls.map((call, i) => encodeCall(call, calls[i - 1] ?? null)),
-    spans: records.spans.filter((span) => typeof span.attributes[SPAN_STEP_ATTRIBUTE] === "number" && (span.attributes[SPAN_STEP_ATTRIBUTE] as number) < atStep),
+    spans: records.spans.filter(
+      (span) =>
+        typeof span.attributes[SPAN_STEP_ATTRIBUTE] === "number" &&
+        (span.attributes[SPAN_STEP_ATTRIBUTE] as number) < atStep,
+    ),
   };
 }
 
@@ -61,7 +71,9 @@ export function selectPrefix(rolloutId: string, atStep: number, records: { steps
  */
 function childCallId(call: LlmCall, parentStepId: string, childStepId: string): string {
   const prefix = `${parentStepId}/`;
-  return call.call_id.startsWith(prefix) ? `${childStepId}/${call.call_id.slice(prefix.length)}` : `${childStepId}/forked/${call.call_id}`;
+  return call.call_id.startsWith(prefix)
+    ? `${childStepId}/${call.call_id.slice(prefix.length)}`
+    : `${childStepId}/forked/${call.call_id}`;
 }
 
 /**
@@ -72,7 +84,9 @@ function childCallId(call: LlmCall, parentStepId: string, childStepId: string): 
  * record this one was copied from), so a tree is followed one hop at a time.
  */
 export function rebasePrefix(prefix: ForkPrefix, childId: string): RebasedPrefix {
-  const stepIds = new Map(prefix.steps.map(({ step }) => [step.step_id, stepIdFor(childId, step.step_index)]));
+  const stepIds = new Map(
+    prefix.steps.map(({ step }) => [step.step_id, stepIdFor(childId, step.step_index)]),
+  );
   const callIds = new Map<string, string>();
   const decoded: LlmCall[] = [];
   for (const stored of prefix.calls) decoded.push(decodeCall(stored, decoded.at(-1) ?? null));
@@ -81,12 +95,31 @@ export function rebasePrefix(prefix: ForkPrefix, childId: string): RebasedPrefix
     const childStepId = stepIds.get(parentStepId)!;
     const callId = childCallId(call, parentStepId, childStepId);
     callIds.set(call.call_id, callId);
-    return { ...call, call_id: callId, rollout_id: childId, step_id: childStepId, forked_from: call.call_id };
+    return {
+      ...call,
+      call_id: callId,
+      rollout_id: childId,
+      step_id: childStepId,
+      forked_from: call.call_id,
+    };
   });
   const steps = prefix.steps.map(({ step, envSnapshot }): StoredStep => {
-    const rebased: Step = { ...step, step_id: stepIds.get(step.step_id)!, llm_call_ids: step.llm_call_ids.map((id) => callIds.get(id) ?? id) };
+    const rebased: Step = {
+      ...step,
+      step_id: stepIds.get(step.step_id)!,
+      llm_call_ids: step.llm_call_ids.map((id) => callIds.get(id) ?? id),
+    };
     return { step: rebased, envSnapshot };
   });
-  const spans = prefix.spans.map(({ kind, name, value, attributes, start_time, end_time }): SpanInput => ({ kind, name, value, attributes, start_time, end_time }));
+  const spans = prefix.spans.map(
+    ({ kind, name, value, attributes, start_time, end_time }): SpanInput => ({
+      kind,
+      name,
+      value,
+      attributes,
+      start_time,
+      end_time,
+    }),
+  );
   return { steps, calls, spans };
 }

@@ -21,13 +21,23 @@ export function readForks(sql: SqlPort): ForkRecord[] {
  * rest are only counted (`unlisted`; a retried fork there counts its children again), which keeps
  * the value small.
  */
-export function appendFork(sql: SqlPort, atStep: number, childIds: readonly string[], now: number): ForkRecord[] {
+export function appendFork(
+  sql: SqlPort,
+  atStep: number,
+  childIds: readonly string[],
+  now: number,
+): ForkRecord[] {
   const forks = readForks(sql);
   const listed = new Set(forks.flatMap((fork) => fork.children));
   const fresh = childIds.filter((id) => !listed.has(id));
   if (fresh.length === 0) return forks;
   const room = Math.max(0, MAX_LISTED_FORK_CHILDREN - listed.size);
-  const record = ForkRecord.parse({ at_step: atStep, children: fresh.slice(0, room), unlisted: Math.max(0, fresh.length - room), created_at: now });
+  const record = ForkRecord.parse({
+    at_step: atStep,
+    children: fresh.slice(0, room),
+    unlisted: Math.max(0, fresh.length - room),
+    created_at: now,
+  });
   const next = [...forks, record];
   writeMetaText(sql, FORKS_KEY, JSON.stringify(next));
   return next;

@@ -30,7 +30,10 @@ export class LazyTables {
   has(name: LazyTable): boolean {
     let found = this.#exists.get(name);
     if (found === undefined) {
-      found = this.#sql.exec(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?`, name).toArray().length > 0;
+      found =
+        this.#sql
+          .exec(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = ?`, name)
+          .toArray().length > 0;
       this.#exists.set(name, found);
     }
     return found;

@@ -11,6 +11,11 @@ export async function publishResult(kernel: SessionKernel): Promise<void> {
   const spec = kernel.spec!;
   const state = kernel.state!;
   const store = kernel.store;
-  const view = buildRolloutView(spec, state, { steps: store.listSteps().map((stored) => stored.step), calls: store.listCalls(), spans: store.listSpans(), finalMessages: store.readFinalMessages() });
+  const view = buildRolloutView(spec, state, {
+    steps: store.listSteps().map((stored) => stored.step),
+    calls: store.listCalls(),
+    spans: store.listSpans(),
+    finalMessages: store.readFinalMessages(),
+  });
   await publishRollout(kernel.deps.sink!, view, spec.group);
 }

@@ -14,12 +14,18 @@ import type { SessionKernel } from "./session-kernel";
  * publication: each check that finds it missing sends the result again. The queue normally delivers in well under a second;
  * the first check leaves room for its retries, the later ones for a feed that is down a while.
  */
-export const DELIVERY_CHECK_DELAYS_MS = [15_000, 30_000, 60_000, 120_000, 300_000, 600_000] as const;
+export const DELIVERY_CHECK_DELAYS_MS = [
+  15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+] as const;
 
 /** Whether this rollout's result goes to the trainer feed (and the feed can be asked about it). */
 function feedsTrainer(kernel: SessionKernel): boolean {
   const group = kernel.spec?.group;
-  return Boolean(group && kernel.deps.sink?.requestDeliveryCheck && dataManagers.get(group.data_manager)?.feeds_trainer);
+  return Boolean(
+    group &&
+    kernel.deps.sink?.requestDeliveryCheck &&
+    dataManagers.get(group.data_manager)?.feeds_trainer,
+  );
 }
 
 /**
@@ -28,7 +34,12 @@ function feedsTrainer(kernel: SessionKernel): boolean {
  */
 export function firstDeliveryCheck(kernel: SessionKernel, now: number): PublicationDelivery | null {
   if (!feedsTrainer(kernel)) return null;
-  return { checks: 0, next_check_at: now + DELIVERY_CHECK_DELAYS_MS[0], confirmed_at: null, gave_up: false };
+  return {
+    checks: 0,
+    next_check_at: now + DELIVERY_CHECK_DELAYS_MS[0],
+    confirmed_at: null,
+    gave_up: false,
+  };
 }
 
 /**
@@ -52,17 +63,34 @@ export async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
   let next: PublicationDelivery;
   if (delivery.checks >= DELIVERY_CHECK_DELAYS_MS.length) {
     next = { ...delivery, next_check_at: null, gave_up: true };
-    console.error("the trainer feed never confirmed this rollout's result; giving up re-sending it", { rollout_id: spec.rollout_id, checks: delivery.checks });
+    console.error(
+      "the trainer feed never confirmed this rollout's result; giving up re-sending it",
+      { rollout_id: spec.rollout_id, checks: delivery.checks },
+    );
   } else {
     try {
-      await kernel.deps.sink!.requestDeliveryCheck!(spec.rollout_id, spec.group?.uid ?? spec.rollout_id);
+      await kernel.deps.sink!.requestDeliveryCheck!(
+        spec.rollout_id,
+        spec.group?.uid ?? spec.rollout_id,
+      );
       const checks = delivery.checks + 1;
       // After the last check, one more wait for its answer before giving up.
-      next = { ...delivery, checks, next_check_at: now + (DELIVERY_CHECK_DELAYS_MS[checks] ?? DELIVERY_CHECK_DELAYS_MS.at(-1)!) };
+      next = {
+        ...delivery,
+        checks,
+        next_check_at: now + (DELIVERY_CHECK_DELAYS_MS[checks] ?? DELIVERY_CHECK_DELAYS_MS.at(-1)!),
+      };
     } catch (error) {
       // The queue is unreachable: try again at the same pace, without counting a check.
-      next = { ...delivery, next_check_at: now + (DELIVERY_CHECK_DELAYS_MS[delivery.checks] ?? DELIVERY_CHECK_DELAYS_MS.at(-1)!) };
-      console.error("sending a rollout's delivery check failed", { rollout_id: spec.rollout_id, error: describeError(error) });
+      next = {
+        ...delivery,
+        next_check_at:
+          now + (DELIVERY_CHECK_DELAYS_MS[delivery.checks] ?? DELIVERY_CHECK_DELAYS_MS.at(-1)!),
+      };
+      console.error("sending a rollout's delivery check failed", {
+        rollout_id: spec.rollout_id,
+        error: describeError(error),
+      });
     }
   }
   kernel.save({ ...kernel.state!, publication: { ...state.publication, delivery: next } });
@@ -79,23 +107,53 @@ export async function checkDelivery(kernel: SessionKernel): Promise<boolean> {
  * that sends to its own queue (locally, Miniflare's broker waits for the batch in hand: a
  * deadlock); if the object goes before it is done, the next scheduled check re-sends.
  */
-export async function onDeliveryChecked(kernel: SessionKernel, held: boolean): Promise<{ resending?: Promise<void> }> {
+export async function onDeliveryChecked(
+  kernel: SessionKernel,
+  held: boolean,
+): Promise<{ resending?: Promise<void> }> {
   const spec = kernel.spec;
   const state = kernel.state;
   const delivery = state?.publication.delivery;
-  if (!spec || !state || state.publication.status !== "published" || !delivery || delivery.next_check_at === null) return {};
+  if (
+    !spec ||
+    !state ||
+    state.publication.status !== "published" ||
+    !delivery ||
+    delivery.next_check_at === null
+  )
+    return {};
   if (held) {
-    kernel.save({ ...state, publication: { ...state.publication, delivery: { ...delivery, next_check_at: null, confirmed_at: kernel.deps.now() } } });
+    kernel.save({
+      ...state,
+      publication: {
+        ...state.publication,
+        delivery: { ...delivery, next_check_at: null, confirmed_at: kernel.deps.now() },
+      },
+    });
     await kernel.deps.storage.deleteAlarm?.();
     return {};
   }
   const last = delivery.checks >= DELIVERY_CHECK_DELAYS_MS.length;
   if (last) {
-    console.error("the trainer feed never confirmed this rollout's result; giving up re-sending it", { rollout_id: spec.rollout_id, checks: delivery.checks });
-    kernel.save({ ...state, publication: { ...state.publication, delivery: { ...delivery, next_check_at: null, gave_up: true } } });
+    console.error(
+      "the trainer feed never confirmed this rollout's result; giving up re-sending it",
+      { rollout_id: spec.rollout_id, checks: delivery.checks },
+    );
+    kernel.save({
+      ...state,
+      publication: {
+        ...state.publication,
+        delivery: { ...delivery, next_check_at: null, gave_up: true },
+      },
+    });
     await kernel.deps.storage.deleteAlarm?.();
   }
   // The scheduled check asks again (and re-sends then) if this fails.
-  const resending = publishResult(kernel).catch((error: unknown) => console.error("re-sending a rollout's result failed", { rollout_id: spec.rollout_id, error: describeError(error) }));
+  const resending = publishResult(kernel).catch((error: unknown) =>
+    console.error("re-sending a rollout's result failed", {
+      rollout_id: spec.rollout_id,
+      error: describeError(error),
+    }),
+  );
   return { resending };
 }

@@ -30,7 +30,16 @@ export async function publishIfPending(kernel: SessionKernel): Promise<boolean> 
     await publishResult(kernel);
     const now = kernel.deps.now();
     const delivery = firstDeliveryCheck(kernel, now);
-    kernel.save({ ...kernel.state!, publication: { status: "published", attempts: state.publication.attempts + 1, last_error: null, published_at: now, delivery } });
+    kernel.save({
+      ...kernel.state!,
+      publication: {
+        status: "published",
+        attempts: state.publication.attempts + 1,
+        last_error: null,
+        published_at: now,
+        delivery,
+      },
+    });
     if (delivery) await kernel.deps.storage.setAlarm(delivery.next_check_at!);
     // Nothing is left to do: an alarm set for this publication (published here, from the alarm
     // that drove the rollout) would only wake the object to find that out.
@@ -38,9 +47,25 @@ export async function publishIfPending(kernel: SessionKernel): Promise<boolean> 
   } catch (error) {
     const attempts = state.publication.attempts + 1;
     const failed = attempts >= MAX_PUBLICATION_ATTEMPTS;
-    kernel.save({ ...kernel.state!, publication: { ...state.publication, status: failed ? "failed" : "pending", attempts, last_error: describeError(error), published_at: null } });
-    if (failed) console.error("giving up publishing rollout", { rollout_id: spec.rollout_id, error: describeError(error) });
-    else await kernel.deps.storage.setAlarm(kernel.deps.now() + Math.min(300_000, 1000 * 2 ** (attempts - 1)));
+    kernel.save({
+      ...kernel.state!,
+      publication: {
+        ...state.publication,
+        status: failed ? "failed" : "pending",
+        attempts,
+        last_error: describeError(error),
+        published_at: null,
+      },
+    });
+    if (failed)
+      console.error("giving up publishing rollout", {
+        rollout_id: spec.rollout_id,
+        error: describeError(error),
+      });
+    else
+      await kernel.deps.storage.setAlarm(
+        kernel.deps.now() + Math.min(300_000, 1000 * 2 ** (attempts - 1)),
+      );
   }
   return true;
 }

@@ -7,6 +7,7 @@ import type { RolloutSpec } from "../../schemas/rollout-api";
  * retried request makes a new one.
  */
 export function sameRollout(existing: RolloutSpec, incoming: RolloutSpec): boolean {
-  const key = (spec: RolloutSpec) => JSON.stringify([spec.kind, spec.agent, spec.task, spec.config, spec.group, spec.tree ?? null]);
+  const key = (spec: RolloutSpec) =>
+    JSON.stringify([spec.kind, spec.agent, spec.task, spec.config, spec.group, spec.tree ?? null]);
   return key(existing) === key(incoming);
 }

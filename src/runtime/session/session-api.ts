@@ -15,7 +15,21 @@ import type { SqlCounts } from "../sql-counter";
 import type { ForkPrefix } from "./fork-prefix";
 import type { RequestDriveResult } from "./session-drive";
 import type { ForkSourceResult } from "./session-fork";
-import type { AdmitCallResult, AttemptEndResult, BeginAttemptResult, ClaimResult, CommitResult, CreateResult, FinishInput, FinishResult, GatewayWriteResult, HeartbeatResult, LeaseResult, RenewLeaseResult, StepCommit } from "./session-results";
+import type {
+  AdmitCallResult,
+  AttemptEndResult,
+  BeginAttemptResult,
+  ClaimResult,
+  CommitResult,
+  CreateResult,
+  FinishInput,
+  FinishResult,
+  GatewayWriteResult,
+  HeartbeatResult,
+  LeaseResult,
+  RenewLeaseResult,
+  StepCommit,
+} from "./session-results";
 
 /** Who asked for a gateway call, as the route established it. */
 export interface GatewayCallMeta {
@@ -28,7 +42,10 @@ export interface GatewayCallMeta {
 }
 
 /** A gateway call's answer: an SSE body to relay, a JSON reply's text, or an error as data. */
-export type GatewayCallResult = { ok: true; stream: ReadableStream<Uint8Array> } | { ok: true; json: string } | { ok: false; error: WireError };
+export type GatewayCallResult =
+  | { ok: true; stream: ReadableStream<Uint8Array> }
+  | { ok: true; json: string }
+  | { ok: false; error: WireError };
 
 /** One rollout's object (one per rollout, named by its id): its methods as the class declares them. */
 export interface RolloutSessionApi {
@@ -69,7 +86,11 @@ export interface RolloutSessionApi {
   /** Limits and replica for a gateway call, unless the rollout is missing or finished (or `attempt` is no longer live). */
   admitCall(attempt?: number): AdmitCallResult;
   /** Runs a call of the rollout's gateway endpoint in the object, where it outlives the HTTP request that asked for it. */
-  gatewayCall(path: UpstreamPath, body: JsonObject & { stream?: boolean }, meta: GatewayCallMeta & { rolloutId: string }): Promise<GatewayCallResult>;
+  gatewayCall(
+    path: UpstreamPath,
+    body: JsonObject & { stream?: boolean },
+    meta: GatewayCallMeta & { rolloutId: string },
+  ): Promise<GatewayCallResult>;
   /** An `interrupt` weight sync replacing `replacedVersion` began: cuts the interruptible calls running here. */
   interruptCalls(replacedVersion?: number): number;
   /** Registers (null: drops) the interrupt of a call the rollout's driver runs in its own invocation (an RPC function stub). */
@@ -81,17 +102,30 @@ export interface RolloutSessionApi {
   /** Renews the lease of the runner holding `attempt`. */
   heartbeat(attempt: number, runnerId: string, leaseMs: number): HeartbeatResult;
   /** Ends the rollout with the outcome of the attempt a runner holds. */
-  finishAttempt(attempt: number, runnerId: string, input: FinishRolloutRequest): Promise<AttemptEndResult>;
+  finishAttempt(
+    attempt: number,
+    runnerId: string,
+    input: FinishRolloutRequest,
+  ): Promise<AttemptEndResult>;
   /** A runner hands its attempt back (shutdown) or reports it crashed. */
-  releaseAttempt(attempt: number, runnerId: string, reason: "shutdown" | "crashed", error: string | null): Promise<AttemptEndResult>;
+  releaseAttempt(
+    attempt: number,
+    runnerId: string,
+    reason: "shutdown" | "crashed",
+    error: string | null,
+  ): Promise<AttemptEndResult>;
   /** Records a call made through the rollout's gateway endpoint. */
   recordCall(call: LlmCallInput): GatewayWriteResult;
   /** Corrects a recorded call's `policy_version_end` (a weight sync ended while it ran). */
   amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult;
   /** Appends spans (rewards, messages, …) in order. */
-  addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>;
+  addEvents(
+    events: SpanInput[],
+  ): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>;
   /** Ends an external rollout with its reported outcome. */
-  finishExternal(input: FinishRolloutRequest): FinishResult | Exclude<GatewayWriteResult, { ok: true }>;
+  finishExternal(
+    input: FinishRolloutRequest,
+  ): FinishResult | Exclude<GatewayWriteResult, { ok: true }>;
   /** Ends an external rollout whose call the gateway refused for a limit. */
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
 }

@@ -23,9 +23,12 @@ export class SessionAttemptOps {
     const spec = this.#kernel.spec;
     const state = this.#kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", attempts: 0 };
-    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", attempts: state.attempt };
-    if (state.lease?.lease_id !== leaseId) return { ok: false, reason: "stale_lease", attempts: state.attempt };
-    if (state.attempt >= spec.config.max_attempts) return { ok: false, reason: "exhausted", attempts: state.attempt };
+    if (TERMINAL_STATUSES.has(state.status))
+      return { ok: false, reason: "terminal", attempts: state.attempt };
+    if (state.lease?.lease_id !== leaseId)
+      return { ok: false, reason: "stale_lease", attempts: state.attempt };
+    if (state.attempt >= spec.config.max_attempts)
+      return { ok: false, reason: "exhausted", attempts: state.attempt };
     const lease = { ...state.lease, expires_at: this.#kernel.deps.now() + leaseTtlMs(spec.config) };
     this.#kernel.save({ ...state, attempt: state.attempt + 1, lease });
     return { ok: true, attempt: state.attempt + 1, lease };

@@ -36,16 +36,41 @@ export class SessionClaimOps {
     if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal" };
     const now = kernel.deps.now();
     if (now >= state.deadline) {
-      kernel.end({ termination_reason: "TIMEOUT", reward: null, error: "rollout_timeout_ms exceeded before a runner claimed it" });
+      kernel.end({
+        termination_reason: "TIMEOUT",
+        reward: null,
+        error: "rollout_timeout_ms exceeded before a runner claimed it",
+      });
       return { ok: false, reason: "terminal" };
     }
     if (state.lease) return { ok: false, reason: "held" };
     const epoch = state.epoch + 1;
     const attempt = state.attempt + 1;
-    const lease = { lease_id: `${epoch}:${runnerId}`, driver_id: runnerId, epoch, expires_at: now + leaseMs, steps_at_start: state.step_count, attempts_at_start: attempt };
-    const saved = kernel.save({ ...state, status: "running", epoch, attempt, lease, last_activity_at: now });
+    const lease = {
+      lease_id: `${epoch}:${runnerId}`,
+      driver_id: runnerId,
+      epoch,
+      expires_at: now + leaseMs,
+      steps_at_start: state.step_count,
+      attempts_at_start: attempt,
+    };
+    const saved = kernel.save({
+      ...state,
+      status: "running",
+      epoch,
+      attempt,
+      lease,
+      last_activity_at: now,
+    });
     await kernel.scheduleWatchdog(saved, spec);
-    await this.#report(spec, { runner_id: runnerId, rollout_id: spec.rollout_id, attempt, kind: "claimed", lease_ms: leaseMs, at: now });
+    await this.#report(spec, {
+      runner_id: runnerId,
+      rollout_id: spec.rollout_id,
+      attempt,
+      kind: "claimed",
+      lease_ms: leaseMs,
+      at: now,
+    });
     return { ok: true, attempt, lease, spec };
   }
 
@@ -64,43 +89,109 @@ export class SessionClaimOps {
   }
 
   /** Ends the rollout with the outcome the holder of `attempt` reports; its calls are the ones that train. */
-  async finishAttempt(attempt: number, runnerId: string, input: FinishRolloutRequest): Promise<AttemptEndResult> {
+  async finishAttempt(
+    attempt: number,
+    runnerId: string,
+    input: FinishRolloutRequest,
+  ): Promise<AttemptEndResult> {
     const kernel = this.#kernel;
     const spec = kernel.spec;
     const state = kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", message: "no such rollout" };
     if (TERMINAL_STATUSES.has(state.status)) {
       // A retried finish of the attempt that ended the rollout is answered, not refused.
-      if (state.final_attempt === attempt) return { ok: true, status: state.status, termination_reason: state.termination_reason };
+      if (state.final_attempt === attempt)
+        return { ok: true, status: state.status, termination_reason: state.termination_reason };
       return { ok: false, reason: "terminal", message: `rollout is already ${state.status}` };
     }
-    if (!this.#holds(state, attempt, runnerId)) return { ok: false, reason: "lost", message: `attempt ${attempt} is not held by runner ${runnerId} (its lease expired or another attempt runs)` };
-    const lastReward = kernel.store.listSpans().filter((span) => span.kind === "reward" && span.attributes.attempt === attempt).at(-1);
+    if (!this.#holds(state, attempt, runnerId))
+      return {
+        ok: false,
+        reason: "lost",
+        message: `attempt ${attempt} is not held by runner ${runnerId} (its lease expired or another attempt runs)`,
+      };
+    const lastReward = kernel.store
+      .listSpans()
+      .filter((span) => span.kind === "reward" && span.attributes.attempt === attempt)
+      .at(-1);
     const reward = input.reward ?? (lastReward ? primaryReward(lastReward) : null);
     if (input.messages) kernel.store.writeFinalMessages(input.messages);
-    const ended = kernel.end({ termination_reason: input.termination_reason, reward, error: input.error ?? null, final_attempt: attempt });
-    await this.#report(spec, { runner_id: runnerId, rollout_id: spec.rollout_id, attempt, kind: "finished", lease_ms: 1, at: kernel.deps.now() });
-    return { ok: true, status: ended.ok ? ended.status : state.status, termination_reason: input.termination_reason };
+    const ended = kernel.end({
+      termination_reason: input.termination_reason,
+      reward,
+      error: input.error ?? null,
+      final_attempt: attempt,
+    });
+    await this.#report(spec, {
+      runner_id: runnerId,
+      rollout_id: spec.rollout_id,
+      attempt,
+      kind: "finished",
+      lease_ms: 1,
+      at: kernel.deps.now(),
+    });
+    return {
+      ok: true,
+      status: ended.ok ? ended.status : state.status,
+      termination_reason: input.termination_reason,
+    };
   }
 
   /**
    * The holder gives `attempt` back: at `shutdown` the rollout is offered again and the attempt does
    * not count against `max_attempts`; `crashed` starts the next attempt, or ends AGENT_ERROR after the last.
    */
-  async releaseAttempt(attempt: number, runnerId: string, reason: "shutdown" | "crashed", error: string | null): Promise<AttemptEndResult> {
+  async releaseAttempt(
+    attempt: number,
+    runnerId: string,
+    reason: "shutdown" | "crashed",
+    error: string | null,
+  ): Promise<AttemptEndResult> {
     const kernel = this.#kernel;
     const spec = kernel.spec;
     const state = kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", message: "no such rollout" };
-    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", message: `rollout is already ${state.status}` };
-    if (!this.#holds(state, attempt, runnerId)) return { ok: false, reason: "lost", message: `attempt ${attempt} is not held by runner ${runnerId}` };
+    if (TERMINAL_STATUSES.has(state.status))
+      return { ok: false, reason: "terminal", message: `rollout is already ${state.status}` };
+    if (!this.#holds(state, attempt, runnerId))
+      return {
+        ok: false,
+        reason: "lost",
+        message: `attempt ${attempt} is not held by runner ${runnerId}`,
+      };
     const now = kernel.deps.now();
-    kernel.store.appendSpans([{ kind: "exception", name: reason === "shutdown" ? "attempt_released" : "attempt_crashed", value: { message: error ?? reason }, attributes: { attempt, runner_id: runnerId } }], now);
-    await this.#report(spec, { runner_id: runnerId, rollout_id: spec.rollout_id, attempt, kind: "released", lease_ms: 1, at: now });
+    kernel.store.appendSpans(
+      [
+        {
+          kind: "exception",
+          name: reason === "shutdown" ? "attempt_released" : "attempt_crashed",
+          value: { message: error ?? reason },
+          attributes: { attempt, runner_id: runnerId },
+        },
+      ],
+      now,
+    );
+    await this.#report(spec, {
+      runner_id: runnerId,
+      rollout_id: spec.rollout_id,
+      attempt,
+      kind: "released",
+      lease_ms: 1,
+      at: now,
+    });
     const next = { ...state, released: state.released + (reason === "shutdown" ? 1 : 0) };
     if (reason === "crashed" && attemptsUsed(next) >= spec.config.max_attempts) {
-      const ended = kernel.end({ termination_reason: "AGENT_ERROR", reward: null, error: `attempt ${attempt} crashed, the last of max_attempts (${spec.config.max_attempts}): ${error ?? "no error given"}`, final_attempt: attempt });
-      return { ok: true, status: ended.ok ? ended.status : state.status, termination_reason: "AGENT_ERROR" };
+      const ended = kernel.end({
+        termination_reason: "AGENT_ERROR",
+        reward: null,
+        error: `attempt ${attempt} crashed, the last of max_attempts (${spec.config.max_attempts}): ${error ?? "no error given"}`,
+        final_attempt: attempt,
+      });
+      return {
+        ok: true,
+        status: ended.ok ? ended.status : state.status,
+        termination_reason: "AGENT_ERROR",
+      };
     }
     await this.#offerAgain(spec, next);
     return { ok: true, status: "queued", termination_reason: null };
@@ -122,10 +213,32 @@ export class SessionClaimOps {
     }
     const { driver_id: runnerId } = state.lease;
     const attempt = state.attempt;
-    kernel.store.appendSpans([{ kind: "exception", name: "attempt_lost", value: { message: `runner ${runnerId} stopped heartbeating attempt ${attempt}` }, attributes: { attempt, runner_id: runnerId } }], now);
-    await this.#report(spec, { runner_id: runnerId, rollout_id: spec.rollout_id, attempt, kind: "lost", lease_ms: 1, at: now });
+    kernel.store.appendSpans(
+      [
+        {
+          kind: "exception",
+          name: "attempt_lost",
+          value: { message: `runner ${runnerId} stopped heartbeating attempt ${attempt}` },
+          attributes: { attempt, runner_id: runnerId },
+        },
+      ],
+      now,
+    );
+    await this.#report(spec, {
+      runner_id: runnerId,
+      rollout_id: spec.rollout_id,
+      attempt,
+      kind: "lost",
+      lease_ms: 1,
+      at: now,
+    });
     if (attemptsUsed(state) >= spec.config.max_attempts) {
-      kernel.end({ termination_reason: "TIMEOUT", reward: null, error: `runner ${runnerId} lost attempt ${attempt}, the last of max_attempts (${spec.config.max_attempts})`, final_attempt: attempt });
+      kernel.end({
+        termination_reason: "TIMEOUT",
+        reward: null,
+        error: `runner ${runnerId} lost attempt ${attempt}, the last of max_attempts (${spec.config.max_attempts})`,
+        final_attempt: attempt,
+      });
       return;
     }
     await this.#offerAgain(spec, state);
@@ -138,7 +251,10 @@ export class SessionClaimOps {
     try {
       await claims.offer(spec.runner, spec.rollout_id);
     } catch (error) {
-      console.error("claim offer failed; the watchdog offers again", { rollout_id: spec.rollout_id, error: error instanceof Error ? error.message : String(error) });
+      console.error("claim offer failed; the watchdog offers again", {
+        rollout_id: spec.rollout_id,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -160,7 +276,10 @@ export class SessionClaimOps {
       await events.report(batchId, event);
     } catch (error) {
       // Progress display only: the rollout's own record (spans, attempts) is the truth.
-      console.warn("runner event not recorded by batch", { batch_id: batchId, error: error instanceof Error ? error.message : String(error) });
+      console.warn("runner event not recorded by batch", {
+        batch_id: batchId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 }

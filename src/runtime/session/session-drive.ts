@@ -11,8 +11,7 @@ import type { SessionState } from "./session-state";
 
 /** `requestDrive`: whether the alarm was set (`scheduled`), or why there is nothing to drive. */
 export type RequestDriveResult =
-  | { ok: true; scheduled: boolean }
-  | { ok: false; reason: "not_found" | "terminal" | "external" };
+  { ok: true; scheduled: boolean } | { ok: false; reason: "not_found" | "terminal" | "external" };
 
 /** How often the alarm, while it waits for its driver, checks that the driver's lease is still alive. */
 export const DRIVE_CHECK_MS = 1_000;
@@ -65,7 +64,11 @@ export class SessionDriveOps {
       () => void (done = true),
       (error: unknown) => {
         done = true;
-        if (!abandon.signal.aborted) console.error("drive invocation failed", { rollout_id: spec.rollout_id, error: String(error) });
+        if (!abandon.signal.aborted)
+          console.error("drive invocation failed", {
+            rollout_id: spec.rollout_id,
+            error: String(error),
+          });
       },
     );
     while (!done) {
@@ -74,7 +77,14 @@ export class SessionDriveOps {
       const now = this.#kernel.deps.now();
       const current = this.#kernel.state;
       const lease = current?.lease;
-      const abandoned = !current || TERMINAL_STATUSES.has(current.status) || now >= current.deadline || (lease !== null && lease !== undefined && lease.epoch > state.epoch && lease.expires_at <= now);
+      const abandoned =
+        !current ||
+        TERMINAL_STATUSES.has(current.status) ||
+        now >= current.deadline ||
+        (lease !== null &&
+          lease !== undefined &&
+          lease.epoch > state.epoch &&
+          lease.expires_at <= now);
       if (abandoned) {
         abandon.abort();
         await this.#kernel.deps.storage.setAlarm(now);

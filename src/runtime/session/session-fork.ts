@@ -21,7 +21,14 @@ import type { ForkRecord } from "../../schemas/rollout-tree";
  * spans when it has committed that many (`prefix` null otherwise: the route says why).
  */
 export type ForkSourceResult =
-  | { ok: true; spec: RolloutSpec; status: RolloutStatus; step_count: number; last_step_done: boolean; prefix: ForkPrefix | null }
+  | {
+      ok: true;
+      spec: RolloutSpec;
+      status: RolloutStatus;
+      step_count: number;
+      last_step_done: boolean;
+      prefix: ForkPrefix | null;
+    }
   | { ok: false; reason: "not_found" };
 
 /** The fork half of a session: read by a parent, written once by a child. */
@@ -42,7 +49,13 @@ export class SessionForkOps {
     if (!spec || !state) return { ok: false, reason: "not_found" };
     const store = this.#kernel.store;
     const steps = state.step_count > 0 ? store.listSteps() : [];
-    const base = { ok: true as const, spec, status: state.status, step_count: state.step_count, last_step_done: steps.at(-1)?.step.done ?? false };
+    const base = {
+      ok: true as const,
+      spec,
+      status: state.status,
+      step_count: state.step_count,
+      last_step_done: steps.at(-1)?.step.done ?? false,
+    };
     if (atStep > state.step_count) return { ...base, prefix: null };
     const calls = atStep > 0 ? store.listCalls() : [];
     const spans = atStep > 0 ? store.listSpans() : [];
@@ -64,18 +77,35 @@ export class SessionForkOps {
     const existing = this.#kernel.spec;
     const existingState = this.#kernel.state;
     if (existing && existingState) {
-      if (!sameRollout(existing, spec)) return { ok: false, reason: "conflict", message: `rollout ${spec.rollout_id} already exists (not this fork)` };
-      return { ok: true, created: false, rollout_id: spec.rollout_id, status: existingState.status };
+      if (!sameRollout(existing, spec))
+        return {
+          ok: false,
+          reason: "conflict",
+          message: `rollout ${spec.rollout_id} already exists (not this fork)`,
+        };
+      return {
+        ok: true,
+        created: false,
+        rollout_id: spec.rollout_id,
+        status: existingState.status,
+      };
     }
     const rebased = rebasePrefix(prefix, spec.rollout_id);
     // Validated on write like every commit: these records cross an RPC boundary to get here.
     const calls = rebased.calls.map((call) => LlmCall.parse(call));
-    const steps = rebased.steps.map(({ step, envSnapshot }) => ({ step: Step.parse(step), envSnapshot }));
+    const steps = rebased.steps.map(({ step, envSnapshot }) => ({
+      step: Step.parse(step),
+      envSnapshot,
+    }));
     const now = this.#kernel.deps.now();
-    let state = { ...initialState(now, spec.created_at + spec.config.rollout_timeout_ms), step_count: steps.length };
+    let state = {
+      ...initialState(now, spec.created_at + spec.config.rollout_timeout_ms),
+      step_count: steps.length,
+    };
     this.#kernel.deps.storage.transactionSync(() => {
       this.#kernel.store.writeSpec(spec);
-      for (const call of calls) if (this.#kernel.store.insertCall(call)) state = accountCall(state, call);
+      for (const call of calls)
+        if (this.#kernel.store.insertCall(call)) state = accountCall(state, call);
       for (const { step, envSnapshot } of steps) this.#kernel.store.insertStep(step, envSnapshot);
       this.#kernel.store.appendSpans(rebased.spans, now);
       state = this.#kernel.save(state);

@@ -31,8 +31,14 @@ export class SessionGatewayOps {
     const spec = this.#kernel.spec;
     const state = this.#kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", status: null };
-    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", status: state.status };
-    if (attempt !== undefined && spec.runner !== null && (state.attempt !== attempt || state.lease === null)) return { ok: false, reason: "superseded", status: state.status };
+    if (TERMINAL_STATUSES.has(state.status))
+      return { ok: false, reason: "terminal", status: state.status };
+    if (
+      attempt !== undefined &&
+      spec.runner !== null &&
+      (state.attempt !== attempt || state.lease === null)
+    )
+      return { ok: false, reason: "superseded", status: state.status };
     const config = spec.config;
     return {
       ok: true,
@@ -53,10 +59,18 @@ export class SessionGatewayOps {
     const state = this.#kernel.state;
     if (!state) return { ok: false, reason: "not_found", message: "no such rollout" };
     const call = LlmCall.safeParse(input);
-    if (!call.success) return { ok: false, reason: "invalid", message: `${call.error.issues[0]?.path.join(".")}: ${call.error.issues[0]?.message}` };
+    if (!call.success)
+      return {
+        ok: false,
+        reason: "invalid",
+        message: `${call.error.issues[0]?.path.join(".")}: ${call.error.issues[0]?.message}`,
+      };
     // A call that does not say which attempt made it (a client that bypassed the attempt's own
     // fetch) belongs to the attempt running now.
-    const record = call.data.attempt === null && state.attempt > 0 ? { ...call.data, attempt: state.attempt } : call.data;
+    const record =
+      call.data.attempt === null && state.attempt > 0
+        ? { ...call.data, attempt: state.attempt }
+        : call.data;
     const { store, deps } = this.#kernel;
     deps.storage.transactionSync(() => {
       // A retried record (the same call id) stores nothing and counts no tokens again.
@@ -74,18 +88,34 @@ export class SessionGatewayOps {
    */
   amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult {
     if (!this.#kernel.state) return { ok: false, reason: "not_found", message: "no such rollout" };
-    if (!Number.isSafeInteger(versionEnd) || versionEnd < 0) return { ok: false, reason: "invalid", message: "policy_version_end: must be a non-negative integer" };
-    const outcome = this.#kernel.deps.storage.transactionSync(() => this.#kernel.store.setCallVersionEnd(callId, versionEnd));
-    if (outcome === "missing") return { ok: false, reason: "not_found", message: `no call ${callId} on this rollout` };
-    if (outcome === "older") return { ok: false, reason: "invalid", message: `policy_version_end: ${versionEnd} is older than the call's policy_version_start` };
+    if (!Number.isSafeInteger(versionEnd) || versionEnd < 0)
+      return {
+        ok: false,
+        reason: "invalid",
+        message: "policy_version_end: must be a non-negative integer",
+      };
+    const outcome = this.#kernel.deps.storage.transactionSync(() =>
+      this.#kernel.store.setCallVersionEnd(callId, versionEnd),
+    );
+    if (outcome === "missing")
+      return { ok: false, reason: "not_found", message: `no call ${callId} on this rollout` };
+    if (outcome === "older")
+      return {
+        ok: false,
+        reason: "invalid",
+        message: `policy_version_end: ${versionEnd} is older than the call's policy_version_start`,
+      };
     return { ok: true };
   }
 
   /** Appends spans (numbered per rollout) to a rollout that has not ended. */
-  addEvents(events: SpanInput[]): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
+  addEvents(
+    events: SpanInput[],
+  ): { ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }> {
     const state = this.#kernel.state;
     if (!state) return { ok: false, reason: "not_found", message: "no such rollout" };
-    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", message: `rollout is ${state.status}` };
+    if (TERMINAL_STATUSES.has(state.status))
+      return { ok: false, reason: "terminal", message: `rollout is ${state.status}` };
     const { store, deps } = this.#kernel;
     const now = deps.now();
     const spans = deps.storage.transactionSync(() => {
@@ -101,20 +131,38 @@ export class SessionGatewayOps {
    * Ends an external rollout with what its agent reports. The reward defaults to the last reward
    * span's primary value (Agent-lightning's rule), else none.
    */
-  finishExternal(input: FinishRolloutRequest): FinishResult | Exclude<GatewayWriteResult, { ok: true }> {
+  finishExternal(
+    input: FinishRolloutRequest,
+  ): FinishResult | Exclude<GatewayWriteResult, { ok: true }> {
     const spec = this.#kernel.spec;
     const state = this.#kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", message: "no such rollout" };
-    if (spec.kind !== "external") return { ok: false, reason: "driven", message: `rollout is driven by agent "${spec.agent}"; cancel it instead` };
-    if (TERMINAL_STATUSES.has(state.status)) return { ok: false, reason: "terminal", message: `rollout is already ${state.status}` };
-    const lastReward = this.#kernel.store.listSpans().filter((span) => span.kind === "reward").at(-1);
+    if (spec.kind !== "external")
+      return {
+        ok: false,
+        reason: "driven",
+        message: `rollout is driven by agent "${spec.agent}"; cancel it instead`,
+      };
+    if (TERMINAL_STATUSES.has(state.status))
+      return { ok: false, reason: "terminal", message: `rollout is already ${state.status}` };
+    const lastReward = this.#kernel.store
+      .listSpans()
+      .filter((span) => span.kind === "reward")
+      .at(-1);
     const reward = input.reward ?? (lastReward ? primaryReward(lastReward) : null);
     if (input.messages) this.#kernel.store.writeFinalMessages(input.messages);
-    return this.#kernel.end({ termination_reason: input.termination_reason, reward, error: input.error ?? null });
+    return this.#kernel.end({
+      termination_reason: input.termination_reason,
+      reward,
+      error: input.error ?? null,
+    });
   }
 
   /** Ends a rollout whose next call the gateway refused for a limit (external rollouts only; a driver ends its own). */
-  endForLimit(reason: Extract<TerminationReason, "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH">, message: string): void {
+  endForLimit(
+    reason: Extract<TerminationReason, "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH">,
+    message: string,
+  ): void {
     const spec = this.#kernel.spec;
     const state = this.#kernel.state;
     if (!spec || !state || spec.kind !== "external" || TERMINAL_STATUSES.has(state.status)) return;

@@ -1,7 +1,16 @@
 /** @module What a driver calls on a rollout session (a Durable Object stub satisfies it). */
 import type { LlmCall } from "../../schemas/llm-call";
 import type { Span, SpanInput } from "../../schemas/span";
-import type { BeginAttemptResult, CommitResult, FinishInput, FinishResult, GatewayWriteResult, LeaseResult, RenewLeaseResult, StepCommit } from "./session-results";
+import type {
+  BeginAttemptResult,
+  CommitResult,
+  FinishInput,
+  FinishResult,
+  GatewayWriteResult,
+  LeaseResult,
+  RenewLeaseResult,
+  StepCommit,
+} from "./session-results";
 
 /** The driver's view of one rollout session. */
 export interface SessionHandle {
@@ -16,7 +25,9 @@ export interface SessionHandle {
   /** Attempt engines: extends the lease while a long attempt is alive. */
   renewLease(leaseId: string): Promise<RenewLeaseResult>;
   /** Appends spans (emitters) in order. */
-  addEvents(events: SpanInput[]): Promise<{ ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>>;
+  addEvents(
+    events: SpanInput[],
+  ): Promise<{ ok: true; spans: Span[] } | Exclude<GatewayWriteResult, { ok: true }>>;
   /** The calls one attempt made, in order (a workflow's sample when it returns no messages). */
   attemptCalls(attempt: number): Promise<LlmCall[]>;
 }

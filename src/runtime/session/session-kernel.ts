@@ -1,5 +1,12 @@
 /** @module What every part of a rollout session shares: storage, state transitions, events, the alarm. */
-import type { ClaimOfferPort, Clock, DriveTrigger, RunnerEventsPort, StoragePort, WorkQueuePort } from "../../ports";
+import type {
+  ClaimOfferPort,
+  Clock,
+  DriveTrigger,
+  RunnerEventsPort,
+  StoragePort,
+  WorkQueuePort,
+} from "../../ports";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import { statusForReason, TERMINAL_STATUSES } from "../../schemas/termination";
 import { outcomeOf } from "../../schemas/member-outcome";
@@ -49,7 +56,10 @@ export class SessionKernel {
     try {
       await this.deps.releaseAdmissions?.(rolloutId);
     } catch (error) {
-      console.error("releasing a rollout's admissions failed; they expire by their ttl", { rollout_id: rolloutId, error: String(error) });
+      console.error("releasing a rollout's admissions failed; they expire by their ttl", {
+        rollout_id: rolloutId,
+        error: String(error),
+      });
     }
   }
 
@@ -121,10 +131,23 @@ export class SessionKernel {
     const state = this.state!;
     const status = statusForReason(input.termination_reason);
     const now = this.deps.now();
-    const publication = this.deps.sink ? { ...state.publication, status: "pending" as const } : state.publication;
+    const publication = this.deps.sink
+      ? { ...state.publication, status: "pending" as const }
+      : state.publication;
     const final_attempt = input.final_attempt ?? state.final_attempt;
     const outcome = outcomeOf(input.termination_reason, input.outcome ?? null);
-    const ended = this.save({ ...state, status, termination_reason: input.termination_reason, outcome, reward: input.reward, error: input.error, lease: null, finished_at: now, publication, final_attempt });
+    const ended = this.save({
+      ...state,
+      status,
+      termination_reason: input.termination_reason,
+      outcome,
+      reward: input.reward,
+      error: input.error,
+      lease: null,
+      finished_at: now,
+      publication,
+      final_attempt,
+    });
     this.events.publish(endEvent(ended), true);
     // Publication runs from the alarm, which the runtime retries and which survives eviction; a
     // Durable Object's output gate keeps this write ordered before any reply goes out.

@@ -20,7 +20,12 @@ export type CreateResult =
 export interface ResumeState {
   spec: RolloutSpec;
   steps: StoredStep[];
-  calls: Array<{ call_id: string; step_id: string | null; response_message: LlmCall["response_message"]; finish_reason: string | null }>;
+  calls: Array<{
+    call_id: string;
+    step_id: string | null;
+    response_message: LlmCall["response_message"];
+    finish_reason: string | null;
+  }>;
   completion_tokens: number;
   last_context_tokens: number;
   last_context_messages: number;
@@ -45,7 +50,11 @@ export interface StepCommit {
 /** `commitStep`: stored (or already stored), or refused. */
 export type CommitResult =
   | { ok: true; duplicate: boolean; lease: Lease }
-  | { ok: false; reason: "stale_lease" | "terminal" | "out_of_order" | "invalid" | "not_found"; message: string };
+  | {
+      ok: false;
+      reason: "stale_lease" | "terminal" | "out_of_order" | "invalid" | "not_found";
+      message: string;
+    };
 
 /** How the driver ends a rollout. */
 export interface FinishInput {
@@ -68,12 +77,16 @@ export type BeginAttemptResult =
 
 /** `renewLease`: the extended lease, or why it is no longer this driver's. */
 export type RenewLeaseResult =
-  | { ok: true; lease: Lease }
-  | { ok: false; reason: "stale_lease" | "terminal" | "not_found" };
+  { ok: true; lease: Lease } | { ok: false; reason: "stale_lease" | "terminal" | "not_found" };
 
 /** `finish`/`cancel`: the terminal outcome (`already` when it was terminal before the call). */
 export type FinishResult =
-  | { ok: true; already: boolean; status: RolloutStatus; termination_reason: TerminationReason | null }
+  | {
+      ok: true;
+      already: boolean;
+      status: RolloutStatus;
+      termination_reason: TerminationReason | null;
+    }
   | { ok: false; reason: "stale_lease" | "not_found" | "terminal"; status: RolloutStatus | null };
 
 /** What the gateway needs before forwarding a call for this rollout. */
@@ -91,7 +104,9 @@ export type AdmitCallResult =
   | { ok: false; reason: "not_found" | "terminal" | "superseded"; status: RolloutStatus | null };
 
 /** Results of the gateway-facing writes. */
-export type GatewayWriteResult = { ok: true } | { ok: false; reason: "not_found" | "terminal" | "invalid" | "driven"; message: string };
+export type GatewayWriteResult =
+  | { ok: true }
+  | { ok: false; reason: "not_found" | "terminal" | "invalid" | "driven"; message: string };
 
 /** `claim`: the attempt a runner may run now (with the spec it needs), or why not. */
 export type ClaimResult =

@@ -75,12 +75,15 @@ export type SessionState = z.infer<typeof SessionState>;
 export const StoredSessionState = z.preprocess(renameLegacySink, SessionState);
 
 function renameLegacySink(raw: unknown): unknown {
-  if (typeof raw !== "object" || raw === null || !("sink" in raw) || "publication" in raw) return raw;
+  if (typeof raw !== "object" || raw === null || !("sink" in raw) || "publication" in raw)
+    return raw;
   const { sink, ...rest } = raw as Record<string, unknown>;
   return { ...rest, publication: sink };
 }
 
-const STATE_FIELDS = Object.keys(SessionState.shape) as Array<keyof SessionState & keyof typeof SessionState.shape>;
+const STATE_FIELDS = Object.keys(SessionState.shape) as Array<
+  keyof SessionState & keyof typeof SessionState.shape
+>;
 
 /**
  * `SessionState.parse(next)`, re-checking only the fields that differ from `previous`, a state
@@ -91,7 +94,10 @@ const STATE_FIELDS = Object.keys(SessionState.shape) as Array<keyof SessionState
  * generation) was most of a state write's CPU, written several times per rollout. Any invalid
  * field throws the whole schema's error, so messages name the field as `parse` does.
  */
-export function parseStateChange(next: SessionState, previous: SessionState | undefined): SessionState {
+export function parseStateChange(
+  next: SessionState,
+  previous: SessionState | undefined,
+): SessionState {
   if (!previous) return SessionState.parse(next);
   const valid: Record<string, unknown> = {};
   for (const field of STATE_FIELDS) {

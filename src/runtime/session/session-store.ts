@@ -146,7 +146,11 @@ export class SessionStore {
   readState(): SessionState | undefined {
     if (this.#state) return this.#state;
     const meta = this.#readParsed("state", (raw) => StoredSessionState.parse(raw));
-    const text = this.#sql.exec<{ state: string }>(`SELECT state FROM steps WHERE state IS NOT NULL ORDER BY step_index DESC LIMIT 1`).toArray()[0]?.state;
+    const text = this.#sql
+      .exec<{ state: string }>(
+        `SELECT state FROM steps WHERE state IS NOT NULL ORDER BY step_index DESC LIMIT 1`,
+      )
+      .toArray()[0]?.state;
     const stepped = text === undefined ? undefined : StoredSessionState.parse(JSON.parse(text));
     return (this.#state = stepped && (!meta || stepped.revision > meta.revision) ? stepped : meta);
   }
@@ -172,12 +176,17 @@ export class SessionStore {
 
   /** `state` validated (see `parseStateChange`), numbered one revision past the state current now. */
   #nextRevision(state: SessionState): SessionState {
-    return parseStateChange({ ...state, revision: (this.readState()?.revision ?? 0) + 1 }, this.#state);
+    return parseStateChange(
+      { ...state, revision: (this.readState()?.revision ?? 0) + 1 },
+      this.#state,
+    );
   }
 
   /** Whether a step with this id is already stored. */
   hasStep(stepId: string): boolean {
-    return this.#sql.exec(`SELECT 1 AS found FROM steps WHERE step_id = ?`, stepId).toArray().length > 0;
+    return (
+      this.#sql.exec(`SELECT 1 AS found FROM steps WHERE step_id = ?`, stepId).toArray().length > 0
+    );
   }
 
   /**
@@ -212,7 +221,12 @@ export class SessionStore {
     const ids = this.#storedCallIds();
     if (ids.has(valid.call_id)) return false;
     const parts = splitText(JSON.stringify(encodeCall(valid, this.#previousCall())));
-    this.#sql.exec(`INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?)`, valid.call_id, valid.step_id, parts[0]!);
+    this.#sql.exec(
+      `INSERT INTO llm_calls (call_id, step_id, body) VALUES (?, ?, ?)`,
+      valid.call_id,
+      valid.step_id,
+      parts[0]!,
+    );
     this.#parts.write(`${CALL_PART}${valid.call_id}`, parts);
     ids.add(valid.call_id);
     this.#lastCall = valid;
@@ -234,7 +248,9 @@ export class SessionStore {
    * (nothing written) when no call has this id, or when the version is older than the call's start.
    */
   setCallVersionEnd(callId: string, version: number): "set" | "missing" | "older" {
-    const row = this.#sql.exec<{ body: string }>(`SELECT body FROM llm_calls WHERE call_id = ?`, callId).toArray()[0];
+    const row = this.#sql
+      .exec<{ body: string }>(`SELECT body FROM llm_calls WHERE call_id = ?`, callId)
+      .toArray()[0];
     if (!row) return "missing";
     const owner = `${CALL_PART}${callId}`;
     const stored = JSON.parse(row.body + (this.#parts.read(owner).get(owner) ?? "")) as StoredCall;
@@ -243,7 +259,8 @@ export class SessionStore {
     this.#sql.exec(`UPDATE llm_calls SET body = ? WHERE call_id = ?`, parts[0]!, callId);
     this.#parts.drop(owner);
     this.#parts.write(owner, parts);
-    if (this.#lastCall?.call_id === callId) this.#lastCall = { ...this.#lastCall, policy_version_end: version };
+    if (this.#lastCall?.call_id === callId)
+      this.#lastCall = { ...this.#lastCall, policy_version_end: version };
     return "set";
   }
 
@@ -255,13 +272,21 @@ export class SessionStore {
   /** Steps in order, from `afterIndex + 1` on. */
   listSteps(afterIndex = -1): StoredStep[] {
     const rows = this.#sql
-      .exec<{ step_index: number; body: string; env_snapshot: string | null }>(`SELECT step_index, body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`, afterIndex)
+      .exec<{ step_index: number; body: string; env_snapshot: string | null }>(
+        `SELECT step_index, body, env_snapshot FROM steps WHERE step_index > ? ORDER BY step_index`,
+        afterIndex,
+      )
       .toArray();
     const bodies = this.#parts.read(STEP_PART);
     const envs = this.#parts.read(ENV_PART);
     return rows.map((row) => ({
       step: JSON.parse(row.body + (bodies.get(`${STEP_PART}${row.step_index}`) ?? "")) as Step,
-      envSnapshot: row.env_snapshot === null ? null : (JSON.parse(row.env_snapshot + (envs.get(`${ENV_PART}${row.step_index}`) ?? "")) as JsonValue),
+      envSnapshot:
+        row.env_snapshot === null
+          ? null
+          : (JSON.parse(
+              row.env_snapshot + (envs.get(`${ENV_PART}${row.step_index}`) ?? ""),
+            ) as JsonValue),
     }));
   }
 
@@ -270,10 +295,17 @@ export class SessionStore {
     if (inputs.length === 0) return [];
     this.#tables.ensure("spans");
     // The object is single-writer, so the next id read here cannot be taken by anyone else.
-    let next = this.#sql.exec<{ last: number }>(`SELECT COALESCE(MAX(sequence_id), 0) AS last FROM spans`).toArray()[0]!.last + 1;
+    let next =
+      this.#sql
+        .exec<{ last: number }>(`SELECT COALESCE(MAX(sequence_id), 0) AS last FROM spans`)
+        .toArray()[0]!.last + 1;
     return inputs.map((input) => {
       const span = Span.parse({ ...SpanInput.parse(input), sequence_id: next++, created_at: now });
-      this.#sql.exec(`INSERT INTO spans (sequence_id, body) VALUES (?, ?)`, span.sequence_id, JSON.stringify(span));
+      this.#sql.exec(
+        `INSERT INTO spans (sequence_id, body) VALUES (?, ?)`,
+        span.sequence_id,
+        JSON.stringify(span),
+      );
       return span;
     });
   }
@@ -281,7 +313,10 @@ export class SessionStore {
   /** Every span in sequence order. */
   listSpans(): Span[] {
     if (!this.#tables.has("spans")) return [];
-    return this.#sql.exec<{ body: string }>(`SELECT body FROM spans ORDER BY sequence_id`).toArray().map((row) => JSON.parse(row.body) as Span);
+    return this.#sql
+      .exec<{ body: string }>(`SELECT body FROM spans ORDER BY sequence_id`)
+      .toArray()
+      .map((row) => JSON.parse(row.body) as Span);
   }
 
   /** The conversation an external agent reported at finish, if any. */
@@ -296,11 +331,17 @@ export class SessionStore {
 
   /** Every call in the order recorded, decoded. */
   listCalls(): LlmCall[] {
-    const rows = this.#sql.exec<{ seq: number; call_id: string; body: string }>(`SELECT seq, call_id, body FROM llm_calls ORDER BY seq`).toArray();
+    const rows = this.#sql
+      .exec<{ seq: number; call_id: string; body: string }>(
+        `SELECT seq, call_id, body FROM llm_calls ORDER BY seq`,
+      )
+      .toArray();
     const extra = this.#parts.read(CALL_PART);
     const calls: LlmCall[] = [];
     for (const row of rows) {
-      const stored = JSON.parse(row.body + (extra.get(`${CALL_PART}${row.call_id}`) ?? "")) as StoredCall;
+      const stored = JSON.parse(
+        row.body + (extra.get(`${CALL_PART}${row.call_id}`) ?? ""),
+      ) as StoredCall;
       calls.push(decodeCall(stored, calls.at(-1) ?? null));
     }
     this.#lastCall = calls.at(-1) ?? null;

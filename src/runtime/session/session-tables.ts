@@ -41,5 +41,6 @@ const CREATE_TABLES = [
 export function migrateSessionTables(sql: SqlPort): void {
   for (const statement of CREATE_TABLES) sql.exec(statement);
   const columns = sql.exec<{ name: string }>(`PRAGMA table_info(steps)`).toArray();
-  if (!columns.some((column) => column.name === "state")) sql.exec(`ALTER TABLE steps ADD COLUMN state TEXT`);
+  if (!columns.some((column) => column.name === "state"))
+    sql.exec(`ALTER TABLE steps ADD COLUMN state TEXT`);
 }

@@ -39,7 +39,9 @@ export class SessionValueParts {
 
   /** Whether any value of the session was ever split (asked of SQLite once, then kept). */
   #any(): boolean {
-    return (this.#hasParts ??= this.#tables.has("value_parts") && this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0);
+    return (this.#hasParts ??=
+      this.#tables.has("value_parts") &&
+      this.#sql.exec(`SELECT 1 AS found FROM value_parts LIMIT 1`).toArray().length > 0);
   }
 
   /** Forgets what is known (after a rolled-back transaction). */

@@ -16,9 +16,13 @@ import { toolcallReward, withMcReturns } from "./trajectory-returns";
  * into every step would grow quadratically); the view puts each step's prompt back from its call.
  */
 function withChatCompletions(step: Step, callsById: Map<string, LlmCall>): Step {
-  const firstCall = step.llm_call_ids.map((id) => callsById.get(id)).find((call) => call !== undefined);
+  const firstCall = step.llm_call_ids
+    .map((id) => callsById.get(id))
+    .find((call) => call !== undefined);
   const messages = firstCall?.request.messages;
-  return Array.isArray(messages) ? { ...step, chat_completions: messages as Step["chat_completions"] } : step;
+  return Array.isArray(messages)
+    ? { ...step, chat_completions: messages as Step["chat_completions"] }
+    : step;
 }
 
 /**
@@ -28,17 +32,41 @@ function withChatCompletions(step: Step, callsById: Map<string, LlmCall>): Step 
  */
 function resourceVersions(spans: Span[], finalAttempt: number | null): Record<string, string> {
   const recorded = spans.filter((span) => span.kind === "annotation" && span.name === "resources");
-  const span = [...recorded].reverse().find((s) => finalAttempt === null || s.attributes.attempt === finalAttempt) ?? recorded.at(-1);
-  if (!span || typeof span.value !== "object" || span.value === null || Array.isArray(span.value)) return {};
+  const span =
+    [...recorded]
+      .reverse()
+      .find((s) => finalAttempt === null || s.attributes.attempt === finalAttempt) ??
+    recorded.at(-1);
+  if (!span || typeof span.value !== "object" || span.value === null || Array.isArray(span.value))
+    return {};
   const names = (span.attributes.resource_names ?? {}) as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(span.value).flatMap(([key, version]) => (typeof version === "string" ? [[typeof names[key] === "string" ? names[key] : key, version]] : [])));
+  return Object.fromEntries(
+    Object.entries(span.value).flatMap(([key, version]) =>
+      typeof version === "string"
+        ? [[typeof names[key] === "string" ? names[key] : key, version]]
+        : [],
+    ),
+  );
 }
 
 /** Assembles `GET /v1/rollouts/:id` from the stored spec, state, steps and calls. */
-export function buildRolloutView(spec: RolloutSpec, state: SessionState, records: { steps: Step[]; calls: LlmCall[]; spans: Span[]; finalMessages: ChatMessage[] | null; forks?: ForkRecord[] }): RolloutView {
+export function buildRolloutView(
+  spec: RolloutSpec,
+  state: SessionState,
+  records: {
+    steps: Step[];
+    calls: LlmCall[];
+    spans: Span[];
+    finalMessages: ChatMessage[] | null;
+    forks?: ForkRecord[];
+  },
+): RolloutView {
   const calls = records.calls.map((call) => withTrainingExclusion(call, state));
   // Attempt agents commit no steps; their trajectory is read off the final attempt's calls.
-  const steps = records.steps.length === 0 && state.final_attempt !== null ? attemptSteps(spec.rollout_id, calls, state) : records.steps;
+  const steps =
+    records.steps.length === 0 && state.final_attempt !== null
+      ? attemptSteps(spec.rollout_id, calls, state)
+      : records.steps;
   const callsById = new Map(calls.map((call) => [call.call_id, call]));
   const returns = withMcReturns(steps, spec.config.gamma);
   return {
@@ -46,7 +74,9 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     agent: spec.agent,
     status: state.status,
     termination_reason: state.termination_reason,
-    outcome: state.outcome ?? (state.termination_reason === null ? null : outcomeOf(state.termination_reason)),
+    outcome:
+      state.outcome ??
+      (state.termination_reason === null ? null : outcomeOf(state.termination_reason)),
     reward: state.reward,
     error: state.error,
     created_at: spec.created_at,
@@ -56,7 +86,11 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     group: spec.group,
     tree: spec.tree ?? null,
     forks: records.forks ?? [],
-    usage: { prompt_tokens: state.prompt_tokens, completion_tokens: state.completion_tokens, llm_calls: state.llm_calls },
+    usage: {
+      prompt_tokens: state.prompt_tokens,
+      completion_tokens: state.completion_tokens,
+      llm_calls: state.llm_calls,
+    },
     trajectory: {
       schema_version: 1,
       task: spec.task,
@@ -81,7 +115,14 @@ export function buildRolloutView(spec: RolloutSpec, state: SessionState, records
     final_messages: records.finalMessages,
     attempts: state.attempt,
     final_attempt: state.final_attempt,
-    runner_lease: spec.runner !== null && state.lease ? { runner_id: state.lease.driver_id, attempt: state.attempt, expires_at: state.lease.expires_at } : null,
+    runner_lease:
+      spec.runner !== null && state.lease
+        ? {
+            runner_id: state.lease.driver_id,
+            attempt: state.attempt,
+            expires_at: state.lease.expires_at,
+          }
+        : null,
     publication: state.publication,
   };
 }
@@ -109,7 +150,15 @@ export function stepEvent(step: Step, calls: LlmCall[]): SseEvent {
  * step a user engine streamed, `span` for any other. No id: Last-Event-ID counts committed steps.
  */
 export function spanEvent(span: Span): SseEvent {
-  if (span.kind === "annotation" && (span.name === "attempt" || span.name === "step")) return { event: span.name, data: { ...(span.value as object), attempt: span.attributes.attempt ?? null, sequence_id: span.sequence_id } };
+  if (span.kind === "annotation" && (span.name === "attempt" || span.name === "step"))
+    return {
+      event: span.name,
+      data: {
+        ...(span.value as object),
+        attempt: span.attributes.attempt ?? null,
+        sequence_id: span.sequence_id,
+      },
+    };
   return { event: "span", data: span };
 }
 
@@ -118,6 +167,12 @@ export function endEvent(state: SessionState): SseEvent {
   return {
     id: "end",
     event: "end",
-    data: { status: state.status, termination_reason: state.termination_reason, reward: state.reward, error: state.error, steps: state.step_count },
+    data: {
+      status: state.status,
+      termination_reason: state.termination_reason,
+      reward: state.reward,
+      error: state.error,
+      steps: state.step_count,
+    },
   };
 }

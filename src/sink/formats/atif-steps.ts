@@ -16,7 +16,9 @@ export function compact(obj: Record<string, JsonValue | undefined>): JsonObject 
 
 /** An epoch-milliseconds time as ISO 8601, or undefined when it is not a usable time. */
 export function isoTime(ms: number | null | undefined): string | undefined {
-  return typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : undefined;
+  return typeof ms === "number" && Number.isFinite(ms) && ms > 0
+    ? new Date(ms).toISOString()
+    : undefined;
 }
 
 /**
@@ -57,7 +59,12 @@ export function requestMessages(call: LlmCall): ChatMessage[] {
  */
 function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
   const ids = (m: ChatMessage) => (m.tool_calls ?? []).map((call) => call.id).join("\u0000");
-  return a.role === b.role && messageText(a) === messageText(b) && ids(a) === ids(b) && (a.tool_call_id ?? "") === (b.tool_call_id ?? "");
+  return (
+    a.role === b.role &&
+    messageText(a) === messageText(b) &&
+    ids(a) === ids(b) &&
+    (a.tool_call_id ?? "") === (b.tool_call_id ?? "")
+  );
 }
 
 const THINK_BLOCK = /^\s*<think>([\s\S]*?)<\/think>\n*/;
@@ -71,7 +78,9 @@ function splitReasoning(message: ChatMessage): { text: string; reasoning: string
   const text = messageText(message);
   if (message.reasoning_content) return { text, reasoning: message.reasoning_content };
   const match = THINK_BLOCK.exec(text);
-  return match ? { text: text.slice(match[0].length), reasoning: match[1] } : { text, reasoning: undefined };
+  return match
+    ? { text: text.slice(match[0].length), reasoning: match[1] }
+    : { text, reasoning: undefined };
 }
 
 /** An OpenAI tool call as an ATIF tool call; arguments that are not a JSON object are kept raw in `extra`. */
@@ -115,8 +124,14 @@ export class AtifStepWriter {
   /** Emits the turns of `messages` not already in the conversation. */
   addPrompt(messages: readonly ChatMessage[]): void {
     let shared = 0;
-    while (shared < messages.length && shared < this.#history.length && sameMessage(messages[shared]!, this.#history[shared]!)) shared++;
-    for (let i = shared; i < messages.length; i++) this.#addMessage(messages[i]!, i < this.#history.length, {});
+    while (
+      shared < messages.length &&
+      shared < this.#history.length &&
+      sameMessage(messages[shared]!, this.#history[shared]!)
+    )
+      shared++;
+    for (let i = shared; i < messages.length; i++)
+      this.#addMessage(messages[i]!, i < this.#history.length, {});
     this.#history = [...messages];
   }
 
@@ -155,7 +170,9 @@ export class AtifStepWriter {
   #addAgent(message: ChatMessage, copy: true | undefined, fields: AgentCallFields): void {
     const { text, reasoning } = splitReasoning(message);
     const stepNumber = this.steps.length + 1;
-    const toolCalls = (message.tool_calls ?? []).map((call, index) => atifToolCall(call, `step-${stepNumber}-call-${index}`));
+    const toolCalls = (message.tool_calls ?? []).map((call, index) =>
+      atifToolCall(call, `step-${stepNumber}-call-${index}`),
+    );
     const step = this.#push({
       timestamp: fields.timestamp,
       source: "agent",
@@ -187,7 +204,11 @@ export class AtifStepWriter {
     this.#push({
       source: "system",
       message: "tool result without a recorded tool call",
-      observation: { results: [compact({ content: messageText(message), extra: id ? { tool_call_id: id } : undefined })] },
+      observation: {
+        results: [
+          compact({ content: messageText(message), extra: id ? { tool_call_id: id } : undefined }),
+        ],
+      },
       is_copied_context: copy,
     });
   }

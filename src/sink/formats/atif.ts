@@ -39,7 +39,9 @@ function stringField(call: LlmCall | undefined, field: string): string | undefin
 function toolDefinitions(call: LlmCall | undefined): JsonObject[] | undefined {
   const tools = call?.request.tools;
   if (!Array.isArray(tools) || tools.length === 0) return undefined;
-  return tools.filter((tool): tool is JsonObject => typeof tool === "object" && tool !== null && !Array.isArray(tool));
+  return tools.filter(
+    (tool): tool is JsonObject => typeof tool === "object" && tool !== null && !Array.isArray(tool),
+  );
 }
 
 /** Metrics of one call: token counts, the engine's ids and (when recorded) one logprob per completion token. */
@@ -50,7 +52,13 @@ function callMetrics(call: LlmCall): JsonObject {
     prompt_token_ids: call.prompt_token_ids,
     completion_token_ids: call.completion_token_ids,
     logprobs: call.logprobs.length > 0 ? call.logprobs : undefined,
-    extra: { logprobs_mode: call.logprobs_mode, latency_ms: call.latency_ms, attempts: call.attempts, backend: call.backend, replica: call.replica },
+    extra: {
+      logprobs_mode: call.logprobs_mode,
+      latency_ms: call.latency_ms,
+      attempts: call.attempts,
+      backend: call.backend,
+      replica: call.replica,
+    },
   });
 }
 
@@ -68,8 +76,18 @@ function callExtra(call: LlmCall, step: Step | undefined): JsonObject {
   });
 }
 
-function agentFields(call: LlmCall, step: Step | undefined, defaultModel: string | undefined): AgentCallFields {
-  return { timestamp: isoTime(call.created_at), model_name: stringField(call, "model") ?? defaultModel, metrics: callMetrics(call), llm_call_count: 1, extra: callExtra(call, step) };
+function agentFields(
+  call: LlmCall,
+  step: Step | undefined,
+  defaultModel: string | undefined,
+): AgentCallFields {
+  return {
+    timestamp: isoTime(call.created_at),
+    model_name: stringField(call, "model") ?? defaultModel,
+    metrics: callMetrics(call),
+    llm_call_count: 1,
+    extra: callExtra(call, step),
+  };
 }
 
 /**
@@ -94,21 +112,31 @@ export function toAtif(view: RolloutView): JsonObject {
   const model = stringField(first, "model") ?? view.config.model ?? undefined;
   const stepsById = new Map(view.trajectory.steps.map((step) => [step.step_id, step]));
   const writer = new AtifStepWriter();
-  for (const call of calls) writer.addCall(call, agentFields(call, stepsById.get(call.step_id ?? ""), model));
+  for (const call of calls)
+    writer.addCall(call, agentFields(call, stepsById.get(call.step_id ?? ""), model));
   if (view.final_messages) writer.addPrompt(view.final_messages);
   const source = calls.length > 0 ? "llm_calls" : view.final_messages ? "final_messages" : "none";
   return compact({
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: view.rollout_id,
     trajectory_id: view.rollout_id,
-    agent: compact({ name: view.agent, version: AGENT_VERSION, model_name: model, tool_definitions: toolDefinitions(first) }),
+    agent: compact({
+      name: view.agent,
+      version: AGENT_VERSION,
+      model_name: model,
+      tool_definitions: toolDefinitions(first),
+    }),
     steps: writer.steps,
-    notes: "Exported by edge-rollout from the rollout's recorded LLM calls; token ids and logprobs in step metrics are the inference engine's own.",
+    notes:
+      "Exported by edge-rollout from the rollout's recorded LLM calls; token ids and logprobs in step metrics are the inference engine's own.",
     final_metrics: {
       total_prompt_tokens: calls.reduce((sum, call) => sum + call.usage.prompt_tokens, 0),
       total_completion_tokens: calls.reduce((sum, call) => sum + call.usage.completion_tokens, 0),
       total_steps: writer.steps.length,
-      extra: { llm_calls: calls.length, trainable_calls: calls.filter((call) => call.trainable).length },
+      extra: {
+        llm_calls: calls.length,
+        trainable_calls: calls.filter((call) => call.trainable).length,
+      },
     },
     extra: compact({
       rollout_id: view.rollout_id,

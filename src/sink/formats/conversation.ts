@@ -11,7 +11,10 @@ function requestMessages(call: LlmCall): ChatMessage[] | null {
  * The messages a call added to the conversation: its request minus what the previous call sent and
  * received. When the prompt does not extend the previous one (history rewritten), all of it.
  */
-export function newMessages(call: LlmCall, previous: LlmCall | undefined): { messages: ChatMessage[]; whole: boolean } {
+export function newMessages(
+  call: LlmCall,
+  previous: LlmCall | undefined,
+): { messages: ChatMessage[]; whole: boolean } {
   const messages = requestMessages(call) ?? [];
   const before = previous ? requestMessages(previous) : null;
   if (!previous || !before) return { messages, whole: false };

@@ -18,7 +18,8 @@ export interface DatasetIssue {
 }
 
 /** The dataset's rows, or what is wrong with it. */
-export type DatasetReadResult = { ok: true; rows: DatasetRow[] } | { ok: false; errors: DatasetIssue[] };
+export type DatasetReadResult =
+  { ok: true; rows: DatasetRow[] } | { ok: false; errors: DatasetIssue[] };
 
 /** A decoded record and where it came from. */
 interface SourceRecord {
@@ -42,7 +43,10 @@ function where(row: number, line: number | undefined): string {
 }
 
 /** One JSON document per non-blank line; a line that does not parse is reported, never thrown. */
-function jsonlRecords(bytes: ArrayBuffer, rowEnd: number): { records: SourceRecord[]; issues: DatasetIssue[] } | string {
+function jsonlRecords(
+  bytes: ArrayBuffer,
+  rowEnd: number,
+): { records: SourceRecord[]; issues: DatasetIssue[] } | string {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -58,14 +62,24 @@ function jsonlRecords(bytes: ArrayBuffer, rowEnd: number): { records: SourceReco
     const row = records.length;
     if (jsonNestingDepth(line, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
       records.push({ value: undefined, line: i + 1 });
-      issues.push({ path: "dataset_key", row, line: i + 1, message: `${where(row, i + 1)}: nested deeper than ${MAX_JSON_DEPTH} levels` });
+      issues.push({
+        path: "dataset_key",
+        row,
+        line: i + 1,
+        message: `${where(row, i + 1)}: nested deeper than ${MAX_JSON_DEPTH} levels`,
+      });
       continue;
     }
     try {
       records.push({ value: JSON.parse(line), line: i + 1 });
     } catch {
       records.push({ value: undefined, line: i + 1 });
-      issues.push({ path: "dataset_key", row, line: i + 1, message: `${where(row, i + 1)}: not valid JSON` });
+      issues.push({
+        path: "dataset_key",
+        row,
+        line: i + 1,
+        message: `${where(row, i + 1)}: not valid JSON`,
+      });
     }
   }
   return { records, issues };
@@ -76,10 +90,18 @@ function jsonlRecords(bytes: ArrayBuffer, rowEnd: number): { records: SourceReco
  * rows (and never more than MAX_BATCH_ROWS); bad rows are reported with their row number, line and
  * field, up to 20 of them.
  */
-export async function readDataset(bytes: ArrayBuffer, key: string, options: { limit?: number } = {}): Promise<DatasetReadResult> {
+export async function readDataset(
+  bytes: ArrayBuffer,
+  key: string,
+  options: { limit?: number } = {},
+): Promise<DatasetReadResult> {
   const format = datasetFormat(key);
   if (!format) return whole(key, "dataset_key must end in .jsonl or .parquet");
-  if (bytes.byteLength > MAX_DATASET_BYTES) return whole(key, `is ${bytes.byteLength} bytes; datasets are read whole and may be at most ${MAX_DATASET_BYTES} bytes (split it)`);
+  if (bytes.byteLength > MAX_DATASET_BYTES)
+    return whole(
+      key,
+      `is ${bytes.byteLength} bytes; datasets are read whole and may be at most ${MAX_DATASET_BYTES} bytes (split it)`,
+    );
   // One row past the cap tells "too many rows" apart from "exactly the cap".
   const rowEnd = Math.min(options.limit ?? Number.POSITIVE_INFINITY, MAX_BATCH_ROWS + 1);
   let records: SourceRecord[];
@@ -95,7 +117,11 @@ export async function readDataset(bytes: ArrayBuffer, key: string, options: { li
     records = decoded.records.map((value) => ({ value }));
   }
   if (records.length === 0) return whole(key, "has no rows");
-  if (records.length > MAX_BATCH_ROWS) return whole(key, `has more than ${MAX_BATCH_ROWS} rows; set limit or split the dataset into several batches`);
+  if (records.length > MAX_BATCH_ROWS)
+    return whole(
+      key,
+      `has more than ${MAX_BATCH_ROWS} rows; set limit or split the dataset into several batches`,
+    );
   const rows: DatasetRow[] = [];
   records.forEach((record, row) => {
     if (record.value === undefined) return;
@@ -106,7 +132,13 @@ export async function readDataset(bytes: ArrayBuffer, key: string, options: { li
     }
     for (const issue of parsed.error.issues) {
       const field = issue.path.map(String).join(".") || "(row)";
-      issues.push({ path: "dataset_key", row, ...(record.line === undefined ? {} : { line: record.line }), field, message: `${where(row, record.line)}: ${field}: ${issue.message}` });
+      issues.push({
+        path: "dataset_key",
+        row,
+        ...(record.line === undefined ? {} : { line: record.line }),
+        field,
+        message: `${where(row, record.line)}: ${field}: ${issue.message}`,
+      });
     }
   });
   if (issues.length > 0) return { ok: false, errors: issues.slice(0, MAX_REPORTED_ISSUES) };

@@ -14,7 +14,8 @@ export function toPlainJson(value: unknown): JsonValue {
   if (value === null || value === undefined) return null;
   if (typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (typeof value === "bigint")
+    return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
   if (ArrayBuffer.isView(value)) return new TextDecoder().decode(value);
   if (Array.isArray(value)) return value.map(toPlainJson);
@@ -30,7 +31,10 @@ export function toPlainJson(value: unknown): JsonValue {
  * pyarrow and pandas write by default) decode; other codecs (zstd, gzip) need hyparquet's optional
  * compressors and are reported as unreadable.
  */
-export async function readParquetRecords(bytes: ArrayBuffer, rowEnd: number): Promise<ParquetRecords> {
+export async function readParquetRecords(
+  bytes: ArrayBuffer,
+  rowEnd: number,
+): Promise<ParquetRecords> {
   try {
     const rows = await parquetReadObjects({ file: bytes, rowEnd });
     return { ok: true, records: rows.map(toPlainJson) };

@@ -22,8 +22,20 @@ const SAMPLE_VERSION_KEY = "edge_rollout.training_sample.schema_version";
  * `response_mask` is a bool list (1 bit a token); `extra_fields` is each sample's JSON object.
  */
 export const SAMPLE_COLUMNS = [
-  "uid", "sample_index", "rollout_id", "segment_index", "prompt_ids", "response_ids", "response_mask", "response_logprobs",
-  "reward_score", "num_turns", "termination_reason", "policy_version_start", "policy_version_end", "extra_fields",
+  "uid",
+  "sample_index",
+  "rollout_id",
+  "segment_index",
+  "prompt_ids",
+  "response_ids",
+  "response_mask",
+  "response_logprobs",
+  "reward_score",
+  "num_turns",
+  "termination_reason",
+  "policy_version_start",
+  "policy_version_end",
+  "extra_fields",
 ] as const;
 type SampleColumnName = (typeof SAMPLE_COLUMNS)[number];
 
@@ -46,12 +58,16 @@ function ragged(rows: number[][], child: (flat: number[]) => Vector): Vector {
 
 function tokenIds(flat: number[]): Vector {
   const fits = flat.every((id) => id >= INT32_MIN && id <= INT32_MAX);
-  return fits ? { type: "int32", values: Int32Array.from(flat) } : { type: "int64", values: Float64Array.from(flat) };
+  return fits
+    ? { type: "int32", values: Int32Array.from(flat) }
+    : { type: "int64", values: Float64Array.from(flat) };
 }
 
 function logprobs(flat: number[]): Vector {
   const single = Float32Array.from(flat);
-  return single.every((v, i) => v === flat[i]) ? { type: "float32", values: single } : { type: "float64", values: Float64Array.from(flat) };
+  return single.every((v, i) => v === flat[i])
+    ? { type: "float32", values: single }
+    : { type: "float64", values: Float64Array.from(flat) };
 }
 
 /** The samples as the table's columns, in SAMPLE_COLUMNS order. */
@@ -61,25 +77,52 @@ export function samplesToColumns(samples: readonly TrainingSample[]): Column[] {
     sample_index: ints(samples.map((s) => s.sample_index)),
     rollout_id: strings(samples.map((s) => s.rollout_id)),
     segment_index: ints(samples.map((s) => s.segment_index)),
-    prompt_ids: ragged(samples.map((s) => s.prompt_ids), tokenIds),
-    response_ids: ragged(samples.map((s) => s.response_ids), tokenIds),
-    response_mask: ragged(samples.map((s) => s.response_mask), (flat) => ({ type: "bool", values: Uint8Array.from(flat) })),
-    response_logprobs: ragged(samples.map((s) => s.response_logprobs), logprobs),
-    reward_score: { type: "float64", values: Float64Array.from(samples.map((s) => s.reward_score)) },
+    prompt_ids: ragged(
+      samples.map((s) => s.prompt_ids),
+      tokenIds,
+    ),
+    response_ids: ragged(
+      samples.map((s) => s.response_ids),
+      tokenIds,
+    ),
+    response_mask: ragged(
+      samples.map((s) => s.response_mask),
+      (flat) => ({ type: "bool", values: Uint8Array.from(flat) }),
+    ),
+    response_logprobs: ragged(
+      samples.map((s) => s.response_logprobs),
+      logprobs,
+    ),
+    reward_score: {
+      type: "float64",
+      values: Float64Array.from(samples.map((s) => s.reward_score)),
+    },
     num_turns: ints(samples.map((s) => s.num_turns)),
     termination_reason: strings(samples.map((s) => s.termination_reason)),
     policy_version_start: ints(samples.map((s) => s.policy_version.start)),
     policy_version_end: ints(samples.map((s) => s.policy_version.end)),
     // Per-token versions (present only on samples whose tokens span versions) ride in extra_fields,
     // so the column layout, and every table stored before them, stays as it is.
-    extra_fields: strings(samples.map((s) => JSON.stringify(s.response_policy_versions ? { ...s.extra_fields, response_policy_versions: s.response_policy_versions } : s.extra_fields))),
+    extra_fields: strings(
+      samples.map((s) =>
+        JSON.stringify(
+          s.response_policy_versions
+            ? { ...s.extra_fields, response_policy_versions: s.response_policy_versions }
+            : s.extra_fields,
+        ),
+      ),
+    ),
   };
   return SAMPLE_COLUMNS.map((name) => ({ name, vector: vectors[name] }));
 }
 
 /** Schema metadata of a sample table, plus `extra`. */
 export function sampleTableMetadata(extra: Record<string, string> = {}): Record<string, string> {
-  return { [SAMPLE_TABLE_VERSION_KEY]: String(SAMPLE_TABLE_SCHEMA_VERSION), [SAMPLE_VERSION_KEY]: String(TRAINING_SAMPLE_SCHEMA_VERSION), ...extra };
+  return {
+    [SAMPLE_TABLE_VERSION_KEY]: String(SAMPLE_TABLE_SCHEMA_VERSION),
+    [SAMPLE_VERSION_KEY]: String(TRAINING_SAMPLE_SCHEMA_VERSION),
+    ...extra,
+  };
 }
 
 /** The Arrow IPC stream of one rollout's samples, as publication stores it. */
@@ -91,9 +134,13 @@ export function encodeSampleTable(samples: readonly TrainingSample[]): Uint8Arra
 export function readSampleTable(bytes: Uint8Array): ArrowTable {
   const table = decodeArrowStream(bytes);
   const version = table.metadata[SAMPLE_TABLE_VERSION_KEY];
-  if (version !== String(SAMPLE_TABLE_SCHEMA_VERSION)) throw new ArrowFormatError(`sample table layout version ${version ?? "(none)"}; this code reads ${SAMPLE_TABLE_SCHEMA_VERSION}`);
+  if (version !== String(SAMPLE_TABLE_SCHEMA_VERSION))
+    throw new ArrowFormatError(
+      `sample table layout version ${version ?? "(none)"}; this code reads ${SAMPLE_TABLE_SCHEMA_VERSION}`,
+    );
   const names = table.columns.map((c) => c.name);
-  if (names.join() !== SAMPLE_COLUMNS.join()) throw new ArrowFormatError(`sample table columns are ${names.join(", ")}`);
+  if (names.join() !== SAMPLE_COLUMNS.join())
+    throw new ArrowFormatError(`sample table columns are ${names.join(", ")}`);
   return table;
 }
 
@@ -105,47 +152,83 @@ function column(table: ArrowTable, name: SampleColumnName): Vector {
 
 /** The samples of a sample table (the JSON pull's shape), with plain arrays. */
 export function columnsToSamples(table: ArrowTable): TrainingSample[] {
-  const text = (name: SampleColumnName) => (column(table, name) as Extract<Vector, { type: "utf8" }>).values;
+  const text = (name: SampleColumnName) =>
+    (column(table, name) as Extract<Vector, { type: "utf8" }>).values;
   const num = (name: SampleColumnName) => (column(table, name) as Flat).values;
   const list = (name: SampleColumnName) => {
     const v = column(table, name) as Extract<Vector, { type: "list" }>;
     const values = (v.child as Flat).values;
     return (row: number) => Array.from(values.subarray(v.offsets[row]!, v.offsets[row + 1]!));
   };
-  const [uid, rolloutId, reason, extra] = [text("uid"), text("rollout_id"), text("termination_reason"), text("extra_fields")];
-  const [sampleIndex, segment, reward, turns, start, end] = [num("sample_index"), num("segment_index"), num("reward_score"), num("num_turns"), num("policy_version_start"), num("policy_version_end")];
-  const [prompt, response, mask, lps] = [list("prompt_ids"), list("response_ids"), list("response_mask"), list("response_logprobs")];
+  const [uid, rolloutId, reason, extra] = [
+    text("uid"),
+    text("rollout_id"),
+    text("termination_reason"),
+    text("extra_fields"),
+  ];
+  const [sampleIndex, segment, reward, turns, start, end] = [
+    num("sample_index"),
+    num("segment_index"),
+    num("reward_score"),
+    num("num_turns"),
+    num("policy_version_start"),
+    num("policy_version_end"),
+  ];
+  const [prompt, response, mask, lps] = [
+    list("prompt_ids"),
+    list("response_ids"),
+    list("response_mask"),
+    list("response_logprobs"),
+  ];
   return Array.from({ length: table.length }, (_, i) => {
-    const { response_policy_versions: versions, ...fields } = JSON.parse(extra[i]!) as TrainingSample["extra_fields"];
+    const { response_policy_versions: versions, ...fields } = JSON.parse(
+      extra[i]!,
+    ) as TrainingSample["extra_fields"];
     return {
-    schema_version: TRAINING_SAMPLE_SCHEMA_VERSION,
-    uid: uid[i]!,
-    sample_index: sampleIndex[i]!,
-    rollout_id: rolloutId[i]!,
-    segment_index: segment[i]!,
-    prompt_ids: prompt(i),
-    response_ids: response(i),
-    response_mask: mask(i) as Array<0 | 1>,
-    response_logprobs: lps(i),
-    reward_score: reward[i]!,
-    num_turns: turns[i]!,
-    termination_reason: reason[i] as TrainingSample["termination_reason"],
-    policy_version: { start: start[i]!, end: end[i]! },
-    ...(Array.isArray(versions) ? { response_policy_versions: versions as number[] } : {}),
-    extra_fields: fields,
+      schema_version: TRAINING_SAMPLE_SCHEMA_VERSION,
+      uid: uid[i]!,
+      sample_index: sampleIndex[i]!,
+      rollout_id: rolloutId[i]!,
+      segment_index: segment[i]!,
+      prompt_ids: prompt(i),
+      response_ids: response(i),
+      response_mask: mask(i) as Array<0 | 1>,
+      response_logprobs: lps(i),
+      reward_score: reward[i]!,
+      num_turns: turns[i]!,
+      termination_reason: reason[i] as TrainingSample["termination_reason"],
+      policy_version: { start: start[i]!, end: end[i]! },
+      ...(Array.isArray(versions) ? { response_policy_versions: versions as number[] } : {}),
+      extra_fields: fields,
     };
   });
 }
 
 /** `table` with each row's `extra_fields` replaced by `update(parsed)` (flags a failed member's samples). */
-export function withExtraFields(table: ArrowTable, update: (fields: Record<string, unknown>) => Record<string, unknown>): ArrowTable {
+export function withExtraFields(
+  table: ArrowTable,
+  update: (fields: Record<string, unknown>) => Record<string, unknown>,
+): ArrowTable {
   const at = SAMPLE_COLUMNS.indexOf("extra_fields");
-  const values = (table.columns[at]!.vector as Extract<Vector, { type: "utf8" }>).values.map((text) => JSON.stringify(update(JSON.parse(text!) as Record<string, unknown>)));
-  return { ...table, columns: table.columns.map((c, i) => (i === at ? { name: c.name, vector: strings(values) } : c)) };
+  const values = (table.columns[at]!.vector as Extract<Vector, { type: "utf8" }>).values.map(
+    (text) => JSON.stringify(update(JSON.parse(text!) as Record<string, unknown>)),
+  );
+  return {
+    ...table,
+    columns: table.columns.map((c, i) =>
+      i === at ? { name: c.name, vector: strings(values) } : c,
+    ),
+  };
 }
 
 /** Sample tables back to back, as one table's columns (list offsets rebased, types widened where they differ). */
 export function concatSampleTables(tables: ArrowTable[]): Column[] {
   const empty = samplesToColumns([]);
-  return SAMPLE_COLUMNS.map((name, i) => ({ name, vector: concatVectors(tables.map((t) => t.columns[i]!.vector), empty[i]!.vector) }));
+  return SAMPLE_COLUMNS.map((name, i) => ({
+    name,
+    vector: concatVectors(
+      tables.map((t) => t.columns[i]!.vector),
+      empty[i]!.vector,
+    ),
+  }));
 }

@@ -28,7 +28,18 @@ export interface SinkDeps {
 
 /** The group of a rollout created alone: itself, stored but not fed to a trainer. */
 export function soloGroup(rolloutId: string): RolloutGroup {
-  return { uid: rolloutId, sample_index: 0, group_size: 1, batch_id: null, training_mode: "verl/hybrid", data_manager: "infer", attempt: 0, max_member_retries: 0, signal_filter: null, on_infra_failure: "withhold" };
+  return {
+    uid: rolloutId,
+    sample_index: 0,
+    group_size: 1,
+    batch_id: null,
+    training_mode: "verl/hybrid",
+    data_manager: "infer",
+    attempt: 0,
+    max_member_retries: 0,
+    signal_filter: null,
+    on_infra_failure: "withhold",
+  };
 }
 
 /**
@@ -37,20 +48,38 @@ export function soloGroup(rolloutId: string): RolloutGroup {
  * halfway is simply run again; the announcement goes last, so a consumer never sees a pointer to
  * an object that is not there yet.
  */
-export async function publishRollout(deps: SinkDeps, view: RolloutView, group: z.input<typeof RolloutGroup> | null): Promise<ResultMessage> {
+export async function publishRollout(
+  deps: SinkDeps,
+  view: RolloutView,
+  group: z.input<typeof RolloutGroup> | null,
+): Promise<ResultMessage> {
   // Parsed: a group stored before a field existed gets its default.
   const placement = group ? RolloutGroup.parse(group) : soloGroup(view.rollout_id);
   const built = buildSamplesForView(view, placement);
   // The view was read from validated rows and each sample was parsed by the builder; parsing the
   // whole record again cost several ms per rollout in workerd for nothing.
-  const record: RolloutRecord = { schema_version: ROLLOUT_RECORD_SCHEMA_VERSION, rollout: view, samples: built.samples, sample_mode: view.config.sample_mode, drift_splits: built.drift_splits };
+  const record: RolloutRecord = {
+    schema_version: ROLLOUT_RECORD_SCHEMA_VERSION,
+    rollout: view,
+    samples: built.samples,
+    sample_mode: view.config.sample_mode,
+    drift_splits: built.drift_splits,
+  };
   const key = rolloutRecordKey(view.rollout_id);
   const atifKey = rolloutAtifKey(view.rollout_id);
   await deps.blobs.put(key, JSON.stringify(record), "application/json");
   await deps.blobs.put(atifKey, JSON.stringify(toAtif(view)), "application/json");
   // The samples once more, alone and in the feed's binary layout: a pull reads these, never the trajectory.
-  if (built.samples.length > 0) await deps.blobs.put(rolloutSamplesKey(view.rollout_id), encodeSampleTable(built.samples).buffer as ArrayBuffer, ARROW_STREAM_MEDIA_TYPE);
-  const versions = view.llm_calls.length > 0 ? view.llm_calls : [{ policy_version_start: 0, policy_version_end: 0 }];
+  if (built.samples.length > 0)
+    await deps.blobs.put(
+      rolloutSamplesKey(view.rollout_id),
+      encodeSampleTable(built.samples).buffer as ArrayBuffer,
+      ARROW_STREAM_MEDIA_TYPE,
+    );
+  const versions =
+    view.llm_calls.length > 0
+      ? view.llm_calls
+      : [{ policy_version_start: 0, policy_version_end: 0 }];
   const message = ResultMessage.parse({
     schema_version: RESULT_MESSAGE_SCHEMA_VERSION,
     rollout_id: view.rollout_id,

@@ -21,8 +21,14 @@ const READ_AHEAD = 4;
  * or short aborts the body, never a silently wrong stream: a pull's client sees a truncated answer
  * (the lease lapses and its groups are delivered again); a compaction's R2 put fails (nothing moves).
  */
-export function streamSpans(bucket: R2Bucket, head: Uint8Array[], reads: RangeRead[], tail: Uint8Array): { body: ReadableStream<Uint8Array>; length: number } {
-  const length = head.reduce((n, c) => n + c.length, 0) + reads.reduce((n, r) => n + r.length, 0) + tail.length;
+export function streamSpans(
+  bucket: R2Bucket,
+  head: Uint8Array[],
+  reads: RangeRead[],
+  tail: Uint8Array,
+): { body: ReadableStream<Uint8Array>; length: number } {
+  const length =
+    head.reduce((n, c) => n + c.length, 0) + reads.reduce((n, r) => n + r.length, 0) + tail.length;
   const { readable, writable } = new FixedLengthStream(length);
   const started: Array<Promise<R2ObjectBody | null>> = [];
   const start = (i: number): void => {
@@ -48,7 +54,8 @@ export function streamSpans(bucket: R2Bucket, head: Uint8Array[], reads: RangeRe
     } catch (error) {
       await writer.abort(error).catch(() => undefined);
       // Reads started ahead are let go.
-      for (const pending of started) void pending.then((object) => object?.body.cancel()).catch(() => undefined);
+      for (const pending of started)
+        void pending.then((object) => object?.body.cancel()).catch(() => undefined);
     }
   })();
   return { body: readable, length };

@@ -1,13 +1,23 @@
 /** @module Integration group "http": the HTTP surface: the gateway, input guards, auth and export; the files run one after another in one workerd (README.md here says why). */
 import { describe } from "vitest";
 
-describe("gateway-openai.integration.test.ts", async () => void (await import("../gateway-openai.integration.test")));
-describe("gateway-choices.integration.test.ts", async () => void (await import("../gateway-choices.integration.test")));
-describe("gateway-upstream-errors.integration.test.ts", async () => void (await import("../gateway-upstream-errors.integration.test")));
-describe("gateway-keys.integration.test.ts", async () => void (await import("../gateway-keys.integration.test")));
-describe("input-guards.integration.test.ts", async () => void (await import("../input-guards.integration.test")));
-describe("bearer-auth.integration.test.ts", async () => void (await import("../bearer-auth.integration.test")));
-describe("dashboard-auth.integration.test.ts", async () => void (await import("../dashboard-auth.integration.test")));
-describe("deployment-guard.integration.test.ts", async () => void (await import("../deployment-guard.integration.test")));
-describe("otlp-export.integration.test.ts", async () => void (await import("../otlp-export.integration.test")));
-describe("upstream-streams.integration.test.ts", async () => void (await import("../upstream-streams.integration.test")));
+describe("gateway-openai.integration.test.ts", async () =>
+  void (await import("../gateway-openai.integration.test")));
+describe("gateway-choices.integration.test.ts", async () =>
+  void (await import("../gateway-choices.integration.test")));
+describe("gateway-upstream-errors.integration.test.ts", async () =>
+  void (await import("../gateway-upstream-errors.integration.test")));
+describe("gateway-keys.integration.test.ts", async () =>
+  void (await import("../gateway-keys.integration.test")));
+describe("input-guards.integration.test.ts", async () =>
+  void (await import("../input-guards.integration.test")));
+describe("bearer-auth.integration.test.ts", async () =>
+  void (await import("../bearer-auth.integration.test")));
+describe("dashboard-auth.integration.test.ts", async () =>
+  void (await import("../dashboard-auth.integration.test")));
+describe("deployment-guard.integration.test.ts", async () =>
+  void (await import("../deployment-guard.integration.test")));
+describe("otlp-export.integration.test.ts", async () =>
+  void (await import("../otlp-export.integration.test")));
+describe("upstream-streams.integration.test.ts", async () =>
+  void (await import("../upstream-streams.integration.test")));

@@ -37,7 +37,21 @@ describe("evaluateArithmetic", () => {
   });
 
   it("rejects anything that is not a well-formed expression", () => {
-    for (const garbage of ["", "   ", "2 +", "(1 + 2", "1 + 2)", "2 3", "abc", "1e3", ".5", "2 ^ 3", "+3", "1..2", "process.exit()"]) {
+    for (const garbage of [
+      "",
+      "   ",
+      "2 +",
+      "(1 + 2",
+      "1 + 2)",
+      "2 3",
+      "abc",
+      "1e3",
+      ".5",
+      "2 ^ 3",
+      "+3",
+      "1..2",
+      "process.exit()",
+    ]) {
       expect(() => evaluateArithmetic(garbage), garbage).toThrow(ArithmeticError);
     }
   });

@@ -11,7 +11,12 @@ const wrangler = readFileSync(`${root}wrangler.toml`, "utf8");
 /** Repository paths the page cites in code spans (templates such as `<id>` or `*` left out). */
 function citedPaths(text: string): string[] {
   const spans = [...text.matchAll(/`([^`\s]+)`/g)].map((match) => match[1]!);
-  return spans.filter((span) => /^(src|tools|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//.test(span) && !/[<*{…]/.test(span));
+  return spans.filter(
+    (span) =>
+      /^(src|tools|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//.test(
+        span,
+      ) && !/[<*{…]/.test(span),
+  );
 }
 
 describe("docs/architecture.md (unit)", () => {
@@ -25,7 +30,11 @@ describe("docs/architecture.md (unit)", () => {
   it("keeps the Worker's code (src/, functions/, durable-objects/) from importing the Node programs in tools/", () => {
     const graph = readImportGraph(root, ["src", "functions", "durable-objects"]);
     expect(graph.size).toBeGreaterThan(100);
-    const broken = [...graph].flatMap(([file, targets]) => targets.filter((target) => target.startsWith("tools/")).map((target) => `${file} -> ${target}`));
+    const broken = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((target) => target.startsWith("tools/"))
+        .map((target) => `${file} -> ${target}`),
+    );
     expect(broken).toEqual([]);
   });
 
@@ -67,9 +76,13 @@ describe.each(WINGS)("the map of %s (unit)", (wing) => {
     expect(paths.length + packages.length).toBeGreaterThan(0);
     const graph = readImportGraph(root, [wing]);
     const broken = [...graph].flatMap(([file, targets]) => [
-      ...targets.filter((target) => paths.some((path) => target.startsWith(path))).map((target) => `${file} -> ${target}`),
+      ...targets
+        .filter((target) => paths.some((path) => target.startsWith(path)))
+        .map((target) => `${file} -> ${target}`),
       ...packageSpecifiers(readFileSync(`${root}${file}`, "utf8"))
-        .filter((name) => packages.some((banned) => name === banned || name.startsWith(`${banned}/`)))
+        .filter((name) =>
+          packages.some((banned) => name === banned || name.startsWith(`${banned}/`)),
+        )
         .map((name) => `${file} -> ${name}`),
     ]);
     expect(broken).toEqual([]);

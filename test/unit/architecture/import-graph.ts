@@ -15,12 +15,18 @@ export type ImportGraph = Map<string, string[]>;
  * and strings that merely look like imports do not count).
  */
 export function relativeSpecifiers(source: string): string[] {
-  return ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName).filter((name) => name.startsWith("."));
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((file) => file.fileName)
+    .filter((name) => name.startsWith("."));
 }
 
 /** The package specifiers of `source` (`hono`, `cloudflare:workers`, `zod/v4`), read the same way. */
 export function packageSpecifiers(source: string): string[] {
-  return ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName).filter((name) => !name.startsWith("."));
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((file) => file.fileName)
+    .filter((name) => !name.startsWith("."));
 }
 
 function tsFiles(dir: string): string[] {
@@ -34,7 +40,8 @@ function tsFiles(dir: string): string[] {
 function resolveSpecifier(from: string, specifier: string): string | null {
   const base = resolve(dirname(from), specifier);
   const stem = base.replace(/\.(m?js|ts)$/, "");
-  for (const candidate of [`${stem}.ts`, join(base, "index.ts")]) if (existsSync(candidate)) return candidate;
+  for (const candidate of [`${stem}.ts`, join(base, "index.ts")])
+    if (existsSync(candidate)) return candidate;
   return null;
 }
 
@@ -63,14 +70,20 @@ export function importCircles(graph: ImportGraph): string[][] {
   for (const start of graph.keys()) {
     if (index.has(start)) continue;
     const work: Array<{ node: string; next: number }> = [{ node: start, next: 0 }];
-    index.set(start, counter); low.set(start, counter++); stack.push(start); onStack.add(start);
+    index.set(start, counter);
+    low.set(start, counter++);
+    stack.push(start);
+    onStack.add(start);
     while (work.length > 0) {
       const frame = work[work.length - 1]!;
       const targets = graph.get(frame.node) ?? [];
       if (frame.next < targets.length) {
         const target = targets[frame.next++]!;
         if (!index.has(target)) {
-          index.set(target, counter); low.set(target, counter++); stack.push(target); onStack.add(target);
+          index.set(target, counter);
+          low.set(target, counter++);
+          stack.push(target);
+          onStack.add(target);
           work.push({ node: target, next: 0 });
         } else if (onStack.has(target)) {
           low.set(frame.node, Math.min(low.get(frame.node)!, index.get(target)!));
@@ -83,7 +96,11 @@ export function importCircles(graph: ImportGraph): string[][] {
       if (low.get(frame.node) !== index.get(frame.node)) continue;
       const group: string[] = [];
       let member: string;
-      do { member = stack.pop()!; onStack.delete(member); group.push(member); } while (member !== frame.node);
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== frame.node);
       if (group.length > 1 || targets.includes(frame.node)) circles.push(group.sort());
     }
   }

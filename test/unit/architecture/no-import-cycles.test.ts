@@ -19,11 +19,25 @@ describe("import circles (unit)", () => {
       `/** @example import { y } from "./doc"; */`,
       `const s = 'import { q } from "./string"';`,
     ].join("\n");
-    expect(relativeSpecifiers(source)).toEqual(["./a", "../b", "./c", "./e", "./f", "./g", "./side-effect"]);
+    expect(relativeSpecifiers(source)).toEqual([
+      "./a",
+      "../b",
+      "./c",
+      "./e",
+      "./f",
+      "./g",
+      "./side-effect",
+    ]);
   });
 
   it("finds a circle through any number of files, and a file importing itself", () => {
-    const graph = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a", "d"]], ["d", []], ["e", ["e"]]]);
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", []],
+      ["e", ["e"]],
+    ]);
     expect(importCircles(graph)).toEqual(expect.arrayContaining([["a", "b", "c"], ["e"]]));
     expect(importCircles(graph)).toHaveLength(2);
   });

@@ -12,7 +12,9 @@ const ADDRESSING = new Set(["idFromName", "idFromString", "newUniqueId"]);
 /** The Durable Object namespace bindings wrangler.toml declares (ROLLOUT_SESSION, …). */
 function objectBindings(): string[] {
   const wrangler = readFileSync(`${root}wrangler.toml`, "utf8");
-  return [...wrangler.matchAll(/\[\[durable_objects\.bindings\]\]\s*name = "(\w+)"/g)].map((match) => match[1]!);
+  return [...wrangler.matchAll(/\[\[durable_objects\.bindings\]\]\s*name = "(\w+)"/g)].map(
+    (match) => match[1]!,
+  );
 }
 
 /**
@@ -23,7 +25,8 @@ function objectBindings(): string[] {
 function objectReaches(source: string, bindings: string[]): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isIdentifier(node) && (ADDRESSING.has(node.text) || bindings.includes(node.text))) found.push(node.text);
+    if (ts.isIdentifier(node) && (ADDRESSING.has(node.text) || bindings.includes(node.text)))
+      found.push(node.text);
     node.forEachChild(visit);
   };
   visit(ts.createSourceFile("source.ts", source, ts.ScriptTarget.ES2022, true));
@@ -47,17 +50,31 @@ describe("the object directory (unit)", () => {
       `// env.POLICY_STORE.idFromName("default")`,
       `const text = "TRAINER_FEED.newUniqueId()";`,
     ].join("\n");
-    expect(objectReaches(source, objectBindings())).toEqual(["ROLLOUT_SESSION", "ROLLOUT_SESSION", "idFromName", "CLAIM_QUEUE", "idFromString"]);
+    expect(objectReaches(source, objectBindings())).toEqual([
+      "ROLLOUT_SESSION",
+      "ROLLOUT_SESSION",
+      "idFromName",
+      "CLAIM_QUEUE",
+      "idFromString",
+    ]);
   });
 
   it("is the only file of src/, functions/ and durable-objects/ that addresses a Durable Object", () => {
     const bindings = objectBindings();
     expect(bindings.length).toBeGreaterThanOrEqual(7);
-    const files = ["src", "functions", "durable-objects"].flatMap((folder) => tsFiles(join(root, folder))).map((file) => relative(root, file));
+    const files = ["src", "functions", "durable-objects"]
+      .flatMap((folder) => tsFiles(join(root, folder)))
+      .map((file) => relative(root, file));
     const offenders = files
       .filter((file) => file !== DIRECTORY)
-      .flatMap((file) => objectReaches(readFileSync(join(root, file), "utf8"), bindings).map((name) => `${file}: ${name}`));
+      .flatMap((file) =>
+        objectReaches(readFileSync(join(root, file), "utf8"), bindings).map(
+          (name) => `${file}: ${name}`,
+        ),
+      );
     expect(offenders).toEqual([]);
-    expect(objectReaches(readFileSync(join(root, DIRECTORY), "utf8"), bindings)).toEqual(expect.arrayContaining([...bindings, "idFromName"]));
+    expect(objectReaches(readFileSync(join(root, DIRECTORY), "utf8"), bindings)).toEqual(
+      expect.arrayContaining([...bindings, "idFromName"]),
+    );
   });
 });

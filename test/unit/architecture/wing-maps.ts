@@ -7,7 +7,8 @@
 import { join } from "node:path";
 
 /** Top-level folders a code span may start with to be read from the repository root. */
-const ROOTED = /^(src|tools|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//;
+const ROOTED =
+  /^(src|tools|functions|durable-objects|test|docs|scripts|bench|clients|examples|bin)\//;
 const PATH_LIKE = /^[\w.-]+(\/[\w.-]+)*\/?$/;
 
 function isPath(span: string): boolean {
@@ -27,7 +28,8 @@ function spans(line: string): string[] {
 export function mapCitations(wing: string, map: string): string[] {
   return map.split("\n").flatMap((line) => {
     const cited = spans(line).filter(isPath);
-    const row = line.startsWith("|") && cited[0]?.endsWith("/") && !ROOTED.test(cited[0]) ? cited[0] : null;
+    const row =
+      line.startsWith("|") && cited[0]?.endsWith("/") && !ROOTED.test(cited[0]) ? cited[0] : null;
     return cited.map((span, i) => {
       if (ROOTED.test(span)) return span;
       const base = row && i > 0 ? join(wing, row) : wing;
@@ -47,5 +49,8 @@ export function forbiddenImports(map: string): { paths: string[]; packages: stri
     .slice(start)
     .split("\n")
     .flatMap((line) => spans(/^- ((?:`[^`]+`(?:, )?)+)/.exec(line)?.[1] ?? ""));
-  return { paths: cited.filter((span) => ROOTED.test(span)), packages: cited.filter((span) => !ROOTED.test(span)) };
+  return {
+    paths: cited.filter((span) => ROOTED.test(span)),
+    packages: cited.filter((span) => !ROOTED.test(span)),
+  };
 }

@@ -26,7 +26,10 @@ async function fakeStack(onCreate: (n: number, rolloutId: string, res: ServerRes
 }
 
 const created = (url: string, id: string) =>
-  JSON.stringify({ rollout_id: id, llm: { base_url: `${url}/v1/rollouts/${id}/llm/v1`, api_key: "k" } });
+  JSON.stringify({
+    rollout_id: id,
+    llm: { base_url: `${url}/v1/rollouts/${id}/llm/v1`, api_key: "k" },
+  });
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -47,22 +50,48 @@ describe("the soak's external rollouts", () => {
     });
     close = stack.close;
     const tally: HttpTally = { fivexx: 0, fivexxBy: {}, unreachable: 0 };
-    const result = await runExternalGroups(createSoakHttp(() => stack.url, tally), "t", 1, 1);
+    const result = await runExternalGroups(
+      createSoakHttp(() => stack.url, tally),
+      "t",
+      1,
+      1,
+    );
     expect(result.failures).toEqual([]);
-    expect(result.ids).toEqual(["soak-ext-t-0-0", "soak-ext-t-0-1", "soak-ext-t-0-2", "soak-ext-t-0-3"]);
+    expect(result.ids).toEqual([
+      "soak-ext-t-0-0",
+      "soak-ext-t-0-1",
+      "soak-ext-t-0-2",
+      "soak-ext-t-0-3",
+    ]);
     // The cut create was sent again with the same rollout id (creates are idempotent by id).
     expect(stack.creates.filter((id) => id === "soak-ext-t-0-0")).toHaveLength(2);
   });
 
   it("records a create refused for good as a failure and still returns every id it meant to run", async () => {
     const stack = await fakeStack((_n, _id, res) => {
-      res.writeHead(409, { "content-type": "application/problem+json" }).end(JSON.stringify({ title: "conflict" }));
+      res
+        .writeHead(409, { "content-type": "application/problem+json" })
+        .end(JSON.stringify({ title: "conflict" }));
     });
     close = stack.close;
     const tally: HttpTally = { fivexx: 0, fivexxBy: {}, unreachable: 0 };
-    const result = await runExternalGroups(createSoakHttp(() => stack.url, tally), "u", 1, 2);
-    expect(result.ids.sort()).toEqual(["soak-ext-u-0-0", "soak-ext-u-0-1", "soak-ext-u-0-2", "soak-ext-u-0-3"]);
-    expect(result.failures.sort()).toEqual(["soak-ext-u-0-0", "soak-ext-u-0-1", "soak-ext-u-0-2", "soak-ext-u-0-3"].map((id) => `create ${id}: 409 {"title":"conflict"}`));
+    const result = await runExternalGroups(
+      createSoakHttp(() => stack.url, tally),
+      "u",
+      1,
+      2,
+    );
+    expect(result.ids.sort()).toEqual([
+      "soak-ext-u-0-0",
+      "soak-ext-u-0-1",
+      "soak-ext-u-0-2",
+      "soak-ext-u-0-3",
+    ]);
+    expect(result.failures.sort()).toEqual(
+      ["soak-ext-u-0-0", "soak-ext-u-0-1", "soak-ext-u-0-2", "soak-ext-u-0-3"].map(
+        (id) => `create ${id}: 409 {"title":"conflict"}`,
+      ),
+    );
     // A final 4xx is not retried.
     expect(stack.creates).toHaveLength(4);
   });

@@ -1,10 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { chunkBatchIds, chunkRows, CHUNK_SUFFIX_ROOM, withFileIndex } from "../../../tools/cli/chunking";
+import {
+  chunkBatchIds,
+  chunkRows,
+  CHUNK_SUFFIX_ROOM,
+  withFileIndex,
+} from "../../../tools/cli/chunking";
 import { OperationError } from "../../../tools/cli/errors";
 import { checkBatchId } from "../../../tools/cli/options";
 import { BatchId } from "../../../src/schemas/batch";
 
-const row = (i: number, pad = 0) => ({ prompt: `q${i}${"x".repeat(pad)}`, reward_model: { ground_truth: String(i) } });
+const row = (i: number, pad = 0) => ({
+  prompt: `q${i}${"x".repeat(pad)}`,
+  reward_model: { ground_truth: String(i) },
+});
 
 describe("splitting a dataset into batches the API accepts (unit)", () => {
   it("keeps a dataset within the limits as one chunk", () => {
@@ -24,7 +32,9 @@ describe("splitting a dataset into batches the API accepts (unit)", () => {
 
   it("refuses a single row larger than one request, naming it", () => {
     expect(() => chunkRows([row(0), row(1, 500)], { maxBytes: 200 })).toThrow(OperationError);
-    expect(() => chunkRows([row(0), row(1, 500)], { maxBytes: 200 })).toThrow(/^row 1 is \d+ bytes/);
+    expect(() => chunkRows([row(0), row(1, 500)], { maxBytes: 200 })).toThrow(
+      /^row 1 is \d+ bytes/,
+    );
   });
 
   it("names chunk batches <id>.chunk<k> and keeps one chunk's id as given", () => {
@@ -36,12 +46,21 @@ describe("splitting a dataset into batches the API accepts (unit)", () => {
     expect(checkBatchId(longest, CHUNK_SUFFIX_ROOM)).toBe(longest);
     expect(BatchId.safeParse(`${longest}.chunk999999`).success).toBe(true);
     expect(chunkBatchIds(longest, 3).every((id) => BatchId.safeParse(id).success)).toBe(true);
-    expect(() => checkBatchId(`${longest}b`, CHUNK_SUFFIX_ROOM)).toThrow(/--batch-id must be 1-148 characters/);
+    expect(() => checkBatchId(`${longest}b`, CHUNK_SUFFIX_ROOM)).toThrow(
+      /--batch-id must be 1-148 characters/,
+    );
   });
 
   it("gives rows without extra_info.index their position in the file, and leaves explicit indexes alone", () => {
-    expect(withFileIndex({ prompt: "p", reward_model: { ground_truth: 1 } }, 12_000)).toEqual({ prompt: "p", reward_model: { ground_truth: 1 }, extra_info: { index: 12_000 } });
-    expect(withFileIndex({ prompt: "p", extra_info: { split: "train" } }, 3)).toEqual({ prompt: "p", extra_info: { split: "train", index: 3 } });
+    expect(withFileIndex({ prompt: "p", reward_model: { ground_truth: 1 } }, 12_000)).toEqual({
+      prompt: "p",
+      reward_model: { ground_truth: 1 },
+      extra_info: { index: 12_000 },
+    });
+    expect(withFileIndex({ prompt: "p", extra_info: { split: "train" } }, 3)).toEqual({
+      prompt: "p",
+      extra_info: { split: "train", index: 3 },
+    });
     const indexed = { prompt: "p", extra_info: { index: 7 } };
     expect(withFileIndex(indexed, 3)).toBe(indexed);
   });

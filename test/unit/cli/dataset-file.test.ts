@@ -20,24 +20,45 @@ describe("reading a verl dataset file from disk (unit)", () => {
     expect(parquet.format).toBe("parquet");
     expect(parquet.rows).toHaveLength(16);
     expect(jsonl.rows).toHaveLength(16);
-    expect(parquet.rows[1]).toMatchObject({ reward_model: { ground_truth: "35" }, extra_info: { index: 1 } });
+    expect(parquet.rows[1]).toMatchObject({
+      reward_model: { ground_truth: "35" },
+      extra_info: { index: 1 },
+    });
   });
 
   it("reads only the first --limit rows", async () => {
-    expect((await readDatasetFile(join(fixtures, "calculator.parquet"), { limit: 3 })).rows).toHaveLength(3);
-    expect((await readDatasetFile(join(fixtures, "calculator.jsonl"), { limit: 5 })).rows).toHaveLength(5);
+    expect(
+      (await readDatasetFile(join(fixtures, "calculator.parquet"), { limit: 3 })).rows,
+    ).toHaveLength(3);
+    expect(
+      (await readDatasetFile(join(fixtures, "calculator.jsonl"), { limit: 5 })).rows,
+    ).toHaveLength(5);
   });
 
   it("names each bad row with its line and field, and submits nothing", async () => {
-    const path = tempDataset("bad.jsonl", ['{"prompt": "ok", "reward_model": {"ground_truth": 1}}', "", "{not json", '{"prompt": "", "reward_model": {}}'].join("\n"));
+    const path = tempDataset(
+      "bad.jsonl",
+      [
+        '{"prompt": "ok", "reward_model": {"ground_truth": 1}}',
+        "",
+        "{not json",
+        '{"prompt": "", "reward_model": {}}',
+      ].join("\n"),
+    );
     const error = await readDatasetFile(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OperationError);
     const paths = ((error as OperationError).details as Array<{ path: string }>).map((d) => d.path);
-    expect(paths).toEqual(["row 1 (line 3)", "row 2 (line 4) prompt", "row 2 (line 4) reward_model.ground_truth"]);
+    expect(paths).toEqual([
+      "row 1 (line 3)",
+      "row 2 (line 4) prompt",
+      "row 2 (line 4) reward_model.ground_truth",
+    ]);
   });
 
   it("treats a missing file or another extension as a usage error", async () => {
     await expect(readDatasetFile("/nonexistent/data.jsonl")).rejects.toThrow(UsageError);
-    await expect(readDatasetFile(tempDataset("rows.csv", "a,b"))).rejects.toThrow(".jsonl or .parquet");
+    await expect(readDatasetFile(tempDataset("rows.csv", "a,b"))).rejects.toThrow(
+      ".jsonl or .parquet",
+    );
   });
 });

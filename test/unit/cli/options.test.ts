@@ -2,22 +2,36 @@ import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../tools/cli/errors";
 import { resolveInterruptPolicy } from "../../../tools/cli/interrupt";
-import { checkBatchId, DEFAULT_URL, integerIn, jsonObject, newBatchId, oneOf, resolveConnection } from "../../../tools/cli/options";
+import {
+  checkBatchId,
+  DEFAULT_URL,
+  integerIn,
+  jsonObject,
+  newBatchId,
+  oneOf,
+  resolveConnection,
+} from "../../../tools/cli/options";
 
 describe("command-line value parsing (unit)", () => {
   it("accepts integers in range and names the option when a value is out of range or not an integer", () => {
     const n = integerIn("--n", 1, 64);
     expect(n("8")).toBe(8);
-    expect(() => n("0")).toThrow(new InvalidArgumentError('--n must be an integer between 1 and 64 (got "0")'));
+    expect(() => n("0")).toThrow(
+      new InvalidArgumentError('--n must be an integer between 1 and 64 (got "0")'),
+    );
     expect(() => n("65")).toThrow(/between 1 and 64/);
     expect(() => n("2.5")).toThrow(/--n must be an integer/);
     expect(() => n("")).toThrow(/--n must be an integer/);
-    expect(() => integerIn("--limit", 1)("abc")).toThrow('--limit must be an integer >= 1 (got "abc")');
+    expect(() => integerIn("--limit", 1)("abc")).toThrow(
+      '--limit must be an integer >= 1 (got "abc")',
+    );
   });
 
   it("accepts only listed choices and JSON objects", () => {
     expect(oneOf("--format", ["atif", "json"])("atif")).toBe("atif");
-    expect(() => oneOf("--format", ["atif", "json"])("csv")).toThrow("--format must be one of atif, json");
+    expect(() => oneOf("--format", ["atif", "json"])("csv")).toThrow(
+      "--format must be one of atif, json",
+    );
     expect(jsonObject("--config")('{"max_steps": 3}')).toEqual({ max_steps: 3 });
     expect(() => jsonObject("--config")("[1]")).toThrow("--config must be a JSON object");
     expect(() => jsonObject("--config")("{oops")).toThrow("not valid JSON");
@@ -25,10 +39,19 @@ describe("command-line value parsing (unit)", () => {
 
   it("takes --url, else EDGE_ROLLOUT_URL, else the local default, and --token, else EDGE_ROLLOUT_TOKEN", () => {
     expect(resolveConnection({}, {})).toEqual({ url: DEFAULT_URL, token: undefined });
-    expect(resolveConnection({}, { EDGE_ROLLOUT_URL: "https://x.example/", EDGE_ROLLOUT_TOKEN: "t" })).toEqual({ url: "https://x.example", token: "t" });
-    expect(resolveConnection({ url: "http://h:1", token: "mine" }, { EDGE_ROLLOUT_URL: "https://x.example", EDGE_ROLLOUT_TOKEN: "t" })).toEqual({ url: "http://h:1", token: "mine" });
+    expect(
+      resolveConnection({}, { EDGE_ROLLOUT_URL: "https://x.example/", EDGE_ROLLOUT_TOKEN: "t" }),
+    ).toEqual({ url: "https://x.example", token: "t" });
+    expect(
+      resolveConnection(
+        { url: "http://h:1", token: "mine" },
+        { EDGE_ROLLOUT_URL: "https://x.example", EDGE_ROLLOUT_TOKEN: "t" },
+      ),
+    ).toEqual({ url: "http://h:1", token: "mine" });
     expect(() => resolveConnection({ url: "ftp://h" }, {})).toThrow(UsageError);
-    expect(() => resolveConnection({ url: "not a url" }, {})).toThrow("--url must be an http(s) URL");
+    expect(() => resolveConnection({ url: "not a url" }, {})).toThrow(
+      "--url must be an http(s) URL",
+    );
   });
 
   it("validates batch ids with room for a chunk suffix and generates valid ones", () => {

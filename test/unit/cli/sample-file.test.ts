@@ -5,8 +5,16 @@ import { describe, expect, it } from "vitest";
 import { OperationError } from "../../../tools/cli/errors";
 import { SampleFile, sampleKey } from "../../../tools/cli/sample-file";
 
-const sample = (rollout: string, segment = 0) => ({ rollout_id: rollout, segment_index: segment, response_ids: [1, 2] });
-const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { rollout_id: string; segment_index: number });
+const sample = (rollout: string, segment = 0) => ({
+  rollout_id: rollout,
+  segment_index: segment,
+  response_ids: [1, 2],
+});
+const lines = (path: string) =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { rollout_id: string; segment_index: number });
 
 function tempFile(): string {
   return join(mkdtempSync(join(tmpdir(), "cli-samples-")), "out.jsonl");
@@ -16,7 +24,10 @@ describe("the JSONL file drain appends to (unit)", () => {
   it("writes each sample once, skipping repeats within an append and across appends", () => {
     const path = tempFile();
     const file = SampleFile.open(path);
-    expect(file.append([sample("a"), sample("a", 1), sample("a")])).toEqual({ written: 2, skipped: 1 });
+    expect(file.append([sample("a"), sample("a", 1), sample("a")])).toEqual({
+      written: 2,
+      skipped: 1,
+    });
     expect(file.append([sample("a", 1), sample("b")])).toEqual({ written: 1, skipped: 1 });
     file.close();
     expect(lines(path).map(sampleKey)).toEqual(["a#0", "a#1", "b#0"]);

@@ -7,7 +7,9 @@ describe("lineChart (unit)", () => {
     expect(chartRange([42])).toEqual([0, 42]);
     expect(chartRange([-3])).toEqual([-3, 0]);
     expect(chartRange([0.2, 0.9])).toEqual([0.2, 0.9]);
-    const svg = String(await lineChart([{ label: "step 1", value: 0.711 }], { yLabel: "reward mean", id: "c" }));
+    const svg = String(
+      await lineChart([{ label: "step 1", value: 0.711 }], { yLabel: "reward mean", id: "c" }),
+    );
     expect(svg).toContain('id="c"');
     expect(svg).not.toContain("1.211");
     expect(svg).not.toContain("0.211");

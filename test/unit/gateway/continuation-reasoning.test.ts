@@ -26,6 +26,8 @@ describe("ContinuationReasoning", () => {
 
   it("flushes what it held when the stream ends, and passes everything through as content outside a think block", () => {
     expect(run(true, ["cut off </thi"])).toEqual([{ reasoning: "cut off </thi", content: "" }]);
-    expect(run(false, ["plain </think> text"])).toEqual([{ reasoning: "", content: "plain </think> text" }]);
+    expect(run(false, ["plain </think> text"])).toEqual([
+      { reasoning: "", content: "plain </think> text" },
+    ]);
   });
 });

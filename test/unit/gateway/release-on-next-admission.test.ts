@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { releaseOnNextAdmission, type ReleasingPolicyPort } from "../../../src/gateway/release-on-next-admission";
+import {
+  releaseOnNextAdmission,
+  type ReleasingPolicyPort,
+} from "../../../src/gateway/release-on-next-admission";
 import type { PolicyAdmission } from "../../../src/schemas/policy";
 
 /**
@@ -9,7 +12,11 @@ import type { PolicyAdmission } from "../../../src/schemas/policy";
 function recordingShard(options: { version?: number; failAcquires?: number } = {}) {
   const requests: string[] = [];
   const inFlight = new Set<string>();
-  const state = { syncing: false, version: options.version ?? 7, failAcquires: options.failAcquires ?? 0 };
+  const state = {
+    syncing: false,
+    version: options.version ?? 7,
+    failAcquires: options.failAcquires ?? 0,
+  };
   const port: ReleasingPolicyPort = {
     async acquire(rolloutId, callId, _ttlMs, releasing) {
       requests.push(`acquire ${callId}${releasing ? ` releasing ${releasing.join(",")}` : ""}`);
@@ -18,9 +25,21 @@ function recordingShard(options: { version?: number; failAcquires?: number } = {
         throw new Error("network connection lost");
       }
       for (const id of releasing ?? []) inFlight.delete(id);
-      if (state.syncing) return { ok: false, reason: "syncing", retry_after_s: 1, policy_version: state.version } satisfies PolicyAdmission;
+      if (state.syncing)
+        return {
+          ok: false,
+          reason: "syncing",
+          retry_after_s: 1,
+          policy_version: state.version,
+        } satisfies PolicyAdmission;
       inFlight.add(callId);
-      return { ok: true, policy_version: state.version, model: null, backend: null, sampling: { temperature: 1, top_p: 1 } };
+      return {
+        ok: true,
+        policy_version: state.version,
+        model: null,
+        backend: null,
+        sampling: { temperature: 1, top_p: 1 },
+      };
     },
     async release(_rolloutId, callId) {
       requests.push(`release ${callId}`);
@@ -30,7 +49,6 @@ function recordingShard(options: { version?: number; failAcquires?: number } = {
   };
   return { port, requests, inFlight, state };
 }
-
 
 describe("releases that ride on the rollout's next admission", () => {
   it("sends one request per call: each release goes with the next acquire and answers with the version then", async () => {

@@ -8,7 +8,12 @@ const retryable = () => new ModelError("upstream 503", { retryable: true, upstre
 
 describe("backoffDelayMs", () => {
   it("jitters within half to all of the doubling delay", () => {
-    for (const [attempt, full] of [[1, 100], [2, 200], [3, 400], [4, 800]] as const) {
+    for (const [attempt, full] of [
+      [1, 100],
+      [2, 200],
+      [3, 400],
+      [4, 800],
+    ] as const) {
       expect(backoffDelayMs(policy, attempt, null, () => 0)).toBe(full / 2);
       expect(backoffDelayMs(policy, attempt, null, () => 1)).toBe(full);
       for (let i = 0; i < 50; i++) {
@@ -48,7 +53,10 @@ describe("withRetries", () => {
   });
 
   it("stops at the first non-retryable ModelError or foreign error", async () => {
-    for (const error of [new ModelError("upstream 404: no such model", { retryable: false, upstreamStatus: 404 }), new TypeError("bug")]) {
+    for (const error of [
+      new ModelError("upstream 404: no such model", { retryable: false, upstreamStatus: 404 }),
+      new TypeError("bug"),
+    ]) {
       let calls = 0;
       const run = withRetries(fast, undefined, async () => {
         calls++;

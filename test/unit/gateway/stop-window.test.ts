@@ -2,8 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { stopOptionsOf, StopWindow } from "../../../src/gateway/stop-window";
 
-const window = (stop: string[], includeInOutput = false, minTokens = 0) => new StopWindow({ stop, includeInOutput, minTokens });
-const text = (release: { reasoning: string; content: string }) => release.reasoning + release.content;
+const window = (stop: string[], includeInOutput = false, minTokens = 0) =>
+  new StopWindow({ stop, includeInOutput, minTokens });
+const text = (release: { reasoning: string; content: string }) =>
+  release.reasoning + release.content;
 
 describe("StopWindow", () => {
   it("holds back longest-stop - 1 characters, then cuts before a stop string that straddles a cut", () => {
@@ -55,14 +57,26 @@ describe("StopWindow", () => {
   it("matches a stop string that spans the end of the think block, as vLLM matches the raw output", () => {
     const w = window(["nk</think>A"]);
     w.pushFields("I think", "", 1);
-    expect(w.pushFields("", "Answer", 1)).toEqual({ reasoning: "I thi", content: "", stop: "nk</think>A" });
+    expect(w.pushFields("", "Answer", 1)).toEqual({
+      reasoning: "I thi",
+      content: "",
+      stop: "nk</think>A",
+    });
   });
 });
 
 describe("stopOptionsOf", () => {
   it("reads stop, include_stop_str_in_output and min_tokens; no non-empty stop string is no stop", () => {
-    expect(stopOptionsOf({ stop: "a", include_stop_str_in_output: true, min_tokens: 2 })).toEqual({ stop: ["a"], includeInOutput: true, minTokens: 2 });
-    expect(stopOptionsOf({ stop: ["", "b"] })).toEqual({ stop: ["b"], includeInOutput: false, minTokens: 0 });
+    expect(stopOptionsOf({ stop: "a", include_stop_str_in_output: true, min_tokens: 2 })).toEqual({
+      stop: ["a"],
+      includeInOutput: true,
+      minTokens: 2,
+    });
+    expect(stopOptionsOf({ stop: ["", "b"] })).toEqual({
+      stop: ["b"],
+      includeInOutput: false,
+      minTokens: 0,
+    });
     expect(stopOptionsOf({ stop: [] })).toBeNull();
     expect(stopOptionsOf({ stop: "" })).toBeNull();
   });

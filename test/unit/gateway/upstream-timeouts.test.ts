@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { attemptTimeoutMs, DEFAULT_UPSTREAM_TIMEOUTS, upstreamTimeoutsFrom } from "../../../src/gateway/upstream-timeouts";
+import {
+  attemptTimeoutMs,
+  DEFAULT_UPSTREAM_TIMEOUTS,
+  upstreamTimeoutsFrom,
+} from "../../../src/gateway/upstream-timeouts";
 
 describe("attemptTimeoutMs (unit)", () => {
   const timeouts = { firstByteMs: 1_000, msPerToken: 10 };
@@ -14,11 +18,17 @@ describe("attemptTimeoutMs (unit)", () => {
 describe("upstreamTimeoutsFrom (unit)", () => {
   it("keeps the defaults for unset vars and reads whole milliseconds", () => {
     expect(upstreamTimeoutsFrom({})).toEqual(DEFAULT_UPSTREAM_TIMEOUTS);
-    expect(upstreamTimeoutsFrom({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "2500", UPSTREAM_MS_PER_TOKEN: "" })).toEqual({ firstByteMs: 2_500, msPerToken: DEFAULT_UPSTREAM_TIMEOUTS.msPerToken });
+    expect(
+      upstreamTimeoutsFrom({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "2500", UPSTREAM_MS_PER_TOKEN: "" }),
+    ).toEqual({ firstByteMs: 2_500, msPerToken: DEFAULT_UPSTREAM_TIMEOUTS.msPerToken });
   });
 
   it("names the variable that is not a number of milliseconds", () => {
-    expect(() => upstreamTimeoutsFrom({ UPSTREAM_MS_PER_TOKEN: "fast" })).toThrow(/UPSTREAM_MS_PER_TOKEN/);
-    expect(() => upstreamTimeoutsFrom({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "0" })).toThrow(/UPSTREAM_FIRST_BYTE_TIMEOUT_MS/);
+    expect(() => upstreamTimeoutsFrom({ UPSTREAM_MS_PER_TOKEN: "fast" })).toThrow(
+      /UPSTREAM_MS_PER_TOKEN/,
+    );
+    expect(() => upstreamTimeoutsFrom({ UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "0" })).toThrow(
+      /UPSTREAM_FIRST_BYTE_TIMEOUT_MS/,
+    );
   });
 });

@@ -7,17 +7,30 @@ import type { JsonObject } from "../../../src/schemas/json";
 import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 
 const ctx = { rolloutId: "r-1" };
-const messages = [{ role: "system", content: "Be brief." }, { role: "user", content: "What is 7 * 6? ünï 🧮" }];
+const messages = [
+  { role: "system", content: "Be brief." },
+  { role: "user", content: "What is 7 * 6? ünï 🧮" },
+];
 
 /** A server that answers every path with `status` and logs the paths it was asked for. */
 async function startPlainServer(status: number) {
   const paths: string[] = [];
   const server: Server = createServer((req, res) => {
     paths.push(req.url ?? "");
-    req.resume().on("end", () => res.writeHead(status, { "content-type": "application/json" }).end('{"detail": "Not Found"}'));
+    req
+      .resume()
+      .on("end", () =>
+        res
+          .writeHead(status, { "content-type": "application/json" })
+          .end('{"detail": "Not Found"}'),
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 describe("createVllmBackend", () => {
@@ -39,8 +52,16 @@ describe("createVllmBackend", () => {
   it("counts exactly the prompt tokens the chat call renders, with and without tools", async () => {
     const backend = createVllmBackend({ baseUrl: `${sim.url}/v1` });
     for (const extra of [{}, { tools: [CALCULATE_TOOL] }] as JsonObject[]) {
-      const body: JsonObject = { model: "sim-qwen3", messages, ...extra, max_tokens: 16, return_token_ids: true };
-      const chat = (await backend.request("/chat/completions", body, ctx)).body as { prompt_token_ids: number[] };
+      const body: JsonObject = {
+        model: "sim-qwen3",
+        messages,
+        ...extra,
+        max_tokens: 16,
+        return_token_ids: true,
+      };
+      const chat = (await backend.request("/chat/completions", body, ctx)).body as {
+        prompt_token_ids: number[];
+      };
       expect(await backend.countChatTokens!(body, ctx)).toBe(chat.prompt_token_ids.length);
     }
     expect(sim.stats().byEndpoint["POST /tokenize"]).toBe(2);

@@ -4,16 +4,30 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "../../..");
 /** Everything the Worker bundle is built from, apart from the optional integrations themselves. */
-const CORE = ["functions", "durable-objects", "src/sdk", "src/runtime", "src/gateway", "src/schemas", "src/sink", "src/agents"];
-const OPTIONAL = /from\s+["'](?:@openai\/agents[^"']*|ai|@ai-sdk\/[^"']+|[./]+(?:[^"']*\/)?integrations\/[^"']*)["']|import\(\s*["'](?:@openai\/agents|ai|@ai-sdk\/)/;
+const CORE = [
+  "functions",
+  "durable-objects",
+  "src/sdk",
+  "src/runtime",
+  "src/gateway",
+  "src/schemas",
+  "src/sink",
+  "src/agents",
+];
+const OPTIONAL =
+  /from\s+["'](?:@openai\/agents[^"']*|ai|@ai-sdk\/[^"']+|[./]+(?:[^"']*\/)?integrations\/[^"']*)["']|import\(\s*["'](?:@openai\/agents|ai|@ai-sdk\/)/;
 
 function sourceFiles(dir: string): string[] {
-  return (readdirSync(join(ROOT, dir), { recursive: true }) as string[]).filter((file) => file.endsWith(".ts")).map((file) => join(dir, file));
+  return (readdirSync(join(ROOT, dir), { recursive: true }) as string[])
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => join(dir, file));
 }
 
 describe("optional integrations stay out of the core (unit)", () => {
   it("no core module imports @openai/agents, ai, @ai-sdk/* or src/integrations", () => {
-    const offenders = CORE.flatMap(sourceFiles).filter((file) => OPTIONAL.test(readFileSync(join(ROOT, file), "utf8")));
+    const offenders = CORE.flatMap(sourceFiles).filter((file) =>
+      OPTIONAL.test(readFileSync(join(ROOT, file), "utf8")),
+    );
     expect(offenders).toEqual([]);
   });
 

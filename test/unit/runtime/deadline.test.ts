@@ -4,7 +4,9 @@ import { DeadlineExceeded, withinDeadline } from "../../../src/runtime/deadline"
 describe("withinDeadline", () => {
   it("passes a settled value or error through", async () => {
     await expect(withinDeadline(Promise.resolve(7), 1_000, "x")).resolves.toBe(7);
-    await expect(withinDeadline(Promise.reject(new Error("boom")), 1_000, "x")).rejects.toThrow("boom");
+    await expect(withinDeadline(Promise.reject(new Error("boom")), 1_000, "x")).rejects.toThrow(
+      "boom",
+    );
   });
 
   it("stops waiting for work that never settles, naming it", async () => {

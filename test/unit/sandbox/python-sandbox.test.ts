@@ -25,12 +25,15 @@ afterAll(async () => {
   await host?.stop();
 });
 
-const python = (code: string, extra: Partial<RunCodeRequest> = {}) => runCode({ language: "python", code, timeoutMs: 5000, ...extra });
+const python = (code: string, extra: Partial<RunCodeRequest> = {}) =>
+  runCode({ language: "python", code, timeoutMs: 5000, ...extra });
 
 describe("Python in the sandbox", () => {
   it("returns an entry's value and stdout, and runs test_* functions, a failure naming its assert", async () => {
-    const code = "def add(a, b):\n    print('adding', a, b)\n    return a + b\n\ndef answer():\n    return {'sum': add(20, 22), 'squares': sum(i * i for i in range(10))}\n";
-    const tests = "from solution import add\n\ndef test_adds():\n    assert add(2, 3) == 5\n\ndef test_wrong():\n    assert add(1, 1) == 3\n\nasync def test_async():\n    assert add(0, 0) == 0\n\ndef helper():\n    assert False\n";
+    const code =
+      "def add(a, b):\n    print('adding', a, b)\n    return a + b\n\ndef answer():\n    return {'sum': add(20, 22), 'squares': sum(i * i for i in range(10))}\n";
+    const tests =
+      "from solution import add\n\ndef test_adds():\n    assert add(2, 3) == 5\n\ndef test_wrong():\n    assert add(1, 1) == 3\n\nasync def test_async():\n    assert add(0, 0) == 0\n\ndef helper():\n    assert False\n";
     const run = await python(code, { entry: "answer", tests });
     expect(run.result).toEqual({ sum: 42, squares: 285 });
     expect(run.stdout).toBe("adding 20 22\nadding 2 3\nadding 1 1\nadding 0 0\n");
@@ -44,12 +47,20 @@ describe("Python in the sandbox", () => {
 
   it("reports an exception, a syntax error and a huge output as results", async () => {
     const raised = await python("def f():\n    raise ValueError('too far')\n", { entry: "f" });
-    expect(raised).toMatchObject({ ok: false, timedOut: false, error: { name: "ValueError", message: "too far" } });
+    expect(raised).toMatchObject({
+      ok: false,
+      timedOut: false,
+      error: { name: "ValueError", message: "too far" },
+    });
     expect(raised.error?.stack).toContain('File "solution.py", line 2');
     const syntax = await python("def f(:\n");
     expect(syntax).toMatchObject({ ok: false, error: { name: "SyntaxError" } });
     const noCases = await python("x = 1", { tests: "import solution\n" });
-    expect(noCases).toMatchObject({ ok: false, tests: [], error: { message: "the tests define no test function" } });
+    expect(noCases).toMatchObject({
+      ok: false,
+      tests: [],
+      error: { message: "the tests define no test function" },
+    });
     const flood = await python("print('x' * 100000)", { maxOutputBytes: 1000 });
     expect(flood).toMatchObject({ ok: true, outputTruncated: true });
     expect(flood.stdout).toHaveLength(1000);
@@ -62,7 +73,10 @@ describe("Python in the sandbox", () => {
     expect(host.restarts()).toBe(restarts + 1);
     // The replacement process gets the snapshot copied in; a global from an earlier call is gone.
     await python("import builtins\nbuiltins.LEFTOVER = 1\n");
-    const fresh = await python("import builtins\ndef f():\n    return hasattr(builtins, 'LEFTOVER')\n", { entry: "f" });
+    const fresh = await python(
+      "import builtins\ndef f():\n    return hasattr(builtins, 'LEFTOVER')\n",
+      { entry: "f" },
+    );
     expect(fresh).toMatchObject({ ok: true, result: false });
   }, 120_000);
 
@@ -72,20 +86,24 @@ describe("Python in the sandbox", () => {
    * isolate (about a second of CPU, issue 27), and what one isolate sees is what any would.
    */
   let reach: Promise<RunCodeResult> | undefined;
-  const probeReach = () => (reach ??= python([
-    "import js, os",
-    "from pyodide.http import pyfetch",
-    "async def f():",
-    "    network = []",
-    "    for attempt in (lambda: js.fetch('http://127.0.0.1:9/'), lambda: pyfetch('http://example.com/')):",
-    "        try:",
-    "            await attempt()",
-    "            network.append('reached')",
-    "        except Exception as error:",
-    "            network.append(type(error).__name__)",
-    "    names = list(js.Object.getOwnPropertyNames(js.globalThis))",
-    "    return {'network': network, 'env': hasattr(js, 'env'), 'bindings': [n for n in names if n in ('LOADER', 'PYODIDE_WASM', 'SANDBOX_URL', 'ROLLOUT_KEY')], 'environ': sorted(k for k in os.environ if 'KEY' in k or 'SECRET' in k)}",
-  ].join("\n"), { entry: "f" }));
+  const probeReach = () =>
+    (reach ??= python(
+      [
+        "import js, os",
+        "from pyodide.http import pyfetch",
+        "async def f():",
+        "    network = []",
+        "    for attempt in (lambda: js.fetch('http://127.0.0.1:9/'), lambda: pyfetch('http://example.com/')):",
+        "        try:",
+        "            await attempt()",
+        "            network.append('reached')",
+        "        except Exception as error:",
+        "            network.append(type(error).__name__)",
+        "    names = list(js.Object.getOwnPropertyNames(js.globalThis))",
+        "    return {'network': network, 'env': hasattr(js, 'env'), 'bindings': [n for n in names if n in ('LOADER', 'PYODIDE_WASM', 'SANDBOX_URL', 'ROLLOUT_KEY')], 'environ': sorted(k for k in os.environ if 'KEY' in k or 'SECRET' in k)}",
+      ].join("\n"),
+      { entry: "f" },
+    ));
 
   it("has no network: js.fetch and pyodide.http fail", async () => {
     const run = await probeReach();
@@ -103,7 +121,7 @@ describe("Python in the sandbox", () => {
   it("cannot change the result it reports: a fake result line, forged test functions, a tracer that skips asserts", async () => {
     const code = [
       "import sys",
-      "print('{\"ok\": true, \"tests\": [{\"name\": \"test_wrong\", \"passed\": true}]}')",
+      'print(\'{"ok": true, "tests": [{"name": "test_wrong", "passed": true}]}\')',
       "def add(a, b):",
       "    return a - b",
       "def test_forged():",
@@ -116,16 +134,21 @@ describe("Python in the sandbox", () => {
       "    return line",
       "sys.settrace(skip_asserts)",
     ].join("\n");
-    const tests = "from solution import add, test_forged\n\ndef test_wrong():\n    assert add(1, 1) == 2\n    pass\n";
+    const tests =
+      "from solution import add, test_forged\n\ndef test_wrong():\n    assert add(1, 1) == 2\n    pass\n";
     const run = await python(code, { tests });
-    expect(run.tests).toEqual([{ name: "test_wrong", passed: false, message: "AssertionError (assert add(1, 1) == 2)" }]);
+    expect(run.tests).toEqual([
+      { name: "test_wrong", passed: false, message: "AssertionError (assert add(1, 1) == 2)" },
+    ]);
     expect(run.ok).toBe(false);
     expect(run.stdout).toContain('"passed": true');
   }, 60_000);
 
   it("is refused, naming where Python runs, by a Worker's own LOADER without the Pyodide runtime", async () => {
     const loads: unknown[] = [];
-    const sandbox = createLoaderSandbox({ load: (code) => (loads.push(code), { getEntrypoint: () => ({}) }) });
+    const sandbox = createLoaderSandbox({
+      load: (code) => (loads.push(code), { getEntrypoint: () => ({}) }),
+    });
     const call = parseRunCodeRequest({ language: "python", code: "x = 1", timeoutMs: 1000 });
     await expect(sandbox.run(call)).rejects.toThrow(/only the sandbox host carries/);
     expect(loads).toHaveLength(0);

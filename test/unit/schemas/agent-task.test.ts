@@ -18,7 +18,11 @@ describe("AgentTask", () => {
   });
 
   it("keeps any JSON ground truth and extra args as given", () => {
-    const task = AgentTask.parse({ problem: "p", ground_truth: { answers: [4, "four"] }, extra_args: { level: 3, tags: ["a"] } });
+    const task = AgentTask.parse({
+      problem: "p",
+      ground_truth: { answers: [4, "four"] },
+      extra_args: { level: 3, tags: ["a"] },
+    });
     expect(task.ground_truth).toEqual({ answers: [4, "four"] });
     expect(task.extra_args).toEqual({ level: 3, tags: ["a"] });
   });
@@ -27,6 +31,8 @@ describe("AgentTask", () => {
     expect(AgentTask.safeParse({}).error?.issues.map((issue) => issue.path)).toEqual([["problem"]]);
     expect(AgentTask.safeParse({ problem: "p", sample_id: -1 }).success).toBe(false);
     expect(AgentTask.safeParse({ problem: "p", iteration: 0.5 }).success).toBe(false);
-    expect(AgentTask.safeParse({ problem: "p", schema_version: AGENT_TASK_SCHEMA_VERSION + 1 }).success).toBe(false);
+    expect(
+      AgentTask.safeParse({ problem: "p", schema_version: AGENT_TASK_SCHEMA_VERSION + 1 }).success,
+    ).toBe(false);
   });
 });

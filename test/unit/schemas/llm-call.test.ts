@@ -22,18 +22,31 @@ const call = (overrides: Partial<LlmCallInput> = {}): LlmCallInput => ({
 
 describe("LlmCall", () => {
   it("fills the schema version, step id, policy versions and attempts", () => {
-    expect(LlmCall.parse(call())).toMatchObject({ schema_version: LLM_CALL_SCHEMA_VERSION, step_id: null, policy_version_start: 0, policy_version_end: 0, attempts: 1 });
+    expect(LlmCall.parse(call())).toMatchObject({
+      schema_version: LLM_CALL_SCHEMA_VERSION,
+      step_id: null,
+      policy_version_start: 0,
+      policy_version_end: 0,
+      attempts: 1,
+    });
   });
 
   it("requires one logprob per completion token", () => {
     const result = LlmCall.safeParse(call({ logprobs: [-0.5] }));
     expect(result.success).toBe(false);
-    expect(result.error!.issues).toEqual([expect.objectContaining({ path: ["logprobs"], message: "logprobs must have one entry per completion token" })]);
+    expect(result.error!.issues).toEqual([
+      expect.objectContaining({
+        path: ["logprobs"],
+        message: "logprobs must have one entry per completion token",
+      }),
+    ]);
     expect(LlmCall.safeParse(call({ logprobs: [-1, -1, -1] })).success).toBe(false);
   });
 
   it("accepts a call without logprobs", () => {
-    expect(LlmCall.safeParse(call({ logprobs: [], logprobs_mode: "none", trainable: false })).success).toBe(true);
+    expect(
+      LlmCall.safeParse(call({ logprobs: [], logprobs_mode: "none", trainable: false })).success,
+    ).toBe(true);
     expect(LlmCall.safeParse(call({ completion_token_ids: [], logprobs: [] })).success).toBe(true);
   });
 

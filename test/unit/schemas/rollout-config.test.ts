@@ -4,7 +4,10 @@ import { RolloutConfig, leaseTtlMs } from "../../../src/schemas/rollout-config";
 function issuesOf(input: unknown): Array<{ path: string; message: string }> {
   const result = RolloutConfig.safeParse(input);
   expect(result.success).toBe(false);
-  return result.error!.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+  return result.error!.issues.map((issue) => ({
+    path: issue.path.join("."),
+    message: issue.message,
+  }));
 }
 
 describe("RolloutConfig", () => {
@@ -23,17 +26,33 @@ describe("RolloutConfig", () => {
   });
 
   it("names the field in the message for out-of-range limits", () => {
-    expect(issuesOf({ max_steps: 0 })).toEqual([{ path: "max_steps", message: "max_steps must be >= 1" }]);
-    expect(issuesOf({ max_steps: 1001 })).toEqual([{ path: "max_steps", message: "max_steps must be <= 1000" }]);
-    expect(issuesOf({ max_prompt_length: -5 })).toEqual([{ path: "max_prompt_length", message: "max_prompt_length must be >= 1" }]);
-    expect(issuesOf({ max_tokens_per_call: 0 })).toEqual([{ path: "max_tokens_per_call", message: "max_tokens_per_call must be >= 1" }]);
-    expect(issuesOf({ max_stalls: 21 })).toEqual([{ path: "max_stalls", message: "max_stalls must be <= 20" }]);
+    expect(issuesOf({ max_steps: 0 })).toEqual([
+      { path: "max_steps", message: "max_steps must be >= 1" },
+    ]);
+    expect(issuesOf({ max_steps: 1001 })).toEqual([
+      { path: "max_steps", message: "max_steps must be <= 1000" },
+    ]);
+    expect(issuesOf({ max_prompt_length: -5 })).toEqual([
+      { path: "max_prompt_length", message: "max_prompt_length must be >= 1" },
+    ]);
+    expect(issuesOf({ max_tokens_per_call: 0 })).toEqual([
+      { path: "max_tokens_per_call", message: "max_tokens_per_call must be >= 1" },
+    ]);
+    expect(issuesOf({ max_stalls: 21 })).toEqual([
+      { path: "max_stalls", message: "max_stalls must be <= 20" },
+    ]);
   });
 
   it("names the field for non-integers and for sampling settings out of range", () => {
-    expect(issuesOf({ max_response_length: 1.5 })).toEqual([{ path: "max_response_length", message: "max_response_length must be an integer" }]);
-    expect(issuesOf({ temperature: 2.5 })).toEqual([{ path: "temperature", message: "temperature must be <= 2" }]);
-    expect(issuesOf({ temperature: -0.1 })).toEqual([{ path: "temperature", message: "temperature must be >= 0" }]);
+    expect(issuesOf({ max_response_length: 1.5 })).toEqual([
+      { path: "max_response_length", message: "max_response_length must be an integer" },
+    ]);
+    expect(issuesOf({ temperature: 2.5 })).toEqual([
+      { path: "temperature", message: "temperature must be <= 2" },
+    ]);
+    expect(issuesOf({ temperature: -0.1 })).toEqual([
+      { path: "temperature", message: "temperature must be >= 0" },
+    ]);
     expect(issuesOf({ top_p: 0 })).toEqual([{ path: "top_p", message: "top_p must be > 0" }]);
     expect(issuesOf({ top_p: 1.01 })).toEqual([{ path: "top_p", message: "top_p must be <= 1" }]);
   });
@@ -46,7 +65,11 @@ describe("RolloutConfig", () => {
   });
 
   it("reports every bad field at once", () => {
-    expect(issuesOf({ max_steps: 0, top_p: 0, mode: "eval" }).map((issue) => issue.path).sort()).toEqual(["max_steps", "mode", "top_p"]);
+    expect(
+      issuesOf({ max_steps: 0, top_p: 0, mode: "eval" })
+        .map((issue) => issue.path)
+        .sort(),
+    ).toEqual(["max_steps", "mode", "top_p"]);
   });
 
   it("gives the lease more time than a step may take", () => {

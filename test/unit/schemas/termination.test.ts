@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { TERMINAL_STATUSES, type RolloutStatus, TerminationReason, statusForReason } from "../../../src/schemas/termination";
+import {
+  TERMINAL_STATUSES,
+  type RolloutStatus,
+  TerminationReason,
+  statusForReason,
+} from "../../../src/schemas/termination";
 
 /** Limits end a rollout normally, cancellation cancels it, errors and timeouts fail it. */
 const EXPECTED: Record<TerminationReason, RolloutStatus> = {
@@ -17,11 +22,13 @@ const EXPECTED: Record<TerminationReason, RolloutStatus> = {
 describe("statusForReason", () => {
   it("maps every termination reason to its status", () => {
     expect(Object.keys(EXPECTED).sort()).toEqual([...TerminationReason.options].sort());
-    for (const reason of TerminationReason.options) expect(statusForReason(reason), reason).toBe(EXPECTED[reason]);
+    for (const reason of TerminationReason.options)
+      expect(statusForReason(reason), reason).toBe(EXPECTED[reason]);
   });
 
   it("always yields a terminal status", () => {
-    for (const reason of TerminationReason.options) expect(TERMINAL_STATUSES.has(statusForReason(reason))).toBe(true);
+    for (const reason of TerminationReason.options)
+      expect(TERMINAL_STATUSES.has(statusForReason(reason))).toBe(true);
     expect(TERMINAL_STATUSES.has("queued")).toBe(false);
     expect(TERMINAL_STATUSES.has("running")).toBe(false);
   });

@@ -26,24 +26,40 @@ function refusal(raw: unknown): string {
 
 describe("TrainingSample", () => {
   it("accepts a token-exact sample and fills its defaults", () => {
-    expect(TrainingSample.parse(sample)).toMatchObject({ ...sample, schema_version: 2, extra_fields: {} });
+    expect(TrainingSample.parse(sample)).toMatchObject({
+      ...sample,
+      schema_version: 2,
+      extra_fields: {},
+    });
   });
 
   it("reads a version-1 sample as it was stored, and refuses an unknown version", () => {
-    expect(TrainingSample.parse({ ...sample, schema_version: 1 })).toMatchObject({ schema_version: 1 });
-    expect(TrainingSample.parse({ ...sample, schema_version: 1 }).response_policy_versions).toBeUndefined();
+    expect(TrainingSample.parse({ ...sample, schema_version: 1 })).toMatchObject({
+      schema_version: 1,
+    });
+    expect(
+      TrainingSample.parse({ ...sample, schema_version: 1 }).response_policy_versions,
+    ).toBeUndefined();
     expect(refusal({ ...sample, schema_version: 3 })).toMatch(/^schema_version: /);
   });
 
   it("refuses bad token arrays, naming the field", () => {
     expect(refusal({ ...sample, prompt_ids: [1, -2, 3] })).toMatch(/^prompt_ids: /);
     expect(refusal({ ...sample, response_ids: [4, 5.5, 6] })).toMatch(/^response_ids: /);
-    expect(refusal({ ...sample, response_mask: [1, 2, 1] })).toMatch(/^response_mask: must be an array of 0 and 1/);
-    expect(refusal({ ...sample, response_logprobs: [-0.5, "0", -0.25] })).toMatch(/^response_logprobs: /);
+    expect(refusal({ ...sample, response_mask: [1, 2, 1] })).toMatch(
+      /^response_mask: must be an array of 0 and 1/,
+    );
+    expect(refusal({ ...sample, response_logprobs: [-0.5, "0", -0.25] })).toMatch(
+      /^response_logprobs: /,
+    );
   });
 
   it("refuses arrays of different lengths", () => {
-    expect(refusal({ ...sample, response_mask: [1, 0] })).toBe("response_mask: response_mask must be as long as response_ids");
-    expect(refusal({ ...sample, response_logprobs: [-0.5] })).toBe("response_logprobs: response_logprobs must be as long as response_ids");
+    expect(refusal({ ...sample, response_mask: [1, 0] })).toBe(
+      "response_mask: response_mask must be as long as response_ids",
+    );
+    expect(refusal({ ...sample, response_logprobs: [-0.5] })).toBe(
+      "response_logprobs: response_logprobs must be as long as response_ids",
+    );
   });
 });

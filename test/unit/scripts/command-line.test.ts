@@ -12,7 +12,10 @@ const spec = {
 
 describe("parseCommandLine", () => {
   it("returns the values, with defaults, for known flags", () => {
-    expect(parseCommandLine(spec, ["--once", "--port", "9000"])).toEqual({ ok: true, values: { once: true, port: "9000" } });
+    expect(parseCommandLine(spec, ["--once", "--port", "9000"])).toEqual({
+      ok: true,
+      values: { once: true, port: "9000" },
+    });
     expect(parseCommandLine(spec, [])).toEqual({ ok: true, values: { once: false, port: "8787" } });
   });
 
@@ -20,7 +23,9 @@ describe("parseCommandLine", () => {
     for (const flag of ["--help", "-h"]) {
       const parsed = parseCommandLine(spec, [flag]);
       expect(parsed).toMatchObject({ ok: false, exitCode: 0 });
-      expect(!parsed.ok && parsed.stdout).toMatch(/^Usage: npm start -- \[options\]\n\nRuns the demo\.[\s\S]*--port <port> +Worker port \(default 8787\)/);
+      expect(!parsed.ok && parsed.stdout).toMatch(
+        /^Usage: npm start -- \[options\]\n\nRuns the demo\.[\s\S]*--port <port> +Worker port \(default 8787\)/,
+      );
     }
   });
 

@@ -2,11 +2,24 @@ import { describe, expect, it, vi } from "vitest";
 import type { SpanInput } from "../../../src/schemas/span";
 import { AgentContractError } from "../../../src/sdk/contract-error";
 import { runWithSpanSink, type SpanSink } from "../../../src/sdk/emitter-context";
-import { emitAnnotation, emitException, emitMessage, emitObject, emitReward, heartbeat, operation } from "../../../src/sdk/emitters";
+import {
+  emitAnnotation,
+  emitException,
+  emitMessage,
+  emitObject,
+  emitReward,
+  heartbeat,
+  operation,
+} from "../../../src/sdk/emitters";
 
 function sink(): SpanSink & { spans: SpanInput[]; beats: number } {
   const spans: SpanInput[] = [];
-  const recorder = { spans, beats: 0, record: (span: SpanInput) => void spans.push(span), heartbeat: () => void recorder.beats++ };
+  const recorder = {
+    spans,
+    beats: 0,
+    record: (span: SpanInput) => void spans.push(span),
+    heartbeat: () => void recorder.beats++,
+  };
   return recorder;
 }
 
@@ -28,7 +41,13 @@ describe("emitters", () => {
       emitException(new TypeError("bad tool"));
       emitAnnotation({ difficulty: "hard" });
     });
-    expect(recorder.spans.map((span) => [span.kind, span.name])).toEqual([["reward", "reward"], ["message", "message"], ["object", "search"], ["exception", "exception"], ["annotation", "annotation"]]);
+    expect(recorder.spans.map((span) => [span.kind, span.name])).toEqual([
+      ["reward", "reward"],
+      ["message", "message"],
+      ["object", "search"],
+      ["exception", "exception"],
+      ["annotation", "annotation"],
+    ]);
     expect(recorder.spans[3]!.value).toMatchObject({ type: "TypeError", message: "bad tool" });
   });
 
@@ -38,14 +57,19 @@ describe("emitters", () => {
       emitReward({ accuracy: 1, brevity: 0.2 }, { primaryKey: "brevity" });
       emitReward({ accuracy: 1 });
     });
-    expect(recorder.spans.map((span) => span.attributes)).toEqual([{ primary_key: "brevity" }, { primary_key: "accuracy" }]);
+    expect(recorder.spans.map((span) => span.attributes)).toEqual([
+      { primary_key: "brevity" },
+      { primary_key: "accuracy" },
+    ]);
   });
 
   it("refuse a non-finite reward, an unknown primary key and a non-JSON object", () => {
     runWithSpanSink(sink(), () => {
       expect(() => emitReward(Number.NaN)).toThrow(/^emitReward: value: /);
       expect(() => emitReward({ a: Number.POSITIVE_INFINITY })).toThrow(AgentContractError);
-      expect(() => emitReward({ a: 1 }, { primaryKey: "b" })).toThrow('emitReward: primaryKey "b" is not one of a');
+      expect(() => emitReward({ a: 1 }, { primaryKey: "b" })).toThrow(
+        'emitReward: primaryKey "b" is not one of a',
+      );
       expect(() => emitObject({ when: new Date() } as never)).toThrow(AgentContractError);
     });
   });
@@ -56,21 +80,37 @@ describe("emitters", () => {
       await sleep(Math.random() * 10);
       emitReward(value);
     };
-    await Promise.all(sinks.map((recorder, i) => runWithSpanSink(recorder, async () => {
-      await sleep(Math.random() * 10);
-      await deep(i);
-    })));
-    expect(sinks.map((recorder) => recorder.spans.map((span) => span.value))).toEqual(sinks.map((_, i) => [i]));
+    await Promise.all(
+      sinks.map((recorder, i) =>
+        runWithSpanSink(recorder, async () => {
+          await sleep(Math.random() * 10);
+          await deep(i);
+        }),
+      ),
+    );
+    expect(sinks.map((recorder) => recorder.spans.map((span) => span.value))).toEqual(
+      sinks.map((_, i) => [i]),
+    );
   });
 
   it("record an operation after what it emitted, and rethrow its error", async () => {
     const recorder = sink();
     await runWithSpanSink(recorder, async () => {
       expect(await operation("lookup", async () => (emitMessage("inside"), 7))).toBe(7);
-      await expect(operation("broken", () => Promise.reject(new Error("nope")))).rejects.toThrow("nope");
+      await expect(operation("broken", () => Promise.reject(new Error("nope")))).rejects.toThrow(
+        "nope",
+      );
     });
-    expect(recorder.spans.map((span) => [span.kind, span.name])).toEqual([["message", "message"], ["operation", "lookup"], ["operation", "broken"]]);
-    expect(recorder.spans[1]).toMatchObject({ value: { status: "ok" }, start_time: expect.any(Number), end_time: expect.any(Number) });
+    expect(recorder.spans.map((span) => [span.kind, span.name])).toEqual([
+      ["message", "message"],
+      ["operation", "lookup"],
+      ["operation", "broken"],
+    ]);
+    expect(recorder.spans[1]).toMatchObject({
+      value: { status: "ok" },
+      start_time: expect.any(Number),
+      end_time: expect.any(Number),
+    });
     expect(recorder.spans[2]!.value).toEqual({ status: "error", error: "Error: nope" });
   });
 

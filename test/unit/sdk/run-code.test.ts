@@ -10,13 +10,24 @@ function recordingSandbox(seen: RunCodeInput[]) {
   return {
     async run(input: RunCodeInput): Promise<RunCodeResult> {
       seen.push(input);
-      return { ok: true, stdout: "", stderr: "", timedOut: false, outputTruncated: false, durationMs: 1, tests: [] };
+      return {
+        ok: true,
+        stdout: "",
+        stderr: "",
+        timedOut: false,
+        outputTruncated: false,
+        durationMs: 1,
+        tests: [],
+      };
     },
   };
 }
 
 async function rejection(request: unknown): Promise<InvalidInputError> {
-  const error = await runCode(request as never).then(() => undefined, (thrown: unknown) => thrown);
+  const error = await runCode(request as never).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   expect(error).toBeInstanceOf(InvalidInputError);
   return error as InvalidInputError;
 }
@@ -36,16 +47,28 @@ describe("runCode input validation", () => {
   });
 
   it("rejects code over 1 MB (counted in UTF-8 bytes) and tests over 1 MB", async () => {
-    expect((await rejection({ ...VALID, code: "é".repeat(500_001) })).message).toContain("code must be at most 1000000 bytes");
-    expect((await rejection({ ...VALID, tests: "x".repeat(1_000_001) })).message).toContain("tests must be at most 1000000 bytes");
+    expect((await rejection({ ...VALID, code: "é".repeat(500_001) })).message).toContain(
+      "code must be at most 1000000 bytes",
+    );
+    expect((await rejection({ ...VALID, tests: "x".repeat(1_000_001) })).message).toContain(
+      "tests must be at most 1000000 bytes",
+    );
     expect(seen).toHaveLength(0);
   });
 
   it("rejects a timeoutMs outside 1..60000 and a language it does not run", async () => {
-    expect((await rejection({ ...VALID, timeoutMs: 0 })).message).toContain("timeoutMs must be >= 1");
-    expect((await rejection({ ...VALID, timeoutMs: 60_001 })).message).toContain("timeoutMs must be <= 60000");
-    expect((await rejection({ ...VALID, timeoutMs: 1.5 })).message).toContain("timeoutMs must be an integer");
-    expect((await rejection({ ...VALID, language: "ruby" })).message).toContain('language must be "javascript", "typescript" or "python"');
+    expect((await rejection({ ...VALID, timeoutMs: 0 })).message).toContain(
+      "timeoutMs must be >= 1",
+    );
+    expect((await rejection({ ...VALID, timeoutMs: 60_001 })).message).toContain(
+      "timeoutMs must be <= 60000",
+    );
+    expect((await rejection({ ...VALID, timeoutMs: 1.5 })).message).toContain(
+      "timeoutMs must be an integer",
+    );
+    expect((await rejection({ ...VALID, language: "ruby" })).message).toContain(
+      'language must be "javascript", "typescript" or "python"',
+    );
     expect(seen).toHaveLength(0);
   });
 

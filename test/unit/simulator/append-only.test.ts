@@ -5,15 +5,33 @@ import { CALCULATOR_TOOL, postJson } from "./simulator-fixtures";
 type Message = Record<string, unknown>;
 
 /** Runs a 3-turn calculator conversation and returns each call's prompt and completion ids. */
-async function converse(sim: VllmSimulator): Promise<Array<{ prompt: number[]; completion: number[]; finish: string }>> {
-  const messages: Message[] = [{ role: "system", content: "You are a calculator agent." }, { role: "user", content: "What is 17 * (4 + 5)?" }];
+async function converse(
+  sim: VllmSimulator,
+): Promise<Array<{ prompt: number[]; completion: number[]; finish: string }>> {
+  const messages: Message[] = [
+    { role: "system", content: "You are a calculator agent." },
+    { role: "user", content: "What is 17 * (4 + 5)?" },
+  ];
   const calls: Array<{ prompt: number[]; completion: number[]; finish: string }> = [];
   const step = async (): Promise<void> => {
-    const reply = await postJson(`${sim.url}/v1/chat/completions`, { messages, tools: [CALCULATOR_TOOL], return_token_ids: true, seed: 11 });
+    const reply = await postJson(`${sim.url}/v1/chat/completions`, {
+      messages,
+      tools: [CALCULATOR_TOOL],
+      return_token_ids: true,
+      seed: 11,
+    });
     expect(reply.status).toBe(200);
     const choice = reply.body.choices[0];
-    calls.push({ prompt: reply.body.prompt_token_ids, completion: choice.token_ids, finish: choice.finish_reason });
-    messages.push({ role: "assistant", content: choice.message.content, tool_calls: choice.message.tool_calls });
+    calls.push({
+      prompt: reply.body.prompt_token_ids,
+      completion: choice.token_ids,
+      finish: choice.finish_reason,
+    });
+    messages.push({
+      role: "assistant",
+      content: choice.message.content,
+      tool_calls: choice.message.tool_calls,
+    });
   };
   await step(); // tool call
   messages.push({ role: "tool", tool_call_id: "call-1", content: "153" });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { evaluateExpression, findExpression, formatNumber } from "../../../tools/simulator/arithmetic";
+import {
+  evaluateExpression,
+  findExpression,
+  formatNumber,
+} from "../../../tools/simulator/arithmetic";
 
 describe("simulator arithmetic", () => {
   it("evaluates integer expressions with precedence, parentheses and unary minus", () => {

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EOS_TOKEN_ID, type VllmSimulator, decode, startVllmSimulator } from "../../../tools/simulator";
+import {
+  EOS_TOKEN_ID,
+  type VllmSimulator,
+  decode,
+  startVllmSimulator,
+} from "../../../tools/simulator";
 import { CALCULATOR_TOOL, jsonChunks, postJson, postSse } from "./simulator-fixtures";
 
 describe("POST /v1/completions", () => {
@@ -12,7 +17,11 @@ describe("POST /v1/completions", () => {
   afterAll(() => sim.close());
 
   it("answers a text prompt in vLLM's shape, defaulting max_tokens to 16", async () => {
-    const { status, body } = await postJson(url, { prompt: "Say something", return_token_ids: true, seed: 2 });
+    const { status, body } = await postJson(url, {
+      prompt: "Say something",
+      return_token_ids: true,
+      seed: 2,
+    });
     expect(status).toBe(200);
     expect(body.id).toMatch(/^cmpl-/);
     expect(body.object).toBe("text_completion");
@@ -23,15 +32,29 @@ describe("POST /v1/completions", () => {
   });
 
   it("reads a ChatML token prompt from /tokenize and writes the hermes tool call as text", async () => {
-    const rendered = await postJson(`${sim.url}/tokenize`, { messages: [{ role: "user", content: "What is 6 * 7?" }], tools: [CALCULATOR_TOOL] });
-    const { body } = await postJson(url, { prompt: rendered.body.tokens, max_tokens: 200, return_token_ids: true });
-    expect(body.choices[0].text).toBe('<tool_call>\n{"name":"calculate","arguments":{"expression":"6 * 7"}}\n</tool_call>');
+    const rendered = await postJson(`${sim.url}/tokenize`, {
+      messages: [{ role: "user", content: "What is 6 * 7?" }],
+      tools: [CALCULATOR_TOOL],
+    });
+    const { body } = await postJson(url, {
+      prompt: rendered.body.tokens,
+      max_tokens: 200,
+      return_token_ids: true,
+    });
+    expect(body.choices[0].text).toBe(
+      '<tool_call>\n{"name":"calculate","arguments":{"expression":"6 * 7"}}\n</tool_call>',
+    );
     expect(body.choices[0].token_ids.at(-1)).toBe(EOS_TOKEN_ID);
     expect(body.choices[0].finish_reason).toBe("stop");
   });
 
   it("returns legacy logprobs arrays, one entry per token", async () => {
-    const { body } = await postJson(url, { prompt: "What is 2 + 2?", max_tokens: 50, logprobs: 2, return_token_ids: true });
+    const { body } = await postJson(url, {
+      prompt: "What is 2 + 2?",
+      max_tokens: 50,
+      logprobs: 2,
+      return_token_ids: true,
+    });
     const { logprobs, token_ids: ids, text } = body.choices[0];
     expect(logprobs.tokens).toHaveLength(ids.length);
     expect(logprobs.token_logprobs.every((lp: number) => lp < 0 && lp >= -3)).toBe(true);

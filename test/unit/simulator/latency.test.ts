@@ -21,7 +21,11 @@ describe("simulated latency", () => {
 
   it("sends the first stream chunk after ttft and paces the rest", async () => {
     const started = Date.now();
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...CHAT, stream: true }) });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...CHAT, stream: true }),
+    });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     const firstChunkAt = Date.now() - started;

@@ -30,9 +30,22 @@ describe("PrefixCache", () => {
 describe("the simulator's prefix cache and load", () => {
   let sim: VllmSimulator;
   const long = Array.from({ length: 300 }, (_, i) => `fact ${i * 7919} holds`).join("; ");
-  const chat = (user: string, extra: Record<string, unknown> = {}) => ({ messages: [{ role: "system", content: long }, { role: "user", content: user }], max_tokens: 8, include_metrics: true, ...extra });
+  const chat = (user: string, extra: Record<string, unknown> = {}) => ({
+    messages: [
+      { role: "system", content: long },
+      { role: "user", content: user },
+    ],
+    max_tokens: 8,
+    include_metrics: true,
+    ...extra,
+  });
   beforeAll(async () => {
-    sim = await startVllmSimulator({ port: 0, perRequestMetrics: true, latency: { ttftMs: 0, perTokenMs: 2 }, prefixCache: { prefillMsPer1kTokens: 10, decodeSlowdown: 0.5 } });
+    sim = await startVllmSimulator({
+      port: 0,
+      perRequestMetrics: true,
+      latency: { ttftMs: 0, perTokenMs: 2 },
+      prefixCache: { prefillMsPer1kTokens: 10, decodeSlowdown: 0.5 },
+    });
   });
   afterAll(() => sim.close());
   const post = (body: unknown) => postJson(`${sim.url}/v1/chat/completions`, body);
@@ -45,16 +58,24 @@ describe("the simulator's prefix cache and load", () => {
     expect(cold.metrics.time_to_first_token_ms).toBeCloseTo((prompt * 10) / 1000, 5);
     expect(Date.now() - started).toBeGreaterThanOrEqual(Math.floor((prompt * 10) / 1000) - 1);
     const warm = (await post(chat("second question"))).body;
-    expect(warm.metrics.time_to_first_token_ms).toBeLessThan(cold.metrics.time_to_first_token_ms / 10);
+    expect(warm.metrics.time_to_first_token_ms).toBeLessThan(
+      cold.metrics.time_to_first_token_ms / 10,
+    );
     const salted = (await post(chat("second question", { cache_salt: "policy-v1" }))).body;
-    expect(salted.metrics.time_to_first_token_ms).toBeCloseTo(cold.metrics.time_to_first_token_ms, 0);
+    expect(salted.metrics.time_to_first_token_ms).toBeCloseTo(
+      cold.metrics.time_to_first_token_ms,
+      0,
+    );
 
     const metrics = await (await fetch(`${sim.url}/metrics`)).text();
-    const counter = (name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, "m").exec(metrics)?.[1]);
+    const counter = (name: string) =>
+      Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, "m").exec(metrics)?.[1]);
     const { replica } = sim.stats();
     expect(counter("vllm:prefix_cache_queries_total")).toBe(replica!.prefixCacheQueries);
     expect(counter("vllm:prefix_cache_hits_total")).toBe(replica!.prefixCacheHits);
-    expect(replica!.prefixCacheQueries).toBe(prompt + warm.usage.prompt_tokens + salted.usage.prompt_tokens);
+    expect(replica!.prefixCacheQueries).toBe(
+      prompt + warm.usage.prompt_tokens + salted.usage.prompt_tokens,
+    );
     expect(replica!.prefixCacheHits).toBeGreaterThan(prompt - 50);
     expect(replica!.prefixCacheHits).toBeLessThan(prompt + 50);
     expect((await post(chat("x", { cache_salt: "" }))).status).toBe(400);
@@ -67,7 +88,9 @@ describe("the simulator's prefix cache and load", () => {
     const replies = [post(chat("a")), post(chat("b"))];
     while (arrived() < before + 2) await new Promise((resolve) => setTimeout(resolve, 5));
     release();
-    const itl = (await Promise.all(replies)).map((reply) => reply.body.metrics.mean_itl_ms as number).sort();
+    const itl = (await Promise.all(replies))
+      .map((reply) => reply.body.metrics.mean_itl_ms as number)
+      .sort();
     expect(itl).toEqual([2, 3]);
   });
 });

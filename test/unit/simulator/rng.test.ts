@@ -13,7 +13,7 @@ describe("hashParts (unit)", () => {
     expect(hashParts([0x12345678])).toBe(577263098);
   });
 
-  it("keeps parts apart: (\"1\", \"23\") and (\"12\", \"3\") differ", () => {
+  it('keeps parts apart: ("1", "23") and ("12", "3") differ', () => {
     expect(hashParts("1", "23")).toBe(204924281);
     expect(hashParts("12", "3")).toBe(3158294933);
   });

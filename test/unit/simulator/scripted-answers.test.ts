@@ -46,7 +46,10 @@ describe("scripted answers", () => {
   });
 
   it("falls back to a sentence when there is nothing to compute", async () => {
-    const { body } = await postJson(url, { messages: [{ role: "user", content: "Tell me a story." }], seed: 1 });
+    const { body } = await postJson(url, {
+      messages: [{ role: "user", content: "Tell me a story." }],
+      seed: 1,
+    });
     expect(body.choices[0].message.content).toMatch(/^[A-Z][a-z ]+\.$/);
   });
 });

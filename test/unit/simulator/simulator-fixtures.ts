@@ -6,7 +6,11 @@ export const CALCULATOR_TOOL = {
   function: {
     name: "calculate",
     description: "Evaluate an arithmetic expression.",
-    parameters: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] },
+    parameters: {
+      type: "object",
+      properties: { expression: { type: "string" } },
+      required: ["expression"],
+    },
   },
 } as const;
 
@@ -17,8 +21,16 @@ export interface JsonReply {
 }
 
 /** POSTs JSON (with any extra headers) and reads the JSON reply. */
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonReply> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -30,8 +42,16 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 }
 
 /** POSTs JSON to a streaming endpoint and returns the raw `data:` payloads in order. */
-export async function postSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<string[]> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+export async function postSse(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<string[]> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   return text
     .split("\n\n")

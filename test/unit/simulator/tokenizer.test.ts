@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { EOS_TOKEN_ID, SPECIAL_TOKENS, VOCAB_SIZE, decode, encode, tokenToString } from "../../../tools/simulator";
+import {
+  EOS_TOKEN_ID,
+  SPECIAL_TOKENS,
+  VOCAB_SIZE,
+  decode,
+  encode,
+  tokenToString,
+} from "../../../tools/simulator";
 
 describe("simulator tokenizer", () => {
   it("round-trips ASCII, unicode, emoji and special-token strings exactly", () => {
@@ -9,8 +16,10 @@ describe("simulator tokenizer", () => {
       "héllo wörld — ünïcödé ✓ 中文 日本語",
       "emoji 🎉👩‍👩‍👧 and flags 🇫🇷",
       "\uFEFFa leading byte-order mark",
-      "<|im_start|>user\nhi<|im_end|>\n<tool_call>\n{\"name\":\"x\"}\n</tool_call>",
-      "<|im_end", "<<think>>", "tabs\tand\r\nnewlines\n\n\n",
+      '<|im_start|>user\nhi<|im_end|>\n<tool_call>\n{"name":"x"}\n</tool_call>',
+      "<|im_end",
+      "<<think>>",
+      "tabs\tand\r\nnewlines\n\n\n",
     ];
     for (const sample of samples) expect(decode(encode(sample))).toBe(sample);
   });

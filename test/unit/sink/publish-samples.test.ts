@@ -17,7 +17,14 @@ describe("publishRollout with real calls", () => {
     const talk = await calculatorConversation(clientFor(sim), "r-p", ["What is 12 * 12?"]);
     const blobs = new Map<string, string>();
     const sent: ResultMessage[] = [];
-    const deps = { blobs: { put: async (key: string, body: string | ArrayBuffer) => void blobs.set(key, body as string), get: async () => null }, results: { send: async (m: ResultMessage) => void sent.push(m) }, now: () => 1 };
+    const deps = {
+      blobs: {
+        put: async (key: string, body: string | ArrayBuffer) => void blobs.set(key, body as string),
+        get: async () => null,
+      },
+      results: { send: async (m: ResultMessage) => void sent.push(m) },
+      now: () => 1,
+    };
     const message = await publishRollout(deps, viewOf("r-p", talk.calls), null);
     const record = RolloutRecord.parse(JSON.parse(blobs.get(message.key)!));
     expect(record.samples).toHaveLength(1);

@@ -15,10 +15,25 @@ import type { z } from "zod";
 /** A model client over the gateway and the simulator, as the step loop uses it. */
 export function clientFor(sim: VllmSimulator): ModelClient {
   const backend = createVllmBackend({ baseUrl: `${sim.url}/v1` });
-  return createModelClient(createGateway({ policy: null, backendFor: () => backend, defaultModel: "sim-qwen3", retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 }, now: Date.now }));
+  return createModelClient(
+    createGateway({
+      policy: null,
+      backendFor: () => backend,
+      defaultModel: "sim-qwen3",
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      now: Date.now,
+    }),
+  );
 }
 
-const LIMITS = { max_prompt_length: 131072, max_response_length: 4096, max_tokens_per_call: null, completion_tokens_used: 0, last_context_tokens: 0, last_context_messages: 0 };
+const LIMITS = {
+  max_prompt_length: 131072,
+  max_response_length: 4096,
+  max_tokens_per_call: null,
+  completion_tokens_used: 0,
+  last_context_tokens: 0,
+  last_context_messages: 0,
+};
 
 /** What a calculator conversation left: its recorded calls and the final message list. */
 export interface Conversation {
@@ -38,27 +53,54 @@ export interface ConversationOptions {
  * Drives a calculator conversation: each question is asked, tool calls are answered with the real
  * `calculate` tool, and the model's final answer is followed by the next question.
  */
-export async function calculatorConversation(client: ModelClient, rolloutId: string, questions: string[], options: ConversationOptions = {}): Promise<Conversation> {
-  const messages: ChatMessage[] = [{ role: "system", content: "You solve arithmetic problems with the calculate tool." }];
+export async function calculatorConversation(
+  client: ModelClient,
+  rolloutId: string,
+  questions: string[],
+  options: ConversationOptions = {},
+): Promise<Conversation> {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You solve arithmetic problems with the calculate tool." },
+  ];
   const calls: LlmCall[] = [];
   for (const question of questions) {
     messages.push({ role: "user", content: question });
     for (let turn = 0; turn < 4; turn++) {
       const index = calls.length;
       options.beforeCall?.(index);
-      const context = { rolloutId, stepId: `${rolloutId}/step/${index}`, callId: `${rolloutId}/call/${index}`, train: options.train?.(index) ?? true, limits: LIMITS, replicaHint: null };
-      const { response, call } = await client.chat({ messages: [...messages], tools: [CALCULATE_TOOL], temperature: 1, topP: 1, seed: 7 }, context);
+      const context = {
+        rolloutId,
+        stepId: `${rolloutId}/step/${index}`,
+        callId: `${rolloutId}/call/${index}`,
+        train: options.train?.(index) ?? true,
+        limits: LIMITS,
+        replicaHint: null,
+      };
+      const { response, call } = await client.chat(
+        { messages: [...messages], tools: [CALCULATE_TOOL], temperature: 1, topP: 1, seed: 7 },
+        context,
+      );
       calls.push(call);
       messages.push(response.message);
       if (response.toolCalls.length === 0) break;
-      for (const toolCall of response.toolCalls) messages.push({ role: "tool", tool_call_id: toolCall.id, content: runCalculate(toolCall.function.arguments) });
+      for (const toolCall of response.toolCalls)
+        messages.push({
+          role: "tool",
+          tool_call_id: toolCall.id,
+          content: runCalculate(toolCall.function.arguments),
+        });
     }
   }
   return { calls, messages };
 }
 
 /** A finished rollout's view around `calls`; `overrides` replace top-level fields; `steps` are the trajectory's steps. */
-export function viewOf(rolloutId: string, calls: LlmCall[], overrides: Partial<z.input<typeof RolloutView>> = {}, steps: unknown[] = []): RolloutView {
+export function viewOf(
+  rolloutId: string,
+  calls: LlmCall[],
+  overrides: Partial<z.input<typeof RolloutView>> = {},
+  steps: unknown[] = [],
+): RolloutView {
   const task = { task_id: "t-1", problem: "What is 17 * (4 + 5)?" };
   return RolloutView.parse({
     rollout_id: rolloutId,
@@ -94,7 +136,9 @@ export function expectExactAgainst(sample: TrainingSample, calls: readonly LlmCa
   const logprobs: number[] = new Array<number>(full.length - offset).fill(0);
   for (const call of calls) {
     const start = call.prompt_token_ids.length;
-    expect(full.slice(start, start + call.completion_token_ids.length)).toEqual(call.completion_token_ids);
+    expect(full.slice(start, start + call.completion_token_ids.length)).toEqual(
+      call.completion_token_ids,
+    );
     call.completion_token_ids.forEach((_, i) => {
       mask[start - offset + i] = 1;
       logprobs[start - offset + i] = call.logprobs[i]!;

@@ -20,7 +20,16 @@ interface DevStackHandle {
 interface DevStackModule {
   startDevStack(
     runner: (typeof DEV_RUNNERS)[number],
-    options: { workerPort: number; main: string; stateDir: string; reset: boolean; verbose: boolean; watch: boolean; modelServerUrl?: string; simulator?: { port: number; seed: number } },
+    options: {
+      workerPort: number;
+      main: string;
+      stateDir: string;
+      reset: boolean;
+      verbose: boolean;
+      watch: boolean;
+      modelServerUrl?: string;
+      simulator?: { port: number; seed: number };
+    },
   ): Promise<DevStackHandle>;
 }
 
@@ -53,15 +62,24 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
   try {
     createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
   } catch {
-    throw new OperationError("dev needs wrangler, a dev dependency of this package", { hint: "run `npm ci` (without --omit=dev)" });
+    throw new OperationError("dev needs wrangler, a dev dependency of this package", {
+      hint: "run `npm ci` (without --omit=dev)",
+    });
   }
   // The bundled CLI (bin/edge-rollout.mjs) runs without a TypeScript loader; scripts/ needs one.
-  if ((globalThis as Record<symbol, unknown>)[Symbol.for("edge-rollout.needs-typescript-loader")] === true) (await import("tsx/esm/api")).register();
+  if (
+    (globalThis as Record<symbol, unknown>)[Symbol.for("edge-rollout.needs-typescript-loader")] ===
+    true
+  )
+    (await import("tsx/esm/api")).register();
   // Loaded here, not at the top, so other commands do not pay for wrangler and the simulator; and by
   // a computed URL so the Worker tsconfig (which also sees src/) does not pull in Node-only scripts.
-  const { startDevStack } = (await import(new URL("../../../scripts/dev-stack.ts", import.meta.url).href)) as DevStackModule;
+  const { startDevStack } = (await import(
+    new URL("../../../scripts/dev-stack.ts", import.meta.url).href
+  )) as DevStackModule;
   const worker = fileURLToPath(new URL(`../../../${options.worker}`, import.meta.url));
-  if (!existsSync(worker)) throw new UsageError(`--worker ${options.worker}: no such file in this repository`);
+  if (!existsSync(worker))
+    throw new UsageError(`--worker ${options.worker}: no such file in this repository`);
   const stateDir = options.stateDir ?? `.tmp/local-stack-${options.port}`;
   out.note(`starting the local stack on 127.0.0.1:${options.port} …`);
   let stack: DevStackHandle;
@@ -73,21 +91,55 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
       reset: options.reset,
       verbose: options.verbose,
       watch: true,
-      ...(options.modelUrl ? { modelServerUrl: options.modelUrl.replace(/\/+$/, "").replace(/\/v1$/, "") } : { simulator: { port: options.simulatorPort, seed: options.seed } }),
+      ...(options.modelUrl
+        ? { modelServerUrl: options.modelUrl.replace(/\/+$/, "").replace(/\/v1$/, "") }
+        : { simulator: { port: options.simulatorPort, seed: options.seed } }),
     });
   } catch (error) {
-    throw new OperationError(`the local stack did not start: ${error instanceof Error ? error.message : String(error)}`, { hint: "is the port free? Try --port / --simulator-port, or --verbose for the runtime's output" });
+    throw new OperationError(
+      `the local stack did not start: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        hint: "is the port free? Try --port / --simulator-port, or --verbose for the runtime's output",
+      },
+    );
   }
-  const info = { ok: true, runner: options.runner, worker_url: stack.workerUrl, dashboard_url: `${stack.workerUrl}/`, model_server_url: stack.modelServerUrl, simulator: stack.simulator !== undefined, state_dir: stateDir, reset: options.reset, pid: process.pid };
+  const info = {
+    ok: true,
+    runner: options.runner,
+    worker_url: stack.workerUrl,
+    dashboard_url: `${stack.workerUrl}/`,
+    model_server_url: stack.modelServerUrl,
+    simulator: stack.simulator !== undefined,
+    state_dir: stateDir,
+    reset: options.reset,
+    pid: process.pid,
+  };
   out.result(info, () =>
     [
       "edge-rollout local stack is up",
       formatFields([
-        ["dashboard", `${stack.workerUrl}/  (batches, rollouts and their token strips, in a browser)`],
-        ["API", `${stack.workerUrl}  (GET /health, /v1/…; Worker ${options.worker}, reloaded on edit)`],
-        ["runner", options.runner === "miniflare" ? "miniflare  (Miniflare's API; --runner wrangler for wrangler dev)" : "wrangler dev"],
-        ["model server", `${stack.modelServerUrl}/v1  ${stack.simulator ? "(vLLM simulator)" : "(yours)"}`],
-        ["state", `${stateDir}  (${options.reset ? "reset" : "kept across runs; --reset starts empty"})`],
+        [
+          "dashboard",
+          `${stack.workerUrl}/  (batches, rollouts and their token strips, in a browser)`,
+        ],
+        [
+          "API",
+          `${stack.workerUrl}  (GET /health, /v1/…; Worker ${options.worker}, reloaded on edit)`,
+        ],
+        [
+          "runner",
+          options.runner === "miniflare"
+            ? "miniflare  (Miniflare's API; --runner wrangler for wrangler dev)"
+            : "wrangler dev",
+        ],
+        [
+          "model server",
+          `${stack.modelServerUrl}/v1  ${stack.simulator ? "(vLLM simulator)" : "(yours)"}`,
+        ],
+        [
+          "state",
+          `${stateDir}  (${options.reset ? "reset" : "kept across runs; --reset starts empty"})`,
+        ],
         ["agent logs", "below, as [rollout <id>] …  (--verbose: all of the runtime's output)"],
       ]),
       "",
@@ -102,13 +154,20 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
     process.once("SIGTERM", () => resolve({ by: "signal" }));
     void stack.ended.then((reason) => resolve({ by: "crash", reason }));
   });
-  out.note(ended.by === "signal" ? "stopping … (Ctrl-C again to exit at once)" : "the runner exited; stopping");
+  out.note(
+    ended.by === "signal"
+      ? "stopping … (Ctrl-C again to exit at once)"
+      : "the runner exited; stopping",
+  );
   // A second Ctrl-C does not wait for the runtime to finish disposing.
   const now = () => process.exit(130);
   process.once("SIGINT", now);
   process.once("SIGTERM", now);
   await stack.stop();
   // Reported as the command's error (on stderr, or as the JSON document with --json), exit 1.
-  if (ended.by === "crash") throw new OperationError(`the local stack stopped serving: ${ended.reason}`, { hint: "start it again; --verbose shows the runtime's own output" });
+  if (ended.by === "crash")
+    throw new OperationError(`the local stack stopped serving: ${ended.reason}`, {
+      hint: "start it again; --verbose shows the runtime's own output",
+    });
   return ExitCode.ok;
 }

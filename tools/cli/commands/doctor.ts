@@ -8,16 +8,25 @@ import type { Output } from "../output";
 
 /** The engines range of this package's package.json. */
 function enginesRange(): string | undefined {
-  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { engines?: { node?: string } };
+  const pkg = JSON.parse(
+    readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
+  ) as { engines?: { node?: string } };
   return pkg.engines?.node;
 }
 
-const MARK: Record<Check["status"], string> = { ok: "[ok]  ", warn: "[warn]", fail: "[FAIL]", skip: "[skip]" };
+const MARK: Record<Check["status"], string> = {
+  ok: "[ok]  ",
+  warn: "[warn]",
+  fail: "[FAIL]",
+  skip: "[skip]",
+};
 
 /** The checks as a checklist, then what to fix. */
 export function formatChecks(checks: Check[]): string {
   const lines = checks.map((check) => `${MARK[check.status]} ${check.name}: ${check.detail}`);
-  const fixes = checks.filter((check) => check.fix && (check.status === "fail" || check.status === "warn"));
+  const fixes = checks.filter(
+    (check) => check.fix && (check.status === "fail" || check.status === "warn"),
+  );
   lines.push("", fixes.length === 0 ? "all checks passed" : `to fix (${fixes.length}):`);
   for (const check of fixes) lines.push(`  - ${check.name}: ${check.fix}`);
   return lines.join("\n");
@@ -28,20 +37,42 @@ export function formatChecks(checks: Check[]): string {
  * each model server the policy routes to (`--model-url` for the deployment default, which the API
  * does not expose). Exit 0 when nothing failed, 3 when the stack is unreachable, else 1.
  */
-export async function runDoctor(options: { modelUrls: string[] }, client: ApiClient, out: Output): Promise<ExitCode> {
+export async function runDoctor(
+  options: { modelUrls: string[] },
+  client: ApiClient,
+  out: Output,
+): Promise<ExitCode> {
   const checks: Check[] = [checkNode(process.version, enginesRange())];
   const stack = await checkStack(client);
   checks.push(...stack.checks);
   if (stack.checks.every((check) => check.status !== "fail")) {
     const policy = await client.get<PolicyView>("/v1/policy");
     const routed = policyServers(policy);
-    const syncing = policy.syncing ? " (a weight sync is under way: model calls wait until it ends)" : "";
-    checks.push({ name: "policy", status: policy.syncing ? "warn" : "ok", detail: `version ${policy.policy_version}, backend ${policy.backend?.name ?? "deployment default (LLM_BASE_URL)"}${syncing}` });
+    const syncing = policy.syncing
+      ? " (a weight sync is under way: model calls wait until it ends)"
+      : "";
+    checks.push({
+      name: "policy",
+      status: policy.syncing ? "warn" : "ok",
+      detail: `version ${policy.policy_version}, backend ${policy.backend?.name ?? "deployment default (LLM_BASE_URL)"}${syncing}`,
+    });
     const servers = routed?.servers.length ? routed.servers : options.modelUrls;
     if (servers.length === 0) {
-      checks.push({ name: "model servers", status: "skip", detail: "the policy uses the deployment's LLM_BASE_URL, which the API does not expose", fix: "pass --model-url (or set EDGE_ROLLOUT_MODEL_URL) to check it" });
+      checks.push({
+        name: "model servers",
+        status: "skip",
+        detail: "the policy uses the deployment's LLM_BASE_URL, which the API does not expose",
+        fix: "pass --model-url (or set EDGE_ROLLOUT_MODEL_URL) to check it",
+      });
     }
-    for (const server of servers) checks.push(...(await checkServer(server, { model: policy.model, ...(routed?.apiKey ? { apiKey: routed.apiKey } : {}), expectTokenIds: routed?.tokenIds ?? true })));
+    for (const server of servers)
+      checks.push(
+        ...(await checkServer(server, {
+          model: policy.model,
+          ...(routed?.apiKey ? { apiKey: routed.apiKey } : {}),
+          expectTokenIds: routed?.tokenIds ?? true,
+        })),
+      );
   }
   const failed = checks.filter((check) => check.status === "fail").length;
   out.result({ ok: failed === 0, checks }, () => formatChecks(checks));

@@ -3,7 +3,14 @@
  * GRPO groups, write their samples, ack.
  */
 import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../../src/runtime/feed/arrow-pull";
-import { BatchCounts, type DroppedGroup, type FeedStats, type InlineFeedGroup, type PullResponse, zeroBatchCounts } from "../../../src/schemas/feed";
+import {
+  BatchCounts,
+  type DroppedGroup,
+  type FeedStats,
+  type InlineFeedGroup,
+  type PullResponse,
+  zeroBatchCounts,
+} from "../../../src/schemas/feed";
 import { ARROW_STREAM_MEDIA_TYPE } from "../../../src/sink/formats/arrow/arrow-format";
 import { decodeArrowStream } from "../../../src/sink/formats/arrow/arrow-read";
 import type { ApiClient } from "../api-client";
@@ -38,16 +45,43 @@ interface SampleSink {
 
 async function pullJsonl(client: ApiClient, body: unknown, file: SampleFile): Promise<DrainPull> {
   const pulled = await client.post<PullResponse<InlineFeedGroup>>("/v1/feed/pull", body);
-  const samples = pulled.groups.flatMap((group) => group.members.flatMap((member) => member.samples));
-  return { lease_id: pulled.lease_id, groups: pulled.groups, samples: samples.length, dropped: pulled.dropped_groups ?? [], write: () => file.append(samples) };
+  const samples = pulled.groups.flatMap((group) =>
+    group.members.flatMap((member) => member.samples),
+  );
+  return {
+    lease_id: pulled.lease_id,
+    groups: pulled.groups,
+    samples: samples.length,
+    dropped: pulled.dropped_groups ?? [],
+    write: () => file.append(samples),
+  };
 }
 
-async function pullArrow(client: ApiClient, body: unknown, dir: SampleArrowDir): Promise<DrainPull> {
-  const { contentType, bytes } = await client.postForBytes("/v1/feed/pull", body, ARROW_STREAM_MEDIA_TYPE);
-  if (!contentType.startsWith(ARROW_STREAM_MEDIA_TYPE)) throw new OperationError(`the server answered a pull with ${contentType || "no content type"}, not Arrow: it predates the Arrow feed; drain with --format jsonl`);
-  const meta = JSON.parse(decodeArrowStream(bytes).metadata[PULL_METADATA_KEY] ?? "null") as ArrowPullMetadata | null;
+async function pullArrow(
+  client: ApiClient,
+  body: unknown,
+  dir: SampleArrowDir,
+): Promise<DrainPull> {
+  const { contentType, bytes } = await client.postForBytes(
+    "/v1/feed/pull",
+    body,
+    ARROW_STREAM_MEDIA_TYPE,
+  );
+  if (!contentType.startsWith(ARROW_STREAM_MEDIA_TYPE))
+    throw new OperationError(
+      `the server answered a pull with ${contentType || "no content type"}, not Arrow: it predates the Arrow feed; drain with --format jsonl`,
+    );
+  const meta = JSON.parse(
+    decodeArrowStream(bytes).metadata[PULL_METADATA_KEY] ?? "null",
+  ) as ArrowPullMetadata | null;
   if (!meta) throw new OperationError(`the Arrow pull carries no ${PULL_METADATA_KEY} metadata`);
-  return { lease_id: meta.lease_id, groups: meta.groups, samples: meta.samples, dropped: meta.dropped_groups ?? [], write: () => dir.append(bytes) };
+  return {
+    lease_id: meta.lease_id,
+    groups: meta.groups,
+    samples: meta.samples,
+    dropped: meta.dropped_groups ?? [],
+    write: () => dir.append(bytes),
+  };
 }
 
 /** `drain`'s options after parsing. */
@@ -103,12 +137,21 @@ export function formatDrainSummary(s: DrainSummary): string {
   ];
   if (s.dropped_groups.length > 0) {
     const first = s.dropped_groups[0]!;
-    lines.push(`  ${s.dropped_groups.length} groups of these batches were dropped by the feed, never delivered (${first.reason}: e.g. ${first.uid} ${whyDropped(first)})`);
+    lines.push(
+      `  ${s.dropped_groups.length} groups of these batches were dropped by the feed, never delivered (${first.reason}: e.g. ${first.uid} ${whyDropped(first)})`,
+    );
     const reasons = new Map<string, number>();
-    for (const group of s.dropped_groups) reasons.set(group.reason, (reasons.get(group.reason) ?? 0) + 1);
-    if (reasons.size > 1) lines.push(`  dropped by reason: ${[...reasons].map(([reason, n]) => `${reason} ${n}`).join(", ")}`);
+    for (const group of s.dropped_groups)
+      reasons.set(group.reason, (reasons.get(group.reason) ?? 0) + 1);
+    if (reasons.size > 1)
+      lines.push(
+        `  dropped by reason: ${[...reasons].map(([reason, n]) => `${reason} ${n}`).join(", ")}`,
+      );
   }
-  for (const e of s.record_errors) lines.push(`  record error ${e.rollout_id}: ${e.error} (its lease was not acked; the groups return after it expires)`);
+  for (const e of s.record_errors)
+    lines.push(
+      `  record error ${e.rollout_id}: ${e.error} (its lease was not acked; the groups return after it expires)`,
+    );
   return lines.join("\n");
 }
 
@@ -121,7 +164,10 @@ function whyDropped(group: DroppedGroup): string {
       return `had no signal: every member scored alike on ${group.metric ?? "reward"}`;
     default: {
       const failed = group.failed_members ?? [];
-      return `held ${failed.length} member${failed.length === 1 ? "" : "s"} that ${group.reason === "cut" ? "were cut" : "failed for infrastructure"} (${failed.slice(0, 3).map((m) => `#${m.sample_index} ${m.termination_reason ?? m.outcome}`).join(", ")})`;
+      return `held ${failed.length} member${failed.length === 1 ? "" : "s"} that ${group.reason === "cut" ? "were cut" : "failed for infrastructure"} (${failed
+        .slice(0, 3)
+        .map((m) => `#${m.sample_index} ${m.termination_reason ?? m.outcome}`)
+        .join(", ")})`;
     }
   }
 }
@@ -132,13 +178,19 @@ function batchSelector(batches: string[]): { batch_id: string[]; batch_prefix: s
 }
 
 /** Groups the feed holds now: all of them, or with `--batch` only those batches' (chunks included). */
-async function waitingGroups(client: ApiClient, batches: string[] | undefined): Promise<BatchCounts> {
+async function waitingGroups(
+  client: ApiClient,
+  batches: string[] | undefined,
+): Promise<BatchCounts> {
   if (!batches) {
     const stats = await client.get<FeedStats>("/v1/feed/stats");
     return BatchCounts.parse(stats);
   }
   const selector = batchSelector(batches);
-  const query = new URLSearchParams([...selector.batch_id.map((id) => ["batch_id", id]), ...selector.batch_prefix.map((p) => ["batch_prefix", p])]);
+  const query = new URLSearchParams([
+    ...selector.batch_id.map((id) => ["batch_id", id]),
+    ...selector.batch_prefix.map((p) => ["batch_prefix", p]),
+  ]);
   const stats = await client.get<FeedStats>(`/v1/feed/stats?${query}`);
   const total = zeroBatchCounts();
   for (const counts of Object.values(stats.by_batch)) {
@@ -154,15 +206,41 @@ async function waitingGroups(client: ApiClient, batches: string[] | undefined): 
  * delivered again and nothing is lost; the file's keys make the redelivery write nothing twice.
  * A pull with an unreadable record is written but not acked. Ctrl-C stops after the current pull.
  */
-export async function runDrain(options: DrainOptions, client: ApiClient, out: Output): Promise<ExitCode> {
+export async function runDrain(
+  options: DrainOptions,
+  client: ApiClient,
+  out: Output,
+): Promise<ExitCode> {
   const arrow = options.format === "arrow";
   const jsonl = arrow ? undefined : SampleFile.open(options.out);
   const parts = arrow ? SampleArrowDir.open(options.out) : undefined;
   const file: SampleSink = (jsonl ?? parts)!;
-  if (file.repairedBytes > 0) out.note(`${options.out}: removed ${arrow ? "a partial part" : "a partial last line"} (${file.repairedBytes} bytes) left by an interrupted drain; its samples were not acked and will be delivered again`);
-  if (file.existing > 0) out.note(`${options.out}: already holds ${file.existing} samples; appending, skipping any of them delivered again`);
+  if (file.repairedBytes > 0)
+    out.note(
+      `${options.out}: removed ${arrow ? "a partial part" : "a partial last line"} (${file.repairedBytes} bytes) left by an interrupted drain; its samples were not acked and will be delivered again`,
+    );
+  if (file.existing > 0)
+    out.note(
+      `${options.out}: already holds ${file.existing} samples; appending, skipping any of them delivered again`,
+    );
   const interrupts = new InterruptWatch();
-  const summary: DrainSummary = { ok: true, out: options.out, stopped: "empty", pulls: 0, groups: 0, samples_pulled: 0, samples_written: 0, duplicates_skipped: 0, samples_in_file: file.existing, acked_leases: 0, expired_leases: 0, unacked_leases: 0, record_errors: [], dropped_groups: [], feed: zeroBatchCounts() };
+  const summary: DrainSummary = {
+    ok: true,
+    out: options.out,
+    stopped: "empty",
+    pulls: 0,
+    groups: 0,
+    samples_pulled: 0,
+    samples_written: 0,
+    duplicates_skipped: 0,
+    samples_in_file: file.existing,
+    acked_leases: 0,
+    expired_leases: 0,
+    unacked_leases: 0,
+    record_errors: [],
+    dropped_groups: [],
+    feed: zeroBatchCounts(),
+  };
   const dropped = new Map<string, DroppedGroup>();
   const selector = options.batch ? batchSelector(options.batch) : {};
   let idleSince: number | null = null;
@@ -172,11 +250,26 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
         summary.stopped = "max_groups";
         break;
       }
-      const want = Math.min(options.perPull, options.maxGroups === undefined ? options.perPull : options.maxGroups - summary.groups);
-      const body = { max_groups: want, lease_ms: options.leaseMs, inline: true, ...selector, ...(options.trainingMode ? { training_mode: options.trainingMode } : {}), ...(options.minPolicyVersion === undefined ? {} : { min_policy_version: options.minPolicyVersion }) };
-      const pulled = parts ? await pullArrow(client, body, parts) : await pullJsonl(client, body, jsonl!);
+      const want = Math.min(
+        options.perPull,
+        options.maxGroups === undefined ? options.perPull : options.maxGroups - summary.groups,
+      );
+      const body = {
+        max_groups: want,
+        lease_ms: options.leaseMs,
+        inline: true,
+        ...selector,
+        ...(options.trainingMode ? { training_mode: options.trainingMode } : {}),
+        ...(options.minPolicyVersion === undefined
+          ? {}
+          : { min_policy_version: options.minPolicyVersion }),
+      };
+      const pulled = parts
+        ? await pullArrow(client, body, parts)
+        : await pullJsonl(client, body, jsonl!);
       summary.pulls += 1;
-      for (const group of pulled.dropped) if (!dropped.has(group.uid)) dropped.set(group.uid, group);
+      for (const group of pulled.dropped)
+        if (!dropped.has(group.uid)) dropped.set(group.uid, group);
       if (pulled.lease_id === null || pulled.groups.length === 0) {
         const waiting = await waitingGroups(client, options.batch);
         if (!options.follow && waiting.pending_groups === 0 && waiting.ready_groups === 0) break;
@@ -197,14 +290,26 @@ export async function runDrain(options: DrainOptions, client: ApiClient, out: Ou
       summary.groups += pulled.groups.length;
       const broken = members.filter((member) => member.record_error !== undefined);
       if (broken.length > 0) {
-        summary.record_errors.push(...broken.map((member) => ({ rollout_id: member.rollout_id, error: member.record_error! })));
+        summary.record_errors.push(
+          ...broken.map((member) => ({
+            rollout_id: member.rollout_id,
+            error: member.record_error!,
+          })),
+        );
         summary.unacked_leases += 1;
         continue;
       }
-      const acked = await client.request("POST", "/v1/feed/ack", { lease_id: pulled.lease_id }, [409]);
+      const acked = await client.request(
+        "POST",
+        "/v1/feed/ack",
+        { lease_id: pulled.lease_id },
+        [409],
+      );
       if (acked.status === 409) summary.expired_leases += 1;
       else summary.acked_leases += 1;
-      out.note(`pulled ${pulled.groups.length} groups: wrote ${written.written} samples${written.skipped ? `, skipped ${written.skipped} already in the file` : ""}`);
+      out.note(
+        `pulled ${pulled.groups.length} groups: wrote ${written.written} samples${written.skipped ? `, skipped ${written.skipped} already in the file` : ""}`,
+      );
     }
     if (interrupts.signal.aborted) summary.stopped = "interrupted";
   } finally {

@@ -30,11 +30,25 @@ export interface EvalOptions {
 }
 
 /** `GET /v1/batches/:id/eval`, validated. */
-export async function readEvalReport(client: ApiClient, batchId: string, k: number | undefined, threshold: number): Promise<EvalReport> {
-  const query = new URLSearchParams({ threshold: String(threshold), ...(k === undefined ? {} : { k: String(k) }) });
-  const raw = await client.get<unknown>(`/v1/batches/${encodeURIComponent(batchId)}/eval?${query.toString()}`);
+export async function readEvalReport(
+  client: ApiClient,
+  batchId: string,
+  k: number | undefined,
+  threshold: number,
+): Promise<EvalReport> {
+  const query = new URLSearchParams({
+    threshold: String(threshold),
+    ...(k === undefined ? {} : { k: String(k) }),
+  });
+  const raw = await client.get<unknown>(
+    `/v1/batches/${encodeURIComponent(batchId)}/eval?${query.toString()}`,
+  );
   const parsed = EvalReport.safeParse(raw);
-  if (!parsed.success) throw new OperationError(`the server's eval report of ${batchId} does not match this CLI's schema`, { details: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) });
+  if (!parsed.success)
+    throw new OperationError(
+      `the server's eval report of ${batchId} does not match this CLI's schema`,
+      { details: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) },
+    );
   return parsed.data;
 }
 
@@ -43,15 +57,42 @@ export async function readEvalReport(client: ApiClient, batchId: string, k: numb
  * progress bar, then prints the report; with `--compare`, the other batch's report beside it, at
  * the same k. Exit 0 when the batch completed, 1 when it was cancelled, 130 on Ctrl-C (left running).
  */
-export async function runEval(datasetPath: string, options: EvalOptions, client: ApiClient, out: Output): Promise<ExitCode> {
+export async function runEval(
+  datasetPath: string,
+  options: EvalOptions,
+  client: ApiClient,
+  out: Output,
+): Promise<ExitCode> {
   const dataset = await readDatasetFile(datasetPath, { limit: options.limit });
-  if (dataset.rows.length > MAX_BATCH_ROWS) throw new UsageError(`eval runs one batch of at most ${MAX_BATCH_ROWS} rows; this dataset has ${dataset.rows.length} (use --limit)`);
-  if (options.k !== undefined && options.k > options.n) throw new UsageError(`--k ${options.k} is larger than --n ${options.n}: pass@k needs at least k samples per row`);
+  if (dataset.rows.length > MAX_BATCH_ROWS)
+    throw new UsageError(
+      `eval runs one batch of at most ${MAX_BATCH_ROWS} rows; this dataset has ${dataset.rows.length} (use --limit)`,
+    );
+  if (options.k !== undefined && options.k > options.n)
+    throw new UsageError(
+      `--k ${options.k} is larger than --n ${options.n}: pass@k needs at least k samples per row`,
+    );
   const batchId = options.batchId === undefined ? newBatchId() : checkBatchId(options.batchId, 0);
-  const compared = options.compare === undefined ? undefined : await readEvalReport(client, options.compare, options.k ?? options.n, options.threshold);
-  const body = { batch_id: batchId, agent: options.agent, rows: dataset.rows, n: options.n, mode: "val", ...(options.config ? { config: options.config } : {}), ...(options.maxConcurrent ? { max_concurrent: options.maxConcurrent } : {}) };
-  const started = await client.post<{ created: boolean; progress: BatchProgress }>("/v1/batches", body);
-  out.note(`${started.created ? "started" : "following"} val batch ${batchId}: ${started.progress.rollouts} rollouts (${started.progress.rows} rows × n=${options.n})`);
+  const compared =
+    options.compare === undefined
+      ? undefined
+      : await readEvalReport(client, options.compare, options.k ?? options.n, options.threshold);
+  const body = {
+    batch_id: batchId,
+    agent: options.agent,
+    rows: dataset.rows,
+    n: options.n,
+    mode: "val",
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.maxConcurrent ? { max_concurrent: options.maxConcurrent } : {}),
+  };
+  const started = await client.post<{ created: boolean; progress: BatchProgress }>(
+    "/v1/batches",
+    body,
+  );
+  out.note(
+    `${started.created ? "started" : "following"} val batch ${batchId}: ${started.progress.rollouts} rollouts (${started.progress.rows} rows × n=${options.n})`,
+  );
   const view = createProgressView(out);
   const interrupts = new InterruptWatch();
   const t0 = Date.now();
@@ -63,7 +104,11 @@ export async function runEval(datasetPath: string, options: EvalOptions, client:
       onProgress: (progress) => {
         const tally = tallyOf(progress);
         atStart ??= finishedOf(tally);
-        view.update({ tally, elapsedMs: Date.now() - t0, ...rateAndEta(finishedOf(tally), atStart, tally.rollouts, Date.now() - t0) });
+        view.update({
+          tally,
+          elapsedMs: Date.now() - t0,
+          ...rateAndEta(finishedOf(tally), atStart, tally.rollouts, Date.now() - t0),
+        });
       },
     });
     view.stop();
@@ -72,7 +117,9 @@ export async function runEval(datasetPath: string, options: EvalOptions, client:
       return ExitCode.interrupted;
     }
     const report = await readEvalReport(client, batchId, options.k, options.threshold);
-    out.result({ report, ...(compared ? { compare: compared } : {}) }, () => formatEvalReport(report, compared));
+    out.result({ report, ...(compared ? { compare: compared } : {}) }, () =>
+      formatEvalReport(report, compared),
+    );
     return watched.progress.status === "cancelled" ? ExitCode.failure : ExitCode.ok;
   } finally {
     view.stop();

@@ -23,27 +23,59 @@ const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
  * rollout the samples equal its record's, failed ones flagged), then writes them, ordered by row,
  * sample index and segment, as parquet.
  */
-export async function runExportSamples(batchId: string, options: { out: string }, client: ApiClient, out: Output): Promise<0> {
+export async function runExportSamples(
+  batchId: string,
+  options: { out: string },
+  client: ApiClient,
+  out: Output,
+): Promise<0> {
   const entries: RolloutListPage["rollouts"] = [];
   for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
-    const page = await client.get<RolloutListPage>(`/v1/batches/${encodeURIComponent(batchId)}/rollouts?offset=${offset}&limit=${MAX_LIST_LIMIT}`);
+    const page = await client.get<RolloutListPage>(
+      `/v1/batches/${encodeURIComponent(batchId)}/rollouts?offset=${offset}&limit=${MAX_LIST_LIMIT}`,
+    );
     entries.push(...page.rollouts);
     if (page.rollouts.length === 0 || offset + page.rollouts.length >= page.total) break;
   }
-  const finished = entries.filter((entry) => FINISHED.has(entry.status)).sort((a, b) => a.row_index - b.row_index || a.sample_index - b.sample_index);
+  const finished = entries
+    .filter((entry) => FINISHED.has(entry.status))
+    .sort((a, b) => a.row_index - b.row_index || a.sample_index - b.sample_index);
   const perRollout: TrainingSample[][] = new Array(finished.length);
-  await eachLimited(finished.map((entry, i) => ({ entry, i })), READ_CONCURRENCY, async ({ entry, i }) => {
-    const view = await readRollout(client, entry.rollout_id);
-    perRollout[i] = buildSamplesForView(view, { uid: entry.uid, sample_index: entry.sample_index }).samples;
-  });
+  await eachLimited(
+    finished.map((entry, i) => ({ entry, i })),
+    READ_CONCURRENCY,
+    async ({ entry, i }) => {
+      const view = await readRollout(client, entry.rollout_id);
+      perRollout[i] = buildSamplesForView(view, {
+        uid: entry.uid,
+        sample_index: entry.sample_index,
+      }).samples;
+    },
+  );
   const samples = perRollout.flat();
   const bytes = samplesToParquet(samples);
   try {
     writeFileSync(options.out, new Uint8Array(bytes));
   } catch (error) {
-    throw new OperationError(`cannot write ${options.out}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new OperationError(
+      `cannot write ${options.out}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
-  const summary = { ok: true, batch_id: batchId, format: "parquet", path: options.out, rollouts: finished.length, unfinished: entries.length - finished.length, samples: samples.length, bytes: bytes.byteLength };
-  out.result(summary, () => `wrote ${samples.length} samples of ${finished.length} finished rollouts of ${batchId} to ${options.out} (${bytes.byteLength} bytes)${summary.unfinished ? `; ${summary.unfinished} rollouts not finished yet were left out` : ""}`);
+  const summary = {
+    ok: true,
+    batch_id: batchId,
+    format: "parquet",
+    path: options.out,
+    rollouts: finished.length,
+    unfinished: entries.length - finished.length,
+    samples: samples.length,
+    bytes: bytes.byteLength,
+  };
+  out.result(
+    summary,
+    () =>
+      `wrote ${samples.length} samples of ${finished.length} finished rollouts of ${batchId} to ${options.out} (${bytes.byteLength} bytes)${summary.unfinished ? `; ${summary.unfinished} rollouts not finished yet were left out` : ""}`,
+  );
   return 0;
 }

@@ -16,7 +16,12 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = ["atif", "json"];
  * Writes the document (pretty JSON) to `outPath`, or to stdout without one. ATIF is built with
  * the sink's `toAtif`, the same function that writes `rollouts/<id>/atif.json` to R2.
  */
-export async function runExport(rolloutId: string, options: { format: ExportFormat; out?: string | undefined }, client: ApiClient, out: Output): Promise<0> {
+export async function runExport(
+  rolloutId: string,
+  options: { format: ExportFormat; out?: string | undefined },
+  client: ApiClient,
+  out: Output,
+): Promise<0> {
   const view = await readRollout(client, rolloutId);
   const doc = options.format === "atif" ? toAtif(view) : view;
   const text = `${JSON.stringify(doc, null, 2)}\n`;
@@ -28,9 +33,15 @@ export async function runExport(rolloutId: string, options: { format: ExportForm
   try {
     writeFileSync(options.out, text);
   } catch (error) {
-    throw new OperationError(`cannot write ${options.out}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new OperationError(
+      `cannot write ${options.out}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   const bytes = Buffer.byteLength(text);
-  out.result({ ok: true, rollout_id: rolloutId, format: options.format, path: options.out, bytes }, () => `wrote ${options.format} of ${rolloutId} to ${options.out} (${bytes} bytes)`);
+  out.result(
+    { ok: true, rollout_id: rolloutId, format: options.format, path: options.out, bytes },
+    () => `wrote ${options.format} of ${rolloutId} to ${options.out} (${bytes} bytes)`,
+  );
   return 0;
 }

@@ -11,7 +11,10 @@ import { formatRollout, type RenderOptions } from "../render-rollout";
 export async function readRollout(client: ApiClient, rolloutId: string): Promise<RolloutView> {
   const raw = await client.get<unknown>(`/v1/rollouts/${encodeURIComponent(rolloutId)}`);
   const parsed = RolloutView.safeParse(raw);
-  if (!parsed.success) throw new OperationError(`the server's view of ${rolloutId} does not match this CLI's schema`, { details: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) });
+  if (!parsed.success)
+    throw new OperationError(`the server's view of ${rolloutId} does not match this CLI's schema`, {
+      details: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    });
   return parsed.data;
 }
 
@@ -20,11 +23,21 @@ export async function readRollout(client: ApiClient, rolloutId: string): Promise
  * sink's own sample builder (same mode, same predicate), because the published R2 record has no
  * HTTP route; for a published rollout they equal the record's samples.
  */
-export async function runShow(rolloutId: string, options: RenderOptions, client: ApiClient, out: Output): Promise<0> {
+export async function runShow(
+  rolloutId: string,
+  options: RenderOptions,
+  client: ApiClient,
+  out: Output,
+): Promise<0> {
   const view = await readRollout(client, rolloutId);
   const group = groupOf(view.rollout_id);
   const built = buildSamplesForView(view, group);
-  const data = { rollout: view, samples: built.samples, drift_splits: built.drift_splits, samples_source: "computed from llm_calls by src/training/sample-builder.ts" };
+  const data = {
+    rollout: view,
+    samples: built.samples,
+    drift_splits: built.drift_splits,
+    samples_source: "computed from llm_calls by src/training/sample-builder.ts",
+  };
   out.result(data, () => formatRollout(view, built.samples, built.drift_splits, options));
   return 0;
 }

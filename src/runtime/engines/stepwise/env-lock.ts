@@ -15,17 +15,26 @@ const tails = new WeakMap<object, Promise<unknown>>();
 /** Whether the class declares itself safe; a missing or throwing method counts as the seed's default, safe. */
 function isSafe(envClass: Pick<EnvClass, "isMultithreadSafe">): boolean {
   try {
-    return typeof envClass.isMultithreadSafe !== "function" || envClass.isMultithreadSafe() !== false;
+    return (
+      typeof envClass.isMultithreadSafe !== "function" || envClass.isMultithreadSafe() !== false
+    );
   } catch {
     return true;
   }
 }
 
 /** Calls env code as `callUserCode("env", …)` does, one call at a time per class when the class is not multithread-safe. */
-export function callEnv<T>(envClass: Pick<EnvClass, "isMultithreadSafe">, what: string, fn: () => T | Promise<T>): Promise<T> {
+export function callEnv<T>(
+  envClass: Pick<EnvClass, "isMultithreadSafe">,
+  what: string,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   if (isSafe(envClass)) return callUserCode("env", what, fn);
   const previous = tails.get(envClass) ?? Promise.resolve();
   const call = previous.then(() => callUserCode("env", what, fn));
-  tails.set(envClass, call.catch(() => undefined));
+  tails.set(
+    envClass,
+    call.catch(() => undefined),
+  );
   return call;
 }

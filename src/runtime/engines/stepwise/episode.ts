@@ -33,7 +33,10 @@ export interface Episode {
 type CallSummary = ResumeState["calls"][number];
 
 /** What a step whose call is not found replays as: an empty reply. */
-const NO_REPLY = { response_message: { role: "assistant" as const, content: "" }, finish_reason: null };
+const NO_REPLY = {
+  response_message: { role: "assistant" as const, content: "" },
+  finish_reason: null,
+};
 
 function responseFromCall(call: CallSummary | undefined): ModelResponse {
   return modelResponseFrom(call ?? NO_REPLY);
@@ -44,10 +47,19 @@ function responseFromCall(call: CallSummary | undefined): ModelResponse {
  * step: the agent by replaying recorded observations and model responses (no model calls), the
  * env by `restore(snapshot)` when it has one, else by replaying the recorded actions.
  */
-export async function rebuildEpisode(definition: StepwiseAgentDefinition, resume: ResumeState): Promise<Episode> {
+export async function rebuildEpisode(
+  definition: StepwiseAgentDefinition,
+  resume: ResumeState,
+): Promise<Episode> {
   const task = resume.spec.task as unknown as JsonValue;
-  const env = await callEnv(definition.envClass, "envClass.fromDict", () => definition.envClass.fromDict({ ...definition.envArgs, task }));
-  const agent = await callUserCode("agent", "agent constructor", () => new definition.agentClass(definition.agentArgs));
+  const env = await callEnv(definition.envClass, "envClass.fromDict", () =>
+    definition.envClass.fromDict({ ...definition.envArgs, task }),
+  );
+  const agent = await callUserCode(
+    "agent",
+    "agent constructor",
+    () => new definition.agentClass(definition.agentArgs),
+  );
   await callUserCode("agent", "agent.reset", () => agent.reset());
   const [observation, info] = await callEnv(definition.envClass, "env.reset", () => env.reset());
   let pending: EnvFeedback = { observation, reward: 0, done: false, info };
@@ -55,16 +67,25 @@ export async function rebuildEpisode(definition: StepwiseAgentDefinition, resume
   const steps: Step[] = [];
   for (const { step } of resume.steps) {
     const feedback = pending;
-    await callUserCode("agent", "agent.updateFromEnv", () => agent.updateFromEnv(feedback.observation, feedback.reward, feedback.done, feedback.info));
+    await callUserCode("agent", "agent.updateFromEnv", () =>
+      agent.updateFromEnv(feedback.observation, feedback.reward, feedback.done, feedback.info),
+    );
     const response = responseFromCall(callsById.get(step.llm_call_ids[0] ?? ""));
     await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));
     // The recorded action, not the replayed one: the env must see exactly what it saw before.
-    if (!env.restore) await callEnv(definition.envClass, "env.step (replay)", () => env.step(step.action));
-    pending = { observation: step.next_observation, reward: step.reward, done: step.done, info: step.info };
+    if (!env.restore)
+      await callEnv(definition.envClass, "env.step (replay)", () => env.step(step.action));
+    pending = {
+      observation: step.next_observation,
+      reward: step.reward,
+      done: step.done,
+      info: step.info,
+    };
     steps.push(step);
   }
   const lastSnapshot = resume.steps.at(-1)?.envSnapshot ?? null;
-  if (env.restore && lastSnapshot !== null) await callEnv(definition.envClass, "env.restore", () => env.restore!(lastSnapshot));
+  if (env.restore && lastSnapshot !== null)
+    await callEnv(definition.envClass, "env.restore", () => env.restore!(lastSnapshot));
   return {
     agent,
     env,

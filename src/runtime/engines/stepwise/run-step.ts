@@ -28,7 +28,13 @@ import { runWithSpanSink, type SpanSink } from "../../../sdk/emitter-context";
  */
 export type StepOutcome =
   | { kind: "commit"; commit: StepCommit; step: Step; call: LlmCall; released: Promise<number> }
-  | { kind: "terminate"; reason: TerminationReason; error: string | null; outcome?: OutcomeHint; reward?: number };
+  | {
+      kind: "terminate";
+      reason: TerminationReason;
+      error: string | null;
+      outcome?: OutcomeHint;
+      reward?: number;
+    };
 
 /** What one step needs. `timer` aborts at the step's (or the rollout's) time limit. */
 export interface StepContext {
@@ -41,13 +47,24 @@ export interface StepContext {
 }
 
 function isEnvStepResult(value: unknown): value is [JsonValue, number, boolean, JsonObject] {
-  return Array.isArray(value) && value.length === 4 && typeof value[1] === "number" && Number.isFinite(value[1]) && typeof value[2] === "boolean" && typeof value[3] === "object" && value[3] !== null && !Array.isArray(value[3]);
+  return (
+    Array.isArray(value) &&
+    value.length === 4 &&
+    typeof value[1] === "number" &&
+    Number.isFinite(value[1]) &&
+    typeof value[2] === "boolean" &&
+    typeof value[3] === "object" &&
+    value[3] !== null &&
+    !Array.isArray(value[3])
+  );
 }
 
 /** The `info` of the agent's current state, when it recorded one. */
 function agentInfo(state: unknown): JsonObject {
   const info = (state as { info?: unknown } | undefined)?.info;
-  return typeof info === "object" && info !== null && !Array.isArray(info) ? (info as JsonObject) : {};
+  return typeof info === "object" && info !== null && !Array.isArray(info)
+    ? (info as JsonObject)
+    : {};
 }
 
 /** Runs the step and classifies any failure into a termination reason. Never throws for user or model faults. */
@@ -58,35 +75,69 @@ export async function runStep(context: StepContext): Promise<StepOutcome> {
   const spans: SpanInput[] = [];
   const sink: SpanSink = { record: (span) => void spans.push(span), heartbeat: () => undefined };
   try {
-    const outcome = await raceSignal(runWithSpanSink(sink, () => runStepUnguarded(context)), signal);
-    return outcome.kind === "commit" && spans.length > 0 ? { ...outcome, commit: { ...outcome.commit, spans } } : outcome;
+    const outcome = await raceSignal(
+      runWithSpanSink(sink, () => runStepUnguarded(context)),
+      signal,
+    );
+    return outcome.kind === "commit" && spans.length > 0
+      ? { ...outcome, commit: { ...outcome.commit, spans } }
+      : outcome;
   } catch (error) {
     const expired = context.timer.expired;
     // A step that did not answer within step_timeout_ms is the server's or the env's failure; a rollout out of time while it ran, the policy's.
-    if (expired) return { kind: "terminate", reason: "TIMEOUT", error: expired === "step" ? `step ${context.episode.steps.length} exceeded step_timeout_ms (${context.spec.config.step_timeout_ms})` : `rollout_timeout_ms (${context.spec.config.rollout_timeout_ms}) exceeded`, outcome: expired === "step" ? "infra" : "policy" };
+    if (expired)
+      return {
+        kind: "terminate",
+        reason: "TIMEOUT",
+        error:
+          expired === "step"
+            ? `step ${context.episode.steps.length} exceeded step_timeout_ms (${context.spec.config.step_timeout_ms})`
+            : `rollout_timeout_ms (${context.spec.config.rollout_timeout_ms}) exceeded`,
+        outcome: expired === "step" ? "infra" : "policy",
+      };
     if (error instanceof UserCodeError) {
       const reason = error.source === "env" ? "ENV_ERROR" : "AGENT_ERROR";
       // User code that says the policy is at fault (a malformed action) ends the rollout scored with its penalty.
-      if (error.cause instanceof PolicyError) return { kind: "terminate", reason, error: error.message, outcome: "policy", reward: error.cause.reward };
+      if (error.cause instanceof PolicyError)
+        return {
+          kind: "terminate",
+          reason,
+          error: error.message,
+          outcome: "policy",
+          reward: error.cause.reward,
+        };
       return { kind: "terminate", reason, error: error.message };
     }
-    if (error instanceof LimitExceededError) return { kind: "terminate", reason: error.reason, error: error.message };
-    if (error instanceof ModelError) return { kind: "terminate", reason: "MODEL_ERROR", error: error.message };
+    if (error instanceof LimitExceededError)
+      return { kind: "terminate", reason: error.reason, error: error.message };
+    if (error instanceof ModelError)
+      return { kind: "terminate", reason: "MODEL_ERROR", error: error.message };
     throw error;
   } finally {
     context.timer.dispose();
   }
 }
 
-async function runStepUnguarded({ episode, spec, model, timer, now, newId }: StepContext): Promise<StepOutcome> {
+async function runStepUnguarded({
+  episode,
+  spec,
+  model,
+  timer,
+  now,
+  newId,
+}: StepContext): Promise<StepOutcome> {
   const { agent, pending } = episode;
   const config = spec.config;
   const stepIndex = episode.steps.length;
   const stepId = stepIdFor(spec.rollout_id, stepIndex);
   const startedAt = now();
 
-  await callUserCode("agent", "agent.updateFromEnv", () => agent.updateFromEnv(pending.observation, pending.reward, pending.done, pending.info));
-  const messages = structuredClone(await callUserCode("agent", "agent.chatCompletions", () => agent.chatCompletions));
+  await callUserCode("agent", "agent.updateFromEnv", () =>
+    agent.updateFromEnv(pending.observation, pending.reward, pending.done, pending.info),
+  );
+  const messages = structuredClone(
+    await callUserCode("agent", "agent.chatCompletions", () => agent.chatCompletions),
+  );
   const tools = await callUserCode("agent", "agent.tools", () => agent.tools);
 
   const chat = await model.chat(
@@ -108,7 +159,18 @@ async function runStepUnguarded({ episode, spec, model, timer, now, newId }: Ste
   // The call's release runs while the agent and the environment work, and then while the step is
   // committed (the committer waits for it); a step that fails waits for it here instead.
   try {
-    return { ...(await finishStep({ episode, stepIndex, stepId, startedAt, now, response: chat.response, call: chat.call })), released: chat.released };
+    return {
+      ...(await finishStep({
+        episode,
+        stepIndex,
+        stepId,
+        startedAt,
+        now,
+        response: chat.response,
+        call: chat.call,
+      })),
+      released: chat.released,
+    };
   } catch (error) {
     await chat.released;
     throw error;
@@ -127,19 +189,44 @@ interface AnsweredStep {
 }
 
 /** The rest of a step after its model call: the agent's action, the env's step, the step record. */
-async function finishStep({ episode, stepIndex, stepId, startedAt, now, response, call }: AnsweredStep): Promise<Omit<Extract<StepOutcome, { kind: "commit" }>, "released">> {
+async function finishStep({
+  episode,
+  stepIndex,
+  stepId,
+  startedAt,
+  now,
+  response,
+  call,
+}: AnsweredStep): Promise<Omit<Extract<StepOutcome, { kind: "commit" }>, "released">> {
   const { agent, env, pending } = episode;
-  const rawAction = await callUserCode("agent", "agent.updateFromModel", () => agent.updateFromModel(response));
+  const rawAction = await callUserCode("agent", "agent.updateFromModel", () =>
+    agent.updateFromModel(response),
+  );
   const action = Action.safeParse(rawAction);
   if (!action.success) {
-    throw new UserCodeError("agent", `agent.updateFromModel must return {action: <JSON value>}: ${describeError(action.error)}`, action.error);
+    throw new UserCodeError(
+      "agent",
+      `agent.updateFromModel must return {action: <JSON value>}: ${describeError(action.error)}`,
+      action.error,
+    );
   }
   // The seed's get_current_state: what the agent recorded about this step; its info rides along with the env's.
-  const agentState = await callUserCode("agent", "agent.getCurrentState", () => agent.getCurrentState());
-  const result: unknown = await callEnv(episode.envClass, "env.step", () => env.step(action.data.action));
-  if (!isEnvStepResult(result)) throw new UserCodeError("env", "env.step must return [observation, finite reward, done boolean, info object]", result);
+  const agentState = await callUserCode("agent", "agent.getCurrentState", () =>
+    agent.getCurrentState(),
+  );
+  const result: unknown = await callEnv(episode.envClass, "env.step", () =>
+    env.step(action.data.action),
+  );
+  if (!isEnvStepResult(result))
+    throw new UserCodeError(
+      "env",
+      "env.step must return [observation, finite reward, done boolean, info object]",
+      result,
+    );
   const [observation, reward, done, info] = result;
-  const snapshot = env.snapshot ? await callEnv(episode.envClass, "env.snapshot", () => env.snapshot!()) : null;
+  const snapshot = env.snapshot
+    ? await callEnv(episode.envClass, "env.snapshot", () => env.snapshot!())
+    : null;
 
   const step = Step.safeParse({
     schema_version: 1,
@@ -162,6 +249,16 @@ async function finishStep({ episode, stepIndex, stepId, startedAt, now, response
     duration_ms: now() - startedAt,
   });
   // The action was validated above, so what fails here is the env's observation or info.
-  if (!step.success) throw new UserCodeError("env", `env.step returned a value that is not JSON: ${describeError(step.error)}`, step.error);
-  return { kind: "commit", step: step.data, commit: { step: step.data, llm_calls: [call], env_snapshot: snapshot }, call };
+  if (!step.success)
+    throw new UserCodeError(
+      "env",
+      `env.step returned a value that is not JSON: ${describeError(step.error)}`,
+      step.error,
+    );
+  return {
+    kind: "commit",
+    step: step.data,
+    commit: { step: step.data, llm_calls: [call], env_snapshot: snapshot },
+    call,
+  };
 }

@@ -30,7 +30,9 @@ export class StepTimer {
 
   /** Which limit fired, if any. */
   get expired(): "step" | "rollout" | null {
-    return this.#controller.signal.aborted ? (this.#controller.signal.reason as "step" | "rollout") : null;
+    return this.#controller.signal.aborted
+      ? (this.#controller.signal.reason as "step" | "rollout")
+      : null;
   }
 
   /** Stops (true) or restarts (false) the step clock; the rollout deadline keeps running. */

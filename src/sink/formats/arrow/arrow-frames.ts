@@ -28,10 +28,18 @@ function schemaVector(field: FbReader): Vector {
   const code = field.u8(2);
   const type = field.table(3);
   if (code === TYPE.int && type && (type.i32(0) === 32 || type.i32(0) === 64)) {
-    return type.i32(0) === 32 ? { type: "int32", values: new Int32Array(0) } : { type: "int64", values: new Float64Array(0) };
+    return type.i32(0) === 32
+      ? { type: "int32", values: new Int32Array(0) }
+      : { type: "int64", values: new Float64Array(0) };
   }
-  if (code === TYPE.floatingPoint && type && (type.i16(0) === PRECISION.float32 || type.i16(0) === PRECISION.float64)) {
-    return type.i16(0) === PRECISION.float32 ? { type: "float32", values: new Float32Array(0) } : { type: "float64", values: new Float64Array(0) };
+  if (
+    code === TYPE.floatingPoint &&
+    type &&
+    (type.i16(0) === PRECISION.float32 || type.i16(0) === PRECISION.float64)
+  ) {
+    return type.i16(0) === PRECISION.float32
+      ? { type: "float32", values: new Float32Array(0) }
+      : { type: "float64", values: new Float64Array(0) };
   }
   if (code === TYPE.bool) return { type: "bool", values: new Uint8Array(0) };
   // Nullability is what the writer reads off a utf8 column's values; one null stands for it.
@@ -54,24 +62,32 @@ export function splitArrowStream(bytes: Uint8Array): ArrowFrames {
   let rows = 0;
   while (pos + 8 <= bytes.length) {
     const start = pos;
-    if (view.getUint32(pos, true) !== CONTINUATION) throw new ArrowFormatError("message without the continuation marker");
+    if (view.getUint32(pos, true) !== CONTINUATION)
+      throw new ArrowFormatError("message without the continuation marker");
     const size = view.getInt32(pos + 4, true);
     pos += 8;
     if (size === 0) break;
-    if (size < 0 || pos + size > bytes.length) throw new ArrowFormatError("message metadata runs past the end of the stream");
+    if (size < 0 || pos + size > bytes.length)
+      throw new ArrowFormatError("message metadata runs past the end of the stream");
     const msg = FbReader.root(bytes.subarray(pos, pos + size));
     pos += size;
     const bodyLength = msg.i64(3);
-    if (pos + bodyLength > bytes.length) throw new ArrowFormatError("message body runs past the end of the stream");
+    if (pos + bodyLength > bytes.length)
+      throw new ArrowFormatError("message body runs past the end of the stream");
     pos += bodyLength;
     const header = msg.table(2);
     if (!header) throw new ArrowFormatError("message without a header");
     if (msg.u8(1) === HEADER.schema) {
-      columns = header.tables(1).map((field) => ({ name: field.string(0) ?? "", vector: schemaVector(field) }));
-      metadata = Object.fromEntries(header.tables(2).map((kv) => [kv.string(0) ?? "", kv.string(1) ?? ""]));
+      columns = header
+        .tables(1)
+        .map((field) => ({ name: field.string(0) ?? "", vector: schemaVector(field) }));
+      metadata = Object.fromEntries(
+        header.tables(2).map((kv) => [kv.string(0) ?? "", kv.string(1) ?? ""]),
+      );
     } else if (msg.u8(1) === HEADER.recordBatch) {
       if (!columns) throw new ArrowFormatError("record batch before the schema");
-      if (header.table(3)) throw new ArrowFormatError("compressed record batches are not supported");
+      if (header.table(3))
+        throw new ArrowFormatError("compressed record batches are not supported");
       rows += header.i64(0);
       batches.push(bytes.subarray(start, pos));
     } else {

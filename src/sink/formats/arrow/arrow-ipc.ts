@@ -14,10 +14,21 @@ function typeTable(vector: Vector): { code: number; type: FbTable; children: FbT
   switch (vector.type) {
     case "int32":
     case "int64":
-      return { code: TYPE.int, type: table({ kind: "i32", value: vector.type === "int32" ? 32 : 64 }, { kind: "u8", value: 1 }), children: [] };
+      return {
+        code: TYPE.int,
+        type: table(
+          { kind: "i32", value: vector.type === "int32" ? 32 : 64 },
+          { kind: "u8", value: 1 },
+        ),
+        children: [],
+      };
     case "float32":
     case "float64":
-      return { code: TYPE.floatingPoint, type: table({ kind: "i16", value: PRECISION[vector.type] }), children: [] };
+      return {
+        code: TYPE.floatingPoint,
+        type: table({ kind: "i16", value: PRECISION[vector.type] }),
+        children: [],
+      };
     case "utf8":
       return { code: TYPE.utf8, type: table(), children: [] };
     case "bool":
@@ -30,11 +41,23 @@ function typeTable(vector: Vector): { code: number; type: FbTable; children: FbT
 function fieldTable(name: string, vector: Vector): FbTable {
   const { code, type, children } = typeTable(vector);
   const nullable = vector.type === "utf8" && vector.values.includes(null);
-  return table({ kind: "string", value: name }, { kind: "u8", value: nullable ? 1 : 0 }, { kind: "u8", value: code }, type, undefined, { kind: "tables", items: children });
+  return table(
+    { kind: "string", value: name },
+    { kind: "u8", value: nullable ? 1 : 0 },
+    { kind: "u8", value: code },
+    type,
+    undefined,
+    { kind: "tables", items: children },
+  );
 }
 
 function keyValues(metadata: Record<string, string>): FbRef {
-  return { kind: "tables", items: Object.entries(metadata).map(([key, value]) => table({ kind: "string", value: key }, { kind: "string", value })) };
+  return {
+    kind: "tables",
+    items: Object.entries(metadata).map(([key, value]) =>
+      table({ kind: "string", value: key }, { kind: "string", value }),
+    ),
+  };
 }
 
 /** A column's type as the schema message encodes it (list children and utf8 nullability included). */
@@ -58,20 +81,38 @@ const MAX_CACHED_METADATA = 4096;
 function schemaMessage(columns: Column[], metadata: Record<string, string>): Uint8Array {
   const entries = Object.entries(metadata);
   if (entries.reduce((n, [k, v]) => n + k.length + v.length, 0) > MAX_CACHED_METADATA) {
-    return message(HEADER.schema, table({ kind: "i16", value: 0 }, { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) }, keyValues(metadata)), 0);
+    return message(
+      HEADER.schema,
+      table(
+        { kind: "i16", value: 0 },
+        { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) },
+        keyValues(metadata),
+      ),
+      0,
+    );
   }
   const key = JSON.stringify([columns.map((c) => [c.name, typeSignature(c.vector)]), entries]);
   const known = schemaMessages.get(key);
   if (known) return known;
-  const schema = table({ kind: "i16", value: 0 }, { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) }, keyValues(metadata));
+  const schema = table(
+    { kind: "i16", value: 0 },
+    { kind: "tables", items: columns.map((c) => fieldTable(c.name, c.vector)) },
+    keyValues(metadata),
+  );
   const encoded = message(HEADER.schema, schema, 0);
   schemaMessages.set(key, encoded);
-  if (schemaMessages.size > MAX_SCHEMA_MESSAGES) schemaMessages.delete(schemaMessages.keys().next().value!);
+  if (schemaMessages.size > MAX_SCHEMA_MESSAGES)
+    schemaMessages.delete(schemaMessages.keys().next().value!);
   return encoded;
 }
 
 function message(headerType: number, header: FbTable, bodyLength: number): Uint8Array {
-  return finishFlatBuffer(table({ kind: "i16", value: METADATA_V5 }, { kind: "u8", value: headerType }, header, { kind: "i64", value: bodyLength }));
+  return finishFlatBuffer(
+    table({ kind: "i16", value: METADATA_V5 }, { kind: "u8", value: headerType }, header, {
+      kind: "i64",
+      value: bodyLength,
+    }),
+  );
 }
 
 function bitsOf(flags: ArrayLike<number>): Uint8Array {
@@ -95,7 +136,11 @@ class Body {
       const data = new Uint8Array(offsets[length]!);
       bytes.forEach((b, i) => data.set(b, offsets[i]!));
       this.nodes.push([length, nulls]);
-      this.buffers.push(nulls > 0 ? bitsOf(vector.values.map((v) => (v === null ? 0 : 1))) : new Uint8Array(0), bytesOf(offsets), data);
+      this.buffers.push(
+        nulls > 0 ? bitsOf(vector.values.map((v) => (v === null ? 0 : 1))) : new Uint8Array(0),
+        bytesOf(offsets),
+        data,
+      );
       return;
     }
     this.nodes.push([length, 0]);
@@ -104,7 +149,14 @@ class Body {
       this.add(vector.child);
       return;
     }
-    this.buffers.push(new Uint8Array(0), vector.type === "bool" ? bitsOf(vector.values) : vector.type === "int64" ? int64Bytes(vector.values) : bytesOf(vector.values));
+    this.buffers.push(
+      new Uint8Array(0),
+      vector.type === "bool"
+        ? bitsOf(vector.values)
+        : vector.type === "int64"
+          ? int64Bytes(vector.values)
+          : bytesOf(vector.values),
+    );
   }
 }
 
@@ -128,7 +180,8 @@ function int64Bytes(values: ArrayLike<number>): Uint8Array {
       view.setInt32(8 * i + 4, value < 0 ? -1 : 0, true);
       continue;
     }
-    if (!Number.isSafeInteger(value)) throw new RangeError(`an int64 value must be a safe integer, got ${value}`);
+    if (!Number.isSafeInteger(value))
+      throw new RangeError(`an int64 value must be a safe integer, got ${value}`);
     view.setUint32(8 * i, ((value % 2 ** 32) + 2 ** 32) % 2 ** 32, true);
     view.setInt32(8 * i + 4, Math.floor(value / 2 ** 32), true);
   }
@@ -163,14 +216,21 @@ export function columnsSignature(columns: Column[]): string {
  * The framed schema message of `columns` (only their types and, for utf8, whether a value is
  * null are read, so a column may stand for a type without holding real values).
  */
-export function encodeSchemaFrame(columns: Column[], metadata: Record<string, string> = {}): Uint8Array[] {
+export function encodeSchemaFrame(
+  columns: Column[],
+  metadata: Record<string, string> = {},
+): Uint8Array[] {
   return framed(schemaMessage(columns, metadata), []);
 }
 
 /** One framed record batch message holding `columns` (equal lengths); every body buffer 8-byte aligned. */
 export function encodeRecordBatchFrame(columns: Column[]): Uint8Array[] {
   const length = columns.length > 0 ? lengthOf(columns[0]!.vector) : 0;
-  for (const column of columns) if (lengthOf(column.vector) !== length) throw new RangeError(`column ${column.name} has ${lengthOf(column.vector)} values, expected ${length}`);
+  for (const column of columns)
+    if (lengthOf(column.vector) !== length)
+      throw new RangeError(
+        `column ${column.name} has ${lengthOf(column.vector)} values, expected ${length}`,
+      );
   const body = new Body();
   for (const column of columns) body.add(column.vector);
   const spans: Array<[number, number]> = [];
@@ -183,7 +243,11 @@ export function encodeRecordBatchFrame(columns: Column[]): Uint8Array[] {
     if (padded > buffer.length) parts.push(new Uint8Array(padded - buffer.length));
     offset += padded;
   }
-  const batch = table({ kind: "i64", value: length }, { kind: "structs", bytes: int64Pairs(body.nodes) }, { kind: "structs", bytes: int64Pairs(spans) });
+  const batch = table(
+    { kind: "i64", value: length },
+    { kind: "structs", bytes: int64Pairs(body.nodes) },
+    { kind: "structs", bytes: int64Pairs(spans) },
+  );
   return framed(message(HEADER.recordBatch, batch, offset), parts);
 }
 
@@ -203,7 +267,10 @@ export function joinChunks(chunks: Uint8Array[]): Uint8Array {
  * batch holding `columns` (equal lengths), and the end-of-stream marker. Every body buffer is
  * 8-byte aligned, so a reader can view it in place.
  */
-export function encodeArrowStream(columns: Column[], metadata: Record<string, string> = {}): Uint8Array {
+export function encodeArrowStream(
+  columns: Column[],
+  metadata: Record<string, string> = {},
+): Uint8Array {
   const batch = encodeRecordBatchFrame(columns);
   return joinChunks([...encodeSchemaFrame(columns, metadata), ...batch, ARROW_EOS]);
 }

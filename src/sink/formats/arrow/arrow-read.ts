@@ -24,26 +24,38 @@ interface FieldType {
 class BatchCursor {
   #node = 0;
   #buffer = 0;
-  constructor(readonly body: Uint8Array, readonly nodes: Array<[number, number]>, readonly buffers: Array<[number, number]>) {}
+  constructor(
+    readonly body: Uint8Array,
+    readonly nodes: Array<[number, number]>,
+    readonly buffers: Array<[number, number]>,
+  ) {}
   node(): [number, number] {
     const node = this.nodes[this.#node++];
-    if (!node) throw new ArrowFormatError("record batch has fewer field nodes than its schema has fields");
+    if (!node)
+      throw new ArrowFormatError("record batch has fewer field nodes than its schema has fields");
     return node;
   }
   buffer(): Uint8Array {
     const span = this.buffers[this.#buffer++];
-    if (!span || span[0] + span[1] > this.body.length) throw new ArrowFormatError("record batch buffer missing or out of bounds");
+    if (!span || span[0] + span[1] > this.body.length)
+      throw new ArrowFormatError("record batch buffer missing or out of bounds");
     return this.body.subarray(span[0], span[0] + span[1]);
   }
 }
 
 type Typed = Int32Array | Float32Array | Float64Array | BigInt64Array;
-type TypedCtor<T extends Typed> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number };
+type TypedCtor<T extends Typed> = {
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
+  new (length: number): T;
+  BYTES_PER_ELEMENT: number;
+};
 
 /** `length` elements of `bytes` as a typed array: a view where aligned, else a copy. */
 function typed<T extends Typed>(Ctor: TypedCtor<T>, bytes: Uint8Array, length: number): T {
-  if (bytes.length < length * Ctor.BYTES_PER_ELEMENT) throw new ArrowFormatError("buffer shorter than its field node says");
-  if (bytes.byteOffset % Ctor.BYTES_PER_ELEMENT === 0) return new Ctor(bytes.buffer, bytes.byteOffset, length);
+  if (bytes.length < length * Ctor.BYTES_PER_ELEMENT)
+    throw new ArrowFormatError("buffer shorter than its field node says");
+  if (bytes.byteOffset % Ctor.BYTES_PER_ELEMENT === 0)
+    return new Ctor(bytes.buffer, bytes.byteOffset, length);
   const copy = new Ctor(length);
   new Uint8Array(copy.buffer).set(bytes.subarray(0, length * Ctor.BYTES_PER_ELEMENT));
   return copy;
@@ -65,31 +77,44 @@ function fieldType(field: FbReader): FieldType {
   const type = field.table(3);
   if (code === TYPE.int && type) {
     const bits = type.i32(0);
-    if (bits !== 32 && bits !== 64) throw new ArrowFormatError(`column ${name}: int${bits} is not supported`);
+    if (bits !== 32 && bits !== 64)
+      throw new ArrowFormatError(`column ${name}: int${bits} is not supported`);
     return {
       name,
-      empty: bits === 32 ? { type: "int32", values: new Int32Array(0) } : { type: "int64", values: new Float64Array(0) },
+      empty:
+        bits === 32
+          ? { type: "int32", values: new Int32Array(0) }
+          : { type: "int64", values: new Float64Array(0) },
       read: (batch) => {
         const [length, nulls] = batch.node();
         noNulls(nulls, name);
         batch.buffer();
-        if (bits === 32) return { type: "int32", values: typed(Int32Array, batch.buffer(), length) };
-        return { type: "int64", values: Float64Array.from(typed(BigInt64Array, batch.buffer(), length), Number) };
+        if (bits === 32)
+          return { type: "int32", values: typed(Int32Array, batch.buffer(), length) };
+        return {
+          type: "int64",
+          values: Float64Array.from(typed(BigInt64Array, batch.buffer(), length), Number),
+        };
       },
     };
   }
   if (code === TYPE.floatingPoint && type) {
     const precision = type.i16(0);
-    if (precision !== PRECISION.float32 && precision !== PRECISION.float64) throw new ArrowFormatError(`column ${name}: half floats are not supported`);
+    if (precision !== PRECISION.float32 && precision !== PRECISION.float64)
+      throw new ArrowFormatError(`column ${name}: half floats are not supported`);
     const single = precision === PRECISION.float32;
     return {
       name,
-      empty: single ? { type: "float32", values: new Float32Array(0) } : { type: "float64", values: new Float64Array(0) },
+      empty: single
+        ? { type: "float32", values: new Float32Array(0) }
+        : { type: "float64", values: new Float64Array(0) },
       read: (batch) => {
         const [length, nulls] = batch.node();
         noNulls(nulls, name);
         batch.buffer();
-        return single ? { type: "float32", values: typed(Float32Array, batch.buffer(), length) } : { type: "float64", values: typed(Float64Array, batch.buffer(), length) };
+        return single
+          ? { type: "float32", values: typed(Float32Array, batch.buffer(), length) }
+          : { type: "float64", values: typed(Float64Array, batch.buffer(), length) };
       },
     };
   }
@@ -115,7 +140,12 @@ function fieldType(field: FbReader): FieldType {
         const offsets = typed(Int32Array, batch.buffer(), length + 1);
         const data = batch.buffer();
         const valid = nulls > 0 ? unbits(validity, length) : undefined;
-        return { type: "utf8", values: Array.from({ length }, (_, i) => (valid && !valid[i] ? null : decoder.decode(data.subarray(offsets[i]!, offsets[i + 1]!)))) };
+        return {
+          type: "utf8",
+          values: Array.from({ length }, (_, i) =>
+            valid && !valid[i] ? null : decoder.decode(data.subarray(offsets[i]!, offsets[i + 1]!)),
+          ),
+        };
       },
     };
   }
@@ -155,21 +185,26 @@ export function decodeArrowStream(bytes: Uint8Array): ArrowTable {
       pos += 4;
     }
     if (size === 0) break;
-    if (size < 0 || pos + size > bytes.length) throw new ArrowFormatError("message metadata runs past the end of the stream");
+    if (size < 0 || pos + size > bytes.length)
+      throw new ArrowFormatError("message metadata runs past the end of the stream");
     const msg = FbReader.root(bytes.subarray(pos, pos + size));
     pos += size;
     const bodyLength = msg.i64(3);
     const body = bytes.subarray(pos, pos + bodyLength);
-    if (body.length < bodyLength) throw new ArrowFormatError("message body runs past the end of the stream");
+    if (body.length < bodyLength)
+      throw new ArrowFormatError("message body runs past the end of the stream");
     pos += bodyLength;
     const header = msg.table(2);
     if (!header) throw new ArrowFormatError("message without a header");
     if (msg.u8(1) === HEADER.schema) {
       fields = header.tables(1).map(fieldType);
-      metadata = Object.fromEntries(header.tables(2).map((kv) => [kv.string(0) ?? "", kv.string(1) ?? ""]));
+      metadata = Object.fromEntries(
+        header.tables(2).map((kv) => [kv.string(0) ?? "", kv.string(1) ?? ""]),
+      );
     } else if (msg.u8(1) === HEADER.recordBatch) {
       if (!fields) throw new ArrowFormatError("record batch before the schema");
-      if (header.table(3)) throw new ArrowFormatError("compressed record batches are not supported");
+      if (header.table(3))
+        throw new ArrowFormatError("compressed record batches are not supported");
       const cursor = new BatchCursor(body, header.int64Pairs(1), header.int64Pairs(2));
       rows += header.i64(0);
       batches.push(fields.map((f) => f.read(cursor)));
@@ -178,6 +213,15 @@ export function decodeArrowStream(bytes: Uint8Array): ArrowTable {
     }
   }
   if (!fields) throw new ArrowFormatError("stream has no schema");
-  const columns = fields.map((f, i) => ({ name: f.name, vector: batches.length === 1 ? batches[0]![i]! : concatVectors(batches.map((b) => b[i]!), f.empty) }));
+  const columns = fields.map((f, i) => ({
+    name: f.name,
+    vector:
+      batches.length === 1
+        ? batches[0]![i]!
+        : concatVectors(
+            batches.map((b) => b[i]!),
+            f.empty,
+          ),
+  }));
   return { columns, length: rows, metadata };
 }

@@ -71,7 +71,10 @@ export class FbReader {
     if (!at) return [];
     const start = this.#target(at);
     const length = this.#view.getUint32(start, true);
-    return Array.from({ length }, (_, i) => new FbReader(this.#bytes, this.#target(start + 4 + 4 * i)));
+    return Array.from(
+      { length },
+      (_, i) => new FbReader(this.#bytes, this.#target(start + 4 + 4 * i)),
+    );
   }
 
   /** A vector of structs of two int64s each (Arrow's FieldNode and Buffer), as pairs. */

@@ -5,7 +5,8 @@
  */
 
 /** A scalar field of a table, by width. */
-export type FbScalar = { kind: "u8" | "i16" | "i32"; value: number } | { kind: "i64"; value: number };
+export type FbScalar =
+  { kind: "u8" | "i16" | "i32"; value: number } | { kind: "i64"; value: number };
 
 /** A table: fields by slot (vtable index); `undefined` slots are absent (the reader's default). */
 export interface FbTable {
@@ -14,7 +15,11 @@ export interface FbTable {
 }
 
 /** Something a table or vector points to. */
-export type FbRef = FbTable | { kind: "string"; value: string } | { kind: "tables"; items: FbTable[] } | { kind: "structs"; bytes: Uint8Array };
+export type FbRef =
+  | FbTable
+  | { kind: "string"; value: string }
+  | { kind: "tables"; items: FbTable[] }
+  | { kind: "structs"; bytes: Uint8Array };
 
 /** A table of `fields` by slot. */
 export function table(...fields: Array<FbScalar | FbRef | undefined>): FbTable {
@@ -50,7 +55,9 @@ function widthOf(field: FbScalar | FbRef): number {
 }
 
 function isScalar(field: FbScalar | FbRef): field is FbScalar {
-  return field.kind === "u8" || field.kind === "i16" || field.kind === "i32" || field.kind === "i64";
+  return (
+    field.kind === "u8" || field.kind === "i16" || field.kind === "i32" || field.kind === "i64"
+  );
 }
 
 function writeScalar(out: Out, at: number, field: FbScalar): void {
@@ -94,7 +101,9 @@ function place(out: Out, ref: FbRef): number {
 }
 
 function placeTable(out: Out, ref: FbTable): number {
-  const present = ref.fields.map((field, slot) => ({ field, slot })).filter((f): f is { field: FbScalar | FbRef; slot: number } => f.field !== undefined);
+  const present = ref.fields
+    .map((field, slot) => ({ field, slot }))
+    .filter((f): f is { field: FbScalar | FbRef; slot: number } => f.field !== undefined);
   // Widest first, so each field sits aligned after the 4-byte vtable offset (8-byte fields from +8).
   present.sort((a, b) => widthOf(b.field) - widthOf(a.field));
   const hasWide = present.some((f) => widthOf(f.field) === 8);
@@ -112,7 +121,9 @@ function placeTable(out: Out, ref: FbTable): number {
   const at = out.reserve(inlineSize, 8);
   out.view.setUint16(vtable, vtableSize, true);
   out.view.setUint16(vtable + 2, inlineSize, true);
-  ref.fields.forEach((_, slot) => out.view.setUint16(vtable + 4 + 2 * slot, offsets.get(slot) ?? 0, true));
+  ref.fields.forEach((_, slot) =>
+    out.view.setUint16(vtable + 4 + 2 * slot, offsets.get(slot) ?? 0, true),
+  );
   out.view.setInt32(at, at - vtable, true);
   const children: Array<{ pos: number; ref: FbRef }> = [];
   for (const { field, slot } of present) {

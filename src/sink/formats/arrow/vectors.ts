@@ -28,10 +28,19 @@ export function lengthOf(vector: Vector): number {
 type NumericType = "int32" | "int64" | "float32" | "float64";
 
 function numericArray(type: NumericType, length: number): Int32Array | Float32Array | Float64Array {
-  return type === "int32" ? new Int32Array(length) : type === "float32" ? new Float32Array(length) : new Float64Array(length);
+  return type === "int32"
+    ? new Int32Array(length)
+    : type === "float32"
+      ? new Float32Array(length)
+      : new Float64Array(length);
 }
 
-const WIDER: Record<string, NumericType | undefined> = { "int32+int64": "int64", "int64+int32": "int64", "float32+float64": "float64", "float64+float32": "float64" };
+const WIDER: Record<string, NumericType | undefined> = {
+  "int32+int64": "int64",
+  "int64+int32": "int64",
+  "float32+float64": "float64",
+  "float64+float32": "float64",
+};
 
 /** The type both `a` and `b` fit in without loss (int32 → int64, float32 → float64). */
 function widened(a: Vector["type"], b: Vector["type"]): Vector["type"] {
@@ -56,19 +65,28 @@ export function concatVectors(parts: Vector[], emptyAs: Vector): Vector {
     let base = 0;
     for (const part of lists) {
       const first = part.offsets[0]!;
-      for (let i = 1; i < part.offsets.length; i++) offsets[row + i] = base + part.offsets[i]! - first;
+      for (let i = 1; i < part.offsets.length; i++)
+        offsets[row + i] = base + part.offsets[i]! - first;
       row += part.offsets.length - 1;
       base = offsets[row]!;
     }
-    const children = lists.map((p) => sliceVector(p.child, p.offsets[0]!, p.offsets[p.offsets.length - 1]!));
-    return { type: "list", offsets, child: concatVectors(children, (emptyAs as Extract<Vector, { type: "list" }>).child) };
+    const children = lists.map((p) =>
+      sliceVector(p.child, p.offsets[0]!, p.offsets[p.offsets.length - 1]!),
+    );
+    return {
+      type: "list",
+      offsets,
+      child: concatVectors(children, (emptyAs as Extract<Vector, { type: "list" }>).child),
+    };
   }
-  if (type === "utf8") return { type, values: parts.flatMap((p) => (p as Extract<Vector, { type: "utf8" }>).values) };
+  if (type === "utf8")
+    return { type, values: parts.flatMap((p) => (p as Extract<Vector, { type: "utf8" }>).values) };
   const total = parts.reduce((n, p) => n + lengthOf(p), 0);
   const out = type === "bool" ? new Uint8Array(total) : numericArray(type, total);
   let at = 0;
   for (const part of parts) {
-    const values = (part as { values: Int32Array | Float32Array | Float64Array | Uint8Array }).values;
+    const values = (part as { values: Int32Array | Float32Array | Float64Array | Uint8Array })
+      .values;
     out.set(values, at);
     at += values.length;
   }

@@ -20,6 +20,9 @@ describe("runCalculate", () => {
 
   it("describes one required string parameter named expression", () => {
     expect(CALCULATE_TOOL.function.name).toBe("calculate");
-    expect(CALCULATE_TOOL.function.parameters).toMatchObject({ required: ["expression"], properties: { expression: { type: "string" } } });
+    expect(CALCULATE_TOOL.function.parameters).toMatchObject({
+      required: ["expression"],
+      properties: { expression: { type: "string" } },
+    });
   });
 });

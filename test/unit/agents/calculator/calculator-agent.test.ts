@@ -1,12 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { CALCULATE_TOOL } from "../../../../src/agents/calculator/calculate-tool";
-import { CALCULATOR_SYSTEM_PROMPT, CalculatorAgent } from "../../../../src/agents/calculator/calculator-agent";
+import {
+  CALCULATOR_SYSTEM_PROMPT,
+  CalculatorAgent,
+} from "../../../../src/agents/calculator/calculator-agent";
 import type { ModelResponse } from "../../../../src/sdk/model-response";
 
 const toolCallResponse: ModelResponse = {
-  message: { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "calculate", arguments: '{"expression": "2 + 2"}' } }] },
+  message: {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      {
+        id: "call_1",
+        type: "function",
+        function: { name: "calculate", arguments: '{"expression": "2 + 2"}' },
+      },
+    ],
+  },
   text: "",
-  toolCalls: [{ id: "call_1", type: "function", function: { name: "calculate", arguments: '{"expression": "2 + 2"}' } }],
+  toolCalls: [
+    {
+      id: "call_1",
+      type: "function",
+      function: { name: "calculate", arguments: '{"expression": "2 + 2"}' },
+    },
+  ],
   finishReason: "tool_calls",
   thought: "",
   action: [{ name: "calculate", arguments: { expression: "2 + 2" } }],
@@ -33,21 +52,38 @@ describe("CalculatorAgent", () => {
   it("turns model tool calls into a tool_calls action and keeps the assistant message", () => {
     const agent = startedAgent();
     const action = agent.updateFromModel(toolCallResponse);
-    expect(action).toEqual({ action: { tool_calls: [{ id: "call_1", name: "calculate", arguments: '{"expression": "2 + 2"}' }] } });
+    expect(action).toEqual({
+      action: {
+        tool_calls: [{ id: "call_1", name: "calculate", arguments: '{"expression": "2 + 2"}' }],
+      },
+    });
     expect(agent.chatCompletions.at(-1)).toBe(toolCallResponse.message);
   });
 
   it("turns tool results into tool messages with the matching tool_call_id", () => {
     const agent = startedAgent();
     agent.updateFromModel(toolCallResponse);
-    agent.updateFromEnv({ tool_results: [{ tool_call_id: "call_1", name: "calculate", content: "4" }] });
-    expect(agent.chatCompletions.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: "4" });
+    agent.updateFromEnv({
+      tool_results: [{ tool_call_id: "call_1", name: "calculate", content: "4" }],
+    });
+    expect(agent.chatCompletions.at(-1)).toEqual({
+      role: "tool",
+      tool_call_id: "call_1",
+      content: "4",
+    });
     expect(agent.chatCompletions).toHaveLength(4);
   });
 
   it("turns a plain text response into an answer action", () => {
     const agent = startedAgent();
-    const response: ModelResponse = { message: { role: "assistant", content: "\\boxed{4}" }, text: "\\boxed{4}", toolCalls: [], finishReason: "stop", thought: "", action: null };
+    const response: ModelResponse = {
+      message: { role: "assistant", content: "\\boxed{4}" },
+      text: "\\boxed{4}",
+      toolCalls: [],
+      finishReason: "stop",
+      thought: "",
+      action: null,
+    };
     expect(agent.updateFromModel(response)).toEqual({ action: { answer: "\\boxed{4}" } });
   });
 

@@ -36,7 +36,9 @@ describe("CalculatorEnv", () => {
         { id: "y", name: "calculate", arguments: '{"expression": "1 / 0"}' },
       ],
     });
-    const results = (observation as { tool_results: Array<{ tool_call_id: string; content: string }> }).tool_results;
+    const results = (
+      observation as { tool_results: Array<{ tool_call_id: string; content: string }> }
+    ).tool_results;
     expect(results.map((r) => r.tool_call_id)).toEqual(["x", "y"]);
     expect(results[0]!.content).toBe('error: unknown tool "search"');
     expect(results[1]!.content).toMatch(/^error: .*division by zero/);
@@ -45,8 +47,18 @@ describe("CalculatorEnv", () => {
 
   it("grades an answer action and ends the episode", () => {
     const env = new CalculatorEnv(task);
-    expect(env.step({ answer: "The result is \\boxed{126}." })).toEqual(["", 1, true, { correct: true }]);
-    expect(env.step({ answer: "The result is \\boxed{125}." })).toEqual(["", 0, true, { correct: false }]);
+    expect(env.step({ answer: "The result is \\boxed{126}." })).toEqual([
+      "",
+      1,
+      true,
+      { correct: true },
+    ]);
+    expect(env.step({ answer: "The result is \\boxed{125}." })).toEqual([
+      "",
+      0,
+      true,
+      { correct: false },
+    ]);
   });
 
   it("ends with reward 0 for an action that is neither tool calls nor an answer", () => {

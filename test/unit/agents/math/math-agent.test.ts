@@ -19,7 +19,16 @@ describe("MathAgent", () => {
     agent.reset();
     agent.updateFromEnv("What is 6 * 7?");
     const message = { role: "assistant" as const, content: "\\boxed{42}" };
-    expect(agent.updateFromModel({ message, text: "\\boxed{42}", toolCalls: [], finishReason: "stop", thought: "", action: null })).toEqual({ action: "\\boxed{42}" });
+    expect(
+      agent.updateFromModel({
+        message,
+        text: "\\boxed{42}",
+        toolCalls: [],
+        finishReason: "stop",
+        thought: "",
+        action: null,
+      }),
+    ).toEqual({ action: "\\boxed{42}" });
     expect(agent.chatCompletions.at(-1)).toBe(message);
     agent.reset();
     expect(agent.chatCompletions).toHaveLength(1);

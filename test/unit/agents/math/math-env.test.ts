@@ -17,7 +17,12 @@ describe("MathEnv", () => {
   });
 
   it("scores 0 for a non-string action or a task without ground truth", () => {
-    expect(new MathEnv(task).step({ answer: "\\boxed{42}" })).toEqual(["", 0, true, { correct: false }]);
+    expect(new MathEnv(task).step({ answer: "\\boxed{42}" })).toEqual([
+      "",
+      0,
+      true,
+      { correct: false },
+    ]);
     const open = new MathEnv(AgentTask.parse({ problem: "Say anything" }));
     expect(open.step("\\boxed{42}")[1]).toBe(0);
   });

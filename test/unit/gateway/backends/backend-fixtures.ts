@@ -20,7 +20,10 @@ export function depsWith(now: () => number): BackendDeps {
 export function chatBody(text: string, extra: JsonObject = {}): JsonObject {
   return {
     model: "sim-qwen3",
-    messages: [{ role: "system", content: "Be brief." }, { role: "user", content: text }],
+    messages: [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: text },
+    ],
     max_tokens: 24,
     temperature: 1,
     top_p: 1,
@@ -41,15 +44,26 @@ export interface SeenRequest {
 }
 
 /** A loopback server answering every request with `reply`, recording each request. */
-export async function startScriptedUpstream(reply: { status: number; headers?: Record<string, string>; body: string }) {
+export async function startScriptedUpstream(reply: {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}) {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
-      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: text ? JSON.parse(text) : undefined });
-      res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers }).end(reply.body);
+      seen.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: text ? JSON.parse(text) : undefined,
+      });
+      res
+        .writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
+        .end(reply.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -59,13 +73,20 @@ export async function startScriptedUpstream(reply: { status: number; headers?: R
 
 /** The rejection of `promise`, asserted to be a ModelError. */
 export async function modelFailure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  if (!(error instanceof ModelError)) throw new Error(`expected a ModelError, got ${String(error)}`);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ModelError))
+    throw new Error(`expected a ModelError, got ${String(error)}`);
   return error;
 }
 
 /** Reads an SSE body into its `data:` payloads. */
 export async function ssePayloads(response: Response): Promise<string[]> {
   const text = await response.text();
-  return text.split("\n\n").filter((event) => event.startsWith("data: ")).map((event) => event.slice("data: ".length));
+  return text
+    .split("\n\n")
+    .filter((event) => event.startsWith("data: "))
+    .map((event) => event.slice("data: ".length));
 }

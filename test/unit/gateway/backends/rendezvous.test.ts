@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { rendezvousOrder } from "../../../../src/gateway/backends";
 
-const replicas = ["http://gpu-0:8000/v1", "http://gpu-1:8000/v1", "http://gpu-2:8000/v1"].map((url) => ({ url }));
+const replicas = ["http://gpu-0:8000/v1", "http://gpu-1:8000/v1", "http://gpu-2:8000/v1"].map(
+  (url) => ({ url }),
+);
 const keys = Array.from({ length: 3000 }, (_, i) => `rollout-${i}`);
 const first = (key: string, pool = replicas) => rendezvousOrder(key, pool)[0]!.url;
 

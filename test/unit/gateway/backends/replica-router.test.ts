@@ -16,7 +16,9 @@ function routerWith(options: { up?: (url: string) => boolean; hold?: boolean } =
     probe: (replica) => {
       probes.push(replica.url);
       const ok = options.up?.(replica.url) ?? true;
-      return options.hold ? new Promise((resolve) => pending.push(() => resolve(ok))) : Promise.resolve(ok);
+      return options.hold
+        ? new Promise((resolve) => pending.push(() => resolve(ok)))
+        : Promise.resolve(ok);
     },
   });
   return { router, clock, probes, releaseProbes: () => pending.splice(0).forEach((go) => go()) };
@@ -26,14 +28,22 @@ function routerWith(options: { up?: (url: string) => boolean; hold?: boolean } =
 function rolloutPreferring(url: string, prefix = "r"): string {
   for (let i = 0; ; i++) {
     const id = `${prefix}-${i}`;
-    if (rendezvousOrder(id, [A, B, C].map((u) => ({ url: u })))[0]!.url === url) return id;
+    if (
+      rendezvousOrder(
+        id,
+        [A, B, C].map((u) => ({ url: u })),
+      )[0]!.url === url
+    )
+      return id;
   }
 }
 
 describe("ReplicaRouter", () => {
   it("caps concurrent first calls at ⌈1.25·(in flight + 1)/3⌉ per replica: 30 calls land 4..13 per replica", async () => {
     const { router } = routerWith();
-    const leases = await Promise.all(Array.from({ length: 30 }, (_, i) => router.acquire(`load-${i}`)));
+    const leases = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => router.acquire(`load-${i}`)),
+    );
     const counts = [A, B, C].map((url) => leases.filter((lease) => lease.url === url).length);
     expect(counts.reduce((a, b) => a + b)).toBe(30);
     for (const count of counts) {
@@ -68,10 +78,15 @@ describe("ReplicaRouter", () => {
   });
 
   it("probes a replica at most once at a time and doubles the cooldown when the probe fails", async () => {
-    const { router, clock, probes, releaseProbes } = routerWith({ up: (url) => url !== B, hold: true });
+    const { router, clock, probes, releaseProbes } = routerWith({
+      up: (url) => url !== B,
+      hold: true,
+    });
     (await router.acquire(rolloutPreferring(B))).release("failed");
     clock.advance(5_000);
-    const racing = Array.from({ length: 5 }, (_, i) => router.acquire(rolloutPreferring(B, `race${i}`)));
+    const racing = Array.from({ length: 5 }, (_, i) =>
+      router.acquire(rolloutPreferring(B, `race${i}`)),
+    );
     releaseProbes();
     const leases = await Promise.all(racing);
     expect(probes).toEqual([B]);

@@ -12,26 +12,53 @@ const ALL = [A, B, C];
 
 function routerWith(routing: ReplicaRouting) {
   const clock = manualClock();
-  const router = new ReplicaRouter(ALL, { loadFactor: 1.25, now: clock.now, probe: () => Promise.resolve(false), routing });
+  const router = new ReplicaRouter(ALL, {
+    loadFactor: 1.25,
+    now: clock.now,
+    probe: () => Promise.resolve(false),
+    routing,
+  });
   return { router, clock };
 }
 
 /** A key whose rendezvous ranking starts with `url`. */
 function keyPreferring(url: string, prefix = "k"): string {
-  for (let i = 0; ; i++) if (rendezvousOrder(`${prefix}-${i}`, ALL.map((u) => ({ url: u })))[0]!.url === url) return `${prefix}-${i}`;
+  for (let i = 0; ; i++)
+    if (
+      rendezvousOrder(
+        `${prefix}-${i}`,
+        ALL.map((u) => ({ url: u })),
+      )[0]!.url === url
+    )
+      return `${prefix}-${i}`;
 }
 
 const STICKY: ReplicaRouting = { policy: "sticky_least_loaded", bound: 2 };
 
 describe("routing policies", () => {
   it("least_loaded sends every call to the replica with the fewest calls in flight, ignoring the rollout's last replica", () => {
-    const loads = new Map<string, number>([[A, 2], [B, 1], [C, 1]]);
-    const ranked = rendezvousOrder("r-1", ALL.map((url) => ({ url })));
-    const chosen = chooseReplica({ policy: "least_loaded", bound: 8 }, { ranked, sticky: { url: A }, load: (r) => loads.get(r.url)! });
+    const loads = new Map<string, number>([
+      [A, 2],
+      [B, 1],
+      [C, 1],
+    ]);
+    const ranked = rendezvousOrder(
+      "r-1",
+      ALL.map((url) => ({ url })),
+    );
+    const chosen = chooseReplica(
+      { policy: "least_loaded", bound: 8 },
+      { ranked, sticky: { url: A }, load: (r) => loads.get(r.url)! },
+    );
     // B and C tie at 1: the tie goes to the one the key ranks first.
     expect(chosen.url).toBe(ranked.find((r) => r.url !== A)!.url);
     loads.set(C, 0);
-    expect(chooseReplica({ policy: "least_loaded", bound: 8 }, { ranked, sticky: undefined, load: (r) => loads.get(r.url)! }).url).toBe(C);
+    expect(
+      chooseReplica(
+        { policy: "least_loaded", bound: 8 },
+        { ranked, sticky: undefined, load: (r) => loads.get(r.url)! },
+      ).url,
+    ).toBe(C);
   });
 
   it("sticky_least_loaded keeps a rollout on its replica up to the bound, then moves it to the least-loaded one", async () => {
@@ -59,7 +86,10 @@ describe("routing policies", () => {
     for (let i = 0; i < 5; i++) members.push(await router.acquire(`member-${i}`, null, () => key));
     // B takes members while its load is within 2 of the least-loaded replica's 0: three of them;
     // the rest meet on the key's second replica.
-    const second = rendezvousOrder(key, ALL.map((url) => ({ url })))[1]!.url;
+    const second = rendezvousOrder(
+      key,
+      ALL.map((url) => ({ url })),
+    )[1]!.url;
     expect(members.map((lease) => lease.url)).toEqual([B, B, B, second, second]);
     for (const l of members) l.release("ok");
   });
@@ -67,7 +97,11 @@ describe("routing policies", () => {
   it("sticky_least_loaded places new rollouts off a replica whose calls run markedly slower, keeps rollouts already there, and tries it again later", async () => {
     const { router, clock } = routerWith({ policy: "sticky_least_loaded", bound: 8 });
     // One call on each replica: A and C take 1 s, B (the slow one) 2 s.
-    for (const [url, ms] of [[A, 1_000], [B, 2_000], [C, 1_000]] as const) {
+    for (const [url, ms] of [
+      [A, 1_000],
+      [B, 2_000],
+      [C, 1_000],
+    ] as const) {
       const lease = await router.acquire(`warm-${url}`, url);
       clock.advance(ms);
       lease.release("ok");
@@ -75,7 +109,12 @@ describe("routing policies", () => {
     const key = keyPreferring(B, "slow-first");
     const placed = await router.acquire("new-1", null, () => key);
     // B ranks first for this prefix and is within the bound, but runs at twice the fastest's time.
-    expect(placed.url).toBe(rendezvousOrder(key, ALL.map((url) => ({ url }))).find((r) => r.url !== B)!.url);
+    expect(placed.url).toBe(
+      rendezvousOrder(
+        key,
+        ALL.map((url) => ({ url })),
+      ).find((r) => r.url !== B)!.url,
+    );
     placed.release("ok");
     // A rollout that is already on B stays there (moving it would cost its cache).
     const resident = await router.acquire("warm-" + B, B);
@@ -96,7 +135,11 @@ describe("routing policies", () => {
       expect(failed.url).toBe(A);
       failed.release("failed");
       const key = keyPreferring(A);
-      const leases = await Promise.all(Array.from({ length: 12 }, (_, i) => router.acquire(i === 0 ? victim : `r-${i}`, i < 3 ? A : null, () => key)));
+      const leases = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          router.acquire(i === 0 ? victim : `r-${i}`, i < 3 ? A : null, () => key),
+        ),
+      );
       expect(leases.map((lease) => lease.url)).not.toContain(A);
       for (const l of leases) l.release("ok");
     }
@@ -104,11 +147,20 @@ describe("routing policies", () => {
 });
 
 describe("prefixKey", () => {
-  const chat = (system: string, user: string, more: JsonObject[] = []): JsonObject => ({ messages: [{ role: "system", content: system }, { role: "user", content: user }, ...more] });
+  const chat = (system: string, user: string, more: JsonObject[] = []): JsonObject => ({
+    messages: [{ role: "system", content: system }, { role: "user", content: user }, ...more],
+  });
 
   it("is shared by calls with one system prompt and task, whatever follows, and differs for another task", () => {
     const key = prefixKey(chat("doc", "task 1"));
-    expect(prefixKey(chat("doc", "task 1", [{ role: "assistant", content: "a" }, { role: "user", content: "b" }]))).toBe(key);
+    expect(
+      prefixKey(
+        chat("doc", "task 1", [
+          { role: "assistant", content: "a" },
+          { role: "user", content: "b" },
+        ]),
+      ),
+    ).toBe(key);
     expect(prefixKey(chat("doc", "task 2"))).not.toBe(key);
     expect(prefixKey({ prompt: [1, 2, 3] })).toBe(prefixKey({ prompt: [1, 2, 3], max_tokens: 4 }));
     expect(prefixKey({ messages: [] })).toBeNull();
@@ -126,10 +178,21 @@ describe("backend.routing validation", () => {
   };
 
   it("names backend.routing.policy for an unknown policy and backend.routing.bound for a non-finite or negative bound", () => {
-    expect(invalid({ policy: "round_robin" })).toEqual([{ path: "backend.routing.policy", message: 'policy must be "hash", "least_loaded" or "sticky_least_loaded"' }]);
-    expect(invalid({ bound: Number.POSITIVE_INFINITY })).toMatchObject([{ path: "backend.routing.bound" }]);
+    expect(invalid({ policy: "round_robin" })).toEqual([
+      {
+        path: "backend.routing.policy",
+        message: 'policy must be "hash", "least_loaded" or "sticky_least_loaded"',
+      },
+    ]);
+    expect(invalid({ bound: Number.POSITIVE_INFINITY })).toMatchObject([
+      { path: "backend.routing.bound" },
+    ]);
     expect(invalid({ bound: Number.NaN })).toMatchObject([{ path: "backend.routing.bound" }]);
-    expect(invalid({ bound: -1 })).toEqual([{ path: "backend.routing.bound", message: "bound must be >= 0" }]);
-    expect(invalid({ policy: "hash", spread: 1 })).toEqual([{ path: "backend.routing.spread", message: "is not a known field" }]);
+    expect(invalid({ bound: -1 })).toEqual([
+      { path: "backend.routing.bound", message: "bound must be >= 0" },
+    ]);
+    expect(invalid({ policy: "hash", spread: 1 })).toEqual([
+      { path: "backend.routing.spread", message: "is not a known field" },
+    ]);
   });
 });

@@ -12,11 +12,16 @@ describe("fetchTokenTexts (unit, vLLM simulator on loopback)", () => {
   afterAll(() => sim.close());
 
   it("gives one text per id of a chat prompt whose concatenation is the server's detokenization", async () => {
-    const messages = [{ role: "system", content: "Be exact." }, { role: "user", content: "What is 9 * 9?\n\tThanks" }];
-    const ids = (await postJson(`${sim.url}/tokenize`, { messages, add_generation_prompt: true })).body.tokens as number[];
+    const messages = [
+      { role: "system", content: "Be exact." },
+      { role: "user", content: "What is 9 * 9?\n\tThanks" },
+    ];
+    const ids = (await postJson(`${sim.url}/tokenize`, { messages, add_generation_prompt: true }))
+      .body.tokens as number[];
     const texts = await fetchTokenTexts(fetch, { root: sim.url, model: undefined }, ids);
     expect(texts).toHaveLength(ids.length);
-    const detokenized = (await postJson(`${sim.url}/detokenize`, { tokens: ids })).body.prompt as string;
+    const detokenized = (await postJson(`${sim.url}/detokenize`, { tokens: ids })).body
+      .prompt as string;
     expect(texts!.join("")).toBe(detokenized);
     expect(texts).toContain("<|im_start|>");
     expect(texts).toContain("system");
@@ -35,8 +40,12 @@ describe("fetchTokenTexts (unit, vLLM simulator on loopback)", () => {
     const b = (await postJson(`${sim.url}/tokenize`, { prompt: "b" })).body.tokens as number[];
     const ab = (await postJson(`${sim.url}/tokenize`, { prompt: "ab" })).body.tokens as number[];
     expect(ab).toHaveLength(1);
-    expect(await fetchTokenTexts(fetch, { root: sim.url, model: undefined }, [...a, ...b])).toBeNull();
-    expect(await fetchTokenTexts(fetch, { root: `${sim.url}/nowhere`, model: undefined }, a)).toBeNull();
+    expect(
+      await fetchTokenTexts(fetch, { root: sim.url, model: undefined }, [...a, ...b]),
+    ).toBeNull();
+    expect(
+      await fetchTokenTexts(fetch, { root: `${sim.url}/nowhere`, model: undefined }, a),
+    ).toBeNull();
   });
 
   it("decodes byte-level pieces, keeps added tokens and reads SentencePiece's word mark as a space", () => {

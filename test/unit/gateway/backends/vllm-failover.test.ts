@@ -12,17 +12,26 @@ const RETRY = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
 async function startPool() {
   const sims = await Promise.all([1, 2, 3].map((seed) => startVllmSimulator({ port: 0, seed })));
   const clock = manualClock();
-  const backend = backendRegistry.create({ name: "vllm", replicas: sims.map((sim) => sim.url), routing: { policy: "hash" } }, depsWith(clock.now));
+  const backend = backendRegistry.create(
+    { name: "vllm", replicas: sims.map((sim) => sim.url), routing: { policy: "hash" } },
+    depsWith(clock.now),
+  );
   return { sims, urls: sims.map((sim) => `${sim.url}/v1`), clock, backend };
 }
 
 /** One turn as the gateway runs it: retried on retryable faults, with the rollout's last replica as hint. */
 async function turn(backend: ModelBackend, rolloutId: string, hint: string | null) {
-  const { value, attempts } = await withRetries(RETRY, undefined, () => backend.request("/chat/completions", chatBody(`${rolloutId} says hi`), { rolloutId, replicaHint: hint }));
+  const { value, attempts } = await withRetries(RETRY, undefined, () =>
+    backend.request("/chat/completions", chatBody(`${rolloutId} says hi`), {
+      rolloutId,
+      replicaHint: hint,
+    }),
+  );
   return { replica: value.replica, attempts };
 }
 
-const healthOf = (backend: ModelBackend, url: string) => backend.health!().find((h) => h.replica === url)?.healthy;
+const healthOf = (backend: ModelBackend, url: string) =>
+  backend.health!().find((h) => h.replica === url)?.healthy;
 const open: VllmSimulator[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((sim) => sim.close()));
@@ -50,7 +59,8 @@ describe("vllm backend when a replica goes away", () => {
     // Only the first call to reach the dead replica fails; it is skipped from then on.
     expect(failedAttempts).toBe(1);
     expect(healthOf(backend, victim)).toBe(false);
-    for (const [id, replica] of moved) expect((await turn(backend, id, replica)).replica).toBe(replica);
+    for (const [id, replica] of moved)
+      expect((await turn(backend, id, replica)).replica).toBe(replica);
   });
 
   it("readmits a restarted replica only after its cooldown and one successful /health probe", async () => {
@@ -58,7 +68,13 @@ describe("vllm backend when a replica goes away", () => {
     open.push(sims[0]!, sims[2]!);
     const victim = urls[1]!;
     const prefersVictim = (prefix: string) =>
-      Array.from({ length: 200 }, (_, i) => `${prefix}-${i}`).find((id) => rendezvousOrder(id, urls.map((url) => ({ url })))[0]!.url === victim)!;
+      Array.from({ length: 200 }, (_, i) => `${prefix}-${i}`).find(
+        (id) =>
+          rendezvousOrder(
+            id,
+            urls.map((url) => ({ url })),
+          )[0]!.url === victim,
+      )!;
     const pinned = prefersVictim("pinned");
     expect((await turn(backend, pinned, null)).replica).toBe(victim);
     await sims[1]!.close();

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { CLAIM_SHARDS, claimQueueName, shardOf, shardVisitOrder } from "../../../../src/runtime/claims/claim-shards";
+import {
+  CLAIM_SHARDS,
+  claimQueueName,
+  shardOf,
+  shardVisitOrder,
+} from "../../../../src/runtime/claims/claim-shards";
 
 describe("claim shards (unit)", () => {
   it("puts a rollout on the same shard every time, and spreads a batch over all shards", () => {
@@ -13,11 +18,15 @@ describe("claim shards (unit)", () => {
   it("visits every shard once from a random start", () => {
     const order = shardVisitOrder(() => 0.99);
     expect(order[0]).toBe(CLAIM_SHARDS - 1);
-    expect([...order].sort((a, b) => a - b)).toEqual(Array.from({ length: CLAIM_SHARDS }, (_, i) => i));
+    expect([...order].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: CLAIM_SHARDS }, (_, i) => i),
+    );
   });
 
   it("names one object per agent and shard", () => {
     expect(claimQueueName("calc", 3)).toBe("calc#3");
-    expect(new Set([claimQueueName("a", 1), claimQueueName("a", 2), claimQueueName("b", 1)]).size).toBe(3);
+    expect(
+      new Set([claimQueueName("a", 1), claimQueueName("a", 2), claimQueueName("b", 1)]).size,
+    ).toBe(3);
   });
 });

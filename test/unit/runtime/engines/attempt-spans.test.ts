@@ -19,11 +19,14 @@ describe("AttemptSpans", () => {
   it("tags spans with the attempt and sends them in emission order, batch after batch", async () => {
     const session = fakeSession(5);
     const spans = new AttemptSpans(session, 2, () => undefined);
-    for (let i = 0; i < SPAN_FLUSH_AT * 2 + 3; i++) spans.record({ kind: "message", value: `m${i}` });
+    for (let i = 0; i < SPAN_FLUSH_AT * 2 + 3; i++)
+      spans.record({ kind: "message", value: `m${i}` });
     await spans.flush();
     const sent = session.batches.flat();
     expect(session.batches.map((batch) => batch.length)).toEqual([SPAN_FLUSH_AT, SPAN_FLUSH_AT, 3]);
-    expect(sent.map((span) => span.value)).toEqual(Array.from({ length: SPAN_FLUSH_AT * 2 + 3 }, (_, i) => `m${i}`));
+    expect(sent.map((span) => span.value)).toEqual(
+      Array.from({ length: SPAN_FLUSH_AT * 2 + 3 }, (_, i) => `m${i}`),
+    );
     expect(sent.every((span) => span.attributes?.attempt === 2)).toBe(true);
   });
 
@@ -52,7 +55,11 @@ describe("AttemptSpans", () => {
   });
 
   it("rethrows a failed send at flush", async () => {
-    const spans = new AttemptSpans({ addEvents: () => Promise.reject(new Error("rpc down")) }, 1, () => undefined);
+    const spans = new AttemptSpans(
+      { addEvents: () => Promise.reject(new Error("rpc down")) },
+      1,
+      () => undefined,
+    );
     spans.record({ kind: "message", value: "a" });
     await expect(spans.flush()).rejects.toThrow("rpc down");
   });

@@ -7,7 +7,7 @@ describe("grpoAdvantages (unit): verl's compute_grpo_outcome_advantage for one g
     expect(out.mean).toBe(0.5);
     expect(out.std).toBeCloseTo(Math.SQRT1_2, 12);
     expect(out.grpo[0]).toBeCloseTo(-0.5 / (Math.SQRT1_2 + GRPO_EPSILON), 12);
-    expect(out.grpo[1]).toBeCloseTo(0.70710, 4);
+    expect(out.grpo[1]).toBeCloseTo(0.7071, 4);
     expect(out.drgrpo).toEqual([-0.5, 0.5]);
   });
 
@@ -24,6 +24,8 @@ describe("grpoAdvantages (unit): verl's compute_grpo_outcome_advantage for one g
     const mean = 0.625;
     const std = Math.sqrt([0.2, 0.4, 0.9, 1].reduce((s, r) => s + (r - mean) ** 2, 0) / 3);
     expect(out.std).toBeCloseTo(std, 12);
-    out.grpo.forEach((a, i) => expect(a).toBeCloseTo(([0.2, 0.4, 0.9, 1][i]! - mean) / (std + 1e-6), 12));
+    out.grpo.forEach((a, i) =>
+      expect(a).toBeCloseTo(([0.2, 0.4, 0.9, 1][i]! - mean) / (std + 1e-6), 12),
+    );
   });
 });

@@ -2,8 +2,19 @@ import { describe, expect, it } from "vitest";
 import { passAtK, scoreByDataSource, scoreRows } from "../../../../src/runtime/eval/pass-at-k";
 import type { EvalRow } from "../../../../src/schemas/batch-listing";
 
-const row = (row_index: number, data_source: string, finished: number, passed: number, rewards: number[] = []): EvalRow => ({
-  row_index, data_source, finished, passed, reward_sum: rewards.reduce((a, b) => a + b, 0), rewarded: rewards.length,
+const row = (
+  row_index: number,
+  data_source: string,
+  finished: number,
+  passed: number,
+  rewards: number[] = [],
+): EvalRow => ({
+  row_index,
+  data_source,
+  finished,
+  passed,
+  reward_sum: rewards.reduce((a, b) => a + b, 0),
+  rewarded: rewards.length,
 });
 
 describe("passAtK (unbiased estimator, unit)", () => {
@@ -30,7 +41,13 @@ describe("passAtK (unbiased estimator, unit)", () => {
 
 describe("scoreRows (unit)", () => {
   it("averages per-row estimates, skips rows with fewer than k samples for pass@k, and means rewards over samples", () => {
-    const rows = [row(0, "a", 4, 1, [1, 0, 0, 0]), row(1, "a", 4, 0, [0, 0, 0, 0]), row(2, "b", 4, 4, [1, 1, 1, 1]), row(3, "b", 1, 1, [1]), row(4, "b", 0, 0)];
+    const rows = [
+      row(0, "a", 4, 1, [1, 0, 0, 0]),
+      row(1, "a", 4, 0, [0, 0, 0, 0]),
+      row(2, "b", 4, 4, [1, 1, 1, 1]),
+      row(3, "b", 1, 1, [1]),
+      row(4, "b", 0, 0),
+    ];
     const scores = scoreRows(rows, 2);
     // pass@1 over rows with samples: (1/4 + 0 + 1 + 1) / 4
     expect(scores.pass_at_1).toBeCloseTo((0.25 + 0 + 1 + 1) / 4, 12);
@@ -42,6 +59,9 @@ describe("scoreRows (unit)", () => {
 
   it("splits by data source, sorted", () => {
     const bySource = scoreByDataSource([row(0, "b", 2, 2, [1, 1]), row(1, "a", 2, 0, [0, 0])], 2);
-    expect(bySource.map((s) => [s.data_source, s.pass_at_k])).toEqual([["a", 0], ["b", 1]]);
+    expect(bySource.map((s) => [s.data_source, s.pass_at_k])).toEqual([
+      ["a", 0],
+      ["b", 1],
+    ]);
   });
 });

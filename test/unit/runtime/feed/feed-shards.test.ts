@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { allShards, currentShardOf, feedLayout, isLayoutProblem, previousShardOf } from "../../../../src/runtime/feed/feed-shards";
+import {
+  allShards,
+  currentShardOf,
+  feedLayout,
+  isLayoutProblem,
+  previousShardOf,
+} from "../../../../src/runtime/feed/feed-shards";
 
 describe("feedLayout", () => {
   it("keeps today's single feed object when FEED_SHARDS is unset or 1", () => {
@@ -10,7 +16,10 @@ describe("feedLayout", () => {
   it("names the shards of a count, and drains the previous layout's while it is set", () => {
     const layout = feedLayout({ FEED_SHARDS: "4", FEED_PREVIOUS_SHARDS: "1" });
     if (isLayoutProblem(layout)) throw new Error(layout.message);
-    expect(layout).toEqual({ current: ["feed-4-0", "feed-4-1", "feed-4-2", "feed-4-3"], previous: ["default"] });
+    expect(layout).toEqual({
+      current: ["feed-4-0", "feed-4-1", "feed-4-2", "feed-4-3"],
+      previous: ["default"],
+    });
     expect(allShards(layout)).toEqual([...layout.current, "default"]);
     expect(previousShardOf(layout, "any")).toBe("default");
   });
@@ -19,13 +28,17 @@ describe("feedLayout", () => {
     for (const raw of ["0", "257", "2.5", "four", "-1", "1e2"]) {
       expect(feedLayout({ FEED_SHARDS: raw })).toMatchObject({ variable: "FEED_SHARDS" });
     }
-    expect(feedLayout({ FEED_SHARDS: "4", FEED_PREVIOUS_SHARDS: "x" })).toMatchObject({ variable: "FEED_PREVIOUS_SHARDS" });
+    expect(feedLayout({ FEED_SHARDS: "4", FEED_PREVIOUS_SHARDS: "x" })).toMatchObject({
+      variable: "FEED_PREVIOUS_SHARDS",
+    });
   });
 
   it("spreads uids over every shard and always puts one uid in the same one", () => {
     const layout = feedLayout({ FEED_SHARDS: "4" });
     if (isLayoutProblem(layout)) throw new Error(layout.message);
-    const used = new Set(Array.from({ length: 200 }, (_, i) => currentShardOf(layout, `batch:${i}`)));
+    const used = new Set(
+      Array.from({ length: 200 }, (_, i) => currentShardOf(layout, `batch:${i}`)),
+    );
     expect(used.size).toBe(4);
     expect(currentShardOf(layout, "batch:7")).toBe(currentShardOf(layout, "batch:7"));
   });

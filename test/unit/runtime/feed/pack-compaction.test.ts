@@ -1,18 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { readPackObject } from "../../../../src/runtime/feed/group-pack";
-import { isCompactedPack, planCompaction, type CompactionCandidate } from "../../../../src/runtime/feed/pack-compaction";
+import {
+  isCompactedPack,
+  planCompaction,
+  type CompactionCandidate,
+} from "../../../../src/runtime/feed/pack-compaction";
 import { planStreamedPull } from "../../../../src/runtime/feed/pack-spans";
 import { ARROW_EOS, joinChunks } from "../../../../src/sink/formats/arrow/arrow-ipc";
 import { decodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-read";
 import { columnsToSamples } from "../../../../src/sink/formats/sample-columns";
 import { packedGroups, streamedBody } from "./pack-fixtures";
 
-const limits = (minBytes: number, maxBytes = 1 << 30, maxReads = 256) => ({ minBytes, maxBytes, maxReads });
+const limits = (minBytes: number, maxBytes = 1 << 30, maxReads = 256) => ({
+  minBytes,
+  maxBytes,
+  maxReads,
+});
 
 /** Candidates in lease order: groups packed one per object, so each group is a read of its own. */
 async function scattered(groups: number) {
   const packed = await packedGroups(groups, 2, 1, 1);
-  const candidates: CompactionCandidate[] = packed.feedGroups.map((g) => ({ uid: g.uid, batch_id: g.batch_id, ref: packed.refs[g.uid]! }));
+  const candidates: CompactionCandidate[] = packed.feedGroups.map((g) => ({
+    uid: g.uid,
+    batch_id: g.batch_id,
+    ref: packed.refs[g.uid]!,
+  }));
   return { ...packed, candidates };
 }
 
@@ -36,9 +48,27 @@ describe("pack compaction", () => {
     const refs = Object.fromEntries(plan.moves.map((m) => [m.uid, m.to]));
     const leased = [2, 0, 3, 1].map((i) => feedGroups[i]!);
     const compacted = planStreamedPull(leased, refs)!;
-    expect(compacted.reads).toEqual([{ key: plan.key, offset: plan.moves[0]!.to.span.offset, length: plan.bytes - plan.moves[0]!.to.span.offset - ARROW_EOS.length }]);
-    const before = planStreamedPull(leased, Object.fromEntries(candidates.map((c) => [c.uid, c.ref])))!;
-    const decode = (reads: typeof before.reads) => columnsToSamples(decodeArrowStream(joinChunks([...plan.head, ...reads.map((r) => bucket.objects.get(r.key)!.subarray(r.offset, r.offset + r.length)), ARROW_EOS])));
+    expect(compacted.reads).toEqual([
+      {
+        key: plan.key,
+        offset: plan.moves[0]!.to.span.offset,
+        length: plan.bytes - plan.moves[0]!.to.span.offset - ARROW_EOS.length,
+      },
+    ]);
+    const before = planStreamedPull(
+      leased,
+      Object.fromEntries(candidates.map((c) => [c.uid, c.ref])),
+    )!;
+    const decode = (reads: typeof before.reads) =>
+      columnsToSamples(
+        decodeArrowStream(
+          joinChunks([
+            ...plan.head,
+            ...reads.map((r) => bucket.objects.get(r.key)!.subarray(r.offset, r.offset + r.length)),
+            ARROW_EOS,
+          ]),
+        ),
+      );
     expect(decode(compacted.reads)).toEqual(decode(before.reads));
   });
 
@@ -56,8 +86,16 @@ describe("pack compaction", () => {
   it("keeps batches apart, and stops at the byte and read bounds (the first group always goes)", async () => {
     const a = await scattered(3);
     const b = await packedGroups(2, 2, 1, 1, "other");
-    const mixed: CompactionCandidate[] = [a.candidates[0]!, ...b.feedGroups.map((g) => ({ uid: `b-${g.uid}`, batch_id: "other", ref: b.refs[g.uid]! })), ...a.candidates.slice(1)];
-    expect(planCompaction(mixed, () => "x", limits(1))!.moves.map((m) => m.uid)).toEqual(["g0", "g1", "g2"]);
+    const mixed: CompactionCandidate[] = [
+      a.candidates[0]!,
+      ...b.feedGroups.map((g) => ({ uid: `b-${g.uid}`, batch_id: "other", ref: b.refs[g.uid]! })),
+      ...a.candidates.slice(1),
+    ];
+    expect(planCompaction(mixed, () => "x", limits(1))!.moves.map((m) => m.uid)).toEqual([
+      "g0",
+      "g1",
+      "g2",
+    ]);
     const two = a.candidates[0]!.ref.span!.length + a.candidates[1]!.ref.span!.length;
     expect(planCompaction(a.candidates, () => "x", limits(1, two))!.moves).toHaveLength(2);
     expect(planCompaction(a.candidates, () => "x", limits(1, 1 << 30, 2))!.moves).toHaveLength(2);

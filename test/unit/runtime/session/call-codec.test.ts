@@ -3,19 +3,46 @@ import { decodeCall, encodeCall } from "../../../../src/runtime/session/call-cod
 import { splitText } from "../../../../src/runtime/value-parts";
 import { LlmCall } from "../../../../src/schemas/llm-call";
 
-function call(id: string, messages: unknown[], promptIds: number[], completionIds: number[], reply: string): LlmCall {
+function call(
+  id: string,
+  messages: unknown[],
+  promptIds: number[],
+  completionIds: number[],
+  reply: string,
+): LlmCall {
   return LlmCall.parse({
-    call_id: id, rollout_id: "r", request: { model: "m", messages }, response_message: { role: "assistant", content: reply },
-    prompt_token_ids: promptIds, completion_token_ids: completionIds, logprobs: completionIds.map(() => -0.5), logprobs_mode: "raw_logprobs",
-    finish_reason: "stop", usage: { prompt_tokens: promptIds.length, completion_tokens: completionIds.length, total_tokens: promptIds.length + completionIds.length },
-    backend: "vllm", replica: "x", latency_ms: 1, trainable: true, created_at: 0,
+    call_id: id,
+    rollout_id: "r",
+    request: { model: "m", messages },
+    response_message: { role: "assistant", content: reply },
+    prompt_token_ids: promptIds,
+    completion_token_ids: completionIds,
+    logprobs: completionIds.map(() => -0.5),
+    logprobs_mode: "raw_logprobs",
+    finish_reason: "stop",
+    usage: {
+      prompt_tokens: promptIds.length,
+      completion_tokens: completionIds.length,
+      total_tokens: promptIds.length + completionIds.length,
+    },
+    backend: "vllm",
+    replica: "x",
+    latency_ms: 1,
+    trainable: true,
+    created_at: 0,
   });
 }
 
 describe("call codec (unit)", () => {
   const user = { role: "user", content: "long question" };
   const first = call("c1", [user], [1, 2, 3, 4], [5, 6], "first answer");
-  const second = call("c2", [user, { role: "assistant", content: "first answer" }, { role: "user", content: "more" }], [1, 2, 3, 4, 5, 6, 7, 8], [9], "second");
+  const second = call(
+    "c2",
+    [user, { role: "assistant", content: "first answer" }, { role: "user", content: "more" }],
+    [1, 2, 3, 4, 5, 6, 7, 8],
+    [9],
+    "second",
+  );
 
   it("stores a call as what its predecessor lacks and reads it back exactly", () => {
     const stored = encodeCall(second, first);
@@ -44,7 +71,12 @@ describe("splitText (unit)", () => {
     const text = `ab${"🧮".repeat(5)}cd`;
     const parts = splitText(text, 3);
     expect(parts.join("")).toBe(text);
-    expect(parts.every((part) => part.length <= 3 && !/^[\udc00-\udfff]/.test(part) && !/[\ud800-\udbff]$/.test(part))).toBe(true);
+    expect(
+      parts.every(
+        (part) =>
+          part.length <= 3 && !/^[\udc00-\udfff]/.test(part) && !/[\ud800-\udbff]$/.test(part),
+      ),
+    ).toBe(true);
     expect(splitText("short", 10)).toEqual(["short"]);
   });
 });

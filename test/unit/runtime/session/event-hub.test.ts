@@ -7,7 +7,12 @@ async function readToEnd(stream: ReadableStream<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   for (;;) {
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`stream still open after: ${JSON.stringify(text)}`)), 1_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`stream still open after: ${JSON.stringify(text)}`)),
+        1_000,
+      ).unref(),
+    );
     const { value, done } = await Promise.race([reader.read(), timeout]);
     if (done) return text;
     text += decoder.decode(value, { stream: true });
@@ -18,7 +23,9 @@ const step = (n: number): SseEvent => ({ id: String(n), event: "step", data: { s
 
 describe("formatSse", () => {
   it("writes id, event and JSON data lines ending with a blank line", () => {
-    expect(formatSse({ id: "7", event: "step", data: { reward: 1 } })).toBe('id: 7\nevent: step\ndata: {"reward":1}\n\n');
+    expect(formatSse({ id: "7", event: "step", data: { reward: 1 } })).toBe(
+      'id: 7\nevent: step\ndata: {"reward":1}\n\n',
+    );
   });
 
   it("omits the id line when there is no id", () => {
@@ -39,7 +46,11 @@ describe("EventHub", () => {
     expect(hub.size).toBe(1);
     hub.publish(step(2));
     hub.publish({ id: "3", event: "finished", data: { status: "succeeded" } }, true);
-    expect(await readToEnd(stream)).toBe(": connected\n\n" + [step(0), step(1), step(2)].map(formatSse).join("") + formatSse({ id: "3", event: "finished", data: { status: "succeeded" } }));
+    expect(await readToEnd(stream)).toBe(
+      ": connected\n\n" +
+        [step(0), step(1), step(2)].map(formatSse).join("") +
+        formatSse({ id: "3", event: "finished", data: { status: "succeeded" } }),
+    );
     expect(hub.size).toBe(0);
   });
 
@@ -68,6 +79,8 @@ describe("EventHub", () => {
     expect(hub.size).toBe(1);
     expect(() => hub.publish(step(0))).not.toThrow();
     hub.publish(step(1), true);
-    expect(await readToEnd(stays)).toBe(": connected\n\n" + formatSse(step(0)) + formatSse(step(1)));
+    expect(await readToEnd(stays)).toBe(
+      ": connected\n\n" + formatSse(step(0)) + formatSse(step(1)),
+    );
   });
 });
