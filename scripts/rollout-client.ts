@@ -77,9 +77,7 @@ export class RolloutClient {
   }
 
   /** What the rollout's session served and did in SQLite since its object started (`GET /v1/rollouts/:id/usage`). */
-  async usage(
-    rolloutId: string,
-  ): Promise<{
+  async usage(rolloutId: string): Promise<{
     requests: { total: number; by_method: Record<string, number>; since: number };
     sqlite: SqlCounts;
   }> {

@@ -58,8 +58,7 @@ export function layout(
       <body>
         <header>
           <a class="brand" href="/">edge-rollout</a><a href="/">Overview</a
-          ><a href="/batches">Batches</a
-          ><a href="/rollouts">Rollouts</a>
+          ><a href="/batches">Batches</a><a href="/rollouts">Rollouts</a>
           ${options.signedIn ? html`<form method="post" action="/logout"><button type="submit">Log out</button></form>` : ""}
         </header>
         <main>${body}</main>

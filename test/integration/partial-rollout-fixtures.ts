@@ -47,9 +47,7 @@ export async function unpaced<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** A chat completion straight from the simulator (no gateway), with token ids. */
-export async function simChat(
-  body: JsonObject,
-): Promise<{
+export async function simChat(body: JsonObject): Promise<{
   choices: Array<{
     message: { content: string | null; reasoning?: string | null };
     token_ids: number[];

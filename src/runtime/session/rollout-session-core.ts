@@ -127,14 +127,12 @@ export class RolloutSessionCore {
     const fresh = !hasHistory(state);
     const calls = fresh
       ? []
-      : this.#kernel.store
-          .listCalls()
-          .map((call) => ({
-            call_id: call.call_id,
-            step_id: call.step_id,
-            response_message: call.response_message,
-            finish_reason: call.finish_reason,
-          }));
+      : this.#kernel.store.listCalls().map((call) => ({
+          call_id: call.call_id,
+          step_id: call.step_id,
+          response_message: call.response_message,
+          finish_reason: call.finish_reason,
+        }));
     return {
       ok: true,
       lease,
