@@ -69,7 +69,7 @@ const RULES: PhaseRule[] = [
   },
   {
     label: "driver: model call (admit/release RPCs, shaping, upstream HTTP, capture)",
-    file: /^(src\/gateway\/|src\/runtime\/objects\/|functions\/gateway-deps\.ts$)/,
+    file: /^(src\/gateway\/|src\/runtime\/objects\/|src\/runtime\/gateway-deps\.ts$)/,
   },
   {
     label: "driver: lease, agent, env, step record, commit RPC",

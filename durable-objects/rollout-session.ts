@@ -25,11 +25,10 @@ import type {
 } from "../src/runtime/session/session-api";
 import type { DriveTrigger } from "../src/ports";
 import type { RequestDriveResult } from "../src/runtime/session/session-drive";
-import { gatewayFor } from "../functions/gateway-deps";
-import type { AppEnv } from "../functions/env";
+import { gatewayFor } from "../src/runtime/gateway-deps";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import type { JsonObject } from "../src/schemas/json";
-import { CallerRegistry, ownGatewayCall } from "./gateway-call-owner";
+import { CallerRegistry, ownGatewayCall } from "../src/runtime/session/gateway-call-owner";
 import type {
   AdmitCallResult,
   AttemptEndResult,
@@ -258,7 +257,7 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
       this.#callers,
       {
         rolloutId: meta.rolloutId,
-        gateway: gatewayFor(this.env as AppEnv),
+        gateway: gatewayFor(this.env),
         admitCall: (attempt) => this.#gateway.admitCall(attempt),
         recordCall: (call) => this.#gateway.recordCall(call),
         amendCallVersion: (callId, versionEnd) =>

@@ -8,7 +8,7 @@ import { INTERNAL_ORIGIN } from "../src/runtime/engines/llm-resource";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import { createApp } from "./app";
 import { type AppEnv, gatewaySecret } from "./env";
-import { gatewayFor } from "./gateway-deps";
+import { gatewayFor } from "../src/runtime/gateway-deps";
 import {
   releaseOnNextAdmission,
   type ReleasingPolicyPort,

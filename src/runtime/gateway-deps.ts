@@ -1,22 +1,33 @@
 /** @module The gateway as the Worker builds it from its bindings (one place for the driver and the HTTP routes). */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects, type ObjectBindings } from "./objects/object-directory";
 import {
   backendRegistry,
   defaultBackendDeps,
   resolveBackend,
   vllmServerConfig,
-} from "../src/gateway/backends";
-import { createGateway, type Gateway } from "../src/gateway/gateway";
-import { upstreamTimeoutsFrom } from "../src/gateway/upstream-timeouts";
-import type { AppEnv } from "./env";
-import type { PolicyPort } from "../src/gateway/policy-port";
+} from "../gateway/backends";
+import { createGateway, type Gateway } from "../gateway/gateway";
+import { upstreamTimeoutsFrom } from "../gateway/upstream-timeouts";
+import type { PolicyPort } from "../gateway/policy-port";
+
+/** The bindings the gateway is built from: the objects, the deployment's model server, its timeouts. */
+export type GatewayBindings = ObjectBindings & {
+  LLM_BASE_URL: string;
+  LLM_API_KEY?: string;
+  LLM_MODEL: string;
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS?: string;
+  UPSTREAM_MS_PER_TOKEN?: string;
+};
 
 /**
  * The gateway for this invocation: admission from the rollouts' shards (or `policy`), backends
  * from the registry (cached per isolate, so replica health and stickiness survive across
  * invocations), and the deployment's `LLM_BASE_URL` server while the policy names no backend.
  */
-export function gatewayFor(env: AppEnv, policy: PolicyPort = objects(env).admission()): Gateway {
+export function gatewayFor(
+  env: GatewayBindings,
+  policy: PolicyPort = objects(env).admission(),
+): Gateway {
   return createGateway({
     policy,
     backendFor: (config) =>

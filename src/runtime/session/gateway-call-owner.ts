@@ -6,16 +6,16 @@
  * connection: it keeps running while its outbound fetch is pending, and the admission shard it
  * releases into is reached from it. The route only authorizes and relays what this returns.
  */
-import { ConflictError, LimitExceededError, ModelError, NotFoundError } from "../src/errors";
-import { notInterruptibleBecause } from "../src/gateway/interruptible";
-import type { Gateway, GatewayCall } from "../src/gateway/gateway";
-import type { UpstreamPath } from "../src/gateway/model-backend";
-import { storeWhileReleasing } from "../src/gateway/store-while-releasing";
-import { toWireError } from "../src/gateway/wire-errors";
-import type { JsonObject } from "../src/schemas/json";
-import type { LlmCall, LlmCallInput } from "../src/schemas/llm-call";
-import type { GatewayCallMeta, GatewayCallResult } from "../src/runtime/session/session-api";
-import type { AdmitCallResult, GatewayWriteResult } from "../src/runtime/session/session-results";
+import { ConflictError, LimitExceededError, ModelError, NotFoundError } from "../../errors";
+import { notInterruptibleBecause } from "../../gateway/interruptible";
+import type { Gateway, GatewayCall } from "../../gateway/gateway";
+import type { UpstreamPath } from "../../gateway/model-backend";
+import { storeWhileReleasing } from "../../gateway/store-while-releasing";
+import { toWireError } from "../../gateway/wire-errors";
+import type { JsonObject } from "../../schemas/json";
+import type { LlmCall, LlmCallInput } from "../../schemas/llm-call";
+import type { GatewayCallMeta, GatewayCallResult } from "./session-api";
+import type { AdmitCallResult, GatewayWriteResult } from "./session-results";
 
 /** What the owner needs from its session. */
 export interface CallOwnerDeps {

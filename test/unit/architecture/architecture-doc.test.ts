@@ -38,6 +38,16 @@ describe("docs/architecture.md (unit)", () => {
     expect(broken).toEqual([]);
   });
 
+  it("has no import pointing up a layer: src/ below durable-objects/ below functions/", () => {
+    const graph = readImportGraph(root, ["src", "functions", "durable-objects"]);
+    const rank = (path: string) =>
+      path.startsWith("functions/") ? 2 : path.startsWith("durable-objects/") ? 1 : 0;
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets.filter((target) => rank(target) > rank(file)).map((target) => `${file} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
   it("lists every Durable Object class bound in wrangler.toml in its table", () => {
     const classes = [...wrangler.matchAll(/^class_name = "(\w+)"/gm)].map((match) => match[1]!);
     expect(classes.length).toBeGreaterThanOrEqual(7);
