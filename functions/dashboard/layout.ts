@@ -46,29 +46,12 @@ export function layout(
   options: { signedIn?: boolean; script?: string } = {},
 ): Html {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · edge-rollout</title>
-        <style>
-          ${raw(STYLES)}
-        </style>
-      </head>
-      <body>
-        <header>
-          <a class="brand" href="/">edge-rollout</a><a href="/">Overview</a
-          ><a href="/batches">Batches</a><a href="/rollouts">Rollouts</a>
-          ${options.signedIn ? html`<form method="post" action="/logout"><button type="submit">Log out</button></form>` : ""}
-        </header>
-        <main>${body}</main>
-        ${
-          options.script
-            ? html`<script>
-                ${raw(options.script)};
-              </script>`
-            : ""
-        }
-      </body>
-    </html>`;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · edge-rollout</title><style>${raw(STYLES)}</style></head>
+<body>
+<header><a class="brand" href="/">edge-rollout</a><a href="/">Overview</a><a href="/batches">Batches</a><a href="/rollouts">Rollouts</a>
+${options.signedIn ? html`<form method="post" action="/logout"><button type="submit">Log out</button></form>` : ""}</header>
+<main>${body}</main>
+${options.script ? html`<script>${raw(options.script)}</script>` : ""}
+</body></html>`;
 }

@@ -171,27 +171,9 @@ export function tokenStrip(
   const extra = sample.extra_fields;
   const truncatedBy = extra.truncated ? String(extra.truncated_by ?? "yes") : null;
   const drift = sample.segment_index > 0 && extra.sample_mode === "cumulative";
-  return html`<div
-    class="sample card"
-    data-segment="${sample.segment_index}"
-    data-response-tokens="${sample.response_ids.length}"
-  >
-    <div>
-      <strong>sample ${sample.segment_index}</strong> · uid <code>${sample.uid}</code> · prompt
-      ${totals.prompt} tokens (not trained) · response ${sample.response_ids.length}:
-      <span class="ok">${totals.trained} trained (mask 1)</span>, ${totals.context} context (mask 0)
-      · reward ${num(sample.reward_score)} · policy
-      v${sample.policy_version.start}${sample.policy_version.end !== sample.policy_version.start ? `–v${sample.policy_version.end}` : ""}
-      · ${sample.num_turns}
-      turns${extra.trainable === false ? " · masked by default (failed or truncated)" : ""}
-    </div>
-    ${drift ? html`<div class="drift warn" data-drift-split="${sample.segment_index}">⤷ drift split: this call's prompt did not extend the previous sample's prompt + response, so a new sample starts here (never re-tokenized).</div>` : ""}
-    <details>
-      <summary class="muted">prompt tokens (${totals.prompt})</summary>
-      <div class="prompt-strip">${raw(promptTokens(sample, context))}</div>
-    </details>
-    <div class="strip">
-      ${raw(stripBody(sample, calls, callNumbers, context))}${truncatedBy ? html`<span class="cut" data-truncated-by="${truncatedBy}">✂ truncated (${truncatedBy})</span>` : ""}
-    </div>
-  </div>`;
+  return html`<div class="sample card" data-segment="${sample.segment_index}" data-response-tokens="${sample.response_ids.length}">
+<div><strong>sample ${sample.segment_index}</strong> · uid <code>${sample.uid}</code> · prompt ${totals.prompt} tokens (not trained) · response ${sample.response_ids.length}: <span class="ok">${totals.trained} trained (mask 1)</span>, ${totals.context} context (mask 0) · reward ${num(sample.reward_score)} · policy v${sample.policy_version.start}${sample.policy_version.end !== sample.policy_version.start ? `–v${sample.policy_version.end}` : ""} · ${sample.num_turns} turns${extra.trainable === false ? " · masked by default (failed or truncated)" : ""}</div>
+${drift ? html`<div class="drift warn" data-drift-split="${sample.segment_index}">⤷ drift split: this call's prompt did not extend the previous sample's prompt + response, so a new sample starts here (never re-tokenized).</div>` : ""}
+<details><summary class="muted">prompt tokens (${totals.prompt})</summary><div class="prompt-strip">${raw(promptTokens(sample, context))}</div></details>
+<div class="strip">${raw(stripBody(sample, calls, callNumbers, context))}${truncatedBy ? html`<span class="cut" data-truncated-by="${truncatedBy}">✂ truncated (${truncatedBy})</span>` : ""}</div></div>`;
 }

@@ -15,19 +15,9 @@ export function batchesPage(
       ? `/batches?${new URLSearchParams({ ...(query.series ? { series: query.series } : {}), ...(query.mode ? { mode: query.mode } : {}), before: String(last.created_at) }).toString()}`
       : null;
   return html`<h1>Batches</h1>
-    <form class="filters card" method="get" action="/batches">
-      <label
-        >series<input name="series" value="${query.series ?? ""}" placeholder="run7-step-"
-      /></label>
-      <label
-        >mode<select name="mode">
-          <option value="">any</option>
-          ${["train", "val"].map((m) => html`<option ${query.mode === m ? "selected" : ""}>${m}</option>`)}
-        </select></label
-      >
-      <button type="submit">Filter</button>
-    </form>
-    <section class="card">
-      ${batchTable(batches)}${next ? html`<p><a href="${next}" id="older">Older →</a></p>` : ""}
-    </section>`;
+<form class="filters card" method="get" action="/batches">
+<label>series<input name="series" value="${query.series ?? ""}" placeholder="run7-step-"></label>
+<label>mode<select name="mode"><option value="">any</option>${["train", "val"].map((m) => html`<option ${query.mode === m ? "selected" : ""}>${m}</option>`)}</select></label>
+<button type="submit">Filter</button></form>
+<section class="card">${batchTable(batches)}${next ? html`<p><a href="${next}" id="older">Older →</a></p>` : ""}</section>`;
 }

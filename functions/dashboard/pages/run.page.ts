@@ -58,10 +58,7 @@ function chartCards(steps: readonly RunStep[]): Html[] {
         ? []
         : [{ label: `step ${s.step}`, value, href: batchHref(s.batch_id) }];
     });
-    return html`<section class="card">
-      <h2>${chart.title}</h2>
-      ${lineChart(points, { yLabel: chart.title, id: chart.id })}
-    </section>`;
+    return html`<section class="card"><h2>${chart.title}</h2>${lineChart(points, { yLabel: chart.title, id: chart.id })}</section>`;
   });
 }
 
@@ -77,68 +74,23 @@ function stepRow(step: RunStep): Html {
   const s = step.stats;
   const versions =
     s && s.policy_version.min !== null ? `v${s.policy_version.min}–v${s.policy_version.max}` : "–";
-  return html`<tr data-batch-id="${step.batch_id}" data-step="${step.step}">
-    <td class="num">${step.step}</td>
-    <td>
-      <a href="${batchHref(step.batch_id)}"><code>${step.batch_id}</code></a>
-    </td>
-    <td>${p ? pill(p.status) : "–"}</td>
-    <td class="num" data-field="rollouts">${p?.rollouts ?? "–"}</td>
-    <td class="num">
-      <span data-field="reward-mean">${num(p?.reward.mean, 4)}</span> ±
-      <span data-field="reward-std">${num(s?.reward.std, 4)}</span>
-    </td>
-    <td class="num" data-field="reward-range">${num(s?.reward.min)}–${num(s?.reward.max)}</td>
-    <td class="num">
-      <span data-field="length-mean">${num(s?.response_tokens.mean, 1)}</span> /
-      <span data-field="length-p90">${num(s?.response_tokens.p90)}</span>
-    </td>
-    <td class="num" data-field="no-signal">${pct(noSignalShare(step))}</td>
-    <td data-field="reasons">${reasons(step)}</td>
-    <td class="num" data-field="versions">${versions}</td>
-    <td class="num" data-field="rate">${num(s?.rollouts_per_s, 2)}</td>
-    <td class="num">
-      <span data-field="syncs">${step.weight_syncs.count}</span> (<span data-field="sync-wait-ms"
-        >${step.weight_syncs.wait_ms}</span
-      >
-      ms)
-    </td>
-  </tr>`;
+  return html`<tr data-batch-id="${step.batch_id}" data-step="${step.step}"><td class="num">${step.step}</td><td><a href="${batchHref(step.batch_id)}"><code>${step.batch_id}</code></a></td><td>${p ? pill(p.status) : "–"}</td>
+<td class="num" data-field="rollouts">${p?.rollouts ?? "–"}</td>
+<td class="num"><span data-field="reward-mean">${num(p?.reward.mean, 4)}</span> ± <span data-field="reward-std">${num(s?.reward.std, 4)}</span></td>
+<td class="num" data-field="reward-range">${num(s?.reward.min)}–${num(s?.reward.max)}</td>
+<td class="num"><span data-field="length-mean">${num(s?.response_tokens.mean, 1)}</span> / <span data-field="length-p90">${num(s?.response_tokens.p90)}</span></td>
+<td class="num" data-field="no-signal">${pct(noSignalShare(step))}</td>
+<td data-field="reasons">${reasons(step)}</td>
+<td class="num" data-field="versions">${versions}</td>
+<td class="num" data-field="rate">${num(s?.rollouts_per_s, 2)}</td>
+<td class="num"><span data-field="syncs">${step.weight_syncs.count}</span> (<span data-field="sync-wait-ms">${step.weight_syncs.wait_ms}</span> ms)</td></tr>`;
 }
 
 /** The run page's body. */
 export function runPage(view: RunView): Html {
   return html`<h1>Run <code data-field="series">${view.series}</code></h1>
-    <p class="muted">
-      <span data-field="steps">${view.steps.length}</span> batches of series
-      <code>${view.series}</code> in step order (<code>GET /v1/runs/${view.series}</code>). The verl
-      manager names its batches <code>&lt;run&gt;-s&lt;step&gt;-&lt;kind&gt;&lt;call&gt;</code> and
-      sets their series to <code>&lt;run&gt;-&lt;kind&gt;</code>. A weight sync counts for the step
-      during which it began; its wait is how long new model calls were refused.
-    </p>
-    <section class="card" id="steps">
-      <h2>Steps</h2>
-      <table>
-        <thead>
-          <tr>
-            <th class="num">step</th>
-            <th>batch</th>
-            <th>status</th>
-            <th class="num">rollouts</th>
-            <th class="num">reward mean ± std</th>
-            <th class="num">reward range</th>
-            <th class="num">response tokens mean / p90</th>
-            <th class="num">no signal</th>
-            <th>termination reasons</th>
-            <th class="num">policy versions</th>
-            <th class="num">rollouts/s</th>
-            <th class="num">weight syncs (wait)</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${view.steps.map(stepRow)}
-        </tbody>
-      </table>
-    </section>
-    <div class="grid">${chartCards(view.steps)}</div>`;
+<p class="muted"><span data-field="steps">${view.steps.length}</span> batches of series <code>${view.series}</code> in step order (<code>GET /v1/runs/${view.series}</code>). The verl manager names its batches <code>&lt;run&gt;-s&lt;step&gt;-&lt;kind&gt;&lt;call&gt;</code> and sets their series to <code>&lt;run&gt;-&lt;kind&gt;</code>. A weight sync counts for the step during which it began; its wait is how long new model calls were refused.</p>
+<section class="card" id="steps"><h2>Steps</h2><table><thead><tr><th class="num">step</th><th>batch</th><th>status</th><th class="num">rollouts</th><th class="num">reward mean ± std</th><th class="num">reward range</th><th class="num">response tokens mean / p90</th><th class="num">no signal</th><th>termination reasons</th><th class="num">policy versions</th><th class="num">rollouts/s</th><th class="num">weight syncs (wait)</th></tr></thead>
+<tbody>${view.steps.map(stepRow)}</tbody></table></section>
+<div class="grid">${chartCards(view.steps)}</div>`;
 }
