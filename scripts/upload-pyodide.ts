@@ -9,8 +9,8 @@ const values = commandLine({
     "Uploads node_modules/pyodide's five files (12 MB) under sandbox/pyodide/<version>/ with `wrangler r2 object put`, so runCode({ language: \"python\" })\nruns on the Worker's own LOADER binding (docs/production.md). The memory snapshot beside them is made and stored by the Worker's first Python call.",
   flags: {
     remote: { type: "boolean", default: false, help: "into the deployed bucket (wrangler's login or CLOUDFLARE_API_TOKEN)" },
-    local: { type: "boolean", default: false, help: "into a local state dir (wrangler dev --persist-to, npm start --state-dir <dir> uses <dir>/state)" },
-    "persist-to": { type: "string", default: ".tmp/local-stack-8787/state", placeholder: "dir", help: "the local state dir" },
+    local: { type: "boolean", default: false, help: "into a local state dir, for a Worker run without the sandbox host (a bare `npx wrangler dev`)" },
+    "persist-to": { type: "string", default: ".wrangler/state", placeholder: "dir", help: "the local state dir (wrangler dev's default; a stack's is <state dir>/state)" },
     bucket: { type: "string", default: "edge-rollout-trajectories", placeholder: "name", help: "the bucket TRAJECTORIES is bound to in wrangler.toml" },
     "dry-run": { type: "boolean", default: false, help: "print the commands instead of running them" },
   },

@@ -85,7 +85,8 @@ export function createBucketPythonSandbox(loader: PythonLoader, bucket: PyodideB
         runtime = undefined; // uploaded later, the next call finds them
         return failed(started, missingError(ready.missing), false);
       }
-      return ready.sandbox.run(input, failed);
+      // durationMs from this call's start: the first call of an isolate includes reading R2 (and making the snapshot).
+      return { ...(await ready.sandbox.run(input, failed)), durationMs: Date.now() - started };
     },
   };
 }

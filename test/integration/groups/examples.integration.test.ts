@@ -9,3 +9,4 @@ describe("examples-stepwise-agent.integration.test.ts", async () => void (await 
 describe("calculator-trajectory.integration.test.ts", async () => void (await import("../calculator-trajectory.integration.test")));
 describe("osmosis-fidelity.integration.test.ts", async () => void (await import("../osmosis-fidelity.integration.test")));
 describe("code-environment.integration.test.ts", async () => void (await import("../code-environment.integration.test")));
+describe("python-loader.integration.test.ts", async () => void (await import("../python-loader.integration.test")));
