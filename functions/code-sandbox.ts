@@ -5,21 +5,33 @@
  */
 import { env } from "cloudflare:workers";
 import type { CodeSandbox, RunCodeInput } from "../src/schemas/run-code";
-import { createLoaderSandbox } from "../src/sandbox/loader-sandbox";
+import {
+  type PyodideBucket,
+  createBucketPythonSandbox,
+} from "../src/sandbox/bucket-python-sandbox";
+import { SANDBOX_COMPATIBILITY_DATE, createLoaderSandbox } from "../src/sandbox/loader-sandbox";
 import { createRemoteSandbox } from "../src/sandbox/remote-sandbox";
 import { installCodeSandbox } from "../src/sdk/run-code";
 import type { AppEnv } from "./env";
 
-/** The sandbox for these bindings, or undefined when there is neither SANDBOX_URL nor LOADER. */
+/**
+ * The sandbox for these bindings, or undefined when there is neither SANDBOX_URL nor LOADER. On
+ * LOADER, Python calls read Pyodide from TRAJECTORIES (src/sandbox/bucket-python-sandbox.ts); the
+ * sandbox keeps what it read, so keep one per isolate.
+ */
 export function codeSandboxFor(
-  bindings: Pick<AppEnv, "SANDBOX_URL" | "LOADER">,
+  bindings: Pick<AppEnv, "SANDBOX_URL" | "LOADER"> & { TRAJECTORIES?: PyodideBucket },
 ): CodeSandbox | undefined {
   if (bindings.SANDBOX_URL) return createRemoteSandbox(bindings.SANDBOX_URL);
-  if (bindings.LOADER) return createLoaderSandbox(bindings.LOADER);
-  return undefined;
+  if (!bindings.LOADER) return undefined;
+  const python = bindings.TRAJECTORIES
+    ? createBucketPythonSandbox(bindings.LOADER, bindings.TRAJECTORIES, SANDBOX_COMPATIBILITY_DATE)
+    : undefined;
+  return createLoaderSandbox(bindings.LOADER, python);
 }
 
-// Chosen at the first call, from the bindings of this isolate (the same for every request).
+// Chosen at the first call, from the bindings of this isolate (the same for every request); it
+// holds Pyodide's files and snapshot once a Python call has read them.
 let chosen: CodeSandbox | undefined;
 
 installCodeSandbox({

@@ -1,4 +1,8 @@
+import { readFile } from "node:fs/promises";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
+import { pyodideUploads } from "../scripts/pyodide-uploads";
 import { startSandboxHost, type SandboxHost } from "../scripts/sandbox-host";
 import { startVllmSimulator, type VllmSimulator } from "../tools/simulator";
 
@@ -7,6 +11,25 @@ const SLOW_TTFT_MS = 1_500;
 
 let simulators: VllmSimulator[] = [];
 let sandbox: SandboxHost | undefined;
+let pyodideFiles: Server | undefined;
+
+/**
+ * Serves node_modules/pyodide's files on loopback at their R2 keys (`GET /<key>`), so a test in
+ * workerd can put them into its own R2 as scripts/upload-pyodide.ts would (workerd reads no files).
+ */
+async function servePyodideFiles(): Promise<Server> {
+  const files = new Map(pyodideUploads().map((upload) => [`/${upload.key}`, upload.file]));
+  const server = createServer((request, response) => {
+    const file = files.get(request.url ?? "");
+    if (!file) return void response.writeHead(404).end();
+    readFile(file).then(
+      (bytes) => response.writeHead(200, { "content-length": bytes.byteLength }).end(bytes),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+}
 
 /**
  * Starts the vLLM simulators for the whole integration run on free loopback ports: the shared one
@@ -26,6 +49,11 @@ export async function setup(project: TestProject): Promise<void> {
     }),
     startSandboxHost({ memoryLimitMb: 512, processes: 2 }),
   ]);
+  pyodideFiles = await servePyodideFiles();
+  project.provide(
+    "pyodideFilesUrl",
+    `http://127.0.0.1:${(pyodideFiles.address() as AddressInfo).port}`,
+  );
   sandbox = host;
   project.provide("sandboxUrl", host.url);
   simulators = [simulator, slow, paced];
@@ -35,5 +63,6 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  pyodideFiles?.close();
   await Promise.all([...simulators.map((simulator) => simulator.close()), sandbox?.stop()]);
 }

@@ -9,6 +9,8 @@ declare module "vitest" {
     pacedSimulatorUrl: string;
     /** Base URL of the supervised sandbox host (scripts/sandbox-host.ts): the Worker's SANDBOX_URL. */
     sandboxUrl: string;
+    /** Root URL of a loopback server answering `GET /<key>` with node_modules/pyodide's file for that R2 key (scripts/pyodide-uploads.ts). */
+    pyodideFilesUrl: string;
   }
 }
 export {};

@@ -84,15 +84,19 @@ function modulesFor(input: RunCodeInput): Record<string, string> {
 
 /**
  * A sandbox that loads each call into a fresh isolate through `loader` (the `LOADER` binding);
- * `python` runs `language: "python"` calls (without it they throw: this Worker carries no Pyodide).
+ * `python` runs `language: "python"` calls (the sandbox host's, or the Worker's from R2; without
+ * it they throw).
  */
-export function createLoaderSandbox(loader: LoaderBinding, python?: PythonSandbox): CodeSandbox {
+export function createLoaderSandbox(
+  loader: LoaderBinding,
+  python?: Pick<PythonSandbox, "run">,
+): CodeSandbox {
   return {
     async run(input: RunCodeInput): Promise<RunCodeResult> {
       if (input.language === "python") {
         if (!python)
           throw new Error(
-            'runCode: language "python" needs the Pyodide runtime, which only the sandbox host carries (SANDBOX_URL; docs/authoring.md, "Python")',
+            'runCode: language "python" needs the Pyodide runtime: the sandbox host (SANDBOX_URL) or an R2 bucket holding it (docs/authoring.md, "Python")',
           );
         return python.run(input, failedResult);
       }

@@ -144,13 +144,15 @@ describe("Python in the sandbox", () => {
     expect(run.stdout).toContain('"passed": true');
   }, 60_000);
 
-  it("is refused, naming where Python runs, by a Worker's own LOADER without the Pyodide runtime", async () => {
+  it("is refused, naming where Python runs, by a LOADER sandbox given no Pyodide runtime", async () => {
     const loads: unknown[] = [];
     const sandbox = createLoaderSandbox({
       load: (code) => (loads.push(code), { getEntrypoint: () => ({}) }),
     });
     const call = parseRunCodeRequest({ language: "python", code: "x = 1", timeoutMs: 1000 });
-    await expect(sandbox.run(call)).rejects.toThrow(/only the sandbox host carries/);
+    await expect(sandbox.run(call)).rejects.toThrow(
+      /needs the Pyodide runtime: the sandbox host \(SANDBOX_URL\) or an R2 bucket holding it/,
+    );
     expect(loads).toHaveLength(0);
   });
 });
