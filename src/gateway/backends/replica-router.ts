@@ -8,10 +8,13 @@
 import type { ReplicaRouting } from "../../schemas/backend-config";
 import { rendezvousOrder } from "./rendezvous";
 import { replicaPaces } from "./replica-pace";
-import { chooseReplica, leastLoaded } from "./routing-policies";
+import { chooseReplica, leastLoaded, SLOW_REPLICA_PACE } from "./routing-policies";
 import { DEFAULT_HEALTH_TIMING, type HealthTiming, ReplicaState } from "./replica-state";
 import { replicaUrls } from "./replica-url";
 import { StickyAssignments } from "./sticky-assignments";
+
+/** Calls a rollout may have made on a slow replica and still be moved off it (see `#leavesSlowReplica`). */
+const YOUNG_ROLLOUT_CALLS = 1;
 
 /** How a call on a leased replica ended: success, a replica fault, or something that says nothing about the replica. */
 export type CallOutcome = "ok" | "failed" | "neutral";
@@ -84,13 +87,14 @@ export class ReplicaRouter {
   ): Promise<ReplicaLease> {
     const routing = this.#options.routing;
     const remembered = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
-    const sticky =
+    const kept =
       remembered &&
       routing?.policy !== "least_loaded" &&
       (remembered.healthy || (await this.#probeIfDue(remembered)))
         ? remembered
         : undefined;
-    if (sticky && (!routing || routing.policy === "hash")) return this.#lease(sticky, rolloutId);
+    if (kept && (!routing || routing.policy === "hash")) return this.#lease(kept, rolloutId);
+    const sticky = kept && this.#leavesSlowReplica(rolloutId, kept) ? undefined : kept;
     // A new rollout under sticky_least_loaded is placed by its prompt's prefix, so a group meets.
     const key =
       (!sticky && routing?.policy === "sticky_least_loaded" ? prefixKey?.() : null) ?? rolloutId;
@@ -103,7 +107,7 @@ export class ReplicaRouter {
     const healthy = ranked.filter((replica) => replica.healthy);
     if (healthy.length === 0) return this.#lease(this.#longestFailed(ranked), rolloutId);
     const now = this.#options.now();
-    // Pace matters only where a rollout is placed (a new one): moving a running one costs its cache.
+    // Pace matters where a rollout is placed (a new one, or a young one leaving a slow replica).
     const pace =
       sticky || routing.policy !== "sticky_least_loaded"
         ? undefined
@@ -139,6 +143,20 @@ export class ReplicaRouter {
 
   #find(url: string | null | undefined): ReplicaState | undefined {
     return url ? this.#byUrl.get(replicaUrls(url).api) : undefined;
+  }
+
+  /**
+   * Under sticky_least_loaded, a rollout that has made at most `YOUNG_ROLLOUT_CALLS` calls on a
+   * replica running markedly slow is placed again by its prefix (its group meets again on the
+   * same next replica): the first rollouts are placed before any call has ended, so a quarter of
+   * them land on a slow replica blind, and leaving early costs one cache miss where staying costs
+   * every later turn. An older rollout stays: under noise, moving costs more than it saves.
+   */
+  #leavesSlowReplica(rolloutId: string, replica: ReplicaState): boolean {
+    if (this.#options.routing?.policy !== "sticky_least_loaded") return false;
+    const calls = this.#sticky.callsOn(rolloutId, replica.url);
+    if (calls === undefined || calls > YOUNG_ROLLOUT_CALLS) return false;
+    return replicaPaces(this.#replicas, this.#options.now())(replica) >= SLOW_REPLICA_PACE;
   }
 
   /** Bounded load over the healthy replicas in rendezvous order; least busy if all are at capacity. */

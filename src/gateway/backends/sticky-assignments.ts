@@ -7,7 +7,7 @@
  */
 export class StickyAssignments {
   readonly #capacity: number;
-  readonly #entries = new Map<string, string>();
+  readonly #entries = new Map<string, { replica: string; calls: number }>();
 
   /** `capacity` entries at most (default 10,000: a few hundred KB per isolate). */
   constructor(capacity = 10_000) {
@@ -16,19 +16,27 @@ export class StickyAssignments {
 
   /** The replica `rolloutId` last used, if remembered. */
   get(rolloutId: string): string | undefined {
-    const replica = this.#entries.get(rolloutId);
-    if (replica !== undefined) {
+    const entry = this.#entries.get(rolloutId);
+    if (entry !== undefined) {
       // Re-insert so Map order tracks recency and eviction drops the coldest rollout.
       this.#entries.delete(rolloutId);
-      this.#entries.set(rolloutId, replica);
+      this.#entries.set(rolloutId, entry);
     }
-    return replica;
+    return entry?.replica;
+  }
+
+  /** How many successful calls in a row `rolloutId` made on `replica`, as this isolate saw them; undefined if unknown. */
+  callsOn(rolloutId: string, replica: string): number | undefined {
+    const entry = this.#entries.get(rolloutId);
+    return entry?.replica === replica ? entry.calls : undefined;
   }
 
   /** Remembers that `rolloutId` used `replica`, evicting the least recently used entry when full. */
   set(rolloutId: string, replica: string): void {
+    const before = this.#entries.get(rolloutId);
+    const calls = before?.replica === replica ? before.calls + 1 : 1;
     this.#entries.delete(rolloutId);
-    this.#entries.set(rolloutId, replica);
+    this.#entries.set(rolloutId, { replica, calls });
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);

@@ -94,32 +94,36 @@ describe("routing policies", () => {
     for (const l of members) l.release("ok");
   });
 
-  it("sticky_least_loaded places new rollouts off a replica whose calls run markedly slower, keeps rollouts already there, and tries it again later", async () => {
+  it("sticky_least_loaded places new rollouts, and moves young ones, off a replica whose calls run markedly slower, keeps older ones there, and tries it again later", async () => {
     const { router, clock } = routerWith({ policy: "sticky_least_loaded", bound: 8 });
-    // One call on each replica: A and C take 1 s, B (the slow one) 2 s.
-    for (const [url, ms] of [
-      [A, 1_000],
-      [B, 2_000],
-      [C, 1_000],
-    ] as const) {
-      const lease = await router.acquire(`warm-${url}`, url);
+    const call = async (rolloutId: string, url: string, ms: number) => {
+      const lease = await router.acquire(rolloutId, url);
       clock.advance(ms);
       lease.release("ok");
-    }
+    };
+    // A and C take 1 s a call, B (the slow one) 2 s; "old" made two calls on B, "young" one.
+    await call("warm-a", A, 1_000);
+    await call("warm-c", C, 1_000);
+    await call("old", B, 2_000);
+    await call("old", B, 2_000);
+    await call("young", B, 2_000);
     const key = keyPreferring(B, "slow-first");
-    const placed = await router.acquire("new-1", null, () => key);
+    const elsewhere = rendezvousOrder(
+      key,
+      ALL.map((url) => ({ url })),
+    ).find((r) => r.url !== B)!.url;
     // B ranks first for this prefix and is within the bound, but runs at twice the fastest's time.
-    expect(placed.url).toBe(
-      rendezvousOrder(
-        key,
-        ALL.map((url) => ({ url })),
-      ).find((r) => r.url !== B)!.url,
-    );
+    const placed = await router.acquire("new-1", null, () => key);
+    expect(placed.url).toBe(elsewhere);
     placed.release("ok");
-    // A rollout that is already on B stays there (moving it would cost its cache).
-    const resident = await router.acquire("warm-" + B, B);
-    expect(resident.url).toBe(B);
-    resident.release("neutral");
+    // A rollout with one call on B is placed again by its prefix, where its group's new members go.
+    const young = await router.acquire("young", B, () => key);
+    expect(young.url).toBe(elsewhere);
+    young.release("ok");
+    // One with more calls there stays (moving it would cost the cache it built).
+    const old = await router.acquire("old", B, () => key);
+    expect(old.url).toBe(B);
+    old.release("neutral");
     // Without calls ending on B, what set it apart fades: after a few half-lives it is placed on again.
     clock.advance(4 * 30_000);
     const later = await router.acquire("new-2", null, () => key);
