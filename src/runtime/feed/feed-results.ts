@@ -46,3 +46,13 @@ export type AckResult =
 /** `configure`: the config now in force, or the fields that did not validate. */
 export type ConfigureResult =
   { ok: true; config: FeedConfig } | { ok: false; reason: "invalid"; errors: FieldIssue[] };
+
+/** The zod issues of a failed parse as field issues (`(body)` when the whole body is wrong). */
+export function issuesOf(error: {
+  issues: Array<{ path: PropertyKey[]; message: string }>;
+}): FieldIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(body)",
+    message: issue.message,
+  }));
+}
