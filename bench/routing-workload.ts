@@ -35,6 +35,8 @@ export interface WorkloadResult {
   ttftMs: number[];
   /** Per group: first member's first call sent → last member's last answer. */
   groupMs: number[];
+  /** Per group (same order as `groupMs`): calls each replica answered for its members. */
+  groupReplicas: Array<Map<string, number>>;
   /** Most calls in flight on one replica at any sample (every 20 ms). */
   maxReplicaLoad: number;
   /** Calls answered by each replica. */
@@ -93,6 +95,7 @@ async function runRollout(
   document: string,
   workload: RoutingWorkload,
   seen: { ttftMs: number[]; callsPerReplica: Map<string, number> },
+  groupReplicas: Map<string, number>,
 ): Promise<void> {
   const messages: JsonObject[] = [
     { role: "system", content: `You answer questions about the document below.\n\n${document}` },
@@ -119,6 +122,7 @@ async function runRollout(
     };
     seen.ttftMs.push(answer.metrics.time_to_first_token_ms);
     seen.callsPerReplica.set(replica, (seen.callsPerReplica.get(replica) ?? 0) + 1);
+    groupReplicas.set(replica, (groupReplicas.get(replica) ?? 0) + 1);
     const observation = documentWords(fnv1a32(`${rolloutId}/${turn}`), workload.observationWords);
     messages.push(
       { role: "assistant", content: answer.choices[0]!.message.content },
@@ -140,6 +144,7 @@ export async function runWorkload(
   const slots = Math.max(1, Math.floor(workload.concurrency / workload.groupSize));
   const seen = { ttftMs: [] as number[], callsPerReplica: new Map<string, number>() };
   const groupMs: number[] = [];
+  const groupReplicas: Array<Map<string, number>> = [];
   let maxReplicaLoad = 0;
   const sampler = setInterval(() => {
     for (const replica of backend.health?.() ?? [])
@@ -153,12 +158,14 @@ export async function runWorkload(
       const document = documentOf(group, workload.documentTokens);
       const members = Math.min(workload.groupSize, workload.rollouts - group * workload.groupSize);
       const groupStart = performance.now();
+      const replicas = new Map<string, number>();
       await Promise.all(
         Array.from({ length: members }, (_, member) =>
-          runRollout(backend, `g${group}-m${member}`, document, workload, seen),
+          runRollout(backend, `g${group}-m${member}`, document, workload, seen, replicas),
         ),
       );
       groupMs.push(performance.now() - groupStart);
+      groupReplicas.push(replicas);
     }
   };
   try {
@@ -171,6 +178,7 @@ export async function runWorkload(
     wallMs: performance.now() - started,
     ttftMs: seen.ttftMs,
     groupMs,
+    groupReplicas,
     maxReplicaLoad,
     callsPerReplica: seen.callsPerReplica,
   };

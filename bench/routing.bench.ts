@@ -162,23 +162,41 @@ interface PolicyRun {
   hitRate: number;
   callsPerSecond: number;
   groupP90s: number;
+  /** The slow replica's url (the last one). */
+  slowUrl: string;
 }
 
 async function runPolicy(policy: RoutingPolicyName): Promise<PolicyRun> {
+  let slowUrl = "";
   const {
     value: result,
     queries,
     hits,
-  } = await withReplicas((urls) =>
-    runWorkload(createVllmBackend({ replicas: urls, routing: { policy, bound } }), workload),
-  );
+  } = await withReplicas((urls) => {
+    slowUrl = urls.at(-1)!;
+    return runWorkload(createVllmBackend({ replicas: urls, routing: { policy, bound } }), workload);
+  });
   return {
     policy,
     result,
     hitRate: queries > 0 ? hits / queries : 0,
     callsPerSecond: result.calls / (result.wallMs / 1000),
     groupP90s: percentile(result.groupMs, 90) / 1000,
+    slowUrl,
   };
+}
+
+/** The slowest groups, each with its calls on the slow replica and the replicas it used: what sets the group p90. */
+function slowestGroups(run: PolicyRun, count = 5): string {
+  return run.result.groupMs
+    .map((ms, i) => ({ ms, replicas: run.result.groupReplicas[i]! }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map(({ ms, replicas }) => {
+      const calls = [...replicas.values()].reduce((n, c) => n + c, 0);
+      return `${(ms / 1000).toFixed(1)} s (${replicas.get(run.slowUrl) ?? 0}/${calls} calls slow, ${replicas.size} replicas)`;
+    })
+    .join(", ");
 }
 
 function line(run: PolicyRun): string {
@@ -209,6 +227,7 @@ for (const policy of policies) {
   console.log(
     `${line(run)}   (calls per replica ${spread}, wall ${(run.result.wallMs / 1000).toFixed(1)} s)`,
   );
+  console.log(`  slowest groups: ${slowestGroups(run)}`);
 }
 
 const byName = new Map(runs.map((run) => [run.policy, run]));
