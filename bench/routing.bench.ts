@@ -186,6 +186,11 @@ async function runPolicy(policy: RoutingPolicyName): Promise<PolicyRun> {
   };
 }
 
+/** Whether a reply's replica name (the replica's OpenAI base, `…/v1`) is the slow replica's. */
+function isSlow(run: PolicyRun, replica: string): boolean {
+  return replica === run.slowUrl || replica.startsWith(`${run.slowUrl}/`);
+}
+
 /** The slowest groups, each with its calls on the slow replica and the replicas it used: what sets the group p90. */
 function slowestGroups(run: PolicyRun, count = 5): string {
   return run.result.groupMs
@@ -194,7 +199,8 @@ function slowestGroups(run: PolicyRun, count = 5): string {
     .slice(0, count)
     .map(({ ms, replicas }) => {
       const calls = [...replicas.values()].reduce((n, c) => n + c, 0);
-      return `${(ms / 1000).toFixed(1)} s (${replicas.get(run.slowUrl) ?? 0}/${calls} calls slow, ${replicas.size} replicas)`;
+      const slow = [...replicas].reduce((n, [name, c]) => (isSlow(run, name) ? n + c : n), 0);
+      return `${(ms / 1000).toFixed(1)} s (${slow}/${calls} calls slow, ${replicas.size} replicas)`;
     })
     .join(", ");
 }
@@ -222,7 +228,7 @@ for (const policy of policies) {
   runs.push(run);
   const spread = [...run.result.callsPerReplica.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([, calls]) => calls)
+    .map(([name, calls]) => (isSlow(run, name) ? `${calls} (slow)` : `${calls}`))
     .join("/");
   console.log(
     `${line(run)}   (calls per replica ${spread}, wall ${(run.result.wallMs / 1000).toFixed(1)} s)`,

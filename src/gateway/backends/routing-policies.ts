@@ -18,7 +18,7 @@ export interface RoutingChoice<R extends RoutedReplica> {
   sticky: R | undefined;
   /** Calls in flight on a replica now (not counting the one being placed). */
   load(replica: R): number;
-  /** How much slower the replica's recent calls were than the fastest's (≥ 1; replica-pace.ts). Absent: all alike. */
+  /** How much slower the replica's recent calls were than the fastest's (≥ 1; replica-pace.ts). Absent: all alike. Only `sticky_least_loaded` reads it. */
   pace?(replica: R): number;
 }
 
@@ -53,26 +53,29 @@ export function leastLoaded<R extends RoutedReplica>(
  * its key's rendezvous order that is within the same bound and not markedly slower than the
  * fastest (`SLOW_REPLICA_PACE`), so calls with one prompt prefix (a GRPO group) meet where it is
  * cached, in every isolate alike, and a group does not wait at every turn on a slow replica.
+ * "Least-loaded" means among the replicas that are not markedly slow: a slow replica takes no new
+ * or leaving rollouts, so its load stays low, and as the floor it would put every other replica
+ * over the bound and send the rollouts leaving them to the slow one (measured in bench:routing:
+ * groups spread over 3-4 replicas, 8-11 of their 64 calls on the slow one).
  */
 export function stickyLeastLoaded<R extends RoutedReplica>(
   choice: RoutingChoice<R>,
   bound: number,
 ): R {
-  const least = leastLoaded(choice.ranked, choice.load);
+  const pace = choice.pace ?? (() => 1);
+  const usable = choice.ranked.filter((replica) => pace(replica) < SLOW_REPLICA_PACE);
+  const targets = usable.length > 0 ? usable : choice.ranked;
+  const least = leastLoaded(targets, choice.load);
   const floor = choice.load(least);
   const within = (replica: R) => choice.load(replica) - floor <= bound;
-  // A rollout that leaves its overloaded replica goes where the load is least: it will miss the cache anywhere.
+  // A rollout that leaves its overloaded replica goes where the load is least: it will miss the
+  // cache anywhere. One on a slow replica stays within the bound: moving it would cost its cache
+  // (tried: under load, call-time noise moved rollouts between equal replicas, hits fell 9 points);
+  // the router moves only young ones (replica-router.ts).
   if (choice.sticky) return within(choice.sticky) ? choice.sticky : least;
-  // The key's first replica within the bound that is not markedly slow: members that spill past an
-  // overloaded (or slow) first choice still meet on the same second one, in every isolate alike.
-  // Only placement weighs pace: moving a running rollout off a slow replica costs its cache (tried:
-  // under this machine's load, call-time noise moved rollouts between equal replicas, hits fell 9 points).
-  const pace = choice.pace ?? (() => 1);
-  return (
-    choice.ranked.find((replica) => within(replica) && pace(replica) < SLOW_REPLICA_PACE) ??
-    choice.ranked.find(within) ??
-    least
-  );
+  // The key's first usable replica within the bound: members that spill past an overloaded (or
+  // slow) first choice still meet on the same second one, in every isolate alike.
+  return targets.find(within) ?? least;
 }
 
 /**

@@ -61,6 +61,38 @@ describe("routing policies", () => {
     ).toBe(C);
   });
 
+  it("sticky_least_loaded measures the bound against the least-loaded replica that is not markedly slow, and never sends a leaving rollout to a slow one", () => {
+    const routing: ReplicaRouting = { policy: "sticky_least_loaded", bound: 16 };
+    const ranked = [{ url: A }, { url: B }, { url: C }];
+    // B runs at twice the fastest's time, so it took few rollouts and carries 2 calls.
+    const loads = new Map<string, number>([
+      [A, 30],
+      [B, 2],
+      [C, 25],
+    ]);
+    const choice = (sticky: { url: string } | undefined) => ({
+      ranked,
+      sticky,
+      load: (r: { url: string }) => loads.get(r.url)!,
+      pace: (r: { url: string }) => (r.url === B ? 2 : 1),
+    });
+    // 30 is within 16 of C's 25 (B's 2 does not count): the rollout stays where its cache is.
+    expect(chooseReplica(routing, choice({ url: A })).url).toBe(A);
+    // Past the bound it leaves for the least-loaded usable replica, C, not for idle-looking B.
+    loads.set(A, 45);
+    expect(chooseReplica(routing, choice({ url: A })).url).toBe(C);
+    // A rollout already on B stays there while within the bound (its cache is there).
+    expect(chooseReplica(routing, choice({ url: B })).url).toBe(B);
+    // A new rollout whose key ranks B first goes to the first usable replica within the bound.
+    loads.set(A, 30);
+    const bFirst = [{ url: B }, { url: A }, { url: C }];
+    expect(chooseReplica(routing, { ...choice(undefined), ranked: bFirst }).url).toBe(A);
+    // With every replica markedly slow, pace no longer decides: the plain bound does.
+    expect(
+      chooseReplica(routing, { ...choice(undefined), ranked: [{ url: B }], pace: () => 2 }).url,
+    ).toBe(B);
+  });
+
   it("sticky_least_loaded keeps a rollout on its replica up to the bound, then moves it to the least-loaded one", async () => {
     const { router } = routerWith(STICKY);
     const home = keyPreferring(A);
@@ -101,12 +133,15 @@ describe("routing policies", () => {
       clock.advance(ms);
       lease.release("ok");
     };
-    // A and C take 1 s a call, B (the slow one) 2 s; "old" made two calls on B, "young" one.
-    await call("warm-a", A, 1_000);
-    await call("warm-c", C, 1_000);
+    // A and C take 1 s a call, B (the slow one) 2 s; "old" made three calls on B, "young" two,
+    // all before any call ended elsewhere (so B did not look slow yet and nobody left it).
+    await call("old", B, 2_000);
     await call("old", B, 2_000);
     await call("old", B, 2_000);
     await call("young", B, 2_000);
+    await call("young", B, 2_000);
+    await call("warm-a", A, 1_000);
+    await call("warm-c", C, 1_000);
     const key = keyPreferring(B, "slow-first");
     const elsewhere = rendezvousOrder(
       key,
@@ -116,7 +151,7 @@ describe("routing policies", () => {
     const placed = await router.acquire("new-1", null, () => key);
     expect(placed.url).toBe(elsewhere);
     placed.release("ok");
-    // A rollout with one call on B is placed again by its prefix, where its group's new members go.
+    // A rollout with two calls on B is placed again by its prefix, where its group's new members go.
     const young = await router.acquire("young", B, () => key);
     expect(young.url).toBe(elsewhere);
     young.release("ok");
@@ -129,6 +164,24 @@ describe("routing policies", () => {
     const later = await router.acquire("new-2", null, () => key);
     expect(later.url).toBe(B);
     later.release("ok");
+  });
+
+  it("judges a replica slow against the typical replica, so one nearly idle, fast replica does not make the busy ones look slow", async () => {
+    const { router, clock } = routerWith({ policy: "sticky_least_loaded", bound: 8 });
+    const call = async (rolloutId: string, url: string, ms: number) => {
+      const lease = await router.acquire(rolloutId, url);
+      clock.advance(ms);
+      lease.release("ok");
+    };
+    // A is nearly idle and answers in 0.5 s; B and C are busy and take 1 s (2x A's time).
+    await call("on-a", A, 500);
+    await call("on-b", B, 1_000);
+    await call("on-c", C, 1_000);
+    // Against the fastest (A), B would count as slow and a new rollout would skip it; against
+    // the median (1 s) it is typical, so the prefix's first replica takes the rollout.
+    const placed = await router.acquire("new", null, () => keyPreferring(B, "busy"));
+    expect(placed.url).toBe(B);
+    placed.release("ok");
   });
 
   it("skips an unhealthy replica under every policy, even the rollout's own or the prefix's", async () => {
