@@ -81,33 +81,53 @@ async function startDev(args: string[]): Promise<DevStack> {
   return { info, exited, stderr: stack.stderr, stdout: () => stdout, stop };
 }
 
-/** Resolves once none of `pids` is running (polled: they are not our children). */
-async function allGone(pids: number[]): Promise<void> {
-  while (
-    pids.some(
-      (pid) =>
-        existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z "),
-    )
-  )
-    await new Promise((r) => setTimeout(r, 100));
+/** A process as /proc saw it: its pid and its start time, so a pid the kernel reuses is not taken for it. */
+interface ProcessRef {
+  pid: number;
+  start: string;
 }
 
-/** Pids of the processes named `name` whose parent is `parent` (Linux /proc). */
-function childrenNamed(parent: number, name: string): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        return (
-          stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === name &&
-          Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+/** The fields of /proc/<pid>/stat after the command name (state, ppid, …, starttime at index 19), or null once gone. */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Resolves once none of `processes` is running (polled: they are not our children). A zombie
+ * counts as gone, and so does a pid now held by a process that started later (a busy CI machine
+ * reuses pids within the minute this waits).
+ */
+async function allGone(processes: ProcessRef[]): Promise<void> {
+  const running = ({ pid, start }: ProcessRef) => {
+    const fields = statFields(pid);
+    return fields !== null && fields[0] !== "Z" && fields[19] === start;
+  };
+  while (processes.some(running)) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** The processes named `name` whose parent is `parent` (Linux /proc). */
+function childrenNamed(parent: number, name: string): ProcessRef[] {
+  const found: ProcessRef[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (
+        stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === name &&
+        Number(fields[1]) === parent
+      )
+        found.push({ pid: Number(entry), start: fields[19]! });
+    } catch {
+      // The process ended while the directory was read.
+    }
+  }
+  return found;
 }
 
 describe("edge-rollout dev (end to end)", () => {
@@ -252,7 +272,7 @@ describe("edge-rollout dev (end to end)", () => {
     // Every workerd under dev (the stack's, and the sandbox host's pool): the stack's is among them.
     const workerds = childrenNamed(dev.info.pid, "workerd");
     expect(workerds.length).toBeGreaterThanOrEqual(1);
-    for (const pid of workerds) process.kill(pid, "SIGKILL");
+    for (const { pid } of workerds) process.kill(pid, "SIGKILL");
     expect(await within("exiting after workerd died", dev, dev.exited)).toBe(1);
     const error = JSON.parse(dev.stdout().trim().split("\n").at(-1)!) as {
       ok: boolean;
