@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../tools/simulator/free-port";
@@ -87,11 +87,12 @@ interface ProcessRef {
   start: string;
 }
 
-/** The fields of /proc/<pid>/stat after the command name (state, ppid, …, starttime at index 19), or null once gone. */
-function statFields(pid: number): string[] | null {
+/** /proc/<pid>/stat: the command name and the fields after it (state, ppid, …, starttime at index 19), or null once gone. */
+function procStat(pid: number | string): { name: string; fields: string[] } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const end = stat.lastIndexOf(")");
+    return { name: stat.slice(stat.indexOf("(") + 1, end), fields: stat.slice(end + 2).split(" ") };
   } catch {
     return null;
   }
@@ -104,8 +105,8 @@ function statFields(pid: number): string[] | null {
  */
 async function allGone(processes: ProcessRef[]): Promise<void> {
   const running = ({ pid, start }: ProcessRef) => {
-    const fields = statFields(pid);
-    return fields !== null && fields[0] !== "Z" && fields[19] === start;
+    const fields = procStat(pid)?.fields;
+    return fields !== undefined && fields[0] !== "Z" && fields[19] === start;
   };
   while (processes.some(running)) await new Promise((r) => setTimeout(r, 100));
 }
@@ -115,17 +116,10 @@ function childrenNamed(parent: number, name: string): ProcessRef[] {
   const found: ProcessRef[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (
-        stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === name &&
-        Number(fields[1]) === parent
-      )
-        found.push({ pid: Number(entry), start: fields[19]! });
-    } catch {
-      // The process ended while the directory was read.
-    }
+    // Null when the process ended while the directory was read.
+    const stat = procStat(entry);
+    if (stat?.name === name && Number(stat.fields[1]) === parent)
+      found.push({ pid: Number(entry), start: stat.fields[19]! });
   }
   return found;
 }

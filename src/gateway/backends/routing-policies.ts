@@ -18,13 +18,13 @@ export interface RoutingChoice<R extends RoutedReplica> {
   sticky: R | undefined;
   /** Calls in flight on a replica now (not counting the one being placed). */
   load(replica: R): number;
-  /** How much slower the replica's recent calls were than the fastest's (≥ 1; replica-pace.ts). Absent: all alike. Only `sticky_least_loaded` reads it. */
+  /** How much slower the replica's recent calls were than the typical (median) replica's (≥ 1; replica-pace.ts). Absent: all alike. Only `sticky_least_loaded` reads it. */
   pace?(replica: R): number;
 }
 
 /**
  * A new rollout's first choice is passed over when that replica's calls run this much slower
- * than the fastest replica's. A group placed there waits for it at every turn, while a
+ * than the typical (median) replica's. A group placed there waits for it at every turn, while a
  * replica's cache luck alone moves its call time by far less (a cached 3k-token prefix saves
  * ~0.14 s of a ~0.6 s call in the routing bench).
  */
@@ -51,7 +51,7 @@ export function leastLoaded<R extends RoutedReplica>(
  * `sticky_least_loaded`: the rollout's own replica while its load is within `bound` of the
  * least-loaded one's, else the least-loaded replica. A new rollout goes to the first replica in
  * its key's rendezvous order that is within the same bound and not markedly slower than the
- * fastest (`SLOW_REPLICA_PACE`), so calls with one prompt prefix (a GRPO group) meet where it is
+ * typical replica (`SLOW_REPLICA_PACE`), so calls with one prompt prefix (a GRPO group) meet where it is
  * cached, in every isolate alike, and a group does not wait at every turn on a slow replica.
  * "Least-loaded" means among the replicas that are not markedly slow: a slow replica takes no new
  * or leaving rollouts, so its load stays low, and as the floor it would put every other replica

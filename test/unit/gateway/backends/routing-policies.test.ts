@@ -21,6 +21,15 @@ function routerWith(routing: ReplicaRouting) {
   return { router, clock };
 }
 
+/** One call of `rolloutId` on `url` (its hint) that takes `ms` on the manual clock and ends "ok". */
+function timedCalls({ router, clock }: ReturnType<typeof routerWith>) {
+  return async (rolloutId: string, url: string, ms: number) => {
+    const lease = await router.acquire(rolloutId, url);
+    clock.advance(ms);
+    lease.release("ok");
+  };
+}
+
 /** A key whose rendezvous ranking starts with `url`. */
 function keyPreferring(url: string, prefix = "k"): string {
   for (let i = 0; ; i++)
@@ -127,12 +136,9 @@ describe("routing policies", () => {
   });
 
   it("sticky_least_loaded places new rollouts, and moves young ones, off a replica whose calls run markedly slower, keeps older ones there, and tries it again later", async () => {
-    const { router, clock } = routerWith({ policy: "sticky_least_loaded", bound: 8 });
-    const call = async (rolloutId: string, url: string, ms: number) => {
-      const lease = await router.acquire(rolloutId, url);
-      clock.advance(ms);
-      lease.release("ok");
-    };
+    const routed = routerWith({ policy: "sticky_least_loaded", bound: 8 });
+    const { router, clock } = routed;
+    const call = timedCalls(routed);
     // A and C take 1 s a call, B (the slow one) 2 s; "old" made three calls on B, "young" two,
     // all before any call ended elsewhere (so B did not look slow yet and nobody left it).
     await call("old", B, 2_000);
@@ -167,12 +173,9 @@ describe("routing policies", () => {
   });
 
   it("judges a replica slow against the typical replica, so one nearly idle, fast replica does not make the busy ones look slow", async () => {
-    const { router, clock } = routerWith({ policy: "sticky_least_loaded", bound: 8 });
-    const call = async (rolloutId: string, url: string, ms: number) => {
-      const lease = await router.acquire(rolloutId, url);
-      clock.advance(ms);
-      lease.release("ok");
-    };
+    const routed = routerWith({ policy: "sticky_least_loaded", bound: 8 });
+    const { router } = routed;
+    const call = timedCalls(routed);
     // A is nearly idle and answers in 0.5 s; B and C are busy and take 1 s (2x A's time).
     await call("on-a", A, 500);
     await call("on-b", B, 1_000);
