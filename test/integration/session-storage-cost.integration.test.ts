@@ -7,7 +7,14 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { countRows, createByHand, fakeCommit, readState } from "../fixtures/hand-session";
+import {
+  countRows,
+  createByHand,
+  fakeCommit,
+  readState,
+  sessionOf,
+} from "../fixtures/hand-session";
+import { EXTERNAL_AGENT, RolloutSpec } from "../../src/schemas/rollout-api";
 import { api, runRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 import type { RolloutView } from "../../src/schemas/rollout-api";
 import "../fixtures/authoring-agents";
@@ -49,6 +56,31 @@ describe("a session's SQLite cost", () => {
     // A duplicate commit is answered from what is stored and writes nothing.
     await session.commitStep(leaseId, fakeCommit(rolloutId, 1));
     expect((await session.usageCounts())!.sqlite.rows_written).toBe(after.sqlite.rows_written);
+  });
+
+  it("creates a new session in 6 statements: one look at its tables, their creation, the spec and the state, and no read of what it is writing", async () => {
+    const rolloutId = uniqueId("cost-create");
+    const session = sessionOf(rolloutId);
+    const created = await session.create(
+      RolloutSpec.parse({
+        rollout_id: rolloutId,
+        kind: "external",
+        agent: EXTERNAL_AGENT,
+        task: { problem: "Say hello.", task_id: rolloutId, agent_name: EXTERNAL_AGENT },
+        config: {},
+        created_at: Date.now(),
+      }),
+    );
+    expect(created).toMatchObject({ ok: true, created: true });
+    const counts = (await session.usageCounts())!;
+    // sqlite_master once; meta, steps and llm_calls created; spec and state written. Before: a
+    // CREATE IF NOT EXISTS and a PRAGMA for every table, and the spec and state each read from
+    // storage (twice) before they were first written.
+    expect(counts.sqlite.statements).toBe(6);
+    expect(counts.sqlite.rows_written).toBeGreaterThan(0);
+    // A request after it reads the state and spec the object keeps, not storage.
+    expect(await session.renewLease("no-such-lease")).toMatchObject({ reason: "stale_lease" });
+    expect((await session.usageCounts())!.sqlite.statements).toBe(6);
   });
 
   it("keeps no index on a session's tables, and a call recorded twice is stored and counted once", async () => {

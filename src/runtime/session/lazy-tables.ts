@@ -46,6 +46,12 @@ export class LazyTables {
     this.#exists.set(name, true);
   }
 
+  /** Takes what a read of every table name found (`tables`), so `has` asks SQLite nothing. */
+  learn(tables: ReadonlySet<string>): void {
+    for (const name of Object.keys(LAZY_TABLES) as LazyTable[])
+      this.#exists.set(name, tables.has(name));
+  }
+
   /** Forgets what is known: a rolled-back transaction may have undone a creation. */
   forget(): void {
     this.#exists.clear();

@@ -40,14 +40,15 @@ export interface StoredStep {
  */
 export class SessionStore {
   readonly #sql: SqlPort;
-  /** The spec as read back from storage (see `readSpec`). */
-  #spec: RolloutSpec | undefined;
+  /** The spec as read back from storage (see `readSpec`); null when a read found none, undefined when not read. */
+  #spec: RolloutSpec | null | undefined;
   /**
    * The state as last read or written, validated. This object is the only writer of its storage,
    * so memory and storage agree except after a rolled-back transaction, which `forgetCached`
    * handles; every RPC reads the state, and the row read was a measured share of a step's CPU.
+   * Null when a read found none (a session being created reads it before and while writing it).
    */
-  #state: SessionState | undefined;
+  #state: SessionState | null | undefined;
   /**
    * The last call stored, decoded: the base the next call is encoded against. Null when there is
    * none; undefined when not known (a fresh object, or after a rollback): read from the table.
@@ -60,6 +61,11 @@ export class SessionStore {
    * this object is the table's only writer, so the check needs no index (see session-tables.ts).
    */
   #callIds: Set<string> | undefined;
+  /**
+   * The meta keys written since this object created its tables (undefined when they existed
+   * before, or after a rollback): any other key is known to be absent, and is not read.
+   */
+  #metaWritten: Set<string> | undefined;
   /** `spans` and `value_parts`, created on first write (see lazy-tables.ts). */
   readonly #tables: LazyTables;
 
@@ -87,11 +93,21 @@ export class SessionStore {
 
   /** Creates the tables if they do not exist, or brings earlier layouts up to date (idempotent). */
   migrate(): void {
-    migrateSessionTables(this.#sql);
+    const { tables, fresh } = migrateSessionTables(this.#sql);
+    this.#tables.learn(tables);
+    if (!fresh) return;
+    // A new session (every rollout starts one): its tables were created empty just now, so what a
+    // create reads before it writes (spec, state, calls, meta values) is known without a read.
+    this.#spec = null;
+    this.#state = null;
+    this.#lastCall = null;
+    this.#callIds = new Set();
+    this.#metaWritten = new Set();
   }
 
   /** A meta value's whole text: its row and, for one longer than a part, its extra parts. */
   #readMeta(key: string): string | undefined {
+    if (this.#metaWritten && !this.#metaWritten.has(key)) return undefined;
     const text = readMetaText(this.#sql, key);
     if (text === undefined) return undefined;
     const owner = `${META_PART}${key}`;
@@ -122,20 +138,25 @@ export class SessionStore {
     const owner = `${META_PART}${key}`;
     this.#parts.drop(owner);
     writeMetaText(this.#sql, key, parts[0]!);
+    this.#metaWritten?.add(key);
     this.#parts.write(owner, parts);
   }
 
   /** The rollout's spec, or undefined before `create`. */
   readSpec(): RolloutSpec | undefined {
-    // Written once by `create` and never changed, so once read back from storage (committed, not
-    // a write a failed transaction may still roll back) it is kept: every RPC reads it, and the
-    // row read was a measured share of a step's CPU.
-    return (this.#spec ??= this.#readParsed("spec", (raw) => RolloutSpec.parse(raw)));
+    // Written once by `create` and never changed, so it is kept once read or written (a rollback
+    // forgets it): every RPC reads it, and the row read was a measured share of a step's CPU. A
+    // spec found missing stays missing until `writeSpec` (this object is its only writer).
+    this.#spec ??= this.#readParsed("spec", (raw) => RolloutSpec.parse(raw)) ?? null;
+    return this.#spec ?? undefined;
   }
 
   /** Stores the spec of a rollout being created: once, before any step or call of it exists. */
   writeSpec(spec: RolloutSpec): void {
-    this.#putMeta("spec", RolloutSpec.parse(spec));
+    const valid = RolloutSpec.parse(spec);
+    this.#putMeta("spec", valid);
+    // Kept as written: a transaction that rolls the write back calls `forgetCached`, which drops it.
+    this.#spec = valid;
     // Its calls table is empty, so the first call needs no read to learn that (a rollback of the
     // create forgets these again).
     this.#lastCall = null;
@@ -144,7 +165,8 @@ export class SessionStore {
 
   /** The current state: the higher revision of the `meta` row and the latest step's row (see `insertStep`). */
   readState(): SessionState | undefined {
-    if (this.#state) return this.#state;
+    // Null: none was found, and none written since (every write sets it; a rollback forgets it).
+    if (this.#state !== undefined) return this.#state ?? undefined;
     const meta = this.#readParsed("state", (raw) => StoredSessionState.parse(raw));
     const text = this.#sql
       .exec<{ state: string }>(
@@ -152,7 +174,8 @@ export class SessionStore {
       )
       .toArray()[0]?.state;
     const stepped = text === undefined ? undefined : StoredSessionState.parse(JSON.parse(text));
-    return (this.#state = stepped && (!meta || stepped.revision > meta.revision) ? stepped : meta);
+    this.#state = (stepped && (!meta || stepped.revision > meta.revision) ? stepped : meta) ?? null;
+    return this.#state ?? undefined;
   }
 
   /**
@@ -161,6 +184,8 @@ export class SessionStore {
    */
   forgetCached(): void {
     this.#state = undefined;
+    this.#spec = undefined;
+    this.#metaWritten = undefined;
     this.#lastCall = undefined;
     this.#callIds = undefined;
     this.#parts.forget();
@@ -171,6 +196,7 @@ export class SessionStore {
   writeState(state: SessionState): void {
     const valid = this.#nextRevision(state);
     writeMetaText(this.#sql, "state", JSON.stringify(valid));
+    this.#metaWritten?.add("state");
     this.#state = valid;
   }
 
@@ -178,7 +204,7 @@ export class SessionStore {
   #nextRevision(state: SessionState): SessionState {
     return parseStateChange(
       { ...state, revision: (this.readState()?.revision ?? 0) + 1 },
-      this.#state,
+      this.#state ?? undefined,
     );
   }
 
