@@ -84,6 +84,21 @@ describe("an admission shard's storage", () => {
     expect(await storedRows(raw)).toBe(10);
   });
 
+  it("deletes the releases a drive's next admission carries with that admission, not on a timer of their own", async () => {
+    const { raw, rpc } = freshShard();
+    const first = uniqueCallId("step-0");
+    const second = uniqueCallId("step-1");
+    expect((await rpc.acquire(first, 60_000, "rollout-r")).ok).toBe(true);
+    const admitted = Date.now();
+    expect((await rpc.acquire(second, 60_000, "rollout-r", [first])).ok).toBe(true);
+    const stored = await storedRows(raw);
+    // Read straight from SQLite, bypassing the shard's memory: the ended call's row went in the
+    // admission's own write. Before, it waited up to RELEASE_BATCH_MS for a commit of its own.
+    if (Date.now() - admitted < RELEASE_BATCH_MS) expect(stored).toBe(1);
+    expect(await rpc.inFlight()).toBe(1);
+    expect(await storedRows(raw)).toBe(1);
+  });
+
   it("admits a released call id again as a new call under the version in force", async () => {
     const { rpc } = freshShard();
     const id = uniqueCallId("again");

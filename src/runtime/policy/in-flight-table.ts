@@ -22,6 +22,8 @@ export const IN_FLIGHT_MIGRATIONS = [
 
 /** A release waits at most this long to be deleted together with the releases after it. */
 export const RELEASE_BATCH_MS = 50;
+/** Ids bound to one delete: a Durable Object's SQLite takes at most 100 bound parameters per query (developers.cloudflare.com/durable-objects/platform/limits/). */
+const MAX_BOUND_IDS = 100;
 /** A batch of releases this large is deleted at once. */
 const RELEASE_BATCH_MAX = 256;
 
@@ -50,8 +52,8 @@ export function migrateLegacyInFlight(sql: SqlPort): void {
 
 /**
  * Admitted calls by id. An admission is stored before it is answered (the fence must survive a
- * restart); a release is only remembered in memory at first and deleted with the others released
- * within `RELEASE_BATCH_MS`, one statement for all of them. Every read first applies the releases
+ * restart); a release is only remembered in memory at first and deleted with the next admission
+ * or with the others released within `RELEASE_BATCH_MS`, whichever comes first. Every read first applies the releases
  * pending, so counts are exact; a restart in that window counts those few released calls until
  * they expire, which delays a sync's wait and never shortens it.
  */
@@ -78,7 +80,13 @@ export class InFlightTable {
     );
   }
 
-  /** Registers a call; a call id seen before (and not released) keeps its first version and the later expiry. */
+  /**
+   * Registers a call; a call id seen before (and not released) keeps its first version and the
+   * later expiry. The releases pending are deleted first, in the same synchronous turn, so they
+   * share the admission's implicit transaction: a drive's releases ride on its next admission,
+   * and deleting them from a timer of their own was a second commit per call (the shard's
+   * costliest statement in bench:loop's profile).
+   */
   upsert(
     callId: string,
     expiresAt: number,
@@ -86,7 +94,7 @@ export class InFlightTable {
     rolloutId: string | null = null,
   ): void {
     // A released id admitted again is a new call: its old row goes first, so it takes the new version.
-    if (this.#released.has(callId)) this.flush();
+    this.flush();
     this.#sql.exec(
       `INSERT INTO in_flight_calls (call_id, rollout_id, expires_at, acquired_version) VALUES (?, ?, ?, ?)
        ON CONFLICT(call_id) DO UPDATE SET expires_at = MAX(expires_at, excluded.expires_at)`,
@@ -134,16 +142,24 @@ export class InFlightTable {
     );
   }
 
-  /** Deletes the releases pending, in one statement. */
+  /**
+   * Deletes the releases pending: by key, one statement per `MAX_BOUND_IDS` ids (usually one id,
+   * the call before a drive's next admission).
+   */
   flush(): void {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     if (this.#released.size === 0) return;
-    const ids = JSON.stringify([...this.#released]);
-    this.#sql.exec(
-      `DELETE FROM in_flight_calls WHERE call_id IN (SELECT value FROM json_each(?))`,
-      ids,
-    );
+    const ids = [...this.#released];
+    for (let at = 0; at < ids.length; at += MAX_BOUND_IDS) {
+      const chunk = ids.slice(at, at + MAX_BOUND_IDS);
+      this.#sql.exec(
+        chunk.length === 1
+          ? `DELETE FROM in_flight_calls WHERE call_id = ?`
+          : `DELETE FROM in_flight_calls WHERE call_id IN (${chunk.map(() => "?").join(", ")})`,
+        ...chunk,
+      );
+    }
     this.#released.clear();
   }
 
