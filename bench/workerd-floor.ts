@@ -4,7 +4,8 @@
  * without. It separates what workerd itself costs per step (its `fetch`, JSON, RPC and SQLite
  * plumbing, on the one thread everything shares locally) from what our code adds on top.
  *
- * "Objects" mode makes three RPCs per call to a per-rollout object that writes one SQLite row each,
+ * "Objects" mode makes three RPCs per call to a per-rollout object (a new one per rollout in every
+ * run, as every rollout of ours gets a new session) that writes one SQLite row each,
  * the shape of a step of ours at its leanest: admission before the call, release after it, and
  * the step commit (ours also validates, encodes and records what those carry). "Publication" mode
  * adds what every finished rollout of ours sends once: three R2 objects (the record, the ATIF
@@ -63,9 +64,12 @@ export default {
       return new Response(text, { status: upstream.status, headers: { "content-type": "application/json" } });
     }
     const { model, system, rollouts, steps, maxTokens, rpcs, publish } = await request.json();
+    const run = crypto.randomUUID();
     let calls = 0;
     await Promise.all(Array.from({ length: rollouts }, async (_, index) => {
-      const object = env.STEP.get(env.STEP.idFromName("rollout-" + index));
+      // A new object per rollout in every run, as each rollout of ours has its own new session:
+      // creating one (its SQLite file, its table) is part of what a rollout costs the platform.
+      const object = env.STEP.get(env.STEP.idFromName("rollout-" + run + "-" + index));
       const records = [];
       const messages = [
         { role: "system", content: system },
