@@ -31,6 +31,7 @@ import { profileSteps } from "./step-profile";
 import { startWorkerdFloor, type FloorRun } from "./workerd-floor";
 import { commandLine } from "../scripts/command-line";
 import { untilQuiet } from "./process-cpu";
+import { formatCpuFit, type StepPoint } from "./cpu-fit";
 
 const values = commandLine({
   usage: "npm run bench:loop -- [options]",
@@ -63,6 +64,11 @@ const values = commandLine({
       help: "skip the workerd floor (the same calls from a bare Worker in workerd, with and without object round trips)",
     },
     port: { type: "string", default: "8797", help: "Worker port" },
+    "fit-steps": {
+      type: "string",
+      default: "",
+      help: "e.g. 2,10: after the run, ours and the floor with publication at each of these steps per rollout (--rounds each), split into CPU per rollout and per step",
+    },
     "interruptible-calls": {
       type: "string",
       default: "off",
@@ -89,6 +95,8 @@ if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
 const LOCAL_BATCH = 100;
 /** Durable Object round trips per step in the floor's "objects" run: admission, release, step commit. */
 const FLOOR_RPCS = 3;
+/** The headline's goal (issue 26 item 6): framework CPU above the floor with publication, ms per step. */
+const HEADLINE_GOAL_MS = 1.0;
 /** A production step's latency, mostly the model's (docs/scale.md's assumption): how long a session is awake per step. */
 const SESSION_AWAKE_S_PER_STEP = 2;
 
@@ -100,12 +108,23 @@ const simulator = await startSimulatorProcess([
   "--seed",
   "3",
 ]);
-const config = { max_steps: steps, max_tokens_per_call: maxTokens };
-const shape = { rollouts, steps, maxTokens, concurrency: rollouts };
-const task = (i: number) => ({
-  problem: `Tell me about topic ${i}.`,
-  extra_args: { turns: steps },
+const configFor = (perRollout: number) => ({
+  max_steps: perRollout,
+  max_tokens_per_call: maxTokens,
 });
+const config = configFor(steps);
+const shape = { rollouts, steps, maxTokens, concurrency: rollouts };
+const task = (i: number, perRollout = steps) => ({
+  problem: `Tell me about topic ${i}.`,
+  extra_args: { turns: perRollout },
+});
+const fitSteps = values["fit-steps"] === "" ? [] : values["fit-steps"].split(",").map(Number);
+if (fitSteps.some((n) => !Number.isInteger(n) || n < 1 || n > 50) || new Set(fitSteps).size === 1) {
+  console.error(
+    `bench:loop: --fit-steps takes two or more different step counts 1..50, e.g. 2,10; got "${values["fit-steps"]}"`,
+  );
+  process.exit(2);
+}
 const row = (label: string, ms: number, n: number) =>
   `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -126,14 +145,22 @@ interface OursRun {
   cpuPerStep: number;
 }
 
-async function timedOurs(stack: BenchStack, client: RolloutClient): Promise<OursRun> {
+async function timedOurs(
+  stack: BenchStack,
+  client: RolloutClient,
+  perRollout = steps,
+): Promise<OursRun> {
   const requestsBefore = await readObjectRequests(stack.workerUrl);
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const startEpoch = Date.now();
   const ids = await Promise.all(
     Array.from({ length: rollouts }, (_, i) =>
-      client.create({ agent: "dialogue", task: task(i), config }),
+      client.create({
+        agent: "dialogue",
+        task: task(i, perRollout),
+        config: configFor(perRollout),
+      }),
     ),
   );
   const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
@@ -246,7 +273,7 @@ try {
     if (runs.length === 0 || floorRuns.length === 0) continue;
     const oursCpu = median(runs.map((r) => r.cpuPerStep));
     console.log(
-      `framework CPU above the workerd floor (with publication): ${(oursCpu - floorPublishedCpu).toFixed(2)} ms/step (${kind}: ours ${oursCpu.toFixed(2)} ms/step, the floor with publication ${floorPublishedCpu.toFixed(2)} ms/step; goal ≤ 1.0)`,
+      `framework CPU above the workerd floor (with publication): ${(oursCpu - floorPublishedCpu).toFixed(2)} ms/step (${kind}: ours ${oursCpu.toFixed(2)} ms/step, the floor with publication ${floorPublishedCpu.toFixed(2)} ms/step; goal ≤ ${HEADLINE_GOAL_MS.toFixed(1)})`,
     );
   }
   const usages = new Map<
@@ -398,6 +425,29 @@ try {
     "note: each rollout is driven in its own invocation (the queue consumer hands it to its session; the session's alarm calls the drive route " +
       "through the DRIVER service binding), so production's 6 outgoing connections per invocation apply per rollout, and locally every rollout advances at once.",
   );
+  // Where the gap to the floor is: once per rollout, or in every step (see cpu-fit.ts).
+  const fitted = stacks[0];
+  if (fitSteps.length > 0 && floor && fitted && !failures.has(fitted.stack.kind)) {
+    const ours: StepPoint[] = [];
+    const floorPoints: StepPoint[] = [];
+    for (const count of fitSteps) {
+      const oursCpu: number[] = [];
+      const floorCpu: number[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        oursCpu.push((await timedOurs(fitted.stack, fitted.client, count)).cpuPerStep);
+        floorCpu.push(
+          (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true))
+            .cpuMsPerCall,
+        );
+      }
+      ours.push({ steps: count, msPerStep: median(oursCpu) });
+      floorPoints.push({ steps: count, msPerStep: median(floorCpu) });
+    }
+    console.log(
+      `CPU per rollout and per step (${fitted.stack.kind}; ${rollouts} rollouts at ${fitSteps.join(", ")} steps each, medians of ${rounds} alternating round(s) per count):`,
+    );
+    for (const line of formatCpuFit(ours, floorPoints, HEADLINE_GOAL_MS)) console.log(line);
+  }
 } finally {
   for (const { stack } of stacks) await stack.stop();
   await floor?.stop();
