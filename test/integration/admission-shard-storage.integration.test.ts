@@ -84,19 +84,37 @@ describe("an admission shard's storage", () => {
     expect(await storedRows(raw)).toBe(10);
   });
 
-  it("deletes the releases a drive's next admission carries with that admission, not on a timer of their own", async () => {
+  it("stores a drive's next admission in the row of the call it releases, in the same write, not in a timer commit of its own", async () => {
     const { raw, rpc } = freshShard();
     const first = uniqueCallId("step-0");
     const second = uniqueCallId("step-1");
     expect((await rpc.acquire(first, 60_000, "rollout-r")).ok).toBe(true);
+    const before = (await rpc.requestCounts()).sql;
     const admitted = Date.now();
     expect((await rpc.acquire(second, 60_000, "rollout-r", [first])).ok).toBe(true);
+    // The ended call's row becomes the new call's: one statement and one row written (billed),
+    // where an insert and a delete were two of each.
+    const after = (await rpc.requestCounts()).sql;
+    expect(after.statements - before.statements).toBe(1);
+    expect(after.rows_written - before.rows_written).toBe(1);
     const stored = await storedRows(raw);
     // Read straight from SQLite, bypassing the shard's memory: the ended call's row went in the
     // admission's own write. Before, it waited up to RELEASE_BATCH_MS for a commit of its own.
     if (Date.now() - admitted < RELEASE_BATCH_MS) expect(stored).toBe(1);
     expect(await rpc.inFlight()).toBe(1);
     expect(await storedRows(raw)).toBe(1);
+  });
+
+  it("admits a call already counted again without moving a released row onto it", async () => {
+    const { raw, rpc } = freshShard();
+    const [a, b] = [uniqueCallId("live-a"), uniqueCallId("live-b")];
+    await rpc.acquire(a, 60_000, "rollout-s");
+    await rpc.acquire(b, 60_000, "rollout-s");
+    // b is admitted again (a retried admission) while a is released with it: b stays one call.
+    expect((await rpc.acquire(b, 60_000, "rollout-s", [a])).ok).toBe(true);
+    expect(await rpc.inFlight()).toBe(1);
+    expect(await storedRows(raw)).toBe(1);
+    expect(await rpc.releaseRollout("rollout-s")).toBe(1);
   });
 
   it("admits a released call id again as a new call under the version in force", async () => {
