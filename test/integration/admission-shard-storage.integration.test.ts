@@ -89,12 +89,12 @@ describe("an admission shard's storage", () => {
     const first = uniqueCallId("step-0");
     const second = uniqueCallId("step-1");
     expect((await rpc.acquire(first, 60_000, "rollout-r")).ok).toBe(true);
-    const before = (await rpc.requestCounts()).sql;
+    const before = (await rpc.requestCounts()).sql!;
     const admitted = Date.now();
     expect((await rpc.acquire(second, 60_000, "rollout-r", [first])).ok).toBe(true);
     // The ended call's row becomes the new call's: one statement and one row written (billed),
     // where an insert and a delete were two of each.
-    const after = (await rpc.requestCounts()).sql;
+    const after = (await rpc.requestCounts()).sql!;
     expect(after.statements - before.statements).toBe(1);
     expect(after.rows_written - before.rows_written).toBe(1);
     const stored = await storedRows(raw);
