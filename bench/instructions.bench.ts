@@ -1,0 +1,150 @@
+/**
+ * @module `npm run bench:instructions`: bench:loop's headline in instructions instead of CPU
+ * seconds. Ours (the Miniflare stack) and the floor (a bare Worker making the same calls, 3 object
+ * RPCs per step to a new object per rollout, a publication per rollout) each run their workerd
+ * under valgrind's callgrind, and the instructions each executes for the same rollouts are counted
+ * between a zeroing and a dump of its counters. CPU seconds on this shared VM move by ±0.5 ms/step
+ * between runs of the same code, more than most changes save; instruction counts repeat, so two
+ * versions of the code can be told apart. Callgrind runs workerd ~50× slower: keep runs small.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RolloutClient } from "../scripts/rollout-client";
+import { commandLine } from "../scripts/command-line";
+import { startBenchStack } from "./bench-stack";
+import { startSimulatorProcess } from "./simulator-process";
+import { startWorkerdFloor } from "./workerd-floor";
+
+const values = commandLine({
+  usage: "npm run bench:instructions -- [options]",
+  description:
+    "Instructions per step of ours and of the workerd floor with publication, counted by callgrind.",
+  flags: {
+    rollouts: { type: "string", default: "16", help: "rollouts per round" },
+    steps: { type: "string", default: "5", help: "steps (model calls) per rollout" },
+    rounds: { type: "string", default: "3", help: "rounds of ours and the floor; medians" },
+    port: { type: "string", default: "8861", help: "Worker port" },
+  },
+});
+const rollouts = Number(values.rollouts);
+const steps = Number(values.steps);
+const rounds = Number(values.rounds);
+const MAX_TOKENS = 24;
+/** The floor's object round trips per step, as bench:loop's. */
+const FLOOR_RPCS = 3;
+
+try {
+  execFileSync("valgrind", ["--version"], { stdio: "ignore" });
+} catch {
+  console.error("bench:instructions needs valgrind (apt-get install valgrind)");
+  process.exit(2);
+}
+const dir = mkdtempSync(join(tmpdir(), "edge-rollout-callgrind-"));
+const real = join(process.cwd(), "node_modules/@cloudflare/workerd-linux-64/bin/workerd");
+const wrapper = join(dir, "workerd");
+// Miniflare runs whatever MINIFLARE_WORKERD_PATH names; V8 writes code at run time, which
+// callgrind must re-read (--smc-check). Counters only, no per-instruction or jump detail.
+writeFileSync(
+  wrapper,
+  `#!/bin/sh\nexec valgrind --tool=callgrind --smc-check=all-non-file --dump-instr=no --collect-jumps=no --callgrind-out-file=${dir}/cg.%p.out ${real} "$@" 2>>${dir}/valgrind.log\n`,
+  { mode: 0o755 },
+);
+process.env.MINIFLARE_WORKERD_PATH = wrapper;
+
+/** The pid of the callgrind process started since `known` (its output file names it). */
+function newCallgrindPid(known: Set<number>): number {
+  const pids = readdirSync(dir)
+    .map((name) => /^cg\.(\d+)\.out$/.exec(name)?.[1])
+    .filter((pid): pid is string => pid !== undefined)
+    .map(Number)
+    .filter((pid) => !known.has(pid));
+  if (pids.length !== 1)
+    throw new Error(`expected one new callgrind process, found ${pids.length}`);
+  known.add(pids[0]!);
+  return pids[0]!;
+}
+
+/** Instructions `pid` executes while `work` runs: counters zeroed before, dumped after. */
+async function instructionsOf(pid: number, work: () => Promise<unknown>): Promise<number> {
+  execFileSync("callgrind_control", ["-z", String(pid)], { stdio: "ignore" });
+  await work();
+  const before = new Set(readdirSync(dir));
+  execFileSync("callgrind_control", ["-d", String(pid)], { stdio: "ignore" });
+  const dump = readdirSync(dir).find((name) => !before.has(name) && name.startsWith(`cg.${pid}`));
+  if (!dump) throw new Error(`callgrind wrote no dump for ${pid}`);
+  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, dump), "utf8"));
+  if (!totals) throw new Error(`no totals in ${dump}`);
+  return Number(totals[1]);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const known = new Set<number>();
+const simulator = await startSimulatorProcess([
+  "--latency-ttft-ms",
+  "50",
+  "--latency-per-token-ms",
+  "1",
+  "--seed",
+  "3",
+]);
+const stack = await startBenchStack({
+  kind: "miniflare",
+  modelServerUrl: simulator.url,
+  port: Number(values.port),
+  stateDir: "bench-instructions",
+  localBatchSize: 100,
+});
+const oursPid = newCallgrindPid(known);
+const floor = await startWorkerdFloor(simulator.url);
+const floorPid = newCallgrindPid(known);
+const client = new RolloutClient(stack.workerUrl);
+const config = { max_steps: steps, max_tokens_per_call: MAX_TOKENS };
+const shape = { rollouts, steps, maxTokens: MAX_TOKENS, concurrency: rollouts };
+let topic = 0;
+
+/** `rollouts` rollouts through ours, until every one is published (a trainer has it). */
+async function oursRound(): Promise<void> {
+  const ids = await Promise.all(
+    Array.from({ length: rollouts }, () =>
+      client.create({
+        agent: "dialogue",
+        task: { problem: `Tell me about topic ${topic++}.`, extra_args: { turns: steps } },
+        config,
+      }),
+    ),
+  );
+  await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
+  for (const id of ids)
+    while ((await client.get(id)).publication.published_at === null)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+try {
+  await oursRound(); // warm-up: compiles the paths, opens connections, wakes the shards
+  await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true);
+  const ours: number[] = [];
+  const bare: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    ours.push((await instructionsOf(oursPid, oursRound)) / (rollouts * steps));
+    bare.push(
+      (await instructionsOf(floorPid, () => floor.loop("sim-qwen3", shape, FLOOR_RPCS, true))) /
+        (rollouts * steps),
+    );
+  }
+  const m = (x: number) => `${(x / 1e6).toFixed(2)} M`;
+  console.log(
+    `bench:instructions — ${rollouts} rollouts × ${steps} steps, ${rounds} rounds, workerd under callgrind (instructions, all threads)`,
+  );
+  console.log(`  ours: ${ours.map(m).join(", ")} per step`);
+  console.log(`  the floor with publication: ${bare.map(m).join(", ")} per step`);
+  console.log(
+    `instructions above the floor (with publication): ${m(median(ours) - median(bare))} per step (ours ${m(median(ours))}, the floor ${m(median(bare))}; ours / floor ${(median(ours) / median(bare)).toFixed(2)}x)`,
+  );
+} finally {
+  await stack.stop();
+  await floor.stop();
+  await simulator.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
