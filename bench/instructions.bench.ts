@@ -26,11 +26,17 @@ const values = commandLine({
     steps: { type: "string", default: "5", help: "steps (model calls) per rollout" },
     rounds: { type: "string", default: "3", help: "rounds of ours and the floor; medians" },
     port: { type: "string", default: "8861", help: "Worker port" },
+    "settle-ms": {
+      type: "string",
+      default: "6000",
+      help: "how long a round waits after its last end event for the publications (counted; checked after)",
+    },
   },
 });
 const rollouts = Number(values.rollouts);
 const steps = Number(values.steps);
 const rounds = Number(values.rounds);
+const settleMs = Number(values["settle-ms"]);
 const MAX_TOKENS = 24;
 /** The floor's object round trips per step, as bench:loop's. */
 const FLOOR_RPCS = 3;
@@ -66,17 +72,20 @@ function newCallgrindPid(known: Set<number>): number {
   return pids[0]!;
 }
 
-/** Instructions `pid` executes while `work` runs: counters zeroed before, dumped after. */
-async function instructionsOf(pid: number, work: () => Promise<unknown>): Promise<number> {
+/** Instructions `pid` executes while `work` runs (counters zeroed before, dumped after), and what `work` returned. */
+async function instructionsOf<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ instructions: number; result: T }> {
   execFileSync("callgrind_control", ["-z", String(pid)], { stdio: "ignore" });
-  await work();
+  const result = await work();
   const before = new Set(readdirSync(dir));
   execFileSync("callgrind_control", ["-d", String(pid)], { stdio: "ignore" });
   const dump = readdirSync(dir).find((name) => !before.has(name) && name.startsWith(`cg.${pid}`));
   if (!dump) throw new Error(`callgrind wrote no dump for ${pid}`);
   const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, dump), "utf8"));
   if (!totals) throw new Error(`no totals in ${dump}`);
-  return Number(totals[1]);
+  return { instructions: Number(totals[1]), result };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -104,8 +113,12 @@ const config = { max_steps: steps, max_tokens_per_call: MAX_TOKENS };
 const shape = { rollouts, steps, maxTokens: MAX_TOKENS, concurrency: rollouts };
 let topic = 0;
 
-/** `rollouts` rollouts through ours, until every one is published (a trainer has it). */
-async function oursRound(): Promise<void> {
+/**
+ * `rollouts` rollouts through ours, then `settleMs` for their publications. The round does not
+ * poll for them: reading a rollout's view is work of its own (every step and call, as JSON),
+ * which counted here made ours look twice as heavy; `checkPublished` looks after the dump.
+ */
+async function oursRound(): Promise<string[]> {
   const ids = await Promise.all(
     Array.from({ length: rollouts }, () =>
       client.create({
@@ -116,22 +129,33 @@ async function oursRound(): Promise<void> {
     ),
   );
   await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
-  for (const id of ids)
-    while ((await client.get(id)).publication.published_at === null)
-      await new Promise((resolve) => setTimeout(resolve, 200));
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  return ids;
+}
+
+/** Throws unless every rollout was published within its round (else its count would be short). */
+async function checkPublished(ids: string[]): Promise<void> {
+  const late = [];
+  for (const id of ids) if ((await client.get(id)).publication.published_at === null) late.push(id);
+  if (late.length > 0)
+    throw new Error(
+      `${late.length} of ${ids.length} rollouts not published within the round: raise --settle-ms`,
+    );
 }
 
 try {
-  await oursRound(); // warm-up: compiles the paths, opens connections, wakes the shards
+  await checkPublished(await oursRound()); // warm-up: compiles the paths, opens connections, wakes the shards
   await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true);
   const ours: number[] = [];
   const bare: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    ours.push((await instructionsOf(oursPid, oursRound)) / (rollouts * steps));
-    bare.push(
-      (await instructionsOf(floorPid, () => floor.loop("sim-qwen3", shape, FLOOR_RPCS, true))) /
-        (rollouts * steps),
+    const counted = await instructionsOf(oursPid, oursRound);
+    await checkPublished(counted.result);
+    ours.push(counted.instructions / (rollouts * steps));
+    const floorRun = await instructionsOf(floorPid, () =>
+      floor.loop("sim-qwen3", shape, FLOOR_RPCS, true),
     );
+    bare.push(floorRun.instructions / (rollouts * steps));
   }
   const m = (x: number) => `${(x / 1e6).toFixed(2)} M`;
   console.log(
