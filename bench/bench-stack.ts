@@ -9,6 +9,7 @@ import { startLocalStack } from "../scripts/local-stack";
 import { startMiniflareStack } from "../scripts/miniflare-stack";
 import { connectProfiler, type CpuProfile } from "./cpu-profile";
 import { treeCpuByName } from "./process-cpu";
+import { r2BlobBytes } from "./r2-bytes";
 import { findWorkerSocket } from "./worker-socket";
 
 /** Which local runner. */
@@ -31,6 +32,8 @@ export interface BenchStack {
   profile<T>(work: () => Promise<T>): Promise<{ result: T; profile: CpuProfile } | null>;
   /** The bundle profiles refer to (Miniflare only). */
   bundlePath: string | null;
+  /** Bytes of R2 object bodies stored so far (Miniflare; null on wrangler, whose state layout is its own). */
+  r2Bytes(): number | null;
   /** Resolves, with why, if the Worker's runtime ends on its own (Miniflare; never on wrangler). */
   ended: Promise<string>;
   stop(): Promise<void>;
@@ -104,6 +107,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         }
       },
       bundlePath: stack.bundlePath,
+      r2Bytes: () => r2BlobBytes(join(stateDir, "v3")),
       get ended() {
         return stack.ended;
       },
@@ -128,6 +132,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     },
     profile: async () => null,
     bundlePath: null,
+    r2Bytes: () => null,
     ended: new Promise<string>(() => undefined),
     stop: () => stack.stop().finally(cleanUp),
   };

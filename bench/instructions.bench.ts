@@ -1,7 +1,8 @@
 /**
  * @module `npm run bench:instructions`: bench:loop's headline in instructions instead of CPU
  * seconds. Ours (the Miniflare stack) and the floor (a bare Worker making the same calls, 3 object
- * RPCs per step to a new object per rollout, a publication per rollout) each run their workerd
+ * RPCs per step to a new object per rollout, a publication per rollout of as many bytes as
+ * ours) each run their workerd
  * under valgrind's callgrind, and the instructions each executes for the same rollouts are counted
  * between a zeroing and a dump of its counters. CPU seconds on this shared VM move by ±0.5 ms/step
  * between runs of the same code, more than most changes save; instruction counts repeat, so two
@@ -106,7 +107,8 @@ const stack = await startBenchStack({
   localBatchSize: 100,
 });
 const oursPid = newCallgrindPid(known);
-const floor = await startWorkerdFloor(simulator.url);
+const floorRoot = mkdtempSync(join(tmpdir(), "edge-rollout-floor-"));
+const floor = await startWorkerdFloor(simulator.url, floorRoot);
 const floorPid = newCallgrindPid(known);
 const client = new RolloutClient(stack.workerUrl);
 const config = { max_steps: steps, max_tokens_per_call: MAX_TOKENS };
@@ -149,11 +151,14 @@ try {
   const ours: number[] = [];
   const bare: number[] = [];
   for (let round = 0; round < rounds; round++) {
+    const bytesBefore = stack.r2Bytes() ?? 0;
     const counted = await instructionsOf(oursPid, oursRound);
     await checkPublished(counted.result);
     ours.push(counted.instructions / (rollouts * steps));
+    // The floor's puts carry as many bytes as ours did: the local R2 simulator costs by the byte.
+    const bytes = Math.round(((stack.r2Bytes() ?? 0) - bytesBefore) / rollouts);
     const floorRun = await instructionsOf(floorPid, () =>
-      floor.loop("sim-qwen3", shape, FLOOR_RPCS, true),
+      floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, bytes),
     );
     bare.push(floorRun.instructions / (rollouts * steps));
   }
@@ -171,4 +176,5 @@ try {
   await floor.stop();
   await simulator.stop();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(floorRoot, { recursive: true, force: true });
 }

@@ -143,6 +143,8 @@ interface OursRun {
   steps: number;
   failed: number;
   cpuPerStep: number;
+  /** Bytes of R2 objects its publications stored, per rollout (null where the stack cannot tell). */
+  r2BytesPerRollout: number | null;
 }
 
 async function timedOurs(
@@ -151,6 +153,7 @@ async function timedOurs(
   perRollout = steps,
 ): Promise<OursRun> {
   const requestsBefore = await readObjectRequests(stack.workerUrl);
+  const r2Before = stack.r2Bytes();
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const startEpoch = Date.now();
@@ -169,6 +172,7 @@ async function timedOurs(
   // The CPU the rollouts caused, including publications still running after their end events.
   await untilQuiet(() => stack.cpu().worker);
   const cpuPerStep = (stack.cpu().worker - cpuBefore.worker) / done;
+  const r2After = stack.r2Bytes();
   const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
   const sessions = await sessionUsage(client, ids);
   // Read after the CPU (reading every view costs some): the publication times the sessions stored.
@@ -184,6 +188,8 @@ async function timedOurs(
     steps: done,
     failed: ends.filter((end) => end.status !== "succeeded").length,
     cpuPerStep,
+    r2BytesPerRollout:
+      r2Before === null || r2After === null ? null : (r2After - r2Before) / ids.length,
   };
 }
 
@@ -233,6 +239,16 @@ try {
     withObjects: FloorRun;
     withPublication: FloorRun;
   }> = [];
+  /** The floor's publication bytes per rollout, per round. */
+  const floorBytes: number[] = [];
+  /** What ours stored per rollout (the median so far; the floor's puts are padded to it). */
+  const oursR2Bytes = () => {
+    const measured = [...ours.values()]
+      .flat()
+      .map((run) => run.r2BytesPerRollout)
+      .filter((bytes): bytes is number => bytes !== null);
+    return measured.length > 0 ? Math.round(median(measured)) : 0;
+  };
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
       if (failures.has(stack.kind)) continue;
@@ -249,11 +265,13 @@ try {
     }
     bare.push(await timedBare());
     if (floor) {
+      const floorBytesBefore = floor.r2Bytes() ?? 0;
       floorRuns.push({
         fetchOnly: await floor.loop("sim-qwen3", shape, 0),
         withObjects: await floor.loop("sim-qwen3", shape, FLOOR_RPCS),
-        withPublication: await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true),
+        withPublication: await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, oursR2Bytes()),
       });
+      floorBytes.push(((floor.r2Bytes() ?? 0) - floorBytesBefore) / rollouts);
     }
   }
 
@@ -386,6 +404,9 @@ try {
     console.log(
       `  of which Miniflare's local R2 and queue simulators, in the same workerd: ${simulatorsCpu.toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`,
     );
+    console.log(
+      `  publication bytes per rollout (R2 object bodies stored): ours ${(oursR2Bytes() / 1024).toFixed(1)} KB, the floor ${(median(floorBytes) / 1024).toFixed(1)} KB (its record padded to ours' total: the local R2 simulator costs by the byte)`,
+    );
     for (const kind of kinds) {
       const runs = ours.get(kind)!;
       if (runs.length === 0) continue;
@@ -434,9 +455,11 @@ try {
       const oursCpu: number[] = [];
       const floorCpu: number[] = [];
       for (let round = 0; round < rounds; round += 1) {
-        oursCpu.push((await timedOurs(fitted.stack, fitted.client, count)).cpuPerStep);
+        const run = await timedOurs(fitted.stack, fitted.client, count);
+        oursCpu.push(run.cpuPerStep);
+        const bytes = Math.round(run.r2BytesPerRollout ?? 0);
         floorCpu.push(
-          (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true))
+          (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true, bytes))
             .cpuMsPerCall,
         );
       }

@@ -9,7 +9,8 @@
  * the shape of a step of ours at its leanest: admission before the call, release after it, and
  * the step commit (ours also validates, encodes and records what those carry). "Publication" mode
  * adds what every finished rollout of ours sends once: three R2 objects (the record, the ATIF
- * document, the samples) and one queue message, consumed by a consumer that acks it. Locally R2
+ * document, the samples; given ours' bytes per rollout, the record is padded to the same total)
+ * and one queue message, consumed by a consumer that acks it. Locally R2
  * and Queues are Miniflare's simulators in the same workerd, so their CPU counts in the figure;
  * in production they are services whose work is not the Worker's CPU. bench:gateway uses the same
  * Worker as a bare pass-through proxy, with and without those round trips.
@@ -20,6 +21,7 @@ import { workerdChildren } from "../scripts/miniflare-stack";
 import type { LoopShape } from "./bare-loop";
 import { SYSTEM_PROMPT } from "./chat-calls";
 import { treeCpuByName } from "./process-cpu";
+import { r2BlobBytes } from "./r2-bytes";
 
 /** One floor run: wall time, calls made, and the workerd CPU they took. */
 export interface FloorRun {
@@ -63,7 +65,7 @@ export default {
       await afterCall(object, rpcs, Date.now(), text);
       return new Response(text, { status: upstream.status, headers: { "content-type": "application/json" } });
     }
-    const { model, system, rollouts, steps, maxTokens, rpcs, publish } = await request.json();
+    const { model, system, rollouts, steps, maxTokens, rpcs, publish, publishBytes } = await request.json();
     const run = crypto.randomUUID();
     let calls = 0;
     await Promise.all(Array.from({ length: rollouts }, async (_, index) => {
@@ -95,11 +97,16 @@ export default {
         // About the sizes ours writes: every call's reply (token ids, logprobs) in the record, the
         // conversation in the ATIF document, the token arrays in the samples.
         const body = "[" + records.join(",") + "]";
+        const atif = JSON.stringify(messages);
+        const samples = body.slice(0, body.length >> 1);
+        // Given the bytes a rollout of ours puts, the record is padded to make up the rest: R2's
+        // local simulator, in the same workerd, costs by the byte, and it is not ours to count.
+        const pad = Math.max(0, (publishBytes || 0) - body.length - atif.length - samples.length);
         const prefix = "rollouts/floor-" + index + "-" + Date.now();
         await Promise.all([
-          env.BUCKET.put(prefix + "/record.json", body),
-          env.BUCKET.put(prefix + "/atif.json", JSON.stringify(messages)),
-          env.BUCKET.put(prefix + "/samples.arrow", body.slice(0, body.length >> 1)),
+          env.BUCKET.put(prefix + "/record.json", pad > 0 ? body + " ".repeat(pad) : body),
+          env.BUCKET.put(prefix + "/atif.json", atif),
+          env.BUCKET.put(prefix + "/samples.arrow", samples),
         ]);
         await env.RESULTS.send({ key: prefix + "/record.json" });
       }
@@ -118,8 +125,19 @@ export interface WorkerdFloor {
   url: string;
   /** CPU ms its workerd has used so far. */
   cpu(): number;
-  /** Runs the loop's shape inside the Worker with `rpcs` object round trips per call, and with `publish`, each rollout's publication. */
-  loop(model: string, shape: LoopShape, rpcs: number, publish?: boolean): Promise<FloorRun>;
+  /**
+   * Runs the loop's shape inside the Worker with `rpcs` object round trips per call, and with
+   * `publish`, each rollout's publication: three R2 puts of at least `publishBytes` together.
+   */
+  loop(
+    model: string,
+    shape: LoopShape,
+    rpcs: number,
+    publish?: boolean,
+    publishBytes?: number,
+  ): Promise<FloorRun>;
+  /** Bytes of R2 object bodies its publications stored so far (null without a persist root). */
+  r2Bytes(): number | null;
   stop(): Promise<void>;
 }
 
@@ -153,7 +171,8 @@ export async function startWorkerdFloor(
   return {
     url,
     cpu,
-    async loop(model, shape, rpcs, publish = false) {
+    r2Bytes: () => (persistRoot ? r2BlobBytes(persistRoot) : null),
+    async loop(model, shape, rpcs, publish = false, publishBytes = 0) {
       const cpu0 = cpu();
       const start = performance.now();
       const response = await fetch(`${url}/loop`, {
@@ -166,6 +185,7 @@ export async function startWorkerdFloor(
           maxTokens: shape.maxTokens,
           rpcs,
           publish,
+          publishBytes,
         }),
       });
       if (!response.ok)

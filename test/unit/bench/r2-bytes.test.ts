@@ -1,0 +1,35 @@
+/** Unit: the bytes a local stack's R2 publications stored, from Miniflare's blob files. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { r2BlobBytes } from "../../../bench/r2-bytes";
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+describe("r2BlobBytes", () => {
+  it("sums the object bodies of every bucket and nothing else", () => {
+    const root = mkdtempSync(join(tmpdir(), "r2-bytes-"));
+    roots.push(root);
+    expect(r2BlobBytes(root)).toBe(0);
+    for (const [bucket, sizes] of [
+      ["trajectories", [100, 250]],
+      ["datasets", [7]],
+    ] as const) {
+      mkdirSync(join(root, "r2", bucket, "blobs"), { recursive: true });
+      sizes.forEach((size, i) =>
+        writeFileSync(join(root, "r2", bucket, "blobs", `blob-${i}`), "x".repeat(size)),
+      );
+    }
+    // The simulator's own metadata is not an object body.
+    mkdirSync(join(root, "r2", "miniflare-R2BucketObject"), { recursive: true });
+    writeFileSync(
+      join(root, "r2", "miniflare-R2BucketObject", "metadata.sqlite"),
+      "y".repeat(4096),
+    );
+    expect(r2BlobBytes(root)).toBe(357);
+  });
+});
