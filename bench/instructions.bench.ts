@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { RolloutClient } from "../scripts/rollout-client";
 import { commandLine } from "../scripts/command-line";
 import { startBenchStack } from "./bench-stack";
+import { percentile } from "./latency-table";
 import { startSimulatorProcess } from "./simulator-process";
 import { startWorkerdFloor } from "./workerd-floor";
 
@@ -89,7 +90,7 @@ async function instructionsOf<T>(
   return { instructions: Number(totals[1]), result };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const median = (xs: number[]) => percentile(xs, 50);
 const known = new Set<number>();
 const simulator = await startSimulatorProcess([
   "--latency-ttft-ms",

@@ -98,10 +98,11 @@ export class InFlightTable {
   ): void {
     // A released id admitted again is a new call: its old row goes first, so it takes the new version.
     const reusable = this.#released.has(callId) ? undefined : this.#released.values().next().value;
-    if (reusable !== undefined) {
-      // OR IGNORE: when `callId` is already stored (admitted again while counted), nothing moves,
-      // and the released row is deleted below with the rest.
-      const moved = this.#sql
+    // OR IGNORE: when `callId` is already stored (admitted again while counted), nothing moves,
+    // and the released row is deleted by the flush with the rest.
+    const moved =
+      reusable !== undefined &&
+      this.#sql
         .exec(
           `UPDATE OR IGNORE in_flight_calls
              SET call_id = ?, rollout_id = ?, expires_at = ?, acquired_version = ?
@@ -112,14 +113,10 @@ export class InFlightTable {
           version,
           reusable,
         )
-        .toArray().length;
-      if (moved > 0) {
-        this.#released.delete(reusable);
-        this.flush();
-        return;
-      }
-    }
+        .toArray().length > 0;
+    if (moved) this.#released.delete(reusable);
     this.flush();
+    if (moved) return;
     this.#sql.exec(
       `INSERT INTO in_flight_calls (call_id, rollout_id, expires_at, acquired_version) VALUES (?, ?, ?, ?)
        ON CONFLICT(call_id) DO UPDATE SET expires_at = MAX(expires_at, excluded.expires_at)`,
