@@ -140,6 +140,11 @@ export interface Gateway {
   ): Promise<Response>;
   /** Sends the releases its policy port holds back (`PolicyPort.flush`), if it holds any. */
   flushReleases(): Promise<void>;
+  /**
+   * Whether no call of `rolloutId` this gateway admitted can still be counted at its shard (true
+   * without admission; false when the policy port cannot tell).
+   */
+  releasedAll(rolloutId: string): boolean;
 }
 
 /**
@@ -295,6 +300,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
     async flushReleases() {
       await deps.policy?.flush?.();
+    },
+
+    releasedAll(rolloutId) {
+      return deps.policy === null ? true : (deps.policy.releasedAll?.(rolloutId) ?? false);
     },
 
     async stream(path, body, call, onRecorded) {

@@ -37,6 +37,8 @@ export interface ModelClient {
    * so every `released` so far resolves soon; a caller that ends its work calls it.
    */
   flushReleases?(): Promise<void>;
+  /** Whether every call of `rolloutId` made through this client is known released (after `flushReleases`). */
+  releasedAll?(rolloutId: string): boolean;
 }
 
 /** The chat-completions body for `input`; tools only when there are some. */
@@ -124,5 +126,6 @@ export function createModelClient(gateway: Gateway, interruptsFor?: InterruptsFo
       return { response: modelResponseFrom(record), call: record, released };
     },
     flushReleases: () => gateway.flushReleases(),
+    releasedAll: (rolloutId) => gateway.releasedAll(rolloutId),
   };
 }

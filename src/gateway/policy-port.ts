@@ -12,4 +12,6 @@ export interface PolicyPort {
   release(rolloutId: string, callId: string): Promise<{ policy_version: number }>;
   /** Sends the releases this port holds back (see release-on-next-admission.ts); absent when it holds none. */
   flush?(): Promise<void>;
+  /** Whether every call of the rollout it admitted is known released; absent: it cannot tell. */
+  releasedAll?(rolloutId: string): boolean;
 }

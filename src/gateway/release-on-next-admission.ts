@@ -28,6 +28,12 @@ export interface ReleasingPolicyPort extends PolicyPort {
 export interface DeferredReleasePort extends PolicyPort {
   /** Sends every release still waiting and resolves once they have landed (a drive calls it before it ends). */
   flush(): Promise<void>;
+  /**
+   * Whether every call of `rolloutId` this port admitted is known released at its shard: none
+   * waits, none's release failed, none's admission is in doubt (an `acquire` that threw may have
+   * been applied). A drive that ends with this true spares its session the rollout-wide release.
+   */
+  releasedAll(rolloutId: string): boolean;
 }
 
 interface WaitingRelease {
@@ -55,6 +61,15 @@ export function releaseOnNextAdmission(
     { releases: WaitingRelease[]; timer: ReturnType<typeof setTimeout> }
   >();
 
+  // Calls admitted (or perhaps admitted) and not yet known released, by rollout.
+  const open = new Map<string, Set<string>>();
+  const opened = (rolloutId: string, callId: string) => {
+    const calls = open.get(rolloutId);
+    if (calls) calls.add(callId);
+    else open.set(rolloutId, new Set([callId]));
+  };
+  const landed = (rolloutId: string, callId: string) => open.get(rolloutId)?.delete(callId);
+
   const take = (rolloutId: string): WaitingRelease[] => {
     const entry = waiting.get(rolloutId);
     if (!entry) return [];
@@ -69,7 +84,7 @@ export function releaseOnNextAdmission(
       releases.map((release) => {
         const sent = port.release(rolloutId, release.callId);
         release.settle(sent);
-        return sent;
+        return sent.then(() => landed(rolloutId, release.callId));
       }),
     );
 
@@ -91,23 +106,30 @@ export function releaseOnNextAdmission(
 
     async acquire(rolloutId, callId, ttlMs) {
       const releases = take(rolloutId);
-      if (releases.length === 0) return port.acquire(rolloutId, callId, ttlMs);
       let admission: PolicyAdmission;
       try {
-        admission = await port.acquire(
-          rolloutId,
-          callId,
-          ttlMs,
-          releases.map((release) => release.callId),
-        );
+        admission =
+          releases.length === 0
+            ? await port.acquire(rolloutId, callId, ttlMs)
+            : await port.acquire(
+                rolloutId,
+                callId,
+                ttlMs,
+                releases.map((release) => release.callId),
+              );
       } catch (error) {
-        // Whether the shard applied them is unknown: they go again on their own.
+        // Whether the shard applied the admission is unknown: it counts as open. The releases
+        // go again on their own.
+        opened(rolloutId, callId);
         void sendAlone(rolloutId, releases);
         throw error;
       }
+      if (admission.ok) opened(rolloutId, callId);
       // Applied before the admission was decided, admitted or not: the version in force then.
-      for (const release of releases)
+      for (const release of releases) {
+        landed(rolloutId, release.callId);
         release.settle(Promise.resolve({ policy_version: admission.policy_version }));
+      }
       return admission;
     },
 
@@ -115,6 +137,10 @@ export function releaseOnNextAdmission(
       await Promise.all(
         [...waiting.keys()].map((rolloutId) => sendAlone(rolloutId, take(rolloutId))),
       );
+    },
+
+    releasedAll(rolloutId) {
+      return !waiting.has(rolloutId) && (open.get(rolloutId)?.size ?? 0) === 0;
     },
   };
 }

@@ -24,8 +24,10 @@ export async function publishIfPending(kernel: SessionKernel): Promise<boolean> 
   if (!spec || !state || !sink || !TERMINAL_STATUSES.has(state.status)) return false;
   if (state.publication.status === "published") return checkDelivery(kernel);
   if (state.publication.status !== "pending") return false;
-  // The rollout is over: no call of it is in flight any more (a crashed driver's would be counted).
-  if (state.publication.attempts === 0) await kernel.releaseAdmissions(spec.rollout_id);
+  // The rollout is over: no call of it is in flight any more (a crashed driver's would be
+  // counted). Not asked when its only driver saw every release land: a shard request per rollout.
+  if (state.publication.attempts === 0 && !state.admissions_released)
+    await kernel.releaseAdmissions(spec.rollout_id);
   try {
     await publishResult(kernel);
     const now = kernel.deps.now();

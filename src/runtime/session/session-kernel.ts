@@ -147,6 +147,8 @@ export class SessionKernel {
       finished_at: now,
       publication,
       final_attempt,
+      // A later lease may have taken over from a driver whose calls are still counted.
+      admissions_released: input.admissions_released === true && state.epoch === 1,
     });
     this.events.publish(endEvent(ended), true);
     // Publication runs from the alarm, which the runtime retries and which survives eviction; a

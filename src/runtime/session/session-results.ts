@@ -67,6 +67,12 @@ export interface FinishInput {
   final_attempt?: number | null;
   /** The final conversation (a workflow's output), kept as the rollout's `final_messages`. */
   messages?: ChatMessage[];
+  /**
+   * The driver knows every call it made for the rollout released at its admission shard (its
+   * releases landed, none is in doubt): publication then skips the rollout-wide release. Trusted
+   * only from the rollout's first lease (a takeover may leave an earlier driver's calls behind).
+   */
+  admissions_released?: boolean;
 }
 
 /** `beginAttempt`: the number of the attempt that may start now, or why none may. */

@@ -57,6 +57,8 @@ export const SessionState = z.object({
   final_attempt: z.int().min(1).nullable().default(null),
   /** Attempts a runner handed back at shutdown: numbered like any attempt, but they do not use up `max_attempts`. */
   released: z.int().min(0).default(0),
+  /** Set at the end when the one driver it ever had left no call counted at its admission shard (`FinishInput.admissions_released`). */
+  admissions_released: z.boolean().default(false),
   /**
    * Counts the state's writes. A step's commit stores the state in the step's own row rather than
    * in `meta` (see `SessionStore.insertStep`): of the two, the higher revision is the current one.
@@ -141,6 +143,7 @@ export function initialState(now: number, deadline: number): SessionState {
     attempt: 0,
     final_attempt: null,
     released: 0,
+    admissions_released: false,
     revision: 0,
   };
 }

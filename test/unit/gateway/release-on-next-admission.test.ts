@@ -118,4 +118,46 @@ describe("releases that ride on the rollout's next admission", () => {
     await port.flush();
     await expect(released).rejects.toThrow("shard unreachable");
   });
+
+  it("knows when every call of a rollout it admitted is released at the shard", async () => {
+    const shard = recordingShard();
+    const port = releaseOnNextAdmission(shard.port, 10_000);
+    expect(port.releasedAll("r1")).toBe(true);
+    await port.acquire("r1", "c1", 60_000);
+    expect(port.releasedAll("r1")).toBe(false);
+    const first = port.release("r1", "c1");
+    expect(port.releasedAll("r1")).toBe(false); // held back, not landed
+    await port.acquire("r1", "c2", 60_000);
+    await first;
+    void port.release("r1", "c2");
+    await port.acquire("r2", "d1", 60_000); // another rollout's call is not this one's
+    expect(port.releasedAll("r1")).toBe(false);
+    await port.flush();
+    expect(port.releasedAll("r1")).toBe(true);
+    expect(port.releasedAll("r2")).toBe(false);
+  });
+
+  it("does not count a refused admission, and never vouches for a failed release or an admission in doubt", async () => {
+    const refused = recordingShard();
+    refused.state.syncing = true;
+    const quiet = releaseOnNextAdmission(refused.port, 10_000);
+    expect(await quiet.acquire("r1", "c1", 60_000)).toMatchObject({ ok: false });
+    expect(quiet.releasedAll("r1")).toBe(true);
+
+    const failing = recordingShard();
+    failing.port.release = async () => {
+      throw new Error("shard unreachable");
+    };
+    const lost = releaseOnNextAdmission(failing.port, 10_000);
+    await lost.acquire("r1", "c1", 60_000);
+    const released = lost.release("r1", "c1");
+    await lost.flush();
+    await expect(released).rejects.toThrow("shard unreachable");
+    expect(lost.releasedAll("r1")).toBe(false);
+
+    const broken = recordingShard({ failAcquires: 1 });
+    const doubt = releaseOnNextAdmission(broken.port, 10_000);
+    await expect(doubt.acquire("r1", "c1", 60_000)).rejects.toThrow("network connection lost");
+    expect(doubt.releasedAll("r1")).toBe(false);
+  });
 });

@@ -195,6 +195,8 @@ export class StepwiseEngine implements AgentEngine {
       reward,
       error: finalError,
       outcome: finalReason === reason ? (judged.outcome ?? null) : null,
+      admissions_released:
+        this.#run.deps.model.releasedAll?.(this.#run.resume.spec.rollout_id) ?? false,
     });
     const steps = episode?.steps.length ?? 0;
     if (!ended.ok) return { result: "lost_lease", steps, reason: ended.reason };
