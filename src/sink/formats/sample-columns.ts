@@ -50,24 +50,53 @@ function strings(values: Array<string | null>): Vector {
   return { type: "utf8", values };
 }
 
-function ragged(rows: number[][], child: (flat: number[]) => Vector): Vector {
+/**
+ * A list column of `rows`: offsets, and the values copied row by row into one typed array by
+ * `child` (given the total length). `rows.flat()` and `TypedArray.from` went through V8's generic
+ * paths and were most of a one-sample table's encoding.
+ */
+function ragged(rows: number[][], child: (rows: number[][], total: number) => Vector): Vector {
   const offsets = new Int32Array(rows.length + 1);
-  rows.forEach((row, i) => (offsets[i + 1] = offsets[i]! + row.length));
-  return { type: "list", offsets, child: child(rows.flat()) };
+  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i]! + rows[i]!.length;
+  return { type: "list", offsets, child: child(rows, offsets[rows.length]!) };
 }
 
-function tokenIds(flat: number[]): Vector {
-  const fits = flat.every((id) => id >= INT32_MIN && id <= INT32_MAX);
-  return fits
-    ? { type: "int32", values: Int32Array.from(flat) }
-    : { type: "int64", values: Float64Array.from(flat) };
+/** `rows` back to back in `out` (its length is their total). */
+function fill<T extends Int32Array | Float32Array | Float64Array | Uint8Array>(
+  out: T,
+  rows: number[][],
+): T {
+  let at = 0;
+  for (const row of rows) for (let i = 0; i < row.length; i++) out[at++] = row[i]!;
+  return out;
 }
 
-function logprobs(flat: number[]): Vector {
-  const single = Float32Array.from(flat);
-  return single.every((v, i) => v === flat[i])
-    ? { type: "float32", values: single }
-    : { type: "float64", values: Float64Array.from(flat) };
+function tokenIds(rows: number[][], total: number): Vector {
+  const narrow = new Int32Array(total);
+  let at = 0;
+  for (const row of rows)
+    for (let i = 0; i < row.length; i++) {
+      const id = row[i]!;
+      // An id int32 cannot hold: the whole column is int64.
+      if (id < INT32_MIN || id > INT32_MAX)
+        return { type: "int64", values: fill(new Float64Array(total), rows) };
+      narrow[at++] = id;
+    }
+  return { type: "int32", values: narrow };
+}
+
+function logprobs(rows: number[][], total: number): Vector {
+  const single = new Float32Array(total);
+  let at = 0;
+  for (const row of rows)
+    for (let i = 0; i < row.length; i++) {
+      const value = row[i]!;
+      single[at] = value;
+      // A value float32 would round: the whole column is float64.
+      if (single[at++] !== value)
+        return { type: "float64", values: fill(new Float64Array(total), rows) };
+    }
+  return { type: "float32", values: single };
 }
 
 /** The samples as the table's columns, in SAMPLE_COLUMNS order. */
@@ -87,7 +116,7 @@ export function samplesToColumns(samples: readonly TrainingSample[]): Column[] {
     ),
     response_mask: ragged(
       samples.map((s) => s.response_mask),
-      (flat) => ({ type: "bool", values: Uint8Array.from(flat) }),
+      (rows, total) => ({ type: "bool", values: fill(new Uint8Array(total), rows) }),
     ),
     response_logprobs: ragged(
       samples.map((s) => s.response_logprobs),

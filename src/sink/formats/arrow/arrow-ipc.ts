@@ -6,9 +6,8 @@
  */
 import { CONTINUATION, HEADER, METADATA_V5, PRECISION, TYPE } from "./arrow-format";
 import { finishFlatBuffer, table, type FbRef, type FbTable } from "./flatbuffer-writer";
+import { Body, int64Pairs, pad8 } from "./arrow-body";
 import { lengthOf, type Column, type Vector } from "./vectors";
-
-const encoder = new TextEncoder();
 
 function typeTable(vector: Vector): { code: number; type: FbTable; children: FbTable[] } {
   switch (vector.type) {
@@ -115,84 +114,6 @@ function message(headerType: number, header: FbTable, bodyLength: number): Uint8
   );
 }
 
-function bitsOf(flags: ArrayLike<number>): Uint8Array {
-  const bits = new Uint8Array(Math.ceil(flags.length / 8));
-  for (let i = 0; i < flags.length; i++) if (flags[i]) bits[i >> 3]! |= 1 << (i & 7);
-  return bits;
-}
-
-/** The buffers and nodes of one record batch body, in Arrow's depth-first order. */
-class Body {
-  readonly nodes: Array<[number, number]> = [];
-  readonly buffers: Uint8Array[] = [];
-
-  add(vector: Vector): void {
-    const length = lengthOf(vector);
-    if (vector.type === "utf8") {
-      const nulls = vector.values.reduce((n, v) => n + (v === null ? 1 : 0), 0);
-      const bytes = vector.values.map((v) => (v === null ? new Uint8Array(0) : encoder.encode(v)));
-      const offsets = new Int32Array(length + 1);
-      bytes.forEach((b, i) => (offsets[i + 1] = offsets[i]! + b.length));
-      const data = new Uint8Array(offsets[length]!);
-      bytes.forEach((b, i) => data.set(b, offsets[i]!));
-      this.nodes.push([length, nulls]);
-      this.buffers.push(
-        nulls > 0 ? bitsOf(vector.values.map((v) => (v === null ? 0 : 1))) : new Uint8Array(0),
-        bytesOf(offsets),
-        data,
-      );
-      return;
-    }
-    this.nodes.push([length, 0]);
-    if (vector.type === "list") {
-      this.buffers.push(new Uint8Array(0), bytesOf(vector.offsets));
-      this.add(vector.child);
-      return;
-    }
-    this.buffers.push(
-      new Uint8Array(0),
-      vector.type === "bool"
-        ? bitsOf(vector.values)
-        : vector.type === "int64"
-          ? int64Bytes(vector.values)
-          : bytesOf(vector.values),
-    );
-  }
-}
-
-function bytesOf(array: ArrayBufferView): Uint8Array {
-  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-}
-
-const pad8 = (n: number): number => Math.ceil(n / 8) * 8;
-
-/**
- * Safe integers as little-endian int64s, each written as two 32-bit halves (two's complement for
- * negatives): a BigInt per value was most of a small table's encoding time in workerd.
- */
-function int64Bytes(values: ArrayLike<number>): Uint8Array {
-  const view = new DataView(new ArrayBuffer(values.length * 8));
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i]!;
-    if ((value | 0) === value) {
-      // Token ids, offsets and lengths are int32s: the high half is the sign.
-      view.setInt32(8 * i, value, true);
-      view.setInt32(8 * i + 4, value < 0 ? -1 : 0, true);
-      continue;
-    }
-    if (!Number.isSafeInteger(value))
-      throw new RangeError(`an int64 value must be a safe integer, got ${value}`);
-    view.setUint32(8 * i, ((value % 2 ** 32) + 2 ** 32) % 2 ** 32, true);
-    view.setInt32(8 * i + 4, Math.floor(value / 2 ** 32), true);
-  }
-  return new Uint8Array(view.buffer);
-}
-
-/** Node and buffer entries (lengths, counts, offsets) as int64 pairs. */
-function int64Pairs(pairs: Array<[number, number]>): Uint8Array {
-  return int64Bytes(pairs.flat());
-}
-
 /** Frames a message as the stream format does: continuation, metadata length, metadata, body. */
 function framed(meta: Uint8Array, body: Uint8Array[]): Uint8Array[] {
   const prefix = new DataView(new ArrayBuffer(8));
@@ -234,21 +155,26 @@ export function encodeRecordBatchFrame(columns: Column[]): Uint8Array[] {
   const body = new Body();
   for (const column of columns) body.add(column.vector);
   const spans: Array<[number, number]> = [];
-  const parts: Uint8Array[] = [];
-  let offset = 0;
+  let bodyLength = 0;
   for (const buffer of body.buffers) {
-    spans.push([offset, buffer.length]);
-    parts.push(buffer);
-    const padded = pad8(buffer.length);
-    if (padded > buffer.length) parts.push(new Uint8Array(padded - buffer.length));
-    offset += padded;
+    spans.push([bodyLength, buffer.length]);
+    bodyLength += pad8(buffer.length);
   }
   const batch = table(
     { kind: "i64", value: length },
     { kind: "structs", bytes: int64Pairs(body.nodes) },
     { kind: "structs", bytes: int64Pairs(spans) },
   );
-  return framed(message(HEADER.recordBatch, batch, offset), parts);
+  const meta = message(HEADER.recordBatch, batch, bodyLength);
+  // Continuation, metadata length, metadata, body: one buffer, zeroed, so padding needs no writes.
+  const out = new Uint8Array(8 + meta.length + bodyLength);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, CONTINUATION, true);
+  view.setInt32(4, meta.length, true);
+  out.set(meta, 8);
+  const start = 8 + meta.length;
+  body.buffers.forEach((buffer, i) => buffer.write(out, view, start + spans[i]![0]));
+  return [out];
 }
 
 /** Chunks back to back in one buffer. */

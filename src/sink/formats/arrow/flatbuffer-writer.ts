@@ -138,12 +138,25 @@ function placeTable(out: Out, ref: FbTable): number {
   return at;
 }
 
+/**
+ * The writer's buffer, reused by every call (they are synchronous): a new one per message was a
+ * measured share of a small record batch's encoding. Zeroed again over what the last call used,
+ * so alignment padding is always zero and equal input gives equal bytes.
+ */
+let scratch = new Out();
+/** A scratch grown past this (a pull's large schema metadata) is not kept for the isolate's life. */
+const MAX_KEPT_SCRATCH = 64 * 1024;
+
 /** The FlatBuffer of `root`, padded to a multiple of 8 bytes. */
 export function finishFlatBuffer(root: FbTable): Uint8Array {
-  const out = new Out();
+  const out = scratch;
+  out.bytes.fill(0, 0, out.end);
+  out.end = 0;
   const rootSlot = out.reserve(4, 4);
   const target = placeTable(out, root);
   out.view.setUint32(rootSlot, target - rootSlot, true);
   out.reserve(0, 8);
-  return out.bytes.slice(0, out.end);
+  const bytes = out.bytes.slice(0, out.end);
+  if (out.bytes.length > MAX_KEPT_SCRATCH) scratch = new Out();
+  return bytes;
 }

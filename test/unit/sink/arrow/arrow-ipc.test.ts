@@ -102,6 +102,22 @@ describe("the Arrow IPC codec", () => {
     );
     expect(() => decodeArrowStream(new Uint8Array(0))).toThrow("stream has no schema");
   });
+
+  it("writes the same bytes for the same table whatever it wrote before (its header buffer is reused)", () => {
+    const small = [sample({}), sample({ sample_index: 1, rollout_id: "g:1" })];
+    const first = encodeSampleTable(small);
+    // A larger header in between (long names, a list of strings), then one past the kept size.
+    const wide: Column[] = Array.from({ length: 40 }, (_, i) => ({
+      name: `column-with-a-long-name-${i}`,
+      vector: { type: "utf8", values: [`value ${i}`, null] },
+    }));
+    decodeArrowStream(encodeArrowStream(wide, { note: "x".repeat(300) }));
+    const huge = encodeArrowStream(wide, { note: "y".repeat(100_000) });
+    expect(decodeArrowStream(huge).metadata.note).toHaveLength(100_000);
+    const again = encodeSampleTable(small);
+    expect(Array.from(again)).toEqual(Array.from(first));
+    expect(columnsToSamples(readSampleTable(again))).toEqual(small);
+  });
 });
 
 describe("sample tables", () => {
