@@ -8,13 +8,13 @@
  * between runs of the same code, more than most changes save; instruction counts repeat, so two
  * versions of the code can be told apart. Callgrind runs workerd ~50× slower: keep runs small.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RolloutClient } from "../scripts/rollout-client";
 import { commandLine } from "../scripts/command-line";
 import { startBenchStack } from "./bench-stack";
+import { requireValgrind, startCallgrind } from "./callgrind";
 import { percentile } from "./latency-table";
 import { startSimulatorProcess } from "./simulator-process";
 import { startWorkerdFloor } from "./workerd-floor";
@@ -43,55 +43,9 @@ const MAX_TOKENS = 24;
 /** The floor's object round trips per step, as bench:loop's. */
 const FLOOR_RPCS = 3;
 
-try {
-  execFileSync("valgrind", ["--version"], { stdio: "ignore" });
-} catch {
-  console.error("bench:instructions needs valgrind (apt-get install valgrind)");
-  process.exit(2);
-}
-const dir = mkdtempSync(join(tmpdir(), "edge-rollout-callgrind-"));
-const real = join(process.cwd(), "node_modules/@cloudflare/workerd-linux-64/bin/workerd");
-const wrapper = join(dir, "workerd");
-// Miniflare runs whatever MINIFLARE_WORKERD_PATH names; V8 writes code at run time, which
-// callgrind must re-read (--smc-check). Counters only, no per-instruction or jump detail.
-writeFileSync(
-  wrapper,
-  `#!/bin/sh\nexec valgrind --tool=callgrind --smc-check=all-non-file --dump-instr=no --collect-jumps=no --callgrind-out-file=${dir}/cg.%p.out ${real} "$@" 2>>${dir}/valgrind.log\n`,
-  { mode: 0o755 },
-);
-process.env.MINIFLARE_WORKERD_PATH = wrapper;
-
-/** The pid of the callgrind process started since `known` (its output file names it). */
-function newCallgrindPid(known: Set<number>): number {
-  const pids = readdirSync(dir)
-    .map((name) => /^cg\.(\d+)\.out$/.exec(name)?.[1])
-    .filter((pid): pid is string => pid !== undefined)
-    .map(Number)
-    .filter((pid) => !known.has(pid));
-  if (pids.length !== 1)
-    throw new Error(`expected one new callgrind process, found ${pids.length}`);
-  known.add(pids[0]!);
-  return pids[0]!;
-}
-
-/** Instructions `pid` executes while `work` runs (counters zeroed before, dumped after), and what `work` returned. */
-async function instructionsOf<T>(
-  pid: number,
-  work: () => Promise<T>,
-): Promise<{ instructions: number; result: T }> {
-  execFileSync("callgrind_control", ["-z", String(pid)], { stdio: "ignore" });
-  const result = await work();
-  const before = new Set(readdirSync(dir));
-  execFileSync("callgrind_control", ["-d", String(pid)], { stdio: "ignore" });
-  const dump = readdirSync(dir).find((name) => !before.has(name) && name.startsWith(`cg.${pid}`));
-  if (!dump) throw new Error(`callgrind wrote no dump for ${pid}`);
-  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, dump), "utf8"));
-  if (!totals) throw new Error(`no totals in ${dump}`);
-  return { instructions: Number(totals[1]), result };
-}
-
+requireValgrind("bench:instructions");
+const callgrind = startCallgrind();
 const median = (xs: number[]) => percentile(xs, 50);
-const known = new Set<number>();
 const simulator = await startSimulatorProcess([
   "--latency-ttft-ms",
   "50",
@@ -107,10 +61,10 @@ const stack = await startBenchStack({
   stateDir: "bench-instructions",
   localBatchSize: 100,
 });
-const oursPid = newCallgrindPid(known);
+const oursPid = callgrind.newProcess();
 const floorRoot = mkdtempSync(join(tmpdir(), "edge-rollout-floor-"));
 const floor = await startWorkerdFloor(simulator.url, floorRoot);
-const floorPid = newCallgrindPid(known);
+const floorPid = callgrind.newProcess();
 const client = new RolloutClient(stack.workerUrl);
 const config = { max_steps: steps, max_tokens_per_call: MAX_TOKENS };
 const shape = { rollouts, steps, maxTokens: MAX_TOKENS, concurrency: rollouts };
@@ -153,12 +107,12 @@ try {
   const bare: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const bytesBefore = stack.r2Bytes() ?? 0;
-    const counted = await instructionsOf(oursPid, oursRound);
+    const counted = await callgrind.count(oursPid, oursRound);
     await checkPublished(counted.result);
     ours.push(counted.instructions / (rollouts * steps));
     // The floor's puts carry as many bytes as ours did: the local R2 simulator costs by the byte.
     const bytes = Math.round(((stack.r2Bytes() ?? 0) - bytesBefore) / rollouts);
-    const floorRun = await instructionsOf(floorPid, () =>
+    const floorRun = await callgrind.count(floorPid, () =>
       floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, bytes),
     );
     bare.push(floorRun.instructions / (rollouts * steps));
@@ -176,6 +130,6 @@ try {
   await stack.stop();
   await floor.stop();
   await simulator.stop();
-  rmSync(dir, { recursive: true, force: true });
+  callgrind.stop();
   rmSync(floorRoot, { recursive: true, force: true });
 }
