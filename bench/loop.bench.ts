@@ -7,31 +7,21 @@
 import { RolloutClient } from "../scripts/rollout-client";
 import { runBareLoop } from "./bare-loop";
 import { benchStateDir, type BenchStack, type StackKind, startBenchStack } from "./bench-stack";
-import {
-  addRequests,
-  byMethodLine,
-  formatObjectRequests,
-  NO_REQUESTS,
-  type ObjectRequests,
-  readObjectRequests,
-  requestsBetween,
-} from "./object-requests";
+import { addRequests, byMethodLine, formatObjectRequests, NO_REQUESTS } from "./object-requests";
 import {
   addSessionUsage,
   formatUsage,
   NO_SESSIONS,
-  perStep,
-  sessionUsage,
   sharedObjectUsage,
   type SessionUsage,
 } from "./object-usage";
-import { priceMillionSteps } from "./pricing";
+import { floorReport, type FloorRound, median, priceReport, row, spread } from "./loop-report";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
-import { startWorkerdFloor, type FloorRun } from "./workerd-floor";
+import { startWorkerdFloor } from "./workerd-floor";
 import { commandLine } from "../scripts/command-line";
-import { untilQuiet } from "./process-cpu";
 import { formatCpuFit, type StepPoint } from "./cpu-fit";
+import { type OursRun, timedOursRound } from "./loop-ours";
 
 const values = commandLine({
   usage: "npm run bench:loop -- [options]",
@@ -125,73 +115,10 @@ if (fitSteps.some((n) => !Number.isInteger(n) || n < 1 || n > 50) || new Set(fit
   );
   process.exit(2);
 }
-const row = (label: string, ms: number, n: number) =>
-  `${label.padEnd(44)} ${(ms / 1000).toFixed(3).padStart(8)} s  ${(n / (ms / 1000)).toFixed(1).padStart(8)} steps/s`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-const spread = (xs: number[], digits: number) =>
-  xs.length > 1 ? `  (rounds: ${xs.map((x) => x.toFixed(digits)).join(", ")})` : "";
 
-/** One timed run of ours: wall time, steps, failures, workerd CPU per step. */
-interface OursRun {
-  /** The run's sessions' counters, read right after it (outside the timed window), before workerd evicts idle objects. */
-  sessions: SessionUsage;
-  /** What the policy object and the shards served during the run (read around it, for the same reason). */
-  requests: ObjectRequests;
-  wallMs: number;
-  /** From the start until the last rollout's publication was stored (its sessions' own clocks): when a trainer has every result. */
-  publishedMs: number;
-  steps: number;
-  failed: number;
-  cpuPerStep: number;
-  /** Bytes of R2 objects its publications stored, per rollout (null where the stack cannot tell). */
-  r2BytesPerRollout: number | null;
-}
-
-async function timedOurs(
-  stack: BenchStack,
-  client: RolloutClient,
-  perRollout = steps,
-): Promise<OursRun> {
-  const requestsBefore = await readObjectRequests(stack.workerUrl);
-  const r2Before = stack.r2Bytes();
-  const cpuBefore = stack.cpu();
-  const start = performance.now();
-  const startEpoch = Date.now();
-  const ids = await Promise.all(
-    Array.from({ length: rollouts }, (_, i) =>
-      client.create({
-        agent: "dialogue",
-        task: task(i, perRollout),
-        config: configFor(perRollout),
-      }),
-    ),
-  );
-  const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
-  const wallMs = performance.now() - start;
-  const done = ends.reduce((n, end) => n + end.steps, 0);
-  // The CPU the rollouts caused, including publications still running after their end events.
-  await untilQuiet(() => stack.cpu().worker);
-  const cpuPerStep = (stack.cpu().worker - cpuBefore.worker) / done;
-  const r2After = stack.r2Bytes();
-  const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
-  const sessions = await sessionUsage(client, ids);
-  // Read after the CPU (reading every view costs some): the publication times the sessions stored.
-  const published = (await Promise.all(ids.map((id) => client.get(id)))).map(
-    (view) => view.publication.published_at ?? Number.NaN,
-  );
-  const publishedMs = Math.max(...published) - startEpoch;
-  return {
-    sessions,
-    requests,
-    wallMs,
-    publishedMs,
-    steps: done,
-    failed: ends.filter((end) => end.status !== "succeeded").length,
-    cpuPerStep,
-    r2BytesPerRollout:
-      r2Before === null || r2After === null ? null : (r2After - r2Before) / ids.length,
-  };
-}
+/** One timed round of ours on `stack`: every rollout created at once, followed to its end. */
+const timedOurs = (stack: BenchStack, client: RolloutClient, perRollout = steps) =>
+  timedOursRound(stack, client, { rollouts, perRollout, task, config: configFor });
 
 async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {
   const cpu0 = process.cpuUsage();
@@ -234,11 +161,7 @@ try {
   const ours = new Map<StackKind, OursRun[]>(kinds.map((kind) => [kind, []]));
   const failures = new Map<StackKind, string>();
   const bare: Array<Awaited<ReturnType<typeof timedBare>>> = [];
-  const floorRuns: Array<{
-    fetchOnly: FloorRun;
-    withObjects: FloorRun;
-    withPublication: FloorRun;
-  }> = [];
+  const floorRuns: FloorRound[] = [];
   /** The floor's publication bytes per rollout, per round. */
   const floorBytes: number[] = [];
   /** What ours stored per rollout (the median so far; the floor's puts are padded to it). */
@@ -276,7 +199,6 @@ try {
   }
 
   const bareMs = median(bare.map((b) => b.wallMs));
-  const floorObjectsMs = median(floorRuns.map((f) => f.withObjects.wallMs));
   const floorObjectsCpu = median(floorRuns.map((f) => f.withObjects.cpuMsPerCall));
   const floorPublishedCpu = median(floorRuns.map((f) => f.withPublication.cpuMsPerCall));
   // Miniflare's local R2 and queue simulators run in the same workerd; without the floor there is no measure of them.
@@ -367,78 +289,39 @@ try {
   console.log(
     `baseline CPU per step:  ${median(bare.map((b) => b.cpuPerCall)).toFixed(2)} ms (openai client in this process)`,
   );
-  if (floor) {
-    const fetchOnly = floorRuns.map((f) => f.fetchOnly);
-    console.log(
-      row(
-        `workerd floor: bare Worker, fetch only`,
-        median(fetchOnly.map((f) => f.wallMs)),
-        fetchOnly[0]!.calls,
-      ) + `   ${median(fetchOnly.map((f) => f.cpuMsPerCall)).toFixed(2)} ms workerd CPU/step`,
-    );
-    console.log(
-      row(
-        `workerd floor: + ${FLOOR_RPCS} object RPCs/step`,
-        floorObjectsMs,
-        floorRuns[0]!.withObjects.calls,
-      ) +
-        `   ${floorObjectsCpu.toFixed(2)} ms workerd CPU/step (one SQLite write per RPC)` +
-        spread(
-          floorRuns.map((f) => f.withObjects.cpuMsPerCall),
-          2,
-        ),
-    );
-    const published = floorRuns.map((f) => f.withPublication);
-    console.log(
-      row(
-        `workerd floor: + publication per rollout`,
-        median(published.map((f) => f.wallMs)),
-        published[0]!.calls,
-      ) +
-        `   ${floorPublishedCpu.toFixed(2)} ms workerd CPU/step (3 R2 puts + 1 queue message per rollout)` +
-        spread(
-          published.map((f) => f.cpuMsPerCall),
-          2,
-        ),
-    );
-    console.log(
-      `  of which Miniflare's local R2 and queue simulators, in the same workerd: ${simulatorsCpu.toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`,
-    );
-    console.log(
-      `  publication bytes per rollout (R2 object bodies stored): ours ${(oursR2Bytes() / 1024).toFixed(1)} KB, the floor ${(median(floorBytes) / 1024).toFixed(1)} KB (its record padded to ours' total: the local R2 simulator costs by the byte)`,
-    );
-    for (const kind of kinds) {
-      const runs = ours.get(kind)!;
-      if (runs.length === 0) continue;
-      const oursCpu = median(runs.map((r) => r.cpuPerStep));
-      console.log(
-        `ours (${kind}) above the floor: ${(oursCpu - floorObjectsCpu).toFixed(2)} ms CPU/step over the bare Worker with ${FLOOR_RPCS} object RPCs; wall ${(median(runs.map((r) => r.wallMs)) / floorObjectsMs).toFixed(2)}x of it`,
-      );
-      console.log(
-        `ours (${kind}) above the floor with publication: ${(oursCpu - floorPublishedCpu).toFixed(2)} ms CPU/step; ours without the local simulators' share: ${(oursCpu - simulatorsCpu).toFixed(2)} ms CPU/step`,
-      );
-    }
-  }
+  if (floor)
+    for (const line of floorReport({
+      rounds: floorRuns,
+      rpcs: FLOOR_RPCS,
+      oursBytes: oursR2Bytes(),
+      floorBytes,
+      ours: kinds.flatMap((kind) => {
+        const runs = ours.get(kind)!;
+        return runs.length === 0
+          ? []
+          : [
+              {
+                kind,
+                cpuPerStep: median(runs.map((r) => r.cpuPerStep)),
+                wallMs: median(runs.map((r) => r.wallMs)),
+              },
+            ];
+      }),
+    }))
+      console.log(line);
   for (const kind of kinds) {
     const usage = usages.get(kind);
     const runs = ours.get(kind)!;
     if (!usage || runs.length === 0) continue;
     const oursCpu = median(runs.map((r) => r.cpuPerStep));
-    const per = (pick: Parameters<typeof perStep>[4]) =>
-      perStep(usage.sessions, usage.shared, usage.steps, steps, pick);
-    console.log(
-      `priced per 1M steps on Workers Standard (${kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 6 queue operations, 3 R2 writes and 1 read per rollout; modelled: a session awake ${SESSION_AWAKE_S_PER_STEP} s per step):`,
-    );
-    const lines = priceMillionSteps({
-      workerRequests: 2 / steps,
+    const lines = priceReport({
+      kind,
+      sessions: usage.sessions,
+      shared: usage.shared,
+      stepsDone: usage.steps,
+      stepsPerRollout: steps,
       workerCpuMs: Math.max(0, oursCpu - simulatorsCpu),
-      objectRequests: per((u) => u.requests),
       sessionAwakeS: SESSION_AWAKE_S_PER_STEP,
-      sqliteRowsWritten: per((u) => u.sqlite.rows_written),
-      sqliteRowsRead: per((u) => u.sqlite.rows_read),
-      queueOperations: 6 / steps,
-      r2ClassA: 3 / steps,
-      r2ClassB: 1 / steps,
     });
     for (const line of lines) console.log(line);
   }

@@ -1,0 +1,82 @@
+/** @module One timed round of ours in bench:loop: the rollouts, their wall time, and what they cost the stack. */
+import type { RolloutClient } from "../scripts/rollout-client";
+import type { BenchStack } from "./bench-stack";
+import { type ObjectRequests, readObjectRequests, requestsBetween } from "./object-requests";
+import { sessionUsage, type SessionUsage } from "./object-usage";
+import { untilQuiet } from "./process-cpu";
+
+/** One timed run of ours: wall time, steps, failures, workerd CPU per step. */
+export interface OursRun {
+  /** The run's sessions' counters, read right after it (outside the timed window), before workerd evicts idle objects. */
+  sessions: SessionUsage;
+  /** What the policy object and the shards served during the run (read around it, for the same reason). */
+  requests: ObjectRequests;
+  wallMs: number;
+  /** From the start until the last rollout's publication was stored (its sessions' own clocks): when a trainer has every result. */
+  publishedMs: number;
+  steps: number;
+  failed: number;
+  cpuPerStep: number;
+  /** Bytes of R2 objects its publications stored, per rollout (null where the stack cannot tell). */
+  r2BytesPerRollout: number | null;
+}
+
+/** A round's shape: how many rollouts, their steps, and each one's task and config. */
+export interface OursRoundShape {
+  rollouts: number;
+  perRollout: number;
+  task: (index: number, perRollout: number) => Record<string, unknown>;
+  config: (perRollout: number) => Record<string, unknown>;
+}
+
+/**
+ * Creates the round's rollouts at once, follows each to its end (the timed wall), then reads
+ * what they cost once workerd is quiet: CPU, the objects' requests and rows, R2 bytes, and when
+ * the last publication was stored.
+ */
+export async function timedOursRound(
+  stack: BenchStack,
+  client: RolloutClient,
+  shape: OursRoundShape,
+): Promise<OursRun> {
+  const { rollouts, perRollout } = shape;
+  const requestsBefore = await readObjectRequests(stack.workerUrl);
+  const r2Before = stack.r2Bytes();
+  const cpuBefore = stack.cpu();
+  const start = performance.now();
+  const startEpoch = Date.now();
+  const ids = await Promise.all(
+    Array.from({ length: rollouts }, (_, i) =>
+      client.create({
+        agent: "dialogue",
+        task: shape.task(i, perRollout),
+        config: shape.config(perRollout),
+      }),
+    ),
+  );
+  const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
+  const wallMs = performance.now() - start;
+  const done = ends.reduce((n, end) => n + end.steps, 0);
+  // The CPU the rollouts caused, including publications still running after their end events.
+  await untilQuiet(() => stack.cpu().worker);
+  const cpuPerStep = (stack.cpu().worker - cpuBefore.worker) / done;
+  const r2After = stack.r2Bytes();
+  const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
+  const sessions = await sessionUsage(client, ids);
+  // Read after the CPU (reading every view costs some): the publication times the sessions stored.
+  const published = (await Promise.all(ids.map((id) => client.get(id)))).map(
+    (view) => view.publication.published_at ?? Number.NaN,
+  );
+  const publishedMs = Math.max(...published) - startEpoch;
+  return {
+    sessions,
+    requests,
+    wallMs,
+    publishedMs,
+    steps: done,
+    failed: ends.filter((end) => end.status !== "succeeded").length,
+    cpuPerStep,
+    r2BytesPerRollout:
+      r2Before === null || r2After === null ? null : (r2After - r2Before) / ids.length,
+  };
+}
