@@ -101,7 +101,7 @@ export function priceReport(run: PricedRun): string[] {
   const per = (pick: Parameters<typeof perStep>[4]) =>
     perStep(run.sessions, run.shared, run.stepsDone, steps, pick);
   return [
-    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 6 queue operations, 3 R2 writes and 1 read per rollout; modelled: a session awake ${run.sessionAwakeS} s per step):`,
+    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 3 queue operations (the result message), 3 R2 writes and 1 read per rollout; modelled: a session awake ${run.sessionAwakeS} s per step):`,
     ...priceMillionSteps({
       workerRequests: 2 / steps,
       workerCpuMs: run.workerCpuMs,
@@ -109,7 +109,7 @@ export function priceReport(run: PricedRun): string[] {
       sessionAwakeS: run.sessionAwakeS,
       sqliteRowsWritten: per((u) => u.sqlite.rows_written),
       sqliteRowsRead: per((u) => u.sqlite.rows_read),
-      queueOperations: 6 / steps,
+      queueOperations: 3 / steps,
       r2ClassA: 3 / steps,
       r2ClassB: 1 / steps,
     }),

@@ -3,8 +3,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import worker from "../../functions/worker";
-import { createByHand, patchState } from "../fixtures/hand-session";
-import { getRollout, uniqueId, waitFor, waitForEnd } from "../fixtures/rollouts";
+import { createByHand, patchState, sessionOf } from "../fixtures/hand-session";
+import { getRollout, startRollout, uniqueId, waitFor, waitForEnd } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 
 /** Delivers `bodies` to the Worker's queue handler as one batch and returns what it acked and retried. */
@@ -109,5 +109,19 @@ describe("the work queue consumer", () => {
     const result = await deliver([work(ids[0]!), 42, work(ids[1]!)]);
     expect([...result.explicitAcks].sort()).toEqual(["msg-0", "msg-1", "msg-2"]);
     for (const id of ids) expect((await waitForEnd(id)).termination_reason).toBe("ENV_DONE");
+  });
+});
+
+describe("a driven rollout created over HTTP", () => {
+  it("is driven from its session's own alarm, with no work message: the session serves no requestDrive", async () => {
+    const rolloutId = await startRollout({
+      agent: "test-loop",
+      task: { problem: "Say hello.", extra_args: { done_after: 2 } },
+    });
+    expect(await waitForEnd(rolloutId)).toMatchObject({ status: "succeeded" });
+    const counts = (await sessionOf(rolloutId).usageCounts())!.requests.by_method;
+    expect(counts.requestDrive).toBeUndefined();
+    expect(counts).toMatchObject({ create: 1, lease: 1, finish: 1 });
+    expect(counts.alarm).toBeGreaterThanOrEqual(1);
   });
 });
