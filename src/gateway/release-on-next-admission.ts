@@ -124,12 +124,13 @@ export function releaseOnNextAdmission(
         void sendAlone(rolloutId, releases);
         throw error;
       }
-      if (admission.ok) opened(rolloutId, callId);
       // Applied before the admission was decided, admitted or not: the version in force then.
       for (const release of releases) {
         landed(rolloutId, release.callId);
         release.settle(Promise.resolve({ policy_version: admission.policy_version }));
       }
+      // After them: a call cut and resumed releases and is admitted again under the same id.
+      if (admission.ok) opened(rolloutId, callId);
       return admission;
     },
 

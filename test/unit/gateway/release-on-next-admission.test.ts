@@ -137,7 +137,7 @@ describe("releases that ride on the rollout's next admission", () => {
     expect(port.releasedAll("r2")).toBe(false);
   });
 
-  it("does not count a refused admission, and never vouches for a failed release or an admission in doubt", async () => {
+  it("does not count a refused admission, and never vouches for a failed release, a call admitted again under its id or an admission in doubt", async () => {
     const refused = recordingShard();
     refused.state.syncing = true;
     const quiet = releaseOnNextAdmission(refused.port, 10_000);
@@ -154,6 +154,15 @@ describe("releases that ride on the rollout's next admission", () => {
     await lost.flush();
     await expect(released).rejects.toThrow("shard unreachable");
     expect(lost.releasedAll("r1")).toBe(false);
+
+    // A call cut by a sync and resumed: released and admitted again under its own id, in one request.
+    const resumed = recordingShard();
+    const again = releaseOnNextAdmission(resumed.port, 10_000);
+    await again.acquire("r1", "c1", 60_000);
+    void again.release("r1", "c1");
+    await again.acquire("r1", "c1", 60_000);
+    expect(resumed.inFlight.has("c1")).toBe(true);
+    expect(again.releasedAll("r1")).toBe(false);
 
     const broken = recordingShard({ failAcquires: 1 });
     const doubt = releaseOnNextAdmission(broken.port, 10_000);
