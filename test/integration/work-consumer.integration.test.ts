@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import worker from "../../functions/worker";
 import { createByHand, patchState, sessionOf } from "../fixtures/hand-session";
-import { getRollout, startRollout, uniqueId, waitFor, waitForEnd } from "../fixtures/rollouts";
+import { api, getRollout, startRollout, uniqueId, waitFor, waitForEnd } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 
 /** Delivers `bodies` to the Worker's queue handler as one batch and returns what it acked and retried. */
@@ -112,6 +112,11 @@ describe("the work queue consumer", () => {
   });
 });
 
+/** The requests a rollout's session served, by method. */
+async function servedBy(rolloutId: string): Promise<Record<string, number>> {
+  return (await sessionOf(rolloutId).usageCounts())!.requests.by_method;
+}
+
 describe("a driven rollout created over HTTP", () => {
   it("is driven from its session's own alarm, with no work message: the session serves no requestDrive", async () => {
     const rolloutId = await startRollout({
@@ -119,9 +124,29 @@ describe("a driven rollout created over HTTP", () => {
       task: { problem: "Say hello.", extra_args: { done_after: 2 } },
     });
     expect(await waitForEnd(rolloutId)).toMatchObject({ status: "succeeded" });
-    const counts = (await sessionOf(rolloutId).usageCounts())!.requests.by_method;
+    const counts = await servedBy(rolloutId);
     expect(counts.requestDrive).toBeUndefined();
     expect(counts).toMatchObject({ create: 1, lease: 1, finish: 1 });
     expect(counts.alarm).toBeGreaterThanOrEqual(1);
+  });
+
+  it("and a fork of it: the child is driven from its own alarm too", async () => {
+    const parentId = await startRollout({
+      agent: "test-loop",
+      task: { problem: "Count the turns.", extra_args: {} },
+      config: { max_steps: 2 },
+    });
+    await waitForEnd(parentId);
+    const forked = await api(`/v1/rollouts/${parentId}/fork`, {
+      method: "POST",
+      body: JSON.stringify({ at_step: 1, n: 1, config: { max_steps: 3 } }),
+    });
+    expect(forked.status).toBe(202);
+    const { children } = (await forked.json()) as { children: Array<{ rollout_id: string }> };
+    const child = children[0]!.rollout_id;
+    expect(await waitForEnd(child)).toMatchObject({ status: "succeeded" });
+    const counts = await servedBy(child);
+    expect(counts.requestDrive).toBeUndefined();
+    expect(counts).toMatchObject({ createFork: 1, lease: 1, finish: 1 });
   });
 });

@@ -83,17 +83,9 @@ export class RolloutSessionCore {
       this.#kernel.store.writeSpec(spec);
       this.#kernel.save(state);
     });
-    if (spec.kind === "driven" && this.drive.enabled) {
-      // Its alarm drives it (`onAlarm`, no lease yet): what a work message would lead to through
-      // the consumer's `requestDrive`, set here without that hop (a queue message, a consumer
-      // invocation and a request per rollout). The alarm is as durable as the message: it is
-      // stored with the rollout, behind the same output gate, and retried if it fails.
-      await this.#kernel.deps.storage.setAlarm(now);
-      return { ok: true, created: true, rollout_id: spec.rollout_id, status: state.status };
-    }
-    if (spec.kind === "driven") await this.#kernel.announce(spec.rollout_id, "created");
     if (spec.runner !== null) await this.claims.offer(spec);
-    await this.#kernel.scheduleWatchdog(state, spec);
+    if (spec.kind === "driven") await this.#kernel.startDriving(state, spec);
+    else await this.#kernel.scheduleWatchdog(state, spec);
     return { ok: true, created: true, rollout_id: spec.rollout_id, status: state.status };
   }
 

@@ -110,8 +110,7 @@ export class SessionForkOps {
       this.#kernel.store.appendSpans(rebased.spans, now);
       state = this.#kernel.save(state);
     });
-    await this.#kernel.announce(spec.rollout_id, "created");
-    await this.#kernel.scheduleWatchdog(state, spec);
+    await this.#kernel.startDriving(state, spec);
     return { ok: true, created: true, rollout_id: spec.rollout_id, status: state.status };
   }
 }

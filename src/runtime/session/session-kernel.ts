@@ -105,6 +105,23 @@ export class SessionKernel {
     this.store.insertStep(step, envSnapshot, { ...state, updated_at: this.deps.now() });
   }
 
+  /**
+   * Gets a new driven rollout (created, or forked) driven. With a drive trigger its own alarm is
+   * set to now: the alarm drives it (`onAlarm`, no lease yet), which is what a work message
+   * would lead to through the consumer's `requestDrive`, without that hop (a queue message, a
+   * consumer invocation and a request per rollout); the alarm is stored with the rollout behind
+   * the same output gate and retried if it fails, so it is as durable as the message. Without
+   * one, the rollout is announced on the work queue and the watchdog set.
+   */
+  async startDriving(state: SessionState, spec: RolloutSpec): Promise<void> {
+    if (this.deps.drive) {
+      await this.deps.storage.setAlarm(this.deps.now());
+      return;
+    }
+    await this.announce(spec.rollout_id, "created");
+    await this.scheduleWatchdog(state, spec);
+  }
+
   /** Puts the rollout on the work queue for a driver. */
   async announce(rolloutId: string, reason: WorkMessage["reason"]): Promise<void> {
     await this.deps.queue.send({ rollout_id: rolloutId, reason, sent_at: this.deps.now() });
