@@ -108,15 +108,12 @@ export function releaseOnNextAdmission(
       const releases = take(rolloutId);
       let admission: PolicyAdmission;
       try {
-        admission =
-          releases.length === 0
-            ? await port.acquire(rolloutId, callId, ttlMs)
-            : await port.acquire(
-                rolloutId,
-                callId,
-                ttlMs,
-                releases.map((release) => release.callId),
-              );
+        admission = await port.acquire(
+          rolloutId,
+          callId,
+          ttlMs,
+          releases.length > 0 ? releases.map((release) => release.callId) : undefined,
+        );
       } catch (error) {
         // Whether the shard applied the admission is unknown: it counts as open. The releases
         // go again on their own.

@@ -39,9 +39,6 @@ export const SAMPLE_COLUMNS = [
 ] as const;
 type SampleColumnName = (typeof SAMPLE_COLUMNS)[number];
 
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
-
 function ints(values: number[]): Vector {
   return { type: "int64", values: Float64Array.from(values) };
 }
@@ -71,32 +68,33 @@ function fill<T extends Int32Array | Float32Array | Float64Array | Uint8Array>(
   return out;
 }
 
-function tokenIds(rows: number[][], total: number): Vector {
-  const narrow = new Int32Array(total);
+/**
+ * Copies `rows` into `out` and tells whether every value came through unchanged: an id int32
+ * cannot hold wraps, a logprob float32 cannot hold rounds. Either way the caller stores the whole
+ * column wider.
+ */
+function holdsExactly(out: Int32Array | Float32Array, rows: number[][]): boolean {
   let at = 0;
   for (const row of rows)
     for (let i = 0; i < row.length; i++) {
-      const id = row[i]!;
-      // An id int32 cannot hold: the whole column is int64.
-      if (id < INT32_MIN || id > INT32_MAX)
-        return { type: "int64", values: fill(new Float64Array(total), rows) };
-      narrow[at++] = id;
+      out[at] = row[i]!;
+      if (out[at++] !== row[i]) return false;
     }
-  return { type: "int32", values: narrow };
+  return true;
+}
+
+function tokenIds(rows: number[][], total: number): Vector {
+  const values = new Int32Array(total);
+  return holdsExactly(values, rows)
+    ? { type: "int32", values }
+    : { type: "int64", values: fill(new Float64Array(total), rows) };
 }
 
 function logprobs(rows: number[][], total: number): Vector {
-  const single = new Float32Array(total);
-  let at = 0;
-  for (const row of rows)
-    for (let i = 0; i < row.length; i++) {
-      const value = row[i]!;
-      single[at] = value;
-      // A value float32 would round: the whole column is float64.
-      if (single[at++] !== value)
-        return { type: "float64", values: fill(new Float64Array(total), rows) };
-    }
-  return { type: "float32", values: single };
+  const values = new Float32Array(total);
+  return holdsExactly(values, rows)
+    ? { type: "float32", values }
+    : { type: "float64", values: fill(new Float64Array(total), rows) };
 }
 
 /** The samples as the table's columns, in SAMPLE_COLUMNS order. */
