@@ -56,13 +56,18 @@ export async function runDialogues(
   const worker = async () => {
     while (next < plan.rollouts) {
       const topic = plan.firstTopic + next++;
-      const id = await client.create({
-        agent: "dialogue",
-        task: { problem: `Tell me about topic ${topic}.`, extra_args: { turns: plan.turns } },
-        config,
-      });
-      ids.push(id);
-      const end = await withTimeout(client.waitForEnd(id), plan.timeoutMs, `rollout ${id}`);
+      const rolloutId = crypto.randomUUID();
+      ids.push(rolloutId);
+      const { end } = await withTimeout(
+        client.run({
+          agent: "dialogue",
+          task: { problem: `Tell me about topic ${topic}.`, extra_args: { turns: plan.turns } },
+          config,
+          rollout_id: rolloutId,
+        }),
+        plan.timeoutMs,
+        `rollout ${rolloutId}`,
+      );
       if (end.status !== "succeeded") notSucceeded++;
     }
   };

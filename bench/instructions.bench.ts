@@ -76,16 +76,17 @@ let topic = 0;
  * which counted here made ours look twice as heavy; `checkPublished` looks after the dump.
  */
 async function oursRound(): Promise<string[]> {
-  const ids = await Promise.all(
+  // Each created and followed in one request, as a client following its rollouts would.
+  const runs = await Promise.all(
     Array.from({ length: rollouts }, () =>
-      client.create({
+      client.run({
         agent: "dialogue",
         task: { problem: `Tell me about topic ${topic++}.`, extra_args: { turns: steps } },
         config,
       }),
     ),
   );
-  await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
+  const ids = runs.map((run) => run.rolloutId);
   await new Promise((resolve) => setTimeout(resolve, settleMs));
   return ids;
 }

@@ -30,7 +30,7 @@ export interface OursRoundShape {
 }
 
 /**
- * Creates the round's rollouts at once, follows each to its end (the timed wall), then reads
+ * Creates the round's rollouts at once, each followed to its end in the same request (the timed wall), then reads
  * what they cost once workerd is quiet: CPU, the objects' requests and rows, R2 bytes, and when
  * the last publication was stored.
  */
@@ -45,16 +45,18 @@ export async function timedOursRound(
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const startEpoch = Date.now();
-  const ids = await Promise.all(
+  // Each rollout created and followed in one request (`stream: true`), as a client following its rollouts would.
+  const runs = await Promise.all(
     Array.from({ length: rollouts }, (_, i) =>
-      client.create({
+      client.run({
         agent: "dialogue",
         task: shape.task(i, perRollout),
         config: shape.config(perRollout),
       }),
     ),
   );
-  const ends = await Promise.all(ids.map((id) => client.waitForEnd(id, 20)));
+  const ids = runs.map((run) => run.rolloutId);
+  const ends = runs.map((run) => run.end);
   const wallMs = performance.now() - start;
   const done = ends.reduce((n, end) => n + end.steps, 0);
   // The CPU the rollouts caused, including publications still running after their end events.

@@ -149,11 +149,7 @@ try {
     stacks.push({ stack, client });
     // Warm-up: first requests compile code paths in workerd, open connections, wake the shards.
     await Promise.all(
-      [0, 1, 2, 3].map(async (w) =>
-        client.waitForEnd(
-          await client.create({ agent: "dialogue", task: task(100_000 + w), config }),
-        ),
-      ),
+      [0, 1, 2, 3].map((w) => client.run({ agent: "dialogue", task: task(100_000 + w), config })),
     );
   }
   if (floor) await floor.loop("sim-qwen3", { ...shape, rollouts: 4 }, FLOOR_RPCS, true); // warm-up: compile, open connections, create the objects' tables

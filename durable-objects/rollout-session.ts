@@ -14,6 +14,7 @@ import { SessionGatewayOps } from "../src/runtime/session/session-gateway";
 import { SessionAttemptOps } from "../src/runtime/session/session-attempts";
 import { type ForkSourceResult, SessionForkOps } from "../src/runtime/session/session-fork";
 import type { ForkPrefix } from "../src/runtime/session/fork-prefix";
+import type { SseEvent } from "../src/runtime/session/event-hub";
 import type { ForkRecord } from "../src/schemas/rollout-tree";
 import type { LlmCall } from "../src/schemas/llm-call";
 import { shardOf } from "../src/runtime/claims/claim-shards";
@@ -230,10 +231,10 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
     return this.#core.read();
   }
 
-  /** An SSE byte stream of steps after `afterStepIndex` and of what follows. */
-  subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
+  /** An SSE byte stream of steps after `afterStepIndex` and of what follows, after `opening` when given. */
+  subscribe(afterStepIndex: number, opening?: SseEvent): ReadableStream<Uint8Array> | undefined {
     this.#requests.count("subscribe");
-    return this.#core.subscribe(afterStepIndex);
+    return this.#core.subscribe(afterStepIndex, opening);
   }
 
   /** Limits and replica for a gateway call, unless the rollout is missing or finished (or `attempt` is no longer live). */

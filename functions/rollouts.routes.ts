@@ -21,6 +21,13 @@ import { batchOfGroupUid } from "../src/runtime/batch/batch-state";
 import type { RolloutGroup } from "../src/schemas/rollout-group";
 import { placementIssues } from "../src/training/training-modes";
 
+/** Headers of a rollout's event stream: not cached, not buffered by a proxy on the way. */
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
 /** The HTTP error for a refused session write. */
 function writeError(
   rolloutId: string,
@@ -98,21 +105,27 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
     if (!created.ok) throw new ConflictError(created.message);
     const origin = new URL(c.req.url).origin;
     const llmUrl = `${origin}/v1/rollouts/${rolloutId}/llm/v1`;
-    return c.json(
-      {
-        rollout_id: rolloutId,
-        status: created.status,
-        created: created.created,
-        // `endpoint` is Agent-lightning's name for the same URL.
-        llm: {
-          base_url: llmUrl,
-          endpoint: llmUrl,
-          api_key: await rolloutKey(gatewaySecret(c.env), rolloutId),
-        },
-        links: { self: `/v1/rollouts/${rolloutId}`, events: `/v1/rollouts/${rolloutId}/events` },
+    const answer = {
+      rollout_id: rolloutId,
+      status: created.status,
+      created: created.created,
+      // `endpoint` is Agent-lightning's name for the same URL.
+      llm: {
+        base_url: llmUrl,
+        endpoint: llmUrl,
+        api_key: await rolloutKey(gatewaySecret(c.env), rolloutId),
       },
-      created.created ? 202 : 200,
-    );
+      links: { self: `/v1/rollouts/${rolloutId}`, events: `/v1/rollouts/${rolloutId}/events` },
+    };
+    const status = created.created ? 202 : 200;
+    if (!body.stream) return c.json(answer, status);
+    // Create and follow in one request: the session's own stream, opened by the answer. It has no
+    // event id, so a client that lost the stream resumes from its last step with GET …/events.
+    const stream = await objects(c.env)
+      .session(rolloutId)
+      .subscribe(-1, { event: "created", data: answer });
+    if (!stream) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    return new Response(stream, { status, headers: SSE_HEADERS });
   });
 
   routes.post("/:id/events", async (c) => {
@@ -171,13 +184,7 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
       c.req.header("last-event-id"),
       c.req.query("after"),
     );
-    return new Response(stream, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        "x-accel-buffering": "no",
-      },
-    });
+    return new Response(stream, { headers: SSE_HEADERS });
   });
 
   routes.post("/:id/cancel", async (c) => {

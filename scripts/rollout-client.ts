@@ -34,6 +34,41 @@ async function repeatable<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
+/** How far a rollout's event stream got: the last event id seen, and whether `created` came. */
+interface StreamProgress {
+  lastEventId: string | undefined;
+  created: boolean;
+}
+
+/**
+ * Reads SSE frames until the `end` event and returns it (cancelling the rest), or undefined when
+ * the stream closed first. Records the last step id and the `created` event in `progress`.
+ */
+async function readUntilEnd(
+  response: Response & { body: ReadableStream<Uint8Array> },
+  progress: StreamProgress,
+): Promise<RolloutEnd | undefined> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of response.body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let boundary: number;
+    while ((boundary = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      const id = /^id: (.*)$/m.exec(frame)?.[1];
+      if (id !== undefined && id !== "end") progress.lastEventId = id;
+      if (/^event: created$/m.test(frame)) progress.created = true;
+      if (/^event: end$/m.test(frame)) {
+        const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
+        await response.body.cancel().catch(() => undefined);
+        return JSON.parse(data) as RolloutEnd;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Talks to one edge-rollout deployment. */
 export class RolloutClient {
   readonly #api: ApiClient;
@@ -95,35 +130,53 @@ export class RolloutClient {
   }
 
   /**
+   * Creates a rollout and follows it to its end in one request (`stream: true`): the answer is
+   * its event stream. A stream lost after the `created` event is resumed from the last step seen
+   * with `GET …/events`; one lost before it is created again (same id, so the same rollout).
+   */
+  async run(body: {
+    agent: string;
+    task: unknown;
+    config?: unknown;
+    rollout_id?: string;
+  }): Promise<{ rolloutId: string; end: RolloutEnd }> {
+    const withId = { ...body, rollout_id: body.rollout_id ?? crypto.randomUUID(), stream: true };
+    const progress: StreamProgress = { lastEventId: undefined, created: false };
+    for (let attempt = 0; !progress.created; attempt++) {
+      if (attempt === 3)
+        throw new Error(`creating ${withId.rollout_id} kept failing before its created event`);
+      try {
+        const response = await this.#api.openStream("/v1/rollouts", {}, withId);
+        const end = await readUntilEnd(response, progress);
+        if (end) return { rolloutId: withId.rollout_id, end };
+      } catch (error) {
+        if (!(error instanceof UnreachableError || error instanceof TypeError)) throw error;
+      }
+    }
+    return {
+      rolloutId: withId.rollout_id,
+      end: await this.waitForEnd(withId.rollout_id, 20, progress),
+    };
+  }
+
+  /**
    * Resolves with the `end` event of a rollout's SSE stream (status, termination_reason, reward):
    * one open stream per rollout costs the server far less than repeated full GETs. A stream that
    * closes early (a restart, an evicted object) is reopened after the last event seen.
    */
-  async waitForEnd(rolloutId: string, reconnects = 5): Promise<RolloutEnd> {
-    let lastEventId: string | undefined;
+  async waitForEnd(
+    rolloutId: string,
+    reconnects = 5,
+    progress: StreamProgress = { lastEventId: undefined, created: true },
+  ): Promise<RolloutEnd> {
     for (let attempt = 0; attempt <= reconnects; attempt++) {
       try {
         const response = await this.#api.openStream(
           `/v1/rollouts/${rolloutId}/events`,
-          lastEventId === undefined ? {} : { "last-event-id": lastEventId },
+          progress.lastEventId === undefined ? {} : { "last-event-id": progress.lastEventId },
         );
-        const decoder = new TextDecoder();
-        let buffer = "";
-        for await (const chunk of response.body) {
-          buffer += decoder.decode(chunk, { stream: true });
-          let boundary: number;
-          while ((boundary = buffer.indexOf("\n\n")) >= 0) {
-            const frame = buffer.slice(0, boundary);
-            buffer = buffer.slice(boundary + 2);
-            const id = /^id: (.*)$/m.exec(frame)?.[1];
-            if (id !== undefined && id !== "end") lastEventId = id;
-            if (/^event: end$/m.test(frame)) {
-              const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "{}";
-              await response.body.cancel().catch(() => undefined);
-              return JSON.parse(data) as RolloutEnd;
-            }
-          }
-        }
+        const end = await readUntilEnd(response, progress);
+        if (end) return end;
       } catch (error) {
         // A connection dropped before or during the stream is one more reconnect, after the last event seen.
         if (

@@ -24,6 +24,12 @@ export const CreateRolloutRequest = z
     rollout_id: RolloutId.optional(),
     /** The GRPO group this rollout samples (batches set it); default: a group of one, stored, not fed to the trainer. */
     group: RolloutGroup.optional(),
+    /**
+     * Answer with the rollout's event stream instead of JSON (as OpenAI's `stream: true`): a
+     * `created` event with the usual answer, then its steps and its `end`. Create and follow in
+     * one request; not part of the rollout, so it never makes a repeated create a conflict.
+     */
+    stream: z.boolean().default(false),
   })
   .strict();
 export type CreateRolloutRequest = z.infer<typeof CreateRolloutRequest>;

@@ -1,6 +1,6 @@
 /** Integration: `GET /v1/rollouts/:id/events` — Server-Sent Events of steps and the end. */
 import { describe, expect, it } from "vitest";
-import { api, runRollout, startRollout, uniqueId } from "../fixtures/rollouts";
+import { api, postRollout, runRollout, startRollout, uniqueId } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 
 interface SseFrame {
@@ -161,5 +161,70 @@ describe("rollout events", () => {
       .map((frame) => frame.id);
     expect(ids).toEqual(["0", "1", "2", "3"]);
     expect(rest.at(-1)).toMatchObject({ event: "end", data: { status: "succeeded" } });
+  });
+
+  describe("create and follow in one request (stream: true)", () => {
+    it("answers 202 with the created answer as the first event, then every step and the end", async () => {
+      const rolloutId = uniqueId("sse-create");
+      const response = await postRollout({
+        agent: "test-loop",
+        rollout_id: rolloutId,
+        task: { ...threeSteps, extra_args: { done_after: 3, step_sleep_ms: 20 } },
+        stream: true,
+      });
+      expect(response.status).toBe(202);
+      expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+      const frames = parseSse(await response.text());
+      expect(frames.map((frame) => `${frame.event}:${frame.id}`)).toEqual([
+        "created:undefined",
+        "step:0",
+        "step:1",
+        "step:2",
+        "end:end",
+      ]);
+      const created = frames[0]!.data as {
+        rollout_id: string;
+        created: boolean;
+        llm: { base_url: string; api_key: string };
+      };
+      expect(created).toMatchObject({ rollout_id: rolloutId, created: true });
+      expect(created.llm.base_url).toMatch(new RegExp(`/v1/rollouts/${rolloutId}/llm/v1$`));
+      expect(created.llm.api_key).toMatch(/^erk\./);
+      const view = (await api(`/v1/rollouts/${rolloutId}`).then((r) => r.json())) as {
+        status: string;
+        trajectory: { steps: unknown[] };
+      };
+      expect(view).toMatchObject({ status: "succeeded" });
+      expect(view.trajectory.steps).toHaveLength(3);
+    });
+
+    it("answers the same create sent again with 200, created: false, and the whole stream so far", async () => {
+      const body = { agent: "test-loop", rollout_id: uniqueId("sse-again"), task: threeSteps };
+      const first = await postRollout({ ...body, stream: true });
+      await first.text();
+      const again = await postRollout({ ...body, stream: true });
+      expect(again.status).toBe(200);
+      const frames = parseSse(await again.text());
+      expect(frames[0]).toMatchObject({ event: "created", data: { created: false } });
+      expect(frames.map((frame) => frame.id).slice(1)).toEqual(["0", "1", "2", "end"]);
+      // Without stream, the same create answers JSON: stream is how to answer, not part of the rollout.
+      const plain = await postRollout(body);
+      expect(plain.status).toBe(200);
+      expect(plain.headers.get("content-type")).toMatch(/^application\/json/);
+    });
+
+    it("refuses a stream that is not a boolean with 422 naming the field, creating nothing", async () => {
+      const rolloutId = uniqueId("sse-bad-stream");
+      const response = await postRollout({
+        agent: "test-loop",
+        rollout_id: rolloutId,
+        task: threeSteps,
+        stream: "yes",
+      });
+      expect(response.status).toBe(422);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(await response.json()).toMatchObject({ errors: [{ path: "stream" }] });
+      expect((await api(`/v1/rollouts/${rolloutId}`)).status).toBe(404);
+    });
   });
 });

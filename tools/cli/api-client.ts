@@ -107,19 +107,28 @@ export class ApiClient {
   }
 
   /**
-   * Opens `GET path` as a stream (server-sent events) and returns the response with its body
-   * unread. No timeout: a stream lasts as long as what it follows. Error statuses throw as in `request`.
+   * Opens `GET path` (with `body`: `POST path` with it as JSON) as a stream of server-sent events
+   * and returns the response with its body unread. No timeout: a stream lasts as long as what it
+   * follows. Error statuses throw as in `request`.
    */
   async openStream(
     path: string,
     headers: Record<string, string> = {},
+    body?: unknown,
   ): Promise<Response & { body: ReadableStream<Uint8Array> }> {
+    const method = body === undefined ? "GET" : "POST";
     const response = await this.#fetch(path, {
-      headers: this.#headers({ accept: "text/event-stream", ...headers }),
+      method,
+      headers: this.#headers({
+        accept: "text/event-stream",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      }),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (!response.ok || !response.body) {
       const text = await response.text();
-      throw failure("GET", path, response, parseJson(text), text);
+      throw failure(method, path, response, parseJson(text), text);
     }
     return response as Response & { body: ReadableStream<Uint8Array> };
   }

@@ -17,6 +17,7 @@ import type {
 } from "./session-results";
 import { initialState, type SessionState } from "./session-state";
 import { buildRolloutView, endEvent, spanEvent, stepEvent } from "./session-view";
+import type { SseEvent } from "./event-hub";
 import { accountCall } from "./call-accounting";
 import { SessionClaimOps } from "./session-claims";
 import { SessionDriveOps } from "./session-drive";
@@ -332,8 +333,11 @@ export class RolloutSessionCore {
     });
   }
 
-  /** An SSE stream: steps after `afterStepIndex`, then live steps, then the end event. */
-  subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined {
+  /**
+   * An SSE stream: `opening` (create-and-follow's `created` answer), steps after `afterStepIndex`,
+   * then live steps, then the end event.
+   */
+  subscribe(afterStepIndex: number, opening?: SseEvent): ReadableStream<Uint8Array> | undefined {
     const state = this.#kernel.state;
     if (!state) return undefined;
     const history = hasHistory(state);
@@ -341,6 +345,7 @@ export class RolloutSessionCore {
     // Span events carry no id, so only a fresh subscriber (no Last-Event-ID) gets the spans so far.
     const spans = afterStepIndex < 0 ? this.#kernel.store.listSpans().map(spanEvent) : [];
     const backlog = [
+      ...(opening ? [opening] : []),
       ...spans,
       ...(history ? this.#kernel.store.listSteps(afterStepIndex) : []).map(({ step }) =>
         stepEvent(

@@ -12,6 +12,7 @@ import type { ForkRecord } from "../../schemas/rollout-tree";
 import type { Span, SpanInput } from "../../schemas/span";
 import type { RequestCounts } from "../request-counter";
 import type { SqlCounts } from "../sql-counter";
+import type { SseEvent } from "./event-hub";
 import type { ForkPrefix } from "./fork-prefix";
 import type { RequestDriveResult } from "./session-drive";
 import type { ForkSourceResult } from "./session-fork";
@@ -81,8 +82,8 @@ export interface RolloutSessionApi {
   cancel(): Promise<FinishResult>;
   /** The rollout's full view, or undefined if it was never created. */
   read(): RolloutView | undefined;
-  /** An SSE byte stream of steps after `afterStepIndex` and of what follows. */
-  subscribe(afterStepIndex: number): ReadableStream<Uint8Array> | undefined;
+  /** An SSE byte stream of steps after `afterStepIndex` and of what follows, after `opening` when given. */
+  subscribe(afterStepIndex: number, opening?: SseEvent): ReadableStream<Uint8Array> | undefined;
   /** Limits and replica for a gateway call, unless the rollout is missing or finished (or `attempt` is no longer live). */
   admitCall(attempt?: number): AdmitCallResult;
   /** Runs a call of the rollout's gateway endpoint in the object, where it outlives the HTTP request that asked for it. */
