@@ -19,68 +19,21 @@ import { floorReport, type FloorRound, median, priceReport, row, spread } from "
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
 import { startWorkerdFloor } from "./workerd-floor";
-import { commandLine } from "../scripts/command-line";
 import { formatCpuFit, type StepPoint } from "./cpu-fit";
 import { type OursRun, timedOursRound } from "./loop-ours";
+import { loopOptions } from "./loop-options";
 
-const values = commandLine({
-  usage: "npm run bench:loop -- [options]",
-  description:
-    "N rollouts × steps through edge-rollout on the local stack vs a bare openai-client loop, against one simulator.",
-  flags: {
-    rollouts: { type: "string", default: "30", help: "rollouts (each a dialogue)" },
-    steps: { type: "string", default: "5", help: "steps (model calls) per rollout" },
-    "ttft-ms": { type: "string", default: "50", help: "simulator time to first token" },
-    "per-token-ms": { type: "string", default: "1", help: "simulator time per generated token" },
-    "max-tokens": { type: "string", default: "24", help: "max_tokens per call" },
-    stack: {
-      type: "string",
-      default: "miniflare",
-      help: "miniflare, wrangler, or both (side by side in this run)",
-    },
-    "profile-rollouts": {
-      type: "string",
-      default: "16",
-      help: "rollouts in the profiled (untimed) run; 0 = none",
-    },
-    rounds: {
-      type: "string",
-      default: "1",
-      help: "alternating rounds of ours, the bare loop and the floor; each figure is the median over them",
-    },
-    "skip-floor": {
-      type: "boolean",
-      default: false,
-      help: "skip the workerd floor (the same calls from a bare Worker in workerd, with and without object round trips)",
-    },
-    port: { type: "string", default: "8797", help: "Worker port" },
-    "fit-steps": {
-      type: "string",
-      default: "",
-      help: "e.g. 2,10: after the run, ours and the floor with publication at each of these steps per rollout (--rounds each), split into CPU per rollout and per step",
-    },
-    "interruptible-calls": {
-      type: "string",
-      default: "off",
-      help: "on: the driver's plain calls stream from upstream so an interrupt sync can cut them (DRIVER_INTERRUPTIBLE_CALLS=on); off (default): non-streamed",
-    },
-  },
-});
-const rollouts = Number(values.rollouts);
-const steps = Number(values.steps);
-const maxTokens = Number(values["max-tokens"]);
-const profileRollouts = Number(values["profile-rollouts"]);
-const rounds = Number(values.rounds);
-const kinds: StackKind[] =
-  values.stack === "both" ? ["wrangler", "miniflare"] : [values.stack as StackKind];
-if (!kinds.every((k) => k === "miniflare" || k === "wrangler")) {
-  console.error(`bench:loop: --stack must be miniflare, wrangler or both, got "${values.stack}"`);
-  process.exit(2);
-}
-if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
-  console.error(`bench:loop: --rounds must be an integer 1..20, got "${values.rounds}"`);
-  process.exit(2);
-}
+const {
+  values,
+  rollouts,
+  steps,
+  maxTokens,
+  profileRollouts,
+  rounds,
+  warmUpRounds,
+  kinds,
+  fitSteps,
+} = loopOptions();
 /** Work messages per local consumer batch: the consumer only hands rollouts to their sessions, so any size is fast. */
 const LOCAL_BATCH = 100;
 /** Durable Object round trips per step in the floor's "objects" run: admission, release, step commit. */
@@ -108,13 +61,6 @@ const task = (i: number, perRollout = steps) => ({
   problem: `Tell me about topic ${i}.`,
   extra_args: { turns: perRollout },
 });
-const fitSteps = values["fit-steps"] === "" ? [] : values["fit-steps"].split(",").map(Number);
-if (fitSteps.some((n) => !Number.isInteger(n) || n < 1 || n > 50) || new Set(fitSteps).size === 1) {
-  console.error(
-    `bench:loop: --fit-steps takes two or more different step counts 1..50, e.g. 2,10; got "${values["fit-steps"]}"`,
-  );
-  process.exit(2);
-}
 
 /** One timed round of ours on `stack`: every rollout created at once, followed to its end. */
 const timedOurs = (stack: BenchStack, client: RolloutClient, perRollout = steps) =>
@@ -168,6 +114,20 @@ try {
       .filter((bytes): bytes is number => bytes !== null);
     return measured.length > 0 ? Math.round(median(measured)) : 0;
   };
+  // Full-size rounds first, not counted: until the isolate's JIT has compiled the hot paths a round
+  // costs more (ours' first round measured 3.1–4.1 ms/step, the next ones 2.1–2.9), a one-off a
+  // long training run does not see per step. The floor and the bare loop get the same.
+  for (let round = 0; round < warmUpRounds; round += 1) {
+    let bytes = 0;
+    for (const { stack, client } of stacks)
+      bytes = (await timedOurs(stack, client)).r2BytesPerRollout ?? 0;
+    await timedBare();
+    if (floor) {
+      await floor.loop("sim-qwen3", shape, 0);
+      await floor.loop("sim-qwen3", shape, FLOOR_RPCS);
+      await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, bytes);
+    }
+  }
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
       if (failures.has(stack.kind)) continue;
@@ -201,7 +161,10 @@ try {
   const simulatorsCpu = floorRuns.length > 0 ? floorPublishedCpu - floorObjectsCpu : 0;
   console.log(
     `bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
-      (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : ""),
+      (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : "") +
+      (warmUpRounds > 0
+        ? `, after ${warmUpRounds} untimed warm-up round${warmUpRounds > 1 ? "s" : ""}`
+        : ""),
   );
   // The headline (issue 26 item 6): what this machine can show of the framework's own CPU, with the floor beside it.
   for (const kind of kinds) {
