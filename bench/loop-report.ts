@@ -101,9 +101,9 @@ export function priceReport(run: PricedRun): string[] {
   const per = (pick: Parameters<typeof perStep>[4]) =>
     perStep(run.sessions, run.shared, run.stepsDone, steps, pick);
   return [
-    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 2 Worker requests, 3 queue operations (the result message), 3 R2 writes and 1 read per rollout; modelled: a session awake ${run.sessionAwakeS} s per step):`,
+    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 1 Worker request (created and followed at once, stream: true), 3 queue operations (the result message), 3 R2 writes and 1 read per rollout; modelled: a session awake ${run.sessionAwakeS} s per step):`,
     ...priceMillionSteps({
-      workerRequests: 2 / steps,
+      workerRequests: 1 / steps,
       workerCpuMs: run.workerCpuMs,
       objectRequests: per((u) => u.requests),
       sessionAwakeS: run.sessionAwakeS,
