@@ -34,8 +34,8 @@ async function repeatable<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-/** How far a rollout's event stream got: the last event id seen, and whether `created` came. */
-interface StreamProgress {
+/** How far a rollout's event stream got: the last event id seen, and whether `created` came (a resumed `run` passes it to `waitForEnd`). */
+export interface StreamProgress {
   lastEventId: string | undefined;
   created: boolean;
 }
