@@ -114,6 +114,13 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
     reset: options.reset,
     pid: process.pid,
   };
+  // Ctrl-C is ours before the banner says so: a signal sent as soon as it is read (a script, a
+  // test) found no handler and killed the process with the stack still running (a CI flake).
+  const stopped = new Promise<{ by: "signal" } | { by: "crash"; reason: string }>((resolve) => {
+    process.once("SIGINT", () => resolve({ by: "signal" }));
+    process.once("SIGTERM", () => resolve({ by: "signal" }));
+    void stack.ended.then((reason) => resolve({ by: "crash", reason }));
+  });
   out.result(info, () =>
     [
       "edge-rollout local stack is up",
@@ -149,11 +156,7 @@ export async function runDev(options: DevOptions, out: Output): Promise<ExitCode
       "Ctrl-C stops the stack.",
     ].join("\n"),
   );
-  const ended = await new Promise<{ by: "signal" } | { by: "crash"; reason: string }>((resolve) => {
-    process.once("SIGINT", () => resolve({ by: "signal" }));
-    process.once("SIGTERM", () => resolve({ by: "signal" }));
-    void stack.ended.then((reason) => resolve({ by: "crash", reason }));
-  });
+  const ended = await stopped;
   out.note(
     ended.by === "signal"
       ? "stopping … (Ctrl-C again to exit at once)"
