@@ -1,7 +1,7 @@
 /** @module `npm start`: the local stack plus a demo batch of rollouts of the three demo agents. */
 import { commandLine, integerFlag } from "./command-line";
 import { demoTasks } from "./demo-tasks";
-import { RUNNERS, startDevStack, type Runner } from "./dev-stack";
+import { type DevStack, RUNNERS, startDevStack, type Runner } from "./dev-stack";
 import { RolloutClient } from "./rollout-client";
 import { formatSummary, summarize } from "./summary";
 
@@ -66,7 +66,27 @@ if (!(RUNNERS as readonly string[]).includes(values.runner)) {
   );
   process.exit(2);
 }
-const stack = await startDevStack(values.runner as Runner, {
+// Ctrl-C is ours from the start: during start-up nothing listened (the stack strips the runtime
+// libraries' handlers), so a SIGINT to this process killed it and left a workerd running. One
+// that comes before the stack is up stops it as soon as it is; a second one exits at once.
+let stack: DevStack | undefined;
+let stopping = false;
+let interrupted = false;
+const shutdown = async (code: number) => {
+  if (stopping) return;
+  stopping = true;
+  await stack?.stop();
+  process.exit(code);
+};
+const onSignal = () => {
+  if (stack) return void shutdown(0);
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  console.error("stopping as soon as the stack is up … (Ctrl-C again to exit at once)");
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+stack = await startDevStack(values.runner as Runner, {
   workerPort: port,
   stateDir,
   reset: values.reset,
@@ -74,15 +94,7 @@ const stack = await startDevStack(values.runner as Runner, {
   verbose: values.verbose,
   watch: !values.once,
 });
-let stopping = false;
-const shutdown = async (code: number) => {
-  if (stopping) return;
-  stopping = true;
-  await stack.stop();
-  process.exit(code);
-};
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+if (interrupted) await shutdown(0);
 
 try {
   const tokenizer = stack.simulator ? `, tokenizer ${stack.simulator.tokenizer}` : "";

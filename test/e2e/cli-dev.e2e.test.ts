@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../tools/simulator/free-port";
+import { allGone, childrenNamed } from "../fixtures/processes";
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -79,49 +80,6 @@ async function startDev(args: string[]): Promise<DevStack> {
     return code;
   };
   return { info, exited, stderr: stack.stderr, stdout: () => stdout, stop };
-}
-
-/** A process as /proc saw it: its pid and its start time, so a pid the kernel reuses is not taken for it. */
-interface ProcessRef {
-  pid: number;
-  start: string;
-}
-
-/** /proc/<pid>/stat: the command name and the fields after it (state, ppid, …, starttime at index 19), or null once gone. */
-function procStat(pid: number | string): { name: string; fields: string[] } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const end = stat.lastIndexOf(")");
-    return { name: stat.slice(stat.indexOf("(") + 1, end), fields: stat.slice(end + 2).split(" ") };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Resolves once none of `processes` is running (polled: they are not our children). A zombie
- * counts as gone, and so does a pid now held by a process that started later (a busy CI machine
- * reuses pids within the minute this waits).
- */
-async function allGone(processes: ProcessRef[]): Promise<void> {
-  const running = ({ pid, start }: ProcessRef) => {
-    const fields = procStat(pid)?.fields;
-    return fields !== undefined && fields[0] !== "Z" && fields[19] === start;
-  };
-  while (processes.some(running)) await new Promise((r) => setTimeout(r, 100));
-}
-
-/** The processes named `name` whose parent is `parent` (Linux /proc). */
-function childrenNamed(parent: number, name: string): ProcessRef[] {
-  const found: ProcessRef[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    // Null when the process ended while the directory was read.
-    const stat = procStat(entry);
-    if (stat?.name === name && Number(stat.fields[1]) === parent)
-      found.push({ pid: Number(entry), start: stat.fields[19]! });
-  }
-  return found;
 }
 
 describe("edge-rollout dev (end to end)", () => {
