@@ -18,7 +18,7 @@ import {
 import { floorReport, type FloorRound, median, priceReport, row, spread } from "./loop-report";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
-import { startWorkerdFloor } from "./workerd-floor";
+import { startWorkerdFloor, type WorkerdFloor } from "./workerd-floor";
 import { formatCpuFit, type StepPoint } from "./cpu-fit";
 import { type OursRun, timedOursRound } from "./loop-ours";
 import { loopOptions } from "./loop-options";
@@ -75,6 +75,15 @@ async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall:
   return { wallMs, calls, cpuPerCall: (cpu.user + cpu.system) / 1000 / calls };
 }
 
+/** One round of the floor: fetch only, with object round trips, and with a publication of `publishBytes` per rollout. */
+async function floorRound(floor: WorkerdFloor, publishBytes: number): Promise<FloorRound> {
+  return {
+    fetchOnly: await floor.loop("sim-qwen3", shape, 0),
+    withObjects: await floor.loop("sim-qwen3", shape, FLOOR_RPCS),
+    withPublication: await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, publishBytes),
+  };
+}
+
 const stacks: Array<{ stack: BenchStack; client: RolloutClient }> = [];
 const floor = values["skip-floor"]
   ? null
@@ -122,11 +131,7 @@ try {
     for (const { stack, client } of stacks)
       bytes = (await timedOurs(stack, client)).r2BytesPerRollout ?? 0;
     await timedBare();
-    if (floor) {
-      await floor.loop("sim-qwen3", shape, 0);
-      await floor.loop("sim-qwen3", shape, FLOOR_RPCS);
-      await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, bytes);
-    }
+    if (floor) await floorRound(floor, bytes);
   }
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
@@ -145,11 +150,7 @@ try {
     bare.push(await timedBare());
     if (floor) {
       const floorBytesBefore = floor.r2Bytes() ?? 0;
-      floorRuns.push({
-        fetchOnly: await floor.loop("sim-qwen3", shape, 0),
-        withObjects: await floor.loop("sim-qwen3", shape, FLOOR_RPCS),
-        withPublication: await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, oursR2Bytes()),
-      });
+      floorRuns.push(await floorRound(floor, oursR2Bytes()));
       floorBytes.push(((floor.r2Bytes() ?? 0) - floorBytesBefore) / rollouts);
     }
   }

@@ -121,10 +121,10 @@ export function rolloutsRoutes(): Hono<{ Bindings: AppEnv }> {
     if (!body.stream) return c.json(answer, status);
     // Create and follow in one request: the session's own stream, opened by the answer. It has no
     // event id, so a client that lost the stream resumes from its last step with GET …/events.
-    const stream = await objects(c.env)
-      .session(rolloutId)
-      .subscribe(-1, { event: "created", data: answer });
-    if (!stream) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
+    const stream = await rolloutEvents(c.env, rolloutId, undefined, undefined, {
+      event: "created",
+      data: answer,
+    });
     return new Response(stream, { status, headers: SSE_HEADERS });
   });
 

@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError } from "../../src/errors";
 import { RolloutListQuery, type RolloutListEntry } from "../../src/schemas/batch-listing";
 import { RolloutId, type RolloutView } from "../../src/schemas/rollout-api";
 import type { AppEnv } from "../env";
+import type { SseEvent } from "../../src/runtime/session/event-hub";
 import { fieldProblems, parseQuery } from "../middleware/problem-details";
 import { batchIdParam, batchRolloutsPage } from "./batch-views";
 
@@ -41,16 +42,20 @@ function afterStepIndex(lastEventId: string | undefined, after: string | undefin
   return index;
 }
 
-/** `GET /v1/rollouts/:id/events`: the rollout's SSE stream (a `step` per committed step, then `end`), resumed after a step. */
+/**
+ * `GET /v1/rollouts/:id/events`: the rollout's SSE stream (a `step` per committed step, then
+ * `end`), resumed after a step; with `opening`, that event first (create-and-follow's `created`).
+ */
 export async function rolloutEvents(
   env: AppEnv,
   rolloutId: string,
   lastEventId: string | undefined,
   after: string | undefined,
+  opening?: SseEvent,
 ): Promise<ReadableStream<Uint8Array>> {
   const stream = await objects(env)
     .session(rolloutId)
-    .subscribe(afterStepIndex(lastEventId, after));
+    .subscribe(afterStepIndex(lastEventId, after), opening);
   if (!stream) throw new NotFoundError(`rollout ${rolloutId} does not exist`);
   return stream;
 }
