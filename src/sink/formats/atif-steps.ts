@@ -33,11 +33,34 @@ function parseMessage(raw: unknown): ChatMessage | null {
   if (typeof raw !== "object" || raw === null) return null;
   let parsed = parsedMessages.get(raw);
   if (parsed === undefined) {
-    const result = ChatMessage.safeParse(raw);
-    parsed = result.success ? result.data : null;
+    if (isPlainTextMessage(raw)) parsed = raw;
+    else {
+      const result = ChatMessage.safeParse(raw);
+      parsed = result.success ? result.data : null;
+    }
     parsedMessages.set(raw, parsed);
   }
   return parsed;
+}
+
+const ROLES: ReadonlySet<unknown> = new Set(ChatMessage.shape.role.options);
+const optionalString = (value: unknown) => value === undefined || typeof value === "string";
+
+/**
+ * A message ChatMessage accepts as it is: a known role, text or no content, no tool calls. Most
+ * turns are; they skip zod (interpreted in workerd, a measured part of publication), the rest
+ * (tool calls, content parts) are parsed.
+ */
+function isPlainTextMessage(raw: object): raw is ChatMessage {
+  const message = raw as Record<string, unknown>;
+  return (
+    ROLES.has(message.role) &&
+    (message.content === null || optionalString(message.content)) &&
+    message.tool_calls === undefined &&
+    optionalString(message.name) &&
+    optionalString(message.tool_call_id) &&
+    (message.reasoning_content === null || optionalString(message.reasoning_content))
+  );
 }
 
 /** The chat messages a call sent ([] for a text completion or an unreadable request). */

@@ -31,6 +31,17 @@ describe("LlmCall", () => {
     });
   });
 
+  it("requires the request to be an object, naming the field", () => {
+    for (const request of [[{ model: "m" }], "body", null]) {
+      const result = LlmCall.safeParse(call({ request: request as never }));
+      expect(result.success).toBe(false);
+      expect(result.error!.issues[0]).toMatchObject({
+        path: ["request"],
+        message: "must be an object (the body sent upstream)",
+      });
+    }
+  });
+
   it("requires one logprob per completion token", () => {
     const result = LlmCall.safeParse(call({ logprobs: [-0.5] }));
     expect(result.success).toBe(false);

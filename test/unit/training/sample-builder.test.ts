@@ -108,6 +108,8 @@ describe("buildTrainingSamples over an append-only template", () => {
     const [merged] = buildTrainingSamples(inputFor(versioned)).samples;
     expect(merged?.policy_version).toEqual({ start: 3, end: 7 });
     const perCall = buildTrainingSamples(inputFor(versioned, { mode: "per_call" })).samples;
+    // The builder builds samples without parsing them: each must still be what readers accept.
+    for (const sample of [merged, ...perCall]) expect(TrainingSample.parse(sample)).toEqual(sample);
     expect(perCall.map((sample) => sample.policy_version)).toEqual([
       { start: 3, end: 4 },
       { start: 4, end: 5 },
