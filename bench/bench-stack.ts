@@ -9,7 +9,7 @@ import { startLocalStack } from "../scripts/local-stack";
 import { startMiniflareStack } from "../scripts/miniflare-stack";
 import { connectProfiler, type CpuProfile } from "./cpu-profile";
 import { treeCpuByName } from "./process-cpu";
-import { r2BlobBytes } from "./r2-bytes";
+import { type R2Stored, r2Stored } from "./r2-bytes";
 import { findWorkerSocket } from "./worker-socket";
 
 /** Which local runner. */
@@ -32,8 +32,8 @@ export interface BenchStack {
   profile<T>(work: () => Promise<T>): Promise<{ result: T; profile: CpuProfile } | null>;
   /** The bundle profiles refer to (Miniflare only). */
   bundlePath: string | null;
-  /** Bytes of R2 object bodies stored so far (Miniflare; null on wrangler, whose state layout is its own). */
-  r2Bytes(): number | null;
+  /** R2 objects and body bytes stored so far (Miniflare; null on wrangler, whose state layout is its own). */
+  r2Stored(): R2Stored | null;
   /** Resolves, with why, if the Worker's runtime ends on its own (Miniflare; never on wrangler). */
   ended: Promise<string>;
   stop(): Promise<void>;
@@ -107,7 +107,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         }
       },
       bundlePath: stack.bundlePath,
-      r2Bytes: () => r2BlobBytes(join(stateDir, "v3")),
+      r2Stored: () => r2Stored(join(stateDir, "v3")),
       get ended() {
         return stack.ended;
       },
@@ -132,7 +132,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     },
     profile: async () => null,
     bundlePath: null,
-    r2Bytes: () => null,
+    r2Stored: () => null,
     ended: new Promise<string>(() => undefined),
     stop: () => stack.stop().finally(cleanUp),
   };

@@ -17,6 +17,8 @@ import { startBenchStack } from "./bench-stack";
 import { requireValgrind, startCallgrind } from "./callgrind";
 import { percentile } from "./latency-table";
 import { startSimulatorProcess } from "./simulator-process";
+import { publishedLike } from "./loop-ours";
+import { storedPerRollout } from "./r2-bytes";
 import { startWorkerdFloor } from "./workerd-floor";
 
 const values = commandLine({
@@ -107,14 +109,18 @@ try {
   const ours: number[] = [];
   const bare: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const bytesBefore = stack.r2Bytes() ?? 0;
+    const storedBefore = stack.r2Stored();
     const counted = await callgrind.count(oursPid, oursRound);
     await checkPublished(counted.result);
     ours.push(counted.instructions / (rollouts * steps));
-    // The floor's puts carry as many bytes as ours did: the local R2 simulator costs by the byte.
-    const bytes = Math.round(((stack.r2Bytes() ?? 0) - bytesBefore) / rollouts);
+    // The floor makes as many puts as ours did, of as many bytes: the local R2 simulator costs by the put and the byte.
+    const storedAfter = stack.r2Stored();
+    const like =
+      storedBefore && storedAfter
+        ? publishedLike(storedPerRollout(storedBefore, storedAfter, rollouts))
+        : undefined;
     const floorRun = await callgrind.count(floorPid, () =>
-      floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, bytes),
+      floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, like),
     );
     bare.push(floorRun.instructions / (rollouts * steps));
   }

@@ -4,6 +4,9 @@ import type { BenchStack } from "./bench-stack";
 import { type ObjectRequests, readObjectRequests, requestsBetween } from "./object-requests";
 import { sessionUsage, type SessionUsage } from "./object-usage";
 import { untilQuiet } from "./process-cpu";
+import { publicationReaders, soloGroup } from "../src/sink/publication/publish-rollout";
+import { type R2Stored, storedPerRollout } from "./r2-bytes";
+import type { PublicationLike } from "./workerd-floor";
 
 /** One timed run of ours: wall time, steps, failures, workerd CPU per step. */
 export interface OursRun {
@@ -17,8 +20,17 @@ export interface OursRun {
   steps: number;
   failed: number;
   cpuPerStep: number;
-  /** Bytes of R2 objects its publications stored, per rollout (null where the stack cannot tell). */
-  r2BytesPerRollout: number | null;
+  /** R2 objects and bytes its publications stored, per rollout (null where the stack cannot tell). */
+  r2PerRollout: R2Stored | null;
+}
+
+/**
+ * What the floor publishes to match the benches' rollouts (created alone, as they are): `stored`,
+ * measured, and the result message, which the code sends only where a trainer or a batch reads it.
+ */
+export function publishedLike(stored: R2Stored): PublicationLike {
+  const readers = publicationReaders(soloGroup("bench"));
+  return { ...stored, announced: readers.trainer || readers.batch };
 }
 
 /** A round's shape: how many rollouts, their steps, and each one's task and config. */
@@ -41,7 +53,7 @@ export async function timedOursRound(
 ): Promise<OursRun> {
   const { rollouts, perRollout } = shape;
   const requestsBefore = await readObjectRequests(stack.workerUrl);
-  const r2Before = stack.r2Bytes();
+  const r2Before = stack.r2Stored();
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const startEpoch = Date.now();
@@ -62,7 +74,7 @@ export async function timedOursRound(
   // The CPU the rollouts caused, including publications still running after their end events.
   await untilQuiet(() => stack.cpu().worker);
   const cpuPerStep = (stack.cpu().worker - cpuBefore.worker) / done;
-  const r2After = stack.r2Bytes();
+  const r2After = stack.r2Stored();
   const requests = requestsBetween(requestsBefore, await readObjectRequests(stack.workerUrl));
   const sessions = await sessionUsage(client, ids);
   // Read after the CPU (reading every view costs some): the publication times the sessions stored.
@@ -78,7 +90,9 @@ export async function timedOursRound(
     steps: done,
     failed: ends.filter((end) => end.status !== "succeeded").length,
     cpuPerStep,
-    r2BytesPerRollout:
-      r2Before === null || r2After === null ? null : (r2After - r2Before) / ids.length,
+    r2PerRollout:
+      r2Before === null || r2After === null
+        ? null
+        : storedPerRollout(r2Before, r2After, ids.length),
   };
 }

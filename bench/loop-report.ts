@@ -4,6 +4,7 @@
  */
 import { perStep, type SessionUsage, type sharedObjectUsage } from "./object-usage";
 import { priceMillionSteps } from "./pricing";
+import type { R2Stored } from "./r2-bytes";
 import type { FloorRun } from "./workerd-floor";
 
 /** A timed line: label, seconds, steps per second. */
@@ -36,9 +37,11 @@ export interface OursFigures {
 export function floorReport(input: {
   rounds: FloorRound[];
   rpcs: number;
-  /** What ours and the floor stored in R2 per rollout. */
-  oursBytes: number;
-  floorBytes: number[];
+  /** What ours and the floor (each round) stored in R2 per rollout. */
+  oursStored: R2Stored;
+  floorStored: R2Stored[];
+  /** Whether ours (and so the floor) sends a result message per rollout. */
+  announced: boolean;
   ours: OursFigures[];
 }): string[] {
   const { rounds, rpcs } = input;
@@ -49,6 +52,7 @@ export function floorReport(input: {
   const objectsMs = median(objects.map((f) => f.wallMs));
   const publishedCpu = median(published.map((f) => f.cpuMsPerCall));
   const simulatorsCpu = publishedCpu - objectsCpu;
+  const floorObjects = median(input.floorStored.map((s) => s.objects));
   const lines = [
     row(
       `workerd floor: bare Worker, fetch only`,
@@ -66,13 +70,13 @@ export function floorReport(input: {
       median(published.map((f) => f.wallMs)),
       published[0]!.calls,
     ) +
-      `   ${publishedCpu.toFixed(2)} ms workerd CPU/step (3 R2 puts + 1 queue message per rollout)` +
+      `   ${publishedCpu.toFixed(2)} ms workerd CPU/step (${floorObjects.toFixed(1)} R2 puts${input.announced ? " + 1 queue message" : ", no queue message (ours sends none for them)"} per rollout)` +
       spread(
         published.map((f) => f.cpuMsPerCall),
         2,
       ),
     `  of which Miniflare's local R2 and queue simulators, in the same workerd: ${simulatorsCpu.toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`,
-    `  publication bytes per rollout (R2 object bodies stored): ours ${(input.oursBytes / 1024).toFixed(1)} KB, the floor ${(median(input.floorBytes) / 1024).toFixed(1)} KB (its record padded to ours' total: the local R2 simulator costs by the byte)`,
+    `  publication per rollout (R2 objects, body bytes stored): ours ${input.oursStored.objects.toFixed(1)}, ${(input.oursStored.bytes / 1024).toFixed(1)} KB; the floor ${floorObjects.toFixed(1)}, ${(median(input.floorStored.map((s) => s.bytes)) / 1024).toFixed(1)} KB (as many puts as ours, its record padded to ours' total: the local R2 simulator costs by the put and the byte)`,
   ];
   for (const ours of input.ours) {
     lines.push(
@@ -101,7 +105,7 @@ export function priceReport(run: PricedRun): string[] {
   const per = (pick: Parameters<typeof perStep>[4]) =>
     perStep(run.sessions, run.shared, run.stepsDone, steps, pick);
   return [
-    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 1 Worker request (created and followed at once, stream: true), 3 queue operations (the result message), 3 R2 writes and 1 read per rollout; modelled: a session awake ${run.sessionAwakeS} s per step):`,
+    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 1 Worker request (created and followed at once, stream: true), and as for a rollout a trainer pulls (these, created alone, make 2 R2 writes and no queue operations) 3 queue operations (the result message), 3 R2 writes and 1 read per rollout; modelled: a session awake ${run.sessionAwakeS} s per step):`,
     ...priceMillionSteps({
       workerRequests: 1 / steps,
       workerCpuMs: run.workerCpuMs,

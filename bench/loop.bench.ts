@@ -18,9 +18,10 @@ import {
 import { floorReport, type FloorRound, median, priceReport, row, spread } from "./loop-report";
 import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
-import { startWorkerdFloor, type WorkerdFloor } from "./workerd-floor";
+import { type R2Stored, storedPerRollout } from "./r2-bytes";
+import { type PublicationLike, startWorkerdFloor, type WorkerdFloor } from "./workerd-floor";
 import { formatCpuFit, type StepPoint } from "./cpu-fit";
-import { type OursRun, timedOursRound } from "./loop-ours";
+import { type OursRun, publishedLike, timedOursRound } from "./loop-ours";
 import { loopOptions } from "./loop-options";
 
 const {
@@ -75,12 +76,12 @@ async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall:
   return { wallMs, calls, cpuPerCall: (cpu.user + cpu.system) / 1000 / calls };
 }
 
-/** One round of the floor: fetch only, with object round trips, and with a publication of `publishBytes` per rollout. */
-async function floorRound(floor: WorkerdFloor, publishBytes: number): Promise<FloorRound> {
+/** One round of the floor: fetch only, with object round trips, and with a publication like ours' (`like`, per rollout). */
+async function floorRound(floor: WorkerdFloor, like: PublicationLike): Promise<FloorRound> {
   return {
     fetchOnly: await floor.loop("sim-qwen3", shape, 0),
     withObjects: await floor.loop("sim-qwen3", shape, FLOOR_RPCS),
-    withPublication: await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, publishBytes),
+    withPublication: await floor.loop("sim-qwen3", shape, FLOOR_RPCS, true, like),
   };
 }
 
@@ -113,25 +114,30 @@ try {
   const failures = new Map<StackKind, string>();
   const bare: Array<Awaited<ReturnType<typeof timedBare>>> = [];
   const floorRuns: FloorRound[] = [];
-  /** The floor's publication bytes per rollout, per round. */
-  const floorBytes: number[] = [];
-  /** What ours stored per rollout (the median so far; the floor's puts are padded to it). */
-  const oursR2Bytes = () => {
+  /** What the floor's publications stored per rollout, per round. */
+  const floorStored: R2Stored[] = [];
+  /** What ours stored per rollout (medians so far; the floor puts as many objects, padded to as many bytes). */
+  const oursStored = (): R2Stored => {
     const measured = [...ours.values()]
       .flat()
-      .map((run) => run.r2BytesPerRollout)
-      .filter((bytes): bytes is number => bytes !== null);
-    return measured.length > 0 ? Math.round(median(measured)) : 0;
+      .map((run) => run.r2PerRollout)
+      .filter((stored): stored is R2Stored => stored !== null);
+    return measured.length > 0
+      ? {
+          objects: median(measured.map((s) => s.objects)),
+          bytes: Math.round(median(measured.map((s) => s.bytes))),
+        }
+      : { objects: 3, bytes: 0 };
   };
   // Full-size rounds first, not counted: until the isolate's JIT has compiled the hot paths a round
   // costs more (ours' first round measured 3.1–4.1 ms/step, the next ones 2.1–2.9), a one-off a
   // long training run does not see per step. The floor and the bare loop get the same.
   for (let round = 0; round < warmUpRounds; round += 1) {
-    let bytes = 0;
+    let stored: R2Stored = { objects: 3, bytes: 0 };
     for (const { stack, client } of stacks)
-      bytes = (await timedOurs(stack, client)).r2BytesPerRollout ?? 0;
+      stored = (await timedOurs(stack, client)).r2PerRollout ?? stored;
     await timedBare();
-    if (floor) await floorRound(floor, bytes);
+    if (floor) await floorRound(floor, publishedLike(stored));
   }
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
@@ -149,9 +155,10 @@ try {
     }
     bare.push(await timedBare());
     if (floor) {
-      const floorBytesBefore = floor.r2Bytes() ?? 0;
-      floorRuns.push(await floorRound(floor, oursR2Bytes()));
-      floorBytes.push(((floor.r2Bytes() ?? 0) - floorBytesBefore) / rollouts);
+      const before = floor.r2Stored();
+      floorRuns.push(await floorRound(floor, publishedLike(oursStored())));
+      const after = floor.r2Stored();
+      if (before && after) floorStored.push(storedPerRollout(before, after, rollouts));
     }
   }
 
@@ -253,8 +260,9 @@ try {
     for (const line of floorReport({
       rounds: floorRuns,
       rpcs: FLOOR_RPCS,
-      oursBytes: oursR2Bytes(),
-      floorBytes,
+      oursStored: oursStored(),
+      floorStored,
+      announced: publishedLike(oursStored()).announced,
       ours: kinds.flatMap((kind) => {
         const runs = ours.get(kind)!;
         return runs.length === 0
@@ -300,9 +308,9 @@ try {
       for (let round = 0; round < rounds; round += 1) {
         const run = await timedOurs(fitted.stack, fitted.client, count);
         oursCpu.push(run.cpuPerStep);
-        const bytes = Math.round(run.r2BytesPerRollout ?? 0);
+        const like = run.r2PerRollout ? publishedLike(run.r2PerRollout) : undefined;
         floorCpu.push(
-          (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true, bytes))
+          (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true, like))
             .cpuMsPerCall,
         );
       }

@@ -8,9 +8,10 @@
  * run, as every rollout of ours gets a new session) that writes one SQLite row each,
  * the shape of a step of ours at its leanest: admission before the call, release after it, and
  * the step commit (ours also validates, encodes and records what those carry). "Publication" mode
- * adds what every finished rollout of ours sends once: three R2 objects (the record, the ATIF
- * document, the samples; given ours' bytes per rollout, the record is padded to the same total)
- * and one queue message, consumed by a consumer that acks it. Locally R2
+ * adds what every finished rollout of ours sends once: as many R2 objects as ours put (the record,
+ * the ATIF document, and the samples for a rollout a trainer pulls; given ours' bytes per rollout,
+ * the record is padded to the same total) and one queue message when ours sends one (only where a
+ * trainer or a batch reads it), consumed by a consumer that acks it. Locally R2
  * and Queues are Miniflare's simulators in the same workerd, so their CPU counts in the figure;
  * in production they are services whose work is not the Worker's CPU. bench:gateway uses the same
  * Worker as a bare pass-through proxy, with and without those round trips.
@@ -21,7 +22,7 @@ import { workerdChildren } from "../scripts/miniflare-stack";
 import type { LoopShape } from "./bare-loop";
 import { SYSTEM_PROMPT } from "./chat-calls";
 import { treeCpuByName } from "./process-cpu";
-import { r2BlobBytes } from "./r2-bytes";
+import { type R2Stored, r2Stored } from "./r2-bytes";
 
 /** One floor run: wall time, calls made, and the workerd CPU they took. */
 export interface FloorRun {
@@ -65,7 +66,7 @@ export default {
       await afterCall(object, rpcs, Date.now(), text);
       return new Response(text, { status: upstream.status, headers: { "content-type": "application/json" } });
     }
-    const { model, system, rollouts, steps, maxTokens, rpcs, publish, publishBytes } = await request.json();
+    const { model, system, rollouts, steps, maxTokens, rpcs, publish, publishBytes, publishObjects, announce } = await request.json();
     const run = crypto.randomUUID();
     let calls = 0;
     await Promise.all(Array.from({ length: rollouts }, async (_, index) => {
@@ -95,20 +96,22 @@ export default {
       }
       if (publish) {
         // About the sizes ours writes: every call's reply (token ids, logprobs) in the record, the
-        // conversation in the ATIF document, the token arrays in the samples.
+        // conversation in the ATIF document, the token arrays in the samples (which ours writes
+        // only for a rollout a trainer pulls: as many objects as ours put, the first ones).
         const body = "[" + records.join(",") + "]";
-        const atif = JSON.stringify(messages);
-        const samples = body.slice(0, body.length >> 1);
+        const others = [
+          ["atif.json", JSON.stringify(messages)],
+          ["samples.arrow", body.slice(0, body.length >> 1)],
+        ].slice(0, Math.max(0, (publishObjects || 3) - 1));
         // Given the bytes a rollout of ours puts, the record is padded to make up the rest: R2's
         // local simulator, in the same workerd, costs by the byte, and it is not ours to count.
-        const pad = Math.max(0, (publishBytes || 0) - body.length - atif.length - samples.length);
+        const pad = Math.max(0, (publishBytes || 0) - others.reduce((n, [, text]) => n + text.length, body.length));
         const prefix = "rollouts/floor-" + index + "-" + Date.now();
         await Promise.all([
           env.BUCKET.put(prefix + "/record.json", pad > 0 ? body + " ".repeat(pad) : body),
-          env.BUCKET.put(prefix + "/atif.json", atif),
-          env.BUCKET.put(prefix + "/samples.arrow", samples),
+          ...others.map(([name, text]) => env.BUCKET.put(prefix + "/" + name, text)),
         ]);
-        await env.RESULTS.send({ key: prefix + "/record.json" });
+        if (announce !== false) await env.RESULTS.send({ key: prefix + "/record.json" });
       }
     }));
     return Response.json({ calls });
@@ -119,6 +122,11 @@ export default {
 };
 `;
 
+/** What a rollout of ours published, for the floor to publish as much: R2 objects and bytes, and whether it sent a result message. */
+export interface PublicationLike extends R2Stored {
+  announced: boolean;
+}
+
 /** A running floor Worker. */
 export interface WorkerdFloor {
   /** Where it listens (`/loop`, `/proxy/<rpcs>/v1`). */
@@ -127,17 +135,18 @@ export interface WorkerdFloor {
   cpu(): number;
   /**
    * Runs the loop's shape inside the Worker with `rpcs` object round trips per call, and with
-   * `publish`, each rollout's publication: three R2 puts of at least `publishBytes` together.
+   * `publish`, each rollout's publication: `like.objects` R2 puts (rounded, 1–3; 3 without `like`)
+   * of at least `like.bytes` together, and a queue message unless `like.announced` is false.
    */
   loop(
     model: string,
     shape: LoopShape,
     rpcs: number,
     publish?: boolean,
-    publishBytes?: number,
+    like?: PublicationLike,
   ): Promise<FloorRun>;
-  /** Bytes of R2 object bodies its publications stored so far (null without a persist root). */
-  r2Bytes(): number | null;
+  /** R2 objects and body bytes its publications stored so far (null without a persist root). */
+  r2Stored(): R2Stored | null;
   stop(): Promise<void>;
 }
 
@@ -171,8 +180,8 @@ export async function startWorkerdFloor(
   return {
     url,
     cpu,
-    r2Bytes: () => (persistRoot ? r2BlobBytes(persistRoot) : null),
-    async loop(model, shape, rpcs, publish = false, publishBytes = 0) {
+    r2Stored: () => (persistRoot ? r2Stored(persistRoot) : null),
+    async loop(model, shape, rpcs, publish = false, like) {
       const cpu0 = cpu();
       const start = performance.now();
       const response = await fetch(`${url}/loop`, {
@@ -185,7 +194,9 @@ export async function startWorkerdFloor(
           maxTokens: shape.maxTokens,
           rpcs,
           publish,
-          publishBytes,
+          publishBytes: like ? Math.round(like.bytes) : 0,
+          publishObjects: like ? Math.min(3, Math.max(1, Math.round(like.objects))) : 3,
+          announce: like?.announced ?? true,
         }),
       });
       if (!response.ok)

@@ -50,12 +50,17 @@ async function expectProblem(response: Response, status: number, path: string): 
 }
 
 /** A finished 3-step parent of `agent` (LoopEnv: never done, so it ends MAX_STEPS). */
-function runParent(agent: string, label: string): Promise<RolloutView> {
+function runParent(
+  agent: string,
+  label: string,
+  group?: { uid: string; sample_index: number; group_size: number; data_manager: string },
+): Promise<RolloutView> {
   return runRollout({
     agent,
     rollout_id: uniqueId(label),
     task: { problem: "Count the turns.", extra_args: {} },
     config: { max_steps: 3 },
+    ...(group ? { group } : {}),
   });
 }
 
@@ -165,7 +170,14 @@ describe.each([
 
 describe("a child's published samples", () => {
   it("share the parent's prefix tokens as context (mask 0) and carry extra_fields.tree, in JSON and Arrow", async () => {
-    const parent = await runParent("test-snapshot", "tree-samples");
+    // In a group a trainer pulls: only such rollouts get a sample table (Arrow) besides the record.
+    const group = {
+      uid: uniqueId("tree-group"),
+      sample_index: 0,
+      group_size: 1,
+      data_manager: "train",
+    };
+    const parent = await runParent("test-snapshot", "tree-samples", group);
     const [child] = await forkAndRun(parent, 2, 1);
     const published = async (rolloutId: string) =>
       waitFor(`${rolloutId}'s record`, async () => {

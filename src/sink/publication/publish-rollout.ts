@@ -12,6 +12,7 @@ import { ROLLOUT_RECORD_SCHEMA_VERSION, type RolloutRecord } from "./rollout-rec
 import { ARROW_STREAM_MEDIA_TYPE } from "../formats/arrow/arrow-format";
 import { buildSamplesForView } from "../../training/sample-builder";
 import { encodeSampleTable } from "../formats/sample-columns";
+import { dataManagers } from "../../training/training-modes";
 
 /** Where a finished rollout goes. */
 export interface SinkDeps {
@@ -43,10 +44,26 @@ export function soloGroup(rolloutId: string): RolloutGroup {
 }
 
 /**
- * Writes the record, the ATIF document and (when there are samples) the sample table, then
- * announces them. Every write is idempotent (same keys, same content), so a publish that failed
- * halfway is simply run again; the announcement goes last, so a consumer never sees a pointer to
- * an object that is not there yet.
+ * What reads a rollout's publication besides its record and ATIF document: a trainer pulls its
+ * samples (`feeds_trainer`; an unknown manager counts as one, so the consumer still sees it and
+ * retries, as it would a typo), and its batch's tracker counts its result message. A rollout of
+ * neither (created alone, or an `infer` group outside a batch) is done once stored: a sample table
+ * nobody pulls and a message read and acknowledged for nothing were an R2 write, three queue
+ * operations and a consumer invocation's share per rollout.
+ */
+export function publicationReaders(placement: RolloutGroup): { trainer: boolean; batch: boolean } {
+  return {
+    trainer: dataManagers.get(placement.data_manager)?.feeds_trainer !== false,
+    batch: placement.batch_id !== null,
+  };
+}
+
+/**
+ * Writes the record, the ATIF document and (when there are samples and a trainer will pull them)
+ * the sample table, then announces them on the results queue when a trainer or a batch reads the
+ * announcement (`publicationReaders`). Every write is idempotent (same keys, same content), so a
+ * publish that failed halfway is simply run again; the announcement goes last, so a consumer
+ * never sees a pointer to an object that is not there yet. Returns the result message, sent or not.
  */
 export async function publishRollout(
   deps: SinkDeps,
@@ -56,6 +73,7 @@ export async function publishRollout(
   // Parsed: a group stored before a field existed gets its default.
   const placement = group ? RolloutGroup.parse(group) : soloGroup(view.rollout_id);
   const built = buildSamplesForView(view, placement);
+  const readers = publicationReaders(placement);
   // The view was read from validated rows and each sample was parsed by the builder; parsing the
   // whole record again cost several ms per rollout in workerd for nothing.
   const record: RolloutRecord = {
@@ -69,8 +87,10 @@ export async function publishRollout(
   const atifKey = rolloutAtifKey(view.rollout_id);
   await deps.blobs.put(key, JSON.stringify(record), "application/json");
   await deps.blobs.put(atifKey, JSON.stringify(toAtif(view)), "application/json");
-  // The samples once more, alone and in the feed's binary layout: a pull reads these, never the trajectory.
-  if (built.samples.length > 0)
+  // The samples once more, alone and in the feed's binary layout: a pull reads these, never the
+  // trajectory. Only for a rollout a trainer pulls (the others' records hold their samples): the
+  // Arrow encode was a measured part of publication's CPU.
+  if (built.samples.length > 0 && readers.trainer)
     await deps.blobs.put(
       rolloutSamplesKey(view.rollout_id),
       encodeSampleTable(built.samples).buffer as ArrayBuffer,
@@ -101,6 +121,6 @@ export async function publishRollout(
     ...memberSignal(view, placement),
     generation: generationCounts(view.llm_calls),
   });
-  await deps.results.send(message);
+  if (readers.trainer || readers.batch) await deps.results.send(message);
   return message;
 }

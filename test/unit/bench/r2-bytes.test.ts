@@ -1,20 +1,21 @@
-/** Unit: the bytes a local stack's R2 publications stored, from Miniflare's blob files. */
+/** Unit: the objects and bytes a local stack's R2 publications stored, from Miniflare's blob files. */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { r2BlobBytes } from "../../../bench/r2-bytes";
+import { r2Stored, storedPerRollout } from "../../../bench/r2-bytes";
 
 const roots: string[] = [];
 afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
-describe("r2BlobBytes", () => {
-  it("sums the object bodies of every bucket and nothing else", () => {
+describe("r2Stored", () => {
+  it("counts and sums the object bodies of every bucket and nothing else", () => {
     const root = mkdtempSync(join(tmpdir(), "r2-bytes-"));
     roots.push(root);
-    expect(r2BlobBytes(root)).toBe(0);
+    const empty = r2Stored(root);
+    expect(empty).toEqual({ objects: 0, bytes: 0 });
     for (const [bucket, sizes] of [
       ["trajectories", [100, 250]],
       ["datasets", [7]],
@@ -30,6 +31,8 @@ describe("r2BlobBytes", () => {
       join(root, "r2", "miniflare-R2BucketObject", "metadata.sqlite"),
       "y".repeat(4096),
     );
-    expect(r2BlobBytes(root)).toBe(357);
+    const stored = r2Stored(root);
+    expect(stored).toEqual({ objects: 3, bytes: 357 });
+    expect(storedPerRollout(empty, stored, 2)).toEqual({ objects: 1.5, bytes: 178.5 });
   });
 });
