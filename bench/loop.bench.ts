@@ -205,7 +205,7 @@ try {
         ),
     );
     console.log(
-      `  until every rollout is published (R2 record + result message; the timed wall ends at the last end event): ${(median(runs.map((r) => r.publishedMs)) / 1000).toFixed(3)} s` +
+      `  until every rollout is published (its R2 objects and, where read, its result message; the timed wall ends at the last end event): ${(median(runs.map((r) => r.publishedMs)) / 1000).toFixed(3)} s` +
         spread(
           runs.map((r) => r.publishedMs / 1000),
           3,
@@ -294,7 +294,7 @@ try {
     for (const line of lines) console.log(line);
   }
   console.log(
-    "note: each rollout is driven in its own invocation (the queue consumer hands it to its session; the session's alarm calls the drive route " +
+    "note: each rollout is driven in its own invocation (its session's alarm, set by the create, calls the drive route " +
       "through the DRIVER service binding), so production's 6 outgoing connections per invocation apply per rollout, and locally every rollout advances at once.",
   );
   // Where the gap to the floor is: once per rollout, or in every step (see cpu-fit.ts).
