@@ -1,6 +1,8 @@
 /** @module bench:loop's command line: its flags, checked (a bad value exits 2 with the reason). */
 import { commandLine } from "../scripts/command-line";
+import { dataManagers } from "../src/training/training-modes";
 import type { StackKind } from "./bench-stack";
+import { BENCH_GROUP_SIZE } from "./loop-ours";
 
 /** Parses and checks bench:loop's flags. */
 export function loopOptions() {
@@ -45,6 +47,11 @@ export function loopOptions() {
         default: "",
         help: "e.g. 2,10: after the run, ours and the floor with publication at each of these steps per rollout (--rounds each), split into CPU per rollout and per step",
       },
+      "data-manager": {
+        type: "string",
+        default: "",
+        help: "empty (default): rollouts created alone; a data manager (train, infer): rollouts in groups of 8 of it, published as a training run's (train: sample tables, result messages into the feed, delivery checks)",
+      },
       "interruptible-calls": {
         type: "string",
         default: "off",
@@ -84,8 +91,22 @@ export function loopOptions() {
     );
     process.exit(2);
   }
+  const dataManager = values["data-manager"];
+  if (dataManager !== "" && !dataManagers.get(dataManager)) {
+    console.error(
+      `bench:loop: --data-manager must be empty or a registered data manager (${dataManagers.names().join(", ")}), got "${dataManager}"`,
+    );
+    process.exit(2);
+  }
+  if (dataManager !== "" && rollouts % BENCH_GROUP_SIZE !== 0) {
+    console.error(
+      `bench:loop: with --data-manager, --rollouts must be a multiple of ${BENCH_GROUP_SIZE} (whole groups), got ${rollouts}`,
+    );
+    process.exit(2);
+  }
   return {
     values,
+    dataManager,
     rollouts,
     steps,
     maxTokens,

@@ -4,6 +4,7 @@ import type { BenchStack } from "./bench-stack";
 import { type ObjectRequests, readObjectRequests, requestsBetween } from "./object-requests";
 import { sessionUsage, type SessionUsage } from "./object-usage";
 import { untilQuiet } from "./process-cpu";
+import { RolloutGroup } from "../src/schemas/rollout-group";
 import { publicationReaders, soloGroup } from "../src/sink/publication/publish-rollout";
 import { type R2Stored, storedPerRollout } from "./r2-bytes";
 import type { PublicationLike } from "./workerd-floor";
@@ -24,13 +25,40 @@ export interface OursRun {
   r2PerRollout: R2Stored | null;
 }
 
+/** Rollouts in a group share this many members (`--data-manager`): a GRPO group's size. */
+export const BENCH_GROUP_SIZE = 8;
+
 /**
- * What the floor publishes to match the benches' rollouts (created alone, as they are): `stored`,
- * measured, and the result message, which the code sends only where a trainer or a batch reads it.
+ * What the floor publishes to match the benches' rollouts: `stored`, measured, and the result
+ * message, which the code sends only where a trainer or a batch reads it (rollouts created alone,
+ * or in groups of `dataManager`).
  */
-export function publishedLike(stored: R2Stored): PublicationLike {
-  const readers = publicationReaders(soloGroup("bench"));
+export function publishedLike(stored: R2Stored, dataManager = ""): PublicationLike {
+  const placement =
+    dataManager === ""
+      ? soloGroup("bench")
+      : RolloutGroup.parse({
+          uid: "bench",
+          sample_index: 0,
+          group_size: 8,
+          data_manager: dataManager,
+        });
+  const readers = publicationReaders(placement);
   return { ...stored, announced: readers.trainer || readers.batch };
+}
+
+/** Numbers the benches' groups apart across rounds and runs of one process. */
+let groupsMade = 0;
+const groupRun = Date.now().toString(36);
+
+/** Rollout `index`'s group of `dataManager` in a round: 8 consecutive rollouts share one, new each round. */
+function benchGroup(dataManager: string, index: number, first: number) {
+  return {
+    uid: `bench-${groupRun}-${first + Math.floor(index / BENCH_GROUP_SIZE)}`,
+    sample_index: index % BENCH_GROUP_SIZE,
+    group_size: BENCH_GROUP_SIZE,
+    data_manager: dataManager,
+  };
 }
 
 /** A round's shape: how many rollouts, their steps, and each one's task and config. */
@@ -39,6 +67,8 @@ export interface OursRoundShape {
   perRollout: number;
   task: (index: number, perRollout: number) => Record<string, unknown>;
   config: (perRollout: number) => Record<string, unknown>;
+  /** Empty: every rollout created alone; else each in a group of 8 of this data manager (whole groups: `rollouts` a multiple of 8). */
+  dataManager: string;
 }
 
 /**
@@ -57,6 +87,8 @@ export async function timedOursRound(
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const startEpoch = Date.now();
+  const firstGroup = groupsMade;
+  if (shape.dataManager !== "") groupsMade += Math.ceil(rollouts / BENCH_GROUP_SIZE);
   // Each rollout created and followed in one request (`stream: true`), as a client following its rollouts would.
   const runs = await Promise.all(
     Array.from({ length: rollouts }, (_, i) =>
@@ -64,6 +96,9 @@ export async function timedOursRound(
         agent: "dialogue",
         task: shape.task(i, perRollout),
         config: shape.config(perRollout),
+        ...(shape.dataManager === ""
+          ? {}
+          : { group: benchGroup(shape.dataManager, i, firstGroup) }),
       }),
     ),
   );

@@ -5,7 +5,7 @@
 import { perStep, type SessionUsage, type sharedObjectUsage } from "./object-usage";
 import { priceMillionSteps } from "./pricing";
 import type { R2Stored } from "./r2-bytes";
-import type { FloorRun } from "./workerd-floor";
+import type { FloorRun, PublicationLike } from "./workerd-floor";
 
 /** A timed line: label, seconds, steps per second. */
 export const row = (label: string, ms: number, n: number) =>
@@ -97,6 +97,8 @@ export interface PricedRun {
   stepsPerRollout: number;
   workerCpuMs: number;
   sessionAwakeS: number;
+  /** What this run's rollouts published each (measured objects; whether a result message went). */
+  published: PublicationLike;
 }
 
 /** 1M steps priced on Workers Standard from a run's measured requests, rows and CPU, and the per-rollout counts the code makes. */
@@ -105,7 +107,7 @@ export function priceReport(run: PricedRun): string[] {
   const per = (pick: Parameters<typeof perStep>[4]) =>
     perStep(run.sessions, run.shared, run.stepsDone, steps, pick);
   return [
-    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 1 Worker request (created and followed at once, stream: true), and as for a rollout a trainer pulls (these, created alone, make 2 R2 writes and no queue operations) 3 queue operations (the result message), 3 R2 writes and 1 read per rollout; modelled: a session awake ${run.sessionAwakeS} s per step):`,
+    `priced per 1M steps on Workers Standard (${run.kind}; measured: requests, rows, CPU; counted from the code: 1 Worker request (created and followed at once, stream: true), and as for a rollout a trainer pulls 3 queue operations (the result message), 3 R2 writes and 1 read per rollout (this run's rollouts: ${run.published.objects.toFixed(2)} R2 writes, ${run.published.announced ? 3 : 0} queue operations); modelled: a session awake ${run.sessionAwakeS} s per step):`,
     ...priceMillionSteps({
       workerRequests: 1 / steps,
       workerCpuMs: run.workerCpuMs,

@@ -21,7 +21,7 @@ import { profileSteps } from "./step-profile";
 import { type R2Stored, storedPerRollout } from "./r2-bytes";
 import { type PublicationLike, startWorkerdFloor, type WorkerdFloor } from "./workerd-floor";
 import { formatCpuFit, type StepPoint } from "./cpu-fit";
-import { type OursRun, publishedLike, timedOursRound } from "./loop-ours";
+import { BENCH_GROUP_SIZE, type OursRun, publishedLike, timedOursRound } from "./loop-ours";
 import { loopOptions } from "./loop-options";
 
 const {
@@ -34,6 +34,7 @@ const {
   warmUpRounds,
   kinds,
   fitSteps,
+  dataManager,
 } = loopOptions();
 /** Work messages per local consumer batch: the consumer only hands rollouts to their sessions, so any size is fast. */
 const LOCAL_BATCH = 100;
@@ -65,7 +66,7 @@ const task = (i: number, perRollout = steps) => ({
 
 /** One timed round of ours on `stack`: every rollout created at once, followed to its end. */
 const timedOurs = (stack: BenchStack, client: RolloutClient, perRollout = steps) =>
-  timedOursRound(stack, client, { rollouts, perRollout, task, config: configFor });
+  timedOursRound(stack, client, { rollouts, perRollout, task, config: configFor, dataManager });
 
 async function timedBare(): Promise<{ wallMs: number; calls: number; cpuPerCall: number }> {
   const cpu0 = process.cpuUsage();
@@ -137,7 +138,7 @@ try {
     for (const { stack, client } of stacks)
       stored = (await timedOurs(stack, client)).r2PerRollout ?? stored;
     await timedBare();
-    if (floor) await floorRound(floor, publishedLike(stored));
+    if (floor) await floorRound(floor, publishedLike(stored, dataManager));
   }
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
@@ -156,7 +157,7 @@ try {
     bare.push(await timedBare());
     if (floor) {
       const before = floor.r2Stored();
-      floorRuns.push(await floorRound(floor, publishedLike(oursStored())));
+      floorRuns.push(await floorRound(floor, publishedLike(oursStored(), dataManager)));
       const after = floor.r2Stored();
       if (before && after) floorStored.push(storedPerRollout(before, after, rollouts));
     }
@@ -168,7 +169,7 @@ try {
   // Miniflare's local R2 and queue simulators run in the same workerd; without the floor there is no measure of them.
   const simulatorsCpu = floorRuns.length > 0 ? floorPublishedCpu - floorObjectsCpu : 0;
   console.log(
-    `bench:loop — ${rollouts} rollouts × ${steps} steps, simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
+    `bench:loop — ${rollouts} rollouts × ${steps} steps (${dataManager === "" ? "each created alone" : `in groups of ${BENCH_GROUP_SIZE}, data manager ${dataManager}`}), simulator ttft ${values["ttft-ms"]} ms + ${values["per-token-ms"]} ms/token, max_tokens ${maxTokens}` +
       (rounds > 1 ? `; ${rounds} alternating rounds (ours, bare, floor), medians` : "") +
       (warmUpRounds > 0
         ? `, after ${warmUpRounds} untimed warm-up round${warmUpRounds > 1 ? "s" : ""}`
@@ -262,7 +263,7 @@ try {
       rpcs: FLOOR_RPCS,
       oursStored: oursStored(),
       floorStored,
-      announced: publishedLike(oursStored()).announced,
+      announced: publishedLike(oursStored(), dataManager).announced,
       ours: kinds.flatMap((kind) => {
         const runs = ours.get(kind)!;
         return runs.length === 0
@@ -290,6 +291,7 @@ try {
       stepsPerRollout: steps,
       workerCpuMs: Math.max(0, oursCpu - simulatorsCpu),
       sessionAwakeS: SESSION_AWAKE_S_PER_STEP,
+      published: publishedLike(oursStored(), dataManager),
     });
     for (const line of lines) console.log(line);
   }
@@ -308,7 +310,7 @@ try {
       for (let round = 0; round < rounds; round += 1) {
         const run = await timedOurs(fitted.stack, fitted.client, count);
         oursCpu.push(run.cpuPerStep);
-        const like = run.r2PerRollout ? publishedLike(run.r2PerRollout) : undefined;
+        const like = run.r2PerRollout ? publishedLike(run.r2PerRollout, dataManager) : undefined;
         floorCpu.push(
           (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true, like))
             .cpuMsPerCall,
