@@ -51,14 +51,22 @@ export function publishedLike(stored: R2Stored, dataManager = ""): PublicationLi
 let groupsMade = 0;
 const groupRun = Date.now().toString(36);
 
-/** Rollout `index`'s group of `dataManager` in a round: 8 consecutive rollouts share one, new each round. */
-function benchGroup(dataManager: string, index: number, first: number) {
-  return {
-    uid: `bench-${groupRun}-${first + Math.floor(index / BENCH_GROUP_SIZE)}`,
-    sample_index: index % BENCH_GROUP_SIZE,
-    group_size: BENCH_GROUP_SIZE,
-    data_manager: dataManager,
-  };
+/**
+ * The `group` field of a round's rollouts by index (`{}` for rollouts created alone): with a data
+ * manager, 8 consecutive rollouts share a group, new groups every round.
+ */
+export function benchGroups(dataManager: string, rollouts: number): (index: number) => object {
+  if (dataManager === "") return () => ({});
+  const first = groupsMade;
+  groupsMade += Math.ceil(rollouts / BENCH_GROUP_SIZE);
+  return (index) => ({
+    group: {
+      uid: `bench-${groupRun}-${first + Math.floor(index / BENCH_GROUP_SIZE)}`,
+      sample_index: index % BENCH_GROUP_SIZE,
+      group_size: BENCH_GROUP_SIZE,
+      data_manager: dataManager,
+    },
+  });
 }
 
 /** A round's shape: how many rollouts, their steps, and each one's task and config. */
@@ -87,8 +95,7 @@ export async function timedOursRound(
   const cpuBefore = stack.cpu();
   const start = performance.now();
   const startEpoch = Date.now();
-  const firstGroup = groupsMade;
-  if (shape.dataManager !== "") groupsMade += Math.ceil(rollouts / BENCH_GROUP_SIZE);
+  const groupOf = benchGroups(shape.dataManager, rollouts);
   // Each rollout created and followed in one request (`stream: true`), as a client following its rollouts would.
   const runs = await Promise.all(
     Array.from({ length: rollouts }, (_, i) =>
@@ -96,9 +103,7 @@ export async function timedOursRound(
         agent: "dialogue",
         task: shape.task(i, perRollout),
         config: shape.config(perRollout),
-        ...(shape.dataManager === ""
-          ? {}
-          : { group: benchGroup(shape.dataManager, i, firstGroup) }),
+        ...groupOf(i),
       }),
     ),
   );

@@ -21,7 +21,13 @@ import { profileSteps } from "./step-profile";
 import { type R2Stored, storedPerRollout } from "./r2-bytes";
 import { type PublicationLike, startWorkerdFloor, type WorkerdFloor } from "./workerd-floor";
 import { formatCpuFit, type StepPoint } from "./cpu-fit";
-import { BENCH_GROUP_SIZE, type OursRun, publishedLike, timedOursRound } from "./loop-ours";
+import {
+  BENCH_GROUP_SIZE,
+  benchGroups,
+  type OursRun,
+  publishedLike,
+  timedOursRound,
+} from "./loop-ours";
 import { loopOptions } from "./loop-options";
 
 const {
@@ -234,6 +240,7 @@ try {
         steps,
         maxTokens,
         firstTopic: 200_000,
+        groupOf: benchGroups(dataManager, profileRollouts),
       }))
         console.log(line);
   }

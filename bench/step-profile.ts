@@ -16,6 +16,8 @@ export interface ProfiledShape {
   steps: number;
   maxTokens: number;
   firstTopic: number;
+  /** Each rollout's `group` field by index (`{}`: created alone), as the timed rounds place theirs. */
+  groupOf?: (index: number) => object;
 }
 
 /** Runs `shape` under the profiler; returns the printed lines (or one line saying why not). */
@@ -39,6 +41,7 @@ export async function profileSteps(
             extra_args: { turns: shape.steps },
           },
           config,
+          ...shape.groupOf?.(i),
         });
         return client.waitForEnd(id, 20);
       }),
