@@ -74,8 +74,8 @@ export async function publishRollout(
   const placement = group ? RolloutGroup.parse(group) : soloGroup(view.rollout_id);
   const built = buildSamplesForView(view, placement);
   const readers = publicationReaders(placement);
-  // The view was read from validated rows and each sample was parsed by the builder; parsing the
-  // whole record again cost several ms per rollout in workerd for nothing.
+  // The view was read from validated rows and the builder built each sample from them, typed;
+  // parsing the whole record again cost several ms per rollout in workerd for nothing.
   const record: RolloutRecord = {
     schema_version: ROLLOUT_RECORD_SCHEMA_VERSION,
     rollout: view,
