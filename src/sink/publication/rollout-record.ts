@@ -1,4 +1,4 @@
-/** @module The R2 object a finished rollout leaves: everything about it, validated on write. */
+/** @module The R2 object a finished rollout leaves: everything about it; validated when read (written from validated rows, typed). */
 import { z } from "zod";
 import { RolloutView } from "../../schemas/rollout-api";
 import { TrainingSample } from "../../schemas/training-sample";
