@@ -2,6 +2,7 @@
 import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { z } from "zod";
+import { JsonValue } from "../src/schemas/json";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import {
   PolicyUpdate,
@@ -110,7 +111,7 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
 
   routes.put("/resources/:name", async (c) => {
     const name = pathParam(c.req.param("name"), ResourceName, "name");
-    const value = await parseJsonBody(c, z.json());
+    const value = await parseJsonBody(c, JsonValue);
     const stored = await objects(c.env).policy().putResource(name, value);
     if (!stored.ok)
       throw new InvalidInputError(stored.errors.map((e) => `${e.path}: ${e.message}`).join("; "), {

@@ -1,5 +1,6 @@
 /** @module The task one rollout works on (the seed's AgentTask). */
 import { z } from "zod";
+import { JsonObject, JsonValue } from "./json";
 
 /** Version of the persisted AgentTask shape; bump with a fixture when the shape changes. */
 export const AGENT_TASK_SCHEMA_VERSION = 1;
@@ -15,10 +16,10 @@ export const AgentTask = z.object({
   iteration: z.int().min(0).default(0),
   agent_name: z.string().default(""),
   problem: z.string(),
-  ground_truth: z.json().default(null),
+  ground_truth: JsonValue.default(null),
   prompt_id: z.string().default(""),
-  content: z.json().default(null),
-  extra_args: z.record(z.string(), z.json()).default({}),
+  content: JsonValue.default(null),
+  extra_args: JsonObject.default({}),
 });
 export type AgentTask = z.infer<typeof AgentTask>;
 /** What a caller may send for a task (defaults not yet applied). */

@@ -1,5 +1,6 @@
 /** @module Batches: verl dataset rows, the batch request and queue message, and batch progress. */
 import { z } from "zod";
+import { JsonObject, JsonValue } from "./json";
 import { ChatMessage } from "./chat";
 import { RolloutConfig } from "./rollout-config";
 import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "./member-outcome";
@@ -67,14 +68,13 @@ export const DatasetRow = z.looseObject({
   reward_model: z.looseObject({
     style: z.string().nullish(),
     ground_truth: z
-      .unknown()
-      .refine((value) => value !== undefined, "ground_truth is required (null if there is none)")
-      .pipe(z.json()),
+      .custom<JsonValue>(
+        (value) => value !== undefined,
+        "ground_truth is required (null if there is none)",
+      )
+      .pipe(JsonValue),
   }),
-  extra_info: z
-    .record(z.string(), z.json())
-    .nullish()
-    .transform((value) => value ?? {}),
+  extra_info: JsonObject.nullish().transform((value) => value ?? {}),
   agent_name: z.string().min(1).nullish(),
 });
 export type DatasetRow = z.infer<typeof DatasetRow>;

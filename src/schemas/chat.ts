@@ -1,5 +1,6 @@
 /** @module OpenAI-compatible chat shapes shared by agents, the gateway and the HTTP API. */
 import { z } from "zod";
+import { JsonObject } from "./json";
 
 /** One function call the model asked for, as OpenAI and vLLM return it (`arguments` is a JSON string). */
 export const ToolCall = z.object({
@@ -30,7 +31,7 @@ export const ToolDefinition = z.object({
   function: z.object({
     name: z.string().min(1),
     description: z.string().optional(),
-    parameters: z.record(z.string(), z.json()).optional(),
+    parameters: JsonObject.optional(),
   }),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;

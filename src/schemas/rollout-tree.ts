@@ -1,5 +1,6 @@
 /** @module Tree rollouts: where a forked rollout sits in its tree, and the fork request's body. */
 import { z } from "zod";
+import { JsonObject } from "./json";
 import { RolloutId } from "./rollout-id";
 
 /** Most children one fork request makes (the issue's bound; each child is one Durable Object write of the whole prefix). */
@@ -40,7 +41,7 @@ export const ForkRolloutRequest = z
       .max(MAX_FORK_CHILDREN, `n must be <= ${MAX_FORK_CHILDREN}`)
       .default(1),
     rollout_ids: z.array(RolloutId).optional(),
-    config: z.record(z.string(), z.json()).optional(),
+    config: JsonObject.optional(),
     /** Train the shared prefix's completions in the children's samples too (mask 1). Default false. */
     train_shared_prefix: z.boolean().default(false),
   })

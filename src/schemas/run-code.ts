@@ -1,5 +1,6 @@
 /** @module What `runCode` accepts and answers: one snippet run in a fresh sandboxed isolate. */
 import { z } from "zod";
+import { JsonValue } from "./json";
 
 /** Largest `code` (and `tests`) accepted, in UTF-8 bytes: 1 MB. */
 export const MAX_CODE_BYTES = 1_000_000;
@@ -73,7 +74,7 @@ export type TestOutcome = z.infer<typeof TestOutcome>;
  */
 export const RunCodeResult = z.object({
   ok: z.boolean(),
-  result: z.json().optional(),
+  result: JsonValue.optional(),
   stdout: z.string(),
   stderr: z.string(),
   error: RunCodeError.optional(),

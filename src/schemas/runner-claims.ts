@@ -1,5 +1,6 @@
 /** @module Bodies and answers of the runner API: claiming external rollouts, heartbeats, ending attempts. */
 import { z } from "zod";
+import { JsonObject } from "./json";
 import { AgentTask } from "./agent-task";
 import { RolloutConfig } from "./rollout-config";
 import { RolloutId } from "./rollout-api";
@@ -103,7 +104,7 @@ export const ClaimedRollout = z.object({
   group: RolloutGroup.nullable(),
   lease_expires_at: z.number(),
   llm: AttemptLlm,
-  resources: z.record(z.string(), z.json()),
+  resources: JsonObject,
 });
 export type ClaimedRollout = z.infer<typeof ClaimedRollout>;
 

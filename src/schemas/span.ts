@@ -1,5 +1,6 @@
 /** @module Spans a rollout emits besides its steps: rewards, messages, objects, exceptions, annotations, operations. */
 import { z } from "zod";
+import { JsonObject, JsonValue } from "./json";
 
 /** Version of the persisted Span shape. */
 export const SPAN_SCHEMA_VERSION = 1;
@@ -27,8 +28,8 @@ export const SpanInput = z
   .object({
     kind: SpanKind,
     name: z.string().min(1).max(200).default("span"),
-    value: z.json().default(null),
-    attributes: z.record(z.string(), z.json()).default({}),
+    value: JsonValue.default(null),
+    attributes: JsonObject.default({}),
     start_time: z.number().nullable().default(null),
     end_time: z.number().nullable().default(null),
   })
@@ -50,8 +51,8 @@ export const Span = z.object({
   sequence_id: z.int().min(1),
   kind: SpanKind,
   name: z.string(),
-  value: z.json(),
-  attributes: z.record(z.string(), z.json()),
+  value: JsonValue,
+  attributes: JsonObject,
   start_time: z.number().nullable(),
   end_time: z.number().nullable(),
   created_at: z.number(),

@@ -1,5 +1,6 @@
 /** @module One committed step of a rollout (the seed's Step). */
 import { z } from "zod";
+import { JsonObject, JsonValue } from "./json";
 import { ChatMessage } from "./chat";
 
 /** Version of the persisted Step shape. */
@@ -16,11 +17,11 @@ export const Step = z.object({
   step_index: z.int().min(0),
   chat_completions: z.array(ChatMessage).default([]),
   thought: z.string().default(""),
-  action: z.json(),
-  observation: z.json(),
-  next_observation: z.json().default(null),
+  action: JsonValue,
+  observation: JsonValue,
+  next_observation: JsonValue.default(null),
   model_response: z.string().default(""),
-  info: z.record(z.string(), z.json()).default({}),
+  info: JsonObject.default({}),
   reward: z.number().default(0),
   done: z.boolean().default(false),
   mc_return: z.number().default(0),

@@ -1,5 +1,6 @@
 /** @module Token-exact training samples in the shape of verl's AgentLoopOutput. */
 import { z } from "zod";
+import { JsonObject } from "./json";
 import { Logprobs, TokenIds } from "./llm-call";
 import { TerminationReason } from "./termination";
 
@@ -58,7 +59,7 @@ export const TrainingSample = z
         "must be an array of versions",
       )
       .optional(),
-    extra_fields: z.record(z.string(), z.json()).default({}),
+    extra_fields: JsonObject.default({}),
   })
   .superRefine((sample, ctx) => {
     const n = sample.response_ids.length;

@@ -1,7 +1,7 @@
 /** @module Workflows and graders (Osmosis): a workflow produces a sample, a grader scores it against the label. */
 import { z } from "zod";
 import { ChatMessage } from "../schemas/chat";
-import type { JsonObject, JsonValue } from "../schemas/json";
+import { JsonObject, JsonValue } from "../schemas/json";
 import type { LlmResource, ResolvedResources, ResourceSpecs } from "./resources";
 import type { Artifacts, RolloutInfo } from "./rollout-info";
 
@@ -19,7 +19,7 @@ export const AgentWorkflowOutput = z
   .object({
     messages: z.array(ChatMessage),
     metrics: z.record(z.string(), finite("a metric")).default({}),
-    info: z.record(z.string(), z.json()).nullish(),
+    info: JsonObject.nullish(),
   })
   .strict();
 export type AgentWorkflowOutput = z.input<typeof AgentWorkflowOutput>;

@@ -16,11 +16,10 @@
  * when both are present, because our documents feed RL pipelines.
  */
 import { z } from "zod";
+import { JsonObject } from "../../schemas/json";
 
 /** The version this module validates and `toAtif` writes. */
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.7";
-
-const JsonObject = z.record(z.string(), z.json());
 
 /** Text or an image stored beside the trajectory (v1.6+). */
 export const AtifContentPart = z.discriminatedUnion("type", [
