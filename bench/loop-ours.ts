@@ -6,6 +6,7 @@ import { sessionUsage, type SessionUsage } from "./object-usage";
 import { untilQuiet } from "./process-cpu";
 import { RolloutGroup } from "../src/schemas/rollout-group";
 import { publicationReaders, soloGroup } from "../src/sink/publication/publish-rollout";
+import { median } from "./loop-report";
 import { type R2Stored, storedPerRollout } from "./r2-bytes";
 import type { PublicationLike } from "./workerd-floor";
 
@@ -67,6 +68,21 @@ export function benchGroups(dataManager: string, rollouts: number): (index: numb
       data_manager: dataManager,
     },
   });
+}
+
+/**
+ * What runs of ours stored per rollout, as medians (the floor puts as many objects of as many
+ * bytes); 3 objects of no bytes when no run could tell (wrangler's state layout is its own).
+ */
+export function medianStored(runs: readonly OursRun[]): R2Stored {
+  const measured = runs
+    .map((run) => run.r2PerRollout)
+    .filter((stored): stored is R2Stored => stored !== null);
+  if (measured.length === 0) return { objects: 3, bytes: 0 };
+  return {
+    objects: median(measured.map((s) => s.objects)),
+    bytes: Math.round(median(measured.map((s) => s.bytes))),
+  };
 }
 
 /** A round's shape: how many rollouts, their steps, and each one's task and config. */

@@ -20,14 +20,16 @@ import { startSimulatorProcess } from "./simulator-process";
 import { profileSteps } from "./step-profile";
 import { type R2Stored, storedPerRollout } from "./r2-bytes";
 import { type PublicationLike, startWorkerdFloor, type WorkerdFloor } from "./workerd-floor";
-import { formatCpuFit, type StepPoint } from "./cpu-fit";
+import { formatCpuFit } from "./cpu-fit";
 import {
   BENCH_GROUP_SIZE,
   benchGroups,
+  medianStored,
   type OursRun,
   publishedLike,
   timedOursRound,
 } from "./loop-ours";
+import { fitPoints } from "./loop-fit";
 import { loopOptions } from "./loop-options";
 
 const {
@@ -124,27 +126,15 @@ try {
   /** What the floor's publications stored per rollout, per round. */
   const floorStored: R2Stored[] = [];
   /** What ours stored per rollout (medians so far; the floor puts as many objects, padded to as many bytes). */
-  const oursStored = (): R2Stored => {
-    const measured = [...ours.values()]
-      .flat()
-      .map((run) => run.r2PerRollout)
-      .filter((stored): stored is R2Stored => stored !== null);
-    return measured.length > 0
-      ? {
-          objects: median(measured.map((s) => s.objects)),
-          bytes: Math.round(median(measured.map((s) => s.bytes))),
-        }
-      : { objects: 3, bytes: 0 };
-  };
+  const oursStored = () => medianStored([...ours.values()].flat());
   // Full-size rounds first, not counted: until the isolate's JIT has compiled the hot paths a round
   // costs more (ours' first round measured 3.1–4.1 ms/step, the next ones 2.1–2.9), a one-off a
   // long training run does not see per step. The floor and the bare loop get the same.
   for (let round = 0; round < warmUpRounds; round += 1) {
-    let stored: R2Stored = { objects: 3, bytes: 0 };
-    for (const { stack, client } of stacks)
-      stored = (await timedOurs(stack, client)).r2PerRollout ?? stored;
+    const warmUps: OursRun[] = [];
+    for (const { stack, client } of stacks) warmUps.push(await timedOurs(stack, client));
     await timedBare();
-    if (floor) await floorRound(floor, publishedLike(stored, dataManager));
+    if (floor) await floorRound(floor, publishedLike(medianStored(warmUps), dataManager));
   }
   for (let round = 0; round < rounds; round += 1) {
     for (const { stack, client } of stacks) {
@@ -309,27 +299,17 @@ try {
   // Where the gap to the floor is: once per rollout, or in every step (see cpu-fit.ts).
   const fitted = stacks[0];
   if (fitSteps.length > 0 && floor && fitted && !failures.has(fitted.stack.kind)) {
-    const ours: StepPoint[] = [];
-    const floorPoints: StepPoint[] = [];
-    for (const count of fitSteps) {
-      const oursCpu: number[] = [];
-      const floorCpu: number[] = [];
-      for (let round = 0; round < rounds; round += 1) {
-        const run = await timedOurs(fitted.stack, fitted.client, count);
-        oursCpu.push(run.cpuPerStep);
-        const like = run.r2PerRollout ? publishedLike(run.r2PerRollout, dataManager) : undefined;
-        floorCpu.push(
-          (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true, like))
-            .cpuMsPerCall,
-        );
-      }
-      ours.push({ steps: count, msPerStep: median(oursCpu) });
-      floorPoints.push({ steps: count, msPerStep: median(floorCpu) });
-    }
+    const points = await fitPoints(fitSteps, rounds, {
+      ours: (count) => timedOurs(fitted.stack, fitted.client, count),
+      like: (run) => (run.r2PerRollout ? publishedLike(run.r2PerRollout, dataManager) : undefined),
+      floor: async (count, like) =>
+        (await floor.loop("sim-qwen3", { ...shape, steps: count }, FLOOR_RPCS, true, like))
+          .cpuMsPerCall,
+    });
     console.log(
       `CPU per rollout and per step (${fitted.stack.kind}; ${rollouts} rollouts at ${fitSteps.join(", ")} steps each, medians of ${rounds} alternating round(s) per count):`,
     );
-    for (const line of formatCpuFit(ours, floorPoints, HEADLINE_GOAL_MS)) console.log(line);
+    for (const line of formatCpuFit(points.ours, points.floor, HEADLINE_GOAL_MS)) console.log(line);
   }
 } finally {
   for (const { stack } of stacks) await stack.stop();
