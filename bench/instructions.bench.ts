@@ -5,8 +5,9 @@
  * ours) each run their workerd
  * under valgrind's callgrind, and the instructions each executes for the same rollouts are counted
  * between a zeroing and a dump of its counters. CPU seconds on this shared VM move by ±0.5 ms/step
- * between runs of the same code, more than most changes save; instruction counts repeat, so two
- * versions of the code can be told apart. Callgrind runs workerd ~50× slower: keep runs small.
+ * between runs of the same code, more than most changes save; instruction counts repeat within
+ * ±5% a round, so two versions of the code that differ by more than ~0.3 M per step can be told
+ * apart (use 5 rounds). Callgrind runs workerd ~50× slower: keep runs small.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
