@@ -2,7 +2,7 @@
 import { objects } from "../src/runtime/objects/object-directory";
 import { packCompletedGroups, type CompletedGroup } from "../src/runtime/feed/group-pack";
 import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
-import { answerDeliveryChecks } from "../src/runtime/feed/delivery-checks";
+import { answerDeliveryChecks, confirmDeliveries } from "../src/runtime/feed/delivery-checks";
 import { withinDeadline } from "../src/runtime/deadline";
 import { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
 import { ResultMessage } from "../src/schemas/result-message";
@@ -60,6 +60,8 @@ async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<
  * them, then each session is told.
  */
 export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppEnv): Promise<void> {
+  const answer = (rolloutId: string, held: boolean) =>
+    objects(env).session(rolloutId).deliveryChecked(held);
   const valid: Array<{ message: Message<unknown>; body: ResultMessage }> = [];
   const checks: Array<{ message: Message<unknown>; body: DeliveryCheckMessage }> = [];
   for (const message of batch.messages) {
@@ -98,10 +100,21 @@ export async function handleResultsBatch(batch: MessageBatch<unknown>, env: AppE
     if (report.completed.length > 0 && env.FEED_GROUP_PACKS !== "off")
       await packAndRecord(env, report.completed);
     settle(valid, report.retry);
+    // After the acks: a confirmation that stalls or fails only leaves a session to check itself.
+    await withinDeadline(
+      confirmDeliveries(
+        answer,
+        report.fed.map((i) => valid[i]!.body.rollout_id),
+      ),
+      CONSUMER_PHASE_MS,
+      "confirming deliveries",
+    ).catch((error: unknown) =>
+      console.warn("deliveries not confirmed; sessions will check them", {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
   }
   if (checks.length > 0) {
-    const answer = (rolloutId: string, held: boolean) =>
-      objects(env).session(rolloutId).deliveryChecked(held);
     const answered = await withinDeadline(
       answerDeliveryChecks(
         objects(env).feed(),

@@ -115,10 +115,12 @@ describe("ingesting results", () => {
     const { messages } = await publishGroup(2, { data_manager: "infer" });
     const result = await deliver(messages);
     expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1"]);
-    await ingestResults(
+    const report = await ingestResults(
       { feed: objects(env).feed(), tracker: () => ({ onResults: async () => [] }) },
       [messages[0]!],
     );
+    // Not fed: nothing to confirm to its session.
+    expect(report.fed).toEqual([]);
     const after = await defaultFeed().stats();
     expect(after.ingested + after.duplicates + after.late).toBe(
       before.ingested + before.duplicates + before.late,
@@ -144,6 +146,16 @@ describe("ingesting results", () => {
     expect(report.retry.get(0)).toMatch(
       /unknown data manager "nope"; known data managers: infer, train/,
     );
+    expect(report.fed).toEqual([]);
+    // Taken by the feed, a duplicate included (it holds it all the same): each confirmed.
+    const taken = await ingestResults(
+      { feed: objects(env).feed(), tracker: () => ({ onResults: async () => [] }) },
+      [messages[0]!, { ...messages[0]!, training_mode: "nope" }, messages[0]!],
+    );
+    expect({ fed: taken.fed, retried: [...taken.retry.keys()] }).toEqual({
+      fed: [0, 2],
+      retried: [1],
+    });
   });
 
   it("refuses a member whose group_size disagrees with its group, and counts late arrivals", async () => {

@@ -1,14 +1,14 @@
 /**
- * Integration: the delivery re-check on the real RolloutSession object, driven by its own alarm,
- * asked through the results queue and answered by the real consumer, which asks each feed shard
- * once per batch of checks (result-delivery.integration.test.ts runs the same check on a kernel
+ * Integration: a published result's delivery on the real RolloutSession object: confirmed by the
+ * results consumer when it puts the result into the feed, else re-checked by the object's own
+ * alarm, asked through the results queue and answered by the real consumer, which asks each feed
+ * shard once per batch of checks (result-delivery.integration.test.ts runs the same check on a kernel
  * whose setAlarm does nothing, so it cannot see whether the object ever wakes up for it).
  */
 import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { DELIVERY_CHECK_DELAYS_MS } from "../../src/runtime/session/result-delivery";
 import { patchState, readState } from "../fixtures/hand-session";
 import { api, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
 
@@ -17,110 +17,97 @@ const objectOf = (rolloutId: string) =>
 const alarmOf = (rolloutId: string) =>
   runInDurableObject(objectOf(rolloutId), (_instance, state) => state.storage.getAlarm());
 
+/** Creates an external rollout as member `index` of a `size`-member train group and finishes it with reward 1. */
+async function finishedTrainRollout(rolloutId: string, uid: string, index: number, size: number) {
+  const group = {
+    uid,
+    sample_index: index,
+    group_size: size,
+    batch_id: null,
+    training_mode: "async",
+    data_manager: "train",
+  };
+  const created = await postRollout({
+    agent: "external",
+    rollout_id: rolloutId,
+    task: { problem: "p" },
+    group,
+  });
+  expect(created.status).toBe(202);
+  const finished = await api(`/v1/rollouts/${rolloutId}/finish`, {
+    method: "POST",
+    body: JSON.stringify({ reward: 1 }),
+  });
+  expect(finished.status).toBe(200);
+}
+
 describe("the delivery re-check on the real session object", () => {
-  it("arms the object's alarm for the first check when it publishes, and that alarm confirms the delivered result", async () => {
+  it("confirms a result the feed took at once, with no check; an unconfirmed one is checked by the object's own alarm", async () => {
     const rolloutId = uniqueId("delivery-alarm");
-    const group = {
-      uid: `${rolloutId}-g`,
-      sample_index: 0,
-      group_size: 1,
-      batch_id: null,
-      training_mode: "async",
-      data_manager: "train",
-    };
-    expect(
-      (
-        await postRollout({
-          agent: "external",
-          rollout_id: rolloutId,
-          task: { problem: "p" },
-          group,
-        })
-      ).status,
-    ).toBe(202);
-    expect(
-      (
-        await api(`/v1/rollouts/${rolloutId}/finish`, {
-          method: "POST",
-          body: JSON.stringify({ reward: 1 }),
-        })
-      ).status,
-    ).toBe(200);
+    await finishedTrainRollout(rolloutId, `${rolloutId}-g`, 0, 1);
 
-    const published = await waitFor("the publication", async () => {
+    // The consumer that put the result into the feed tells the session: confirmed without a
+    // check, and the object no longer wakes up for one (its alarm was set for the first check).
+    const confirmed = await waitFor("the delivery confirmed by the consumer", async () => {
       const publication = (await readState(rolloutId)).publication;
-      return publication.status === "published" && publication.delivery ? publication : undefined;
+      return publication.delivery?.confirmed_at ? publication : undefined;
     });
-    expect(published.delivery).toMatchObject({ checks: 0, confirmed_at: null, gave_up: false });
-    expect(published.delivery!.next_check_at! - published.published_at!).toBeGreaterThanOrEqual(
-      DELIVERY_CHECK_DELAYS_MS[0] - 1_000,
-    );
-    // The object wakes up for the check on its own: its alarm is set for it.
-    expect(await alarmOf(rolloutId)).toBe(published.delivery!.next_check_at);
+    expect(confirmed.delivery).toMatchObject({ checks: 0, next_check_at: null, gave_up: false });
+    expect(await objects(env).feedShard().holds(rolloutId)).toBe(true);
+    expect(await alarmOf(rolloutId)).toBeNull();
 
-    await waitFor("the result in the feed", async () =>
-      (await objects(env).feedShard().holds(rolloutId)) ? true : undefined,
-    );
-    // Bring the check due now rather than waiting 15 s, then let the object's alarm run it.
+    // A session the consumer could not tell checks by itself: its check due, its alarm (run now
+    // rather than in a minute) asks through the queue, and the consumer's answer (the feed holds
+    // it) confirms it.
     await patchState(rolloutId, (state) => ({
       ...state,
       publication: {
         ...state.publication,
-        delivery: { ...state.publication.delivery!, next_check_at: Date.now() - 1 },
+        delivery: {
+          ...state.publication.delivery!,
+          next_check_at: Date.now() - 1,
+          confirmed_at: null,
+        },
       },
     }));
+    await runInDurableObject(objectOf(rolloutId), (_instance, state) =>
+      state.storage.setAlarm(Date.now() + 60_000),
+    );
     expect(await runDurableObjectAlarm(objectOf(rolloutId))).toBe(true);
-
-    // The alarm sent a delivery_check; the consumer's answer confirms it.
-    const after = await waitFor("the confirmed delivery", async () => {
+    const after = await waitFor("the delivery confirmed by the check", async () => {
       const publication = (await readState(rolloutId)).publication;
       return publication.delivery?.confirmed_at ? publication : undefined;
     });
-    expect(after.delivery).toMatchObject({
-      checks: 1,
-      next_check_at: null,
-      gave_up: false,
-      confirmed_at: expect.any(Number),
-    });
-    expect(after.attempts).toBe(published.attempts);
-    // Confirmed: the object no longer wakes up for it.
+    expect(after.delivery).toMatchObject({ checks: 1, next_check_at: null, gave_up: false });
+    expect(after.attempts).toBe(confirmed.attempts);
     expect(await alarmOf(rolloutId)).toBeNull();
   });
 
   it("answers a batch of sessions' checks with one holdsMany per feed shard, never one holds per rollout", async () => {
     const ids = Array.from({ length: 8 }, () => uniqueId("delivery-batch"));
-    for (const [i, rolloutId] of ids.entries()) {
-      const group = {
-        uid: `${ids[0]}-g`,
-        sample_index: i,
-        group_size: ids.length,
-        batch_id: null,
-        training_mode: "async",
-        data_manager: "train",
-      };
-      expect(
-        (
-          await postRollout({
-            agent: "external",
-            rollout_id: rolloutId,
-            task: { problem: "p" },
-            group,
-          })
-        ).status,
-      ).toBe(202);
-      expect(
-        (
-          await api(`/v1/rollouts/${rolloutId}/finish`, {
-            method: "POST",
-            body: JSON.stringify({ reward: 1 }),
-          })
-        ).status,
-      ).toBe(200);
-    }
+    for (const [i, rolloutId] of ids.entries())
+      await finishedTrainRollout(rolloutId, `${ids[0]}-g`, i, ids.length);
     for (const rolloutId of ids)
       await waitFor("the result in the feed", async () =>
         (await objects(env).feedShard().holds(rolloutId)) ? true : undefined,
       );
+    // As if the consumer had not confirmed them when it took them: each session waits for a check.
+    for (const rolloutId of ids) {
+      await waitFor("the delivery confirmed by the consumer", async () =>
+        (await readState(rolloutId)).publication.delivery?.confirmed_at ? true : undefined,
+      );
+      await patchState(rolloutId, (state) => ({
+        ...state,
+        publication: {
+          ...state.publication,
+          delivery: {
+            ...state.publication.delivery!,
+            next_check_at: Date.now() + 60_000,
+            confirmed_at: null,
+          },
+        },
+      }));
+    }
     const before = await feedRequests();
     // As the sessions' alarms would send them, but at once: they reach the consumer in one batch.
     await env.ROLLOUT_RESULTS.sendBatch(

@@ -4,6 +4,9 @@
  * again by its session until the feed holds it, and a confirmed one is not sent again. Each due
  * check asks (a `delivery_check` message in production); here the test answers it as the results
  * consumer would, with the real feed's answer (delivery-checks.integration.test.ts runs the consumer).
+ * A sent result goes straight into the feed, not through the results queue: the consumer confirms
+ * what it ingests at once (result-delivery-alarm.integration.test.ts), which would leave no check
+ * to test here.
  */
 import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
@@ -52,7 +55,7 @@ async function finishAndCheck(
           send: async (message) => {
             if (++offered <= lose) return; // sent, then lost on the way
             sent.push(message);
-            await env.ROLLOUT_RESULTS.send(message);
+            await objects(env).feedShard().ingestBatch([message]);
           },
         },
         now: () => clock,

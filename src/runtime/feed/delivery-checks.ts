@@ -20,6 +20,33 @@ export interface FeedHoldsPort {
 export type DeliveryAnswer = (rolloutId: string, held: boolean) => Promise<void>;
 
 /**
+ * Tells the sessions of results the feed has just taken that their delivery is confirmed, as a
+ * check would once it asked (`holds` is true for every result the feed took, whatever its
+ * outcome): the session then drops the check it had scheduled, so a result the feed took costs no
+ * alarm run 15 s later, no `delivery_check` message and no shard request to ask. Best effort: a
+ * session not told (or told before it recorded its publication, which it then ignores) checks as
+ * before. Returns how many could not be told.
+ */
+export async function confirmDeliveries(
+  answer: DeliveryAnswer,
+  rolloutIds: readonly string[],
+): Promise<number> {
+  let failed = 0;
+  await eachLimited([...rolloutIds], ANSWER_CONCURRENCY, async (rolloutId) => {
+    try {
+      await answer(rolloutId, true);
+    } catch (error) {
+      failed += 1;
+      console.warn("delivery not confirmed; the session's own check will ask", {
+        rollout_id: rolloutId,
+        error: describeError(error),
+      });
+    }
+  });
+  return failed;
+}
+
+/**
  * Asks the feed about every check at once and answers each session. Returns the indices (in
  * `checks`) to retry, with why: all of them when the feed could not be asked, else those whose
  * session could not be told (a repeated answer is harmless: the session ignores it once settled).

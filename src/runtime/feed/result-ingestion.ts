@@ -47,6 +47,8 @@ export interface IngestionReport {
   retry: Map<number, string>;
   /** Groups that completed in this batch, with their members and the shard that holds them. */
   completed: Array<{ uid: string; members: FeedMember[]; shard?: string }>;
+  /** Indices (in the input) of the results the feed now holds: their sessions' deliveries are confirmed. */
+  fed: number[];
   /** Requests sent: feed shards and trackers (each once per batch). */
   requests: { feed: number; tracker: number };
 }
@@ -75,6 +77,7 @@ export async function ingestResults(
 ): Promise<IngestionReport> {
   const retry = new Map<number, string>();
   const completed: IngestionReport["completed"] = [];
+  const fed: number[] = [];
   const toFeed: number[] = [];
   for (const [index, message] of messages.entries()) {
     try {
@@ -102,8 +105,11 @@ export async function ingestResults(
             index,
             `trainer feed refused rollout ${messages[index]!.rollout_id} (${result.reason}): ${result.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
           );
-        else if (result.outcome === "completed" && members)
-          completed.push({ uid: result.uid, members, shard });
+        else {
+          fed.push(index);
+          if (result.outcome === "completed" && members)
+            completed.push({ uid: result.uid, members, shard });
+        }
       });
     } catch (error) {
       for (const index of toFeed) retry.set(index, `trainer feed: ${describeError(error)}`);
@@ -126,5 +132,5 @@ export async function ingestResults(
     }
   });
   await Promise.all([feedCall, ...trackerCalls]);
-  return { retry, completed, requests: { feed: feedRequests, tracker: batches.size } };
+  return { retry, completed, fed, requests: { feed: feedRequests, tracker: batches.size } };
 }
