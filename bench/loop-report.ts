@@ -37,11 +37,9 @@ export interface OursFigures {
 export function floorReport(input: {
   rounds: FloorRound[];
   rpcs: number;
-  /** What ours and the floor (each round) stored in R2 per rollout. */
-  oursStored: R2Stored;
+  /** What ours published per rollout (R2 objects and bytes, a result message or not), and what the floor stored each round. */
+  oursPublished: PublicationLike;
   floorStored: R2Stored[];
-  /** Whether ours (and so the floor) sends a result message per rollout. */
-  announced: boolean;
   ours: OursFigures[];
 }): string[] {
   const { rounds, rpcs } = input;
@@ -70,13 +68,13 @@ export function floorReport(input: {
       median(published.map((f) => f.wallMs)),
       published[0]!.calls,
     ) +
-      `   ${publishedCpu.toFixed(2)} ms workerd CPU/step (${floorObjects.toFixed(1)} R2 puts${input.announced ? " + 1 queue message" : ", no queue message (ours sends none for them)"} per rollout)` +
+      `   ${publishedCpu.toFixed(2)} ms workerd CPU/step (${floorObjects.toFixed(1)} R2 puts${input.oursPublished.announced ? " + 1 queue message" : ", no queue message (ours sends none for them)"} per rollout)` +
       spread(
         published.map((f) => f.cpuMsPerCall),
         2,
       ),
     `  of which Miniflare's local R2 and queue simulators, in the same workerd: ${simulatorsCpu.toFixed(2)} ms/step (production runs them as services: not the Worker's CPU)`,
-    `  publication per rollout (R2 objects, body bytes stored): ours ${input.oursStored.objects.toFixed(1)}, ${(input.oursStored.bytes / 1024).toFixed(1)} KB; the floor ${floorObjects.toFixed(1)}, ${(median(input.floorStored.map((s) => s.bytes)) / 1024).toFixed(1)} KB (as many puts as ours, its record padded to ours' total: the local R2 simulator costs by the put and the byte)`,
+    `  publication per rollout (R2 objects, body bytes stored): ours ${input.oursPublished.objects.toFixed(1)}, ${(input.oursPublished.bytes / 1024).toFixed(1)} KB; the floor ${floorObjects.toFixed(1)}, ${(median(input.floorStored.map((s) => s.bytes)) / 1024).toFixed(1)} KB (as many puts as ours, its record padded to ours' total: the local R2 simulator costs by the put and the byte)`,
   ];
   for (const ours of input.ours) {
     lines.push(

@@ -159,6 +159,8 @@ try {
     }
   }
 
+  /** What ours published per rollout over all its rounds (the floor matched it round by round). */
+  const oursPublished = publishedLike(oursStored(), dataManager);
   const bareMs = median(bare.map((b) => b.wallMs));
   const floorObjectsCpu = median(floorRuns.map((f) => f.withObjects.cpuMsPerCall));
   const floorPublishedCpu = median(floorRuns.map((f) => f.withPublication.cpuMsPerCall));
@@ -258,9 +260,8 @@ try {
     for (const line of floorReport({
       rounds: floorRuns,
       rpcs: FLOOR_RPCS,
-      oursStored: oursStored(),
+      oursPublished,
       floorStored,
-      announced: publishedLike(oursStored(), dataManager).announced,
       ours: kinds.flatMap((kind) => {
         const runs = ours.get(kind)!;
         return runs.length === 0
@@ -288,7 +289,7 @@ try {
       stepsPerRollout: steps,
       workerCpuMs: Math.max(0, oursCpu - simulatorsCpu),
       sessionAwakeS: SESSION_AWAKE_S_PER_STEP,
-      published: publishedLike(oursStored(), dataManager),
+      published: oursPublished,
     });
     for (const line of lines) console.log(line);
   }

@@ -41,6 +41,25 @@ async function finishedTrainRollout(rolloutId: string, uid: string, index: numbe
   expect(finished.status).toBe(200);
 }
 
+/** The rollout's publication once its delivery is confirmed (waited for as `what`). */
+function confirmedDelivery(rolloutId: string, what: string) {
+  return waitFor(what, async () => {
+    const publication = (await readState(rolloutId)).publication;
+    return publication.delivery?.confirmed_at ? publication : undefined;
+  });
+}
+
+/** Makes the session's delivery unconfirmed again, its next check due at `nextCheckAt`: as if the consumer had not told it. */
+function unconfirmed(rolloutId: string, nextCheckAt: number): Promise<void> {
+  return patchState(rolloutId, (state) => ({
+    ...state,
+    publication: {
+      ...state.publication,
+      delivery: { ...state.publication.delivery!, next_check_at: nextCheckAt, confirmed_at: null },
+    },
+  }));
+}
+
 describe("the delivery re-check on the real session object", () => {
   it("confirms a result the feed took at once, with no check; an unconfirmed one is checked by the object's own alarm", async () => {
     const rolloutId = uniqueId("delivery-alarm");
@@ -48,10 +67,7 @@ describe("the delivery re-check on the real session object", () => {
 
     // The consumer that put the result into the feed tells the session: confirmed without a
     // check, and the object no longer wakes up for one (its alarm was set for the first check).
-    const confirmed = await waitFor("the delivery confirmed by the consumer", async () => {
-      const publication = (await readState(rolloutId)).publication;
-      return publication.delivery?.confirmed_at ? publication : undefined;
-    });
+    const confirmed = await confirmedDelivery(rolloutId, "the delivery confirmed by the consumer");
     expect(confirmed.delivery).toMatchObject({ checks: 0, next_check_at: null, gave_up: false });
     expect(await objects(env).feedShard().holds(rolloutId)).toBe(true);
     expect(await alarmOf(rolloutId)).toBeNull();
@@ -59,25 +75,12 @@ describe("the delivery re-check on the real session object", () => {
     // A session the consumer could not tell checks by itself: its check due, its alarm (run now
     // rather than in a minute) asks through the queue, and the consumer's answer (the feed holds
     // it) confirms it.
-    await patchState(rolloutId, (state) => ({
-      ...state,
-      publication: {
-        ...state.publication,
-        delivery: {
-          ...state.publication.delivery!,
-          next_check_at: Date.now() - 1,
-          confirmed_at: null,
-        },
-      },
-    }));
+    await unconfirmed(rolloutId, Date.now() - 1);
     await runInDurableObject(objectOf(rolloutId), (_instance, state) =>
       state.storage.setAlarm(Date.now() + 60_000),
     );
     expect(await runDurableObjectAlarm(objectOf(rolloutId))).toBe(true);
-    const after = await waitFor("the delivery confirmed by the check", async () => {
-      const publication = (await readState(rolloutId)).publication;
-      return publication.delivery?.confirmed_at ? publication : undefined;
-    });
+    const after = await confirmedDelivery(rolloutId, "the delivery confirmed by the check");
     expect(after.delivery).toMatchObject({ checks: 1, next_check_at: null, gave_up: false });
     expect(after.attempts).toBe(confirmed.attempts);
     expect(await alarmOf(rolloutId)).toBeNull();
@@ -93,20 +96,8 @@ describe("the delivery re-check on the real session object", () => {
       );
     // As if the consumer had not confirmed them when it took them: each session waits for a check.
     for (const rolloutId of ids) {
-      await waitFor("the delivery confirmed by the consumer", async () =>
-        (await readState(rolloutId)).publication.delivery?.confirmed_at ? true : undefined,
-      );
-      await patchState(rolloutId, (state) => ({
-        ...state,
-        publication: {
-          ...state.publication,
-          delivery: {
-            ...state.publication.delivery!,
-            next_check_at: Date.now() + 60_000,
-            confirmed_at: null,
-          },
-        },
-      }));
+      await confirmedDelivery(rolloutId, "the delivery confirmed by the consumer");
+      await unconfirmed(rolloutId, Date.now() + 60_000);
     }
     const before = await feedRequests();
     // As the sessions' alarms would send them, but at once: they reach the consumer in one batch.
@@ -116,9 +107,7 @@ describe("the delivery re-check on the real session object", () => {
       })),
     );
     for (const rolloutId of ids) {
-      await waitFor("the confirmed delivery", async () =>
-        (await readState(rolloutId)).publication.delivery?.confirmed_at ? true : undefined,
-      );
+      await confirmedDelivery(rolloutId, "the confirmed delivery");
     }
     const after = await feedRequests();
     expect(after.holds - before.holds).toBe(0);

@@ -25,25 +25,22 @@ export type DeliveryAnswer = (rolloutId: string, held: boolean) => Promise<void>
  * outcome): the session then drops the check it had scheduled, so a result the feed took costs no
  * alarm run 15 s later, no `delivery_check` message and no shard request to ask. Best effort: a
  * session not told (or told before it recorded its publication, which it then ignores) checks as
- * before. Returns how many could not be told.
+ * before; a failure is logged, never retried.
  */
 export async function confirmDeliveries(
   answer: DeliveryAnswer,
   rolloutIds: readonly string[],
-): Promise<number> {
-  let failed = 0;
+): Promise<void> {
   await eachLimited([...rolloutIds], ANSWER_CONCURRENCY, async (rolloutId) => {
     try {
       await answer(rolloutId, true);
     } catch (error) {
-      failed += 1;
       console.warn("delivery not confirmed; the session's own check will ask", {
         rollout_id: rolloutId,
         error: describeError(error),
       });
     }
   });
-  return failed;
 }
 
 /**
