@@ -25,8 +25,9 @@ function targets(env: AppEnv): IngestionTargets {
 
 /**
  * Packs the groups this batch completed into one object and tells each feed shard where its
- * groups are (one request per shard). A failure only costs speed: pulls read unpacked groups'
- * members, so it is logged, never retried.
+ * groups are (one request per shard). Packing reads at most MAX_PACK_READS_PER_BATCH member
+ * tables (subrequests of this invocation). A failure only costs speed: pulls read unpacked
+ * groups' members, so it is logged, never retried.
  */
 async function packAndRecord(env: AppEnv, completed: CompletedGroup[]): Promise<void> {
   try {

@@ -100,11 +100,19 @@ async function groupColumns(
 }
 
 /**
- * Most groups one consumer batch packs. Each costs its members' reads (subrequests of the
- * consumer's invocation, 1,000 on the Paid plan): 50 groups of 8 are 400 reads. Groups past it
- * stay unpacked and are read member by member.
+ * Most member tables one consumer batch reads to pack its groups. Each read is a subrequest of the
+ * consumer's invocation (1,000 per invocation in Cloudflare's older limits, 10,000 in the current
+ * table), which it shares with ingestion (one per feed shard and tracker), confirmations (≤ 100),
+ * the pack puts and `recordPacks`. A budget of reads, not of groups, because group sizes vary:
+ * 50 groups of 64 would be 3,200 reads. A group that does not fit (even one larger than the whole
+ * budget) stays unpacked and pulls read it member by member; smaller groups after it still fit.
  */
-export const MAX_PACKS_PER_BATCH = 50;
+export const MAX_PACK_READS_PER_BATCH = 400;
+
+/** Member tables a group's packing reads (members with no samples have none). */
+function tablesToRead(group: CompletedGroup): number {
+  return group.members.reduce((n, m) => n + (m.samples > 0 ? 1 : 0), 0);
+}
 
 /** What packing a consumer batch's completed groups did (for logs and benches). */
 export interface PackingReport {
@@ -116,7 +124,8 @@ export interface PackingReport {
 
 /**
  * Packs the groups a consumer batch completed into one object per column layout (almost always
- * one: a stream has one schema), reading each group's members PACK_READ_CONCURRENCY at once.
+ * one: a stream has one schema), reading each group's members PACK_READ_CONCURRENCY at once and at
+ * most `readBudget` member tables in all (MAX_PACK_READS_PER_BATCH).
  * Never throws: a group that cannot be packed is left to the per-member path, always correct.
  */
 export async function packCompletedGroups(
@@ -124,15 +133,19 @@ export async function packCompletedGroups(
   blobs: BlobStorePort,
   groups: CompletedGroup[],
   newId: () => string = () => crypto.randomUUID(),
+  readBudget: number = MAX_PACK_READS_PER_BATCH,
 ): Promise<PackingReport> {
-  const report: PackingReport = {
-    refs: [],
-    objects: 0,
-    bytes: 0,
-    unpacked: Math.max(0, groups.length - MAX_PACKS_PER_BATCH),
-  };
+  const report: PackingReport = { refs: [], objects: 0, bytes: 0, unpacked: 0 };
   const layouts = new Map<string, Array<{ uid: string; columns: Column[]; rows: MemberRows }>>();
-  for (const group of groups.slice(0, MAX_PACKS_PER_BATCH)) {
+  let budget = readBudget;
+  let overBudget = 0;
+  for (const group of groups) {
+    const reads = tablesToRead(group);
+    if (reads > budget) {
+      overBudget += 1;
+      continue;
+    }
+    budget -= reads;
     const read = await groupColumns(reader, group.members).catch((error: unknown) =>
       error instanceof Error ? error.message : String(error),
     );
@@ -144,6 +157,14 @@ export async function packCompletedGroups(
     const signature = columnsSignature(read.columns);
     layouts.set(signature, [...(layouts.get(signature) ?? []), { uid: group.uid, ...read }]);
   }
+  if (overBudget > 0) {
+    report.unpacked += overBudget;
+    console.warn("groups left unpacked past the batch's read budget; pulls read their members", {
+      groups: overBudget,
+      budget: readBudget,
+    });
+  }
+
   for (const packed of layouts.values()) {
     const key = groupPackKey(newId());
     const listed = JSON.stringify(packed.map((g) => [g.uid, g.rows]));

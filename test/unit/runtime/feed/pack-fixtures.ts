@@ -61,6 +61,37 @@ export function memoryBucket(): {
   return { reader, blobs, objects };
 }
 
+/** `n` members of group `uid`, each with `segments` samples of `tokens(i)` tokens, their sample tables stored in `bucket`. */
+export async function storedMembers(
+  bucket: ReturnType<typeof memoryBucket>,
+  uid: string,
+  n: number,
+  segments: number,
+  tokens: (member: number) => number,
+): Promise<FeedMember[]> {
+  const members: FeedMember[] = [];
+  for (let i = 0; i < n; i++) {
+    const samples = Array.from({ length: segments }, (_, s) => sample(uid, i, s, tokens(i)));
+    await bucket.blobs.put(
+      rolloutSamplesKey(`${uid}:${i}`),
+      encodeSampleTable(samples).buffer as ArrayBuffer,
+      "application/vnd.apache.arrow.stream",
+    );
+    members.push({
+      rollout_id: `${uid}:${i}`,
+      sample_index: i,
+      status: "succeeded",
+      termination_reason: "ENV_DONE",
+      reward: i,
+      policy_version_start: 1,
+      policy_version_end: 1,
+      key: `k/${uid}:${i}`,
+      samples: segments,
+    });
+  }
+  return members;
+}
+
 /** `groups` groups of `n` members, each member `segments` samples; their sample tables stored; the groups packed `perPack` to an object. */
 export async function packedGroups(
   groups: number,
@@ -74,26 +105,7 @@ export async function packedGroups(
   const refs: Record<string, PackRef> = {};
   for (let g = 0; g < groups; g++) {
     const uid = `g${g}`;
-    const members: FeedMember[] = [];
-    for (let i = 0; i < n; i++) {
-      const samples = Array.from({ length: segments }, (_, s) => sample(uid, i, s, 4 + g + i));
-      await bucket.blobs.put(
-        rolloutSamplesKey(`${uid}:${i}`),
-        encodeSampleTable(samples).buffer as ArrayBuffer,
-        "application/vnd.apache.arrow.stream",
-      );
-      members.push({
-        rollout_id: `${uid}:${i}`,
-        sample_index: i,
-        status: "succeeded",
-        termination_reason: "ENV_DONE",
-        reward: i,
-        policy_version_start: 1,
-        policy_version_end: 1,
-        key: `k/${uid}:${i}`,
-        samples: segments,
-      });
-    }
+    const members = await storedMembers(bucket, uid, n, segments, (i) => 4 + g + i);
     feedGroups.push({
       uid,
       batch_id: batchId,
