@@ -182,6 +182,8 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
       )}; busiest shard ${(busiest / rollouts).toFixed(3)}`,
     );
     console.log(`  ${perRollout("batch tracker", published.tracker, rollouts)}`);
+    // Deployment-wide: it must see nothing per rollout (runners' claims read the policy from admission shards).
+    console.log(`  ${perRollout("policy object", published.policy, rollouts)}`);
     const code = await runPython(options.python, args);
     const drained = await resultPathCounts(stack.workerUrl, batchId);
     // A shard idle while the floor drained may have been evicted: its in-memory counters then

@@ -1,6 +1,6 @@
 /** @module The Durable Object that admits and counts model calls for a slice of the rollouts: typed RPC over AdmissionShardCore. */
 import { DurableObject } from "cloudflare:workers";
-import type { PolicyAdmission } from "../src/schemas/policy";
+import type { PolicyAdmission, PolicySnapshot } from "../src/schemas/policy";
 import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
 import type { AdmissionShardApi } from "../src/runtime/policy/admission-shard-api";
 import { objects } from "../src/runtime/objects/object-directory";
@@ -47,6 +47,12 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
   releaseRollout(rolloutId: string): number {
     this.#requests.count("releaseRollout");
     return this.#core.releaseRollout(rolloutId);
+  }
+
+  /** The policy as this shard enforces it (what a runner's claim is answered with). */
+  policySnapshot(): Promise<PolicySnapshot> {
+    this.#requests.count("policySnapshot");
+    return this.#core.policySnapshot();
   }
 
   /** Ends an in-flight call; returns the version in force now. */

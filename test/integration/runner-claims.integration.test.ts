@@ -3,6 +3,7 @@ import { openaiFor } from "../fixtures/external-rollouts";
 import { api, getRollout, waitFor, waitForEnd } from "../fixtures/rollouts";
 import { claim, externalBatch, heartbeat, postJson, uniqueAgent } from "../fixtures/runner-claims";
 import type { BatchRunners } from "../../src/schemas/batch-runners";
+import { policy, readPolicyState, restorePolicyState } from "./policy-fixtures";
 
 const ask = (base: string, key: string) =>
   openaiFor(base, key).chat.completions.create({
@@ -193,5 +194,28 @@ describe("runner claims (integration)", () => {
       (error) => error.path,
     );
     expect(paths).toEqual(expect.arrayContaining(["agents", "max", "lease_ms"]));
+  });
+
+  it("answers a claim with the policy's model from the rollout's admission shard, asking the policy object nothing", async () => {
+    const saved = await readPolicyState();
+    try {
+      const update = await api("/v1/policy", {
+        method: "PUT",
+        body: JSON.stringify({ model: "policy-for-runners" }),
+      });
+      expect(update.status).toBe(200);
+      const agent = uniqueAgent("model");
+      await externalBatch(agent, 1, 1);
+      const before = (await policy().requestCounts()).by_method;
+      const [claimed] = await claim("runner-m", agent);
+      const after = (await policy().requestCounts()).by_method;
+      expect(claimed!.llm.model).toBe("policy-for-runners");
+      const asked = Object.keys(after).filter(
+        (method) => method !== "requestCounts" && after[method] !== before[method],
+      );
+      expect(asked).toEqual([]);
+    } finally {
+      await restorePolicyState(saved);
+    }
   });
 });

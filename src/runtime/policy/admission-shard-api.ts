@@ -1,5 +1,5 @@
 /** @module What an AdmissionShard object offers over RPC: the interface the class implements and its stubs are typed by. */
-import type { PolicyAdmission } from "../../schemas/policy";
+import type { PolicyAdmission, PolicySnapshot } from "../../schemas/policy";
 import type { RequestCounts } from "../request-counter";
 import type { AdmissionFence } from "./admission-fence";
 import type { ApplyResult } from "./admission-shard-core";
@@ -20,6 +20,8 @@ export interface AdmissionShardApi {
   release(callId: string): ReleaseResult;
   /** Takes the policy's fence (if newer) and reports the calls in flight. */
   apply(fence: AdmissionFence): ApplyResult;
+  /** The policy as this shard enforces it (what a runner's claim is answered with). */
+  policySnapshot(): Promise<PolicySnapshot>;
   /** Calls admitted and not released or expired. */
   inFlight(): number;
   /** Requests this object served and the SQLite rows it read and wrote since it started (benchmarks read it; not persisted). */

@@ -3,7 +3,7 @@
  * under the fence the policy object pushed last.
  */
 import type { Clock, SqlPort } from "../../ports";
-import type { PolicyAdmission } from "../../schemas/policy";
+import type { PolicyAdmission, PolicySnapshot } from "../../schemas/policy";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { AdmissionFence } from "./admission-fence";
 import { InFlightTable, IN_FLIGHT_MIGRATIONS, migrateLegacyInFlight } from "./in-flight-table";
@@ -137,6 +137,15 @@ export class AdmissionShardCore {
       rolloutId ?? null,
     );
     return { ok: true, ...fence.snapshot };
+  }
+
+  /**
+   * The policy as this shard enforces it (the fence the policy object pushed last; a shard that
+   * never got one asks once). What a runner's claim answers with, so a claim, like a model call,
+   * reaches no deployment-wide object.
+   */
+  async policySnapshot(): Promise<PolicySnapshot> {
+    return (await this.#currentFence()).snapshot;
   }
 
   /** Ends an in-flight call (unknown ids are fine) and reports the version in force now. */
