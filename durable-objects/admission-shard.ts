@@ -5,7 +5,7 @@ import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
 import type { AdmissionShardApi } from "../src/runtime/policy/admission-shard-api";
 import { objects } from "../src/runtime/objects/object-directory";
 import { AdmissionShardCore, type ApplyResult } from "../src/runtime/policy/admission-shard-core";
-import type { ReleaseResult } from "../src/runtime/policy/policy-results";
+import type { GetResourceResult, ReleaseResult } from "../src/runtime/policy/policy-results";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { CountingSql } from "../src/runtime/sql-counter";
 
@@ -29,6 +29,7 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
       sql: this.#sql,
       now: () => Date.now(),
       fetchFence: () => policy.fence(),
+      fetchResource: (name, version) => policy.getResource(name, version),
     });
   }
 
@@ -53,6 +54,12 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
   policySnapshot(): Promise<PolicySnapshot> {
     this.#requests.count("policySnapshot");
     return this.#core.policySnapshot();
+  }
+
+  /** The latest version of a named resource, read from the policy object once per version. */
+  resource(name: string): Promise<GetResourceResult> {
+    this.#requests.count("resource");
+    return this.#core.resource(name);
   }
 
   /** Ends an in-flight call; returns the version in force now. */

@@ -85,7 +85,7 @@ export class PolicyStore extends DurableObject<Env> implements PolicyStoreApi {
   }
 
   /** Appends a new immutable version of a resource. */
-  putResource(name: string, value: unknown): PutResourceResult {
+  putResource(name: string, value: unknown): Promise<PutResourceResult> {
     this.#requests.count("putResource");
     return this.#core.putResource(name, value);
   }

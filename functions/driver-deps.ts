@@ -57,7 +57,7 @@ export function driverDeps(
         fetch: async (request) => app.fetch(request, env),
         keyFor: (rolloutId) => rolloutKey(gatewaySecret(env), rolloutId),
       },
-      resources: dir.policy(),
+      resources: { getResource: (name, rolloutId) => dir.shard(rolloutId).resource(name) },
       artifacts: r2Blobs(env.TRAJECTORIES),
     },
   };

@@ -1,5 +1,5 @@
 /** @module `/v1/runners`: runners claim external rollouts and keep their leases with heartbeats. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects, type AdmissionShardRpc } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { rolloutKey } from "../src/gateway/rollout-keys";
 import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
@@ -57,14 +57,13 @@ async function claimFromAgent(
   }
 }
 
-/** The latest version of each named resource the runner asked for (missing ones are left out). */
+/** The latest version of each named resource the runner asked for (missing ones are left out), from `shard`. */
 async function latestResources(
-  env: AppEnv,
+  shard: AdmissionShardRpc,
   names: readonly string[],
 ): Promise<Record<string, JsonValue>> {
-  const policy = objects(env).policy();
   const found = await Promise.all(
-    names.map(async (name) => [name, await policy.getResource(name)] as const),
+    names.map(async (name) => [name, await shard.resource(name)] as const),
   );
   return Object.fromEntries(
     found.flatMap(([name, result]) => (result.ok ? [[name, result.value]] : [])),
@@ -80,13 +79,14 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
     const granted: Granted[] = [];
     for (const agent of body.agents) await claimFromAgent(c.env, agent, body, granted);
     if (granted.length === 0) return c.json({ runner_id: body.runner_id, claimed: [] });
-    // The policy from the first claimed rollout's admission shard (the fence its calls are admitted
-    // under), not the deployment-wide policy object: runners claim one rollout at a time, so at
-    // 100k concurrent rollouts of ~10 s that object would get ~10,000 reads/s, ten times its
-    // ~1,000 req/s. Named resources are read from it only for runners that ask for them.
+    // The policy and named resources from the first claimed rollout's admission shard (the fence
+    // its calls are admitted under), not the deployment-wide policy object: runners claim one
+    // rollout at a time, so at 100k concurrent rollouts of ~10 s that object would get ~10,000
+    // reads/s, ten times its ~1,000 req/s.
+    const shard = objects(c.env).shard(granted[0]!.spec.rollout_id);
     const [policy, resources] = await Promise.all([
-      objects(c.env).shard(granted[0]!.spec.rollout_id).policySnapshot(),
-      latestResources(c.env, body.resources),
+      shard.policySnapshot(),
+      latestResources(shard, body.resources),
     ]);
     const origin = new URL(c.req.url).origin;
     const secret = gatewaySecret(c.env);

@@ -3,6 +3,9 @@ import { openaiFor } from "../fixtures/external-rollouts";
 import { api, getRollout, waitFor, waitForEnd } from "../fixtures/rollouts";
 import { claim, externalBatch, heartbeat, postJson, uniqueAgent } from "../fixtures/runner-claims";
 import type { BatchRunners } from "../../src/schemas/batch-runners";
+import type { ClaimedRollout } from "../../src/schemas/runner-claims";
+import { shardIndexFor } from "../../src/runtime/policy/admission-fence";
+import { env } from "cloudflare:workers";
 import { policy, readPolicyState, restorePolicyState } from "./policy-fixtures";
 
 const ask = (base: string, key: string) =>
@@ -217,5 +220,36 @@ describe("runner claims (integration)", () => {
     } finally {
       await restorePolicyState(saved);
     }
+  });
+
+  it("answers a claim's resources with the latest version, each version read from the policy object once per shard", async () => {
+    const name = uniqueAgent("res").replace(/[^a-z0-9_]/gi, "_");
+    const put = (value: string) =>
+      api(`/v1/resources/${name}`, { method: "PUT", body: JSON.stringify(value) });
+    const agent = uniqueAgent("res");
+    await externalBatch(agent, 21, 1);
+    const claimOne = async () => {
+      const response = await postJson("/v1/runners/claim", {
+        runner_id: "runner-res",
+        agents: [agent],
+        resources: [name],
+      });
+      return ((await response.json()) as { claimed: ClaimedRollout[] }).claimed[0]!;
+    };
+    expect((await put("first")).status).toBe(201);
+    const reads = async () => (await policy().requestCounts()).by_method.getResource ?? 0;
+    const before = await reads();
+    const claims: ClaimedRollout[] = [];
+    // More claims than the 16 shards: some shard answers twice, from what it read once.
+    for (let i = 0; i < 20; i++) claims.push(await claimOne());
+    const shards = new Set(claims.map((c) => shardIndexFor(c.rollout_id, env.ADMISSION_SHARDS)));
+    const firstReads = (await reads()) - before;
+    expect((await put("second")).status).toBe(201);
+    const last = await claimOne();
+    expect(claims.every((c) => c.resources[name] === "first")).toBe(true);
+    expect(last.resources[name]).toBe("second");
+    expect(firstReads).toBeGreaterThanOrEqual(1);
+    expect(firstReads).toBeLessThanOrEqual(shards.size);
+    expect(shards.size).toBeLessThan(claims.length);
   });
 });

@@ -11,7 +11,7 @@ import type { SessionLocator } from "../session/session-handle";
 export interface InWorkerDeps {
   /** The Worker's own gateway routes, reached in-process. */
   gateway: InWorkerGateway;
-  /** The policy object's versioned resources. */
+  /** The latest versions of named resources (in a Worker: from each rollout's admission shard). */
   resources: ResourcePort;
   /** Where `ctx.artifacts` writes (the TRAJECTORIES bucket). */
   artifacts: BlobStorePort;

@@ -1,11 +1,15 @@
-/** @module Loading an agent's declared resources from the policy object, with their defaults. */
+/** @module Loading an agent's declared resources (the latest versions the policy holds), with their defaults. */
 import type { ResourceSpecs } from "../../sdk/resources";
 import { AgentContractError } from "../../sdk/contract-error";
 import type { GetResourceResult } from "../policy/policy-results";
 
-/** The policy object's resource store, as attempt engines read it (`PolicyStore.getResource`). */
+/**
+ * The latest versions of named resources, as attempt engines read them. In a Worker: the rollout's
+ * admission shard, which holds the latest version of each (pushed with the policy's fence) and
+ * reads a version's value from the policy object once, so no rollout asks a deployment-wide object.
+ */
 export interface ResourcePort {
-  getResource(name: string): Promise<GetResourceResult>;
+  getResource(name: string, rolloutId: string): Promise<GetResourceResult>;
 }
 
 /** Resource values by key, which version each came from (`name@version`, or `default`), and its stored name. */
@@ -24,11 +28,12 @@ export interface LoadedResources {
 export async function loadResources(
   port: ResourcePort,
   specs: ResourceSpecs,
+  rolloutId: string,
 ): Promise<LoadedResources> {
   const entries = await Promise.all(
     Object.entries(specs).map(async ([key, spec]) => {
       const name = spec.name ?? key;
-      const stored = await port.getResource(name);
+      const stored = await port.getResource(name, rolloutId);
       if (!stored.ok) return [key, spec.default, "default"] as const;
       try {
         return [key, spec.parse(stored.value), stored.id] as const;

@@ -102,7 +102,7 @@ export async function runAttempt(
       };
       const [llm, loaded] = await Promise.all([
         createLlmResource(deps.inWorker.gateway, spec, hooks),
-        loadResources(deps.inWorker.resources, agent.resources),
+        loadResources(deps.inWorker.resources, agent.resources, spec.rollout_id),
       ]);
       if (Object.keys(loaded.versions).length > 0)
         spans.append({

@@ -17,6 +17,12 @@ export const AdmissionFence = z
     syncing: z.boolean(),
     /** The sync under way is an `interrupt` sync: the shard tells the sessions of its calls in flight to cut them. */
     interrupt: z.boolean().default(false),
+    /**
+     * The latest version of each named resource (`PUT /v1/resources/:name`), so a shard answers
+     * "the latest" exactly and reads a version's value from the policy object once (versions never
+     * change). A fence stored before this field reads as none, so the shard asks for a new one.
+     */
+    resources: z.record(z.string(), z.int().min(1)).optional(),
   })
   .strict();
 export type AdmissionFence = z.infer<typeof AdmissionFence>;

@@ -3,7 +3,7 @@ import type { PolicyAdmission, PolicySnapshot } from "../../schemas/policy";
 import type { RequestCounts } from "../request-counter";
 import type { AdmissionFence } from "./admission-fence";
 import type { ApplyResult } from "./admission-shard-core";
-import type { ReleaseResult } from "./policy-results";
+import type { GetResourceResult, ReleaseResult } from "./policy-results";
 
 /** One admission shard (`admission-<k>`): admits and counts the model calls of the rollouts that hash to it. */
 export interface AdmissionShardApi {
@@ -22,6 +22,8 @@ export interface AdmissionShardApi {
   apply(fence: AdmissionFence): ApplyResult;
   /** The policy as this shard enforces it (what a runner's claim is answered with). */
   policySnapshot(): Promise<PolicySnapshot>;
+  /** The latest version of a named resource, read from the policy object once per version. */
+  resource(name: string): Promise<GetResourceResult>;
   /** Calls admitted and not released or expired. */
   inFlight(): number;
   /** Requests this object served and the SQLite rows it read and wrote since it started (benchmarks read it; not persisted). */

@@ -7,7 +7,8 @@ import type { PolicyAdmission, PolicySnapshot } from "../../schemas/policy";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import { AdmissionFence } from "./admission-fence";
 import { InFlightTable, IN_FLIGHT_MIGRATIONS, migrateLegacyInFlight } from "./in-flight-table";
-import type { ReleaseResult } from "./policy-results";
+import type { GetResourceResult, ReleaseResult } from "./policy-results";
+import { ResourceVersionCache, type FetchResourceVersion } from "./resource-cache";
 
 /** Seconds a refused call is told to wait while weights sync (the gateway's Retry-After). */
 export const SYNC_RETRY_AFTER_S = 1;
@@ -22,6 +23,8 @@ export interface AdmissionShardDeps {
   now: Clock;
   /** Reads the policy object's current fence (a shard that never received a push asks once). */
   fetchFence: () => Promise<AdmissionFence>;
+  /** Reads one exact version of a named resource from the policy object. */
+  fetchResource: FetchResourceVersion;
 }
 
 /** What `apply` reports back to the policy object: the fence kept and the calls admitted before it. */
@@ -44,6 +47,7 @@ export class AdmissionShardCore {
   #refreshedAt = 0;
   /** The fence read under way, shared by every call that arrives meanwhile (one read per need, not one per call). */
   #fetching: Promise<void> | undefined;
+  readonly #resources: ResourceVersionCache;
 
   constructor(deps: AdmissionShardDeps) {
     this.#deps = deps;
@@ -51,6 +55,7 @@ export class AdmissionShardCore {
     for (const statement of [CREATE_META_TABLE, ...IN_FLIGHT_MIGRATIONS]) this.#sql.exec(statement);
     migrateLegacyInFlight(this.#sql);
     this.#calls = new InFlightTable(this.#sql);
+    this.#resources = new ResourceVersionCache(deps.fetchResource);
     const stored = readMetaText(this.#sql, "fence");
     this.#fence = stored === undefined ? undefined : AdmissionFence.parse(JSON.parse(stored));
   }
@@ -78,11 +83,12 @@ export class AdmissionShardCore {
     return this.#calls.countLive(this.#deps.now());
   }
 
-  async #currentFence(): Promise<AdmissionFence> {
+  /** The fence held; read from the policy object when there is none, when `force`d, or now and then while syncing. */
+  async #currentFence(force = false): Promise<AdmissionFence> {
     const now = this.#deps.now();
     const stale =
       this.#fence?.syncing === true && now - this.#refreshedAt >= REFRESH_WHILE_SYNCING_MS;
-    if (!this.#fence || stale) {
+    if (!this.#fence || stale || force) {
       this.#refreshedAt = now;
       // A push may land while this read is under way; `apply` keeps whichever is newer.
       this.#fetching ??= this.#deps
@@ -146,6 +152,21 @@ export class AdmissionShardCore {
    */
   async policySnapshot(): Promise<PolicySnapshot> {
     return (await this.#currentFence()).snapshot;
+  }
+
+  /**
+   * The latest version of resource `name` as the policy object pushed it with its fence (it
+   * pushes a new fence before a `PUT /v1/resources/:name` is answered), its value read from the
+   * policy object once per version. Rollouts and runner claims read resources here, so reading
+   * them reaches no deployment-wide object per rollout. A fence stored before fences listed
+   * resources is read again first.
+   */
+  async resource(name: string): Promise<GetResourceResult> {
+    let fence = await this.#currentFence();
+    if (fence.resources === undefined) fence = await this.#currentFence(true);
+    const version = fence.resources?.[name];
+    if (version === undefined) return { ok: false, reason: "not_found" };
+    return this.#resources.get(name, version);
   }
 
   /** Ends an in-flight call (unknown ids are fine) and reports the version in force now. */

@@ -60,7 +60,15 @@ export class PolicyCore {
   async #save(state: PolicyState, now: number): Promise<number> {
     const next = { ...state, generation: state.generation + 1, updated_at: now };
     this.#storage.writeState(next);
-    return this.#push(fenceOf(next));
+    return this.#push(this.#fenceOf(next));
+  }
+
+  /** `state`'s fence, with the latest version of every resource (so shards answer "latest" exactly). */
+  #fenceOf(state: PolicyState): AdmissionFence {
+    const latest = Object.fromEntries(
+      this.#storage.listResources().map(({ name, version }) => [name, version]),
+    );
+    return fenceOf(state, latest);
   }
 
   async #push(fence: AdmissionFence): Promise<number> {
@@ -85,7 +93,7 @@ export class PolicyCore {
 
   /** The fence in force: what a shard that never received a push asks for (no fan-out). */
   fence(): AdmissionFence {
-    return fenceOf(this.#storage.readState(this.#deps.now()));
+    return this.#fenceOf(this.#storage.readState(this.#deps.now()));
   }
 
   /** Pushes the current fence to every shard again (after restoring state by hand, or a shard that missed a push). */
@@ -205,8 +213,12 @@ export class PolicyCore {
     );
   }
 
-  /** Stores `value` as the next version of resource `name`; earlier versions never change. */
-  putResource(name: string, value: unknown): PutResourceResult {
+  /**
+   * Stores `value` as the next version of resource `name` (earlier versions never change), then
+   * pushes the new latest version to every admission shard before answering: rollouts and runner
+   * claims read resources from their shard, so once this returns none of them gets the old one.
+   */
+  async putResource(name: string, value: unknown): Promise<PutResourceResult> {
     const checked = validateResource(name, value);
     if (!checked.ok) return checked;
     const now = this.#deps.now();
@@ -215,6 +227,7 @@ export class PolicyCore {
       this.#storage.insertResource(name, next, checked.json, now);
       return next;
     });
+    await this.#save(this.#storage.readState(now), now);
     return { ok: true, name, version, id: resourceId(name, version) };
   }
 

@@ -63,11 +63,15 @@ export function snapshotOf(state: PolicyState): PolicySnapshot {
 }
 
 /** The fence the admission shards enforce for `state`. */
-export function fenceOf(state: PolicyState): AdmissionFence {
+export function fenceOf(
+  state: PolicyState,
+  resources: Record<string, number> = {},
+): AdmissionFence {
   return {
     generation: state.generation,
     snapshot: snapshotOf(state),
     syncing: state.syncing !== null,
     interrupt: state.syncing?.mode === "interrupt",
+    resources,
   };
 }

@@ -31,7 +31,7 @@ export interface PolicyStoreApi {
   /** Weight syncs that ended and began in `[from, to)` (ms), oldest first: the run view's sync waits. */
   syncs(from: number, to: number, limit?: number): SyncRecord[];
   /** Appends a new immutable version of a resource. */
-  putResource(name: string, value: unknown): PutResourceResult;
+  putResource(name: string, value: unknown): Promise<PutResourceResult>;
   /** One version of a resource (the latest by default). */
   getResource(name: string, version?: number): GetResourceResult;
   /** Requests this object served since it started (benchmarks read it; not persisted). */

@@ -45,9 +45,11 @@ describe("rewardFromResult", () => {
 });
 
 describe("loadResources", () => {
+  const asked: string[] = [];
   const store = (values: Record<string, unknown>) => ({
-    getResource: async (name: string) =>
-      name in values
+    async getResource(name: string, rolloutId: string) {
+      asked.push(rolloutId);
+      return name in values
         ? {
             ok: true as const,
             name,
@@ -56,14 +58,20 @@ describe("loadResources", () => {
             value: values[name] as never,
             created_at: 0,
           }
-        : { ok: false as const, reason: "not_found" as const },
+        : { ok: false as const, reason: "not_found" as const };
+    },
   });
 
   it("reads the latest stored version, else the declared default, and reports which", async () => {
-    const loaded = await loadResources(store({ tmpl: "Hi {x}" }), {
-      greeting: promptTemplate("Yo {x}", { name: "tmpl" }),
-      level: jsonResource(1),
-    });
+    const loaded = await loadResources(
+      store({ tmpl: "Hi {x}" }),
+      {
+        greeting: promptTemplate("Yo {x}", { name: "tmpl" }),
+        level: jsonResource(1),
+      },
+      "r-1",
+    );
+    expect(asked).toEqual(["r-1", "r-1"]);
     expect(loaded.versions).toEqual({ greeting: "tmpl@3", level: "default" });
     expect((loaded.values.greeting as { format: (v: object) => string }).format({ x: 1 })).toBe(
       "Hi 1",
@@ -75,7 +83,7 @@ describe("loadResources", () => {
     const specs = {
       rubric: jsonResource({ strict: false }, { schema: z.object({ strict: z.boolean() }) }),
     };
-    await expect(loadResources(store({ rubric: { strict: "yes" } }), specs)).rejects.toThrow(
+    await expect(loadResources(store({ rubric: { strict: "yes" } }), specs, "r-2")).rejects.toThrow(
       /^resource "rubric" \(rubric@3\) cannot be used: resource value does not match its schema: strict:/,
     );
   });
