@@ -9,7 +9,8 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { RELEASE_BATCH_MS } from "../../src/runtime/policy/in-flight-table";
-import { sleep, uniqueCallId } from "./policy-fixtures";
+import { writeMetaText } from "../../src/runtime/meta-table";
+import { policy, sleep, uniqueCallId } from "./policy-fixtures";
 
 /**
  * A shard of its own (no other test's calls). Its stubs are made anew on every use: a stub that
@@ -158,5 +159,26 @@ describe("an admission shard's storage", () => {
     await rpc.release("legacy-1");
     expect(await rpc.releaseRollout("rollout-old")).toBe(1);
     expect(await rpc.inFlight()).toBe(0);
+  });
+
+  it("answers a resource's latest version, also when the fence it stored predates fences listing resources", async () => {
+    const name = uniqueCallId("shard_res").replace(/-/g, "_");
+    const stored = await policy().putResource(name, { text: "v1" });
+    expect(stored.ok).toBe(true);
+    // A new shard reads the fence, then the version's value.
+    expect(await freshShard().rpc.resource(name)).toMatchObject({ ok: true, version: 1 });
+    // A shard restarted with the fence it stored before this field existed: the same generation, no resources.
+    const { raw, rpc } = freshShard();
+    const { resources: _dropped, ...legacy } = await policy().fence();
+    await runInDurableObject(raw(), (_instance, state) =>
+      writeMetaText(state.storage.sql, "fence", JSON.stringify(legacy)),
+    );
+    await restart(raw);
+    expect(await rpc.resource(name)).toMatchObject({
+      ok: true,
+      version: 1,
+      value: { text: "v1" },
+    });
+    expect(await rpc.resource(`${name}_none`)).toEqual({ ok: false, reason: "not_found" });
   });
 });

@@ -63,7 +63,12 @@ export class AdmissionShardCore {
   /** Keeps `fence` if it is newer than the one held; reports the fence kept and the live calls. */
   apply(fence: AdmissionFence): ApplyResult {
     const parsed = AdmissionFence.parse(fence);
-    if (!this.#fence || parsed.generation > this.#fence.generation) {
+    // The same generation read again replaces a fence stored before fences listed resources.
+    const listsResources =
+      parsed.generation === this.#fence?.generation &&
+      this.#fence.resources === undefined &&
+      parsed.resources !== undefined;
+    if (!this.#fence || parsed.generation > this.#fence.generation || listsResources) {
       writeMetaText(this.#sql, "fence", JSON.stringify(parsed));
       this.#fence = parsed;
     }
