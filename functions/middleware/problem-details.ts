@@ -16,12 +16,18 @@ export interface FieldProblem {
   message: string;
 }
 
-/** Turns zod issues into field problems with dot paths (`task.problem`, `config.max_steps`). */
+/**
+ * Turns zod issues into field problems with dot paths (`task.problem`, `config.max_steps`). An
+ * unknown field is named by its own path (`config.max_stpes`), one problem each, where zod puts
+ * the issue on the object that holds it (`(body)` for a misspelt top-level field).
+ */
 export function fieldProblems(error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(body)",
-    message: issue.message,
-  }));
+  const dotted = (path: readonly PropertyKey[]) => path.map(String).join(".") || "(body)";
+  return error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: "unknown field" }))
+      : [{ path: dotted(issue.path), message: issue.message }],
+  );
 }
 
 /** Builds the problem+json response for `error`; unknown errors become an opaque 500. */

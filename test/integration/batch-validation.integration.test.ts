@@ -42,7 +42,7 @@ describe("POST /v1/batches refuses", () => {
   it("neither or both of rows and dataset_key, and unknown fields", async () => {
     expect(paths(await refused({ agent: "calculator", n: 1 }))).toEqual(["rows"]);
     expect(paths(await refused({ ...good(), dataset_key: "d/x.jsonl" }))).toEqual(["dataset_key"]);
-    expect(paths(await refused({ ...good(), group_size: 4 }))).toEqual(["(body)"]);
+    expect(paths(await refused({ ...good(), group_size: 4 }))).toEqual(["group_size"]);
     expect(paths(await refused({ ...good(), batch_id: "no spaces allowed" }))).toEqual([
       "batch_id",
     ]);

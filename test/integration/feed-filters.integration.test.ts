@@ -180,7 +180,7 @@ describe("stats by batch", () => {
     ).json()) as FeedStats;
     expect(Object.keys(stats.by_batch).sort()).toEqual([batch, `${batch}-2`].sort());
     expect((await expectProblem(await api("/v1/feed/stats?batch=x"), 422)).errors?.[0]?.path).toBe(
-      "(body)",
+      "batch",
     );
     expect(
       (await expectProblem(await api("/v1/feed/stats?batch_id=a%20b"), 422)).errors?.[0]?.path,

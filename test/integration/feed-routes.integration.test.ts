@@ -105,7 +105,7 @@ describe("POST /v1/feed/pull", () => {
       await postJson("/v1/feed/pull", { lease_ms: 500, inline: "yes", extra: 1 }),
       422,
     );
-    expect(problem.errors?.map((e) => e.path).sort()).toEqual(["(body)", "inline", "lease_ms"]);
+    expect(problem.errors?.map((e) => e.path).sort()).toEqual(["extra", "inline", "lease_ms"]);
     expect(problem.errors?.find((e) => e.path === "lease_ms")?.message).toBe(
       "lease_ms must be >= 1000",
     );

@@ -80,8 +80,8 @@ describe("/v1/policy", () => {
       422,
     );
     expect(problem.errors?.map((e) => e.path).sort()).toEqual([
-      "(body)",
       "backend.replicas.0",
+      "policy_version",
       "sampling.temperature",
     ]);
     expect(problem.errors?.find((e) => e.path === "sampling.temperature")?.message).toBe(
