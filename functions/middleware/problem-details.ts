@@ -25,7 +25,10 @@ export function fieldProblems(error: z.ZodError): FieldProblem[] {
   const dotted = (path: readonly PropertyKey[]) => path.map(String).join(".") || "(body)";
   return error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
-      ? issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: "unknown field" }))
+      ? issue.keys.map((key) => ({
+          path: dotted([...issue.path, key]),
+          message: `unknown field "${key}"`,
+        }))
       : [{ path: dotted(issue.path), message: issue.message }],
   );
 }
