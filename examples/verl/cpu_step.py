@@ -25,7 +25,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-import yaml
+
+try:
+    import yaml
+except ImportError:  # verl depends on PyYAML; without verl it is this script's one extra package
+    sys.exit("cpu_step.py reads verl's YAML config and needs PyYAML: pip install pyyaml")
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "clients" / "python"))  # run from a checkout without installing
@@ -130,8 +134,12 @@ def main() -> int:
 def served_model(model_url: str) -> str:
     """The first model ``GET /v1/models`` of the model server lists."""
     base = model_url.rstrip("/")
-    with urllib.request.urlopen(base + ("/models" if base.endswith("/v1") else "/v1/models"), timeout=10) as response:
-        return json.loads(response.read())["data"][0]["id"]
+    try:
+        with urllib.request.urlopen(base + ("/models" if base.endswith("/v1") else "/v1/models"), timeout=10) as response:
+            return json.loads(response.read())["data"][0]["id"]
+    except OSError as error:  # urllib's URLError is an OSError: nothing listening, or not a model server
+        sys.exit(f"no model server answers at {model_url} ({error}): pass the one the stack uses with "
+                 "--model-url or $EDGE_ROLLOUT_MODEL_URL (npm start's simulator: --simulator-port, default 8000)")
 
 
 def _repeat(values: list, n: int) -> np.ndarray:
