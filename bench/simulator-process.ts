@@ -45,11 +45,16 @@ export async function startSimulatorProcess(
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });
+  // A bench that fails before its `finally` (a port taken, a stack that would not start) must not
+  // leave the simulator running: 'exit' fires however this process ends, short of a SIGKILL.
+  const stopOnExit = () => void child.kill("SIGTERM");
+  process.once("exit", stopOnExit);
   const url = await printedUrl(child);
   return {
     url,
     child,
     stop: async () => {
+      process.off("exit", stopOnExit);
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
