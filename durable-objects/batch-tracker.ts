@@ -89,13 +89,17 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
   async onResults(messages: unknown[]): Promise<ResultAck[]> {
     this.#requests.count("onResults");
     const acks: ResultAck[] = [];
-    for (const message of messages) acks.push(await this.#core.onResult(message));
+    for (const message of messages) {
+      acks.push(await this.#core.onResult(message));
+      this.#runners.resultFinished(message);
+    }
     return acks;
   }
 
   /** Records one finished rollout (a ResultMessage) and releases the next. */
   onResult(message: unknown): Promise<ResultAck> {
     this.#requests.count("onResult");
+    this.#runners.resultFinished(message);
     return this.#core.onResult(message);
   }
 
@@ -153,10 +157,14 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
     this.#runners.record(event);
   }
 
-  /** A heartbeat of a runner holding leases of this batch. */
-  runnerSeen(runnerId: string, leaseMs: number): void {
+  /** A heartbeat of a runner holding leases of this batch: the attempts it holds count as claimed once each. */
+  runnerSeen(
+    runnerId: string,
+    leaseMs: number,
+    attempts: ReadonlyArray<{ rollout_id: string; attempt: number }> = [],
+  ): void {
     this.#requests.count("runnerSeen");
-    this.#runners.seen(runnerId, leaseMs);
+    this.#runners.heartbeat(runnerId, leaseMs, attempts);
   }
 
   /** The runners working on this batch: claimed, heartbeating, lost. */

@@ -117,12 +117,13 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/heartbeat", async (c) => {
     const body = await parseJsonBody(c, HeartbeatRequest);
     const outcomes: HeartbeatOutcome[] = [];
-    const batches = new Set<string>();
+    const held = new Map<string, Array<{ rollout_id: string; attempt: number }>>();
     await eachLimited(body.leases, RPC_PARALLELISM, async ({ rollout_id, attempt }) => {
       const result = await objects(c.env)
         .session(rollout_id)
         .heartbeat(attempt, body.runner_id, body.lease_ms);
-      if (result.ok && result.batch_id) batches.add(result.batch_id);
+      if (result.ok && result.batch_id)
+        held.set(result.batch_id, [...(held.get(result.batch_id) ?? []), { rollout_id, attempt }]);
       outcomes.push(
         result.ok
           ? {
@@ -135,9 +136,10 @@ export function runnersRoutes(): Hono<{ Bindings: AppEnv }> {
           : { rollout_id, attempt, ok: false, lease_expires_at: null, reason: result.reason },
       );
     });
-    // One touch per batch and heartbeat, so `GET /v1/batches/:id` can tell heartbeating runners from lost ones.
-    await eachLimited([...batches], RPC_PARALLELISM, async (batchId) =>
-      objects(c.env).batch(batchId).runnerSeen(body.runner_id, body.lease_ms),
+    // One touch per batch and heartbeat, so `GET /v1/batches/:id` can tell heartbeating runners from
+    // lost ones; the attempts it holds are how the batch learns of claims (once each).
+    await eachLimited([...held], RPC_PARALLELISM, async ([batchId, attempts]) =>
+      objects(c.env).batch(batchId).runnerSeen(body.runner_id, body.lease_ms, attempts),
     );
     return c.json({ runner_id: body.runner_id, leases: outcomes });
   });

@@ -60,6 +60,14 @@ export const ResultMessage = z.object({
   on_infra_failure: InfraFailurePolicy.default("withhold"),
   /** What its calls generated per policy version, and how many an interrupting sync cut (absent in messages published before it). */
   generation: GenerationStats.optional(),
+  /**
+   * The runner whose attempt ended the rollout (null otherwise): its batch counts the finish from
+   * here, in the consumer's batched `onResults`, instead of a request per rollout.
+   */
+  runner: z
+    .object({ runner_id: z.string().min(1).max(256), attempt: z.int().min(1) })
+    .nullable()
+    .default(null),
 });
 export type ResultMessage = z.infer<typeof ResultMessage>;
 

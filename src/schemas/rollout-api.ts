@@ -155,6 +155,8 @@ export const RolloutView = z.object({
   attempts: z.int().min(0).default(0),
   /** The attempt whose outcome the rollout reports; calls of every other attempt are `excluded_from_training`. */
   final_attempt: z.int().min(1).nullable().default(null),
+  /** The runner whose attempt ended the rollout (null unless a runner finished it). */
+  final_runner_id: z.string().nullable().default(null),
   /** For a rollout runners claim: the runner holding its live attempt and until when (null when none does). */
   runner_lease: z
     .object({ runner_id: z.string(), attempt: z.int().min(1), expires_at: z.number() })

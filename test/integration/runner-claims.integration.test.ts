@@ -99,6 +99,8 @@ describe("runner claims (integration)", () => {
     );
     expect(stale.status).toBe(409);
     await ask(second!.llm.base_url, second!.llm.api_key);
+    // As a runner does while it works: the batch learns of its claim from the heartbeat.
+    await heartbeat("survivor", [{ rollout_id: first!.rollout_id, attempt: 2 }], 10_000);
     await postJson(`/v1/rollouts/${first!.rollout_id}/attempts/2/finish`, {
       runner_id: "survivor",
       reward: 1,
@@ -112,7 +114,15 @@ describe("runner claims (integration)", () => {
       attempt: 1,
       runner_id: "doomed",
     });
-    const batch = (await (await api(`/v1/batches/${batchId}`)).json()) as { runners: BatchRunners };
+    // The finish reaches the batch with the rollout's result message (the consumer's batched onResults).
+    const batch = await waitFor("the survivor's finish counted by the batch", async () => {
+      const read = (await (await api(`/v1/batches/${batchId}`)).json()) as {
+        runners: BatchRunners;
+      };
+      return read.runners.runners.some((r) => r.runner_id === "survivor" && r.finished === 1)
+        ? read
+        : undefined;
+    });
     const byId = Object.fromEntries(
       batch.runners.runners.map((runner) => [runner.runner_id, runner]),
     );
@@ -251,5 +261,33 @@ describe("runner claims (integration)", () => {
     expect(firstReads).toBeGreaterThanOrEqual(1);
     expect(firstReads).toBeLessThanOrEqual(shards.size);
     expect(shards.size).toBeLessThan(claims.length);
+  });
+
+  it("counts each attempt once, claimed from heartbeats and finished from results, with no request per claim or finish", async () => {
+    const agent = uniqueAgent("count");
+    const batchId = await externalBatch(agent, 3, 1);
+    const claimed = await claim("r-count", agent, { max: 3, lease_ms: 10_000 });
+    expect(claimed).toHaveLength(3);
+    const held = claimed.map((c) => ({ rollout_id: c.rollout_id, attempt: c.attempt }));
+    await heartbeat("r-count", held, 10_000);
+    await heartbeat("r-count", held, 10_000);
+    for (const c of claimed)
+      await postJson(`/v1/rollouts/${c.rollout_id}/attempts/${c.attempt}/finish`, {
+        runner_id: "r-count",
+        reward: 1,
+      });
+    const runner = await waitFor("three finishes counted", async () => {
+      const read = (await (await api(`/v1/batches/${batchId}`)).json()) as {
+        runners: BatchRunners;
+      };
+      const found = read.runners.runners.find((r) => r.runner_id === "r-count");
+      return found?.finished === 3 ? found : undefined;
+    });
+    expect(runner).toMatchObject({ claimed: 3, finished: 3, active: 0, status: "heartbeating" });
+    const counts = (await (await api(`/v1/batches/${batchId}/requests`)).json()) as {
+      by_method: Record<string, number>;
+    };
+    expect(counts.by_method.runnerEvent ?? 0).toBe(0);
+    expect(counts.by_method.runnerSeen).toBe(2);
   });
 });

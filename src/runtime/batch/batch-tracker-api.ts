@@ -36,7 +36,11 @@ export interface BatchTrackerApi {
   /** Counts what a runner did with one attempt of this batch (reported by the rollout's session). */
   runnerEvent(event: unknown): void;
   /** A heartbeat of a runner holding leases of this batch. */
-  runnerSeen(runnerId: string, leaseMs: number): void;
+  runnerSeen(
+    runnerId: string,
+    leaseMs: number,
+    attempts?: ReadonlyArray<{ rollout_id: string; attempt: number }>,
+  ): void;
   /** The runners working on this batch: claimed, heartbeating, lost. */
   runners(): BatchRunners;
   /** Requests this object served since it started, by method (benches count requests per rollout with it). */

@@ -62,15 +62,9 @@ export class SessionClaimOps {
       lease,
       last_activity_at: now,
     });
+    // The batch learns of the claim from the runner's heartbeats (or the attempt's outcome), not
+    // from a request per claim: at 100k concurrent rollouts one batch would get ~10,000 a second.
     await kernel.scheduleWatchdog(saved, spec);
-    await this.#report(spec, {
-      runner_id: runnerId,
-      rollout_id: spec.rollout_id,
-      attempt,
-      kind: "claimed",
-      lease_ms: leaseMs,
-      at: now,
-    });
     return { ok: true, attempt, lease, spec };
   }
 
@@ -121,14 +115,8 @@ export class SessionClaimOps {
       reward,
       error: input.error ?? null,
       final_attempt: attempt,
-    });
-    await this.#report(spec, {
-      runner_id: runnerId,
-      rollout_id: spec.rollout_id,
-      attempt,
-      kind: "finished",
-      lease_ms: 1,
-      at: kernel.deps.now(),
+      // The batch counts the finish from the result message (batched), not from a request per rollout.
+      final_runner_id: runnerId,
     });
     return {
       ok: true,

@@ -164,6 +164,7 @@ export class SessionKernel {
       finished_at: now,
       publication,
       final_attempt,
+      final_runner_id: input.final_runner_id ?? state.final_runner_id,
       // A later lease may have taken over from a driver whose calls are still counted.
       admissions_released: input.admissions_released === true && state.epoch === 1,
     });

@@ -65,6 +65,8 @@ export interface FinishInput {
   outcome?: OutcomeHint | null;
   /** Attempt agents: the attempt whose outcome this is (calls of other attempts are excluded from training). */
   final_attempt?: number | null;
+  /** The runner of `final_attempt`, when a runner finished it. */
+  final_runner_id?: string | null;
   /** The final conversation (a workflow's output), kept as the rollout's `final_messages`. */
   messages?: ChatMessage[];
   /**

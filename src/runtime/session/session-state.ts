@@ -55,6 +55,8 @@ export const SessionState = z.object({
   attempt: z.int().min(0).default(0),
   /** The attempt whose outcome the rollout reports, set when it ends; calls of other attempts are excluded from training. */
   final_attempt: z.int().min(1).nullable().default(null),
+  /** The runner whose attempt ended the rollout (its result message tells the batch, which counts it). */
+  final_runner_id: z.string().nullable().default(null),
   /** Attempts a runner handed back at shutdown: numbered like any attempt, but they do not use up `max_attempts`. */
   released: z.int().min(0).default(0),
   /** Set at the end when the one driver it ever had left no call counted at its admission shard (`FinishInput.admissions_released`). */
@@ -142,6 +144,7 @@ export function initialState(now: number, deadline: number): SessionState {
     publication: NO_PUBLICATION,
     attempt: 0,
     final_attempt: null,
+    final_runner_id: null,
     released: 0,
     admissions_released: false,
     revision: 0,

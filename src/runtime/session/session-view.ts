@@ -115,6 +115,7 @@ export function buildRolloutView(
     final_messages: records.finalMessages,
     attempts: state.attempt,
     final_attempt: state.final_attempt,
+    final_runner_id: state.final_runner_id,
     runner_lease:
       spec.runner !== null && state.lease
         ? {

@@ -120,6 +120,10 @@ export async function publishRollout(
     finished_at: view.finished_at ?? deps.now(),
     ...memberSignal(view, placement),
     generation: generationCounts(view.llm_calls),
+    runner:
+      view.final_runner_id !== null && view.final_attempt !== null
+        ? { runner_id: view.final_runner_id, attempt: view.final_attempt }
+        : null,
   });
   if (readers.trainer || readers.batch) await deps.results.send(message);
   return message;
