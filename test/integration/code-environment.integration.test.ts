@@ -69,13 +69,15 @@ describe("a LOADER isolate", () => {
 describe("js-coder rollouts", () => {
   it("end with rewards that vary between tasks, failures fed back as observations", async () => {
     const views: RolloutView[] = await Promise.all(
-      CODING_TASKS.slice(0, 6).map((task) =>
+      // Seeded: unseeded, the simulator samples by its request count, which the six concurrent
+      // rollouts reach in any order, so now and then all six scored alike and the test failed.
+      CODING_TASKS.slice(0, 6).map((task, i) =>
         runRollout(
           {
             agent: "js-coder",
             rollout_id: uniqueId("coder"),
             task: { problem: codingPrompt(task), ground_truth: codingTests(task) },
-            config: { max_steps: 2 },
+            config: { max_steps: 2, seed: 11 + i },
           },
           60_000,
         ),
