@@ -59,8 +59,7 @@ export class BatchRunnersStore {
   /**
    * Counts one event (validated: RPC callers are not trusted) once per attempt: the first word of
    * an attempt counts it as claimed, its first outcome (finished, released, lost) counts that; a
-   * repeat (a redelivered result, a heartbeat of an attempt already seen) changes only when the
-   * runner was last seen.
+   * repeat (a redelivered result, a heartbeat of an attempt already seen) writes nothing.
    */
   record(input: unknown): void {
     const event = RunnerEvent.parse(input);
@@ -88,6 +87,9 @@ export class BatchRunnersStore {
         event.rollout_id,
         event.attempt,
       );
+    // A repeat (a heartbeat of an attempt already seen, a redelivered result) counts nothing: no
+    // write (a heartbeat touches the runner once, in `seen`, not once per attempt it holds).
+    if (claimed === 0 && ended === 0) return;
     const count = (kind: RunnerEvent["kind"]) =>
       kind === "claimed" ? claimed : outcome === kind ? ended : 0;
     // Only a claim carries the runner's lease; the other events keep the one it claimed with.
