@@ -10,7 +10,7 @@ import {
   forcedOutputText,
   parseForcedOutput,
 } from "./forced-tools";
-import { type GenerateLimits, type Generation, generateIds } from "./generation";
+import type { Generation } from "./engine/sequence";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
 import type { ScriptInput, ScriptAnswer, ToolMode } from "./scripted-answers";
@@ -23,14 +23,17 @@ import { tokenizerFor } from "./tokenizer-registry";
 /** How the answer's tool calls come about. */
 export type ToolParsing = "none" | "hermes" | ForcedChoice;
 
-/** One generated choice. */
+/** One choice of a chat request: its seeds and what the script writes; `generation` once served. */
 export interface ChatChoice {
   index: number;
-  generation: Generation;
   /** Seed of this choice's logprobs (the script's seed mixed with the weights version). */
   seed: number;
   /** Seed of this choice's script (what a resumed call continues). */
   scriptSeed: number;
+  /** The tokens the scripted source writes for it (before EOS). */
+  bodyIds: number[];
+  /** What the engine generated (set when the request ends). */
+  generation: Generation;
 }
 
 /** A choice as the parsers present it. */
@@ -92,8 +95,8 @@ export function isEmptyReply(emptyReplyRate: number, seed: number): boolean {
   return emptyReplyRate > 0 && createRng(hashParts(seed, "empty-reply")).next() < emptyReplyRate;
 }
 
-/** Generates one choice: an empty reply (EOS at once) with `emptyReplyRate`, else the scripted answer. */
-export function generateChoice(
+/** The tokens the script writes for one choice: none for an empty reply (EOS at once, with `emptyReplyRate`), else its answer. */
+export function planChoice(
   asked: Omit<ScriptInput, "rng" | "successRate">,
   config: Pick<
     SimulatorConfig,
@@ -107,16 +110,11 @@ export function generateChoice(
   >,
   parsing: ToolParsing,
   seed: number,
-  limits: GenerateLimits,
-): Generation {
+): number[] {
   const tokenizer = tokenizerFor(config.tokenizer);
-  if (isEmptyReply(config.emptyReplyRate, seed)) return generateIds(tokenizer, [], limits);
+  if (isEmptyReply(config.emptyReplyRate, seed)) return [];
   const output = scriptedOutput(asked, config, seed);
-  return generateIds(
-    tokenizer,
-    bodyIds(tokenizer, output, parsing, asked.toolNames[0] ?? "", config.reasoningParser),
-    limits,
-  );
+  return bodyIds(tokenizer, output, parsing, asked.toolNames[0] ?? "", config.reasoningParser);
 }
 
 function hermesCalls(text: string | null): { content: string | null; toolCalls: AnswerToolCall[] } {

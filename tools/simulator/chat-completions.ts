@@ -8,14 +8,15 @@ import { type ChatGeneration, answerMessage, chatUsage, promptTextField } from "
 import {
   type ChatChoice,
   choiceSeed,
-  generateChoice,
   parseChoice,
+  planChoice,
   toolParsingOf,
 } from "./chat-choices";
 import type { RequestScope, SimulatorContext } from "./context";
 import { logprobSeed } from "./continuation";
 import { checkContextLength, modelValidatorError } from "./errors";
-import { generationSeed } from "./generation";
+import type { EngineRequest, EngineRequestSpec } from "./engine/engine-loop";
+import { generationSeed } from "./outcome-seed";
 import { parseBody } from "./http-io";
 import { chatLogprobEntries } from "./logprobs";
 import { admitPdRequest, prefillHandle } from "./pd-handshake";
@@ -27,8 +28,8 @@ import {
   checkStopCount,
   checkStreamOptions,
   responseId,
-  stopList,
 } from "./request-checks";
+import { samplingParamsOf } from "./sampling-params";
 import { requestMetrics } from "./request-metrics";
 import { serveGeneration } from "./served-scope";
 import { streamChatCompletion } from "./chat-stream";
@@ -106,7 +107,7 @@ function prepareChatGeneration(
   body: unknown,
   scope: RequestScope,
   context: SimulatorContext,
-): ChatGeneration {
+): { chat: ChatGeneration; specs: Array<Omit<EngineRequestSpec, "onToken">> } {
   const { config } = scope;
   const request = parseBody(ChatCompletionRequest, body);
   checkModel(request.model, config.model);
@@ -130,7 +131,13 @@ function prepareChatGeneration(
 
   const toolMode = toolModeOf(request);
   const parsing = toolParsingOf(toolMode, request.tools?.length ?? 0);
-  const seed = generationSeed(config.seed, request, context.nextRequestNumber(), promptIds);
+  const seed = generationSeed(
+    config.seed,
+    request,
+    context.nextRequestNumber(),
+    promptIds,
+    scope.sampleKey,
+  );
   const turns = turnsOf(request);
   const asked = {
     turns,
@@ -138,30 +145,51 @@ function prepareChatGeneration(
     toolMode,
     thinking: thinkingFor(request, turns, config.thinking),
   };
-  const limits = {
-    maxTokens: maxTokens ?? config.maxModelLen - promptIds.length,
-    stop: stopList(request.stop),
-    includeStopStr: request.include_stop_str_in_output === true,
-    ignoreEos: request.ignore_eos === true,
-  };
+  const params = samplingParamsOf(
+    request,
+    maxTokens ?? config.maxModelLen - promptIds.length,
+    request.logprobs ? (request.top_logprobs ?? 0) : 0,
+  );
   const choices = Array.from({ length: request.n ?? 1 }, (_, index): ChatChoice => {
     const choice = choiceSeed(seed, index, request.temperature);
     return {
       index,
       seed: logprobSeed(choice, config.policyVersion),
       scriptSeed: choice,
-      generation: generateChoice(asked, config, parsing, choice, limits),
+      bodyIds: planChoice(asked, config, parsing, choice),
+      generation: NOT_SERVED,
     };
   });
+  const specs = choices.map((choice): Omit<EngineRequestSpec, "onToken"> => ({
+    promptIds,
+    salt: request.cache_salt ?? null,
+    params,
+    contextLeft: config.maxModelLen - promptIds.length,
+    key: scope.sampleKey,
+    script: { bodyIds: choice.bodyIds, logprobSeed: choice.seed, positionOffset: 0 },
+    tokenizer,
+  }));
   const id = responseId("chatcmpl", scope.requestIdHeader, request.request_id);
-  return { request, id, promptIds, choices, parsing, pd };
+  return { chat: { request, id, promptIds, choices, parsing, pd }, specs };
 }
+
+/** A choice's generation before the engine served it. */
+const NOT_SERVED: ChatChoice["generation"] = {
+  tokenIds: [],
+  logprobs: [],
+  finishReason: "abort",
+  stopReason: null,
+  text: "",
+  textDeltas: [],
+  streamDeltas: [],
+};
 
 /** The non-streaming response body, field for field as vLLM serialises it. */
 function chatCompletionBody(
   chat: ChatGeneration,
   scope: RequestScope,
   context: SimulatorContext,
+  served: readonly EngineRequest[],
 ): Record<string, unknown> {
   const { request } = chat;
   const { config } = scope;
@@ -196,7 +224,7 @@ function chatCompletionBody(
           config.compat,
         )
       : null;
-  const metrics = requestMetrics(config, request, chat.choices);
+  const metrics = requestMetrics(config, request, served);
   return {
     id: chat.id,
     object: "chat.completion",
@@ -209,8 +237,7 @@ function chatCompletionBody(
         ? {
             content: chatLogprobEntries(
               tokenizer,
-              choice.seed,
-              choice.generation.tokenIds,
+              choice.generation.logprobs,
               request.top_logprobs ?? 0,
             ),
           }
@@ -236,26 +263,25 @@ export async function handleChatCompletions(
   scope: RequestScope,
   context: SimulatorContext,
 ): Promise<void> {
-  const chat = prepareChatGeneration(body, scope, context);
-  const aborted = await serveGeneration(
+  const { chat, specs } = prepareChatGeneration(body, scope, context);
+  const served = (requests: readonly EngineRequest[]) =>
+    chat.choices.forEach((choice, i) => (choice.generation = requests[i]!.output.generation()));
+  const { requests, clientGone } = await serveGeneration(
     context,
     scope,
+    { promptIds: chat.promptIds, streamed: Boolean(chat.request.stream), choices: specs },
     {
-      promptIds: chat.promptIds,
-      cacheSalt: chat.request.cache_salt,
-      streamed: Boolean(chat.request.stream),
-      choices: chat.choices,
-    },
-    {
-      stream: (served) => streamChatCompletion(chat, served, context),
-      body: (served) => chatCompletionBody(chat, served, context),
+      stream: (requests) => streamChatCompletion(chat, scope, context, requests),
+      body: (requests) => {
+        served(requests);
+        return chatCompletionBody(chat, scope, context, requests);
+      },
     },
   );
-  if (aborted === null) return;
-  for (const choice of chat.choices)
-    context.interrupted.record(
-      chat.promptIds,
-      choice.scriptSeed,
-      choice.generation.tokenIds.slice(0, aborted),
-    );
+  if (!clientGone) return;
+  // Remembered for a resume from token ids (continuation.ts).
+  chat.choices.forEach((choice, i) => {
+    const produced = requests[i]?.output.ids ?? [];
+    context.interrupted.record(chat.promptIds, choice.scriptSeed, produced);
+  });
 }

@@ -1,7 +1,6 @@
 /**
- * @module The streaming answer of `/v1/chat/completions`: after the time to first token a role
- * chunk per choice, then per position one chunk per choice still generating, paced `perTokenMs`
- * apart. Chunks carry only the fields vLLM sets (it serialises them with exclude_unset): reasoning
+ * @module The streaming answer of `/v1/chat/completions`: with each choice's first token its role
+ * chunk, then one chunk per token as the engine's step produces it. Chunks carry only the fields vLLM sets (it serialises them with exclude_unset): reasoning
  * deltas in the field(s) `compat.reasoningField` names, hermes or forced tool-call deltas, content.
  */
 import type { ChatChoice, ToolParsing } from "./chat-choices";
@@ -9,7 +8,10 @@ import { type ChatGeneration, promptTextField } from "./chat-answer";
 import type { RequestScope, SimulatorContext } from "./context";
 import { ForcedToolStreamParser } from "./forced-tools";
 import { HermesStreamParser } from "./hermes-stream";
-import { type SseWriter, pause, startSse } from "./http-io";
+import { startSse } from "./http-io";
+import type { EngineRequest } from "./engine/engine-loop";
+import type { TokenEvent } from "./engine/sequence";
+import { type StreamAnswer, engineError } from "./served-scope";
 import { chatLogprobEntries } from "./logprobs";
 import type { SimulatorConfig } from "./options";
 import {
@@ -63,9 +65,12 @@ class ChoiceStream {
       : this.#tokenizer.encode(`<think>${this.#sentReasoning}</think>`).length;
   }
 
-  /** The delta that token `position` adds; empty when nothing can be sent yet. */
-  step(position: number): Record<string, unknown> {
-    const textDelta = this.choice.generation.streamDeltas[position] ?? "";
+  /** Whether its role chunk went out (with its first token, as vLLM sends it). */
+  started = false;
+
+  /** The delta that token `event` adds; empty when nothing can be sent yet. */
+  step(event: TokenEvent): Record<string, unknown> {
+    const textDelta = event.streamDelta;
     this.#text += textDelta;
     if (this.#mode === null && !this.#hermes && !this.#forced) return { content: textDelta };
     const split =
@@ -92,22 +97,22 @@ class ChoiceStream {
   }
 }
 
-function finishReason(stream: ChoiceStream, parsing: ToolParsing): string {
-  const finish = stream.choice.generation.finishReason;
+function finishReason(stream: ChoiceStream, parsing: ToolParsing, finish: string): string {
   if (finish !== "stop") return finish;
   if (parsing === "required" || (parsing === "hermes" && stream.calledTools)) return "tool_calls";
   return finish;
 }
 
 /**
- * Streams `chat` as SSE chunks ending with `data: [DONE]`. Answers null when the stream ended, or
- * the positions generated before the client left (or a malformed fault broke the stream).
+ * The streamed answer of `chat`: SSE chunks as the engine produces tokens, ending with the usage
+ * chunk (when asked) and `data: [DONE]`; an engine failure sends vLLM's error event before it.
  */
-export async function streamChatCompletion(
+export function streamChatCompletion(
   chat: ChatGeneration,
   scope: RequestScope,
   context: SimulatorContext,
-): Promise<number | null> {
+  served: readonly EngineRequest[],
+): StreamAnswer {
   const { request, promptIds } = chat;
   const { config } = scope;
   const head = {
@@ -124,98 +129,88 @@ export async function streamChatCompletion(
     total_tokens: promptIds.length + completion,
     completion_tokens: completion,
   });
-
-  if (!(await pause(config.latency.ttftMs, scope.signal))) return aborted(sse, 0);
-  chat.choices.forEach((choice, i) => {
-    sse.send({
-      ...head,
-      choices: [
-        {
-          index: choice.index,
-          delta: { role: "assistant", content: "" },
-          logprobs: null,
-          finish_reason: null,
-        },
-      ],
-      prompt_token_ids: request.return_token_ids ? promptIds : null,
-      ...(i === 0 ? promptTextField(chat, scope) : {}),
-      ...(continuousUsage ? { usage: usage(0) } : {}),
-    });
-  });
-  if (scope.malformed) {
-    context.stats.fault("malformed");
-    sse.sendRaw(
-      `{"id":"${head.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`,
-    );
-    return aborted(sse, 0);
-  }
-
   const mode = reasoningModeOf(config, request.chat_template_kwargs);
   const streams = chat.choices.map(
     (choice) =>
       new ChoiceStream(choice, chat.parsing, config, request.include_reasoning !== false, mode),
   );
   const tokenizer = tokenizerFor(config.tokenizer);
-  const longest = Math.max(...chat.choices.map((choice) => choice.generation.tokenIds.length));
-  for (let position = 0; position < longest; position++) {
-    if (!(await pause(config.latency.perTokenMs, scope.signal))) return aborted(sse, position);
-    for (const stream of streams) {
-      const ids = stream.choice.generation.tokenIds;
-      if (position >= ids.length) continue;
-      const last = position === ids.length - 1;
-      const delta = stream.step(position);
+  let roleChunks = 0;
+
+  return {
+    token(index, event) {
+      const stream = streams[index]!;
+      if (!stream.started) {
+        stream.started = true;
+        sse.send({
+          ...head,
+          choices: [
+            {
+              index: stream.choice.index,
+              delta: { role: "assistant", content: "" },
+              logprobs: null,
+              finish_reason: null,
+            },
+          ],
+          prompt_token_ids: request.return_token_ids ? promptIds : null,
+          ...(roleChunks++ === 0 ? promptTextField(chat, scope) : {}),
+          ...(continuousUsage ? { usage: usage(0) } : {}),
+        });
+        if (scope.malformed) {
+          context.stats.fault("malformed");
+          sse.sendRaw(
+            `{"id":"${head.id}","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":`,
+          );
+          return false;
+        }
+      }
+      const last = event.finished !== null;
+      const delta = stream.step(event);
       if (
         Object.keys(delta).length === 0 &&
         !last &&
         !request.logprobs &&
         !request.return_token_ids
       )
-        continue;
+        return true;
       const choice: Record<string, unknown> = {
         index: stream.choice.index,
         delta,
         logprobs: request.logprobs
-          ? {
-              content: chatLogprobEntries(
-                tokenizer,
-                stream.choice.seed,
-                [ids[position] as number],
-                request.top_logprobs ?? 0,
-                position,
-              ),
-            }
+          ? { content: chatLogprobEntries(tokenizer, [event.choices], request.top_logprobs ?? 0) }
           : null,
-        finish_reason: last ? finishReason(stream, chat.parsing) : null,
-        token_ids: request.return_token_ids ? [ids[position]] : null,
+        finish_reason: event.finished
+          ? finishReason(stream, chat.parsing, event.finished.reason)
+          : null,
+        token_ids: request.return_token_ids ? [event.id] : null,
       };
-      if (last) choice.stop_reason = stream.choice.generation.stopReason;
-      if (
-        !sse.send({
-          ...head,
-          choices: [choice],
-          ...(continuousUsage ? { usage: usage(position + 1) } : {}),
-        })
-      )
-        return position;
-    }
-  }
-  const total = chat.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0);
-  const metrics = requestMetrics(config, request, chat.choices);
-  if (includeUsage) {
-    const final: Record<string, unknown> = usage(total);
-    if (config.reasoningParser)
-      final.completion_tokens_details = {
-        reasoning_tokens: streams.reduce((sum, s) => sum + s.reasoningTokens, 0),
-      };
-    sse.send({ ...head, choices: [], usage: final, ...(metrics ? { metrics } : {}) });
-  } else if (metrics) {
-    sse.send({ ...head, choices: [], metrics });
-  }
-  sse.done();
-  return null;
-}
-
-function aborted(sse: SseWriter, positions: number): number {
-  sse.abort();
-  return positions;
+      if (event.finished) choice.stop_reason = event.finished.stopReason;
+      return sse.send({
+        ...head,
+        choices: [choice],
+        ...(continuousUsage ? { usage: usage(event.position + 1) } : {}),
+      });
+    },
+    end() {
+      const total = served.reduce((sum, r) => sum + r.output.ids.length, 0);
+      const metrics = requestMetrics(config, request, served);
+      if (includeUsage) {
+        const final: Record<string, unknown> = usage(total);
+        if (config.reasoningParser)
+          final.completion_tokens_details = {
+            reasoning_tokens: streams.reduce((sum, s) => sum + s.reasoningTokens, 0),
+          };
+        sse.send({ ...head, choices: [], usage: final, ...(metrics ? { metrics } : {}) });
+      } else if (metrics) {
+        sse.send({ ...head, choices: [], metrics });
+      }
+      sse.done();
+    },
+    abort(error) {
+      if (error) {
+        sse.send(engineError(error).toBody());
+        sse.done();
+      } else sse.abort();
+    },
+  };
 }

@@ -10,10 +10,13 @@ import { choiceSeed, isEmptyReply } from "./chat-choices";
 import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, modelValidatorError } from "./errors";
-import { serveGeneration } from "./served-scope";
+import { type StreamAnswer, engineError, serveGeneration } from "./served-scope";
+import { samplingParamsOf } from "./sampling-params";
 import { logprobSeed, splitContinuation } from "./continuation";
-import { type Generation, generateIds, generationSeed } from "./generation";
-import { type SseWriter, pause, parseBody, startSse } from "./http-io";
+import type { EngineRequest, EngineRequestSpec } from "./engine/engine-loop";
+import type { Generation } from "./engine/sequence";
+import { generationSeed } from "./outcome-seed";
+import { parseBody, startSse } from "./http-io";
 import {
   type CompletionLogprobs,
   completionLogprobs,
@@ -29,7 +32,6 @@ import {
   checkStreamOptions,
   checkTokenIds,
   responseId,
-  stopList,
 } from "./request-checks";
 import { scriptedOutput } from "./script";
 import { decodeIds } from "./sim-tokenizer";
@@ -40,7 +42,8 @@ const DEFAULT_MAX_TOKENS = 16;
 
 interface CompletionChoice {
   index: number;
-  generation: Generation;
+  /** What the engine generated (set when the request ends). */
+  generation: Generation | null;
   /** Seed of the logprobs (the script's seed mixed with the weights version). */
   seed: number;
   /** Seed of the script, remembered when the generation is aborted. */
@@ -56,6 +59,8 @@ interface PreparedCompletion {
   /** Ids the open assistant turn already has; generation continues at position `prefix.length`. */
   prefix: number[];
   choices: CompletionChoice[];
+  /** One engine sequence per choice. */
+  specs: Array<Omit<EngineRequestSpec, "onToken">>;
   pd: PdAdmission;
   /** The config the request arrived under (its tokenizer decodes and scores the answer). */
   config: RequestScope["config"];
@@ -92,9 +97,11 @@ function prepare(
     prefix.length > 0 && (request.n ?? 1) === 1
       ? context.interrupted.take(base, prefix)
       : undefined;
-  const seed = resumed ?? generationSeed(config.seed, request, requestNumber, base);
+  const seed =
+    resumed ?? generationSeed(config.seed, request, requestNumber, base, scope.sampleKey);
+  const params = samplingParamsOf(request, maxTokens, request.logprobs ?? 0);
   const read = readChatMlPrompt(decodeIds(tokenizer, base));
-  const choices = Array.from({ length: request.n ?? 1 }, (_, index): CompletionChoice => {
+  const choices = Array.from({ length: request.n ?? 1 }, (_, index) => {
     const choice = choiceSeed(seed, index, request.temperature);
     const output = isEmptyReply(config.emptyReplyRate, choice)
       ? undefined
@@ -111,25 +118,32 @@ function prepare(
     const body = output ? tokenizer.renderAssistantBody(output.content, output.toolCalls) : [];
     // A continued turn picks the script up where its ids stop (a script already over ends with
     // EOS at once); stop strings apply to the new text only, as vLLM checks the output, not the prompt.
-    const generation = generateIds(tokenizer, body.slice(prefix.length), {
-      maxTokens,
-      stop: stopList(request.stop),
-      includeStopStr: request.include_stop_str_in_output === true,
-    });
     return {
       index,
       seed: logprobSeed(choice, config.policyVersion),
       scriptSeed: choice,
-      generation,
+      bodyIds: body.slice(prefix.length),
+      generation: null,
     };
   });
+  const specs = choices.map((choice): Omit<EngineRequestSpec, "onToken"> => ({
+    promptIds,
+    salt: request.cache_salt ?? null,
+    params,
+    contextLeft: config.maxModelLen - promptIds.length,
+    key: scope.sampleKey,
+    // Positions count from the start of the assistant turn, so a continued turn's logprobs carry on.
+    script: { bodyIds: choice.bodyIds, logprobSeed: choice.seed, positionOffset: prefix.length },
+    tokenizer,
+  }));
   return {
     request,
     id: responseId("cmpl", scope.requestIdHeader, request.request_id),
     promptIds,
     base,
     prefix,
-    choices,
+    choices: choices.map(({ bodyIds: _body, ...choice }): CompletionChoice => choice),
+    specs,
     pd,
     config,
   };
@@ -155,26 +169,23 @@ function echoText(prepared: PreparedCompletion): string {
     : decodeIds(tokenizerFor(prepared.config.tokenizer), promptIds);
 }
 
-/** Logprobs of tokens `start..` of a choice, behind the prompt's when echoing from the start. */
+/** Logprobs of tokens `start..end` of a choice, behind the prompt's when echoing from the start. */
 function choiceLogprobs(
   prepared: PreparedCompletion,
   choice: CompletionChoice,
+  generation: Pick<Generation, "logprobs" | "textDeltas">,
   start: number,
   end: number,
   offset: number,
 ): CompletionLogprobs | null {
   const { request, promptIds } = prepared;
   if (request.logprobs === null || request.logprobs === undefined) return null;
-  const { tokenIds, textDeltas } = choice.generation;
-  // Positions count from the start of the assistant turn, so a continued turn's logprobs carry on.
   const tokenizer = tokenizerFor(prepared.config.tokenizer);
   const own = completionLogprobs(
     tokenizer,
-    choice.seed,
-    tokenIds.slice(start, end),
-    textDeltas.slice(start, end),
+    generation.logprobs.slice(start, end),
+    generation.textDeltas.slice(start, end),
     request.logprobs,
-    prepared.prefix.length + start,
     offset,
   );
   if (!request.echo || start > 0) return own;
@@ -189,7 +200,8 @@ function completionBody(
 ): Record<string, unknown> {
   const { request, promptIds } = prepared;
   const echoed = echoText(prepared);
-  const first = prepared.choices[0]!.generation;
+  const generations = prepared.choices.map((choice) => choice.generation!);
+  const first = generations[0]!;
   const handle =
     prepared.pd === "prefill"
       ? prefillHandle(
@@ -207,85 +219,90 @@ function completionBody(
     object: "text_completion",
     created: Math.floor(Date.now() / 1000),
     model: scope.config.model,
-    choices: prepared.choices.map((choice) => ({
-      index: choice.index,
-      text: echoed + choice.generation.text,
-      logprobs: choiceLogprobs(prepared, choice, 0, choice.generation.tokenIds.length, 0),
-      finish_reason: choice.generation.finishReason,
-      stop_reason: choice.generation.stopReason,
-      token_ids: request.return_token_ids ? choice.generation.tokenIds : null,
-      prompt_logprobs: null,
-      prompt_token_ids: request.return_token_ids ? promptIds : null,
-    })),
+    choices: prepared.choices.map((choice, i) => {
+      const generation = generations[i]!;
+      return {
+        index: choice.index,
+        text: echoed + generation.text,
+        logprobs: choiceLogprobs(prepared, choice, generation, 0, generation.tokenIds.length, 0),
+        finish_reason: generation.finishReason,
+        stop_reason: generation.stopReason,
+        token_ids: request.return_token_ids ? generation.tokenIds : null,
+        prompt_logprobs: null,
+        prompt_token_ids: request.return_token_ids ? promptIds : null,
+      };
+    }),
     service_tier: null,
     system_fingerprint: null,
     usage: usage(
       promptIds.length,
-      prepared.choices.reduce((sum, choice) => sum + choice.generation.tokenIds.length, 0),
+      generations.reduce((sum, generation) => sum + generation.tokenIds.length, 0),
     ),
     kv_transfer_params: handle,
   };
 }
 
-/** Streams the answer; null when it ended, else the positions generated before the client left. */
-async function stream(
+/** The streamed answer: a chunk per token as the engine produces it, then usage and `[DONE]`. */
+function streamAnswer(
   prepared: PreparedCompletion,
   scope: RequestScope,
   context: SimulatorContext,
-): Promise<number | null> {
+  served: readonly EngineRequest[],
+): StreamAnswer {
   const { request, promptIds } = prepared;
-  const { latency, model } = scope.config;
   const head = {
     id: prepared.id,
     object: "text_completion",
     created: Math.floor(Date.now() / 1000),
-    model,
+    model: scope.config.model,
   };
   const sse = startSse(scope.res);
   const echoed = echoText(prepared);
   const offsets = prepared.choices.map(() => 0);
-  const longest = Math.max(...prepared.choices.map((choice) => choice.generation.tokenIds.length));
-  for (let i = 0; i < longest; i++) {
-    if (!(await pause(i === 0 ? latency.ttftMs : latency.perTokenMs, scope.signal)))
-      return aborted(sse, i);
-    for (const choice of prepared.choices) {
-      const ids = choice.generation.tokenIds;
-      if (i >= ids.length) continue;
-      const delta = (i === 0 ? echoed : "") + (choice.generation.streamDeltas[i] ?? "");
-      const last = i === ids.length - 1;
+  return {
+    token(index, event) {
+      const choice = prepared.choices[index]!;
+      const i = event.position;
       const chunkChoice = {
         index: choice.index,
-        text: delta,
-        logprobs: choiceLogprobs(prepared, choice, i, i + 1, offsets[choice.index]!),
-        finish_reason: last ? choice.generation.finishReason : null,
-        stop_reason: last ? choice.generation.stopReason : null,
+        text: (i === 0 ? echoed : "") + event.streamDelta,
+        logprobs: choiceLogprobs(
+          prepared,
+          choice,
+          { logprobs: [event.choices], textDeltas: [event.textDelta] },
+          0,
+          1,
+          offsets[index]!,
+        ),
+        finish_reason: event.finished?.reason ?? null,
+        stop_reason: event.finished?.stopReason ?? null,
         // vLLM sends the prompt ids once per choice, with its first token.
         prompt_token_ids: request.return_token_ids && i === 0 ? promptIds : null,
-        token_ids: request.return_token_ids ? [ids[i]] : null,
+        token_ids: request.return_token_ids ? [event.id] : null,
       };
-      offsets[choice.index]! += (choice.generation.textDeltas[i] ?? "").length;
+      offsets[index]! += event.textDelta.length;
       if (i === 0 && scope.malformed) {
         context.stats.fault("malformed");
         sse.sendRaw(JSON.stringify({ ...head, choices: [chunkChoice], usage: null }).slice(0, 40));
-        return aborted(sse, 0);
+        return false;
       }
-      if (!sse.send({ ...head, choices: [chunkChoice], usage: null })) return i;
-    }
-  }
-  const total = prepared.choices.reduce(
-    (sum, choice) => sum + choice.generation.tokenIds.length,
-    0,
-  );
-  // The final usage chunk is serialised with exclude_none, so prompt_tokens_details is left out.
-  const { prompt_tokens_details: _details, ...finalUsage } = usage(promptIds.length, total);
-  if (request.stream_options?.include_usage) sse.send({ ...head, choices: [], usage: finalUsage });
-  sse.done();
-  return null;
-}
-
-function aborted(sse: SseWriter, positions: number): number {
-  sse.abort();
-  return positions;
+      return sse.send({ ...head, choices: [chunkChoice], usage: null });
+    },
+    end() {
+      const total = served.reduce((sum, r) => sum + r.output.ids.length, 0);
+      // The final usage chunk is serialised with exclude_none, so prompt_tokens_details is left out.
+      const { prompt_tokens_details: _details, ...finalUsage } = usage(promptIds.length, total);
+      if (request.stream_options?.include_usage)
+        sse.send({ ...head, choices: [], usage: finalUsage });
+      sse.done();
+    },
+    abort(error) {
+      if (error) {
+        sse.send(engineError(error).toBody());
+        sse.done();
+      } else sse.abort();
+    },
+  };
 }
 
 /** Answers one completions request. */
@@ -295,24 +312,30 @@ export async function handleCompletions(
   context: SimulatorContext,
 ): Promise<void> {
   const prepared = prepare(body, scope, context);
-  const aborted = await serveGeneration(
+  const { requests, clientGone } = await serveGeneration(
     context,
     scope,
     {
       promptIds: prepared.promptIds,
-      cacheSalt: prepared.request.cache_salt,
       streamed: Boolean(prepared.request.stream),
-      choices: prepared.choices,
+      choices: prepared.specs,
     },
     {
-      stream: (served) => stream(prepared, served, context),
-      body: (served) => completionBody(prepared, served, context),
+      stream: (requests) => streamAnswer(prepared, scope, context, requests),
+      body: (requests) => {
+        prepared.choices.forEach(
+          (choice, i) => (choice.generation = requests[i]!.output.generation()),
+        );
+        return completionBody(prepared, scope, context);
+      },
     },
   );
-  if (aborted === null) return;
-  for (const choice of prepared.choices)
+  if (!clientGone) return;
+  // Remembered for a resume from token ids (continuation.ts): the turn so far, then what this call added.
+  prepared.choices.forEach((choice, i) =>
     context.interrupted.record(prepared.base, choice.scriptSeed, [
       ...prepared.prefix,
-      ...choice.generation.tokenIds.slice(0, aborted),
-    ]);
+      ...(requests[i]?.output.ids ?? []),
+    ]),
+  );
 }

@@ -2,7 +2,7 @@
 import type { ServerResponse } from "node:http";
 import type { InterruptedGenerations } from "./continuation";
 import type { SimulatorConfig } from "./options";
-import type { ReplicaEngine } from "./replica-engine";
+import type { EngineLoop } from "./engine/engine-loop";
 import type { StatsRecorder } from "./stats";
 
 /** Server-wide state shared by handlers. */
@@ -15,8 +15,8 @@ export interface SimulatorContext {
   engine(): PdEngine;
   /** Seeds of generations a closed connection aborted, for resuming them from token ids. */
   interrupted: InterruptedGenerations;
-  /** This replica's prefix cache, running requests and prefill queue (request latency comes from it). */
-  replica: ReplicaEngine;
+  /** This replica's engine: its step loop, KV cache and token source serve every generation. */
+  replica: EngineLoop;
 }
 
 /** Identity of one simulated engine in the prefill/decode handshake. */
@@ -42,4 +42,6 @@ export interface RequestScope {
    * `cmpl-<it>` when set (OpenAIServing._base_request_id), else the body's `request_id`, else random.
    */
   requestIdHeader: string | null;
+  /** The request's sample key (`x-sample-key`), or null: it picks the outcome (outcome-seed.ts). */
+  sampleKey: string | null;
 }

@@ -4,9 +4,7 @@
  */
 import type { SimulatorConfig } from "./options";
 import type { Rng } from "./rng";
-import type { RequestScope, SimulatorContext } from "./context";
 import { SimulatorHttpError } from "./errors";
-import { pause, sendJson } from "./http-io";
 import type { FaultKind } from "./stats";
 
 /**
@@ -51,34 +49,4 @@ export function injected429(): SimulatorHttpError {
 export function truncateJson(body: unknown): string {
   const text = JSON.stringify(body);
   return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
-}
-
-/**
- * Answers a non-streaming generation after its modelled latency: the body, or (when the request
- * drew the malformed fault) the body cut in half. Nothing is sent if the client went away; then
- * the answer is the number of positions generated before it left (vLLM aborts a request whose
- * connection closes), else null.
- */
-export async function replyAfterLatency(
-  scope: RequestScope,
-  context: SimulatorContext,
-  completionTokens: number,
-  body: () => unknown,
-): Promise<number | null> {
-  const { latency } = scope.config;
-  const started = performance.now();
-  if (!(await pause(latency.ttftMs + latency.perTokenMs * completionTokens, scope.signal))) {
-    const elapsed = performance.now() - started - latency.ttftMs;
-    return latency.perTokenMs > 0 && elapsed > 0
-      ? Math.min(completionTokens, Math.floor(elapsed / latency.perTokenMs) + 1)
-      : 0;
-  }
-  if (scope.malformed) {
-    context.stats.fault("malformed");
-    scope.res.writeHead(200, { "content-type": "application/json" });
-    scope.res.end(truncateJson(body()));
-    return null;
-  }
-  sendJson(scope.res, 200, body());
-  return null;
 }

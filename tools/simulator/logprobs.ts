@@ -1,6 +1,7 @@
 /**
- * @module Deterministic fake logprobs in vLLM's two wire shapes (chat `content[]` entries and
- * the legacy completions arrays). The sampled token is always the most likely one listed.
+ * @module Logprobs in vLLM's two wire shapes (chat `content[]` entries and the legacy completions
+ * arrays), from what the token source recorded per token; and the scripted source's deterministic
+ * fake ones, where the sampled token is always the most likely one listed.
  */
 import { createRng, hashParts } from "./rng";
 import { type SimTokenizer, tokenText, utf8Bytes } from "./sim-tokenizer";
@@ -56,22 +57,22 @@ function chatLogprob(tokenizer: SimTokenizer, choice: TokenChoice): ChatLogprob 
   return { token, logprob: choice.logprob, bytes: utf8Bytes(token) };
 }
 
-/** `logprobs.content` entries for ids starting at `start` in the completion. */
+/**
+ * `logprobs.content` entries of recorded tokens: each token's choices (the sampled token first,
+ * then alternatives), `topLogprobs` of them listed under `top_logprobs`.
+ */
 export function chatLogprobEntries(
   tokenizer: SimTokenizer,
-  seed: number,
-  ids: readonly number[],
+  recorded: ReadonlyArray<readonly TokenChoice[]>,
   topLogprobs: number,
-  start = 0,
 ): ChatLogprobEntry[] {
-  return ids.map((id, i) => {
-    const choices = tokenChoices(tokenizer, seed, start + i, id, Math.max(1, topLogprobs));
-    const [sampled] = choices as [TokenChoice];
-    return {
-      ...chatLogprob(tokenizer, sampled),
-      top_logprobs: topLogprobs > 0 ? choices.map((choice) => chatLogprob(tokenizer, choice)) : [],
-    };
-  });
+  return recorded.map((choices) => ({
+    ...chatLogprob(tokenizer, choices[0]!),
+    top_logprobs:
+      topLogprobs > 0
+        ? choices.slice(0, topLogprobs).map((choice) => chatLogprob(tokenizer, choice))
+        : [],
+  }));
 }
 
 /** The legacy completions logprobs object. */
@@ -83,14 +84,12 @@ export interface CompletionLogprobs {
   top_logprobs: Array<Record<string, number> | null>;
 }
 
-/** Completions logprobs for ids starting at `start`, with text offsets counted from `offset`. */
+/** Completions logprobs of recorded tokens, with text offsets counted from `offset`. */
 export function completionLogprobs(
   tokenizer: SimTokenizer,
-  seed: number,
-  ids: readonly number[],
+  recorded: ReadonlyArray<readonly TokenChoice[]>,
   deltas: readonly string[],
   topLogprobs: number,
-  start = 0,
   offset = 0,
 ): CompletionLogprobs {
   const out: CompletionLogprobs = {
@@ -100,13 +99,13 @@ export function completionLogprobs(
     top_logprobs: [],
   };
   let position = offset;
-  ids.forEach((id, i) => {
-    const choices = tokenChoices(tokenizer, seed, start + i, id, Math.max(1, topLogprobs));
+  recorded.forEach((choices, i) => {
+    const listed = choices.slice(0, Math.max(1, topLogprobs));
     out.text_offset.push(position);
-    out.token_logprobs.push((choices[0] as TokenChoice).logprob);
-    out.tokens.push(tokenText(tokenizer, id));
+    out.token_logprobs.push(choices[0]!.logprob);
+    out.tokens.push(tokenText(tokenizer, choices[0]!.id));
     out.top_logprobs.push(
-      Object.fromEntries(choices.map((c) => [tokenText(tokenizer, c.id), c.logprob])),
+      Object.fromEntries(listed.map((c) => [tokenText(tokenizer, c.id), c.logprob])),
     );
     position += (deltas[i] ?? "").length;
   });
@@ -124,13 +123,11 @@ export function promptLogprobs(
   topLogprobs: number,
 ): CompletionLogprobs {
   const strings = promptIds.map((id) => tokenText(tokenizer, id));
-  const out = completionLogprobs(
-    tokenizer,
-    hashParts(seed, "prompt"),
-    promptIds,
-    strings,
-    topLogprobs,
+  const promptSeed = hashParts(seed, "prompt");
+  const recorded = promptIds.map((id, i) =>
+    tokenChoices(tokenizer, promptSeed, i, id, Math.max(1, topLogprobs)),
   );
+  const out = completionLogprobs(tokenizer, recorded, strings, topLogprobs);
   if (out.token_logprobs.length > 0) {
     out.token_logprobs[0] = null;
     out.top_logprobs[0] = null;

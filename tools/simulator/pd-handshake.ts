@@ -142,7 +142,7 @@ export interface PrefillOutcome {
   /** The engine request id the decode server's transfer names (vLLM's `remote_request_id`). */
   requestId: string;
   /** How the one-token prefill finished. */
-  finishReason: "stop" | "length";
+  finishReason: "stop" | "length" | "abort";
 }
 
 /**

@@ -107,14 +107,26 @@ export class PrefixCache {
    * and marks the hits recently used.
    */
   admit(promptIds: readonly number[], salt?: string | null): PrefixLookup {
+    return this.admitHashed(
+      blockHashes(promptIds, this.#geometry.blockSize, salt),
+      promptIds.length,
+    );
+  }
+
+  /** `admit` for a prompt of `length` tokens whose full blocks hash to `keys` (blockHashes). */
+  admitHashed(keys: readonly number[], length: number): PrefixLookup {
+    const hitTokens = this.peekHashed(keys, length);
+    this.#insert(keys);
+    return { hitTokens, missTokens: length - hitTokens };
+  }
+
+  /** The tokens a lookup of `keys` (a prompt of `length` tokens) would hit, touching nothing. */
+  peekHashed(keys: readonly number[], length: number): number {
     const { blockSize } = this.#geometry;
-    const keys = blockHashes(promptIds, blockSize, salt);
-    const hittable = Math.floor(Math.max(0, promptIds.length - 1) / blockSize);
+    const hittable = Math.min(keys.length, Math.floor(Math.max(0, length - 1) / blockSize));
     let hits = 0;
     while (hits < hittable && this.#blocks.has(keys[hits]!)) hits++;
-    this.#insert(keys);
-    const hitTokens = hits * blockSize;
-    return { hitTokens, missTokens: promptIds.length - hitTokens };
+    return hits * blockSize;
   }
 
   /** Caches the full blocks of a finished sequence (prompt + generated), as vLLM keeps decoded blocks. */

@@ -80,6 +80,12 @@ const sampling = {
   include_metrics: z.boolean().nullish(),
   /** vLLM's `ignore_eos`: generate to max_tokens, past EOS (benchmarks ask for long completions with it). */
   ignore_eos: z.boolean().nullish(),
+  /** vLLM's `min_tokens`: EOS and `stop_token_ids` cannot end the answer before this many tokens. */
+  min_tokens: z.int().min(0).nullish(),
+  /** vLLM's `stop_token_ids`: generation ends on any of these ids (the id becomes `stop_reason`). */
+  stop_token_ids: z.array(z.int().min(0)).nullish(),
+  /** vLLM's `top_k` (-1 or 0: off); passed to the token source. */
+  top_k: z.int().min(-1).nullish(),
   /** vLLM's `include_stop_str_in_output`: a matched stop string stays in the text (and no text is held back while streaming). */
   include_stop_str_in_output: z.boolean().nullish(),
   // Accepted for disaggregated-serving clients; the simulator has no KV cache to transfer.

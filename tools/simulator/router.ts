@@ -12,7 +12,8 @@ import { drawFault, injected429, injected500 } from "./faults";
 import { checkJsonContentType, readJsonBody, sendError, sendJson } from "./http-io";
 import type { SimulatorConfig } from "./options";
 import type { Rng } from "./rng";
-import { metricsText } from "./replica-engine";
+import { metricsText } from "./engine/metrics-text";
+import { SAMPLE_KEY_HEADER } from "./outcome-seed";
 import { handleDetokenize, handleTokenize } from "./tokenize";
 
 /** What the router needs from the running simulator. */
@@ -99,13 +100,15 @@ async function generateWithFaults(
   const body = await readJsonBody(req);
   const header = req.headers["x-request-id"];
   const requestIdHeader = typeof header === "string" && header !== "" ? header : null;
+  const key = req.headers[SAMPLE_KEY_HEADER];
+  const sampleKey = typeof key === "string" && key !== "" ? key : null;
   const disconnected = new AbortController();
   res.on("close", () => disconnected.abort());
   const signal = AbortSignal.any([disconnected.signal, state.closing]);
   await state.gate();
   await generator(
     body,
-    { res, signal, config, malformed: fault === "malformed", requestIdHeader },
+    { res, signal, config, malformed: fault === "malformed", requestIdHeader, sampleKey },
     state,
   );
 }

@@ -1,76 +1,98 @@
-/** @module A generation request admitted to its replica: the request scope with the latency the replica serves it with. */
-import type { RequestScope, SimulatorContext } from "./context";
-import { replyAfterLatency } from "./faults";
-
-/** The scope to answer in (its config's latency replaced by the replica's) and how to end the request. */
-export interface ServedScope {
-  scope: RequestScope;
-  /** Ends the request once: `ids` are the prompt and the tokens generated, cached for the next turn. */
-  end(ids: readonly number[]): void;
-}
-
 /**
- * Admits a request to `context.replica` (prefix lookup, prefill queue, running count) and returns
- * the scope whose latency reflects them. The handlers pace their answer with it unchanged.
+ * @module A generation request served by its replica's engine: after the frontend's delay
+ * (`latency.ttftMs`), each choice becomes one sequence in the step loop; a streamed answer sends
+ * each token as its step produces it, a whole answer waits for every choice to end. A client that
+ * leaves aborts its sequences (vLLM aborts a request whose connection closes), and only the
+ * tokens generated are counted.
  */
-export function serveOnReplica(
-  context: SimulatorContext,
-  scope: RequestScope,
-  promptIds: readonly number[],
-  salt: string | null | undefined,
-): ServedScope {
-  const served = context.replica.begin(scope.config, promptIds, salt);
-  return {
-    scope: { ...scope, config: { ...scope.config, latency: served.latency } },
-    end: (ids) => served.end(ids),
-  };
+import type { RequestScope, SimulatorContext } from "./context";
+import type { EngineRequest, EngineRequestSpec } from "./engine/engine-loop";
+import type { TokenEvent } from "./engine/sequence";
+import { SimulatorHttpError } from "./errors";
+import { truncateJson } from "./faults";
+import { pause, sendError, sendJson } from "./http-io";
+
+/** How a streamed answer is written. */
+export interface StreamAnswer {
+  /** Sends token `event` of choice `index`; false when the stream cannot go on (client gone, a malformed fault sent). */
+  token(index: number, event: TokenEvent): boolean;
+  /** Sends the closing events once every choice ended. */
+  end(): void;
+  /** Ends the response early: an error event first when the engine failed. */
+  abort(error?: Error): void;
 }
 
-/** What `serveGeneration` needs of a prepared chat or completions request. */
+/** A prepared chat or completions request, as the engine serves it. */
 export interface ServedGeneration {
   promptIds: readonly number[];
-  cacheSalt: string | null | undefined;
   streamed: boolean;
-  choices: ReadonlyArray<{ generation: { tokenIds: readonly number[] } }>;
+  /** One engine sequence per choice, in choice order. */
+  choices: ReadonlyArray<Omit<EngineRequestSpec, "onToken">>;
+}
+
+/** How the request ended: its sequences, and whether the client left before the end. */
+export interface ServedResult {
+  requests: EngineRequest[];
+  clientGone: boolean;
 }
 
 /**
- * Serves a prepared generation on its replica: streamed (`stream`) or whole after its latency
- * (`body`), the replica's cache ending with what was generated, and the completion tokens counted
- * only as far as they were generated (a closed connection aborts the rest, as in vLLM). Returns
- * how many positions were generated when the connection closed early, else null.
+ * Serves a prepared generation on `context.replica`: streamed through `answer.stream`, or whole
+ * through `answer.body` once every sequence ended. An engine failure (a token source that failed)
+ * answers vLLM's 500, or an error event mid-stream.
  */
 export async function serveGeneration(
   context: SimulatorContext,
   scope: RequestScope,
   generation: ServedGeneration,
   answer: {
-    stream(scope: RequestScope): Promise<number | null>;
-    body(scope: RequestScope): unknown;
+    stream(requests: readonly EngineRequest[]): StreamAnswer;
+    body(requests: readonly EngineRequest[]): unknown;
   },
-): Promise<number | null> {
-  const longest = Math.max(
-    ...generation.choices.map((choice) => choice.generation.tokenIds.length),
-  );
-  const served = serveOnReplica(context, scope, generation.promptIds, generation.cacheSalt);
-  let aborted: number | null = 0;
+): Promise<ServedResult> {
+  const requests: EngineRequest[] = [];
+  if (!(await pause(scope.config.latency.ttftMs, scope.signal)))
+    return { requests, clientGone: true };
+  let writer: StreamAnswer | null = null;
+  const abortAll = () => {
+    for (const request of requests) request.abort();
+  };
+  // Relays a choice's tokens to the stream; a stream that cannot go on aborts every choice.
+  const relayTo = (index: number) => (event: TokenEvent) => {
+    if (!writer!.token(index, event)) abortAll();
+  };
+  generation.choices.forEach((spec, index) => {
+    requests.push(
+      context.replica.add(generation.streamed ? { ...spec, onToken: relayTo(index) } : spec),
+    );
+  });
+  if (generation.streamed) writer = answer.stream(requests);
+  scope.signal.addEventListener("abort", abortAll, { once: true });
   try {
-    aborted = generation.streamed
-      ? await answer.stream(served.scope)
-      : await replyAfterLatency(served.scope, context, longest, () => answer.body(served.scope));
+    await Promise.all(requests.map((request) => request.done));
   } finally {
-    served.end([
-      ...generation.promptIds,
-      ...generation.choices[0]!.generation.tokenIds.slice(0, aborted ?? longest),
-    ]);
+    scope.signal.removeEventListener("abort", abortAll);
   }
-  const positions = aborted ?? longest;
-  context.stats.completion(
-    generation.promptIds.length,
-    generation.choices.reduce(
-      (sum, choice) => sum + Math.min(positions, choice.generation.tokenIds.length),
-      0,
-    ),
-  );
-  return aborted;
+  const clientGone = scope.signal.aborted || scope.res.destroyed;
+  const error = requests.find((request) => request.error)?.error ?? null;
+  const generated = requests.reduce((sum, request) => sum + request.output.ids.length, 0);
+  context.stats.completion(generation.promptIds.length, generated);
+  if (writer) {
+    if (error) writer.abort(error);
+    else if (clientGone || requests.some((r) => r.output.finishReason === "abort")) writer.abort();
+    else writer.end();
+  } else if (!clientGone) {
+    if (error) sendError(scope.res, engineError(error));
+    else if (scope.malformed) {
+      context.stats.fault("malformed");
+      scope.res.writeHead(200, { "content-type": "application/json" });
+      scope.res.end(truncateJson(answer.body(requests)));
+    } else sendJson(scope.res, 200, answer.body(requests));
+  }
+  return { requests, clientGone };
+}
+
+/** vLLM's answer when its engine failed a request. */
+export function engineError(error: Error): SimulatorHttpError {
+  return new SimulatorHttpError(500, "InternalServerError", `EngineCore failed: ${error.message}`);
 }

@@ -14,7 +14,9 @@ import {
   resolveOptions,
 } from "./options";
 import { type Rng, createRng, hashParts } from "./rng";
-import { ReplicaEngine } from "./replica-engine";
+import { EngineLoop } from "./engine/engine-loop";
+import { createExternalSource } from "./engine/external-token-source";
+import { type TokenSource, createScriptedSource } from "./engine/token-source";
 import { createRouter } from "./router";
 import type { TokenizerName } from "./sim-tokenizer";
 import { tokenizerFor } from "./tokenizer-registry";
@@ -65,7 +67,16 @@ export async function startVllmSimulator(
   let faultRng: Rng = createRng(hashParts(config.seed, "faults"));
   let requestNumber = 0;
   const recorder = createStatsRecorder();
-  const replica = new ReplicaEngine(config);
+  const scripted = createScriptedSource();
+  let external: { url: string; source: TokenSource } | null = null;
+  // The source is chosen per step from the live config, so `configure` can switch it.
+  const source = (): TokenSource => {
+    const url = config.engine.tokenSourceUrl;
+    if (url === null) return scripted;
+    if (external?.url !== url) external = { url, source: createExternalSource(url) };
+    return external.source;
+  };
+  const replica = new EngineLoop(() => config, source);
   const stats = {
     ...recorder,
     snapshot: () => ({ ...recorder.snapshot(), replica: replica.counters() }),
@@ -156,6 +167,7 @@ export async function startVllmSimulator(
       closed ??= new Promise<void>((resolve, reject) => {
         closing.abort();
         openGate();
+        replica.close();
         for (const req of held) req.socket.destroy();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();

@@ -25,8 +25,10 @@ export const SimulatorStats = z.object({
    */
   pd: z.object({ prefill: z.int(), decode: z.int(), recomputed: z.int(), rejected: z.int() }),
   /**
-   * The replica's prefix cache (replica-engine.ts): prompt tokens looked up and found cached (vLLM's
-   * `prefix_cache_queries` / `prefix_cache_hits`), blocks evicted and held, requests running now.
+   * The replica's engine (engine/engine-loop.ts): prompt tokens looked up and found cached (vLLM's
+   * `prefix_cache_queries` / `prefix_cache_hits`), blocks evicted and cached, requests running and
+   * waiting, KV blocks held by running requests and the capacity, preemptions, prompt tokens
+   * prefilled (recomputes included) and tokens generated, steps run and the modelled engine time.
    */
   replica: z
     .object({
@@ -35,6 +37,14 @@ export const SimulatorStats = z.object({
       evictedBlocks: z.int(),
       cachedBlocks: z.int(),
       running: z.int(),
+      waiting: z.int(),
+      kvUsedBlocks: z.int(),
+      kvCapacityBlocks: z.int(),
+      preemptions: z.int(),
+      promptTokens: z.int(),
+      generationTokens: z.int(),
+      steps: z.int(),
+      engineMs: z.number(),
     })
     .optional(),
 });

@@ -55,7 +55,8 @@ describe("the simulator's prefix cache and load", () => {
     const cold = (await post(chat("first question"))).body;
     const prompt = cold.usage.prompt_tokens as number;
     expect(prompt).toBeGreaterThan(1000);
-    expect(cold.metrics.time_to_first_token_ms).toBeCloseTo((prompt * 10) / 1000, 5);
+    // The first token comes from the step that prefills the prompt and samples (2 ms per token).
+    expect(cold.metrics.time_to_first_token_ms).toBeCloseTo((prompt * 10) / 1000 + 2, 5);
     expect(Date.now() - started).toBeGreaterThanOrEqual(Math.floor((prompt * 10) / 1000) - 1);
     const warm = (await post(chat("second question"))).body;
     expect(warm.metrics.time_to_first_token_ms).toBeLessThan(
@@ -81,7 +82,7 @@ describe("the simulator's prefix cache and load", () => {
     expect((await post(chat("x", { cache_salt: "" }))).status).toBe(400);
   });
 
-  it("slows decoding by decodeSlowdown per other running request", async () => {
+  it("slows every decode step by decodeSlowdown per other sequence in it", async () => {
     const arrived = () => sim.stats().byEndpoint["POST /v1/chat/completions"] ?? 0;
     const before = arrived();
     const release = sim.holdGenerations();
@@ -91,6 +92,11 @@ describe("the simulator's prefix cache and load", () => {
     const itl = (await Promise.all(replies))
       .map((reply) => reply.body.metrics.mean_itl_ms as number)
       .sort();
-    expect(itl).toEqual([2, 3]);
+    // Steps that decode both take 2 x 1.5 = 3 ms (one also prefills the other's few uncached
+    // tokens); the longer answer's last steps run alone (2 ms).
+    expect(itl[0]).toBeGreaterThan(2);
+    expect(itl[0]).toBeLessThan(itl[1]!);
+    expect(itl[1]).toBeGreaterThanOrEqual(3);
+    expect(itl[1]).toBeLessThan(3.2);
   });
 });
