@@ -1,4 +1,5 @@
 /** @module The gateway: every model call of every rollout, admitted by the policy, limited, token-exact. */
+import { SAMPLE_KEY_HEADER, sampleKeyOf } from "./sample-key";
 import { PolicySyncingError } from "../errors";
 import type { BackendConfig } from "../schemas/backend-config";
 import type { JsonObject } from "../schemas/json";
@@ -205,6 +206,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const routing = {
         rolloutId: call.rolloutId,
         replicaHint: call.replicaHint,
+        headers: { [SAMPLE_KEY_HEADER]: sampleKeyOf(call.rolloutId) },
         signal: call.signal,
         attemptTimeoutMs: attemptTimeoutMs(deps.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS, shaped),
       };

@@ -26,6 +26,11 @@ export interface BackendCallOptions {
   rolloutId: string;
   /** The replica this rollout used last, if any: kept while it is healthy. */
   replicaHint?: string | null;
+  /**
+   * Headers every upstream request of the call carries (the sample key, sample-key.ts); vLLM
+   * backends forward them, a hosted API's backend does not.
+   */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
   /**
    * One upstream attempt's deadline (see `attemptTimeoutMs`): a hung connection fails the attempt,

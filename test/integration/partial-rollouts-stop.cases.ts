@@ -223,8 +223,9 @@ it("applies a stop string to a resumed think block's raw output as vLLM would: t
     });
 
     const [s, n] = await Promise.all([createExternal(), createExternal()]);
-    // The think block is 8 tokens: cut after its first two (their text held back), at 200 ms a token
-    // the sync has 1.2 s to land inside it.
+    // The think block is 8 tokens: cut after its fourth, at 200 ms a token the sync has 0.8 s to land
+    // inside it. The engine steps both calls together, and the second may have joined a step later,
+    // so it has at least three tokens then (its reasoning has begun to stream).
     await configureSim({ latency: { perTokenMs: 200 } });
     const calls = [
       gatewayCall(s.rollout_id, { ...body, stream: true }),
@@ -234,7 +235,7 @@ it("applies a stop string to a resumed think block's raw output as vLLM would: t
     let synced = false;
     const got = streamed(
       await readChunks(await calls[0]!, async (so) => {
-        if (synced || streamed(so).ids.length < 2) return;
+        if (synced || streamed(so).ids.length < 4) return;
         synced = true;
         await interruptingSync(v0, 0);
       }),

@@ -84,7 +84,7 @@ export function buildVllmPdBackend(
   ): Promise<JsonObject> {
     const { rolloutId, signal, attemptTimeoutMs } = options;
     const lease = await prefillPool.acquire(rolloutId, null);
-    const headers = { "x-request-id": requestId };
+    const headers = { ...options.headers, "x-request-id": requestId };
     const reply = await callOnReplica(lease, signal, () =>
       postUpstreamJson(deps.fetch, `${lease.url}${path}`, prefillRequestBody(body), {
         apiKey,
@@ -108,7 +108,7 @@ export function buildVllmPdBackend(
       const decodeBody = await prefill(path, body, options, requestId);
       const { signal } = options;
       const lease = await decodePool.acquire(options.rolloutId, options.replicaHint);
-      const headers = { "x-request-id": requestId };
+      const headers = { ...options.headers, "x-request-id": requestId };
       const reply = await callOnReplica(lease, signal, () =>
         postUpstreamReply(deps.fetch, `${lease.url}${path}`, decodeBody, {
           apiKey,
@@ -124,7 +124,7 @@ export function buildVllmPdBackend(
       const decodeBody = await prefill(path, body, options, requestId);
       const { signal } = options;
       const lease = await decodePool.acquire(options.rolloutId, options.replicaHint);
-      const headers = { "x-request-id": requestId };
+      const headers = { ...options.headers, "x-request-id": requestId };
       const response = await openOnReplica(lease, signal, () =>
         sendUpstream(deps.fetch, `${lease.url}${path}`, decodeBody, {
           apiKey,

@@ -65,23 +65,25 @@ export function buildVllmBackend(
   return {
     name: "vllm",
     returnsTokenIds: true,
-    async request(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
+    async request(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs, headers }) {
       const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
       const reply = await callOnReplica(lease, signal, () =>
         postUpstreamReply(deps.fetch, `${lease.url}${path}`, body, {
           apiKey,
           signal,
+          headers,
           timeoutMs: attemptTimeoutMs,
         }),
       );
       return { ...reply, replica: lease.url };
     },
-    async openStream(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
+    async openStream(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs, headers }) {
       const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
       const response = await openOnReplica(lease, signal, () =>
         sendUpstream(deps.fetch, `${lease.url}${path}`, body, {
           apiKey,
           signal,
+          headers,
           timeoutMs: attemptTimeoutMs,
         }),
       );
