@@ -95,7 +95,7 @@ describe("the simulator's prefix cache and load", () => {
     // Steps that decode both take 2 x 1.5 = 3 ms (one also prefills the other's few uncached
     // tokens); the longer answer's last steps run alone (2 ms).
     expect(itl[0]).toBeGreaterThan(2);
-    expect(itl[0]).toBeLessThan(itl[1]!);
+    expect(itl[0]).toBeLessThanOrEqual(itl[1]!);
     expect(itl[1]).toBeGreaterThanOrEqual(3);
     expect(itl[1]).toBeLessThan(3.2);
   });

@@ -199,8 +199,11 @@ export class EngineLoop {
   #kick(): void {
     if (this.#looping) return;
     this.#looping = true;
-    this.#due = performance.now();
-    void this.#run();
+    // Started on the next turn, so requests that arrive together share the first step.
+    setImmediate(() => {
+      this.#due = performance.now();
+      void this.#run();
+    });
   }
 
   async #run(): Promise<void> {
@@ -324,7 +327,15 @@ export class EngineLoop {
     live.forEach((seq, i) => {
       if (seq.state !== "running") return; // aborted while the source answered
       const choices = draws[i]!;
-      const event = seq.output.append(choices[0]!.id, choices);
+      let event: TokenEvent;
+      try {
+        event = seq.output.append(choices[0]!.id, choices);
+      } catch (error) {
+        // A token the wire layer cannot decode fails its sequence, never the loop.
+        seq.error = error instanceof Error ? error : new Error(String(error));
+        this.#abort(seq);
+        return;
+      }
       this.#counters.generation++;
       seq.firstTokenAt ??= this.#clock;
       seq.spec.onToken?.(event);

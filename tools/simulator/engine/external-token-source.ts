@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import type { TokenChoice } from "../logprobs";
+import { isTokenId } from "../sim-tokenizer";
 import type { SequenceView, TokenSource } from "./token-source";
 
 const Choice = z.object({ id: z.int().min(0), logprob: z.number().max(0) });
@@ -89,7 +90,11 @@ export function createExternalSource(baseUrl: string, fetcher: typeof fetch = fe
         );
       lastVersion = reply.weight_version ?? lastVersion;
       return reply.tokens.map((token, i): TokenChoice[] => {
-        const wanted = batch[i]!.params.topLogprobs;
+        const { tokenizer, params } = batch[i]!;
+        for (const id of [token.id, ...(token.top ?? []).map((alt) => alt.id)])
+          if (!isTokenId(tokenizer, id))
+            throw new Error(`token source /step: tokens.${i}: id ${id} is outside the vocabulary`);
+        const wanted = params.topLogprobs;
         const top = (token.top ?? []).filter((alt) => alt.id !== token.id);
         return [{ id: token.id, logprob: token.logprob }, ...top.slice(0, Math.max(0, wanted - 1))];
       });

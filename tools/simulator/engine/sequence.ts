@@ -133,19 +133,20 @@ export class SequenceOutput {
     this.logprobs.push(choices);
     const params = this.#params;
     const tokenizer = this.#tokenizer;
-    const delta = tokenizer.controlTokenIds.has(id)
-      ? ""
-      : this.#decoder.decode(tokenizer.tokenBytes(id), { stream: true });
-    const before = this.#text.length;
-    this.#text += delta;
     const count = this.ids.length;
-
     let finished: TokenEvent["finished"] = null;
     if (count >= params.minTokens) {
       if (!params.ignoreEos && id === tokenizer.eosTokenId)
         finished = { reason: "stop", stopReason: null };
       else if (params.stopTokenIds.includes(id)) finished = { reason: "stop", stopReason: id };
     }
+    // vLLM's detokenizer leaves out the text of the token that stopped the sequence (EOS or a stop
+    // token id) unless include_stop_str_in_output asks for it.
+    const silent =
+      tokenizer.controlTokenIds.has(id) || (finished !== null && !params.includeStopStr);
+    const delta = silent ? "" : this.#decoder.decode(tokenizer.tokenBytes(id), { stream: true });
+    const before = this.#text.length;
+    this.#text += delta;
     if (!finished && (count >= params.maxTokens || count >= this.#contextLeft))
       finished = { reason: "length", stopReason: null };
     if (delta !== "" && params.stop.length > 0 && count > params.minTokens) {

@@ -142,7 +142,8 @@ describe("vLLM wire: sampling parameters", () => {
   describe("stop", () => {
     it("cuts a chat answer before the stop string, names it as stop_reason, and streams the same text", async () => {
       const full = first(await postJson(chat, asked({ seed: 1 }))).message.content as string;
-      const stop = full.split(" ").slice(3, 5).join(" "); // two tokens: the stream holds a partial match back
+      // Two words, so two tokens: the stream must hold back the first until the match fails.
+      const stop = full.split(" ").slice(3, 5).join(" ");
       const at = full.indexOf(stop);
       expect(at).toBeGreaterThan(0);
       const cut = first(await postJson(chat, asked({ seed: 1, stop })));
@@ -194,6 +195,20 @@ describe("vLLM wire: sampling parameters", () => {
       expect(stopped.stop_reason).toBe(id);
       expect(stopped.token_ids).toEqual(ids.slice(0, upTo));
       expect(stopped.token_ids.at(-1)).toBe(id);
+      // The stopping token's own text is left out (vLLM's detokenizer), unless asked for.
+      const before = ids
+        .slice(0, upTo - 1)
+        .map((t) => tokenText(toy, t))
+        .join("");
+      expect(stopped.message.content).toBe(before);
+      const kept = first(
+        await postJson(
+          chat,
+          asked({ stop_token_ids: [id], include_stop_str_in_output: true }),
+          KEY,
+        ),
+      );
+      expect(kept.message.content).toBe(before + tokenText(toy, id));
     });
 
     it("ends a completion right after a stop token id, with the id as stop_reason", async () => {
@@ -296,6 +311,8 @@ describe("vLLM wire: sampling parameters", () => {
       tokens.forEach((token: string, i: number) => {
         expect(token).toBe(tokenText(toy, choice.token_ids[i]));
         expect(typeof token_logprobs[i]).toBe("number");
+        // vLLM lists the sampled token and the top `logprobs` (logprobs + 1 entries when the
+        // sampled one is not among them); the scripted model always samples its most likely token.
         const top = Object.keys(top_logprobs[i]);
         expect(top.length).toBeGreaterThanOrEqual(1);
         expect(top.length).toBeLessThanOrEqual(2);
