@@ -4,7 +4,7 @@
  * with the same `VllmSimulatorOptions` object an in-process one takes.
  */
 import { parseArgs } from "node:util";
-import type { CompatOptions, TailOptions, VllmSimulatorOptions } from "./options";
+import type { CompatOptions, EngineOptions, TailOptions, VllmSimulatorOptions } from "./options";
 
 /** The CLI's help text. */
 export const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx tools/simulator/cli.ts [options])
@@ -43,7 +43,15 @@ export const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx tools
   --block-size <n>              tokens per KV block of the prefix cache; default 16
   --num-gpu-blocks-override <n> KV blocks the replica holds (LRU beyond); default 24576
   --prefill-ms-per-1k-tokens <ms>   prefill time per 1k uncached prompt tokens (queued per replica); default 0
-  --decode-slowdown <x>         per-token time grows by x per other running request; default 0`;
+  --decode-slowdown <x>         per-token time grows by x per other running request; default 0
+  --cost-model default          time steps by the default cost curve (docs/vllm.md, "The engine")
+  --step-fixed-ms <ms> --step-per-sequence-ms <ms> --step-per-prefill-token-ms <ms>
+  --step-per-k-context-ms <ms>  a curve's terms (each implies --cost-model; the rest keep defaults)
+  --time-scale <x>              wall time per modelled ms; default 1
+  --max-num-seqs <n>            sequences running at once; default 256
+  --max-num-batched-tokens <n>  tokens one step computes; default 8192
+  --no-chunked-prefill          a prefill runs whole in one step
+  --token-source-url <url>      an external engine answers each step's tokens; default the script`;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -95,6 +103,16 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       "num-gpu-blocks-override": { type: "string" },
       "prefill-ms-per-1k-tokens": { type: "string" },
       "decode-slowdown": { type: "string" },
+      "cost-model": { type: "string" },
+      "step-fixed-ms": { type: "string" },
+      "step-per-sequence-ms": { type: "string" },
+      "step-per-prefill-token-ms": { type: "string" },
+      "step-per-k-context-ms": { type: "string" },
+      "time-scale": { type: "string" },
+      "max-num-seqs": { type: "string" },
+      "max-num-batched-tokens": { type: "string" },
+      "no-chunked-prefill": { type: "boolean" },
+      "token-source-url": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -151,9 +169,35 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       prefillMsPer1kTokens: number(values["prefill-ms-per-1k-tokens"], "prefill-ms-per-1k-tokens"),
       decodeSlowdown: number(values["decode-slowdown"], "decode-slowdown"),
     }),
+    engine: dropUndefined({
+      costModel: costModelOf(values),
+      timeScale: number(values["time-scale"], "time-scale"),
+      maxNumSeqs: number(values["max-num-seqs"], "max-num-seqs"),
+      maxNumBatchedTokens: number(values["max-num-batched-tokens"], "max-num-batched-tokens"),
+      chunkedPrefill: values["no-chunked-prefill"] ? false : undefined,
+      tokenSourceUrl: values["token-source-url"],
+    }),
   };
   // Drop flags that were not given, so defaults apply.
   return dropUndefined(options);
+}
+
+/** `--cost-model default`, or a curve from the `--step-*` terms given; undefined when neither is. */
+function costModelOf(
+  values: Record<string, string | boolean | undefined>,
+): NonNullable<EngineOptions["costModel"]> | undefined {
+  const text = (flag: string) => values[flag] as string | undefined;
+  const terms = dropUndefined({
+    fixedMs: number(text("step-fixed-ms"), "step-fixed-ms"),
+    perSequenceMs: number(text("step-per-sequence-ms"), "step-per-sequence-ms"),
+    perPrefillTokenMs: number(text("step-per-prefill-token-ms"), "step-per-prefill-token-ms"),
+    perKContextTokensMs: number(text("step-per-k-context-ms"), "step-per-k-context-ms"),
+  });
+  if (Object.keys(terms).length > 0) return terms;
+  const named = text("cost-model");
+  if (named === undefined) return undefined;
+  if (named !== "default") throw new RangeError(`--cost-model must be "default", got "${named}"`);
+  return "default";
 }
 
 function dropUndefined<T extends object>(value: T): T {
@@ -207,5 +251,21 @@ export function simulatorArgs(options: Omit<VllmSimulatorOptions, "host" | "port
   value("num-gpu-blocks-override", options.prefixCache?.capacityBlocks);
   value("prefill-ms-per-1k-tokens", options.prefixCache?.prefillMsPer1kTokens);
   value("decode-slowdown", options.prefixCache?.decodeSlowdown);
+  const curve = options.engine?.costModel;
+  if (curve === "default") args.push("--cost-model", "default");
+  else if (curve) {
+    const before = args.length;
+    value("step-fixed-ms", curve.fixedMs);
+    value("step-per-sequence-ms", curve.perSequenceMs);
+    value("step-per-prefill-token-ms", curve.perPrefillTokenMs);
+    value("step-per-k-context-ms", curve.perKContextTokensMs);
+    // A curve with no term given is the default one.
+    if (args.length === before) args.push("--cost-model", "default");
+  }
+  value("time-scale", options.engine?.timeScale);
+  value("max-num-seqs", options.engine?.maxNumSeqs);
+  value("max-num-batched-tokens", options.engine?.maxNumBatchedTokens);
+  flag("no-chunked-prefill", options.engine?.chunkedPrefill === false);
+  value("token-source-url", options.engine?.tokenSourceUrl);
   return args;
 }
