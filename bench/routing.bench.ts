@@ -1,6 +1,6 @@
 /**
  * @module `npm run bench:routing`: the `vllm` backend's routing policies side by side, over
- * simulated replicas that model vLLM's prefix cache (docs/vllm.md, "Prefix caching and load"):
+ * simulated replicas that model vLLM's prefix cache (docs/vllm.md, "The engine"):
  * 4 replicas, one slower, each in its own process and fresh for every policy; 256 rollouts × 8
  * turns of a long-prefix dialogue agent in GRPO groups of 8 (routing-workload.ts). Per policy:
  *

@@ -104,7 +104,7 @@ export const TailOptions = z.strictObject({
 export type TailOptions = z.infer<typeof TailOptions>;
 
 /**
- * The replica's KV cache and compute (see docs/vllm.md, "Prefix caching and load"). Prefix caching
+ * The replica's KV cache and compute (see docs/vllm.md, "The engine"). Prefix caching
  * is always on, as in vLLM V1; the timing terms default to 0, so by default it only counts.
  */
 export const PrefixCacheOptions = z.strictObject({
