@@ -124,7 +124,7 @@ for (const [flag, value] of [
 /** Starts the replicas (the last one `slowFactor` slower), runs `fn`, reads their cache counters, stops them. */
 async function withReplicas<T>(
   fn: (urls: string[]) => Promise<T>,
-): Promise<{ value: T; queries: number; hits: number }> {
+): Promise<{ value: T; queries: number; hits: number; preemptions: number }> {
   const replicas = await Promise.all(
     Array.from({ length: replicaCount }, (_, i) => {
       const factor = i === replicaCount - 1 ? slowFactor : 1;
@@ -142,7 +142,7 @@ async function withReplicas<T>(
       replicas.map(
         async (replica) =>
           (await (await fetch(`${replica.url}/sim/stats`)).json()) as {
-            replica: { prefixCacheQueries: number; prefixCacheHits: number };
+            replica: { prefixCacheQueries: number; prefixCacheHits: number; preemptions: number };
           },
       ),
     );
@@ -150,6 +150,7 @@ async function withReplicas<T>(
       value,
       queries: stats.reduce((sum, s) => sum + s.replica.prefixCacheQueries, 0),
       hits: stats.reduce((sum, s) => sum + s.replica.prefixCacheHits, 0),
+      preemptions: stats.reduce((sum, s) => sum + s.replica.preemptions, 0),
     };
   } finally {
     await Promise.all(replicas.map((replica) => replica.stop()));
@@ -160,6 +161,8 @@ interface PolicyRun {
   policy: RoutingPolicyName;
   result: WorkloadResult;
   hitRate: number;
+  /** Sequences the replicas' engines preempted (KV cache full), all replicas together. */
+  preemptions: number;
   callsPerSecond: number;
   groupP90s: number;
   /** The slow replica's url (the last one). */
@@ -172,6 +175,7 @@ async function runPolicy(policy: RoutingPolicyName): Promise<PolicyRun> {
     value: result,
     queries,
     hits,
+    preemptions,
   } = await withReplicas((urls) => {
     slowUrl = urls.at(-1)!;
     return runWorkload(createVllmBackend({ replicas: urls, routing: { policy, bound } }), workload);
@@ -180,6 +184,7 @@ async function runPolicy(policy: RoutingPolicyName): Promise<PolicyRun> {
     policy,
     result,
     hitRate: queries > 0 ? hits / queries : 0,
+    preemptions,
     callsPerSecond: result.calls / (result.wallMs / 1000),
     groupP90s: percentile(result.groupMs, 90) / 1000,
     slowUrl,
@@ -208,7 +213,7 @@ function slowestGroups(run: PolicyRun, count = 5): string {
 function line(run: PolicyRun): string {
   const { result } = run;
   const ttft = (p: number) => percentile(result.ttftMs, p).toFixed(0);
-  return `policy ${run.policy}: calls/s ${run.callsPerSecond.toFixed(1)}, ttft p50 ${ttft(50)} ms p90 ${ttft(90)} ms, prefix hit rate ${(run.hitRate * 100).toFixed(1)}%, max replica load ${result.maxReplicaLoad}, group p90 latency ${run.groupP90s.toFixed(1)} s`;
+  return `policy ${run.policy}: calls/s ${run.callsPerSecond.toFixed(1)}, ttft p50 ${ttft(50)} ms p90 ${ttft(90)} ms, prefix hit rate ${(run.hitRate * 100).toFixed(1)}%, max replica load ${result.maxReplicaLoad}, group p90 latency ${run.groupP90s.toFixed(1)} s, preemptions ${run.preemptions}`;
 }
 
 const [one, five] = loadavg();
