@@ -15,6 +15,8 @@ import type { Rng } from "./rng";
 import { metricsText } from "./engine/metrics-text";
 import { SAMPLE_KEY_HEADER } from "./outcome-seed";
 import { handleDetokenize, handleTokenize } from "./tokenize";
+import type { TokenSource } from "./engine/token-source";
+import { handleUpdateWeights } from "./weight-reload";
 
 /** What the router needs from the running simulator. */
 export interface RouterState extends SimulatorContext {
@@ -28,6 +30,8 @@ export interface RouterState extends SimulatorContext {
   hold(req: IncomingMessage, ms: number): void;
   /** Resolves once generations may start: at once, unless a test holds them (VllmSimulator.holdGenerations). */
   gate(): Promise<void>;
+  /** The token source the engine asks now. */
+  tokenSource(): TokenSource;
 }
 
 type Generator = (body: unknown, scope: RequestScope, context: SimulatorContext) => Promise<void>;
@@ -47,6 +51,7 @@ const KNOWN_PATHS = new Set([
   "/sim/stats",
   "/sim/config",
   "/metrics",
+  "/update_weights_from_disk",
 ]);
 
 function modelsBody(config: SimulatorConfig): unknown {
@@ -136,6 +141,13 @@ async function route(req: IncomingMessage, res: ServerResponse, state: RouterSta
       res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
       res.end(metricsText(state.replica.counters(), state.config().model));
       return;
+    case "POST /update_weights_from_disk":
+      checkJsonContentType(req);
+      return handleUpdateWeights(await readJsonBody(req), res, {
+        source: state.tokenSource(),
+        engine: state.replica,
+        setVersion: (policyVersion) => void state.configure({ policyVersion }),
+      });
     case "GET /sim/stats":
       return sendJson(res, 200, state.stats.snapshot());
     case "PUT /sim/config":

@@ -121,6 +121,7 @@ export async function startVllmSimulator(
       replica,
       closing: closing.signal,
       gate: () => gate?.promise ?? Promise.resolve(),
+      tokenSource: source,
       hold(req, ms) {
         held.add(req);
         const timer = setTimeout(() => req.socket.destroy(), ms);

@@ -149,6 +149,10 @@ export class EngineLoop {
   readonly #running: Sequence[] = [];
   #nextId = 0;
   #looping = false;
+  /** Set while a weight load holds the loop between two steps. */
+  #hold: { released: Promise<void>; release: () => void } | null = null;
+  /** The step running now, if any. */
+  #stepping: Promise<void> | null = null;
   #clock = 0;
   #due = 0;
   #counters = { queries: 0, hits: 0, preemptions: 0, prompt: 0, generation: 0, steps: 0 };
@@ -191,6 +195,24 @@ export class EngineLoop {
     };
   }
 
+  /**
+   * Runs `work` between two steps: the step under way ends first and no step starts until `work`
+   * settles (a weight load lands whole, as SGLang's update_weights_from_disk pauses generation).
+   * Answers `work`'s result and the sequences that were running, which go on afterwards.
+   */
+  async betweenSteps<T>(work: () => Promise<T>): Promise<{ result: T; paused: number }> {
+    while (this.#hold) await this.#hold.released;
+    let release = () => {};
+    this.#hold = { released: new Promise<void>((resolve) => (release = resolve)), release };
+    try {
+      if (this.#stepping) await this.#stepping;
+      return { result: await work(), paused: this.#running.length + this.#waiting.length };
+    } finally {
+      this.#hold = null;
+      release();
+    }
+  }
+
   /** Ends every sequence (the server is closing). */
   close(): void {
     for (const seq of [...this.#running, ...this.#waiting]) this.#abort(seq);
@@ -208,7 +230,12 @@ export class EngineLoop {
 
   async #run(): Promise<void> {
     try {
-      while (this.#waiting.length + this.#running.length > 0) await this.#step();
+      while (this.#waiting.length + this.#running.length > 0) {
+        if (this.#hold) await this.#hold.released;
+        this.#stepping = this.#step();
+        await this.#stepping;
+        this.#stepping = null;
+      }
     } finally {
       this.#looping = false;
       if (this.#waiting.length + this.#running.length > 0) this.#kick();

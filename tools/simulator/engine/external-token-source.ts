@@ -99,6 +99,26 @@ export function createExternalSource(baseUrl: string, fetcher: typeof fetch = fe
         return [{ id: token.id, logprob: token.logprob }, ...top.slice(0, Math.max(0, wanted - 1))];
       });
     },
+    async loadWeights(path, version) {
+      const response = await fetcher(`${url}/weights/load`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ path, weight_version: version }),
+      });
+      if (!response.ok) {
+        const text = await response.text();
+        let reason = text.slice(0, 500);
+        try {
+          reason = String((JSON.parse(text) as { error?: unknown }).error ?? reason);
+        } catch {
+          // Not JSON: the text itself says what went wrong.
+        }
+        throw new Error(reason);
+      }
+      lastVersion = (await readJson(response, WeightsReply, "token source /weights/load"))
+        .weight_version;
+      return lastVersion;
+    },
     async weightVersion() {
       const response = await fetcher(`${url}/weights`);
       lastVersion = (await readJson(response, WeightsReply, "token source /weights"))

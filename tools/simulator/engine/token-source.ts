@@ -49,6 +49,8 @@ export interface TokenSource {
   release?(seqId: number): void;
   /** The version of the weights it samples from, when it has real ones. */
   weightVersion?(): Promise<number>;
+  /** Loads the weights at `path` as `version`, whole or not at all (throws saying why not). */
+  loadWeights?(path: string, version: number): Promise<number>;
   /** Stops whatever it runs. */
   close?(): Promise<void>;
 }
