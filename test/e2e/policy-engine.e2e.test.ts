@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VllmSimulator, startVllmSimulator } from "../../tools/simulator";
+import { printedUrl } from "../../bench/simulator-process";
 
 const PYTHON_ROOT = resolve(import.meta.dirname, "../../clients/python");
 // The digits "0".."9" and <|im_end|> in Qwen3's vocabulary: all the policy may emit.
@@ -48,15 +49,7 @@ describe("the simulator in front of a real policy engine", () => {
       ["-m", "edge_rollout.learn.engine_server", "--checkpoint", join(dir, "v0.pt"), "--port", "0"],
       { cwd: PYTHON_ROOT, stdio: ["ignore", "pipe", "inherit"] },
     );
-    const url = await new Promise<string>((found, fail) => {
-      let out = "";
-      engine.stdout!.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /http:\/\/\S+/.exec(out);
-        if (match) found(match[0]);
-      });
-      engine.once("exit", (code) => fail(new Error(`engine exited with ${code}`)));
-    });
+    const url = await printedUrl(engine);
     sim = await startVllmSimulator({ port: 0, engine: { tokenSourceUrl: url } });
     client = new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: "unused", maxRetries: 0 });
   }, 60_000);

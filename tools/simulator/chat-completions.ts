@@ -31,7 +31,7 @@ import {
 } from "./request-checks";
 import { samplingParamsOf } from "./sampling-params";
 import { requestMetrics } from "./request-metrics";
-import { serveGeneration } from "./served-scope";
+import { sequenceSpecs, serveGeneration } from "./served-scope";
 import { streamChatCompletion } from "./chat-stream";
 import { reasoningModeOf } from "./reasoning-split";
 import { tokenizerFor } from "./tokenizer-registry";
@@ -160,15 +160,11 @@ function prepareChatGeneration(
       generation: NOT_SERVED,
     };
   });
-  const specs = choices.map((choice): Omit<EngineRequestSpec, "onToken"> => ({
-    promptIds,
-    salt: request.cache_salt ?? null,
-    params,
-    contextLeft: config.maxModelLen - promptIds.length,
-    key: scope.sampleKey,
-    script: { bodyIds: choice.bodyIds, logprobSeed: choice.seed, positionOffset: 0 },
-    tokenizer,
-  }));
+  const specs = sequenceSpecs(
+    scope,
+    { promptIds, salt: request.cache_salt, params, tokenizer, positionOffset: 0 },
+    choices,
+  );
   const id = responseId("chatcmpl", scope.requestIdHeader, request.request_id);
   return { chat: { request, id, promptIds, choices, parsing, pd }, specs };
 }

@@ -11,7 +11,7 @@ import { HermesStreamParser } from "./hermes-stream";
 import { startSse } from "./http-io";
 import type { EngineRequest } from "./engine/engine-loop";
 import type { TokenEvent } from "./engine/sequence";
-import { type StreamAnswer, engineError } from "./served-scope";
+import { type StreamAnswer, endStreamEarly } from "./served-scope";
 import { chatLogprobEntries } from "./logprobs";
 import type { SimulatorConfig } from "./options";
 import {
@@ -206,11 +206,6 @@ export function streamChatCompletion(
       }
       sse.done();
     },
-    abort(error) {
-      if (error) {
-        sse.send(engineError(error).toBody());
-        sse.done();
-      } else sse.abort();
-    },
+    abort: (error) => endStreamEarly(sse, error),
   };
 }

@@ -10,7 +10,7 @@ import { choiceSeed, isEmptyReply } from "./chat-choices";
 import { readChatMlPrompt } from "./chatml-reader";
 import type { RequestScope, SimulatorContext } from "./context";
 import { checkContextLength, modelValidatorError } from "./errors";
-import { type StreamAnswer, engineError, serveGeneration } from "./served-scope";
+import { type StreamAnswer, endStreamEarly, sequenceSpecs, serveGeneration } from "./served-scope";
 import { samplingParamsOf } from "./sampling-params";
 import { logprobSeed, splitContinuation } from "./continuation";
 import type { EngineRequest, EngineRequestSpec } from "./engine/engine-loop";
@@ -126,16 +126,12 @@ function prepare(
       generation: null,
     };
   });
-  const specs = choices.map((choice): Omit<EngineRequestSpec, "onToken"> => ({
-    promptIds,
-    salt: request.cache_salt ?? null,
-    params,
-    contextLeft: config.maxModelLen - promptIds.length,
-    key: scope.sampleKey,
-    // Positions count from the start of the assistant turn, so a continued turn's logprobs carry on.
-    script: { bodyIds: choice.bodyIds, logprobSeed: choice.seed, positionOffset: prefix.length },
-    tokenizer,
-  }));
+  // Positions count from the start of the assistant turn, so a continued turn's logprobs carry on.
+  const specs = sequenceSpecs(
+    scope,
+    { promptIds, salt: request.cache_salt, params, tokenizer, positionOffset: prefix.length },
+    choices,
+  );
   return {
     request,
     id: responseId("cmpl", scope.requestIdHeader, request.request_id),
@@ -296,12 +292,7 @@ function streamAnswer(
         sse.send({ ...head, choices: [], usage: finalUsage });
       sse.done();
     },
-    abort(error) {
-      if (error) {
-        sse.send(engineError(error).toBody());
-        sse.done();
-      } else sse.abort();
-    },
+    abort: (error) => endStreamEarly(sse, error),
   };
 }
 

@@ -10,7 +10,7 @@ import type { EngineRequest, EngineRequestSpec } from "./engine/engine-loop";
 import type { TokenEvent } from "./engine/sequence";
 import { SimulatorHttpError } from "./errors";
 import { truncateJson } from "./faults";
-import { pause, sendError, sendJson } from "./http-io";
+import { type SseWriter, pause, sendError, sendJson } from "./http-io";
 
 /** How a streamed answer is written. */
 export interface StreamAnswer {
@@ -90,6 +90,44 @@ export async function serveGeneration(
     } else sendJson(scope.res, 200, answer.body(requests));
   }
   return { requests, clientGone };
+}
+
+/** What a request's choices share as engine sequences; each choice adds its script. */
+export interface SequenceBase {
+  promptIds: readonly number[];
+  salt: string | null | undefined;
+  params: EngineRequestSpec["params"];
+  tokenizer: EngineRequestSpec["tokenizer"];
+  /** Where a continued turn's positions start (0 for a new turn). */
+  positionOffset: number;
+}
+
+/** One engine sequence per choice: the request's context and limits, each choice's scripted body and log-prob seed. */
+export function sequenceSpecs(
+  scope: RequestScope,
+  base: SequenceBase,
+  choices: ReadonlyArray<{ bodyIds: readonly number[]; seed: number }>,
+): Array<Omit<EngineRequestSpec, "onToken">> {
+  return choices.map((choice) => ({
+    promptIds: base.promptIds,
+    salt: base.salt ?? null,
+    params: base.params,
+    contextLeft: scope.config.maxModelLen - base.promptIds.length,
+    key: scope.sampleKey,
+    script: {
+      bodyIds: choice.bodyIds,
+      logprobSeed: choice.seed,
+      positionOffset: base.positionOffset,
+    },
+    tokenizer: base.tokenizer,
+  }));
+}
+
+/** Ends a stream early: after vLLM's error event and `[DONE]` when the engine failed, else cut (the client left). */
+export function endStreamEarly(sse: SseWriter, error?: Error): void {
+  if (!error) return sse.abort();
+  sse.send(engineError(error).toBody());
+  sse.done();
 }
 
 /** vLLM's answer when its engine failed a request. */
