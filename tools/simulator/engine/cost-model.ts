@@ -7,7 +7,8 @@
  * That is the shape vLLM's own benchmarks and the Sarathi-Serve and vLLM papers report
  * (docs/vllm.md, "The engine"); the defaults put a Llama-3-8B-class model on one H100.
  */
-import type { LatencyOptions, StepCostOptions } from "../options";
+import type { LatencyOptions } from "../options";
+import type { StepCostOptions } from "./engine-options";
 export { DEFAULT_STEP_COST } from "./default-step-cost";
 
 /** What one step computed, as the cost model reads it. */
