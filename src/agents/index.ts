@@ -4,6 +4,8 @@ import { CalculatorAgent } from "./calculator/calculator-agent";
 import { CalculatorEnv } from "./calculator/calculator-env";
 import { DialogueAgent } from "./dialogue/dialogue-agent";
 import { DialogueEnv } from "./dialogue/dialogue-env";
+import { DigitsAgent } from "./digits/digits-agent";
+import { DigitsEnv } from "./digits/digits-env";
 import { JsCoderAgent } from "./js-coder/js-coder-agent";
 import { JsCoderEnv } from "./js-coder/js-coder-env";
 import { MathAgent } from "./math/math-agent";
@@ -35,4 +37,14 @@ export const jsCoderAgent = defineAgent({
   envClass: JsCoderEnv,
   agentClass: JsCoderAgent,
   computeTrajectoryReward: (trajectory) => trajectory.steps.at(-1)?.reward ?? 0,
+});
+
+/**
+ * `digits`: copy one digit per turn (ground_truth "7", or "73" for two turns); the learning demo's
+ * task (`npm run bench:learn`), small enough for a tiny real policy to learn in minutes.
+ */
+export const digitsAgent = defineAgent({
+  name: "digits",
+  envClass: DigitsEnv,
+  agentClass: DigitsAgent,
 });
