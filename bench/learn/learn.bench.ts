@@ -4,153 +4,145 @@
  * real local stack (Worker, gateway, feed) runs the `digits` agent; a GRPO trainer pulls complete
  * groups from the feed, recomputes every trained token's log-prob from `to_verl_batch`'s arrays,
  * steps its optimizer and syncs the weights (sync/begin, /update_weights_from_disk, sync/end).
- * Prints each step's reward and the log-prob agreement, then the summary lines.
+ * After training, one probe step of the starting policy at `--probe-temperature` per log-prob mode
+ * (no update) shows which mode agrees with a trainer that divides its logits by the temperature, as
+ * verl's actor does.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { startBenchStack } from "../bench-stack";
+import { type BenchStack, startBenchStack } from "../bench-stack";
 import { freePort } from "../../tools/simulator/free-port";
-import { printedUrl, startSimulatorProcess } from "../simulator-process";
-import { PYTHON_ROOT, digitsRows, outputIds, warmUp } from "./learn-setup";
+import { startSimulatorProcess } from "../simulator-process";
+import { type EngineProcess, type StepLine, runTrainer, startEngine } from "./learn-processes";
+import { digitsRows, outputIds, warmUp } from "./learn-setup";
 
 const { values } = parseArgs({
   options: {
-    steps: { type: "string", default: "24" },
+    steps: { type: "string", default: "20" },
     "rows-per-step": { type: "string", default: "16" },
     n: { type: "string", default: "8" },
     turns: { type: "string", default: "1" },
     lr: { type: "string", default: "0.003" },
     seed: { type: "string", default: "0" },
     "warmup-target": { type: "string", default: "0.3" },
+    "probe-temperature": { type: "string", default: "0.7" },
   },
 });
 const steps = Number(values.steps);
 const turns = Number(values.turns) === 2 ? 2 : 1;
 const seed = Number(values.seed);
-
-/** One step's line from the trainer. */
-interface StepLine {
-  step: number;
-  reward: number;
-  agreement_max: number;
-  agreement_mean: number;
-  tokens: number;
-  version_mismatches: number;
-  train_s: number;
-  generate_s: number;
-  sync_s: number;
-}
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const agreement = (lines: StepLine[]) => {
+  const tokens = lines.reduce((sum, l) => sum + l.tokens, 0);
+  const max = Math.max(...lines.map((l) => l.agreement_max)).toExponential(2);
+  const avg = (lines.reduce((s, l) => s + l.agreement_mean * l.tokens, 0) / tokens).toExponential(
+    2,
+  );
+  return `max |Δ| ${max}, mean |Δ| ${avg} over ${tokens} trained tokens`;
+};
 
 const workdir = resolve(".tmp/learn-runs", `run-${process.pid}`);
 mkdirSync(workdir, { recursive: true });
-const children: ChildProcess[] = [];
 const sim = await startSimulatorProcess({});
-let stack: Awaited<ReturnType<typeof startBenchStack>> | null = null;
+let stack: BenchStack | null = null;
+let engine: EngineProcess | null = null;
 try {
   const out = await outputIds(sim.url);
   const probability = await warmUp(sim.url, workdir, out, seed, Number(values["warmup-target"]));
-  const engine = spawn(
-    "python3",
-    [
-      "-m",
-      "edge_rollout.learn.engine_server",
-      "--checkpoint",
-      join(workdir, "policy-v0.pt"),
-      "--port",
-      "0",
-    ],
-    { cwd: PYTHON_ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.push(engine);
-  const engineUrl = await printedUrl(engine);
-  const configured = await fetch(`${sim.url}/sim/config`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ engine: { tokenSourceUrl: engineUrl } }),
-  });
-  if (!configured.ok) throw new Error(`configuring the simulator: ${await configured.text()}`);
+  engine = await startEngine(sim.url, join(workdir, "policy-v0.pt"), "raw_logprobs", 0);
   stack = await startBenchStack({
     kind: "miniflare",
     modelServerUrl: sim.url,
     port: await freePort(),
     stateDir: "learn",
   });
-  const rows = digitsRows(turns, seed);
-  writeFileSync(join(workdir, "rows.jsonl"), rows.map((row) => JSON.stringify(row)).join("\n"));
+  writeFileSync(
+    join(workdir, "rows.jsonl"),
+    digitsRows(turns, seed)
+      .map((row) => JSON.stringify(row))
+      .join("\n"),
+  );
   const series = `learn-${turns}t-${Date.now()}`;
   console.log(
-    `bench:learn: policy edge_rollout.learn.TinyPolicy (2 layers, dim 64, fp32, 1 thread), emits ${out.length} ids; ` +
+    `bench:learn: policy edge_rollout.learn.TinyPolicy (2 layers, dim 64, fp32, 1 thread) emitting ${out.length} ids; ` +
       `warm-up answer probability ${probability.toFixed(3)}; ${steps} steps of ${values["rows-per-step"]} rows x n=${values.n}, ` +
-      `${turns} turn(s), verl/hybrid, lr ${values.lr}; run page ${stack.workerUrl}/runs/${series}`,
+      `${turns} turn(s), verl/hybrid, temperature 1, raw_logprobs, lr ${values.lr}; run page ${stack.workerUrl}/runs/${series}`,
   );
-  const trainer = spawn(
-    "python3",
-    [
-      "-m",
-      "edge_rollout.learn.trainer",
-      "--url",
-      stack.workerUrl,
-      "--model-url",
-      sim.url,
-      "--rows",
-      join(workdir, "rows.jsonl"),
-      "--checkpoint",
-      join(workdir, "policy-v0.pt"),
-      "--workdir",
-      workdir,
-      "--steps",
-      String(steps),
-      "--rows-per-step",
-      String(values["rows-per-step"]),
-      "--n",
-      String(values.n),
-      "--lr",
-      String(values.lr),
-      "--series",
-      series,
-    ],
-    { cwd: PYTHON_ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  children.push(trainer);
-  const lines: StepLine[] = [];
+  const common = [
+    "--url",
+    stack.workerUrl,
+    "--model-url",
+    sim.url,
+    "--rows",
+    join(workdir, "rows.jsonl"),
+  ];
   const started = performance.now();
-  for await (const text of createInterface({ input: trainer.stdout! })) {
-    const line = JSON.parse(text) as StepLine;
-    lines.push(line);
-    console.log(
-      `step ${line.step}: reward ${line.reward.toFixed(3)}, logprob max |Δ| ${line.agreement_max.toExponential(2)} ` +
-        `over ${line.tokens} tokens of ${(line as unknown as { samples: number }).samples} samples, generate ${line.generate_s.toFixed(1)} s, train ${line.train_s.toFixed(2)} s, sync ${line.sync_s.toFixed(2)} s`,
-    );
-  }
-  const code = await new Promise<number | null>((done) => {
-    if (trainer.exitCode !== null) done(trainer.exitCode);
-    else trainer.once("exit", done);
-  });
-  if (code !== 0 || lines.length === 0) throw new Error(`the trainer exited with ${code}`);
+  const lines = await runTrainer(
+    [
+      ...common,
+      ...[
+        "--checkpoint",
+        join(workdir, "policy-v0.pt"),
+        "--workdir",
+        workdir,
+        "--steps",
+        String(steps),
+      ],
+      ...["--rows-per-step", String(values["rows-per-step"]), "--n", String(values.n)],
+      ...["--lr", String(values.lr), "--series", series],
+    ],
+    (line) =>
+      console.log(
+        `step ${line.step}: reward ${line.reward.toFixed(3)}, logprob max |Δ| ${line.agreement_max.toExponential(2)} ` +
+          `over ${line.tokens} tokens of ${line.samples} samples, generate ${line.generate_s.toFixed(1)} s, ` +
+          `train ${line.train_s.toFixed(2)} s, sync ${line.sync_s.toFixed(2)} s`,
+      ),
+  );
   const wall = (performance.now() - started) / 1000;
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const tokens = lines.reduce((sum, l) => sum + l.tokens, 0);
   const first = mean(lines.slice(0, 2).map((l) => l.reward));
   const last = mean(lines.slice(-2).map((l) => l.reward));
+  const final = lines.at(-1)!.policy_version;
+
+  // The probes: the starting policy (uncertain, so its log-probs are far from 0) at another
+  // temperature, once per log-prob mode, no update.
+  const temperature = String(values["probe-temperature"]);
+  const probes: string[] = [];
+  for (const mode of ["processed_logprobs", "raw_logprobs"] as const) {
+    engine.child.kill();
+    engine = await startEngine(sim.url, join(workdir, "policy-v0.pt"), mode, final);
+    const probe = await runTrainer([
+      ...common,
+      ...["--checkpoint", join(workdir, "policy-v0.pt"), "--workdir", join(workdir, mode)],
+      ...[
+        "--steps",
+        "1",
+        "--lr",
+        "0",
+        "--temperature",
+        temperature,
+        "--series",
+        `${series}-${mode.split("_")[0]}`,
+      ],
+    ]);
+    probes.push(`${mode} ${agreement(probe)}`);
+  }
+
   console.log(
     `reward: first 2 steps ${first.toFixed(3)}, last 2 steps ${last.toFixed(3)} (every step: ${lines.map((l) => l.reward.toFixed(2)).join(" ")})`,
   );
-  console.log(
-    `logprob agreement: max |Δ| ${Math.max(...lines.map((l) => l.agreement_max)).toExponential(2)}, ` +
-      `mean |Δ| ${(lines.reduce((s, l) => s + l.agreement_mean * l.tokens, 0) / tokens).toExponential(2)} over ${tokens} trained tokens ` +
-      `(raw_logprobs at temperature 1, fp32)`,
-  );
+  console.log(`logprob agreement: ${agreement(lines)} (raw_logprobs, temperature 1, fp32)`);
+  console.log(`logprob agreement at temperature ${temperature}: ${probes.join("; ")}`);
   console.log(`version mismatches: ${lines.reduce((s, l) => s + l.version_mismatches, 0)}`);
+  const syncs = lines.map((l) => l.sync_s).sort((a, b) => a - b);
   console.log(
-    `trained tokens/s ${(tokens / wall).toFixed(1)}, sync wait p50 ${[...lines.map((l) => l.sync_s)].sort((a, b) => a - b)[Math.floor(lines.length / 2)]!.toFixed(2)} s, ` +
-      `wall ${wall.toFixed(0)} s`,
+    `trained tokens/s ${(tokens / wall).toFixed(1)}, sync wait p50 ${syncs[Math.floor(syncs.length / 2)]!.toFixed(2)} s ` +
+      `max ${syncs.at(-1)!.toFixed(2)} s, wall ${wall.toFixed(0)} s`,
   );
   if (!(last - first >= 0.3)) process.exitCode = 1;
 } finally {
-  for (const child of children) child.kill();
+  engine?.child.kill();
   await stack?.stop();
   await sim.stop();
   rmSync(workdir, { recursive: true, force: true });

@@ -62,12 +62,16 @@ def pull_batch(client: Client, batch_id: str, groups: int, timeout: float) -> tu
     pulled, leases, deadline = [], [], time.monotonic() + timeout
     while len(pulled) < groups:
         reply = client.pull(max_groups=groups - len(pulled), batch_id=batch_id, inline=True)
+        for dropped in reply.get("dropped_groups") or []:
+            raise RuntimeError(f"the feed dropped group {dropped.get('uid')}: {json.dumps(dropped)[:400]}")
         if reply.get("lease_id") and reply.get("groups"):
             pulled.extend(reply["groups"])
             leases.append(reply["lease_id"])
             continue
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{len(pulled)}/{groups} groups of {batch_id} arrived within {timeout:g} s")
+            progress = client.request("GET", f"/v1/batches/{batch_id}")
+            raise TimeoutError(f"{len(pulled)}/{groups} groups of {batch_id} arrived within {timeout:g} s "
+                               f"(the batch: {json.dumps(progress)[:600]})")
         time.sleep(0.2)
     return pulled, leases
 
@@ -81,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     model = load_checkpoint(args.checkpoint)
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    # In training mode the policy's sampling parameters apply to every call: the trainer's temperature.
+    client.request("PUT", "/v1/policy", {"sampling": {"temperature": args.temperature, "top_p": 1.0}})
     version = int(client.policy()["policy_version"])
     for step in range(args.steps):
         started = time.monotonic()
