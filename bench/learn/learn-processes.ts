@@ -16,6 +16,8 @@ export interface StepLine {
   tokens: number;
   samples: number;
   version_mismatches: number;
+  /** Responses whose trained tokens came from two versions (an interrupting sync cut them). */
+  spanned: number;
   policy_version: number;
   generate_s: number;
   train_s: number;

@@ -140,3 +140,25 @@ def test_the_trainers_recompute_matches_the_engines_steps_token_by_token():
     with torch.no_grad():
         again = response_logprobs(model, [prompt, [7]], [output, [15]])[0].tolist()
     assert max(abs(a - b) for a, b in zip(again, recorded)) < 1e-5
+
+
+def test_each_token_is_checked_under_its_own_recorded_version_and_a_wrong_version_is_a_mismatch():
+    import numpy as np
+
+    from edge_rollout.learn.versions import agreement, token_versions
+
+    non_tensor = {"policy_version_start": np.array([3, 3]),
+                  "response_policy_versions": np.array([None, [3, 4, 4]], dtype=object)}
+    versions = token_versions(non_tensor, 3)
+    assert versions.tolist() == [[3, 3, 3], [3, 4, 4]]
+    scored = {3: torch.tensor([[-1.0, -2.0, -3.0], [-1.0, -2.0, -3.0]], dtype=torch.float64),
+              4: torch.tensor([[-1.5, -2.5, -3.5], [-1.5, -2.5, -3.5]], dtype=torch.float64)}
+    mask = torch.ones(2, 3)
+    recorded = torch.tensor([[-1.0, -2.0, -3.0], [-1.0, -2.5, -3.5]], dtype=torch.float64)
+    assert agreement(recorded, scored, versions, mask) == {
+        "agreement_max": 0.0, "agreement_mean": 0.0, "spanned": 1, "version_mismatches": 0}
+    # The second response's last token recorded as version 4 but produced by version 3's weights.
+    wrong = recorded.clone()
+    wrong[1, 2] = -3.0
+    checks = agreement(wrong, scored, versions, mask)
+    assert checks["version_mismatches"] == 1 and checks["agreement_max"] == 0.5

@@ -18,6 +18,7 @@ Prints one JSON line per step.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
@@ -25,7 +26,6 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from ..batching import to_verl_batch
@@ -33,6 +33,7 @@ from ..client import Client
 from .checkpoint import load_checkpoint, save_checkpoint
 from .grpo import clipped_policy_loss, group_advantages
 from .policy import set_one_thread
+from .versions import agreement, token_versions, under_versions
 
 
 def token_logprobs(model, batch, prompt_length: int, temperature: float) -> torch.Tensor:
@@ -76,6 +77,15 @@ def pull_batch(client: Client, batch_id: str, groups: int, timeout: float) -> tu
     return pulled, leases
 
 
+def sync(client: Client, model_url: str, path: str, version: int, mode: str) -> float:
+    """``sync/begin`` (drain or interrupt), the reload, ``sync/end``; answers the seconds it took."""
+    started = time.monotonic()
+    client.request("POST", "/v1/policy/sync/begin", {"mode": mode, "wait_ms": 60_000})
+    load_weights(model_url, path, version)
+    client.end_sync(version)
+    return time.monotonic() - started
+
+
 def run(args: argparse.Namespace) -> int:
     set_one_thread()
     client = Client(args.url)
@@ -88,47 +98,54 @@ def run(args: argparse.Namespace) -> int:
     # In training mode the policy's sampling parameters apply to every call: the trainer's temperature.
     client.request("PUT", "/v1/policy", {"sampling": {"temperature": args.temperature, "top_p": 1.0}})
     version = int(client.policy()["policy_version"])
+    hybrid = args.schedule == "hybrid"
+    # The weights of every version whose tokens may still arrive, for the per-version recompute.
+    held = {version: copy.deepcopy(model).eval()}
+
+    def submit(step: int) -> None:
+        chosen = [rows[(step * args.rows_per_step + i) % len(rows)] for i in range(args.rows_per_step)]
+        client.submit_batch(chosen, agent="digits", n=args.n, batch_id=f"{args.series}-{step}", series=args.series,
+                            training_mode="verl/hybrid" if hybrid else f"async/{args.max_staleness}",
+                            config={"max_tokens_per_call": args.max_tokens, "max_steps": 4})
+
+    if not hybrid:  # the pipeline: batches 0 .. k are generated while the trainer works
+        for step in range(min(args.steps, args.max_staleness + 1)):
+            submit(step)
     for step in range(args.steps):
         started = time.monotonic()
-        chosen = [rows[(step * args.rows_per_step + i) % len(rows)] for i in range(args.rows_per_step)]
-        batch_id = f"{args.series}-{step}"
-        client.submit_batch(chosen, agent="digits", n=args.n, batch_id=batch_id, series=args.series,
-                            training_mode="verl/hybrid",
-                            config={"max_tokens_per_call": args.max_tokens, "max_steps": 4})
-        groups, leases = pull_batch(client, batch_id, len(chosen), args.timeout)
+        if hybrid:
+            submit(step)
+        groups, leases = pull_batch(client, f"{args.series}-{step}", args.rows_per_step, args.timeout)
         generated = time.monotonic()
         padded = to_verl_batch(groups, prompt_length=args.prompt_length, response_length=args.response_length,
                                pad_token_id=0, return_tensors="pt")
         data = padded.batch
         mask = data["response_mask"].float()
+        versions = token_versions(padded.non_tensor_batch, mask.shape[1])
+        scored = under_versions(lambda m: token_logprobs(m, data, args.prompt_length, args.temperature), held, versions)
+        checks = agreement(data["rollout_log_probs"].double(), scored, versions, mask)
         log_prob = token_logprobs(model, data, args.prompt_length, args.temperature)
-        recorded = data["rollout_log_probs"].double()
-        gap = (log_prob.detach().double() - recorded).abs()[mask.bool()]
         scores = data["rm_scores"].sum(-1).float()
         advantages = group_advantages(scores, list(padded.non_tensor_batch["uid"]), mask)
         loss = clipped_policy_loss(log_prob, log_prob.detach(), advantages, mask)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        starts = padded.non_tensor_batch["policy_version_start"]
-        ends = padded.non_tensor_batch["policy_version_end"]
-        mismatches = int(np.sum((np.asarray(starts) != version) | (np.asarray(ends) != version)))
         trained = time.monotonic()
         version += 1
         path = str((workdir / f"policy-v{version}.pt").resolve())
         save_checkpoint(model, path)
-        sync_started = time.monotonic()
-        client.begin_sync(wait_ms=60_000)
-        load_weights(args.model_url, path, version)
-        client.end_sync(version)
-        sync_s = time.monotonic() - sync_started
+        held[version] = copy.deepcopy(model).eval()
+        for old in [v for v in held if v < version - args.max_staleness - 1]:
+            del held[old]
+        sync_s = sync(client, args.model_url, path, version, "drain" if hybrid else "interrupt")
+        if not hybrid and step + args.max_staleness + 1 < args.steps:
+            submit(step + args.max_staleness + 1)
         for lease in leases:
             client.ack(lease)
         print(json.dumps({
-            "step": step, "batch_id": batch_id, "reward": round(float(scores.mean()), 4),
-            "agreement_max": float(gap.max()) if gap.numel() else 0.0,
-            "agreement_mean": float(gap.mean()) if gap.numel() else 0.0,
-            "tokens": int(mask.sum()), "samples": int(mask.shape[0]), "version_mismatches": mismatches, "policy_version": version,
+            "step": step, "reward": round(float(scores.mean()), 4), **checks,
+            "tokens": int(mask.sum()), "samples": int(mask.shape[0]), "policy_version": version,
             "generate_s": round(generated - started, 3), "train_s": round(trained - generated, 3),
             "sync_s": round(sync_s, 3), "loss": round(float(loss.detach()), 5),
         }), flush=True)
@@ -152,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--response-length", type=int, default=48)
     parser.add_argument("--max-tokens", type=int, default=4, help="max_tokens of each model call")
     parser.add_argument("--series", default="learn")
+    parser.add_argument("--schedule", choices=("hybrid", "async"), default="hybrid",
+                        help="hybrid: generate, then train, drain-sync; async: the next batches generate "
+                             "while the trainer works, interrupting syncs (async/<max-staleness>)")
+    parser.add_argument("--max-staleness", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120.0)
     return run(parser.parse_args(argv))
 
