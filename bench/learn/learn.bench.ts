@@ -77,6 +77,9 @@ try {
     modelServerUrl: sim.url,
     port: await freePort(),
     stateDir: "learn",
+    // The stepwise driver streams its plain calls and registers their interrupts, so an interrupting
+    // sync cuts them and they resume from token ids under the new weights (functions/env.ts).
+    vars: { DRIVER_INTERRUPTIBLE_CALLS: "on" },
   });
   const rows = join(workdir, "rows.jsonl");
   writeFileSync(

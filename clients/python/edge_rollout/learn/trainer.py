@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
     def submit(step: int) -> None:
         chosen = [rows[(step * args.rows_per_step + i) % len(rows)] for i in range(args.rows_per_step)]
-        client.submit_batch(chosen, agent="digits", n=args.n, batch_id=f"{args.series}-{step}", series=args.series,
+        client.submit_batch(chosen, agent=args.agent, n=args.n, batch_id=f"{args.series}-{step}", series=args.series,
                             training_mode="verl/hybrid" if hybrid else f"async/{args.max_staleness}",
                             config={"max_tokens_per_call": args.max_tokens, "max_steps": 4})
 
@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="hybrid: generate, then train, drain-sync; async: the next batches generate "
                              "while the trainer works, interrupting syncs (async/<max-staleness>)")
     parser.add_argument("--max-staleness", type=int, default=1)
+    parser.add_argument("--agent", default="digits", help="the registered agent that runs each row")
     parser.add_argument("--timeout", type=float, default=120.0)
     return run(parser.parse_args(argv))
 
