@@ -135,6 +135,14 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
     return this.#core.stepStats();
   }
 
+  /** Keeps the trainer's report of this batch (validated by the core); undefined if never submitted. */
+  reportTrainer(
+    report: unknown,
+  ): { ok: true } | { invalid: Array<{ path: string; message: string }> } | undefined {
+    this.#requests.count("reportTrainer");
+    return this.#core.reportTrainer(report);
+  }
+
   /** What became of one group of this batch (null: not complete yet). */
   groupVerdict(
     rowIndex: number,

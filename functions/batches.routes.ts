@@ -11,6 +11,7 @@ import {
 import { startBatch } from "../src/runtime/batch/batch-delivery";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
+import { TrainerReport } from "../src/schemas/run-view";
 import {
   batchDroppedGroups,
   batchEvalReport,
@@ -108,6 +109,19 @@ export function batchesRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.get("/:id/eval", async (c) =>
     c.json(await batchEvalReport(c.env, batchIdParam(c.req.param("id")), c.req.query())),
   );
+
+  routes.put("/:id/trainer-report", async (c) => {
+    const id = batchIdParam(c.req.param("id"));
+    const body = await parseJsonBody(c, TrainerReport);
+    const stored = await objects(c.env).batch(id).reportTrainer(body);
+    if (!stored) throw new NotFoundError(`no batch ${id}`);
+    if ("invalid" in stored)
+      throw new InvalidInputError(stored.invalid.map((e) => `${e.path}: ${e.message}`).join("; "), {
+        status: 422,
+        details: stored.invalid,
+      });
+    return c.json({ batch_id: id, trainer: body });
+  });
 
   routes.post("/:id/cancel", async (c) => {
     const batchId = batchIdParam(c.req.param("id"));

@@ -8,6 +8,24 @@ import { MemberOutcome } from "./member-outcome";
 import { SlotStatus } from "./batch-listing";
 import { TerminationReason } from "./termination";
 
+/**
+ * What the trainer reports of one batch it trained on (`PUT /v1/batches/:id/trainer-report`): the
+ * agreement between the log-probs the gateway recorded and its own recompute under the same
+ * weights, the responses whose tokens came from two policy versions, the tokens whose recorded
+ * version did not reproduce them, and the loss. Only the trainer knows these; the run view shows them.
+ */
+export const TrainerReport = z.strictObject({
+  logprob_agreement: z.strictObject({
+    max_abs: z.number().min(0, "logprob_agreement.max_abs must be >= 0"),
+    mean_abs: z.number().min(0, "logprob_agreement.mean_abs must be >= 0"),
+    tokens: z.int().min(0, "logprob_agreement.tokens must be >= 0"),
+  }),
+  spanned_responses: z.int().min(0, "spanned_responses must be >= 0").default(0),
+  version_mismatches: z.int().min(0, "version_mismatches must be >= 0").default(0),
+  loss: z.number().nullable().default(null),
+});
+export type TrainerReport = z.infer<typeof TrainerReport>;
+
 /** Per-batch numbers a training step is judged by, computed by the batch's tracker over each slot's current run. */
 export const BatchStepStats = z.object({
   /** Rewards of finished rollouts: mean, population standard deviation, extremes. */
@@ -30,6 +48,8 @@ export const BatchStepStats = z.object({
   policy_version: z.object({ min: z.int().nullable(), max: z.int().nullable() }),
   /** Finished rollouts per second from the batch's creation to its last finished rollout. */
   rollouts_per_s: z.number().nullable(),
+  /** What the trainer reported of the batch, or null before it does. */
+  trainer: TrainerReport.nullable().default(null),
 });
 export type BatchStepStats = z.infer<typeof BatchStepStats>;
 

@@ -159,6 +159,16 @@ class Client:
 
     # --- the trainer feed ----------------------------------------------------------------------
 
+    def report_trainer(self, batch_id: str, logprob_max_abs: float, logprob_mean_abs: float, tokens: int,
+                       spanned_responses: int = 0, version_mismatches: int = 0,
+                       loss: Optional[float] = None) -> dict[str, Any]:
+        """``PUT /v1/batches/<id>/trainer-report``: what the trainer measured of a batch it trained on
+        (the recorded vs recomputed log-prob gap, responses spanning two policy versions, version
+        mismatches, the loss), shown on the run page beside the batch's own numbers."""
+        report = {"logprob_agreement": {"max_abs": logprob_max_abs, "mean_abs": logprob_mean_abs, "tokens": tokens},
+                  "spanned_responses": spanned_responses, "version_mismatches": version_mismatches, "loss": loss}
+        return self.request("PUT", f"/v1/batches/{urllib.parse.quote(batch_id, safe='')}/trainer-report", report)
+
     def pull(self, max_groups: Optional[int] = None, max_samples: Optional[int] = None,
              lease_ms: Optional[int] = DEFAULT_LEASE_MS, inline: bool = True,
              min_policy_version: Optional[int] = None, training_mode: Optional[str] = None,

@@ -48,6 +48,16 @@ const CHARTS: ReadonlyArray<{
     title: "weight-sync wait (s)",
     value: (s) => s.weight_syncs.wait_ms / 1000,
   },
+  {
+    id: "chart-logprob-agreement",
+    title: "log-prob max |Δ| (trainer)",
+    value: (s) => s.stats?.trainer?.logprob_agreement.max_abs,
+  },
+  {
+    id: "chart-version-spans",
+    title: "responses spanning two versions (trainer)",
+    value: (s) => s.stats?.trainer?.spanned_responses,
+  },
 ];
 
 function chartCards(steps: readonly RunStep[]): Html[] {
@@ -83,14 +93,16 @@ function stepRow(step: RunStep): Html {
 <td data-field="reasons">${reasons(step)}</td>
 <td class="num" data-field="versions">${versions}</td>
 <td class="num" data-field="rate">${num(s?.rollouts_per_s, 2)}</td>
-<td class="num"><span data-field="syncs">${step.weight_syncs.count}</span> (<span data-field="sync-wait-ms">${step.weight_syncs.wait_ms}</span> ms)</td></tr>`;
+<td class="num"><span data-field="syncs">${step.weight_syncs.count}</span> (<span data-field="sync-wait-ms">${step.weight_syncs.wait_ms}</span> ms)</td>
+<td class="num" data-field="logprob-agreement">${s?.trainer ? s.trainer.logprob_agreement.max_abs.toExponential(2) : "–"}</td>
+<td class="num" data-field="version-spans">${s?.trainer ? `${s.trainer.spanned_responses} / ${s.trainer.version_mismatches}` : "–"}</td></tr>`;
 }
 
 /** The run page's body. */
 export function runPage(view: RunView): Html {
   return html`<h1>Run <code data-field="series">${view.series}</code></h1>
-<p class="muted"><span data-field="steps">${view.steps.length}</span> batches of series <code>${view.series}</code> in step order (<code>GET /v1/runs/${view.series}</code>). The verl manager names its batches <code>&lt;run&gt;-s&lt;step&gt;-&lt;kind&gt;&lt;call&gt;</code> and sets their series to <code>&lt;run&gt;-&lt;kind&gt;</code>. A weight sync counts for the step during which it began; its wait is how long new model calls were refused.</p>
-<section class="card" id="steps"><h2>Steps</h2><table><thead><tr><th class="num">step</th><th>batch</th><th>status</th><th class="num">rollouts</th><th class="num">reward mean ± std</th><th class="num">reward range</th><th class="num">response tokens mean / p90</th><th class="num">no signal</th><th>termination reasons</th><th class="num">policy versions</th><th class="num">rollouts/s</th><th class="num">weight syncs (wait)</th></tr></thead>
+<p class="muted"><span data-field="steps">${view.steps.length}</span> batches of series <code>${view.series}</code> in step order (<code>GET /v1/runs/${view.series}</code>). The verl manager names its batches <code>&lt;run&gt;-s&lt;step&gt;-&lt;kind&gt;&lt;call&gt;</code> and sets their series to <code>&lt;run&gt;-&lt;kind&gt;</code>. A weight sync counts for the step during which it began; its wait is how long new model calls were refused. The last two columns are what the trainer reported (<code>PUT /v1/batches/:id/trainer-report</code>): the largest gap between the recorded log-probs and its recompute, and the responses spanning two policy versions / the tokens whose recorded version did not reproduce them.</p>
+<section class="card" id="steps"><h2>Steps</h2><table><thead><tr><th class="num">step</th><th>batch</th><th>status</th><th class="num">rollouts</th><th class="num">reward mean ± std</th><th class="num">reward range</th><th class="num">response tokens mean / p90</th><th class="num">no signal</th><th>termination reasons</th><th class="num">policy versions</th><th class="num">rollouts/s</th><th class="num">weight syncs (wait)</th><th class="num">log-prob max |Δ|</th><th class="num">spans / mismatches</th></tr></thead>
 <tbody>${view.steps.map(stepRow)}</tbody></table></section>
 <div class="grid">${chartCards(view.steps)}</div>`;
 }

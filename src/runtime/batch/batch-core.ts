@@ -26,8 +26,8 @@ import { BATCH_RECORD_SCHEMA_VERSION, type BatchRecord } from "./batch-state";
 import { evalRows, failureReasons, listSlots, rewardBy, rewardHistogram } from "./batch-listing";
 import { BatchStorage } from "./batch-storage";
 import { FanOut } from "./fan-out";
-import { generatedBy, stepStats } from "./batch-step-stats";
-import type { BatchStepStats } from "../../schemas/run-view";
+import { generatedBy, stepStats, writeTrainerReport } from "./batch-step-stats";
+import { type BatchStepStats, TrainerReport } from "../../schemas/run-view";
 import type { StoredVerdict } from "./batch-storage";
 
 /** How often the alarm checks on a running batch (re-creates, status checks, read-backs, release). */
@@ -267,6 +267,26 @@ export class BatchCore {
   stepStats(): BatchStepStats | undefined {
     const record = this.#storage.readBatch();
     return record ? stepStats(this.#deps.storage.sql, record) : undefined;
+  }
+
+  /**
+   * Keeps what the trainer reports of this batch (`report` is untrusted: validated here); undefined
+   * if the batch was never submitted, the problems when the report is invalid.
+   */
+  reportTrainer(
+    report: unknown,
+  ): { ok: true } | { invalid: Array<{ path: string; message: string }> } | undefined {
+    if (!this.#storage.readBatch()) return undefined;
+    const parsed = TrainerReport.safeParse(report);
+    if (!parsed.success)
+      return {
+        invalid: parsed.error.issues.map((issue) => ({
+          path: issue.path.join(".") || "(body)",
+          message: issue.message,
+        })),
+      };
+    writeTrainerReport(this.#deps.storage.sql, parsed.data);
+    return { ok: true };
   }
 
   /** What became of row `rowIndex`'s group (null: not complete yet); undefined if the batch was never submitted. */

@@ -6,7 +6,8 @@
  */
 import type { SqlPort } from "../../ports";
 import type { ResultMessage } from "../../schemas/result-message";
-import type { BatchStepStats } from "../../schemas/run-view";
+import type { BatchStepStats, TrainerReport } from "../../schemas/run-view";
+import { readMetaText, writeMetaText } from "../meta-table";
 import type { BatchRecord } from "./batch-state";
 
 // As the listing's FINISHED: a re-run slot's superseded first result never counts.
@@ -78,5 +79,20 @@ export function stepStats(sql: SqlPort, record: BatchRecord): BatchStepStats {
     groups: { complete: groups.complete, no_signal: groups.flat },
     policy_version: { min: versions.lo, max: versions.hi },
     rollouts_per_s: seconds > 0 ? versions.done / seconds : null,
+    trainer: readTrainerReport(sql),
   };
+}
+
+/** The meta key the trainer's report of the batch is kept under. */
+const TRAINER_REPORT_KEY = "trainer_report";
+
+/** Keeps the trainer's report of the batch (validated by the caller), replacing an earlier one. */
+export function writeTrainerReport(sql: SqlPort, report: TrainerReport): void {
+  writeMetaText(sql, TRAINER_REPORT_KEY, JSON.stringify(report));
+}
+
+/** The trainer's report of the batch, or null before one arrived (stored validated). */
+function readTrainerReport(sql: SqlPort): TrainerReport | null {
+  const text = readMetaText(sql, TRAINER_REPORT_KEY);
+  return text === undefined ? null : (JSON.parse(text) as TrainerReport);
 }

@@ -27,6 +27,10 @@ export interface BatchTrackerApi {
   summary(): BatchSummary | undefined;
   /** The run view's numbers of this batch (one training step). */
   stepStats(): BatchStepStats | undefined;
+  /** Keeps the trainer's report of this batch (a TrainerReport, validated by the object); undefined if never submitted. */
+  reportTrainer(
+    report: unknown,
+  ): { ok: true } | { invalid: Array<{ path: string; message: string }> } | undefined;
   /** What became of one group of this batch (null: not complete yet). */
   groupVerdict(rowIndex: number): { verdict: StoredVerdict; decided_at: number } | null | undefined;
   /** Per-row pass counts for pass@k and the failures by termination reason. */

@@ -5,6 +5,17 @@ import { expect, it } from "vitest";
 import { screenshotPath } from "../../fixtures/browser";
 import { root, TOKEN, run, text, type Progress, type DashboardContext } from "./dashboard-fixtures";
 
+/** `PUT` with the admin token; throws with the answer unless it is 2xx. */
+async function put(origin: string, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${origin}${path}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok)
+    throw new Error(`PUT ${path} answered ${response.status}: ${await response.text()}`);
+}
+
 /** Registers these tests; `ctx` is filled by the file's beforeAll before any runs. */
 export function seriesPages(ctx: DashboardContext): void {
   it("run page lists every batch of the 3-step series in step order with the API's numbers, charts linking each batch", async () => {
@@ -52,7 +63,44 @@ export function seriesPages(ctx: DashboardContext): void {
       );
       expect(step.stats.response_tokens.count).toBe(listed.rollouts.length);
     }
+    // What a trainer measured of steps 1 and 3 (step 2 reports nothing): shown beside the batch's numbers.
+    const reports = [1.5e-6, null, 4.25e-5].map((max_abs, i) =>
+      max_abs === null
+        ? null
+        : {
+            logprob_agreement: { max_abs, mean_abs: max_abs / 10, tokens: 100 + i },
+            spanned_responses: 2 * i,
+            version_mismatches: 0,
+            loss: null,
+          },
+    );
+    for (const [i, report] of reports.entries())
+      if (report)
+        await put(
+          stack.workerUrl,
+          `/v1/batches/${encodeURIComponent(train[i]!)}/trainer-report`,
+          report,
+        );
     await page.goto(`${stack.workerUrl}/runs/${series}`);
+    for (const [i, report] of reports.entries()) {
+      const row = `#steps tr[data-batch-id="${train[i]}"]`;
+      expect(await text(page, `${row} [data-field="logprob-agreement"]`)).toBe(
+        report ? report.logprob_agreement.max_abs.toExponential(2) : "–",
+      );
+      expect(await text(page, `${row} [data-field="version-spans"]`)).toBe(
+        report ? `${report.spanned_responses} / 0` : "–",
+      );
+    }
+    expect(
+      await page
+        .locator("#chart-logprob-agreement circle.point")
+        .evaluateAll((els) =>
+          els.map((el) => [el.getAttribute("data-label"), Number(el.getAttribute("data-value"))]),
+        ),
+    ).toEqual([
+      ["step 1", 1.5e-6],
+      ["step 3", 4.25e-5],
+    ]);
     expect(
       await page
         .locator("#steps tr[data-batch-id]")

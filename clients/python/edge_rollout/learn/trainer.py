@@ -143,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
             submit(step + args.max_staleness + 1)
         for lease in leases:
             client.ack(lease)
+        # The run page shows it beside the batch's own numbers.
+        client.report_trainer(f"{args.series}-{step}", checks["agreement_max"], checks["agreement_mean"],
+                              int(mask.sum()), checks["spanned"], checks["version_mismatches"],
+                              float(loss.detach()))
         print(json.dumps({
             "step": step, "reward": round(float(scores.mean()), 4), **checks,
             "tokens": int(mask.sum()), "samples": int(mask.shape[0]), "policy_version": version,
