@@ -17,5 +17,3 @@ describe("osmosis-fidelity.integration.test.ts", async () =>
   void (await import("../osmosis-fidelity.integration.test")));
 describe("code-environment.integration.test.ts", async () =>
   void (await import("../code-environment.integration.test")));
-describe("python-loader.integration.test.ts", async () =>
-  void (await import("../python-loader.integration.test")));

@@ -12,16 +12,9 @@ import type { UpstreamPath } from "../../../src/gateway/model-backend";
 import type { JsonObject } from "../../../src/schemas/json";
 import type { LlmCall } from "../../../src/schemas/llm-call";
 import { type VllmSimulator, decode, startVllmSimulator } from "../../../tools/simulator";
-import { depsWith } from "./backends/backend-fixtures";
+import { ROOMY_LIMITS, depsWith } from "./backends/backend-fixtures";
 
-const limits = {
-  max_prompt_length: 131072,
-  max_response_length: 256,
-  max_tokens_per_call: null,
-  completion_tokens_used: 0,
-  last_context_tokens: 0,
-  last_context_messages: 0,
-};
+const limits = ROOMY_LIMITS;
 let calls = 0;
 const call = (train: boolean): GatewayCall => ({
   rolloutId: "wire",

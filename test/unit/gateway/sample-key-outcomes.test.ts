@@ -9,15 +9,9 @@ import { type GatewayCall, createGateway } from "../../../src/gateway/gateway";
 import type { JsonObject } from "../../../src/schemas/json";
 import { type VllmSimulator, startVllmSimulator } from "../../../tools/simulator";
 import { postJson } from "../simulator/simulator-fixtures";
+import { ROOMY_LIMITS } from "./backends/backend-fixtures";
 
-const limits = {
-  max_prompt_length: 131072,
-  max_response_length: 256,
-  max_tokens_per_call: null,
-  completion_tokens_used: 0,
-  last_context_tokens: 0,
-  last_context_messages: 0,
-};
+const limits = ROOMY_LIMITS;
 const body: JsonObject = { messages: [{ role: "user", content: "Tell me a story." }] };
 
 describe("sample-keyed outcomes through the gateway", () => {

@@ -150,7 +150,8 @@ export class EngineLoop {
     let contextTokens = 0;
     for (const { seq, tokens } of scheduled) {
       seq.computed += tokens;
-      if (seq.output.ids.length === 0 || !seq.admitted || tokens > 1) prefillTokens += tokens;
+      // A decode computes its one new token; anything more (or a first token) is prefill or recompute.
+      if (tokens > 1 || seq.output.ids.length === 0) prefillTokens += tokens;
     }
     for (const { seq } of sampling) contextTokens += seq.contextLength;
     const ms = this.#cost(config)({

@@ -5,6 +5,16 @@ import { ModelError } from "../../../../src/errors";
 import type { BackendDeps } from "../../../../src/gateway/backends";
 import type { JsonObject } from "../../../../src/schemas/json";
 
+/** A call's limits that never bind in a wire test: a long context, 256 tokens of response. */
+export const ROOMY_LIMITS = {
+  max_prompt_length: 131072,
+  max_response_length: 256,
+  max_tokens_per_call: null,
+  completion_tokens_used: 0,
+  last_context_tokens: 0,
+  last_context_messages: 0,
+};
+
 /** A clock tests move by hand, so health cooldowns pass without sleeping. */
 export function manualClock(start = 1_000_000): { now: () => number; advance(ms: number): void } {
   let time = start;
