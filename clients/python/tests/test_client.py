@@ -96,3 +96,11 @@ def test_the_weight_sync_handshake_hits_begin_and_end(server, client):
     assert client.end_sync(4)["policy_version"] == 4
     assert server.bodies("POST", "/v1/policy/sync/begin") == [{"wait_ms": 5000}]
     assert server.bodies("POST", "/v1/policy/sync/end") == [{"policy_version": 4}]
+
+
+def test_report_trainer_puts_the_report_under_the_batch_with_its_id_escaped(server, client):
+    server.route("PUT", "/v1/batches/run%3As1/trainer-report", lambda body: (200, {"batch_id": "run:s1"}, {}))
+    client.report_trainer("run:s1", 1.5e-6, 2e-8, 512, spanned_responses=3, version_mismatches=0, loss=-0.01)
+    assert server.bodies("PUT", "/v1/batches/run%3As1/trainer-report") == [{
+        "logprob_agreement": {"max_abs": 1.5e-6, "mean_abs": 2e-8, "tokens": 512},
+        "spanned_responses": 3, "version_mismatches": 0, "loss": -0.01}]
