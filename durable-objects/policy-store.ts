@@ -7,6 +7,7 @@ import { PolicyCore } from "../src/runtime/policy/policy-core";
 import type { PolicyStoreApi } from "../src/runtime/policy/policy-store-api";
 import type {
   BeginSyncResult,
+  AbortSyncResult,
   EndSyncResult,
   GetResourceResult,
   PutResourceResult,
@@ -76,6 +77,12 @@ export class PolicyStore extends DurableObject<Env> implements PolicyStoreApi {
   endSync(policyVersion: number): Promise<EndSyncResult> {
     this.#requests.count("endSync");
     return this.#core.endSync(policyVersion);
+  }
+
+  /** Ends the sync keeping the version it began under (a weight load that failed). */
+  abortSync(): Promise<AbortSyncResult> {
+    this.#requests.count("abortSync");
+    return this.#core.abortSync();
   }
 
   /** Weight syncs that ended and began in `[from, to)` (ms), oldest first: the run view's sync waits. */

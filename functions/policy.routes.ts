@@ -92,6 +92,15 @@ export function policyRoutes(): Hono<{ Bindings: AppEnv }> {
     });
   });
 
+  routes.post("/policy/sync/abort", async (c) => {
+    const aborted = await objects(c.env).policy().abortSync();
+    if (!aborted.ok) {
+      const why = "no weight sync is under way (POST /v1/policy/sync/begin first)";
+      throw new ConflictError(why, { details: [{ path: "(body)", message: why }] });
+    }
+    return c.json({ policy_version: aborted.policy_version, syncing: false });
+  });
+
   routes.post("/policy/sync/end", async (c) => {
     const body = await parseJsonBody(c, SyncEndRequest);
     const ended = await objects(c.env).policy().endSync(body.policy_version);

@@ -159,6 +159,18 @@ describe("sync over HTTP", () => {
     expect(await ended.json()).toEqual({ policy_version: 1, previous_version: 0, syncing: false });
   });
 
+  it("abort ends a sync keeping its version, admits calls again, and answers 409 without a sync", async () => {
+    expect((await post("/v1/policy/sync/abort")).status).toBe(409);
+    expect((await post("/v1/policy/sync/begin")).status).toBe(200);
+    expect((await acquire(uniqueCallId("while-syncing"))).ok).toBe(false);
+    const aborted = await post("/v1/policy/sync/abort");
+    expect(await aborted.json()).toEqual({ policy_version: 0, syncing: false });
+    expect((await policy().snapshot()).syncing).toBeNull();
+    await admit("after-abort");
+    const [last] = (await policy().syncs(0, Date.now() + 1)).slice(-1);
+    expect(last).toMatchObject({ policy_version: 0, previous_version: 0 });
+  });
+
   it("begin without a body answers at once with the calls still in flight", async () => {
     await admit("http-nowait");
     const begun = await post("/v1/policy/sync/begin");

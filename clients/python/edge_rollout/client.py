@@ -267,6 +267,11 @@ class Client:
         """
         return self.request("POST", "/v1/policy/sync/begin", _drop_none({"wait_ms": wait_ms, "policy_version": policy_version}))
 
+    def abort_sync(self) -> dict[str, Any]:
+        """``POST /v1/policy/sync/abort``: ends the sync keeping the version it began under (the new
+        weights failed to load); calls are admitted again. Raises ``ConflictError`` when no sync is under way."""
+        return self.request("POST", "/v1/policy/sync/abort", {})
+
     def end_sync(self, version: int) -> dict[str, Any]:
         """``POST /v1/policy/sync/end``: the new weights are live as ``version`` (must be newer).
 

@@ -104,3 +104,9 @@ def test_report_trainer_puts_the_report_under_the_batch_with_its_id_escaped(serv
     assert server.bodies("PUT", "/v1/batches/run%3As1/trainer-report") == [{
         "logprob_agreement": {"max_abs": 1.5e-6, "mean_abs": 2e-8, "tokens": 512},
         "spanned_responses": 3, "version_mismatches": 0, "loss": -0.01}]
+
+
+def test_abort_sync_posts_to_the_abort_route(server, client):
+    server.route("POST", "/v1/policy/sync/abort", lambda body: (200, {"policy_version": 3, "syncing": False}, {}))
+    assert client.abort_sync() == {"policy_version": 3, "syncing": False}
+    assert server.bodies("POST", "/v1/policy/sync/abort") == [{}]

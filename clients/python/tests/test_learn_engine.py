@@ -162,3 +162,24 @@ def test_each_token_is_checked_under_its_own_recorded_version_and_a_wrong_versio
     wrong[1, 2] = -3.0
     checks = agreement(wrong, scored, versions, mask)
     assert checks["version_mismatches"] == 1 and checks["agreement_max"] == 0.5
+
+
+def test_a_refused_reload_ends_the_sync_at_the_old_version_and_fails_the_step(server):
+    from edge_rollout.learn.trainer import sync
+
+    server.route("POST", "/update_weights_from_disk", lambda body: (400, {"success": False, "message": "truncated file"}, {}))
+    calls = []
+
+    class Trainer:
+        def request(self, method, path, body):
+            calls.append(path)
+
+        def abort_sync(self):
+            calls.append("abort")
+
+        def end_sync(self, version):
+            calls.append(f"end {version}")
+
+    with pytest.raises(RuntimeError, match="truncated file"):
+        sync(Trainer(), server.url, "/tmp/v2.pt", 2, "drain")
+    assert calls == ["/v1/policy/sync/begin", "abort"]

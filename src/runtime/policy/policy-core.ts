@@ -3,6 +3,7 @@ import type { Clock, StoragePort } from "../../ports";
 import { MAX_SYNC_WAIT_MS, PolicyUpdate, resourceId, type PolicyView } from "./policy-api";
 import type {
   BeginSyncResult,
+  AbortSyncResult,
   EndSyncResult,
   FieldIssue,
   GetResourceResult,
@@ -202,6 +203,26 @@ export class PolicyCore {
       ended_at: now,
     });
     return { ok: true, policy_version: policyVersion, previous_version: state.policy_version };
+  }
+
+  /**
+   * Ends the sync without a new version (the weights failed to load): calls are admitted again
+   * under the version the sync began with, and calls an interrupt cut resume under it. Recorded as
+   * a sync from that version to itself, so the run view still counts the time calls were refused.
+   */
+  async abortSync(): Promise<AbortSyncResult> {
+    const now = this.#deps.now();
+    const state = this.#storage.readState(now);
+    if (!state.syncing)
+      return { ok: false, reason: "not_syncing", policy_version: state.policy_version };
+    await this.#save({ ...state, syncing: null }, now);
+    this.#storage.insertSync({
+      policy_version: state.policy_version,
+      previous_version: state.policy_version,
+      began_at: state.syncing.since,
+      ended_at: now,
+    });
+    return { ok: true, policy_version: state.policy_version };
   }
 
   /** Weight syncs that ended and began in `[from, to)`, oldest first (at most `limit`, ≤ 1,000). */

@@ -31,6 +31,11 @@ export type EndSyncResult =
   | { ok: true; policy_version: number; previous_version: number }
   | { ok: false; reason: "not_syncing" | "version_not_newer"; policy_version: number };
 
+/** `abortSync`: the sync ended with the version it began under, or there was none. */
+export type AbortSyncResult =
+  | { ok: true; policy_version: number }
+  | { ok: false; reason: "not_syncing"; policy_version: number };
+
 /** `release`: the version in force when the call ended (its `policy_version_end`). */
 export interface ReleaseResult {
   policy_version: number;

@@ -4,6 +4,7 @@ import type { AdmissionFence } from "./admission-fence";
 import type { PolicyView } from "./policy-api";
 import type {
   BeginSyncResult,
+  AbortSyncResult,
   EndSyncResult,
   GetResourceResult,
   PutResourceResult,
@@ -28,6 +29,8 @@ export interface PolicyStoreApi {
   waitIdle(timeoutMs: number): Promise<WaitIdleResult>;
   /** Ends the sync with a newer policy version. */
   endSync(policyVersion: number): Promise<EndSyncResult>;
+  /** Ends the sync keeping the version it began under (a weight load that failed). */
+  abortSync(): Promise<AbortSyncResult>;
   /** Weight syncs that ended and began in `[from, to)` (ms), oldest first: the run view's sync waits. */
   syncs(from: number, to: number, limit?: number): SyncRecord[];
   /** Appends a new immutable version of a resource. */

@@ -12,7 +12,8 @@ Each step (verl's hybrid schedule: generate with the current weights, then train
 4. GRPO advantages and the clipped policy loss (``grpo.py``), one optimizer step;
 5. writes the weights, ``sync/begin``, loads them into the engine through the simulator's
    ``/update_weights_from_disk``, ``sync/end`` with the new version; then acks the pulls. A step that
-   fails before the ack leaves its groups to be delivered again.
+   fails before the ack leaves its groups to be delivered again; a reload the server refuses ends the
+   sync at the old version (``sync/abort``) before the step fails.
 Prints one JSON line per step.
 """
 from __future__ import annotations
@@ -81,7 +82,13 @@ def sync(client: Client, model_url: str, path: str, version: int, mode: str) -> 
     """``sync/begin`` (drain or interrupt), the reload, ``sync/end``; answers the seconds it took."""
     started = time.monotonic()
     client.request("POST", "/v1/policy/sync/begin", {"mode": mode, "wait_ms": 60_000})
-    load_weights(model_url, path, version)
+    try:
+        load_weights(model_url, path, version)
+    except Exception:
+        # The old weights still serve: end the sync at the old version, then fail the step (its
+        # groups stay unacked and are delivered again).
+        client.abort_sync()
+        raise
     client.end_sync(version)
     return time.monotonic() - started
 
