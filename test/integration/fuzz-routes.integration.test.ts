@@ -186,6 +186,7 @@ const NO_JSON_BODY = new Set([
   "POST /v1/rollouts/:id/cancel",
   "POST /v1/batches/:id/cancel",
   "POST /batches/:id/cancel",
+  "POST /v1/policy/sync/abort",
 ]);
 /** The dashboard's login form answers a refused login with the form again (401 text/html), for a browser. */
 const HTML_FORM = "POST /login";
