@@ -196,7 +196,7 @@ export class EngineLoop {
     while (this.#waiting.length > 0 && this.#running.length < engine.maxNumSeqs && budget > 0) {
       const seq = this.#waiting[0]!;
       const context = seq.contextLength;
-      const keys = seq.output.ids.length === 0 ? seq.holding.promptKeys : this.#contextKeys(seq);
+      const keys = seq.recomputeKeys ?? seq.holding.promptKeys;
       const hit = this.#cache.peekHashed(keys, context);
       const tokens = Math.min(context - hit, budget);
       if (!engine.chunkedPrefill && tokens < context - hit) break;
@@ -216,12 +216,6 @@ export class EngineLoop {
       budget -= tokens;
     }
     return scheduled;
-  }
-
-  /** Hashes of a resumed sequence's whole context (prompt and generated), for its recompute. */
-  #contextKeys(seq: Sequence): number[] {
-    const ids = [...seq.spec.promptIds, ...seq.output.ids];
-    return blockHashes(ids, this.#config().prefixCache.blockSize, seq.spec.salt);
   }
 
   async #sample(live: Sequence[]): Promise<void> {
@@ -273,6 +267,9 @@ export class EngineLoop {
     this.#running.splice(this.#running.indexOf(seq), 1);
     seq.computed = 0;
     seq.state = "waiting";
+    // Hashed once here: the context it must recompute does not change while it waits.
+    const context = [...seq.spec.promptIds, ...seq.output.ids];
+    seq.recomputeKeys = blockHashes(context, this.#config().prefixCache.blockSize, seq.spec.salt);
     seq.preemptions++;
     this.#counters.preemptions++;
     this.#source().release?.(seq.id);

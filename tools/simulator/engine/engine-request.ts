@@ -79,6 +79,8 @@ export class Sequence implements EngineRequest {
   error: Error | null = null;
   hitTokens = 0;
   preemptions = 0;
+  /** Block hashes of the whole context a preempted sequence recomputes (null: never preempted). */
+  recomputeKeys: number[] | null = null;
   /** Tokens of the context whose KV is computed. */
   computed = 0;
   admitted = false;

@@ -74,7 +74,6 @@ async function readJson<S extends z.ZodType>(
 /** The token source of the engine at `baseUrl` (e.g. `http://127.0.0.1:8100`). */
 export function createExternalSource(baseUrl: string, fetcher: typeof fetch = fetch): TokenSource {
   const url = baseUrl.replace(/\/+$/, "");
-  let lastVersion: number | null = null;
   return {
     name: `external ${url}`,
     async next(batch) {
@@ -88,7 +87,6 @@ export function createExternalSource(baseUrl: string, fetcher: typeof fetch = fe
         throw new Error(
           `token source /step answered ${reply.tokens.length} tokens for ${batch.length} sequences`,
         );
-      lastVersion = reply.weight_version ?? lastVersion;
       return reply.tokens.map((token, i): TokenChoice[] => {
         const { tokenizer, params } = batch[i]!;
         for (const id of [token.id, ...(token.top ?? []).map((alt) => alt.id)])
@@ -115,15 +113,7 @@ export function createExternalSource(baseUrl: string, fetcher: typeof fetch = fe
         }
         throw new Error(reason);
       }
-      lastVersion = (await readJson(response, WeightsReply, "token source /weights/load"))
-        .weight_version;
-      return lastVersion;
-    },
-    async weightVersion() {
-      const response = await fetcher(`${url}/weights`);
-      lastVersion = (await readJson(response, WeightsReply, "token source /weights"))
-        .weight_version;
-      return lastVersion;
+      return (await readJson(response, WeightsReply, "token source /weights/load")).weight_version;
     },
   };
 }

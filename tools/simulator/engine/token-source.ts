@@ -47,8 +47,6 @@ export interface TokenSource {
   next(batch: readonly SequenceView[]): TokenChoice[][] | Promise<TokenChoice[][]>;
   /** The sequence ended (finished, aborted or preempted): state kept for it may go. */
   release?(seqId: number): void;
-  /** The version of the weights it samples from, when it has real ones. */
-  weightVersion?(): Promise<number>;
   /** Loads the weights at `path` as `version`, whole or not at all (throws saying why not). */
   loadWeights?(path: string, version: number): Promise<number>;
   /** Stops whatever it runs. */
