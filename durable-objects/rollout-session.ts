@@ -264,6 +264,7 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
         amendCallVersion: (callId, versionEnd) =>
           this.#gateway.amendCallVersion(callId, versionEnd),
         endForLimit: (reason, message) => this.#gateway.endForLimit(reason, message),
+        previousTurn: (attempt) => this.#gateway.previousTurn(attempt),
         keepAlive: (work) => this.ctx.waitUntil(work),
       },
       path,

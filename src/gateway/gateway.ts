@@ -19,6 +19,7 @@ import { resumableCall } from "./resumable-call";
 import { upstreamStopBody } from "./stop-relay";
 import { stopOptionsOf } from "./stop-window";
 import { relayStream } from "./stream-relay";
+import { chatReplyOf, matchRequest, planTurn } from "./turns/token-exact-turn";
 import {
   attemptTimeoutMs,
   DEFAULT_UPSTREAM_TIMEOUTS,
@@ -101,6 +102,12 @@ export interface GatewayCall {
    * version. Absent: the call is never interrupted (a sync drains it).
    */
   interrupts?: (interrupt: (() => void) | null, legVersion?: number) => void;
+  /**
+   * A harness turn (src/gateway/turns/): the request's earlier turns are replaced by the gateway's
+   * records, and when it continues `previous` (the rollout's last policy call) its prompt is built
+   * from token ids. Non-streamed calls only.
+   */
+  turn?: { previous: LlmCall | null };
 }
 
 /** Routes, records and versions model calls for rollouts. */
@@ -252,23 +259,48 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   /** A non-streaming call up to its captured reply; released here only when it fails. */
   async function complete(path: UpstreamPath, body: JsonObject, call: GatewayCall) {
-    const prepared = await prepare(path, { ...body, stream: false }, call);
+    const match =
+      call.turn && path === "/chat/completions" ? matchRequest(call.turn.previous, body) : null;
+    const sent: JsonObject = match ? { ...body, messages: match.messages as JsonObject[] } : body;
+    const prepared = await prepare(path, { ...sent, stream: false }, call);
     try {
-      const capture = path === "/chat/completions" ? captureChatCompletion : captureCompletion;
+      const plan = match
+        ? await planTurn(
+            prepared.shaped,
+            match,
+            call.turn!.previous,
+            prepared.backend,
+            prepared.routing,
+            call.callId,
+          )
+        : null;
+      const capture =
+        plan?.capture ??
+        (path === "/chat/completions" ? captureChatCompletion : captureCompletion);
       const { value, attempts } = await withRetries(retry, call.signal, async () => {
-        const reply = await prepared.backend.request(path, prepared.shaped, prepared.routing);
+        const reply = await prepared.backend.request(
+          plan?.path ?? path,
+          plan?.body ?? prepared.shaped,
+          prepared.routing,
+        );
         return { reply, captured: capture(reply.body) };
       });
-      const reply = {
-        reply: value.reply.body,
-        ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }),
-      };
-      const recorded = (versionEnd: number) =>
-        record(call, prepared, value.captured, {
+      const recorded = (versionEnd: number): LlmCall => ({
+        ...record(call, prepared, value.captured, {
           replica: value.reply.replica,
           attempts,
           versionEnd,
-        });
+        }),
+        ...(plan ? { continuation: plan.note } : {}),
+      });
+      // A turn sent from token ids answers with the chat reply its record makes (the upstream's was a text completion).
+      const reply =
+        plan?.path === "/completions"
+          ? { reply: chatReplyOf(recorded(prepared.policy.policy_version)) }
+          : {
+              reply: value.reply.body,
+              ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }),
+            };
       return { prepared, reply, recorded };
     } catch (error) {
       await prepared.release();

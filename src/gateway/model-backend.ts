@@ -58,6 +58,16 @@ export interface ModelBackend {
   ): Promise<BackendStream>;
   /** Exact prompt length of a chat request, or null when the server cannot tell. */
   countChatTokens?(body: JsonObject, options: BackendCallOptions): Promise<number | null>;
+  /**
+   * The chat's messages rendered by the server's template to token ids (vLLM's `/tokenize` with
+   * `messages`), with or without the generation prompt; null when the server cannot. Token-exact
+   * harness turns need it (src/gateway/turns/); a backend without it renders every turn whole.
+   */
+  renderChat?(
+    body: JsonObject,
+    addGenerationPrompt: boolean,
+    options: BackendCallOptions,
+  ): Promise<number[] | null>;
   /** Replica health as last observed (for `doctor` and tests). */
   health?(): Array<{ replica: string; healthy: boolean; in_flight: number }>;
 }

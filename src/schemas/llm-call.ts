@@ -15,8 +15,12 @@ export const ATTEMPT_HEADER = "x-edge-rollout-attempt";
  */
 export const PURPOSE_HEADER = "x-edge-rollout-purpose";
 
-/** Why a call was made: the policy acting (`policy`, trainable), or a grader judging (`judge`, never trained on). */
-export const CallPurpose = z.enum(["policy", "judge"]);
+/**
+ * Why a call was made: the policy acting (`policy`, trainable), a grader judging (`judge`), or a
+ * harness's side call beside its loop (`side`: opencode's title, a small-model call); the last two
+ * are recorded and never trained on.
+ */
+export const CallPurpose = z.enum(["policy", "judge", "side"]);
 export type CallPurpose = z.infer<typeof CallPurpose>;
 
 /** Version of the persisted LlmCall shape. */
@@ -146,6 +150,18 @@ export const LlmCall = z
      * the rollout made itself.
      */
     forked_from: z.string().min(1).optional(),
+    /**
+     * Harness turns (src/gateway/turns/): whether the prompt was built from the previous call's
+     * token ids (`token_exact`, and what identified the previous answer), or rendered whole, and
+     * why (the first call, a template that rewrote history, a conversation that changed).
+     */
+    continuation: z
+      .object({
+        token_exact: z.boolean(),
+        via: z.enum(["call_ref", "tool_call_ids", "content"]).optional(),
+        reason: z.string().optional(),
+      })
+      .optional(),
   })
   .refine((call) => call.logprobs.length === 0 || logprobsAligned(call), {
     message: "logprobs must have one entry per completion token",

@@ -52,6 +52,8 @@ export function untrainableReason(call: LlmCall): string | null {
   // A retried attempt's calls stay recorded but never train: only the final attempt's do.
   // A grader's judge call is recorded for inspection, never trained on, whatever its attempt.
   if (call.purpose === "judge") return "judge_call";
+  // A harness's side call (a title, a small-model check) is another conversation beside its loop.
+  if (call.purpose === "side") return "side_call";
   if (call.excluded_from_training) return "abandoned_attempt";
   if (!call.trainable) return "untrainable";
   return missingTrainingTokens(call);

@@ -12,7 +12,7 @@ import type { BackendDeps, BackendFactory } from "./backend-registry";
 import { callOnReplica, openOnReplica } from "./replica-call";
 import { createReplicaPool } from "./replica-pool";
 import type { HealthTiming } from "./replica-state";
-import { createTokenCounter } from "./token-counter";
+import { createChatTokenizer } from "./token-counter";
 import { postUpstreamJson, postUpstreamReply, sendUpstream } from "./upstream-call";
 
 /** What the prefill leg asks for: "compute the KV cache and keep it for a remote decode". */
@@ -68,7 +68,8 @@ export function buildVllmPdBackend(
     loadFactor: 1.25,
     timing,
   });
-  const countTokens = createTokenCounter(deps.fetch, apiKey);
+  const tokenizer = createChatTokenizer(deps.fetch, apiKey);
+  const countTokens = tokenizer.count;
 
   /**
    * Runs the prefill leg and returns the decode leg's body. Prefill replicas are chosen by the
@@ -143,6 +144,10 @@ export function buildVllmPdBackend(
         signal,
         attemptTimeoutMs,
       );
+    },
+    renderChat(body, addGenerationPrompt, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
+      const root = decodePool.peek(rolloutId, replicaHint).root;
+      return tokenizer.render(root, body, addGenerationPrompt, signal, attemptTimeoutMs);
     },
     health: () => [...prefillPool.health(), ...decodePool.health()],
   };

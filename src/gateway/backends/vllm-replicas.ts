@@ -16,7 +16,7 @@ import { prefixKey } from "./prefix-key";
 import { callOnReplica, openOnReplica } from "./replica-call";
 import { createReplicaPool } from "./replica-pool";
 import type { HealthTiming } from "./replica-state";
-import { createTokenCounter } from "./token-counter";
+import { createChatTokenizer } from "./token-counter";
 import { postUpstreamReply, sendUpstream } from "./upstream-call";
 
 /** Options of `createVllmBackend`: either one server (`baseUrl`) or a list (`replicas`). */
@@ -61,7 +61,8 @@ export function buildVllmBackend(
     timing,
     routing,
   });
-  const countTokens = createTokenCounter(deps.fetch, apiKey);
+  const tokenizer = createChatTokenizer(deps.fetch, apiKey);
+  const countTokens = tokenizer.count;
   return {
     name: "vllm",
     returnsTokenIds: true,
@@ -91,6 +92,10 @@ export function buildVllmBackend(
     },
     countChatTokens(body: JsonObject, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
       return countTokens(router.peek(rolloutId, replicaHint).root, body, signal, attemptTimeoutMs);
+    },
+    renderChat(body, addGenerationPrompt, { rolloutId, replicaHint, signal, attemptTimeoutMs }) {
+      const root = router.peek(rolloutId, replicaHint).root;
+      return tokenizer.render(root, body, addGenerationPrompt, signal, attemptTimeoutMs);
     },
     health: () => router.health(),
   };

@@ -25,6 +25,8 @@ export interface CallOwnerDeps {
   recordCall(call: LlmCallInput): GatewayWriteResult;
   amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult;
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
+  /** The call a harness turn of `attempt` may continue (the rollout's newest policy call of it). */
+  previousTurn(attempt: number | null): LlmCall | null;
   /** Keeps the call's read alive after this RPC answered (the object's `ctx.waitUntil`). */
   keepAlive(work: Promise<unknown>): void;
 }
@@ -218,11 +220,15 @@ export async function ownGatewayCall(
       callId: meta.callId,
       whileSyncing: "refuse",
       keepAlive: deps.keepAlive,
+      ...(meta.turns && meta.purpose === "policy"
+        ? { turn: { previous: deps.previousTurn(meta.attempt) } }
+        : {}),
     };
     // A plain chat call is streamed from upstream even for a caller that wants one JSON reply, so
     // that an interrupting sync keeps what was generated; the reply is assembled from the record.
     // (Not with `stream_options`: vLLM refuses those on a non-streamed call, and so must the gateway.)
     const assemble =
+      !meta.turns &&
       !body.stream &&
       drained === null &&
       (body.stream_options === undefined || body.stream_options === null);

@@ -40,6 +40,12 @@ export interface GatewayCallMeta {
   /** The attempt the call belongs to (path or header), null when neither says. */
   attempt: number | null;
   purpose: CallPurpose;
+  /**
+   * A harness turn (Messages, Responses, or chat asking for it): earlier turns are the gateway's
+   * own records and a continuation's prompt is built from token ids (src/gateway/turns/); always
+   * answered as one JSON reply, which the route turns into the caller's API.
+   */
+  turns?: boolean;
 }
 
 /** A gateway call's answer: an SSE body to relay, a JSON reply's text, or an error as data. */

@@ -52,6 +52,16 @@ export class SessionGatewayOps {
   }
 
   /**
+   * The call a harness turn of `attempt` may continue: the rollout's newest policy call of that
+   * attempt (side calls and judges are other conversations), or null.
+   */
+  previousTurn(attempt: number | null): LlmCall | null {
+    return this.#kernel.store.lastCallWhere(
+      (call) => call.purpose === "policy" && (attempt === null || call.attempt === attempt),
+    );
+  }
+
+  /**
    * Records a call made outside the step loop. A call that completes after the rollout ended is
    * still recorded (it happened, and its tokens were spent); it simply belongs to no step.
    */

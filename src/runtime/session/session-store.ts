@@ -295,6 +295,18 @@ export class SessionStore {
     return this.#lastCall === undefined ? (this.listCalls().at(-1) ?? null) : this.#lastCall;
   }
 
+  /**
+   * The newest stored call that `wanted` accepts, decoded: the last call from memory when it is one
+   * (a harness's turns follow each other), else read with every call before it.
+   */
+  lastCallWhere(wanted: (call: LlmCall) => boolean): LlmCall | null {
+    const last = this.#previousCall();
+    if (last === null || wanted(last)) return last;
+    const calls = this.listCalls();
+    for (let i = calls.length - 1; i >= 0; i--) if (wanted(calls[i]!)) return calls[i]!;
+    return null;
+  }
+
   /** Steps in order, from `afterIndex + 1` on. */
   listSteps(afterIndex = -1): StoredStep[] {
     const rows = this.#sql
