@@ -41,3 +41,26 @@ export function gatewayFor(
     now: () => Date.now(),
   });
 }
+
+/**
+ * A chat request's prompt length on the policy's backend (its `/tokenize`), the model the policy
+ * serves whatever the caller named: Anthropic's `count_tokens` for a harness. Null when the server
+ * cannot tell.
+ */
+export async function countChatTokensFor(
+  env: GatewayBindings,
+  rolloutId: string,
+  chat: Record<string, unknown>,
+): Promise<number | null> {
+  const { snapshot } = await objects(env).policy().fence();
+  const backend = resolveBackend(
+    backendRegistry,
+    snapshot.backend ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY),
+    defaultBackendDeps,
+  );
+  if (!backend.countChatTokens) return null;
+  const body = { ...chat, model: snapshot.model ?? env.LLM_MODEL } as Parameters<
+    NonNullable<typeof backend.countChatTokens>
+  >[0];
+  return backend.countChatTokens(body, { rolloutId });
+}
