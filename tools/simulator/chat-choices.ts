@@ -13,8 +13,8 @@ import {
 import type { Generation } from "./engine/sequence";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
-import type { ScriptInput, ScriptAnswer, ToolMode } from "./scripted-answers";
-import { scriptedOutput } from "./script";
+import type { ScriptAnswer, ToolMode } from "./scripted-answers";
+import { type ScriptRequest, scriptedOutput } from "./script";
 import { type ReasoningMode, splitReasoning } from "./reasoning-split";
 import { createRng, hashParts } from "./rng";
 import type { SimTokenizer } from "./sim-tokenizer";
@@ -97,7 +97,7 @@ export function isEmptyReply(emptyReplyRate: number, seed: number): boolean {
 
 /** The tokens the script writes for one choice: none for an empty reply (EOS at once, with `emptyReplyRate`), else its answer. */
 export function planChoice(
-  asked: Omit<ScriptInput, "rng" | "successRate">,
+  asked: ScriptRequest,
   config: Pick<
     SimulatorConfig,
     | "emptyReplyRate"
@@ -107,6 +107,8 @@ export function planChoice(
     | "difficulty"
     | "tail"
     | "tokenizer"
+    | "harnessTasks"
+    | "harnessSuccessRate"
   >,
   parsing: ToolParsing,
   seed: number,

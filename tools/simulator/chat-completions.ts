@@ -144,6 +144,8 @@ function prepareChatGeneration(
     toolNames: (request.tools ?? []).map((tool) => tool.function.name),
     toolMode,
     thinking: thinkingFor(request, turns, config.thinking),
+    tools: request.tools ?? [],
+    sampleKey: scope.sampleKey,
   };
   const params = samplingParamsOf(
     request,

@@ -51,7 +51,10 @@ export const USAGE = `Usage: npm run simulator -- [options]   (or: npx tsx tools
   --max-num-seqs <n>            sequences running at once; default 256
   --max-num-batched-tokens <n>  tokens one step computes; default 8192
   --no-chunked-prefill          a prefill runs whole in one step
-  --token-source-url <url>      an external engine answers each step's tokens; default the script`;
+  --token-source-url <url>      an external engine answers each step's tokens; default the script
+  --harness-tasks <dir>         answer agent-harness requests for the Harbor tasks in dir
+                                (<task>/instruction.md, <task>/solution/solve.sh, optional wrong.sh)
+  --harness-success-rate <p>    share of harness rollouts that run solve.sh; default 0.7`;
 
 function number(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -113,6 +116,8 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       "max-num-batched-tokens": { type: "string" },
       "no-chunked-prefill": { type: "boolean" },
       "token-source-url": { type: "string" },
+      "harness-tasks": { type: "string" },
+      "harness-success-rate": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -177,6 +182,8 @@ export function parseCliOptions(args: string[]): VllmSimulatorOptions | "help" {
       chunkedPrefill: values["no-chunked-prefill"] ? false : undefined,
       tokenSourceUrl: values["token-source-url"],
     }),
+    harnessTasks: values["harness-tasks"],
+    harnessSuccessRate: number(values["harness-success-rate"], "harness-success-rate"),
   };
   // Drop flags that were not given, so defaults apply.
   return dropUndefined(options);
@@ -267,5 +274,7 @@ export function simulatorArgs(options: Omit<VllmSimulatorOptions, "host" | "port
   value("max-num-batched-tokens", options.engine?.maxNumBatchedTokens);
   flag("no-chunked-prefill", options.engine?.chunkedPrefill === false);
   value("token-source-url", options.engine?.tokenSourceUrl);
+  value("harness-tasks", options.harnessTasks);
+  value("harness-success-rate", options.harnessSuccessRate);
   return args;
 }

@@ -101,6 +101,7 @@ function prepare(
     resumed ?? generationSeed(config.seed, request, requestNumber, base, scope.sampleKey);
   const params = samplingParamsOf(request, maxTokens, request.logprobs ?? 0);
   const read = readChatMlPrompt(decodeIds(tokenizer, base));
+  const openTurn = decodeIds(tokenizer, prefix);
   const choices = Array.from({ length: request.n ?? 1 }, (_, index) => {
     const choice = choiceSeed(seed, index, request.temperature);
     const output = isEmptyReply(config.emptyReplyRate, choice)
@@ -111,6 +112,9 @@ function prepare(
             toolNames: read.toolNames,
             toolMode: read.toolNames.length > 0 ? "auto" : "none",
             thinking: config.thinking,
+            tools: read.tools,
+            sampleKey: scope.sampleKey,
+            openTurn,
           },
           config,
           choice,

@@ -194,6 +194,15 @@ export const VllmSimulatorOptions = z.strictObject({
   prefixCache: PrefixCacheOptions.optional(),
   /** The step loop, its cost model and token source (see `EngineOptions`). */
   engine: EngineOptions.optional(),
+  /**
+   * A directory of agent-harness tasks in Harbor's layout (`<task>/instruction.md`,
+   * `<task>/solution/solve.sh`, optional `<task>/solution/wrong.sh`), loaded at start: a request
+   * that carries a task's instruction and offers a shell tool is answered with a shell call of
+   * the task's solution (harness-script.ts). Default none.
+   */
+  harnessTasks: z.string().min(1, "harnessTasks must not be empty").nullable().optional(),
+  /** Probability a harness rollout runs the task's solution rather than the wrong attempt. Default 0.7. */
+  harnessSuccessRate: Rate.optional(),
 });
 export type VllmSimulatorOptions = z.infer<typeof VllmSimulatorOptions>;
 
@@ -232,6 +241,8 @@ export interface SimulatorConfig {
   tokenizer: TokenizerName;
   prefixCache: Required<PrefixCacheOptions>;
   engine: EngineConfig;
+  harnessTasks: string | null;
+  harnessSuccessRate: number;
 }
 
 const DEFAULT_CONFIG: SimulatorConfig = {
@@ -276,6 +287,8 @@ const DEFAULT_CONFIG: SimulatorConfig = {
     chunkedPrefill: true,
     tokenSourceUrl: null,
   },
+  harnessTasks: null,
+  harnessSuccessRate: 0.7,
 };
 
 /** The default tokenizer: `VLLM_SIM_TOKENIZER` when it names one, else Qwen3's. */
@@ -337,6 +350,8 @@ export function applyPatch(config: SimulatorConfig, patch: SimulatorConfigPatch)
     tokenizer: patch.tokenizer ?? config.tokenizer,
     prefixCache: { ...config.prefixCache, ...stripUndefined(patch.prefixCache) },
     engine: patchEngine(config.engine, patch.engine),
+    harnessTasks: patch.harnessTasks === undefined ? config.harnessTasks : patch.harnessTasks,
+    harnessSuccessRate: patch.harnessSuccessRate ?? config.harnessSuccessRate,
   };
 }
 

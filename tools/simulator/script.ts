@@ -2,7 +2,9 @@
  * @module The scripted answer of one choice with the server-wide shaping applied: the prompt's own
  * success rate (per-prompt difficulty) and a heavy-tailed filler preamble (response-length tail).
  * Both draw from their own seeded streams, so a server without them answers exactly as before.
+ * An agent harness's request for a known task gets the harness script's answer (harness-script.ts).
  */
+import { type HarnessFields, harnessAnswer } from "./harness-script";
 import type { SimulatorConfig, TailOptions } from "./options";
 import { type ScriptInput, type ScriptAnswer, scriptedAnswer } from "./scripted-answers";
 import { type Rng, createRng, hashParts } from "./rng";
@@ -92,7 +94,10 @@ function preamble(tokens: number, seed: number, encode: (text: string) => number
   return `${words.join(" ")}.\n`;
 }
 
-function lastUserTurn(input: Omit<ScriptInput, "rng" | "successRate">): string {
+/** What the script is asked: the conversation and its tools, and what a harness answer also reads. */
+export type ScriptRequest = Omit<ScriptInput, "rng" | "successRate"> & HarnessFields;
+
+function lastUserTurn(input: ScriptRequest): string {
   for (let i = input.turns.length - 1; i >= 0; i--)
     if (input.turns[i]?.role === "user") return input.turns[i]!.content;
   return "";
@@ -100,12 +105,25 @@ function lastUserTurn(input: Omit<ScriptInput, "rng" | "successRate">): string {
 
 /** What the scripted model writes for the choice seeded `seed`, shaped by `config`'s difficulty and tail. */
 export function scriptedOutput(
-  input: Omit<ScriptInput, "rng" | "successRate">,
-  config: Pick<SimulatorConfig, "seed" | "successRate" | "difficulty" | "tail" | "tokenizer">,
+  input: ScriptRequest,
+  config: Pick<
+    SimulatorConfig,
+    | "seed"
+    | "successRate"
+    | "difficulty"
+    | "tail"
+    | "tokenizer"
+    | "harnessTasks"
+    | "harnessSuccessRate"
+  >,
   seed: number,
 ): ScriptAnswer {
+  // A harness's outcome is its rollout's (keyed by sample and task), not this choice's seed's.
+  const harness = harnessAnswer(input, config);
+  if (harness !== undefined) return harness;
+  const { tools: _tools, sampleKey: _key, openTurn: _open, ...asked } = input;
   const output = scriptedAnswer({
-    ...input,
+    ...asked,
     successRate: promptSuccessRate(config, lastUserTurn(input)),
     rng: createRng(seed),
   });

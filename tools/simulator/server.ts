@@ -4,6 +4,7 @@ import { type IncomingMessage, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PdEngine } from "./context";
 import { InterruptedGenerations } from "./continuation";
+import { harnessTasksIn } from "./harness-tasks";
 import type { z } from "zod";
 import {
   type SimulatorConfig,
@@ -59,6 +60,8 @@ export async function startVllmSimulator(
   options: VllmSimulatorOptions = {},
 ): Promise<VllmSimulator> {
   let config: SimulatorConfig = resolveOptions(options);
+  // Loaded now, so a bad task directory fails the start rather than the first harness request.
+  if (config.harnessTasks !== null) harnessTasksIn(config.harnessTasks);
   // Built now (once per process), so the first request does not pay for it; after yielding once,
   // so a caller that starts other processes beside the simulator (the dev stack's sandbox host)
   // has spawned them before this second of CPU blocks the thread.
@@ -104,6 +107,7 @@ export async function startVllmSimulator(
     }
     const parsed = parseConfigPatch(patch);
     const next = applyPatch(config, parsed);
+    if (next.harnessTasks !== null) harnessTasksIn(next.harnessTasks);
     if (next.seed !== config.seed) faultRng = createRng(hashParts(next.seed, "faults"));
     config = next;
     return config;
