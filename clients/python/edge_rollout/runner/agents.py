@@ -33,6 +33,8 @@ class RolloutInfo:
     group: Optional[dict[str, Any]]
     #: Set when the attempt must stop: its lease was lost, or the runner is shutting down past its grace period.
     cancelled: threading.Event
+    #: The runner agent name the rollout was claimed for (``calc`` for ``external:calc``); lets one agent object serve several names.
+    agent: str = ""
 
     @property
     def is_training(self) -> bool:

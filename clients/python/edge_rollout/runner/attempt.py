@@ -59,7 +59,8 @@ def run_attempt(client: Client, agent: LitAgent, active: ActiveAttempt, named_re
     rollout_id = claim["rollout_id"]
     llm = LLM(base_url=claim["llm"]["base_url"], api_key=claim["llm"]["api_key"], model=claim["llm"]["model"])
     info = RolloutInfo(rollout_id=rollout_id, attempt=claim["attempt"], attempt_id=claim["attempt_id"], runner_id=active.runner_id,
-                       mode=claim["mode"], config=claim["config"], group=claim.get("group"), cancelled=active.cancelled)
+                       mode=claim["mode"], config=claim["config"], group=claim.get("group"), cancelled=active.cancelled,
+                       agent=claim.get("agent", ""))
     buffer = emitters.SpanBuffer(claim["attempt"], lambda spans: _send_spans(client, rollout_id, spans, active))
     token = emitters.bind(buffer)
     error: Optional[BaseException] = None

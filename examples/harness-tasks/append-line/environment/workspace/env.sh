@@ -1,0 +1,2 @@
+export LANG=C.UTF-8
+export PAGER=less

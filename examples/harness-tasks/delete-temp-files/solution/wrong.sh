@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# A plausible wrong attempt that the check rejects. Runs inside the workspace.
+set -eu
+rm -f ./*.tmp

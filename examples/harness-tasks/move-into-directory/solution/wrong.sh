@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# A plausible wrong attempt that the check rejects. Runs inside the workspace.
+set -eu
+mkdir -p backup
+mv ./*.* backup/
