@@ -35,12 +35,14 @@ export function runTurn(
   chat: JsonObject,
 ): { callId: string; reply: Promise<JsonObject> } {
   const meta = callMetaOf(c, rolloutId);
+  // The turn runs as one JSON reply; vLLM refuses stream options on a call that does not stream.
+  const { stream_options: _streamOptions, ...body } = chat;
   const side = !offersTools(chat) && meta.purpose === "policy";
   const reply = objects(c.env)
     .session(rolloutId)
     .gatewayCall(
       "/chat/completions",
-      { ...chat, stream: false },
+      { ...body, stream: false },
       { ...meta, purpose: side ? "side" : meta.purpose, turns: !side },
     )
     .then((result) => {

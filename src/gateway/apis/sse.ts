@@ -24,10 +24,14 @@ export function pendingReplyStream<T>(
   closing: (outcome: { ok: true; value: T } | { ok: false; error: unknown }) => Uint8Array[],
 ): ReadableStream<Uint8Array> {
   let timer: ReturnType<typeof setInterval> | undefined;
+  // A caller that left cancels the stream: nothing may be enqueued after that.
+  let cancelled = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of opening) controller.enqueue(chunk);
-      timer = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), keepaliveMs);
+      timer = setInterval(() => {
+        if (!cancelled) controller.enqueue(encoder.encode(": keepalive\n\n"));
+      }, keepaliveMs);
       reply
         .then(
           (value) => ({ ok: true as const, value }),
@@ -35,11 +39,13 @@ export function pendingReplyStream<T>(
         )
         .then((outcome) => {
           clearInterval(timer);
+          if (cancelled) return;
           for (const chunk of closing(outcome)) controller.enqueue(chunk);
           controller.close();
         });
     },
     cancel() {
+      cancelled = true;
       clearInterval(timer);
     },
   });
