@@ -106,7 +106,11 @@ export function gatewayApiRoutes(): Hono<{ Bindings: AppEnv }> {
         });
       const { chat, stream, requestedModel } = messagesToChat(parsed.request);
       const { callId, reply } = runTurn(c, rolloutId, chat);
-      const context = { model: requestedModel, callId };
+      const context = {
+        model: requestedModel,
+        callId,
+        ...(parsed.request.stop_sequences ? { stopSequences: parsed.request.stop_sequences } : {}),
+      };
       if (!stream) return c.json(chatToMessages(await reply, context));
       await failsEarly(reply, EARLY_FAILURE_MS);
       return new Response(messagesEventStream(reply, context), {
@@ -126,7 +130,7 @@ export function gatewayApiRoutes(): Hono<{ Bindings: AppEnv }> {
         return c.body(JSON.stringify(parsed.error.body), parsed.error.status as 400, {
           "content-type": "application/json",
         });
-      const { chat } = messagesToChat(parsed.request as never);
+      const { chat } = messagesToChat(parsed.request);
       const counted = await countChatTokensFor(c.env, rolloutId, chat);
       if (counted === null)
         return errorResponse(

@@ -5,7 +5,7 @@
  * calls (the runner's `harness_run` span), and the groups the trainer pulls as Arrow.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 
 /** The repository root. */
@@ -14,10 +14,30 @@ export const ROOT = resolve(import.meta.dirname, "../..");
 export const TASKS = resolve(ROOT, "examples/harness-tasks");
 const PYTHON_ROOT = resolve(ROOT, "clients/python");
 
-/** The dataset rows of the first `count` tasks (verl's RL format, `task_dir` naming the task). */
-export function taskRows(count: number): Array<Record<string, unknown>> {
-  const lines = readFileSync(resolve(TASKS, "dataset.jsonl"), "utf8").trim().split("\n");
-  return lines.slice(0, count).map((line) => JSON.parse(line) as Record<string, unknown>);
+/**
+ * Dataset rows (verl's RL format, `task_dir` naming the task) for the tasks in `dir`: the ones
+ * named, else the first `count` in name order.
+ */
+export function taskRows(
+  dir: string,
+  count: number,
+  ids?: string[],
+): Array<Record<string, unknown>> {
+  const all = readdirSync(dir, { withFileTypes: true })
+    .filter(
+      (entry) => entry.isDirectory() && existsSync(resolve(dir, entry.name, "instruction.md")),
+    )
+    .map((entry) => entry.name)
+    .sort();
+  const chosen = ids ?? all.slice(0, count);
+  return chosen.map((id, index) => ({
+    prompt: readFileSync(resolve(dir, id, "instruction.md"), "utf8").trim(),
+    data_source: "harness-tasks",
+    ability: "coding",
+    reward_model: { style: "rule", ground_truth: null },
+    extra_info: { index, task: id },
+    task_dir: id,
+  }));
 }
 
 async function call<T>(url: string, init?: RequestInit): Promise<T> {
@@ -53,13 +73,14 @@ export async function submitBatch(
 /** Runs the harness runner until it has been idle for `idleS`; answers its wall time and CPU seconds. */
 export async function runRunner(
   workerUrl: string,
+  tasksDir: string,
   harnesses: string[],
   runners: number,
   idleS: number,
 ): Promise<{ wallS: number; cpuS: number; stderr: string }> {
   const started = performance.now();
   const args = [
-    ...["-m", "edge_rollout.harness", "--url", workerUrl, "--tasks", TASKS],
+    ...["-m", "edge_rollout.harness", "--url", workerUrl, "--tasks", tasksDir],
     ...harnesses.flatMap((h) => ["--agent", h]),
     ...["--runners", String(runners), "--exit-when-idle", String(idleS)],
   ];
@@ -150,10 +171,8 @@ export async function readBatch(workerUrl: string, batchId: string): Promise<Bat
     out.sideCalls += view.llm_calls.filter((c) => c.purpose === "side").length;
     out.tokenExactCalls += view.llm_calls.filter((c) => c.continuation?.token_exact).length;
     const run = view.spans.find((s) => s.name === "harness_run");
-    const value = (run?.attributes ?? run?.value ?? {}) as Record<string, unknown>;
-    out.callsLogged += Number(
-      value.logged_calls ?? (value.value as Record<string, unknown> | undefined)?.logged_calls ?? 0,
-    );
+    const value = (run?.value ?? {}) as Record<string, unknown>;
+    out.callsLogged += Number(value.logged_calls ?? 0);
   }
   out.rewardMean = ids.length ? rewards / ids.length : 0;
   return out;

@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { startBenchStack } from "../bench-stack";
 import { freePort } from "../../tools/simulator/free-port";
 import { startSimulatorProcess } from "../simulator-process";
+import { turnCpu } from "./turn-cpu";
 import {
   ROOT,
   TASKS,
@@ -31,6 +32,8 @@ const { values } = parseArgs({
   options: {
     harnesses: { type: "string", default: "claude-code,codex,opencode" },
     tasks: { type: "string", default: "8" },
+    "tasks-dir": { type: "string", default: TASKS },
+    "task-ids": { type: "string" },
     n: { type: "string", default: "4" },
     runners: { type: "string", default: "6" },
     "success-rate": { type: "string", default: "0.7" },
@@ -50,9 +53,10 @@ for (const harness of harnesses) {
   if (install.status !== 0) throw new Error(`installing ${harness} failed`);
 }
 
+const tasksDir = resolve(String(values["tasks-dir"]));
 const sim = await startSimulatorProcess({
   seed: Number(values.seed),
-  harnessTasks: TASKS,
+  harnessTasks: tasksDir,
   harnessSuccessRate: rate,
 });
 const stack = await startBenchStack({
@@ -62,7 +66,7 @@ const stack = await startBenchStack({
   stateDir: "harness",
 });
 try {
-  const rows = taskRows(Number(values.tasks));
+  const rows = taskRows(tasksDir, Number(values.tasks), values["task-ids"]?.split(","));
   const stamp = Date.now();
   console.log(
     `bench:harness: ${harnesses.join(", ")} × ${rows.length} tasks × n=${n}; simulator success rate ${rate} (seeded by sample key), ` +
@@ -74,12 +78,16 @@ try {
       harness,
       await submitBatch(stack.workerUrl, harness, rows, n, `harness-${harness}-${stamp}`),
     );
-  const run = await runRunner(stack.workerUrl, harnesses, Number(values.runners), 8);
+  const cpuBefore = stack.cpu().worker;
+  const run = await runRunner(stack.workerUrl, tasksDir, harnesses, Number(values.runners), 8);
+  const workerCpuMs = stack.cpu().worker - cpuBefore;
+  let calls = 0;
   let total = 0;
   for (const [harness, batchId] of batches) {
     const read = await readBatch(stack.workerUrl, batchId);
     const pulled = pullGroups(stack.workerUrl, [batchId]);
     total += read.rollouts;
+    calls += read.callsRecorded + read.sideCalls;
     const drift = pulled.samples - pulled.members;
     console.log(
       `harness ${harness}: rollouts ${read.rollouts}, reward mean ${read.rewardMean.toFixed(3)}, drift splits ${drift}, ` +
@@ -94,6 +102,14 @@ try {
   console.log(
     `runner: ${total} rollouts in ${run.wallS.toFixed(1)} s (${(total / run.wallS).toFixed(3)} rollouts/s all harnesses), ` +
       `CPU (runner + CLIs) ${(run.cpuS / Math.max(1, total)).toFixed(2)} s per rollout`,
+  );
+  console.log(
+    `worker: ${workerCpuMs.toFixed(0)} ms CPU (workerd) for ${calls} harness calls and their rollouts, ${(workerCpuMs / Math.max(1, calls)).toFixed(2)} ms per call`,
+  );
+  const turn = turnCpu();
+  console.log(
+    `turn (in-process, not the Worker): a ${(turn.bytes / 1024).toFixed(0)} KB Claude Code request parsed, translated, matched and spliced in ` +
+      `${turn.p50.toFixed(3)} ms (p10 ${turn.p10.toFixed(3)}, p90 ${turn.p90.toFixed(3)}) on this machine's V8`,
   );
 } finally {
   await stack.stop();

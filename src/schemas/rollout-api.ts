@@ -192,6 +192,11 @@ export const FinishRolloutRequest = z
     /** Default ENV_DONE. CANCELLED is what /cancel is for. */
     termination_reason: TerminationReason.exclude(["CANCELLED"]).default("ENV_DONE"),
     error: z.string().max(2000).nullable().optional(),
+    /**
+     * Whose doing a TIMEOUT, ENV_ERROR or AGENT_ERROR was: `policy` (an agent harness that ran past
+     * its wall clock: the group keeps it, scored) or `infra` (re-run, withheld); default `infra`.
+     */
+    outcome: z.enum(["policy", "infra"]).optional(),
   })
   .strict();
 export type FinishRolloutRequest = z.infer<typeof FinishRolloutRequest>;

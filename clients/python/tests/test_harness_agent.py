@@ -112,7 +112,7 @@ def test_a_harness_past_its_wall_clock_ends_with_timeout_and_the_checks_reward(f
     started = time.monotonic()
     outcome = agent.run(TASK, resources(), rollout_info("hang"))
     assert time.monotonic() - started < 1.0 + 2.0 + 1.0  # limit + kill + the check
-    assert outcome == {"reward": 0.0, "termination_reason": "TIMEOUT", "error": "hang ran past its 1 s wall clock"}
+    assert outcome == {"reward": 0.0, "termination_reason": "TIMEOUT", "outcome": "policy", "error": "hang ran past its 1 s wall clock"}
     assert not Path(agent.launches[0]["workspace"]).exists()
 
 

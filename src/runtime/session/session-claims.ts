@@ -114,6 +114,7 @@ export class SessionClaimOps {
       termination_reason: input.termination_reason,
       reward,
       error: input.error ?? null,
+      outcome: input.outcome ?? null,
       final_attempt: attempt,
       // The batch counts the finish from the result message (batched), not from a request per rollout.
       final_runner_id: runnerId,

@@ -165,6 +165,7 @@ export class SessionGatewayOps {
       termination_reason: input.termination_reason,
       reward,
       error: input.error ?? null,
+      outcome: input.outcome ?? null,
     });
   }
 

@@ -120,7 +120,8 @@ class HarnessAgent(LitAgent):
                "stderr_dropped": result.stderr_dropped, "stderr_tail": result.text("stderr")[-2000:],
                "check": {"reward": check.reward, "exit_code": check.exit_code, "timed_out": check.timed_out}})
         if result.timed_out:
-            return {"reward": check.reward, "termination_reason": "TIMEOUT",
+            # The policy's doing (it ran too long), not the infrastructure's: the batch keeps it, scored.
+            return {"reward": check.reward, "termination_reason": "TIMEOUT", "outcome": "policy",
                     "error": f"{harness} ran past its {limits.wall_clock_s:g} s wall clock"}
         return {"reward": check.reward}
 

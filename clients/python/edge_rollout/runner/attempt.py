@@ -46,7 +46,7 @@ def _outcome(result: Any) -> dict[str, Any]:
             raise ValueError(f"a rollout returned a reward that is not finite: {result!r}")
         return {"reward": float(result)}
     if isinstance(result, Mapping):
-        unknown = set(result) - {"reward", "messages", "termination_reason", "error"}
+        unknown = set(result) - {"reward", "messages", "termination_reason", "error", "outcome"}
         if unknown:
             raise ValueError(f"a rollout returned unknown finish fields: {', '.join(sorted(unknown))}")
         return {key: value for key, value in result.items() if value is not None}
