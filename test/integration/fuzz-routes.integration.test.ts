@@ -188,6 +188,8 @@ const NO_JSON_BODY = new Set([
   "POST /batches/:id/cancel",
   "POST /v1/policy/sync/abort",
 ]);
+/** The gateway's Anthropic Messages and OpenAI Responses routes answer errors in their API's own JSON shape (an SDK reads them), not problem+json. */
+const API_SHAPED = /\/llm\/v1\/(messages|messages\/count_tokens|responses)$/;
 /** The dashboard's login form answers a refused login with the form again (401 text/html), for a browser. */
 const HTML_FORM = "POST /login";
 
@@ -307,10 +309,11 @@ describe.each([
       if (hasBody && !NO_JSON_BODY.has(`${route.method} ${route.path}`)) {
         // Past the path checks with valid values, a body that is not JSON must meet the JSON parser.
         const response = await send(withToken, route.method, target, "{oops", auth);
-        expect([response.status, ((await response.json()) as { detail?: string }).detail]).toEqual([
-          400,
-          "request body is not valid JSON",
-        ]);
+        const body = (await response.json()) as { detail?: string; error?: { message?: string } };
+        expect([
+          response.status,
+          API_SHAPED.test(route.path) ? body.error?.message : body.detail,
+        ]).toEqual([400, "request body is not valid JSON"]);
       }
       const odd = withToken
         ? []
@@ -337,6 +340,7 @@ describe.each([
       // 3xx is a redirect (a form post's answer), not an error: every other non-2xx must be problem+json.
       const problem = (o: Outcome) =>
         o.contentType === "application/problem+json" ||
+        (API_SHAPED.test(route.path) && o.contentType === "application/json") ||
         (`${route.method} ${route.path}` === HTML_FORM &&
           o.status === 401 &&
           o.contentType?.startsWith("text/html"));
