@@ -5,7 +5,8 @@
  * A failure before the reply is an `event: error`, as the API sends one after its 200.
  */
 import { anthropicErrorOf } from "./anthropic-error";
-import type { ChatReplyJson } from "./chat-reply";
+import type { ChatReplyJson } from "../chat-reply";
+import { pendingReplyStream } from "../sse";
 import { messageEvents, sseText } from "./message-events";
 import { chatToMessages, type ChatToMessagesOptions } from "./reply-to-messages";
 
@@ -15,8 +16,8 @@ export interface MessagesEventStreamOptions extends ChatToMessagesOptions {
   keepaliveMs?: number;
 }
 
-/** The keepalive comment line. */
-export const KEEPALIVE = ": keepalive\n\n";
+/** The keepalive comment line (the one of every translated stream). */
+export { KEEPALIVE } from "../sse";
 
 /**
  * The Messages SSE stream for a pending reply: keepalives every `keepaliveMs` until `reply`
@@ -34,36 +35,11 @@ export function messagesEventStream(
   options: MessagesEventStreamOptions,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const keepaliveMs = options.keepaliveMs ?? 5000;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let closed = false;
-  const stop = () => {
-    closed = true;
-    if (timer !== undefined) clearInterval(timer);
-  };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
-      };
-      const finish = () => {
-        if (closed) return;
-        stop();
-        controller.close();
-      };
-      timer = setInterval(() => send(KEEPALIVE), keepaliveMs);
-      reply
-        .then((value) => {
-          const events = messageEvents(chatToMessages(value, options));
-          send(events.map(sseText).join(""));
-        })
-        .catch((error: unknown) => {
-          send(sseText({ event: "error", data: { ...anthropicErrorOf(error).body } }));
-        })
-        .finally(finish);
-    },
-    cancel() {
-      stop();
-    },
-  });
+  return pendingReplyStream(reply, options.keepaliveMs ?? 5000, [], (outcome) => [
+    encoder.encode(
+      outcome.ok
+        ? messageEvents(chatToMessages(outcome.value, options)).map(sseText).join("")
+        : sseText({ event: "error", data: { ...anthropicErrorOf(outcome.error).body } }),
+    ),
+  ]);
 }

@@ -24,7 +24,7 @@ export {
   type AnthropicErrorBody,
   type AnthropicErrorType,
 } from "./anthropic-error";
-export { ChatReply, UnusableReplyError, type ChatReplyJson } from "./chat-reply";
+export { ChatReply, UnusableReplyError, type ChatReplyJson } from "../chat-reply";
 export { KEEPALIVE, messagesEventStream, type MessagesEventStreamOptions } from "./event-stream";
 export { messageEvents, sseText, type MessagesEvent } from "./message-events";
 export {

@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from "../../../schemas/json";
 import { mintTurnRef } from "../turn-ref";
-import { readChatReply, type ChatReply, type ChatReplyJson } from "./chat-reply";
+import { readChatReply, type ChatReply, type ChatReplyJson } from "../chat-reply";
 
 /** A content block of a reply. */
 export type ResponseBlock =

@@ -5,7 +5,7 @@
  * API does and as OpenAI's SDKs type it; harnesses read `id`, `status`, `output` and `usage`.
  */
 import type { JsonObject, JsonValue } from "../../../schemas/json";
-import { type ChatReply, type ChatReplyJson, readChatReply } from "./chat-reply";
+import { type ChatReply, type ChatReplyJson, readChatReply } from "../chat-reply";
 import { idStem, type OutputItem, replyOutputItems } from "./output-items";
 import type { ResponsesRequest } from "./request-schema";
 import { toolKinds } from "./tools-to-chat";

@@ -10,15 +10,14 @@
 import type { JsonObject } from "../../../schemas/json";
 import { finishedState, type ResponseContext, responseObject } from "./chat-to-responses";
 import { itemEvents, type PendingEvent } from "./item-events";
-import type { ChatReplyJson } from "./chat-reply";
+import type { ChatReplyJson } from "../chat-reply";
+import { pendingReplyStream, sseEvent } from "../sse";
 
 /** Options of `responsesEventStream`. */
 export interface ResponsesStreamOptions extends ResponseContext {
   /** Milliseconds between keepalive comments while the reply is pending; default 5000. */
   keepaliveMs?: number;
 }
-
-const KEEPALIVE = ": keepalive\n\n";
 
 /**
  * The `response.error` code for a failure: the error's HTTP `status` when it carries one (429 →
@@ -52,53 +51,22 @@ export function responsesEventStream(
     ...rest,
     createdAt: rest.createdAt ?? Math.floor(Date.now() / 1000),
   };
-  const encoder = new TextEncoder();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let open = true;
-  const stop = () => {
-    if (timer !== undefined) clearInterval(timer);
-    timer = undefined;
-  };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      let sequence = 0;
-      const write = (text: string) => {
-        if (open) controller.enqueue(encoder.encode(text));
-      };
-      const send = ({ type, ...fields }: PendingEvent) =>
-        write(
-          `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`,
-        );
-      const pending = responseObject(context, { status: "in_progress", output: [], usage: null });
-      send({ type: "response.created", response: pending });
-      send({ type: "response.in_progress", response: pending });
-      timer = setInterval(() => write(KEEPALIVE), keepaliveMs);
-      const finish = (events: PendingEvent[]) => {
-        stop();
-        for (const event of events) send(event);
-        if (open) controller.close();
-        open = false;
-      };
-      reply.then(
-        (whole) => {
-          let state;
-          try {
-            state = finishedState(whole, context);
-          } catch (error) {
-            // A reply that is not a chat completion (UnusableReplyError, 502): the gateway's fault.
-            return finish([failedEvent(context, error)]);
-          }
-          const events = state.output.flatMap((item, index) => itemEvents(item, index));
-          const type = state.status === "incomplete" ? "response.incomplete" : "response.completed";
-          finish([...events, { type, response: responseObject(context, state) }]);
-        },
-        (error: unknown) => finish([failedEvent(context, error)]),
-      );
-    },
-    cancel() {
-      open = false;
-      stop();
-    },
+  let sequence = 0;
+  const event = ({ type, ...fields }: PendingEvent) =>
+    sseEvent(type, { type, sequence_number: sequence++, ...fields });
+  const pending = responseObject(context, { status: "in_progress", output: [], usage: null });
+  const opening = [
+    event({ type: "response.created", response: pending }),
+    event({ type: "response.in_progress", response: pending }),
+  ];
+  return pendingReplyStream(reply, keepaliveMs, opening, (outcome) => {
+    if (!outcome.ok) return [event(failedEvent(context, outcome.error))];
+    // A reply that is not a chat completion throws UnusableReplyError (502): the stream's
+    // helper asks again with it, and the answer is response.failed.
+    const state = finishedState(outcome.value, context);
+    const items = state.output.flatMap((item, index) => itemEvents(item, index));
+    const type = state.status === "incomplete" ? "response.incomplete" : "response.completed";
+    return [...items, { type, response: responseObject(context, state) }].map(event);
   });
 }
 

@@ -19,7 +19,7 @@ export {
   type OpenAiErrorResponse,
   ResponsesRequestError,
 } from "./openai-error";
-export { type ChatReplyJson, UnusableReplyError } from "./chat-reply";
+export { type ChatReplyJson, UnusableReplyError } from "../chat-reply";
 export type { OutputItem } from "./output-items";
 export { parseResponsesRequest } from "./parse-request";
 export { InputItem, ResponsesRequest } from "./request-schema";

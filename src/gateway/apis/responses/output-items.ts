@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from "../../../schemas/json";
 import { mintTurnRef } from "../turn-ref";
-import type { ChatReply } from "./chat-reply";
+import type { ChatReply } from "../chat-reply";
 import { LOCAL_SHELL_FUNCTION, type ToolKinds } from "./tools-to-chat";
 
 /** One output item, as a JSON object whose `type` says which. */

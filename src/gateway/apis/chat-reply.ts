@@ -1,9 +1,11 @@
 /**
- * @module The chat completion the session answers a translated request with (OpenAI's shape, as
- * vLLM returns it), read leniently: only the fields the Messages reply is built from are checked.
+ * @module The whole chat completion the session answers a translated request with (OpenAI's
+ * shape, as vLLM returns it), read leniently by every API's translator: only the fields a Messages
+ * or Responses answer is built from are checked, so a `VllmChatCompletion` or any
+ * OpenAI-compatible reply passes.
  */
 import { z } from "zod";
-import type { JsonObject } from "../../../schemas/json";
+import type { JsonObject } from "../../schemas/json";
 
 /** One tool call of the reply; `arguments` is the JSON text the model wrote, maybe malformed. */
 const ReplyToolCall = z.looseObject({
@@ -11,8 +13,9 @@ const ReplyToolCall = z.looseObject({
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
-/** A chat completion, as far as a Messages reply needs it. */
+/** A chat completion, as far as the translated answers need it. */
 export const ChatReply = z.looseObject({
+  created: z.number().nullish(),
   choices: z
     .array(
       z.looseObject({
@@ -29,20 +32,26 @@ export const ChatReply = z.looseObject({
       }),
     )
     .min(1),
-  usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
+  usage: z
+    .looseObject({
+      prompt_tokens: z.number(),
+      completion_tokens: z.number(),
+      total_tokens: z.number().optional(),
+    })
+    .nullish(),
 });
-/** What the translators accept as a reply: any JSON object (checked on use) or a typed completion such as a `VllmChatCompletion`. */
-export type ChatReplyJson = JsonObject | z.input<typeof ChatReply>;
 export type ChatReply = z.infer<typeof ChatReply>;
+/** What the translators accept as a reply: any JSON object (checked on use) or a typed completion such as a `VllmChatCompletion`. */
+export type ChatReplyJson = z.input<typeof ChatReply> | JsonObject;
 
-/** The reply is not a chat completion: a gateway fault (502), never the harness's. */
+/** The reply is not a chat completion: the gateway's fault (502), never the harness's. */
 export class UnusableReplyError extends Error {
-  override name = "UnusableReplyError";
-  /** HTTP status, read by `anthropicErrorOf`. */
+  override readonly name = "UnusableReplyError";
+  /** HTTP status: what the APIs' error shapes and stream failures are chosen from. */
   readonly status = 502;
 }
 
-/** `reply` checked; throws UnusableReplyError naming the first bad field. */
+/** `reply` checked; throws `UnusableReplyError` naming the first bad field. */
 export function readChatReply(reply: ChatReplyJson): ChatReply {
   const parsed = ChatReply.safeParse(reply);
   if (parsed.success) return parsed.data;
