@@ -30,6 +30,7 @@ import { authorizeRollout } from "./gateway-auth";
 import { runTurn, SSE_HEADERS, TurnError } from "./gateway-turn";
 import { z } from "zod";
 import { countChatTokensFor } from "../src/runtime/gateway-deps";
+import { objects } from "../src/runtime/objects/object-directory";
 import { MAX_GATEWAY_BODY_BYTES } from "./gateway-limits";
 import { parseJsonBody } from "./middleware/problem-details";
 
@@ -138,6 +139,16 @@ export function gatewayApiRoutes(): Hono<{ Bindings: AppEnv }> {
           new TurnError(502, "the model server cannot count tokens (no /tokenize)"),
           anthropic,
         );
+      // Not a generation, so not a call: kept as a span beside the harness's calls (never trained on).
+      const noted = objects(c.env)
+        .session(rolloutId)
+        .addEvents([{ kind: "annotation", name: "count_tokens", value: { input_tokens: counted } }])
+        .catch(() => undefined);
+      try {
+        c.executionCtx.waitUntil(noted);
+      } catch {
+        // No execution context (an in-Worker caller): the promise runs on its own.
+      }
       return c.json({ input_tokens: counted });
     } catch (error) {
       return errorResponse(c, error, anthropic);

@@ -8,7 +8,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
-import { api, getRollout } from "../fixtures/rollouts";
+import { api, getRollout, waitFor } from "../fixtures/rollouts";
 import { expectOneSample } from "./examples-fixtures";
 
 const CALC = {
@@ -146,6 +146,46 @@ describe("the gateway speaks Anthropic Messages (integration)", () => {
     expect(((await anonymous.json()) as { error: { type: string } }).error.type).toBe(
       "authentication_error",
     );
+  });
+});
+
+describe("the gateway's harness routes (integration)", () => {
+  it("counts a Messages request's tokens on the backend and notes the count on the rollout", async () => {
+    const rollout = await createExternal();
+    const response = await post(
+      `${rollout.llm.base_url}/messages/count_tokens`,
+      rollout.llm.api_key,
+      {
+        model: "claude-haiku",
+        messages: [{ role: "user", content: "What is 17 * 23?" }],
+        tools: [CALC],
+      },
+    );
+    expect(response.status).toBe(200);
+    const { input_tokens } = (await response.json()) as { input_tokens: number };
+    expect(input_tokens).toBeGreaterThan(10);
+    const view = await waitFor("the count_tokens span", async () => {
+      const read = await getRollout(rollout.rollout_id);
+      return read.spans.some((span) => span.name === "count_tokens") ? read : undefined;
+    });
+    expect(view.llm_calls).toEqual([]);
+  });
+
+  it("answers every gateway route without a key with 401 before it reads a malformed body", async () => {
+    const rollout = await createExternal();
+    for (const path of [
+      "chat/completions",
+      "completions",
+      "messages",
+      "messages/count_tokens",
+      "responses",
+    ]) {
+      const response = await exports.default.fetch(`${rollout.llm.base_url}/${path}`, {
+        method: "POST",
+        body: "{not json",
+      });
+      expect(response.status, path).toBe(401);
+    }
   });
 });
 

@@ -12,6 +12,7 @@ import type { ChatMessage } from "../../../../src/schemas/chat";
 import type { JsonObject } from "../../../../src/schemas/json";
 import type { LlmCall } from "../../../../src/schemas/llm-call";
 import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
+import { encodeCall } from "../../../../src/runtime/session/call-codec";
 import { ROOMY_LIMITS } from "../backends/backend-fixtures";
 
 let sim: VllmSimulator;
@@ -83,8 +84,12 @@ describe("token-exact harness turns", () => {
     expect(second.call.continuation).toEqual({ token_exact: true, via: "tool_call_ids" });
     const base = [...first.call.prompt_token_ids, ...first.call.completion_token_ids];
     expect(second.call.prompt_token_ids.slice(0, base.length)).toEqual(base);
-    // The recorded request holds the gateway's own turn, not the harness's copy.
+    // The recorded request holds the gateway's own turn, not the harness's copy, so the call is
+    // stored as what the previous one lacks: the tool result alone.
     expect((second.call.request.messages as ChatMessage[])[1]).toEqual(answer);
+    const stored = encodeCall(second.call, first.call);
+    expect(stored.request.messages).toEqual([result]);
+    expect(stored.stored_prefix).toMatchObject({ messages: 2, prompt_tokens: base.length });
     expect(second.call.prompt_token_ids).toEqual(await render([user, answer, result]));
   });
 
