@@ -275,8 +275,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           )
         : null;
       const capture =
-        plan?.capture ??
-        (path === "/chat/completions" ? captureChatCompletion : captureCompletion);
+        plan?.capture ?? (path === "/chat/completions" ? captureChatCompletion : captureCompletion);
       const { value, attempts } = await withRetries(retry, call.signal, async () => {
         const reply = await prepared.backend.request(
           plan?.path ?? path,
