@@ -1,11 +1,25 @@
 /** @module The bindings of the edge-rollout-harness Worker (wrangler.containers.toml), and its settings parsed. */
-import type { HarnessLauncher } from "./start-harness-sandbox";
-import type { HarnessSandbox } from "./harness-sandbox";
+import type { ClaimedRollout } from "../../src/schemas/runner-claims";
+
+/**
+ * The RPC surfaces the two objects call on each other, declared here rather than imported from
+ * their classes, so the classes depend on this module and not on each other through it.
+ */
+export interface SandboxRpc extends Rpc.DurableObjectBranded {
+  /** Starts the attempt's container (harness-sandbox.ts). */
+  begin(claim: ClaimedRollout): Promise<void>;
+}
+/** The launcher's side (start-harness-sandbox.ts): a sandbox tells it its attempt ended. */
+export interface LauncherRpc extends Rpc.DurableObjectBranded {
+  ended(name: string): Promise<void>;
+  /** Starts claiming (the Worker's fetch and cron call it). */
+  wake(): Promise<unknown>;
+}
 
 /** What wrangler.containers.toml binds; `API_TOKEN` is a secret (`wrangler secret put API_TOKEN`). */
 export interface HarnessEnv {
-  HARNESS_SANDBOX: DurableObjectNamespace<HarnessSandbox>;
-  HARNESS_LAUNCHER: DurableObjectNamespace<HarnessLauncher>;
+  HARNESS_SANDBOX: DurableObjectNamespace<SandboxRpc>;
+  HARNESS_LAUNCHER: DurableObjectNamespace<LauncherRpc>;
   /** The edge-rollout Worker (service binding): its API and every attempt's gateway. */
   EDGE_ROLLOUT: Fetcher;
   HARNESS_TASKS: R2Bucket;
