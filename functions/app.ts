@@ -6,7 +6,7 @@ import { agentRegistry } from "../src/sdk/agent-registry";
 import type { AppEnv } from "./env";
 import { batchesRoutes } from "./batches.routes";
 import { dashboardRoutes } from "./dashboard/dashboard.routes";
-import { bearerAuth } from "./middleware/bearer-auth";
+import { credentialGuard } from "./middleware/credential-guard";
 import { deploymentGuard } from "./middleware/deployment-guard";
 import { problemResponse } from "./middleware/problem-details";
 import { feedRoutes } from "./feed.routes";
@@ -32,7 +32,8 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.get("/health", (c) => c.json({ ok: true }));
   // The dashboard pages too: they show (and cancel) the same data as the API. /health stays open.
   app.use("*", deploymentGuard());
-  app.use("/v1/*", bearerAuth());
+  // Every route's credential (functions/credentials/route-credentials.ts), before the route reads anything.
+  app.use("*", credentialGuard());
   app.get("/v1/agents", (c) => c.json({ agents: agentRegistry.names() }));
   app.route("/v1/rollouts/:id/llm/v1", gatewayRoutes());
   app.route("/v1/rollouts/:id/attempts/:attempt/llm/v1", gatewayRoutes());

@@ -18,9 +18,39 @@ function presentedKey(c: Context<{ Bindings: AppEnv }>): string | null {
   return apiKey ? apiKey : null;
 }
 
-/** The rollout id in the path, once its key checked out: 401 forged or missing, 403 another rollout's, 404 no such id. */
-export async function authorizeRollout(c: Context<{ Bindings: AppEnv }>): Promise<string> {
-  const parsed = RolloutId.safeParse(c.req.param("id"));
+/** Each request's check, once: the credential guard makes it, the route reads its answer. */
+const checked = new WeakMap<Request, Promise<string>>();
+
+/**
+ * The rollout id in the path, once its key checked out: 401 forged or missing, 403 another
+ * rollout's, 404 no such id. The credential guard checks every gateway route before it runs; a
+ * route asking again gets the same answer without a second check.
+ */
+export function authorizeRollout(c: Context<{ Bindings: AppEnv }>): Promise<string> {
+  let answer = checked.get(c.req.raw);
+  if (!answer) {
+    answer = checkRolloutRequest(c);
+    checked.set(c.req.raw, answer);
+  }
+  return answer;
+}
+
+/**
+ * The rollout id of a gateway path (`/v1/rollouts/<id>/…`), read from the path itself: the guard
+ * runs before routing, where no route's parameters are known yet.
+ */
+function rolloutIdOf(path: string): string | undefined {
+  const raw = /^\/v1\/rollouts\/([^/]+)\//.exec(path)?.[1];
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+async function checkRolloutRequest(c: Context<{ Bindings: AppEnv }>): Promise<string> {
+  const parsed = RolloutId.safeParse(rolloutIdOf(c.req.path));
   if (!parsed.success) throw new NotFoundError("no such rollout");
   const key = presentedKey(c);
   if (key === null)

@@ -8,12 +8,7 @@ import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { BatchListQuery, seriesOf } from "../../src/schemas/batch-listing";
 import type { AppEnv } from "../env";
-import {
-  dashboardAuth,
-  SESSION_COOKIE,
-  SESSION_TTL_MS,
-  sessionValue,
-} from "../middleware/dashboard-session";
+import { SESSION_COOKIE, SESSION_TTL_MS, sessionValue } from "../middleware/dashboard-session";
 import { sameSecret } from "../middleware/bearer-auth";
 import { parseQuery } from "../middleware/problem-details";
 import {
@@ -100,17 +95,7 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
   });
 
   const pages = new Hono<{ Bindings: AppEnv }>();
-  // Only the dashboard's own paths: "*" here would also guard /v1 routes once mounted at "/".
-  for (const path of [
-    "/",
-    "/batches",
-    "/batches/*",
-    "/rollouts",
-    "/rollouts/*",
-    "/runs/*",
-    "/groups/*",
-  ])
-    pages.use(path, dashboardAuth());
+  // Their credential (a session, or API_TOKEN) is checked before them: functions/credentials/.
 
   pages.get("/", async (c) =>
     render(c, "Overview", overviewPage(await overviewView(c.env), Date.now()), refreshScript(5000)),

@@ -1,5 +1,5 @@
-/** @module Optional bearer-token auth: on when the API_TOKEN secret is set. */
-import type { MiddlewareHandler } from "hono";
+/** @module The admin token (API_TOKEN): compared in constant time, required while it is set. */
+import type { Context } from "hono";
 import { UnauthorizedError } from "../../src/errors";
 import type { AppEnv } from "../env";
 
@@ -18,23 +18,15 @@ export async function sameSecret(given: string, expected: string): Promise<boole
   return diff === 0;
 }
 
-/** A rollout's gateway (`/v1/rollouts/:id/llm/…`, `/v1/rollouts/:id/attempts/:n/llm/…`) takes that rollout's own key instead of API_TOKEN. */
-const ROLLOUT_GATEWAY_PATH = /^\/v1\/rollouts\/[^/]+\/(attempts\/[^/]+\/)?llm(\/|$)/;
-
 /**
- * Requires `Authorization: Bearer <API_TOKEN>` on every route when `API_TOKEN` is set; open
- * otherwise. Rollout gateway routes are left to their own per-rollout key check.
+ * Requires `Authorization: Bearer <API_TOKEN>` when `API_TOKEN` is set; open otherwise (local
+ * development). The credential guard (credential-guard.ts) calls it for every `admin` route.
  */
-export function bearerAuth(): MiddlewareHandler<{ Bindings: AppEnv }> {
-  return async function bearerAuthMiddleware(c, next) {
-    const expected = c.env.API_TOKEN;
-    if (expected && !ROLLOUT_GATEWAY_PATH.test(c.req.path)) {
-      const header = c.req.header("authorization") ?? "";
-      const match = /^Bearer\s+(.+)$/i.exec(header);
-      if (!match) throw new UnauthorizedError("missing Authorization: Bearer token", 401);
-      if (!(await sameSecret(match[1]!, expected)))
-        throw new UnauthorizedError("invalid bearer token", 401);
-    }
-    await next();
-  };
+export async function requireAdminToken(c: Context<{ Bindings: AppEnv }>): Promise<void> {
+  const expected = c.env.API_TOKEN;
+  if (!expected) return;
+  const match = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "");
+  if (!match) throw new UnauthorizedError("missing Authorization: Bearer token", 401);
+  if (!(await sameSecret(match[1]!, expected)))
+    throw new UnauthorizedError("invalid bearer token", 401);
 }

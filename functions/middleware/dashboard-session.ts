@@ -4,7 +4,7 @@
  * holds an expiry and an HMAC of it keyed by API_TOKEN, never the token itself; rotating the
  * token logs every browser out.
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { UnauthorizedError } from "../../src/errors";
 import type { AppEnv } from "../env";
@@ -60,23 +60,22 @@ async function authorized(c: Context<{ Bindings: AppEnv }>, token: string): Prom
 }
 
 /**
- * Guards dashboard pages: open when API_TOKEN is unset (as the API is), else a page request
- * without a valid session is sent to `/login` (303) and anything else is refused 401. A POST from
- * another origin is refused 403 (the cookie is SameSite=Strict as well).
+ * The dashboard's credential: open when API_TOKEN is unset (as the API is), else a page request
+ * without a valid session is sent to `/login` (a 303, answered here) and anything else is refused
+ * 401. A POST from another origin is refused 403 (the cookie is SameSite=Strict as well). Null:
+ * the request may go on. The credential guard calls it for every `dashboard` route.
  */
-export function dashboardAuth(): MiddlewareHandler<{ Bindings: AppEnv }> {
-  return async function dashboardAuthMiddleware(c, next) {
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-      const origin = c.req.header("origin");
-      if (origin && origin !== new URL(c.req.url).origin)
-        throw new UnauthorizedError(`cross-origin ${c.req.method} refused`, 403);
-    }
-    const token = c.env.API_TOKEN;
-    if (!token || (await authorized(c, token))) return next();
-    if (c.req.method === "GET" && !c.req.path.endsWith("/live")) {
-      const url = new URL(c.req.url);
-      return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
-    }
-    throw new UnauthorizedError("log in at /login first", 401);
-  };
+export async function checkDashboard(c: Context<{ Bindings: AppEnv }>): Promise<Response | null> {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+    const origin = c.req.header("origin");
+    if (origin && origin !== new URL(c.req.url).origin)
+      throw new UnauthorizedError(`cross-origin ${c.req.method} refused`, 403);
+  }
+  const token = c.env.API_TOKEN;
+  if (!token || (await authorized(c, token))) return null;
+  if (c.req.method === "GET" && !c.req.path.endsWith("/live")) {
+    const url = new URL(c.req.url);
+    return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
+  }
+  throw new UnauthorizedError("log in at /login first", 401);
 }
