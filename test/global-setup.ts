@@ -37,16 +37,20 @@ async function servePyodideFiles(): Promise<Server> {
  * supervised sandbox host, so code environments in the pool's workerd never run a snippet in it.
  */
 export async function setup(project: TestProject): Promise<void> {
-  const [simulator, slow, paced, host] = await Promise.all([
+  // Answers of 160+ tokens, 25 ms apart: a weight sync lands mid-generation (partial rollouts).
+  const pacedOptions = {
+    port: 0,
+    seed: 7,
+    latency: { ttftMs: 0, perTokenMs: 25 },
+    tail: { distribution: "pareto" as const, scaleTokens: 160, maxTokens: 240 },
+  };
+  const [simulator, slow, paced, partialRollouts, host] = await Promise.all([
     startVllmSimulator({ port: 0, seed: 7 }),
     startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: SLOW_TTFT_MS, perTokenMs: 0 } }),
-    // Answers of 160+ tokens, 25 ms apart: a weight sync lands mid-generation (partial rollouts).
-    startVllmSimulator({
-      port: 0,
-      seed: 7,
-      latency: { ttftMs: 0, perTokenMs: 25 },
-      tail: { distribution: "pareto", scaleTokens: 160, maxTokens: 240 },
-    }),
+    startVllmSimulator(pacedOptions),
+    // The partial-rollout tests reconfigure theirs (pace, policy version): a simulator of their own,
+    // so no other file sees it change under it (issue 52).
+    startVllmSimulator(pacedOptions),
     startSandboxHost({ memoryLimitMb: 512, processes: 2 }),
   ]);
   pyodideFiles = await servePyodideFiles();
@@ -56,10 +60,11 @@ export async function setup(project: TestProject): Promise<void> {
   );
   sandbox = host;
   project.provide("sandboxUrl", host.url);
-  simulators = [simulator, slow, paced];
+  simulators = [simulator, slow, paced, partialRollouts];
   project.provide("simulatorUrl", simulator.url);
   project.provide("slowSimulatorUrl", slow.url);
   project.provide("pacedSimulatorUrl", paced.url);
+  project.provide("partialRolloutsSimulatorUrl", partialRollouts.url);
 }
 
 export async function teardown(): Promise<void> {

@@ -10,7 +10,7 @@ import type { JsonObject } from "../../src/schemas/json";
 import { api } from "../fixtures/rollouts";
 
 /** The paced simulator's base URL. */
-export const sim = (): string => inject("pacedSimulatorUrl");
+export const sim = (): string => inject("partialRolloutsSimulatorUrl");
 
 /** POSTs JSON to the Worker. */
 export const post = (path: string, body: unknown): Promise<Response> =>
