@@ -216,7 +216,7 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
     this.#requests.count("deliveryChecked");
     // A re-send runs on after the answer: the consumer must not wait on its own queue.
     const { resending } = await onDeliveryChecked(this.#kernel, held);
-    if (resending) this.ctx.waitUntil(resending);
+    if (resending !== undefined) this.ctx.waitUntil(resending);
   }
 
   /** Cancels the rollout unless it already ended. */

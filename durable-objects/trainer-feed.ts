@@ -163,7 +163,7 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
    * looks again when done. The config's `pack_compaction_min_bytes: 0` turns it off.
    */
   #compactSoon(minBytes: number): void {
-    if (this.#compacting) {
+    if (this.#compacting !== null) {
       this.#deferredMinBytes = Math.min(this.#deferredMinBytes ?? minBytes, minBytes);
       return;
     }

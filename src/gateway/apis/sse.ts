@@ -41,7 +41,8 @@ export function pendingReplyStream<T>(
       timer = setInterval(() => {
         if (!cancelled) controller.enqueue(encoder.encode(KEEPALIVE));
       }, keepaliveMs);
-      reply
+      // Never rejects: both outcomes are handled here, so nothing waits on this chain.
+      void reply
         .then(
           (value): ReplyOutcome<T> => ({ ok: true, value }),
           (error: unknown): ReplyOutcome<T> => ({ ok: false, error }),

@@ -102,7 +102,7 @@ export class EngineLoop {
     let release = () => {};
     this.#hold = { released: new Promise<void>((resolve) => (release = resolve)), release };
     try {
-      if (this.#stepping) await this.#stepping;
+      if (this.#stepping !== null) await this.#stepping;
       return { result: await work(), paused: this.#running.length + this.#waiting.length };
     } finally {
       this.#hold = null;
