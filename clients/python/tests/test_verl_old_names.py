@@ -8,6 +8,7 @@ import importlib
 import json
 import os
 import subprocess
+import warnings
 import sys
 from pathlib import Path
 
@@ -90,3 +91,14 @@ def test_python_m_edge_rollout_verl_main_still_runs_main_ppo_with_edge_rollouts_
     assert json.loads(run.stdout.splitlines()[-1]) == {
         "argv": ["trainer.total_epochs=1"], "trainer": "EdgeRolloutTrainer", "fitted": True,
         "manager": "EdgeRolloutAgentLoopManager", "manager_class": "edge_rollout.verl.agent_loop_manager.EdgeRolloutAgentLoopManager"}
+
+
+@pytest.mark.parametrize("old, new", OLD_NAMES.items())
+def test_an_old_module_name_warns_once_naming_its_new_module(old, new):
+    for name in (old, "edge_rollout._old_names"):
+        sys.modules.pop(name, None)
+    with pytest.warns(FutureWarning, match=f"{old} is deprecated.*import {new} instead"):
+        importlib.import_module(old)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        importlib.import_module(old)  # cached: no second warning
