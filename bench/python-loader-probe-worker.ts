@@ -8,11 +8,8 @@ import {
   type PyodideBucket,
   createBucketPythonSandbox,
 } from "../src/sandbox/bucket-python-sandbox";
-import {
-  SANDBOX_COMPATIBILITY_DATE,
-  type LoaderBinding,
-  createLoaderSandbox,
-} from "../src/sandbox/loader-sandbox";
+import { SANDBOX_COMPATIBILITY_DATE, createLoaderSandbox } from "../src/sandbox/loader-sandbox";
+import type { LoaderBinding } from "../src/sandbox/worker-loader";
 import type { CodeSandbox } from "../src/schemas/run-code";
 import { parseRunCodeRequest } from "../src/sdk/run-code";
 

@@ -19,12 +19,8 @@ import {
   isPyodideSnapshot,
   pyodideSnapshotKey,
 } from "./pyodide-objects";
-import {
-  type PythonLoader,
-  type PythonRuntimeFiles,
-  type PythonSandbox,
-  createPythonSandbox,
-} from "./python-sandbox";
+import { type PythonRuntimeFiles, type PythonSandbox, createPythonSandbox } from "./python-sandbox";
+import type { LoaderBinding } from "./worker-loader";
 
 /** The slice of an R2 bucket binding this reads and writes. */
 export interface PyodideBucket {
@@ -77,7 +73,7 @@ function missingError(missing: string[]): RunCodeError {
  * (about 31.5 MB) after the first call, and later calls read nothing from R2.
  */
 export function createBucketPythonSandbox(
-  loader: PythonLoader,
+  loader: LoaderBinding,
   bucket: PyodideBucket,
   compatibilityDate: string,
 ): BucketPythonSandbox {

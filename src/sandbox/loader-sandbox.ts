@@ -11,29 +11,15 @@
  */
 import type { CodeSandbox, RunCodeError, RunCodeInput, RunCodeResult } from "../schemas/run-code";
 import { HARNESS_SOURCE } from "./harness-module";
-import type { LoaderModule, PythonSandbox } from "./python-sandbox";
+import type { PythonSandbox } from "./python-sandbox";
 import { stripTypes } from "./strip-types";
+import type { LoaderBinding } from "./worker-loader";
 
 /** The sandbox's compatibility date: fixed, so the snippet's runtime does not move with the parent's. */
 export const SANDBOX_COMPATIBILITY_DATE = "2026-04-20";
 
 /** What the harness answers (everything but the timing fields). */
 type HarnessAnswer = Omit<RunCodeResult, "timedOut" | "durationMs">;
-
-/**
- * The slice of a Worker Loader binding (`WorkerLoader` in workers-types) this uses; declared here
- * so Node-side code (the local sandbox host's supervisor) type-checks without the Workers types.
- */
-export interface LoaderBinding {
-  load(code: {
-    compatibilityDate: string;
-    mainModule: string;
-    modules: Record<string, LoaderModule>;
-    env: Record<string, never>;
-    globalOutbound: null;
-    limits?: { cpuMs?: number };
-  }): { getEntrypoint(): unknown };
-}
 
 interface HarnessEntrypoint {
   run(options: {

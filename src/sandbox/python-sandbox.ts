@@ -17,10 +17,7 @@
  */
 import type { RunCodeError, RunCodeInput, RunCodeResult } from "../schemas/run-code";
 import { PYTHON_HARNESS_SOURCE, PYTHON_SETUP_SOURCE } from "./python-harness";
-
-/** A module given to a Worker Loader isolate. */
-export type LoaderModule =
-  string | { js: string } | { text: string } | { data: ArrayBuffer } | { wasm: ArrayBuffer };
+import type { LoaderBinding, LoaderModule } from "./worker-loader";
 
 /** Pyodide's files (from node_modules/pyodide), as the sandbox hands them to each isolate. */
 export interface PythonRuntimeFiles {
@@ -58,18 +55,6 @@ interface PythonHarness {
   }): Promise<HarnessAnswer>;
 }
 
-/** The slice of a Worker Loader binding the Python sandbox uses. */
-export interface PythonLoader {
-  load(code: {
-    compatibilityDate: string;
-    mainModule: string;
-    modules: Record<string, LoaderModule>;
-    env: Record<string, never>;
-    globalOutbound: null;
-    limits?: { cpuMs?: number };
-  }): { getEntrypoint(): unknown };
-}
-
 /** Runs Python calls; its snapshot is made at the first call, or installed from elsewhere. */
 export interface PythonSandbox {
   run(
@@ -86,7 +71,7 @@ export interface PythonSandbox {
 
 /** A Python sandbox on `loader`, with Pyodide from `files`; `compatibilityDate` is the sandbox's. */
 export function createPythonSandbox(
-  loader: PythonLoader,
+  loader: LoaderBinding,
   files: PythonRuntimeFiles,
   compatibilityDate: string,
 ): PythonSandbox {

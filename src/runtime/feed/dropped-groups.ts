@@ -1,7 +1,7 @@
 /**
- * @module The feed's memory of groups it dropped instead of delivering (so far: too stale for
- * their training mode), by batch. A consumer waiting for one batch's groups learns from its pulls
- * which will never come, instead of waiting for its own timeout.
+ * @module The feed's memory of groups it dropped instead of delivering (too stale, or withheld
+ * by their verdict: `drop-group.ts` records both), by batch. A consumer waiting for one batch's
+ * groups learns from its pulls which will never come, instead of waiting for its own timeout.
  */
 import type { SqlPort, SqlValue } from "../../ports";
 import { type BatchSelector, DroppedGroup, MAX_REPORTED_DROPS } from "../../schemas/feed";

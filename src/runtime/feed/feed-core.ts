@@ -20,6 +20,7 @@ import {
   type IngestResult,
   type PullResult,
 } from "./feed-results";
+import { dropGroup } from "./drop-group";
 import { checkResult, holdResult } from "./feed-ingest";
 import { buildStats } from "./feed-stats";
 import { FeedStorage, type GroupRow } from "./feed-storage";
@@ -358,33 +359,7 @@ export class FeedCore {
       // A group without samples holds nothing that could be off-policy: deliver it (its failures count).
       if (group.sample_count === 0 || current - group.policy_version_start <= group.max_staleness)
         continue;
-      this.#storage.closeGroup(group.uid, now);
-      this.#storage.bump(group.training_mode, "dropped_stale");
-      if (group.batch_id !== null) {
-        const {
-          uid,
-          batch_id,
-          training_mode,
-          group_size,
-          arrived,
-          max_staleness,
-          policy_version_start,
-          policy_version_end,
-        } = group;
-        this.#storage.dropped.record({
-          uid,
-          batch_id,
-          training_mode,
-          reason: "stale",
-          group_size,
-          arrived,
-          max_staleness,
-          policy_version_start,
-          policy_version_end,
-          policy_version: current,
-          dropped_at: now,
-        });
-      }
+      dropGroup(this.#storage, group, { reason: "stale", policy_version: current }, now);
       dropped += 1;
     }
     return dropped;

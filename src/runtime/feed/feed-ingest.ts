@@ -8,10 +8,10 @@ import type { FeedMember } from "../../schemas/feed";
 import { TERMINAL_STATUSES } from "../../schemas/termination";
 import type { ResolvedTrainingMode, TrainingModeRegistry } from "../../training/training-modes";
 import { issuesOf, type IngestResult } from "./feed-results";
+import { dropGroup } from "./drop-group";
 import { tallyGeneration } from "./feed-stats";
 import type { FeedStorage, GroupRow } from "./feed-storage";
 import { groupVerdict, type VerdictMember } from "./group-verdict";
-import { withholdGroup } from "./withhold-group";
 
 /** A result message that may be held: valid, terminal, in range, of a known training mode. */
 export type CheckedResult = { ok: true; message: ResultMessage; mode: ResolvedTrainingMode };
@@ -185,7 +185,7 @@ export function holdResult(
   }
   const verdict = groupVerdict(storage.members(msg.uid).map(verdictMember), msg);
   if (verdict.kind === "withhold") {
-    withholdGroup(storage, grown, verdict, now);
+    dropGroup(storage, grown, verdict, now);
     return {
       ok: true,
       outcome: "withheld",

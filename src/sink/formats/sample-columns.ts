@@ -4,9 +4,9 @@
  * and logprobs are ragged list columns (one flat little-endian buffer plus offsets each).
  */
 import { TRAINING_SAMPLE_SCHEMA_VERSION, type TrainingSample } from "../../schemas/training-sample";
-import type { ArrowTable } from "./arrow/arrow-format";
+import { ArrowFormatError, type ArrowTable } from "./arrow/arrow-format";
 import { encodeArrowStream } from "./arrow/arrow-ipc";
-import { ArrowFormatError, decodeArrowStream } from "./arrow/arrow-read";
+import { decodeArrowStream } from "./arrow/arrow-read";
 import { concatVectors, type Column, type Vector } from "./arrow/vectors";
 
 /** Version of the sample table's column layout, in the schema metadata under SAMPLE_TABLE_VERSION_KEY. */

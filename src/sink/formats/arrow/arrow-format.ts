@@ -1,6 +1,7 @@
 /**
- * @module What the Arrow IPC writer (`arrow-ipc.ts`) and reader (`arrow-read.ts`) share: the
- * stream media type, the decoded table's shape, and the format's constants.
+ * @module What the Arrow IPC writer (`arrow-ipc.ts`) and readers (`arrow-read.ts`,
+ * `arrow-frames.ts`) share: the stream media type, the decoded table's shape, the format's
+ * constants, and the error a malformed stream raises.
  */
 import type { Column } from "./vectors";
 
@@ -24,3 +25,8 @@ export const TYPE = { int: 2, floatingPoint: 3, utf8: 5, bool: 6, list: 12 } as 
 export const PRECISION = { float32: 1, float64: 2 } as const;
 /** The marker before each message's metadata length. */
 export const CONTINUATION = 0xffffffff;
+
+/** A malformed stream, or one using a type this reader does not know. */
+export class ArrowFormatError extends Error {
+  override readonly name = "ArrowFormatError";
+}

@@ -2,12 +2,12 @@
  * @module An Arrow IPC stream taken apart at message boundaries, without decoding a value: its
  * schema (names, types, metadata) and its record batch messages as byte ranges of the input. A
  * pull passes stored record batches through this way: a new schema message, the batches as they
- * were stored, the end marker.
+ * were stored, the end marker. The walk over messages is `arrow-messages.ts`'s.
  */
-import { CONTINUATION, HEADER, PRECISION, TYPE } from "./arrow-format";
+import { ArrowFormatError, PRECISION, TYPE } from "./arrow-format";
 import { columnsSignature } from "./arrow-ipc";
-import { ArrowFormatError } from "./arrow-read";
-import { FbReader } from "./flatbuffer-reader";
+import { arrowMessages } from "./arrow-messages";
+import type { FbReader } from "./flatbuffer-reader";
 import type { Column, Vector } from "./vectors";
 
 /** A stream's parts: record batches are views of the input bytes, each a whole framed message. */
@@ -54,46 +54,22 @@ function schemaVector(field: FbReader): Vector {
 
 /** Splits an Arrow IPC stream (this codec's types, uncompressed) into its schema and record batch messages. */
 export function splitArrowStream(bytes: Uint8Array): ArrowFrames {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let pos = 0;
-  let columns: Column[] | undefined;
+  // The walk yields the schema before any batch and throws when there is none, so this start is never read.
+  let columns: Column[] = [];
   let metadata: Record<string, string> = {};
   const batches: Uint8Array[] = [];
   let rows = 0;
-  while (pos + 8 <= bytes.length) {
-    const start = pos;
-    if (view.getUint32(pos, true) !== CONTINUATION)
-      throw new ArrowFormatError("message without the continuation marker");
-    const size = view.getInt32(pos + 4, true);
-    pos += 8;
-    if (size === 0) break;
-    if (size < 0 || pos + size > bytes.length)
-      throw new ArrowFormatError("message metadata runs past the end of the stream");
-    const msg = FbReader.root(bytes.subarray(pos, pos + size));
-    pos += size;
-    const bodyLength = msg.i64(3);
-    if (pos + bodyLength > bytes.length)
-      throw new ArrowFormatError("message body runs past the end of the stream");
-    pos += bodyLength;
-    const header = msg.table(2);
-    if (!header) throw new ArrowFormatError("message without a header");
-    if (msg.u8(1) === HEADER.schema) {
-      columns = header
-        .tables(1)
-        .map((field) => ({ name: field.string(0) ?? "", vector: schemaVector(field) }));
-      metadata = Object.fromEntries(
-        header.tables(2).map((kv) => [kv.string(0) ?? "", kv.string(1) ?? ""]),
-      );
-    } else if (msg.u8(1) === HEADER.recordBatch) {
-      if (!columns) throw new ArrowFormatError("record batch before the schema");
-      if (header.table(3))
-        throw new ArrowFormatError("compressed record batches are not supported");
-      rows += header.i64(0);
-      batches.push(bytes.subarray(start, pos));
+  for (const message of arrowMessages(bytes)) {
+    if (message.type === "schema") {
+      columns = message.fields.map((field) => ({
+        name: field.string(0) ?? "",
+        vector: schemaVector(field),
+      }));
+      metadata = message.metadata;
     } else {
-      throw new ArrowFormatError(`unsupported message type ${msg.u8(1)}`);
+      rows += message.rows;
+      batches.push(message.frame);
     }
   }
-  if (!columns) throw new ArrowFormatError("stream has no schema");
   return { columns, signature: columnsSignature(columns), metadata, batches, rows };
 }

@@ -1,18 +1,15 @@
 /**
  * @module Reading Arrow IPC streams: this writer's (`arrow-ipc.ts`), and any stream limited to
  * its types (int32/int64/float32/float64/bool/utf8 and lists of them, no dictionaries, no
- * compression, little-endian). A malformed stream is an `ArrowFormatError` naming what is wrong.
+ * compression, little-endian) in the current framing (`arrow-messages.ts` says why only that).
+ * A malformed stream is an `ArrowFormatError` (`arrow-format.ts`) naming what is wrong.
  */
-import { CONTINUATION, HEADER, PRECISION, TYPE, type ArrowTable } from "./arrow-format";
-import { FbReader } from "./flatbuffer-reader";
+import { ArrowFormatError, PRECISION, TYPE, type ArrowTable } from "./arrow-format";
+import { arrowMessages } from "./arrow-messages";
+import type { FbReader } from "./flatbuffer-reader";
 import { concatVectors, type Column, type Vector } from "./vectors";
 
 const decoder = new TextDecoder();
-
-/** A malformed stream, or one using a type this reader does not know. */
-export class ArrowFormatError extends Error {
-  override readonly name = "ArrowFormatError";
-}
 
 interface FieldType {
   name: string;
@@ -170,49 +167,22 @@ function fieldType(field: FbReader): FieldType {
 
 /** Reads an Arrow IPC stream whose columns are of the types above; record batches are concatenated. */
 export function decodeArrowStream(bytes: Uint8Array): ArrowTable {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let pos = 0;
-  let fields: FieldType[] | undefined;
+  // The walk yields the schema before any batch and throws when there is none, so this start is never read.
+  let fields: FieldType[] = [];
   let metadata: Record<string, string> = {};
   const batches: Vector[][] = [];
   let rows = 0;
-  while (pos + 4 <= bytes.length) {
-    let size = view.getInt32(pos, true);
-    pos += 4;
-    if (size === -1) {
-      if (pos + 4 > bytes.length) break;
-      size = view.getInt32(pos, true);
-      pos += 4;
-    }
-    if (size === 0) break;
-    if (size < 0 || pos + size > bytes.length)
-      throw new ArrowFormatError("message metadata runs past the end of the stream");
-    const msg = FbReader.root(bytes.subarray(pos, pos + size));
-    pos += size;
-    const bodyLength = msg.i64(3);
-    const body = bytes.subarray(pos, pos + bodyLength);
-    if (body.length < bodyLength)
-      throw new ArrowFormatError("message body runs past the end of the stream");
-    pos += bodyLength;
-    const header = msg.table(2);
-    if (!header) throw new ArrowFormatError("message without a header");
-    if (msg.u8(1) === HEADER.schema) {
-      fields = header.tables(1).map(fieldType);
-      metadata = Object.fromEntries(
-        header.tables(2).map((kv) => [kv.string(0) ?? "", kv.string(1) ?? ""]),
-      );
-    } else if (msg.u8(1) === HEADER.recordBatch) {
-      if (!fields) throw new ArrowFormatError("record batch before the schema");
-      if (header.table(3))
-        throw new ArrowFormatError("compressed record batches are not supported");
-      const cursor = new BatchCursor(body, header.int64Pairs(1), header.int64Pairs(2));
-      rows += header.i64(0);
-      batches.push(fields.map((f) => f.read(cursor)));
+  for (const message of arrowMessages(bytes)) {
+    if (message.type === "schema") {
+      fields = message.fields.map(fieldType);
+      metadata = message.metadata;
     } else {
-      throw new ArrowFormatError(`unsupported message type ${msg.u8(1)}`);
+      const { header, body } = message;
+      const cursor = new BatchCursor(body, header.int64Pairs(1), header.int64Pairs(2));
+      rows += message.rows;
+      batches.push(fields.map((f) => f.read(cursor)));
     }
   }
-  if (!fields) throw new ArrowFormatError("stream has no schema");
   const columns = fields.map((f, i) => ({
     name: f.name,
     vector:

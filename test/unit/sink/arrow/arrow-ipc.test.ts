@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { encodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-ipc";
-import { ArrowFormatError, decodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-read";
+import {
+  encodeArrowStream,
+  encodeRecordBatchFrame,
+  encodeSchemaFrame,
+  joinChunks,
+} from "../../../../src/sink/formats/arrow/arrow-ipc";
+import { splitArrowStream } from "../../../../src/sink/formats/arrow/arrow-frames";
+import { ArrowFormatError } from "../../../../src/sink/formats/arrow/arrow-format";
+import { decodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-read";
 import type { Column } from "../../../../src/sink/formats/arrow/vectors";
 import {
   concatSampleTables,
@@ -101,6 +108,19 @@ describe("the Arrow IPC codec", () => {
       ArrowFormatError,
     );
     expect(() => decodeArrowStream(new Uint8Array(0))).toThrow("stream has no schema");
+  });
+
+  it("reads only the current framing: both readers refuse a pre-0.15 stream without continuation markers", () => {
+    const columns: Column[] = [{ name: "n", vector: { type: "int32", values: Int32Array.of(7) } }];
+    const [prefix, meta] = encodeSchemaFrame(columns);
+    const [batch] = encodeRecordBatchFrame(columns);
+    // The legacy framing is the current one less each message's 4-byte 0xFFFFFFFF marker.
+    const legacy = joinChunks([prefix!.subarray(4), meta!, batch!.subarray(4), new Uint8Array(4)]);
+    const current = encodeArrowStream(columns);
+    expect(splitArrowStream(current).rows).toBe(1);
+    expect(decodeArrowStream(current).length).toBe(1);
+    for (const read of [decodeArrowStream, splitArrowStream])
+      expect(() => read(legacy)).toThrow("message without the continuation marker");
   });
 
   it("writes the same bytes for the same table whatever it wrote before (its header buffer is reused)", () => {
