@@ -15,11 +15,12 @@ import type { PolicyPort } from "./policy-port";
 import { type CallLimits, checkPromptLength, shapeRequest } from "./request-shaping";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep, withRetries } from "./retry";
 import { notInterruptibleBecause } from "./interruptible";
+import { chatCompletionOf } from "./openai-chat";
 import { resumableCall } from "./resumable-call";
 import { upstreamStopBody } from "./stop-relay";
 import { stopOptionsOf } from "./stop-window";
 import { relayStream } from "./stream-relay";
-import { chatReplyOf, matchRequest, planTurn } from "./turns/token-exact-turn";
+import { matchRequest, planTurn } from "./turns/token-exact-turn";
 import {
   attemptTimeoutMs,
   DEFAULT_UPSTREAM_TIMEOUTS,
@@ -295,7 +296,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       // A turn sent from token ids answers with the chat reply its record makes (the upstream's was a text completion).
       const reply =
         plan?.path === "/completions"
-          ? { reply: chatReplyOf(recorded(prepared.policy.policy_version)) }
+          ? { reply: chatCompletionOf(recorded(prepared.policy.policy_version)) }
           : {
               reply: value.reply.body,
               ...(value.reply.text === undefined ? {} : { replyText: value.reply.text }),

@@ -7,12 +7,14 @@
  * rewritten as chat chunks of the same id, so the caller reads one continuous completion and the
  * record is assembled from one stream; each run of tokens keeps the version that produced it.
  */
+import { openCallerStream } from "./caller-stream";
 import type { CapturedOutput } from "./capture/captured-output";
 import { SseDataReader } from "./capture/sse-data";
 import { StreamAssembler } from "./capture/stream-assembler";
 import { ContinuationReasoning, type ReasoningField } from "./continuation-reasoning";
 import { addRun, type VersionRun } from "./interruptible";
-import { type ChunkHead, StopRelay } from "./stop-relay";
+import { type ChunkHead, chatChoiceOf, chatChunk, type CompletionChoice } from "./openai-chat";
+import { StopRelay } from "./stop-relay";
 import type { StopOptions } from "./stop-window";
 
 const encoder = new TextEncoder();
@@ -67,48 +69,15 @@ function asChatChunk(
   completionTokens: number,
   route: TextRoute,
 ): string {
-  const chunk = JSON.parse(payload) as {
-    choices?: Array<{
-      text?: string;
-      token_ids?: number[] | null;
-      finish_reason?: string | null;
-      stop_reason?: unknown;
-      logprobs?: { token_logprobs?: Array<number | null> } | null;
-    }>;
-    usage?: { completion_tokens: number } | null;
-  };
-  const choices = (chunk.choices ?? []).map((choice) => ({
-    index: 0,
-    delta: chatDelta(choice.text ?? "", Boolean(choice.finish_reason), route),
-    logprobs: choice.logprobs?.token_logprobs
-      ? {
-          content: choice.logprobs.token_logprobs.map((logprob) => ({
-            token: "",
-            logprob: logprob ?? 0,
-            bytes: [],
-            top_logprobs: [],
-          })),
-        }
-      : null,
-    finish_reason: choice.finish_reason ?? null,
-    ...(choice.stop_reason !== undefined ? { stop_reason: choice.stop_reason } : {}),
-    token_ids: choice.token_ids ?? null,
-  }));
-  const usage = chunk.usage
-    ? {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
-      }
-    : undefined;
-  return JSON.stringify({
-    id: head.id,
-    object: "chat.completion.chunk",
-    created: head.created,
-    model: head.model,
-    choices,
-    ...(usage ? { usage } : {}),
-  });
+  const chunk = JSON.parse(payload) as { choices?: CompletionChoice[]; usage?: unknown };
+  const choices = (chunk.choices ?? []).map((choice) =>
+    chatChoiceOf(
+      choice,
+      chatDelta(choice.text ?? "", Boolean(choice.finish_reason), route),
+      choice.stop_reason !== undefined ? { stop_reason: choice.stop_reason } : {},
+    ),
+  );
+  return chatChunk(head, choices, chunk.usage ? { promptTokens, completionTokens } : undefined);
 }
 
 /** What else a resumable stream is told: work to keep alive, the caller's leaving, the call's stop strings. */
@@ -136,21 +105,9 @@ export function resumableStream(
   options: ResumableStreamOptions = {},
 ): Response {
   const assembler = new StreamAssembler();
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = writable.getWriter();
-  let callerGone = false;
-  void writer.closed.catch(() => (callerGone = true));
-  options.callerGone?.addEventListener(
-    "abort",
-    () => {
-      callerGone = true;
-      void writer.abort(new Error("the caller left")).catch(() => undefined);
-    },
-    { once: true },
-  );
+  const caller = openCallerStream(options.callerGone);
   const forward = (text: string): void => {
-    if (options.relay === false) return;
-    if (!callerGone) writer.write(encoder.encode(text)).catch(() => (callerGone = true));
+    if (options.relay !== false) caller.write(encoder.encode(text));
   };
   let runs: VersionRun[] = [{ from_token: 0, policy_version: version }];
   let interrupted = 0;
@@ -174,11 +131,11 @@ export function resumableStream(
       console.error("stream capture failed", String(error));
       captured = null;
     }
-    const aborted = outcome === "aborted" || callerGone;
+    const aborted = outcome === "aborted" || caller.gone;
     await finalize({
       outcome: aborted ? "aborted" : "complete",
       captured: captured ?? (aborted ? assembler.partial() : null),
-      callerGone,
+      callerGone: caller.gone,
       runs,
       interrupted,
     });
@@ -295,20 +252,9 @@ export function resumableStream(
       const { promptIds, completionIds } = restart ? { promptIds: [], completionIds: [] } : sofar;
       const next = await deps.resume(promptIds, completionIds);
       if (next === "length" && head !== undefined) {
-        const finish = JSON.stringify({
-          id: head.id,
-          object: "chat.completion.chunk",
-          created: head.created,
-          model: head.model,
-          choices: [
-            {
-              index: 0,
-              delta: relay ? relay.flush() : {},
-              logprobs: null,
-              finish_reason: "length",
-            },
-          ],
-        });
+        const finish = chatChunk(head, [
+          { index: 0, delta: relay ? relay.flush() : {}, logprobs: null, finish_reason: "length" },
+        ]);
         assembler.push(finish);
         forward(`data: ${finish}\n\n`);
         return end("complete");
@@ -329,16 +275,13 @@ export function resumableStream(
   })().then(
     () => {
       forward("data: [DONE]\n\n");
-      if (!callerGone) void writer.close().catch(() => undefined);
+      caller.close();
     },
     (error: unknown) => {
       console.error("resumable stream failed", error);
-      if (!callerGone) void writer.abort(error).catch(() => undefined);
+      void caller.fail(error);
     },
   );
   options.keepAlive?.(pump);
-  return new Response(readable, {
-    status: first.status,
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-  });
+  return caller.response(first.status);
 }

@@ -13,20 +13,14 @@
  * (`reqs_to_abort`); only the text is cut (detokenizer.py, `check_stop_strings`' `truncate_to`).
  */
 import type { JsonObject } from "../schemas/json";
+import {
+  type CallCounts,
+  type ChunkHead,
+  chatChoiceOf,
+  chatChunk,
+  type CompletionChoice,
+} from "./openai-chat";
 import { type StopOptions, type StopRelease, StopWindow } from "./stop-window";
-
-/** The chat chunk identity a continuation's chunks take (the first leg's). */
-export interface ChunkHead {
-  id: string;
-  created: number;
-  model: string;
-}
-
-/** The usage figures of the whole call so far. */
-export interface CallCounts {
-  promptTokens: number;
-  completionTokens: number;
-}
 
 /** One rewritten chunk: null to drop it; `cutShort` when a stop string ended the call where the upstream did not. */
 export interface RelayedChunk {
@@ -34,15 +28,8 @@ export interface RelayedChunk {
   cutShort: boolean;
 }
 
-type Choice = {
-  index?: number;
-  text?: string;
-  delta?: Record<string, unknown>;
-  token_ids?: number[] | null;
-  finish_reason?: string | null;
-  stop_reason?: unknown;
-  logprobs?: { token_logprobs?: Array<number | null> } | null;
-};
+/** A first-leg chat choice or a continuation's completions choice. */
+type Choice = CompletionChoice & { delta?: Record<string, unknown> };
 type Chunk = { choices?: Choice[]; usage?: unknown } & Record<string, unknown>;
 
 /**
@@ -146,14 +133,7 @@ export class StopRelay {
 
   /** The usage chunk of a call a stop string ended where the upstream did not (vLLM's last chunk with `include_usage`). */
   usageChunk(head: ChunkHead, counts: CallCounts): string {
-    return JSON.stringify({
-      id: head.id,
-      object: "chat.completion.chunk",
-      created: head.created,
-      model: head.model,
-      choices: [],
-      usage: usageOf(counts),
-    });
+    return chatChunk(head, [], counts);
   }
 
   #withoutText(delta: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -176,44 +156,13 @@ export class StopRelay {
   #chatChunk(chunk: Chunk, choice: Choice | null, head: ChunkHead, counts: CallCounts): string {
     const choices = choice
       ? [
-          {
-            index: 0,
-            delta: choice.delta ?? {},
-            logprobs: choice.logprobs?.token_logprobs
-              ? {
-                  content: choice.logprobs.token_logprobs.map((logprob) => ({
-                    token: "",
-                    logprob: logprob ?? 0,
-                    bytes: [],
-                    top_logprobs: [],
-                  })),
-                }
-              : null,
-            finish_reason: choice.finish_reason ?? null,
-            ...(choice.finish_reason ? { stop_reason: choice.stop_reason ?? null } : {}),
-            token_ids: choice.token_ids ?? null,
-          },
+          chatChoiceOf(
+            choice,
+            choice.delta ?? {},
+            choice.finish_reason ? { stop_reason: choice.stop_reason ?? null } : {},
+          ),
         ]
       : [];
-    return JSON.stringify({
-      id: head.id,
-      object: "chat.completion.chunk",
-      created: head.created,
-      model: head.model,
-      choices,
-      ...(chunk.usage ? { usage: usageOf(counts) } : {}),
-    });
+    return chatChunk(head, choices, chunk.usage ? counts : undefined);
   }
-}
-
-function usageOf(counts: CallCounts): {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-} {
-  return {
-    prompt_tokens: counts.promptTokens,
-    completion_tokens: counts.completionTokens,
-    total_tokens: counts.promptTokens + counts.completionTokens,
-  };
 }

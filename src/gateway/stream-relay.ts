@@ -3,6 +3,7 @@
  * The upstream is read by its own pump, not by the caller's pulls: a caller that stalls or leaves
  * can no longer stall the capture, keep the call's admission counted, or lose the record.
  */
+import { openCallerStream } from "./caller-stream";
 import type { CapturedOutput } from "./capture/captured-output";
 import { SseDataReader } from "./capture/sse-data";
 import { StreamAssembler } from "./capture/stream-assembler";
@@ -47,25 +48,9 @@ export function relayStream(
   const reader = new SseDataReader();
   const assembler = new StreamAssembler();
   const source = upstream.body!.getReader();
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = writable.getWriter();
-  let callerGone = false;
+  const caller = openCallerStream(options.callerGone);
   let broken = false;
   let finalized: Promise<void> | undefined;
-  // The caller cancelling its stream errors the writable side: writes then reject, and are dropped.
-  void writer.closed.catch(() => (callerGone = true));
-  options.callerGone?.addEventListener(
-    "abort",
-    () => {
-      callerGone = true;
-      void writer.abort(new Error("the caller left")).catch(() => undefined);
-    },
-    { once: true },
-  );
-
-  const forward = (bytes: Uint8Array): void => {
-    if (!callerGone) writer.write(bytes).catch(() => (callerGone = true));
-  };
   const whole = (): CapturedOutput | null => {
     if (broken) return null;
     try {
@@ -77,7 +62,7 @@ export function relayStream(
   };
   const finish = (): Promise<void> => {
     finalized ??= (async () => {
-      if (!callerGone) return finalize({ outcome: "complete", captured: whole() });
+      if (!caller.gone) return finalize({ outcome: "complete", captured: whole() });
       // The caller left: the output is whole (when it assembles) but nobody received it.
       return finalize({
         outcome: "aborted",
@@ -88,7 +73,11 @@ export function relayStream(
     return finalized;
   };
   const abort = (): Promise<void> =>
-    (finalized ??= finalize({ outcome: "aborted", captured: assembler.partial(), callerGone }));
+    (finalized ??= finalize({
+      outcome: "aborted",
+      captured: assembler.partial(),
+      callerGone: caller.gone,
+    }));
 
   const relayEvents = async (pending: string, flushAll: boolean): Promise<string> => {
     let boundary: number;
@@ -105,7 +94,7 @@ export function relayStream(
         broken = true;
         console.error("stream capture failed", String(error));
       }
-      forward(encoder.encode(event));
+      caller.write(encoder.encode(event));
     }
     return pending;
   };
@@ -129,20 +118,19 @@ export function relayStream(
         } catch (error) {
           // The upstream broke off mid-stream: record what arrived, then fail the caller's stream.
           await abort();
-          if (!callerGone) await writer.abort(error).catch(() => undefined);
+          await caller.fail(error);
           return;
         }
         if (chunk.done) {
           if (timedOut) {
             await abort();
-            if (!callerGone)
-              await writer.abort(new Error("the call's deadline passed")).catch(() => undefined);
+            await caller.fail(new Error("the call's deadline passed"));
             return;
           }
           pending = await relayEvents(pending + decoder.decode(), true);
           await finish();
           // Not awaited: closing waits for the caller to read what is queued, and the pump does not wait for the caller.
-          if (!callerGone) void writer.close().catch(() => undefined);
+          caller.close();
           return;
         }
         pending = await relayEvents(pending + decoder.decode(chunk.value, { stream: true }), false);
@@ -152,8 +140,5 @@ export function relayStream(
     }
   })();
   options.keepAlive?.(pump);
-  return new Response(readable, {
-    status: upstream.status,
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
-  });
+  return caller.response(upstream.status);
 }

@@ -119,22 +119,3 @@ export async function planTurn(
     note: { token_exact: true, via: match.via },
   };
 }
-
-/** The chat completion a harness call answers with, from its record (the translators read this shape). */
-export function chatReplyOf(call: LlmCall): JsonObject {
-  return {
-    id: `chatcmpl-${call.call_id.slice(call.call_id.lastIndexOf("/") + 1)}`,
-    object: "chat.completion",
-    created: Math.floor(call.created_at / 1000),
-    model: (call.request.model as string | undefined) ?? "",
-    choices: [
-      {
-        index: 0,
-        message: call.response_message as JsonObject,
-        finish_reason: call.finish_reason,
-        token_ids: call.completion_token_ids,
-      },
-    ],
-    usage: call.usage as unknown as JsonObject,
-  };
-}

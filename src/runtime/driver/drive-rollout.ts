@@ -24,39 +24,46 @@ export async function driveRollout(
   if (!leased.ok) return { result: "skipped", reason: leased.reason };
   const { lease, resume } = leased;
   const definition = deps.resolveAgent(resume.spec.agent);
-  if (!definition) {
-    const error = `agent "${resume.spec.agent}" is not registered in this deployment`;
-    const ended = await session.finish(lease.lease_id, {
-      termination_reason: "AGENT_ERROR",
-      reward: null,
-      error,
-    });
-    if (!ended.ok) return { result: "lost_lease", steps: 0, reason: ended.reason };
-    return {
-      result: "finished",
-      steps: 0,
-      termination_reason: ended.termination_reason ?? "AGENT_ERROR",
-    };
-  }
+  if (!definition)
+    return failBeforeStart(
+      session,
+      lease.lease_id,
+      `agent "${resume.spec.agent}" is not registered in this deployment`,
+    );
   const engine = createEngine(definition, { deps, session, lease, resume });
-  if (!engine) {
-    const error = `agent "${resume.spec.agent}" names engine "${definition.kind === "stepwise" ? definition.engine : definition.kind}", which is not registered in this deployment (registerEngine)`;
-    const ended = await session.finish(lease.lease_id, {
-      termination_reason: "AGENT_ERROR",
-      reward: null,
-      error,
-    });
-    if (!ended.ok) return { result: "lost_lease", steps: 0, reason: ended.reason };
-    return {
-      result: "finished",
-      steps: 0,
-      termination_reason: ended.termination_reason ?? "AGENT_ERROR",
-    };
-  }
+  if (!engine)
+    return failBeforeStart(
+      session,
+      lease.lease_id,
+      `agent "${resume.spec.agent}" names engine "${definition.kind === "stepwise" ? definition.engine : definition.kind}", which is not registered in this deployment (registerEngine)`,
+    );
   // The agent's console output is prefixed with the rollout id (see rollout-console.ts).
   return runWithRolloutConsole(rolloutId, () =>
     engine.generateTrajectory(resume.spec.task, stream ?? sessionStream(session)),
   );
+}
+
+/**
+ * Ends a leased rollout whose agent cannot run here (a deployment without its agent or engine) as
+ * an `AGENT_ERROR` before any step: retrying on another invocation of the same deployment would
+ * fail the same way. A lease lost meanwhile is reported, not overridden.
+ */
+async function failBeforeStart(
+  session: Pick<SessionHandle, "finish">,
+  leaseId: string,
+  error: string,
+): Promise<DriveOutcome> {
+  const ended = await session.finish(leaseId, {
+    termination_reason: "AGENT_ERROR",
+    reward: null,
+    error,
+  });
+  if (!ended.ok) return { result: "lost_lease", steps: 0, reason: ended.reason };
+  return {
+    result: "finished",
+    steps: 0,
+    termination_reason: ended.termination_reason ?? "AGENT_ERROR",
+  };
 }
 
 /**

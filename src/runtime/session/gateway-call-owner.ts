@@ -10,6 +10,7 @@ import { ConflictError, LimitExceededError, ModelError, NotFoundError } from "..
 import { notInterruptibleBecause } from "../../gateway/interruptible";
 import type { Gateway, GatewayCall } from "../../gateway/gateway";
 import type { UpstreamPath } from "../../gateway/model-backend";
+import { chatCompletionOf } from "../../gateway/openai-chat";
 import { storeWhileReleasing } from "../../gateway/store-while-releasing";
 import { toWireError } from "../../gateway/wire-errors";
 import type { JsonObject } from "../../schemas/json";
@@ -123,42 +124,6 @@ export class CallerRegistry {
   }
 }
 
-/**
- * The non-streamed answer of a call the gateway streamed from upstream (so an interrupt keeps what
- * was generated): the chat completion body, assembled from the recorded call.
- */
-function assembledReply(call: LlmCall): string {
-  const logprobs =
-    call.logprobs.length > 0
-      ? {
-          content: call.logprobs.map((logprob) => ({
-            token: "",
-            logprob,
-            bytes: [],
-            top_logprobs: [],
-          })),
-        }
-      : null;
-  return JSON.stringify({
-    id: `chatcmpl-${call.call_id.slice(call.call_id.lastIndexOf("/") + 1)}`,
-    object: "chat.completion",
-    created: Math.floor(call.created_at / 1000),
-    model: call.request.model,
-    choices: [
-      {
-        index: 0,
-        message: call.response_message,
-        logprobs,
-        finish_reason: call.finish_reason,
-        stop_reason: call.stop_reason ?? null,
-        token_ids: call.completion_token_ids,
-      },
-    ],
-    usage: call.usage,
-    prompt_token_ids: call.prompt_token_ids,
-  });
-}
-
 function admitted(
   deps: CallOwnerDeps,
   meta: GatewayCallMeta,
@@ -256,7 +221,8 @@ export async function ownGatewayCall(
       await response.arrayBuffer();
       if (!whole)
         throw new ModelError("the upstream stream ended without a reply", { retryable: false });
-      return { ok: true, json: assembledReply(whole) };
+      // The non-streamed answer, assembled from the record (with logprobs and ids, as vLLM's own).
+      return { ok: true, json: JSON.stringify(chatCompletionOf(whole, { full: true })) };
     }
     const {
       reply,

@@ -21,7 +21,7 @@ import type { SseEvent } from "./event-hub";
 import { accountCall } from "./call-accounting";
 import { SessionClaimOps } from "./session-claims";
 import { SessionDriveOps } from "./session-drive";
-import { sameRollout } from "./same-rollout";
+import { repeatedCreate } from "./same-rollout";
 import { withStepIndex } from "./fork-prefix";
 import { readForks } from "./fork-records";
 
@@ -55,23 +55,13 @@ export class RolloutSessionCore {
 
   /** Stores a new rollout and announces it; the same rollout again is a no-op, a different one a conflict. */
   async create(spec: RolloutSpec): Promise<CreateResult> {
-    const existing = this.#kernel.spec;
-    const existingState = this.#kernel.state;
-    if (existing && existingState) {
-      // The group decides where results go (which GRPO group, which trainer): a different one is another rollout.
-      if (!sameRollout(existing, spec))
-        return {
-          ok: false,
-          reason: "conflict",
-          message: `rollout ${spec.rollout_id} already exists with a different agent, task, config or group`,
-        };
-      return {
-        ok: true,
-        created: false,
-        rollout_id: spec.rollout_id,
-        status: existingState.status,
-      };
-    }
+    // The group decides where results go (which GRPO group, which trainer): a different one is another rollout.
+    const repeated = repeatedCreate(
+      this.#kernel,
+      spec,
+      `rollout ${spec.rollout_id} already exists with a different agent, task, config or group`,
+    );
+    if (repeated) return repeated;
     const now = this.#kernel.deps.now();
     const fresh = initialState(now, spec.created_at + spec.config.rollout_timeout_ms);
     // An external rollout its creator runs is running from the moment it exists; no driver will

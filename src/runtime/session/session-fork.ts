@@ -12,7 +12,7 @@ import { type ForkPrefix, rebasePrefix, selectPrefix } from "./fork-prefix";
 import type { SessionKernel } from "./session-kernel";
 import type { CreateResult } from "./session-results";
 import { initialState } from "./session-state";
-import { sameRollout } from "./same-rollout";
+import { repeatedCreate } from "./same-rollout";
 import { appendFork } from "./fork-records";
 import type { ForkRecord } from "../../schemas/rollout-tree";
 
@@ -74,22 +74,12 @@ export class SessionForkOps {
    * agent, task, config, group and tree) is a no-op; another rollout under the id is a conflict.
    */
   async createFork(spec: RolloutSpec, prefix: ForkPrefix): Promise<CreateResult> {
-    const existing = this.#kernel.spec;
-    const existingState = this.#kernel.state;
-    if (existing && existingState) {
-      if (!sameRollout(existing, spec))
-        return {
-          ok: false,
-          reason: "conflict",
-          message: `rollout ${spec.rollout_id} already exists (not this fork)`,
-        };
-      return {
-        ok: true,
-        created: false,
-        rollout_id: spec.rollout_id,
-        status: existingState.status,
-      };
-    }
+    const repeated = repeatedCreate(
+      this.#kernel,
+      spec,
+      `rollout ${spec.rollout_id} already exists (not this fork)`,
+    );
+    if (repeated) return repeated;
     const rebased = rebasePrefix(prefix, spec.rollout_id);
     // Validated on write like every commit: these records cross an RPC boundary to get here.
     const calls = rebased.calls.map((call) => LlmCall.parse(call));

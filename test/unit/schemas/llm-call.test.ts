@@ -1,24 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { LLM_CALL_SCHEMA_VERSION, LlmCall, type LlmCallInput } from "../../../src/schemas/llm-call";
+import { LLM_CALL_SCHEMA_VERSION, LlmCall } from "../../../src/schemas/llm-call";
+import { llmCallInput } from "../../fixtures/llm-calls";
 
-const call = (overrides: Partial<LlmCallInput> = {}): LlmCallInput => ({
-  call_id: "r/step/0/call/a",
-  rollout_id: "r",
-  request: { model: "m", messages: [] },
-  response_message: { role: "assistant", content: "hi" },
-  prompt_token_ids: [1, 2, 3],
-  completion_token_ids: [10, 11],
-  logprobs: [-0.5, -0.25],
-  logprobs_mode: "raw_logprobs",
-  finish_reason: "stop",
-  usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-  backend: "vllm",
-  replica: "http://127.0.0.1:8000/v1",
-  latency_ms: 12,
-  trainable: true,
-  created_at: 1_700_000_000_000,
-  ...overrides,
-});
+const call = llmCallInput;
 
 describe("LlmCall", () => {
   it("fills the schema version, step id, policy versions and attempts", () => {
