@@ -1,5 +1,6 @@
 /** @module One batch of `bench:sampling` run to its end against a local stack, and what it delivered. */
 import type { BatchProgress, BatchRolloutEntry } from "../src/schemas/batch";
+import { type EngineUsage, usageBetween, waitIdle } from "./sampling/simulator-usage";
 
 /** A math task as a verl dataset row. */
 export interface MathRow {
@@ -10,12 +11,20 @@ export interface MathRow {
 
 /** What one batch gave, as a trainer would count it. */
 export interface SamplingOutcome {
-  label: string;
+  /** From the POST until the batch is done (every rollout terminal, a cut's cancels included). */
   wallMs: number;
-  /** Complete groups whose members did not all score alike (carry a GRPO gradient). */
+  /** Groups the batch delivered to the trainer (`groups.delivered`). */
+  deliveredGroups: number;
+  /** Complete groups (every member finished) whose members did not all score alike: a GRPO gradient. */
   signalGroups: number;
   /** Complete groups whose members all scored alike. */
   uniformGroups: number;
+  /** The reward of every member that finished (not cancelled), by sample key `<row>:<sample>`. */
+  rewards: Map<string, number>;
+  /** What the simulator did for this batch, its cancelled calls included (read once it was idle again). */
+  engine: EngineUsage;
+  /** How long after `done` the simulator still ran calls of this batch. */
+  idleAfterMs: number;
   progress: BatchProgress;
 }
 
@@ -37,15 +46,19 @@ async function listRuns(url: string, batchId: string): Promise<BatchRolloutEntry
   }
 }
 
-/** Submits `body`, waits until the batch is done, and counts its complete groups by signal from its own listing. */
+/**
+ * Submits `body` on an idle simulator, polls until the batch is done, waits for the simulator to
+ * be idle again, and counts the batch's complete groups by signal from its own listing.
+ */
 export async function runBatch(
-  url: string,
-  label: string,
-  body: Record<string, unknown>,
+  workerUrl: string,
+  simulatorUrl: string,
+  body: { batch_id: string } & Record<string, unknown>,
 ): Promise<SamplingOutcome> {
+  const { counters: before } = await waitIdle(simulatorUrl);
   const started = performance.now();
   await json(
-    await fetch(`${url}/v1/batches`, {
+    await fetch(`${workerUrl}/v1/batches`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
@@ -53,22 +66,35 @@ export async function runBatch(
   );
   let progress: BatchProgress;
   for (;;) {
-    progress = await json<BatchProgress>(await fetch(`${url}/v1/batches/${String(body.batch_id)}`));
+    progress = await json<BatchProgress>(await fetch(`${workerUrl}/v1/batches/${body.batch_id}`));
     if (progress.done) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const wallMs = performance.now() - started;
+  const { counters: after, waitedMs } = await waitIdle(simulatorUrl);
   const byRow = new Map<number, number[]>();
-  for (const run of await listRuns(url, String(body.batch_id))) {
+  const rewards = new Map<string, number>();
+  for (const run of await listRuns(workerUrl, body.batch_id)) {
     if (run.status !== "succeeded" && run.status !== "failed") continue;
-    byRow.set(run.row_index, [...(byRow.get(run.row_index) ?? []), run.reward ?? 0]);
+    const reward = run.reward ?? 0;
+    rewards.set(`${run.row_index}:${run.sample_index}`, reward);
+    byRow.set(run.row_index, [...(byRow.get(run.row_index) ?? []), reward]);
   }
   let signalGroups = 0;
   let uniformGroups = 0;
-  for (const rewards of byRow.values()) {
-    if (rewards.length < progress.n) continue;
-    if (new Set(rewards).size > 1) signalGroups += 1;
+  for (const members of byRow.values()) {
+    if (members.length < progress.n) continue;
+    if (new Set(members).size > 1) signalGroups += 1;
     else uniformGroups += 1;
   }
-  return { label, wallMs, signalGroups, uniformGroups, progress };
+  return {
+    wallMs,
+    deliveredGroups: progress.groups.delivered,
+    signalGroups,
+    uniformGroups,
+    rewards,
+    engine: usageBetween(before, after),
+    idleAfterMs: waitedMs,
+    progress,
+  };
 }
