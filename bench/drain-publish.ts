@@ -9,7 +9,9 @@ import { fetchAgain } from "./fetch-again";
 
 /** What to publish. */
 export interface DrainPublishShape {
-  batchId: string;
+  /** One batch of `groups` rows per id, served together by the same runners. */
+  batchIds: string[];
+  /** Groups (rows) per batch. */
   groups: number;
   /** Members per group. */
   n: number;
@@ -53,9 +55,9 @@ export async function sizedProblem(modelServerUrl: string, tokens: number): Prom
 }
 
 /**
- * Starts a batch of external rollouts (`external:drain`: `groups` rows × `n`) and serves it as a
- * runner would: claims rollouts, makes each one's model call through its attempt's gateway and
- * finishes the attempt. Resolves with the wall time it took.
+ * Starts one batch of external rollouts (`external:drain`: `groups` rows × `n`) per id and serves
+ * them as a runner would: claims rollouts, makes each one's model call through its attempt's
+ * gateway and finishes the attempt. Resolves with the wall time it took.
  */
 export async function publishDrainGroups(
   workerUrl: string,
@@ -67,14 +69,15 @@ export async function publishDrainGroups(
     prompt: `${i}: ${problem}`,
     reward_model: { ground_truth: null },
   }));
-  await post(`${workerUrl}/v1/batches`, {
-    batch_id: shape.batchId,
-    agent: "external:drain",
-    rows,
-    n: shape.n,
-    max_concurrent: 1000,
-  });
-  const total = shape.groups * shape.n;
+  for (const batchId of shape.batchIds)
+    await post(`${workerUrl}/v1/batches`, {
+      batch_id: batchId,
+      agent: "external:drain",
+      rows,
+      n: shape.n,
+      max_concurrent: 1000,
+    });
+  const total = shape.batchIds.length * shape.groups * shape.n;
   let finished = 0;
   const runner = async (w: number): Promise<void> => {
     const runnerId = `drain-runner-${w}`;

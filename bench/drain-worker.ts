@@ -1,90 +1,46 @@
 /**
  * @module `npm run bench:drain -- --from-worker`: the drain end to end from a real local stack.
- * Publishes `--groups` × `--n` external rollouts of one long model call each through the real
- * sink (session → R2 + queue → results consumer → feed, packed per group), then has the Python
- * client drain the batch (`bench/drain_worker_bench.py`): pull → padded arrays, Arrow and JSON,
- * against the bare-Worker floor serving the same bytes. Loopback only, bounded.
+ * Every round (the first an untimed warm-up, on at most 8 groups a batch) publishes two fresh
+ * batches of `--groups` × `--n` external rollouts, one long model call each, through the real sink (session → R2 + queue →
+ * results consumer → feed, packed per group), waits until workerd is quiet, then has the Python
+ * client drain them (`bench/drain_worker_bench.py`): one batch as Arrow, the other as JSON, each
+ * pull → padded arrays, every group leased for the first time and acked after the drain's clock
+ * stops, against the bare-Worker floor serving the same bytes. Loopback only, bounded.
  */
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
 import { benchStateDir, startBenchStack } from "./bench-stack";
+import {
+  type Counts,
+  NO_COUNTS,
+  type PathCounts,
+  perRollout,
+  phaseCounts,
+  plus,
+  resultPathCounts,
+} from "./drain-counts";
 import { startDrainFloor } from "./drain-floor";
 import { publishDrainGroups, sizedProblem, untilGroupsReady } from "./drain-publish";
+import { startPythonDrainer } from "./drain-python";
 import { untilQuiet } from "./process-cpu";
 import { startSimulatorProcess } from "./simulator-process";
 
 /** The flags `bench:drain` passes on. */
 export interface DrainWorkerOptions {
+  /** Groups each drain leases (each drain its own batch of them). */
   groups: number;
   n: number;
   promptTokens: number;
   responseTokens: number;
   promptLength: number;
   responseLength: number;
+  /** Timed rounds, after one untimed warm-up round; each drains one batch per format. */
   rounds: number;
+  /** Groups per batch of the warm-up round (it warms code paths: fewer groups do, and publish sooner). */
+  warmUpGroups: number;
   python: string;
   port: number;
   /** Whether feed shards compact small packs (the feed config's default threshold) or never. */
   compaction: boolean;
   vars: Record<string, string>;
-}
-
-async function runPython(python: string, args: string[]): Promise<number> {
-  const child = spawn(python, ["bench/drain_worker_bench.py", ...args], {
-    cwd: resolve(import.meta.dirname, ".."),
-    stdio: "inherit",
-  });
-  // Bounded: a stuck child is killed rather than left running.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 900_000);
-  const code = await new Promise<number>((done) => {
-    child.once("error", (error) => {
-      console.error(
-        `bench:drain needs ${python} with numpy and pyarrow (clients/python): ${error.message}`,
-      );
-      done(1);
-    });
-    child.once("exit", (exitCode) => done(exitCode ?? 1));
-  });
-  clearTimeout(guard);
-  return code;
-}
-
-interface Counts {
-  total: number;
-  by_method: Record<string, number>;
-}
-
-/** The result path's objects' own request counters: feed shards, the batch's tracker, the policy object. */
-async function resultPathCounts(
-  workerUrl: string,
-  batchId: string,
-): Promise<{ feed: Counts[]; tracker: Counts; policy: Counts }> {
-  const get = async <T>(path: string): Promise<T> =>
-    (await (await fetch(`${workerUrl}${path}`)).json()) as T;
-  const [feed, tracker, policy] = await Promise.all([
-    get<{ shards: Counts[] }>("/v1/feed/requests"),
-    get<Counts>(`/v1/batches/${encodeURIComponent(batchId)}/requests`),
-    get<{ policy: Counts }>("/v1/policy/requests"),
-  ]);
-  return { feed: feed.shards, tracker, policy: policy.policy };
-}
-
-function minus(after: Counts, before: Counts | undefined): Counts {
-  // An object evicted between readings starts again at 0 (counters are in memory): then its whole count is the delta.
-  if (before && after.total < before.total) return after;
-  const by_method = Object.fromEntries(
-    Object.entries(after.by_method)
-      .map(([m, n]) => [m, n - (before?.by_method[m] ?? 0)])
-      .filter(([, n]) => (n as number) > 0),
-  );
-  return { total: after.total - (before?.total ?? 0), by_method };
-}
-
-function perRollout(label: string, counts: Counts, rollouts: number): string {
-  const methods = Object.entries(counts.by_method)
-    .map(([m, n]) => `${m} ${(n / rollouts).toFixed(3)}`)
-    .join(", ");
-  return `${label}: ${(counts.total / rollouts).toFixed(3)} requests/rollout (${methods || "none"})`;
 }
 
 /** Runs the whole bench; resolves with the exit code. */
@@ -100,111 +56,130 @@ export async function runDrainFromWorker(options: DrainWorkerOptions): Promise<n
   const floor = await startDrainFloor(benchStateDir("drain-floor"));
   // A runtime that dies mid-run is named with its last output, not left to surface as a refused connection.
   void stack.ended.then((reason) => console.error(`bench:drain: the stack ended: ${reason}`));
+  const python = startPythonDrainer(options.python, [
+    "--url",
+    stack.workerUrl,
+    "--floor-url",
+    floor.url,
+    "--groups",
+    String(options.groups),
+    "--n",
+    String(options.n),
+    "--warm-up-groups",
+    String(options.warmUpGroups),
+    "--groups-per-pull",
+    "256",
+    "--prompt-length",
+    String(options.promptLength),
+    "--response-length",
+    String(options.responseLength),
+    "--rounds",
+    String(options.rounds),
+    "--arrow-lease-ms",
+    "20000",
+    "--json-lease-ms",
+    "60000",
+  ]);
   try {
-    const batchId = `drain-${Date.now()}`;
-    if (!options.compaction)
-      await fetch(`${stack.workerUrl}/v1/feed/config`, {
+    if (!options.compaction) {
+      const response = await fetch(`${stack.workerUrl}/v1/feed/config`, {
         method: "PUT",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ pack_compaction_min_bytes: 0 }),
       });
+      if (!response.ok)
+        throw new Error(
+          `turning compaction off answered ${response.status}: ${await response.text()}`,
+        );
+    }
     const problem = await sizedProblem(simulator.url, options.promptTokens);
-    const cpu0 = stack.cpu().worker;
-    const empty = { total: 0, by_method: {} };
-    const run = await publishDrainGroups(stack.workerUrl, problem, {
-      batchId,
-      groups: options.groups,
-      n: options.n,
-      promptTokens: options.promptTokens,
-      responseTokens: options.responseTokens,
-      concurrency: 32,
-    });
-    const settleMs = await untilGroupsReady(stack.workerUrl, batchId, options.groups);
-    const cpuMs = stack.cpu().worker - cpu0;
-    const published = await resultPathCounts(stack.workerUrl, batchId);
+    const run = `drain-${Date.now()}`;
+    let published = { wallMs: 0, settleMs: 0, cpuMs: 0, rollouts: 0, quietMs: 0 };
+    let publishing = { feed: [] as Counts[], tracker: NO_COUNTS, policy: NO_COUNTS };
+    let draining: Counts[] = [];
+    // Counters are in memory: an object evicted between two readings restarts at 0, and that phase is undercounted.
+    const restarted = { publishing: new Set<string>(), draining: new Set<string>() };
+    const add = (sum: Counts[], more: Counts[]) => more.map((c, i) => plus(sum[i] ?? NO_COUNTS, c));
+    for (let round = 0; round <= options.rounds; round++) {
+      const batches = { arrow: `${run}-r${round}-arrow`, json: `${run}-r${round}-json` };
+      const groups = round === 0 ? options.warmUpGroups : options.groups;
+      const before: PathCounts = await resultPathCounts(stack.workerUrl, []);
+      const cpu0 = stack.cpu().worker;
+      const phase = await publishDrainGroups(stack.workerUrl, problem, {
+        batchIds: [batches.arrow, batches.json],
+        groups,
+        n: options.n,
+        promptTokens: options.promptTokens,
+        responseTokens: options.responseTokens,
+        concurrency: 32,
+      });
+      const settleStarted = performance.now();
+      for (const id of [batches.arrow, batches.json])
+        await untilGroupsReady(stack.workerUrl, id, groups);
+      const settleMs = performance.now() - settleStarted;
+      const cpuMs = stack.cpu().worker - cpu0;
+      const counted = phaseCounts(
+        before,
+        await resultPathCounts(stack.workerUrl, [batches.arrow, batches.json]),
+      );
+      for (const name of counted.restarted) restarted.publishing.add(name);
+      publishing = {
+        feed: add(publishing.feed, counted.feed),
+        tracker: plus(publishing.tracker, counted.tracker),
+        policy: plus(publishing.policy, counted.policy),
+      };
+      // What publication set going runs on in the same workerd (pack compaction of a batch's tail,
+      // a session's own delivery check 15 s on when the consumer could not confirm its result):
+      // drain only once it is quiet, or that would be timed as the pull's cost.
+      const quietStarted = performance.now();
+      await untilQuiet(() => stack.cpu().worker, 2_000, 150, 240_000);
+      published = {
+        wallMs: published.wallMs + phase.wallMs,
+        settleMs: published.settleMs + settleMs,
+        cpuMs: published.cpuMs + cpuMs,
+        rollouts: published.rollouts + phase.rollouts,
+        quietMs: published.quietMs + performance.now() - quietStarted,
+      };
+      const drainBefore = await resultPathCounts(stack.workerUrl, []);
+      await python.drain(round, batches);
+      const drained = phaseCounts(drainBefore, await resultPathCounts(stack.workerUrl, []));
+      for (const name of drained.restarted)
+        if (name.startsWith("feed")) restarted.draining.add(name);
+      draining = add(draining, drained.feed);
+    }
+    const flags = [
+      options.vars.FEED_GROUP_PACKS === "off" ? "group packs off" : "",
+      options.compaction ? "" : "compaction off",
+      options.vars.FEED_STREAMED_PULLS === "off" ? "streamed pulls off" : "",
+    ].filter(Boolean);
     console.log(
-      `bench:drain --from-worker — ${options.groups} groups × ${options.n} samples of ~${options.promptTokens} + ${options.responseTokens} tokens, ` +
-        `published through the real sink in ${(run.wallMs / 1000).toFixed(1)} s (+${(settleMs / 1000).toFixed(1)} s until every group was ready); ` +
-        `workerd CPU for publication, ingestion, packing and compaction: ${(cpuMs / run.rollouts).toFixed(2)} ms/rollout${options.vars.FEED_GROUP_PACKS === "off" ? " (group packs off)" : ""}${options.compaction ? "" : " (compaction off)"}${options.vars.FEED_STREAMED_PULLS === "off" ? " (streamed pulls off)" : ""}`,
+      `bench:drain --from-worker — ${options.rounds} rounds after an untimed one, each 2 batches (one Arrow drain, one JSON) of ${options.groups} groups (the untimed round ${options.warmUpGroups}) × ${options.n} samples of ~${options.promptTokens} + ${options.responseTokens} tokens, ` +
+        `${published.rollouts} rollouts published through the real sink, a round's before its drains, in ${(published.wallMs / 1000).toFixed(1)} s (+${(published.settleMs / 1000).toFixed(1)} s until every group was ready, ${(published.quietMs / 1000).toFixed(0)} s for workerd to be quiet); ` +
+        `workerd CPU for publication, ingestion, packing and compaction: ${(published.cpuMs / published.rollouts).toFixed(2)} ms/rollout${flags.length ? ` (${flags.join(", ")})` : ""}`,
     );
-    const args = [
-      "--url",
-      stack.workerUrl,
-      "--floor-url",
-      floor.url,
-      "--batch-id",
-      batchId,
-      "--samples",
-      String(options.groups * options.n),
-      "--groups-per-pull",
-      "256",
-      "--prompt-length",
-      String(options.promptLength),
-      "--response-length",
-      String(options.responseLength),
-      "--rounds",
-      String(options.rounds),
-      "--arrow-lease-ms",
-      "20000",
-      "--json-lease-ms",
-      "60000",
-    ];
-    // What publication set going runs on in the same workerd (pack compaction of a batch's tail,
-    // a session's own delivery check 15 s on when the consumer could not confirm its result):
-    // drain only once it is quiet, or that would be timed as the pull's cost.
-    const quietStarted = performance.now();
-    await untilQuiet(() => stack.cpu().worker, 2_000, 150, 240_000);
+    const rollouts = published.rollouts;
     console.log(
-      `waited ${((performance.now() - quietStarted) / 1000).toFixed(0)} s for workerd to be quiet before draining`,
+      `result path, requests per rollout while ${rollouts} rollouts were published (the objects' own counters; ${publishing.feed.length} feed shard${publishing.feed.length > 1 ? "s" : ""})` +
+        (restarted.publishing.size > 0
+          ? ` (evicted during a publication, so counted since it restarted: ${[...restarted.publishing].join(", ")}):`
+          : ":"),
     );
-    const rollouts = run.rollouts;
-    const feedTotals = published.feed.map((shard) => minus(shard, undefined));
-    const busiest = Math.max(...feedTotals.map((c) => c.total));
+    const busiest = Math.max(...publishing.feed.map((c) => c.total));
     console.log(
-      `result path, requests per rollout while ${rollouts} rollouts were published (the objects' own counters; ${feedTotals.length} feed shard${feedTotals.length > 1 ? "s" : ""}):`,
+      `  ${perRollout("feed shards, all", publishing.feed.reduce(plus, NO_COUNTS), rollouts)}; busiest shard ${(busiest / rollouts).toFixed(3)}`,
     );
-    console.log(
-      `  ${perRollout(
-        "feed shards, all",
-        feedTotals.reduce(
-          (a, b) => ({
-            total: a.total + b.total,
-            by_method: Object.fromEntries(
-              [...new Set([...Object.keys(a.by_method), ...Object.keys(b.by_method)])].map((m) => [
-                m,
-                (a.by_method[m] ?? 0) + (b.by_method[m] ?? 0),
-              ]),
-            ),
-          }),
-          empty,
-        ),
-        rollouts,
-      )}; busiest shard ${(busiest / rollouts).toFixed(3)}`,
-    );
-    console.log(`  ${perRollout("batch tracker", published.tracker, rollouts)}`);
+    console.log(`  ${perRollout("batch trackers", publishing.tracker, rollouts)}`);
     // Deployment-wide: it must see nothing per rollout (runners' claims read the policy from admission shards).
-    console.log(`  ${perRollout("policy object", published.policy, rollouts)}`);
-    const code = await runPython(options.python, args);
-    const drained = await resultPathCounts(stack.workerUrl, batchId);
-    // A shard idle while the floor drained may have been evicted: its in-memory counters then
-    // restarted at 0 and hold only what came after, so no difference of them counts the drains.
-    const restarted = drained.feed.some(
-      (shard, i) => shard.total < (published.feed[i]?.total ?? 0),
-    );
-    const pullFeed = drained.feed.map((shard, i) => minus(shard, published.feed[i]));
-    const pulls = Math.max(
-      1,
-      Math.round(
-        pullFeed.reduce((n, c) => n + (c.by_method.pull ?? 0), 0) / Math.max(1, pullFeed.length),
-      ),
-    );
+    console.log(`  ${perRollout("policy object", publishing.policy, rollouts)}`);
+    const pulls = draining.reduce((n, c) => n + (c.by_method.pull ?? 0), 0);
     console.log(
-      restarted
-        ? "the drains' requests: not counted (a feed shard was evicted after the drains, so its in-memory counters restarted)"
-        : `the drains' requests (${pulls} pulls, each after one policy fence): feed shards ${pullFeed.map((c) => c.total).join(" + ")} (${JSON.stringify(pullFeed[0]?.by_method ?? {})} in the first)`,
+      restarted.draining.size > 0
+        ? `the drains' requests: not counted (${[...restarted.draining].join(", ")} evicted during a drain, so its in-memory counters restarted)`
+        : `the drains' requests at the feed shards (${pulls} pulls over ${2 * (options.rounds + 1)} drains, their acks): ${draining.map((c) => JSON.stringify(c.by_method)).join(" + ")}`,
     );
-    return code;
+    return await python.finish();
   } finally {
+    python.stop();
     await floor.stop();
     await stack.stop();
     await simulator.stop();

@@ -5,29 +5,42 @@
  * A Node HTTP server on 127.0.0.1 answers `POST /v1/feed/pull` with one fixed payload of
  * `--groups` GRPO groups × `--n` samples of `--prompt-tokens` + `--response-tokens` tokens
  * (inline, as the Worker serves them): as JSON, or, when `Accept` asks for it, as the Arrow IPC
- * stream the Worker's encoder makes of the same samples; and `POST /v1/feed/ack`.
- * `bench/drain_bench.py` then times, per format over `--rounds` rounds (median), `Client.pull` +
- * `to_verl_batch` against decoding the very same bytes from memory (the floor). Loopback only, bounded.
+ * stream the Worker's encoder makes of the same samples; and `POST /v1/feed/ack`. It holds no
+ * feed: every pull answers the same bytes, so this measures the client, not a lease.
+ * `bench/drain_bench.py` then times, per format over `--rounds` rounds (median and range),
+ * `Client.pull` + `to_verl_batch` against decoding the very same bytes from memory (the floor).
+ * `--from-worker` drains a real local stack instead (bench/drain-worker.ts: every drain on groups
+ * published for it). Every flag is checked before anything starts: one that does not apply to the
+ * mode, or a value out of range, is refused (exit 2). Loopback only, bounded.
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
+import { commandLine, integerFlag } from "../scripts/command-line";
 import { drainPayload, drainPayloadArrow } from "./drain-payload";
-import { commandLine } from "../scripts/command-line";
 
+const USAGE = "npm run bench:drain -- [options]";
+const HELP = "npm run bench:drain -- --help";
 const values = commandLine({
-  usage: "npm run bench:drain -- [options]",
+  usage: USAGE,
   description:
-    "Samples/s from a feed pull to verl padded arrays (clients/python) vs decoding the same JSON.",
+    "Samples/s from a feed pull to verl padded arrays (clients/python) vs decoding the same bytes; with --from-worker, end to end from a real local stack.",
   flags: {
-    groups: { type: "string", default: "32", help: "GRPO groups per pull" },
+    groups: {
+      type: "string",
+      default: "32",
+      help: "GRPO groups per pull; with --from-worker, groups per drain (each drain its own batch of them)",
+    },
     n: { type: "string", default: "8", help: "samples per group" },
     "prompt-tokens": { type: "string", default: "512", help: "prompt tokens per sample" },
     "response-tokens": { type: "string", default: "1536", help: "response tokens per sample" },
     "prompt-length": { type: "string", default: "1024", help: "padded prompt length" },
     "response-length": { type: "string", default: "2048", help: "padded response length" },
-    rounds: { type: "string", default: "5", help: "timed rounds" },
+    rounds: {
+      type: "string",
+      help: "timed rounds, after one to warm up (default 5; with --from-worker 3, each round publishing 2 batches of --groups)",
+    },
     python: {
       type: "string",
       default: process.env.PYTHON ?? "python3",
@@ -36,55 +49,78 @@ const values = commandLine({
     "from-worker": {
       type: "boolean",
       default: false,
-      help: "drain a batch published through a real local stack instead of the canned server (defaults then: 256 groups, 2,048-token samples)",
+      help: "drain batches published through a real local stack instead of the canned server",
     },
     packs: {
       type: "string",
-      default: "on",
-      help: "with --from-worker: group packs on or off (off: every pull reads each member's object)",
+      help: "with --from-worker: group packs on or off (off: every pull reads each member's object); default on",
     },
     stream: {
       type: "string",
-      default: "on",
-      help: "with --from-worker: Arrow pulls streamed from the packs' byte spans (on) or read whole into the isolate (off)",
+      help: "with --from-worker: Arrow pulls streamed from the packs' byte spans (on) or read whole into the isolate (off); default on",
     },
     compaction: {
       type: "string",
-      default: "on",
-      help: "with --from-worker: feed shards compact small packs into large ones (on, the default threshold) or never (off)",
+      help: "with --from-worker: feed shards compact small packs into large ones (on, the default threshold) or never (off); default on",
     },
-    port: { type: "string", default: "8797", help: "with --from-worker: the Worker's port" },
+    port: { type: "string", help: "with --from-worker: the Worker's port; default 8797" },
   },
 });
-if (values["from-worker"]) {
+
+const fromWorker = values["from-worker"];
+for (const name of ["packs", "stream", "compaction", "port"] as const)
+  if (!fromWorker && values[name] !== undefined)
+    refuse(`--${name} applies only with --from-worker`);
+/** An `on`/`off` flag as a boolean (undefined: on). */
+function onOff(name: "packs" | "stream" | "compaction"): boolean {
+  const raw = values[name] ?? "on";
+  if (raw !== "on" && raw !== "off") refuse(`--${name} must be on or off, got "${raw}"`);
+  return raw === "on";
+}
+function refuse(message: string): never {
+  process.stderr.write(`${message} (${HELP})\n`);
+  process.exit(2);
+}
+const count = (name: keyof typeof values, raw: string, min = 1) =>
+  integerFlag(`--${name}`, raw, min, Number.MAX_SAFE_INTEGER, HELP);
+const shape = {
+  groups: count("groups", values.groups),
+  n: count("n", values.n),
+  promptTokens: count("prompt-tokens", values["prompt-tokens"]),
+  responseTokens: count("response-tokens", values["response-tokens"]),
+};
+const promptLength = count("prompt-length", values["prompt-length"]);
+const responseLength = count("response-length", values["response-length"]);
+const rounds = count("rounds", values.rounds ?? (fromWorker ? "3" : "5"));
+// A sample longer than its padded length would be truncated by to_verl_batch, and timed as if whole.
+if (shape.promptTokens > promptLength)
+  refuse(`--prompt-tokens ${shape.promptTokens} is longer than --prompt-length ${promptLength}`);
+if (shape.responseTokens > responseLength)
+  refuse(
+    `--response-tokens ${shape.responseTokens} is longer than --response-length ${responseLength}`,
+  );
+
+if (fromWorker) {
   const { runDrainFromWorker } = await import("./drain-worker");
-  // 2,048-token samples: 512 prompt + 1,536 response, as the issue's goal states.
-  const groups = process.argv.some((a) => a.startsWith("--groups")) ? Number(values.groups) : 256;
+  const packs = onOff("packs");
+  const stream = onOff("stream");
   process.exit(
     await runDrainFromWorker({
-      groups,
-      n: Number(values.n),
-      promptTokens: Number(values["prompt-tokens"]),
-      responseTokens: Number(values["response-tokens"]),
-      promptLength: Number(values["prompt-length"]),
-      responseLength: Number(values["response-length"]),
-      rounds: Number(values.rounds === "5" ? "3" : values.rounds),
+      ...shape,
+      promptLength,
+      responseLength,
+      rounds,
+      warmUpGroups: Math.min(shape.groups, 8),
       python: values.python,
-      port: Number(values.port),
-      compaction: values.compaction !== "off",
+      port: integerFlag("--port", values.port ?? "8797", 1, 65_535, HELP),
+      compaction: onOff("compaction"),
       vars: {
-        ...(values.packs === "off" ? { FEED_GROUP_PACKS: "off" } : {}),
-        ...(values.stream === "off" ? { FEED_STREAMED_PULLS: "off" } : {}),
+        ...(packs ? {} : { FEED_GROUP_PACKS: "off" }),
+        ...(stream ? {} : { FEED_STREAMED_PULLS: "off" }),
       },
     }),
   );
 }
-const shape = {
-  groups: Number(values.groups),
-  n: Number(values.n),
-  promptTokens: Number(values["prompt-tokens"]),
-  responseTokens: Number(values["response-tokens"]),
-};
 const payload = drainPayload(shape);
 const body = Buffer.from(JSON.stringify(payload));
 const arrowBody = Buffer.from(drainPayloadArrow(payload));
@@ -120,17 +156,17 @@ const args = [
   "--url",
   url,
   "--groups",
-  values.groups,
+  String(shape.groups),
   "--samples",
   String(shape.groups * shape.n),
   "--tokens",
   String(shape.promptTokens + shape.responseTokens),
   "--prompt-length",
-  values["prompt-length"],
+  String(promptLength),
   "--response-length",
-  values["response-length"],
+  String(responseLength),
   "--rounds",
-  values.rounds,
+  String(rounds),
 ];
 const child = spawn(values.python, args, { cwd: root, stdio: "inherit" });
 // Bounded: a stuck child is killed rather than left running.

@@ -71,8 +71,9 @@ def run(client: Client, args, fmt: str, decode, raw: bytes) -> dict:
         if round_index:
             floor.append(decode_s), pulls.append(pull_s), pads.append(pad_s)
     med = statistics.median
-    return {"floor": med(floor), "pull": med(pulls), "pad": med(pads), "total": med([p + q for p, q in zip(pulls, pads)]),
-            "body": len(raw), "batch": batch}
+    totals = [p + q for p, q in zip(pulls, pads)]
+    return {"floor": med(floor), "pull": med(pulls), "pad": med(pads), "total": med(totals),
+            "totals": (min(totals), max(totals)), "body": len(raw), "batch": batch}
 
 
 def main() -> int:
@@ -92,7 +93,7 @@ def main() -> int:
     n = args.samples
     rate = lambda seconds: n / seconds  # noqa: E731
     print(f"bench:drain — {args.groups} groups, {n} samples of {args.tokens} tokens, padded to {args.prompt_length} + "
-          f"{args.response_length}; median of {args.rounds} rounds, loopback; raw arrays {raw_arrays / n:,.0f} B/sample "
+          f"{args.response_length}; median of {args.rounds} rounds after one to warm up, loopback, a canned server (the same body every pull); raw arrays {raw_arrays / n:,.0f} B/sample "
           f"(ids int32, mask 1 B, logprobs float32, unpadded)")
     print(f"{'':44} {'json':>22} {'arrow':>22}")
 
@@ -104,6 +105,8 @@ def main() -> int:
     row("Client.pull (urllib on loopback + decode)", "pull")
     row("to_verl_batch (numpy padding)", "pad")
     row("pull -> padded arrays (total)", "total")
+    spread = [f"{rate(results[f]['totals'][1]):,.0f}–{rate(results[f]['totals'][0]):,.0f}/s" for f in ("json", "arrow")]
+    print(f"{'  its range over the rounds':44} {spread[0]:>22} {spread[1]:>22}")
     bodies = [f"{results[f]['body'] / n:,.0f} B ({results[f]['body'] / raw_arrays:.2f}x raw)" for f in ("json", "arrow")]
     print(f"{'body bytes per sample (vs raw arrays)':44} {bodies[0]:>22} {bodies[1]:>22}")
     ratios = [f"{results[f]['total'] / results[f]['floor']:.2f}x" for f in ("json", "arrow")]
