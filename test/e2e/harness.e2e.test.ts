@@ -16,24 +16,20 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const require = createRequire(import.meta.url);
 
+/** Runs `npm run bench:harness` with `args` and answers its output, once it exited 0. */
+function benchHarness(args: string[], timeoutMs: number): string {
+  const run = spawnSync(
+    process.execPath,
+    [require.resolve("tsx/cli"), "bench/harness/harness.bench.ts", ...args],
+    { cwd: ROOT, encoding: "utf8", timeout: timeoutMs },
+  );
+  expect(run.status, `${run.stdout}\n${run.stderr.slice(-3000)}`).toBe(0);
+  return run.stdout;
+}
+
 describe("agent harnesses as rollouts (bench:harness, 2 tasks × n=2 per harness)", () => {
   it("runs Claude Code, Codex and opencode to terminal rollouts, token-exact, every logged call recorded", () => {
-    const run = spawnSync(
-      process.execPath,
-      [
-        require.resolve("tsx/cli"),
-        "bench/harness/harness.bench.ts",
-        "--tasks",
-        "2",
-        "--n",
-        "2",
-        "--runners",
-        "4",
-      ],
-      { cwd: ROOT, encoding: "utf8", timeout: 280_000 },
-    );
-    const out = run.stdout;
-    expect(run.status, `${out}\n${run.stderr.slice(-3000)}`).toBe(0);
+    const out = benchHarness(["--tasks", "2", "--n", "2", "--runners", "4"], 280_000);
     for (const harness of ["claude-code", "codex", "opencode"]) {
       const line = new RegExp(
         `^harness ${harness}: rollouts (\\d+), reward mean ([\\d.]+), drift splits (-?\\d+), calls recorded (\\d+) / logged (\\d+), rollouts/s`,
@@ -99,30 +95,13 @@ describe("a harness's workspace (opencode, the real CLI)", () => {
         solve: "sleep 120",
         check: "exit 1",
       });
-      const run = spawnSync(
-        process.execPath,
+      const out = benchHarness(
         [
-          ...[
-            require.resolve("tsx/cli"),
-            "bench/harness/harness.bench.ts",
-            "--harnesses",
-            "opencode",
-          ],
-          ...[
-            "--tasks-dir",
-            root,
-            "--task-ids",
-            "reach-outside,hang",
-            "--n",
-            "1",
-            "--success-rate",
-            "1",
-          ],
+          ...["--harnesses", "opencode", "--tasks-dir", root, "--task-ids", "reach-outside,hang"],
+          ...["--n", "1", "--success-rate", "1"],
         ],
-        { cwd: ROOT, encoding: "utf8", timeout: 150_000 },
+        150_000,
       );
-      const out = run.stdout;
-      expect(run.status, `${out}\n${run.stderr.slice(-3000)}`).toBe(0);
       expect(out).toMatch(/^harness opencode: rollouts 2, reward mean 0\.500,/m);
       expect(out).toMatch(/^  opencode: terminal 2\/2, terminations \{"ENV_DONE":1,"TIMEOUT":1\}/m);
       expect(reached).toBe(0);

@@ -14,7 +14,7 @@ import type { Generation } from "./engine/sequence";
 import { parseHermesOutput, pythonJsonDumps } from "./hermes";
 import { makeToolCallId } from "./hermes-stream";
 import type { ScriptAnswer, ToolMode } from "./scripted-answers";
-import { type ScriptRequest, scriptedOutput } from "./script";
+import { type ScriptConfig, type ScriptRequest, scriptedOutput } from "./script";
 import { type ReasoningMode, splitReasoning } from "./reasoning-split";
 import { createRng, hashParts } from "./rng";
 import type { SimTokenizer } from "./sim-tokenizer";
@@ -98,18 +98,7 @@ export function isEmptyReply(emptyReplyRate: number, seed: number): boolean {
 /** The tokens the script writes for one choice: none for an empty reply (EOS at once, with `emptyReplyRate`), else its answer. */
 export function planChoice(
   asked: ScriptRequest,
-  config: Pick<
-    SimulatorConfig,
-    | "emptyReplyRate"
-    | "reasoningParser"
-    | "seed"
-    | "successRate"
-    | "difficulty"
-    | "tail"
-    | "tokenizer"
-    | "harnessTasks"
-    | "harnessSuccessRate"
-  >,
+  config: ScriptConfig & Pick<SimulatorConfig, "emptyReplyRate" | "reasoningParser">,
   parsing: ToolParsing,
   seed: number,
 ): number[] {

@@ -103,19 +103,22 @@ function lastUserTurn(input: ScriptRequest): string {
   return "";
 }
 
+/** The settings the script reads: its seed, success rates, difficulty, tail, tokenizer and harness tasks. */
+export type ScriptConfig = Pick<
+  SimulatorConfig,
+  | "seed"
+  | "successRate"
+  | "difficulty"
+  | "tail"
+  | "tokenizer"
+  | "harnessTasks"
+  | "harnessSuccessRate"
+>;
+
 /** What the scripted model writes for the choice seeded `seed`, shaped by `config`'s difficulty and tail. */
 export function scriptedOutput(
   input: ScriptRequest,
-  config: Pick<
-    SimulatorConfig,
-    | "seed"
-    | "successRate"
-    | "difficulty"
-    | "tail"
-    | "tokenizer"
-    | "harnessTasks"
-    | "harnessSuccessRate"
-  >,
+  config: ScriptConfig,
   seed: number,
 ): ScriptAnswer {
   // A harness's outcome is its rollout's (keyed by sample and task), not this choice's seed's.

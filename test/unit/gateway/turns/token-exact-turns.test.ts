@@ -27,13 +27,15 @@ const turnCall = (previous: LlmCall | null): GatewayCall => ({
   whileSyncing: "refuse",
   turn: { previous },
 });
-const gateway = () =>
+/** A gateway over the simulator at `url`. */
+const gatewayOver = (url: string) =>
   createGateway({
     policy: null,
-    backendFor: () => createVllmBackend({ baseUrl: `${sim.url}/v1` }),
+    backendFor: () => createVllmBackend({ baseUrl: `${url}/v1` }),
     defaultModel: "sim-qwen3",
     now: Date.now,
   });
+const gateway = () => gatewayOver(sim.url);
 const tools = [CALCULATE_TOOL] as unknown as JsonObject[];
 
 /** The harness's copy of an assistant turn: arguments re-serialised with spaces, as opencode does. */
@@ -49,6 +51,24 @@ function harnessCopy(message: ChatMessage): JsonObject {
       },
     })),
   } as JsonObject;
+}
+
+/**
+ * A harness's tool loop: the question, the model's tool call, the tool's result sent back with the
+ * harness's copy of the call, and the call that continues it.
+ */
+async function toolLoop(gw: ReturnType<typeof gatewayOver>, question: string, output: string) {
+  const user = { role: "user", content: question };
+  const first = await gw.send("/chat/completions", { messages: [user], tools }, turnCall(null));
+  const answer = first.call.response_message;
+  const result = { role: "tool", tool_call_id: answer.tool_calls![0]!.id, content: output };
+  const second = await gw.send(
+    "/chat/completions",
+    { messages: [user, harnessCopy(answer), result], tools },
+    turnCall(first.call),
+  );
+  const base = [...first.call.prompt_token_ids, ...first.call.completion_token_ids];
+  return { user, first, answer, result, second, base };
 }
 
 async function render(messages: unknown[]): Promise<number[]> {
@@ -69,20 +89,10 @@ afterAll(async () => sim.close());
 
 describe("token-exact harness turns", () => {
   it("builds a continuation's prompt from the previous ids, equal to the template's rendering", async () => {
-    const gw = gateway();
-    const user = { role: "user", content: "What is 17 * 23? Use the calculate tool." };
-    const first = await gw.send("/chat/completions", { messages: [user], tools }, turnCall(null));
+    const loop = await toolLoop(gateway(), "What is 17 * 23? Use the calculate tool.", "391");
+    const { user, first, answer, result, second, base } = loop;
     expect(first.call.continuation).toEqual({ token_exact: false, reason: "first call" });
-    const answer = first.call.response_message;
-    expect(answer.tool_calls?.length).toBeGreaterThan(0);
-    const result = { role: "tool", tool_call_id: answer.tool_calls![0]!.id, content: "391" };
-    const second = await gw.send(
-      "/chat/completions",
-      { messages: [user, harnessCopy(answer), result], tools },
-      turnCall(first.call),
-    );
     expect(second.call.continuation).toEqual({ token_exact: true, via: "tool_call_ids" });
-    const base = [...first.call.prompt_token_ids, ...first.call.completion_token_ids];
     expect(second.call.prompt_token_ids.slice(0, base.length)).toEqual(base);
     // The recorded request holds the gateway's own turn, not the harness's copy, so the call is
     // stored as what the previous one lacks: the tool result alone.
@@ -122,29 +132,14 @@ describe("token-exact harness turns with reasoning", () => {
     });
   });
   afterAll(async () => thinking.close());
-  const over = () =>
-    createGateway({
-      policy: null,
-      backendFor: () => createVllmBackend({ baseUrl: `${thinking.url}/v1` }),
-      defaultModel: "sim-qwen3",
-      now: Date.now,
-    });
+  const over = () => gatewayOver(thinking.url);
 
   it("continues after a tool result with the sampled reasoning kept in the prompt", async () => {
-    const gw = over();
-    const user = { role: "user", content: "What is 6 * 7? Use the calculate tool." };
-    const first = await gw.send("/chat/completions", { messages: [user], tools }, turnCall(null));
-    const answer = first.call.response_message;
+    const loop = await toolLoop(over(), "What is 6 * 7? Use the calculate tool.", "42");
+    const { answer, second, base } = loop;
     expect(answer.reasoning_content ?? (answer as JsonObject).reasoning).toBeTruthy();
-    const result = { role: "tool", tool_call_id: answer.tool_calls![0]!.id, content: "42" };
-    const second = await gw.send(
-      "/chat/completions",
-      { messages: [user, harnessCopy(answer), result], tools },
-      turnCall(first.call),
-    );
     expect(second.call.continuation).toEqual({ token_exact: true, via: "tool_call_ids" });
     // The reasoning the model sampled stays in the prompt, whatever the harness re-sent.
-    const base = [...first.call.prompt_token_ids, ...first.call.completion_token_ids];
     expect(second.call.prompt_token_ids.slice(0, base.length)).toEqual(base);
   });
 });
