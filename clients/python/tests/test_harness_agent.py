@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from edge_rollout.harness import HarnessAgent, TaskError, gateway_base, task_id_of
+from edge_rollout.harness.cli_spec import Launch
 from edge_rollout.harness.netns import namespaces_available
 from edge_rollout.runner import LLM, Runner
 from edge_rollout.runner.agents import RolloutInfo
@@ -38,15 +38,6 @@ print("done")
 """
 
 
-@dataclass(frozen=True)
-class FakeLaunch:
-    """The shape of ``clis.Launch``."""
-
-    argv: list[str]
-    env: dict[str, str]
-    files: dict[str, str] = field(default_factory=dict)
-
-
 @pytest.fixture
 def fake_agent(tmp_path):
     script = tmp_path / "fake_cli.py"
@@ -56,7 +47,7 @@ def fake_agent(tmp_path):
     def launch_for(harness, *, instruction, base_url, api_key, headers, workspace, home, model="policy"):
         launches.append({"harness": harness, "instruction": instruction, "base_url": base_url, "workspace": workspace})
         mode = {"fake-a": "solve", "fake-b": "wrong"}.get(harness, harness)
-        return FakeLaunch([sys.executable, str(script), base_url, mode], {"FAKE_API_KEY": api_key}, {".fake/settings.json": "{}"})
+        return Launch([sys.executable, str(script), base_url, mode], {"FAKE_API_KEY": api_key}, {".fake/settings.json": "{}"})
 
     def logged_calls(harness, *, home, workspace, stdout):
         log = Path(home) / ".fake" / "calls.log"
@@ -125,7 +116,7 @@ def test_a_missing_cli_binary_is_a_runner_failure_and_the_workspace_is_gone():
 
     def launch_for(harness, **kwargs):
         seen.append(kwargs["workspace"])
-        return FakeLaunch(["no-such-harness-cli"], {}, {})
+        return Launch(["no-such-harness-cli"], {}, {})
     agent = HarnessAgent(["ghost"], TASKS, launch_for=launch_for, logged_calls=lambda *args, **kwargs: 0)
     with pytest.raises(FileNotFoundError, match="no-such-harness-cli"):
         agent.run(TASK, resources(), rollout_info("ghost"))

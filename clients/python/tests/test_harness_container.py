@@ -12,17 +12,17 @@ import tarfile
 import threading
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from edge_rollout.harness.cli_spec import Launch
 from edge_rollout.harness.container_entry import _Run, control_server, dry_run, run_rollout, serve
 from edge_rollout.harness.container_spec import PLACEHOLDER_KEY, ContainerSpec, parse_spec
 from edge_rollout.harness.container_task import unpack
 from edge_rollout.harness.netns import namespaces_available
 from edge_rollout.harness.tasks import TaskError
+from loopback_server import serve_fixed
 
 TASKS = Path(__file__).resolve().parents[3] / "examples" / "harness-tasks"
 ENV = {"HARNESS_ROLLOUT_ID": "r-1", "HARNESS_ATTEMPT": "1", "HARNESS_NAME": "claude-code", "HARNESS_TASK": "create-answer-file",
@@ -39,13 +39,6 @@ open("answer.txt", "w").write(json.loads(urllib.request.urlopen(request, timeout
 """
 
 
-@dataclass(frozen=True)
-class FakeLaunch:
-    argv: list[str]
-    env: dict[str, str]
-    files: dict[str, str] = field(default_factory=dict)
-
-
 @pytest.fixture
 def fake(tmp_path):
     script = tmp_path / "fake_cli.py"
@@ -54,7 +47,7 @@ def fake(tmp_path):
 
     def launch_for(harness, *, instruction, base_url, api_key, headers, workspace, home, model="policy"):
         seen.append(base_url)
-        return FakeLaunch([sys.executable, str(script), base_url, harness], {})
+        return Launch([sys.executable, str(script), base_url, harness], {}, {})
     return {"launch_for": launch_for, "logged_calls": lambda *a, **k: 1, "seen": seen}
 
 
@@ -62,20 +55,7 @@ def fake(tmp_path):
 def gateway():
     """A fake gateway on 127.0.0.2 (loopback, but not a host the namespace path treats as loopback): paths it was asked."""
     paths: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            paths.append(self.path)
-            body = json.dumps({"content": [{"type": "text", "text": "42\n"}]}).encode()
-            self.send_response(200)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-    server = ThreadingHTTPServer(("127.0.0.2", 0), Handler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    server = serve_fixed(json.dumps({"content": [{"type": "text", "text": "42\n"}]}).encode(), "127.0.0.2", paths)
     yield f"http://127.0.0.2:{server.server_address[1]}", paths
     server.shutdown()
     server.server_close()

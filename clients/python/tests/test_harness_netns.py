@@ -6,7 +6,6 @@ import os
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
@@ -14,31 +13,17 @@ import pytest
 
 from edge_rollout.harness.limits import Limits, run_limited
 from edge_rollout.harness.netns import namespaces_available, run_harness
+from loopback_server import serve_fixed
 
 TASKS = Path(__file__).resolve().parents[3] / "examples" / "harness-tasks"
 needs_namespaces = pytest.mark.skipif(namespaces_available().mode != "namespace",
                                       reason=f"no namespaces here: {namespaces_available().reason}")
 
 
-def serve(body: bytes) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-    return server
-
-
 @pytest.fixture
 def servers() -> Iterator[tuple[str, str]]:
     """The gateway and another host-loopback server that is NOT forwarded: their base URLs."""
-    gateway, other = serve(b"gateway"), serve(b"other")
+    gateway, other = serve_fixed(b"gateway"), serve_fixed(b"other")
     yield (f"http://127.0.0.1:{gateway.server_address[1]}", f"http://127.0.0.1:{other.server_address[1]}")
     for server in (gateway, other):
         server.shutdown()
