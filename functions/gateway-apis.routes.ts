@@ -7,7 +7,7 @@
  * own event stream. Errors come in each API's own shape: the harness's SDK reads them.
  */
 import { Hono, type Context } from "hono";
-import { AppError } from "../src/errors";
+import { AppError, ModelError } from "../src/errors";
 import {
   anthropicError,
   chatToMessages,
@@ -27,7 +27,7 @@ import {
 import type { JsonObject } from "../src/schemas/json";
 import type { AppEnv } from "./env";
 import { authorizeRollout } from "./gateway-auth";
-import { runTurn, SSE_HEADERS, TurnError } from "./gateway-turn";
+import { failsEarly, runTurn, SSE_HEADERS } from "./gateway-turn";
 import { z } from "zod";
 import { countChatTokensFor } from "../src/runtime/gateway-deps";
 import { objects } from "../src/runtime/objects/object-directory";
@@ -38,18 +38,13 @@ type GatewayContext = Context<{ Bindings: AppEnv }>;
 
 /** An error's HTTP status and message, whatever raised it (a key check, a body, the turn). */
 function statusOf(error: unknown): { status: number; message: string; retryAfter?: number } {
-  if (error instanceof TurnError)
-    return {
-      status: error.status,
-      message: error.message,
-      ...(error.retryAfterSeconds === undefined ? {} : { retryAfter: error.retryAfterSeconds }),
-    };
   if (error instanceof AppError) {
-    const retry = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
+    // A weight sync's refusal (PolicySyncingError) or an upstream's says when to come back.
+    const retry = (error as { retryAfterSeconds?: number | null }).retryAfterSeconds;
     return {
       status: error.status,
       message: error.message,
-      ...(retry === undefined ? {} : { retryAfter: retry }),
+      ...(typeof retry === "number" ? { retryAfter: retry } : {}),
     };
   }
   console.error("gateway API call failed", error);
@@ -68,28 +63,10 @@ function errorResponse(
   return c.body(JSON.stringify(answer.body), answer.status as 400, headers);
 }
 
-/**
- * Waits up to `ms` for `reply` to fail: an admission refused (a weight sync: 429 + Retry-After) or a
- * request the backend refused comes back within it, as an HTTP error the harness retries or reports;
- * a stream is opened only after.
- */
-async function failsEarly(reply: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  try {
-    await Promise.race([reply.then(() => undefined), waited]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The body as JSON, bounded in size and depth like every gateway body (400/413 otherwise); the API's schema judges it next. */
 function readJsonText(c: GatewayContext): Promise<unknown> {
   return parseJsonBody(c, z.unknown(), { maxBytes: MAX_GATEWAY_BODY_BYTES });
 }
-
-/** How long a streamed answer waits for an early failure before it opens its stream. */
-const EARLY_FAILURE_MS = 1000;
 
 /** The Messages and Responses routes, mounted inside the gateway's routes (after its key check). */
 export function gatewayApiRoutes(): Hono<{ Bindings: AppEnv }> {
@@ -113,7 +90,7 @@ export function gatewayApiRoutes(): Hono<{ Bindings: AppEnv }> {
         ...(parsed.request.stop_sequences ? { stopSequences: parsed.request.stop_sequences } : {}),
       };
       if (!stream) return c.json(chatToMessages(await reply, context));
-      await failsEarly(reply, EARLY_FAILURE_MS);
+      await failsEarly(reply);
       return new Response(messagesEventStream(reply, context), {
         status: 200,
         headers: SSE_HEADERS,
@@ -136,7 +113,9 @@ export function gatewayApiRoutes(): Hono<{ Bindings: AppEnv }> {
       if (counted === null)
         return errorResponse(
           c,
-          new TurnError(502, "the model server cannot count tokens (no /tokenize)"),
+          new ModelError("the model server cannot count tokens (no /tokenize)", {
+            retryable: false,
+          }),
           anthropic,
         );
       // Not a generation, so not a call: kept as a span beside the harness's calls (never trained on).
@@ -163,7 +142,7 @@ export function gatewayApiRoutes(): Hono<{ Bindings: AppEnv }> {
       const { callId, reply } = runTurn(c, rolloutId, chat);
       const context = { model: requestedModel, callId, request };
       if (!stream) return c.json(chatToResponses(await reply, context));
-      await failsEarly(reply, EARLY_FAILURE_MS);
+      await failsEarly(reply);
       return new Response(responsesEventStream(reply, context), {
         status: 200,
         headers: SSE_HEADERS,

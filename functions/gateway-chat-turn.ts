@@ -5,11 +5,10 @@
  * token ids. Other chat callers keep the plain forward, streamed from upstream as it comes.
  */
 import type { Context } from "hono";
-import { fromWireError } from "../src/gateway/wire-errors";
 import { chatEventStream } from "../src/gateway/apis/chat/chat-event-stream";
 import type { JsonObject } from "../src/schemas/json";
 import type { AppEnv } from "./env";
-import { runTurn, SSE_HEADERS, TurnError } from "./gateway-turn";
+import { failsEarly, runTurn, SSE_HEADERS } from "./gateway-turn";
 
 /** The header that asks for a token-exact chat turn, and its one value. */
 export const CONTINUATION_HEADER = "x-edge-rollout-continuation";
@@ -22,25 +21,13 @@ export async function chatTurn(
 ): Promise<Response> {
   const { reply } = runTurn(c, rolloutId, body);
   if (body.stream === true) {
+    await failsEarly(reply);
     const options = body.stream_options as { include_usage?: unknown } | undefined;
     return new Response(chatEventStream(reply, { includeUsage: options?.include_usage === true }), {
       status: 200,
       headers: SSE_HEADERS,
     });
   }
-  try {
-    return c.json(await reply);
-  } catch (error) {
-    if (error instanceof TurnError)
-      throw fromWireError({
-        name: "GatewayError",
-        code: "gateway",
-        status: error.status,
-        message: error.message,
-        ...(error.retryAfterSeconds === undefined
-          ? {}
-          : { retryAfterSeconds: error.retryAfterSeconds }),
-      });
-    throw error;
-  }
+  // A refusal (a weight sync, a limit) goes to the app's error handler like any chat call's.
+  return c.json(await reply);
 }

@@ -6,29 +6,22 @@
  * small-model check): recorded with `purpose: "side"`, never trained on, never a turn.
  */
 import type { Context } from "hono";
+import { fromWireError } from "../src/gateway/wire-errors";
 import { objects } from "../src/runtime/objects/object-directory";
 import type { JsonObject } from "../src/schemas/json";
 import type { AppEnv } from "./env";
 import { callMetaOf } from "./gateway-call-meta";
-
-/** An error a turn failed with, as the API translators read it (an HTTP status and a message). */
-export class TurnError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-    this.name = "TurnError";
-  }
-}
 
 /** Whether a chat request offers tools (a harness's loop always does; its side calls do not). */
 function offersTools(chat: JsonObject): boolean {
   return Array.isArray(chat.tools) && chat.tools.length > 0;
 }
 
-/** Starts the turn; `reply` is the chat completion (or a TurnError), `callId` the id its reply is minted from. */
+/**
+ * Starts the turn; `reply` is the chat completion, or rejects with the error the session answered
+ * (an AppError with its HTTP status, and Retry-After for a weight sync), `callId` the id its reply
+ * is minted from.
+ */
 export function runTurn(
   c: Context<{ Bindings: AppEnv }>,
   rolloutId: string,
@@ -46,16 +39,29 @@ export function runTurn(
       { ...meta, purpose: side ? "side" : meta.purpose, turns: !side },
     )
     .then((result) => {
-      if (!result.ok)
-        throw new TurnError(
-          result.error.status,
-          result.error.message,
-          result.error.retryAfterSeconds,
-        );
-      if (!("json" in result)) throw new TurnError(500, "a turn answered with a stream");
+      if (!result.ok) throw fromWireError(result.error);
+      if (!("json" in result)) throw new Error("a harness turn answered with a stream");
       return JSON.parse(result.json) as JsonObject;
     });
   return { callId: meta.callId, reply };
+}
+
+/** How long a streamed answer waits for an early failure before it opens its stream. */
+const EARLY_FAILURE_MS = 1000;
+
+/**
+ * Waits up to a second for `reply` to fail: an admission refused (a weight sync: 429 +
+ * Retry-After) or a request the backend refused comes back within it, as an HTTP error the harness
+ * retries or reports; a stream is opened only after. Rejects with that failure.
+ */
+export async function failsEarly(reply: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, EARLY_FAILURE_MS)));
+  try {
+    await Promise.race([reply.then(() => undefined), waited]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Response headers of an SSE answer. */

@@ -8,7 +8,10 @@ import {
 } from "../gateway/backends";
 import { createGateway, type Gateway } from "../gateway/gateway";
 import { upstreamTimeoutsFrom } from "../gateway/upstream-timeouts";
+import type { ModelBackend } from "../gateway/model-backend";
 import type { PolicyPort } from "../gateway/policy-port";
+import type { BackendConfig } from "../schemas/backend-config";
+import type { JsonObject } from "../schemas/json";
 
 /** The bindings the gateway is built from: the objects, the deployment's model server, its timeouts. */
 export type GatewayBindings = ObjectBindings & {
@@ -18,6 +21,15 @@ export type GatewayBindings = ObjectBindings & {
   UPSTREAM_FIRST_BYTE_TIMEOUT_MS?: string;
   UPSTREAM_MS_PER_TOKEN?: string;
 };
+
+/** The backend of a policy's backend config, the deployment's `LLM_BASE_URL` server while it names none (cached per isolate). */
+function backendFor(env: GatewayBindings, config: BackendConfig | null): ModelBackend {
+  return resolveBackend(
+    backendRegistry,
+    config ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY),
+    defaultBackendDeps,
+  );
+}
 
 /**
  * The gateway for this invocation: admission from the rollouts' shards (or `policy`), backends
@@ -30,12 +42,7 @@ export function gatewayFor(
 ): Gateway {
   return createGateway({
     policy,
-    backendFor: (config) =>
-      resolveBackend(
-        backendRegistry,
-        config ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY),
-        defaultBackendDeps,
-      ),
+    backendFor: (config) => backendFor(env, config),
     defaultModel: env.LLM_MODEL,
     timeouts: upstreamTimeoutsFrom(env),
     now: () => Date.now(),
@@ -50,17 +57,13 @@ export function gatewayFor(
 export async function countChatTokensFor(
   env: GatewayBindings,
   rolloutId: string,
-  chat: Record<string, unknown>,
+  chat: JsonObject,
 ): Promise<number | null> {
   const { snapshot } = await objects(env).policy().fence();
-  const backend = resolveBackend(
-    backendRegistry,
-    snapshot.backend ?? vllmServerConfig(env.LLM_BASE_URL, env.LLM_API_KEY),
-    defaultBackendDeps,
-  );
+  const backend = backendFor(env, snapshot.backend);
   if (!backend.countChatTokens) return null;
-  const body = { ...chat, model: snapshot.model ?? env.LLM_MODEL } as Parameters<
-    NonNullable<typeof backend.countChatTokens>
-  >[0];
-  return backend.countChatTokens(body, { rolloutId });
+  return backend.countChatTokens(
+    { ...chat, model: snapshot.model ?? env.LLM_MODEL },
+    { rolloutId },
+  );
 }
