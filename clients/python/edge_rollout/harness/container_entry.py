@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from ..runner import emitters
+from ..http_json import send_json
 from ..runner.agents import RolloutInfo
 from ..runner.llm import LLM
 from .agent import HarnessAgent, gateway_base
@@ -125,12 +126,7 @@ def control_server(run: _Run, port: int, host: str = "0.0.0.0") -> ThreadingHTTP
             self._reply(202, {"state": run.state})
 
         def _reply(self, status: int, body: Any) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, body)
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
             log.debug("control: " + format, *args)

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from ..http_json import send_json
 from .checkpoint import CheckpointError, load_checkpoint
 from .policy import set_one_thread
 from .sampling import LOGPROBS_MODES, step
@@ -63,12 +64,7 @@ def handler_for(state: EngineState) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _send(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, body)
 
         def _body(self) -> Any:
             length = int(self.headers.get("content-length") or 0)
