@@ -29,7 +29,7 @@ import type { RequestDriveResult } from "../src/runtime/session/session-drive";
 import { gatewayFor } from "../src/runtime/gateway-deps";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import type { JsonObject } from "../src/schemas/json";
-import { CallerRegistry, ownGatewayCall } from "../src/runtime/session/gateway-call-owner";
+import { SessionCalls } from "../src/runtime/session/session-calls";
 import type {
   AdmitCallResult,
   AttemptEndResult,
@@ -76,8 +76,8 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
   readonly #sql: CountingSql;
   readonly #requests = new RequestCounter();
   readonly #kernel: SessionKernel;
-  /** Callers of the streamed calls running here, told when they leave. */
-  readonly #callers = new CallerRegistry();
+  /** The gateway calls running here: their callers, their flights, and the calls a restart cut. */
+  readonly #calls: SessionCalls;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -88,8 +88,12 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
       storage: {
         sql: this.#sql,
         transactionSync: (fn) => storage.transactionSync(fn),
-        setAlarm: (time) => storage.setAlarm(time),
-        deleteAlarm: () => storage.deleteAlarm(),
+        // While gateway calls run, the alarm stays within their flight check (session-calls.ts).
+        setAlarm: (time) => storage.setAlarm(this.#calls.alarmTime(time)),
+        deleteAlarm: () =>
+          this.#calls.inFlight
+            ? storage.setAlarm(this.#calls.alarmTime(Number.MAX_SAFE_INTEGER))
+            : storage.deleteAlarm(),
       },
       queue: { send: async (message) => void (await env.ROLLOUT_WORK.send(message)) },
       now: () => Date.now(),
@@ -126,6 +130,14 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
     this.#gateway = new SessionGatewayOps(kernel);
     this.#attempts = new SessionAttemptOps(kernel);
     this.#fork = new SessionForkOps(kernel);
+    this.#calls = new SessionCalls(kernel, this.#gateway, {
+      rolloutId: () => kernel.spec?.rollout_id,
+      gateway: () => gatewayFor(env),
+      keepAlive: (work) => ctx.waitUntil(work),
+      getAlarm: () => storage.getAlarm(),
+      setAlarm: (time) => storage.setAlarm(time),
+      now: () => Date.now(),
+    });
   }
 
   /**
@@ -254,23 +266,7 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
     meta: GatewayCallMeta & { rolloutId: string },
   ): Promise<GatewayCallResult> {
     this.#requests.count("gatewayCall");
-    return ownGatewayCall(
-      this.#callers,
-      {
-        rolloutId: meta.rolloutId,
-        gateway: gatewayFor(this.env),
-        admitCall: (attempt) => this.#gateway.admitCall(attempt),
-        recordCall: (call) => this.#gateway.recordCall(call),
-        amendCallVersion: (callId, versionEnd) =>
-          this.#gateway.amendCallVersion(callId, versionEnd),
-        endForLimit: (reason, message) => this.#gateway.endForLimit(reason, message),
-        previousTurn: (attempt) => this.#gateway.previousTurn(attempt),
-        keepAlive: (work) => this.ctx.waitUntil(work),
-      },
-      path,
-      body,
-      meta,
-    );
+    return this.#calls.call(path, body, meta);
   }
 
   /**
@@ -280,19 +276,19 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
    */
   interruptCalls(replacedVersion?: number): number {
     this.#requests.count("interruptCalls");
-    return this.#callers.interruptAll(replacedVersion);
+    return this.#calls.callers.interruptAll(replacedVersion);
   }
 
   /** Registers (null: drops) the interrupt of a call the rollout's driver runs in its own invocation (an RPC function stub). */
   remoteCallInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void {
     this.#requests.count("remoteCallInterrupt");
-    this.#callers.setRemoteInterrupt(callId, interrupt, legVersion);
+    this.#calls.callers.setRemoteInterrupt(callId, interrupt, legVersion);
   }
 
   /** The caller of a streamed call this object runs has left: the call is recorded as one nobody received. */
   callerLeft(callId: string): void {
     this.#requests.count("callerLeft");
-    this.#callers.left(callId);
+    this.#calls.callers.left(callId);
   }
 
   /** Grants a runner the next attempt of an external rollout offered to runners. */
@@ -365,6 +361,9 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
   /** The watchdog. */
   override async alarm(): Promise<void> {
     this.#requests.count("alarm");
+    // A restarted object runs on the calls its restart cut before anything else (session-calls.ts).
+    this.#calls.resumeCut();
     await this.#core.onAlarm();
+    await this.#calls.afterAlarm();
   }
 }

@@ -2,7 +2,13 @@
 import type { Context } from "hono";
 import { InvalidInputError, NotFoundError } from "../src/errors";
 import type { GatewayCallMeta } from "../src/runtime/session/session-api";
-import { ATTEMPT_HEADER, CallPurpose, PURPOSE_HEADER } from "../src/schemas/llm-call";
+import {
+  ATTEMPT_HEADER,
+  CALL_ID_HEADER,
+  CallPurpose,
+  ClientCallId,
+  PURPOSE_HEADER,
+} from "../src/schemas/llm-call";
 import type { AppEnv } from "./env";
 
 type GatewayContext = Context<{ Bindings: AppEnv }>;
@@ -44,15 +50,33 @@ function purposeOf(c: GatewayContext): CallPurpose {
   return purpose.data;
 }
 
+/**
+ * The call's id: the client's own (`CALL_ID_HEADER`, given back as the gateway answered it or
+ * bare) under the rollout's prefix, else a new one.
+ */
+function callIdOf(c: GatewayContext, rolloutId: string): { callId: string; named: boolean } {
+  const prefix = `${rolloutId}/gw/`;
+  const raw = c.req.header(CALL_ID_HEADER);
+  if (raw === undefined) return { callId: `${prefix}${crypto.randomUUID()}`, named: false };
+  const own = ClientCallId.safeParse(raw.startsWith(prefix) ? raw.slice(prefix.length) : raw);
+  if (!own.success)
+    throw new InvalidInputError(`${CALL_ID_HEADER} ${own.error.issues[0]?.message}`, {
+      status: 400,
+    });
+  return { callId: `${prefix}${own.data}`, named: true };
+}
+
 /** A new call of `rolloutId` as the request describes it (its key already checked). */
 export function callMetaOf(
   c: GatewayContext,
   rolloutId: string,
 ): GatewayCallMeta & { rolloutId: string } {
   const pathAttempt = pathAttemptOf(c);
+  const { callId, named } = callIdOf(c, rolloutId);
   return {
     rolloutId,
-    callId: `${rolloutId}/gw/${crypto.randomUUID()}`,
+    callId,
+    ...(named ? { clientCallId: true } : {}),
     attempt: attemptOf(c),
     purpose: purposeOf(c),
     ...(pathAttempt === undefined ? {} : { pathAttempt }),

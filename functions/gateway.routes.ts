@@ -4,6 +4,7 @@ import { Hono, type Context } from "hono";
 import type { UpstreamPath } from "../src/gateway/model-backend";
 import { fromWireError } from "../src/gateway/wire-errors";
 import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
+import { CALL_ID_HEADER } from "../src/schemas/llm-call";
 import type { JsonObject } from "../src/schemas/json";
 import type { AppEnv } from "./env";
 import { authorizeRollout } from "./gateway-auth";
@@ -69,10 +70,17 @@ async function forward(
   if ("stream" in result)
     return new Response(toldWhenCallerLeaves(result.stream, c, meta.callId), {
       status: 200,
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        [CALL_ID_HEADER]: meta.callId,
+      },
     });
   // The upstream's own bytes when the backend kept them: serializing the parsed reply again costs CPU for nothing.
-  return c.body(result.json, 200, { "content-type": "application/json" });
+  return c.body(result.json, 200, {
+    "content-type": "application/json",
+    [CALL_ID_HEADER]: meta.callId,
+  });
 }
 
 /** Routes mounted at `/v1/rollouts/:id/llm/v1` and, for runner attempts, `/v1/rollouts/:id/attempts/:attempt/llm/v1`. */

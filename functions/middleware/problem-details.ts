@@ -36,14 +36,21 @@ export function fieldProblems(error: z.ZodError): FieldProblem[] {
 /** Builds the problem+json response for `error`; unknown errors become an opaque 500. */
 export function problemResponse(c: Context, error: unknown): Response {
   const appError = error instanceof AppError ? error : null;
-  const status = (appError?.status ?? 500) as ContentfulStatusCode;
-  const code = appError?.code ?? "internal";
+  // The runtime marks an object's transient failures `retryable` (a Durable Object reset by a
+  // deploy, an overloaded object): 503, asked again, never an opaque 500.
+  const transient = !appError && (error as { retryable?: unknown } | null)?.retryable === true;
+  const status = (appError?.status ?? (transient ? 503 : 500)) as ContentfulStatusCode;
+  const code = appError?.code ?? (transient ? "unavailable" : "internal");
   if (!appError) console.error("unhandled error", error);
   const body: Record<string, unknown> = {
     type: `urn:edge-rollout:problem:${code}`,
-    title: appError?.name ?? "InternalError",
+    title: appError?.name ?? (transient ? "ServiceUnavailable" : "InternalError"),
     status,
-    detail: appError ? appError.message : "internal error",
+    detail: appError
+      ? appError.message
+      : transient
+        ? "the object serving this request restarted; try again"
+        : "internal error",
     instance: new URL(c.req.url).pathname,
   };
   if (appError?.details !== undefined) body.errors = appError.details;
@@ -51,6 +58,10 @@ export function problemResponse(c: Context, error: unknown): Response {
   body.error = { message: body.detail, type: code, code: status };
   const headers: Record<string, string> = { "content-type": "application/problem+json" };
   if (error instanceof PolicySyncingError) headers["retry-after"] = String(error.retryAfterSeconds);
+  if (transient) {
+    headers["retry-after"] = "1";
+    headers["x-should-retry"] = "true";
+  }
   // RFC 9110 §15.5.2: a 401 must carry a challenge, or clients cannot tell which scheme to use.
   if (status === 401) headers["www-authenticate"] = 'Bearer realm="edge-rollout"';
   return c.body(JSON.stringify(body), status, headers);

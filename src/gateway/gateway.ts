@@ -17,6 +17,8 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy, sleep, withRetries } from "./re
 import { notInterruptibleBecause } from "./interruptible";
 import { chatCompletionOf } from "./openai-chat";
 import { resumableCall } from "./resumable-call";
+import type { StreamSeed } from "./resumable-stream";
+import type { ProgressSink } from "./stream-progress";
 import { upstreamStopBody } from "./stop-relay";
 import { stopOptionsOf } from "./stop-window";
 import { relayStream } from "./stream-relay";
@@ -109,6 +111,17 @@ export interface GatewayCall {
    * from token ids. Non-streamed calls only.
    */
   turn?: { previous: LlmCall | null };
+  /**
+   * Where a resumable streamed call keeps what it received at a cadence (its session's flights), so
+   * the call survives the session's restart (stream-progress.ts).
+   */
+  progress?: ProgressSink;
+  /**
+   * A resumable streamed call its session's restart cut, with what was kept of it: its chunks are
+   * replayed and it continues from their token ids (no first request is sent). Ignored by a call
+   * that cannot resume token-exactly, which runs whole again.
+   */
+  seed?: StreamSeed;
 }
 
 /** Routes, records and versions model calls for rollouts. */
@@ -354,16 +367,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const upstream = resumable
         ? upstreamStopBody(prepared.shaped, stopOptionsOf(prepared.shaped))
         : prepared.shaped;
-      let opened;
-      try {
-        opened = await withRetries(retry, call.signal, () =>
+      // A seeded call opens nothing here: its continuation is opened by the resumable stream.
+      const seeded = resumable && call.seed !== undefined;
+      let opened: Awaited<ReturnType<typeof openFirst>> | null = null;
+      function openFirst() {
+        return withRetries(retry, call.signal, () =>
           prepared.backend.openStream(path, upstream, routing),
         );
+      }
+      try {
+        if (!seeded) opened = await openFirst();
       } catch (error) {
         await prepared.release();
         throw error;
       }
-      const { value, attempts } = opened;
       if (resumable && call.interrupts) {
         const parts = {
           rolloutId: call.rolloutId,
@@ -381,16 +398,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
         };
         return resumableCall(
           { ...parts, record: (captured, meta) => record(call, prepared, captured, meta) },
-          value,
-          attempts,
+          opened?.value ?? null,
+          opened?.attempts ?? 0,
           onRecorded,
           {
             ...(call.keepAlive ? { keepAlive: call.keepAlive } : {}),
             ...(call.callerGone ? { callerGone: call.callerGone } : {}),
             ...(call.relay === false ? { relay: false } : {}),
+            ...(call.progress ? { progress: call.progress } : {}),
+            ...(seeded ? { seed: call.seed } : {}),
           },
         );
       }
+      const { value, attempts } = opened!;
       const drained = call.interrupts
         ? {
             interruption: {

@@ -124,3 +124,22 @@ export function chatCompletionOf(call: LlmCall, options: { full?: boolean } = {}
     ...(full ? { prompt_token_ids: call.prompt_token_ids } : {}),
   };
 }
+
+/**
+ * A recorded chat call as one streamed answer (a chunk carrying the whole reply, then `[DONE]`):
+ * what a caller retrying with the id of a call already recorded reads instead of a new generation.
+ */
+export function chatStreamOf(call: LlmCall): string {
+  const whole = chatCompletionOf(call, { full: true });
+  const [choice] = whole.choices as Array<Record<string, unknown>>;
+  const message = choice!.message as Record<string, unknown>;
+  const toolCalls = Array.isArray(message.tool_calls)
+    ? { tool_calls: message.tool_calls.map((tool, index) => ({ index, ...(tool as object) })) }
+    : {};
+  const chunk = {
+    ...whole,
+    object: "chat.completion.chunk",
+    choices: [{ ...choice, message: undefined, delta: { ...message, ...toolCalls } }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`;
+}

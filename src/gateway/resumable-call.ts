@@ -10,7 +10,8 @@ import { withCacheSalt } from "./cache-salt";
 import { continuationBody, type VersionRun } from "./interruptible";
 import type { BackendCallOptions, ModelBackend } from "./model-backend";
 import type { PolicyPort } from "./policy-port";
-import { resumableStream } from "./resumable-stream";
+import { resumableStream, type StreamSeed } from "./resumable-stream";
+import type { ProgressSink } from "./stream-progress";
 import { upstreamStopBody } from "./stop-relay";
 import { stopOptionsOf } from "./stop-window";
 import { type RetryPolicy, sleep, withRetries } from "./retry";
@@ -38,20 +39,26 @@ export interface ResumableParts {
   ): LlmCall;
 }
 
-/** Relays `first` and every continuation to the caller; `onRecorded` gets the whole call before `[DONE]`. */
+/**
+ * Relays `first` and every continuation to the caller; `onRecorded` gets the whole call before
+ * `[DONE]`. With `options.seed` (a call its owner's restart cut) `first` is null: the kept chunks
+ * are replayed and the call continues from their ids.
+ */
 export function resumableCall(
   parts: ResumableParts,
-  first: { response: Response; replica: string },
+  first: { response: Response; replica: string } | null,
   attempts: number,
   onRecorded: (call: LlmCall, released: Promise<number>) => Promise<void>,
   options: {
     keepAlive?: (work: Promise<unknown>) => void;
     callerGone?: AbortSignal;
     relay?: boolean;
+    progress?: ProgressSink;
+    seed?: StreamSeed;
   },
 ): Response {
   let release = parts.release;
-  let replica = first.replica;
+  let replica = first?.replica ?? "";
   let tries = attempts;
   const maxTokens = typeof parts.shaped.max_tokens === "number" ? parts.shaped.max_tokens : 0;
   // Stop strings are checked by the gateway across cuts; every leg asks for them in the output (stop-relay.ts).
@@ -81,7 +88,7 @@ export function resumableCall(
   }
 
   return resumableStream(
-    first.response,
+    first?.response ?? null,
     parts.version,
     {
       release: () => release(),

@@ -16,6 +16,7 @@ import { addRun, type VersionRun } from "./interruptible";
 import { type ChunkHead, chatChoiceOf, chatChunk, type CompletionChoice } from "./openai-chat";
 import { StopRelay } from "./stop-relay";
 import type { StopOptions } from "./stop-window";
+import { type ProgressSink, ProgressTap } from "./stream-progress";
 
 const encoder = new TextEncoder();
 
@@ -88,17 +89,31 @@ export interface ResumableStreamOptions {
   stops?: { options: StopOptions; includeUsage: boolean };
   /** False when the caller wants only the record (an assembled reply): no chunk is forwarded. Default true. */
   relay?: boolean;
+  /** Where the chunks received are kept at a cadence, so the call survives its owner's restart (stream-progress.ts). */
+  progress?: ProgressSink;
+  /**
+   * A call its owner's restart cut: what was kept of it (chunks, version runs, interruptions). They
+   * are replayed to the caller, and the call continues from their token ids as after a weight sync.
+   */
+  seed?: StreamSeed;
+}
+
+/** What a restarted owner kept of a call (stream-progress.ts). */
+export interface StreamSeed {
+  payloads: string[];
+  runs: VersionRun[];
+  interrupted: number;
 }
 
 /** How often a leg that broke before its first token (a malformed chunk, a dropped connection) starts over. */
 const MAX_BROKEN_RESTARTS = 3;
 
 /**
- * Relays `first` (a chat stream opened under `version`) and its continuations to the caller;
- * `finalize` runs once, before the final `data: [DONE]`, with the whole call.
+ * Relays `first` (a chat stream opened under `version`; null when resuming `options.seed`) and its
+ * continuations to the caller; `finalize` runs once, before the final `data: [DONE]`, with the whole call.
  */
 export function resumableStream(
-  first: Response,
+  first: Response | null,
   version: number,
   deps: ResumeDeps,
   finalize: (end: ResumableEnd) => Promise<void>,
@@ -120,7 +135,15 @@ export function resumableStream(
   // string ended the call where the upstream leg did not (it is closed, so vLLM aborts it).
   const relay = options.stops ? new StopRelay(options.stops.options) : null;
   let cutShort = false;
-  const counts = () => ({ promptTokens, completionTokens: assembler.soFar().completionIds.length });
+  const counts = () => ({ promptTokens, completionTokens: assembler.completionCount });
+  const tap = options.progress ? new ProgressTap(options.progress) : null;
+  /** Takes one chat chunk into the record (and the kept progress) and sends it to the caller. */
+  const take = (chat: string): void => {
+    const before = assembler.completionCount;
+    assembler.push(chat);
+    tap?.add(chat, assembler.completionCount - before);
+    forward(`data: ${chat}\n\n`);
+  };
 
   const end = async (outcome: "complete" | "aborted"): Promise<void> => {
     deps.onInterrupt(null);
@@ -183,6 +206,12 @@ export function resumableStream(
     }
   };
 
+  const setHead = (payload: string): void => {
+    const parsed = JSON.parse(payload) as ChunkHead;
+    head = { id: parsed.id, created: parsed.created, model: parsed.model };
+    promptTokens = assembler.soFar().promptIds.length;
+  };
+
   /** Parses and forwards the complete events in `pending`; returns what is left of it. */
   const takeEvents = (
     text: string,
@@ -211,30 +240,38 @@ export function resumableStream(
             assembler.soFar().completionIds.length,
             route!,
           );
-        assembler.push(chat);
-        if (!continuation && head === undefined) {
-          const parsed = JSON.parse(payload) as ChunkHead;
-          head = { id: parsed.id, created: parsed.created, model: parsed.model };
-          promptTokens = assembler.soFar().promptIds.length;
-        }
-        forward(`data: ${chat}\n\n`);
+        take(chat);
+        if (!continuation && head === undefined) setHead(payload);
+        // Per chunk, not per read: a read may bring many chunks, and the bound is in tokens.
+        tap?.maybeKeep(runs, interrupted);
       }
     }
     return pending;
   };
 
   const pump = (async () => {
-    let leg: Response = first;
+    let leg: Response | null = first;
     let legVersion = version;
     let continuation = false;
+    const seed = options.seed;
+    if (seed) {
+      // The kept chunks, to the caller and the record as first received; the call goes on from their ids.
+      for (const payload of seed.payloads) {
+        assembler.push(payload);
+        forward(`data: ${payload}\n\n`);
+        if (head === undefined) setHead(payload);
+      }
+      runs = seed.runs;
+      interrupted = seed.interrupted;
+      // Kept up to its last chunk but not recorded: the call is whole, nothing to generate.
+      if (assembler.soFar().finished) return end("complete");
+    }
     for (;;) {
-      const result = await readLeg(leg, continuation, legVersion);
+      const result = leg ? await readLeg(leg, continuation, legVersion) : "resumed";
       if (result === "done") {
         // vLLM's last chunk, when the caller asked for usage: the upstream that would have sent it was closed.
         if (cutShort && options.stops?.includeUsage && head) {
-          const usage = relay!.usageChunk(head, counts());
-          assembler.push(usage);
-          forward(`data: ${usage}\n\n`);
+          take(relay!.usageChunk(head, counts()));
         }
         return end("complete");
       }
@@ -246,8 +283,8 @@ export function resumableStream(
         restarts < MAX_BROKEN_RESTARTS;
       if (result === "broken" && !restart) return end("aborted");
       if (restart) restarts += 1;
-      else interrupted += 1;
-      await deps.release();
+      else if (result === "interrupted") interrupted += 1;
+      if (result !== "resumed") await deps.release();
       const sofar = assembler.soFar();
       const { promptIds, completionIds } = restart ? { promptIds: [], completionIds: [] } : sofar;
       const next = await deps.resume(promptIds, completionIds);
@@ -255,8 +292,7 @@ export function resumableStream(
         const finish = chatChunk(head, [
           { index: 0, delta: relay ? relay.flush() : {}, logprobs: null, finish_reason: "length" },
         ]);
-        assembler.push(finish);
-        forward(`data: ${finish}\n\n`);
+        take(finish);
         return end("complete");
       }
       if (next === "length") return end("complete");
@@ -283,5 +319,5 @@ export function resumableStream(
     },
   );
   options.keepAlive?.(pump);
-  return caller.response(first.status);
+  return caller.response(first?.status ?? 200);
 }

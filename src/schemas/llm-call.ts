@@ -16,6 +16,19 @@ export const ATTEMPT_HEADER = "x-edge-rollout-attempt";
 export const PURPOSE_HEADER = "x-edge-rollout-purpose";
 
 /**
+ * The header a client names its call with (made by the client, the same on every retry of the
+ * call): a retry after the rollout's session restarted attaches to the call, which ran on, and
+ * a retry of a call already recorded reads its answer again instead of generating anew. Every
+ * gateway answer carries the call's id in it. 1-128 characters of `A-Za-z0-9._:-`.
+ */
+export const CALL_ID_HEADER = "x-edge-rollout-call-id";
+
+/** A client's name for its call (see `CALL_ID_HEADER`). */
+export const ClientCallId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
+  message: "must be 1-128 characters of A-Z a-z 0-9 . _ : -",
+});
+
+/**
  * Why a call was made: the policy acting (`policy`, trainable), a grader judging (`judge`), or a
  * harness's side call beside its loop (`side`: opencode's title, a small-model call); the last two
  * are recorded and never trained on.
@@ -142,6 +155,23 @@ export const LlmCall = z
         interruptible: z.boolean(),
         reason: z.string().nullable(),
         interrupted: z.int().min(0),
+      })
+      .optional(),
+    /**
+     * The call's owner (its rollout's session object) was restarted while it ran (a deploy, a
+     * runtime update, a crash). `resumed: "token_ids"`: it went on from the `kept_tokens` it had
+     * kept (the cut tokens after them, at most `regenerated_tokens_max`, were generated again);
+     * `"whole"`: it could not resume token-exactly (`reason`: tools, response_format, …, or
+     * nothing kept yet) and ran again from its start (`regenerated_tokens_max` null: what it had
+     * generated before was not kept, so it is not known).
+     */
+    restart: z
+      .object({
+        restarts: z.int().min(1),
+        resumed: z.enum(["token_ids", "whole"]),
+        kept_tokens: z.int().min(0),
+        regenerated_tokens_max: z.int().min(0).nullable(),
+        reason: z.string().nullable(),
       })
       .optional(),
     /**

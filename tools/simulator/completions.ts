@@ -127,6 +127,7 @@ function prepare(
       seed: logprobSeed(choice, config.policyVersion),
       scriptSeed: choice,
       bodyIds: body.slice(prefix.length),
+      ...(prefix.length > 0 ? { turnBodyIds: body } : {}),
       generation: null,
     };
   });
@@ -142,7 +143,9 @@ function prepare(
     promptIds,
     base,
     prefix,
-    choices: choices.map(({ bodyIds: _body, ...choice }): CompletionChoice => choice),
+    choices: choices.map(
+      ({ bodyIds: _body, turnBodyIds: _turn, ...choice }): CompletionChoice => choice,
+    ),
     specs,
     pd,
     config,

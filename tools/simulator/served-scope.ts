@@ -106,7 +106,11 @@ export interface SequenceBase {
 export function sequenceSpecs(
   scope: RequestScope,
   base: SequenceBase,
-  choices: ReadonlyArray<{ bodyIds: readonly number[]; seed: number }>,
+  choices: ReadonlyArray<{
+    bodyIds: readonly number[];
+    seed: number;
+    turnBodyIds?: readonly number[];
+  }>,
 ): Array<Omit<EngineRequestSpec, "onToken">> {
   return choices.map((choice) => ({
     promptIds: base.promptIds,
@@ -118,6 +122,7 @@ export function sequenceSpecs(
       bodyIds: choice.bodyIds,
       logprobSeed: choice.seed,
       positionOffset: base.positionOffset,
+      ...(choice.turnBodyIds ? { turnBodyIds: choice.turnBodyIds } : {}),
     },
     tokenizer: base.tokenizer,
   }));

@@ -136,6 +136,11 @@ export class StreamAssembler {
     }
   }
 
+  /** How many completion tokens arrived so far (cheap: `soFar` copies the ids). */
+  get completionCount(): number {
+    return this.#completionIds.length;
+  }
+
   /**
    * The prompt ids and the completion ids received so far (what a resumed call continues from),
    * and whether the reply is inside its think block (reasoning came, no content yet), with the

@@ -15,6 +15,9 @@ import { storeWhileReleasing } from "../../gateway/store-while-releasing";
 import { toWireError } from "../../gateway/wire-errors";
 import type { JsonObject } from "../../schemas/json";
 import type { LlmCall, LlmCallInput } from "../../schemas/llm-call";
+import type { StreamSeed } from "../../gateway/resumable-stream";
+import { DEFAULT_PROGRESS_CADENCE, type ProgressBatch } from "../../gateway/stream-progress";
+import type { FlightRequest } from "./call-flights";
 import type { GatewayCallMeta, GatewayCallResult } from "./session-api";
 import type { AdmitCallResult, GatewayWriteResult } from "./session-results";
 
@@ -22,7 +25,14 @@ import type { AdmitCallResult, GatewayWriteResult } from "./session-results";
 export interface CallOwnerDeps {
   rolloutId: string;
   gateway: Gateway;
-  admitCall(attempt?: number): AdmitCallResult;
+  /** `resumed`: a call already admitted before its session restarted, run on even if its rollout or attempt ended meanwhile. */
+  admitCall(attempt?: number, resumed?: boolean): AdmitCallResult;
+  /** The session's flights: a call is kept while it runs, so that it survives the session's restart (call-flights.ts). */
+  flights: {
+    begin(callId: string, request: FlightRequest): void;
+    keep(callId: string, batch: ProgressBatch): void;
+    end(callId: string): void;
+  };
   recordCall(call: LlmCallInput): GatewayWriteResult;
   amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult;
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
@@ -124,11 +134,18 @@ export class CallerRegistry {
   }
 }
 
+/** A call its session's restart cut, run again: from its kept chunks (`seed`), or whole; `note` goes on its record. */
+export interface Resumption {
+  seed: StreamSeed | null;
+  note: NonNullable<LlmCall["restart"]>;
+}
+
 function admitted(
   deps: CallOwnerDeps,
   meta: GatewayCallMeta,
+  resumed: boolean,
 ): Omit<GatewayCall, "whileSyncing" | "callId"> {
-  const result = deps.admitCall(meta.pathAttempt);
+  const result = deps.admitCall(meta.pathAttempt, resumed);
   if (!result.ok) {
     if (result.reason === "not_found")
       throw new NotFoundError(`rollout ${deps.rolloutId} does not exist`);
@@ -151,13 +168,43 @@ function admitted(
   };
 }
 
-/** Runs one gateway call to its end: forwarded, read whatever the caller does, recorded, released. */
+/**
+ * Runs one gateway call to its end: forwarded, read whatever the caller does, recorded, released.
+ * The call is kept in the session's flights from its start to its record (or its failure), so a
+ * restart of the session finds it and runs it on (`resumption`, call-resume.ts).
+ */
 export async function ownGatewayCall(
   callers: CallerRegistry,
   deps: CallOwnerDeps,
   path: UpstreamPath,
   body: JsonObject & { stream?: boolean },
   meta: GatewayCallMeta,
+  resumption?: Resumption,
+): Promise<GatewayCallResult> {
+  deps.flights.begin(meta.callId, { path, body, meta });
+  // The flight ends with the record; otherwise once the call and all work it left running settled.
+  let pending = 1;
+  const settle = (): void => {
+    if (--pending === 0) deps.flights.end(meta.callId);
+  };
+  const keepAlive = (work: Promise<unknown>): void => {
+    pending += 1;
+    deps.keepAlive(work.finally(settle));
+  };
+  try {
+    return await runOwnedCall(callers, { ...deps, keepAlive }, path, body, meta, resumption);
+  } finally {
+    settle();
+  }
+}
+
+async function runOwnedCall(
+  callers: CallerRegistry,
+  deps: CallOwnerDeps,
+  path: UpstreamPath,
+  body: JsonObject & { stream?: boolean },
+  meta: GatewayCallMeta,
+  resumption: Resumption | undefined,
 ): Promise<GatewayCallResult> {
   const drained = notInterruptibleBecause(path, body);
   // A call an interrupting sync cannot cut says so (it is drained instead), whichever way it went upstream.
@@ -168,12 +215,18 @@ export async function ownGatewayCall(
     ...(record.interruption === undefined && drained !== null
       ? { interruption: { interruptible: false, reason: drained, interrupted: 0 } }
       : {}),
+    ...(resumption ? { restart: resumption.note } : {}),
   });
   // Stored under the version admitted, corrected if a sync ended meanwhile (store-while-releasing.ts).
   const record = async (call: LlmCall, released: Promise<number>): Promise<void> => {
     const stamped = stamp(call);
     const { versionEnd } = await storeWhileReleasing(
-      Promise.resolve().then(() => deps.recordCall(stamped)),
+      Promise.resolve().then(() => {
+        const written = deps.recordCall(stamped);
+        // With no await between them, the record and the flight's end commit together.
+        deps.flights.end(stamped.call_id);
+        return written;
+      }),
       released,
     );
     if (versionEnd !== stamped.policy_version_end)
@@ -181,7 +234,7 @@ export async function ownGatewayCall(
   };
   try {
     const call: GatewayCall = {
-      ...admitted(deps, meta),
+      ...admitted(deps, meta, resumption !== undefined),
       callId: meta.callId,
       whileSyncing: "refuse",
       keepAlive: deps.keepAlive,
@@ -206,6 +259,16 @@ export async function ownGatewayCall(
         relay: !assemble,
         interrupts: (interrupt: (() => void) | null, legVersion?: number) =>
           callers.setInterrupt(meta.callId, interrupt, legVersion),
+        // What a call that can resume from token ids received is kept at a cadence, and resumed from after a restart.
+        ...(drained === null
+          ? {
+              progress: {
+                cadence: DEFAULT_PROGRESS_CADENCE,
+                keep: (batch: ProgressBatch) => deps.flights.keep(meta.callId, batch),
+              },
+            }
+          : {}),
+        ...(resumption?.seed ? { seed: resumption.seed } : {}),
       };
       const response = await deps.gateway
         .stream(path, { ...body, stream: true }, streamed, async (recorded, released) => {

@@ -46,6 +46,11 @@ export interface GatewayCallMeta {
    * answered as one JSON reply, which the route turns into the caller's API.
    */
   turns?: boolean;
+  /**
+   * The client named the call (`x-edge-rollout-call-id`): a retry with the same id attaches to the
+   * call if it is still running after a restart, or reads its answer again if it was recorded.
+   */
+  clientCallId?: boolean;
 }
 
 /** A gateway call's answer: an SSE body to relay, a JSON reply's text, or an error as data. */

@@ -26,14 +26,17 @@ export class SessionGatewayOps {
    * The rollout's limits and replica for the next call, unless it is missing or finished. A call
    * through a runner attempt's endpoint (`attempt` given) is refused once that attempt is no longer
    * the live one, so a runner that lost its lease stops spending the GPU on a rollout someone else runs.
+   * A call admitted before the session restarted (`resumed`) is neither: it runs on, as it would
+   * have had the restart not cut it, and is recorded like any call that ends after its rollout.
    */
-  admitCall(attempt?: number): AdmitCallResult {
+  admitCall(attempt?: number, resumed = false): AdmitCallResult {
     const spec = this.#kernel.spec;
     const state = this.#kernel.state;
     if (!spec || !state) return { ok: false, reason: "not_found", status: null };
-    if (TERMINAL_STATUSES.has(state.status))
+    if (TERMINAL_STATUSES.has(state.status) && !resumed)
       return { ok: false, reason: "terminal", status: state.status };
     if (
+      !resumed &&
       attempt !== undefined &&
       spec.runner !== null &&
       (state.attempt !== attempt || state.lease === null)

@@ -259,6 +259,11 @@ export class SessionStore {
     return true;
   }
 
+  /** Whether a call with this id is stored. */
+  hasCall(callId: string): boolean {
+    return this.#storedCallIds().has(callId);
+  }
+
   /**
    * The ids of the calls stored: from memory, or (a fresh object, or after a rollback) read with
    * the calls themselves, which the next insert needs as its base anyway.

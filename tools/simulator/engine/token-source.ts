@@ -19,6 +19,12 @@ export interface ScriptPlan {
   logprobSeed: number;
   /** Position of the first generated token in the assistant turn (a continued turn carries on). */
   positionOffset: number;
+  /**
+   * The whole turn's body, when `bodyIds` is what is left of it (a continued turn): a masked EOS
+   * repeats the whole body by turn position, so a turn continued from token ids writes what the
+   * uninterrupted turn would have. Default `bodyIds`.
+   */
+  turnBodyIds?: readonly number[];
 }
 
 /** One sequence as a source sees it in a step. */
@@ -80,8 +86,9 @@ export function createScriptedSource(): TokenSource {
         const k = view.outputIds.length;
         let id = k < plan.bodyIds.length ? plan.bodyIds[k]! : tokenizer.eosTokenId;
         if (isMasked(id, k, params, tokenizer.eosTokenId)) {
-          const body = plan.bodyIds.length > 0 ? plan.bodyIds : tokenizer.encode(" ");
-          id = body[k % body.length]!;
+          const turn = plan.turnBodyIds ?? plan.bodyIds;
+          const body = turn.length > 0 ? turn : tokenizer.encode(" ");
+          id = body[(plan.turnBodyIds ? plan.positionOffset + k : k) % body.length]!;
         }
         return tokenChoices(
           tokenizer,
