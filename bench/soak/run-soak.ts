@@ -14,6 +14,7 @@ import {
   drainAndAccount,
   type ExpectedGroup,
   type FeedAccounting,
+  type SubmittedGroup,
 } from "./soak-accounting";
 
 /** Agents run as batches: two stepwise (math, calculator with tools), a function agent, a LitAgent, a workflow. */
@@ -36,6 +37,8 @@ export interface SoakOptions {
   /** Fault rates of the simulator (5xx, 429, hang, malformed). */
   faults: { rate5xx: number; rate429: number; rateTimeout: number; rateMalformed: number };
   duplicateRate: number;
+  /** Share of the soak agents' attempts whose environment fails (soak-faults.ts). */
+  envFaultRate: number;
   workerPort: number;
   /** Gives up waiting for the run after this long. */
   timeoutMs: number;
@@ -57,8 +60,15 @@ export interface SoakReport extends FeedAccounting {
   unreachable: number;
   kills: number;
   duplicatedDeliveries: number;
+  /** Model faults the simulator injected, by kind. */
   injected: Record<string, number>;
+  /** Environment faults the soak agents injected. */
+  envFaults: number;
   generationRequests: number;
+  /** Slots the soak submitted (batches' rows × n, external groups × 4). */
+  submittedSlots: number;
+  /** True when the run gave up waiting for its batches (a failed run). */
+  stoppedOnDeadline: boolean;
   seconds: number;
 }
 
@@ -89,6 +99,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1500",
       UPSTREAM_MS_PER_TOKEN: "10",
       SOAK_DUPLICATE_RATE: String(options.duplicateRate),
+      SOAK_ENV_FAULT_RATE: String(options.envFaultRate),
       ...(process.env.FEED_SHARDS ? { FEED_SHARDS: process.env.FEED_SHARDS } : {}),
     },
   };
@@ -96,7 +107,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const tally: HttpTally = { fivexx: 0, fivexxBy: {}, unreachable: 0 };
   const http = createSoakHttp(() => stack.workerUrl, tally);
   let duplicatedDeliveries = 0;
+  let envFaults = 0;
+  // What this incarnation of the Worker injected; read before each kill, since a kill loses it.
+  const readStats = async (): Promise<void> => {
+    const stats = (
+      await http.json<{ duplicated_deliveries?: number; env_faults?: number }>("/soak/stats")
+    ).body;
+    duplicatedDeliveries += stats.duplicated_deliveries ?? 0;
+    envFaults += stats.env_faults ?? 0;
+  };
   let kills = 0;
+  let stoppedOnDeadline = false;
   const requestFailures: string[] = [];
   try {
     const batchIds: string[] = [];
@@ -151,7 +172,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (;;) {
       const ended = await progress();
       log(`progress ${ended}/${batchTotal} (kills ${kills}, 5xx seen ${tally.fivexx})`);
-      if (ended >= batchTotal || Date.now() > deadline) break;
+      if (ended >= batchTotal) break;
+      if (Date.now() > deadline) {
+        stoppedOnDeadline = true;
+        break;
+      }
       // Crash k comes at k/(kills+1) of the rollouts ended, or of 60% of the time budget if that is
       // sooner (a slow machine), so every crash lands mid-run with work in flight.
       const share = (kills + 1) / (options.kills + 1);
@@ -159,9 +184,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         kills < options.kills &&
         (ended >= share * batchTotal || Date.now() - started >= share * 0.6 * options.timeoutMs)
       ) {
-        duplicatedDeliveries +=
-          (await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body
-            .duplicated_deliveries ?? 0;
+        await readStats();
         // A crash, not a shutdown: the whole workerd tree dies at once.
         process.kill(-stack.wrangler.pid!, "SIGKILL");
         await stack.stop();
@@ -175,9 +198,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     const { ids: externalIds, failures: externalFailures } = await externals;
     requestFailures.push(...externalFailures);
-    duplicatedDeliveries +=
-      (await http.json<{ duplicated_deliveries?: number }>("/soak/stats")).body
-        .duplicated_deliveries ?? 0;
+    await readStats();
 
     // Every rollout, re-runs of failed slots included: terminal with a reason? (External ones may
     // still be waiting for their idle watchdog.)
@@ -215,11 +236,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         };
       },
     );
+    // What the soak submitted, not what the system lists: a slot the system forgot is unaccounted.
+    const submitted: SubmittedGroup[] = [
+      ...batchIds.flatMap((batchId) =>
+        Array.from({ length: options.rowsPerBatch }, (_, row) => ({
+          uid: `${batchId}:${row}`,
+          size: options.n,
+        })),
+      ),
+      ...Array.from({ length: options.externalGroups }, (_, group) => ({
+        uid: externalGroupUid(runId, group),
+        size: 4,
+      })),
+    ];
     const accounting = await drainAndAccount(
       http,
       [...batches.groups, ...externalGroups],
       externalGroupUid(runId, 0).replace(/-0$/, "-"),
       batches.retried,
+      submitted,
     );
     const policy = (await http.json<{ in_flight?: number }>("/v1/policy")).body;
     const stats = sim.stats();
@@ -237,6 +272,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       kills,
       duplicatedDeliveries,
       injected: { ...stats.faults },
+      envFaults,
+      submittedSlots: submitted.reduce((sum, group) => sum + group.size, 0),
+      stoppedOnDeadline,
       generationRequests:
         (stats.byEndpoint["POST /v1/chat/completions"] ?? 0) +
         (stats.byEndpoint["POST /v1/completions"] ?? 0),

@@ -63,6 +63,21 @@ export interface FeedAccounting {
   membersUnexpected: string[];
   samplesDelivered: number;
   duplicateSamples: number;
+  /**
+   * Submitted slots (`<group uid>/<sample index>`, from what the soak submitted: rows × n, groups ×
+   * 4) neither delivered in their group nor in a group reported withheld by uid (nor, for an
+   * external group, which the feed reports withheld by count only, in a group the soak saw end
+   * with a non-policy member). Must be none.
+   */
+  slotsUnaccounted: string[];
+  /** External groups withheld that the feed counted but could not name (groups of no batch). */
+  groupsWithheldByCount: number;
+}
+
+/** A group the soak submitted: its uid and how many slots it has. */
+export interface SubmittedGroup {
+  uid: string;
+  size: number;
 }
 
 /**
@@ -150,6 +165,7 @@ export async function drainAndAccount(
   expected: ExpectedGroup[],
   externalPrefix: string,
   retriedSlots: number,
+  submitted: SubmittedGroup[],
 ): Promise<FeedAccounting> {
   const batchIds = [
     ...new Set(expected.flatMap((group) => (group.batchId ? [group.batchId] : []))),
@@ -198,6 +214,21 @@ export async function drainAndAccount(
   const expectedMembers = new Set(
     deliveredExpected.flatMap((group) => group.finalRuns.map((run) => run.rollout_id)),
   );
+  const expectedByUid = new Map(expected.map((group) => [group.uid, group]));
+  const slotsUnaccounted: string[] = [];
+  let groupsWithheldByCount = 0;
+  for (const { uid, size } of submitted) {
+    if (withheld.has(uid)) continue;
+    const group = delivered.get(uid);
+    const known = expectedByUid.get(uid);
+    if (!group && known && mayBeWithheldSilently(known)) {
+      groupsWithheldByCount++;
+      continue;
+    }
+    const indexes = new Set(group?.members.map((member) => member.sample_index) ?? []);
+    for (let index = 0; index < size; index++)
+      if (!indexes.has(index)) slotsUnaccounted.push(`${uid}/${index}`);
+  }
   const reasons: Record<string, number> = {};
   for (const reason of withheld.values()) reasons[reason] = (reasons[reason] ?? 0) + 1;
   return {
@@ -230,5 +261,7 @@ export async function drainAndAccount(
     membersUnexpected: [...seenMembers.keys()].filter((id) => !expectedMembers.has(id)),
     samplesDelivered,
     duplicateSamples: [...seenMembers.values()].reduce((sum, count) => sum + count - 1, 0),
+    slotsUnaccounted,
+    groupsWithheldByCount,
   };
 }

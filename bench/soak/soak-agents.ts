@@ -1,6 +1,7 @@
 /**
  * @module The attempt-style agents the soak runs beside the built-in stepwise ones: a function
- * agent, a LitAgent and a workflow with a grader, each one arithmetic question per rollout.
+ * agent, a LitAgent and a workflow with a grader, each one arithmetic question per rollout. A
+ * share of their environments fail (soak-faults.ts).
  */
 import { gradeBoxedAnswer } from "../../src/agents/grading";
 import type { AgentTask } from "../../src/schemas/agent-task";
@@ -17,8 +18,10 @@ import { rollout } from "../../src/sdk/define-rollout";
 import { defineLitAgent } from "../../src/sdk/define-lit-agent";
 import { LitAgent, type NamedResources } from "../../src/sdk/lit-agent";
 import type { LlmResource } from "../../src/sdk/resources";
+import { maybeEnvFault } from "./soak-faults";
 
 async function ask(llm: LlmResource, content: string): Promise<string> {
+  maybeEnvFault("before the call");
   const reply = await llm.openai.chat.completions.create({
     model: llm.model,
     messages: [{ role: "user", content }],
@@ -59,6 +62,7 @@ class SoakWorkflow extends AgentWorkflow<Record<string, never>> {
 }
 class SoakGrader extends Grader<Record<string, never>> {
   grade(ctx: GraderContext<Record<string, never>>) {
+    maybeEnvFault("grader");
     const answer = ctx.sample.messages.filter((message) => message.role === "assistant").at(-1);
     ctx.setReward(gradeBoxedAnswer(answer ? messageText(answer) : "", ctx.label));
   }

@@ -35,6 +35,11 @@ export interface ProgressBatch {
 export interface ProgressSink {
   cadence: ProgressCadence;
   keep(batch: ProgressBatch): void;
+  /**
+   * A batch could not be kept: what was kept before is dropped, so a restart runs the call again
+   * whole rather than resume from kept chunks with a gap in them.
+   */
+  abandon(): void;
 }
 
 /** Collects a stream's chunks and hands them to the sink at its cadence. */
@@ -44,6 +49,7 @@ export class ProgressTap {
   #payloads: string[] = [];
   #tokens = 0;
   #since: number;
+  #abandoned = false;
 
   constructor(sink: ProgressSink, now: () => number = Date.now) {
     this.#sink = sink;
@@ -59,7 +65,7 @@ export class ProgressTap {
 
   /** Writes the pending batch when the cadence says so (tokens, or time with tokens pending). */
   maybeKeep(runs: VersionRun[], interrupted: number): void {
-    if (this.#tokens === 0) return;
+    if (this.#tokens === 0 || this.#abandoned) return;
     const { tokens, ms } = this.#sink.cadence;
     if (this.#tokens < tokens && this.#now() - this.#since < ms) return;
     const batch = { payloads: this.#payloads, tokens: this.#tokens, runs, interrupted };
@@ -69,8 +75,15 @@ export class ProgressTap {
     try {
       this.#sink.keep(batch);
     } catch (error) {
-      // Keeping progress is insurance: a failed write costs a longer regeneration after a restart, never the call.
-      console.error("keeping a call's progress failed", String(error));
+      // Keeping progress is insurance: a failed write costs the call a whole run after a
+      // restart (kept chunks with a gap would continue from the wrong ids), never the call itself.
+      console.error("keeping a call's progress failed; it would restart whole", String(error));
+      this.#abandoned = true;
+      try {
+        this.#sink.abandon();
+      } catch (again) {
+        console.error("dropping a call's kept progress failed", String(again));
+      }
     }
   }
 }

@@ -92,27 +92,33 @@ export class CallFlights {
     );
   }
 
-  /** Appends one cadence batch and the call's state after it: two statements, one per batch of tokens. */
+  /**
+   * Appends one cadence batch and the call's state after it: two statements per batch of tokens.
+   * The chunks go in first, so a failure leaves the count of what is kept no higher than what is.
+   */
   keep(callId: string, batch: ProgressBatch): void {
     if (!this.#exist()) return;
-    const updated = this.#sql
-      .exec<{ seq: number }>(
-        `UPDATE call_flights SET kept_tokens = kept_tokens + ?, runs = ?, interrupted = ?, batches = batches + 1
-         WHERE call_id = ? RETURNING batches - 1 AS seq`,
-        batch.tokens,
-        JSON.stringify(batch.runs),
-        batch.interrupted,
-        callId,
-      )
-      .toArray();
-    // A flight already ended (recorded) keeps nothing more.
-    if (updated.length === 0) return;
+    // A flight already ended (recorded) keeps nothing more: the SELECT finds no row.
     this.#sql.exec(
-      `INSERT INTO call_flight_parts (call_id, kind, seq, text) VALUES (?, 'chunks', ?, ?)`,
-      callId,
-      updated[0]!.seq,
+      `INSERT INTO call_flight_parts (call_id, kind, seq, text)
+       SELECT call_id, 'chunks', batches, ? FROM call_flights WHERE call_id = ?`,
       JSON.stringify(batch.payloads),
+      callId,
     );
+    this.#sql.exec(
+      `UPDATE call_flights SET kept_tokens = kept_tokens + ?, runs = ?, interrupted = ?, batches = batches + 1
+       WHERE call_id = ?`,
+      batch.tokens,
+      JSON.stringify(batch.runs),
+      batch.interrupted,
+      callId,
+    );
+  }
+
+  /** Drops what a call kept (a batch could not be written): a restart then runs it again whole. */
+  abandon(callId: string): void {
+    this.restarted(callId, false);
+    this.#sql.exec(`UPDATE call_flights SET restarts = restarts - 1 WHERE call_id = ?`, callId);
   }
 
   /** Starts a flight again after a restart: its kept chunks stay, the count of restarts grows. */

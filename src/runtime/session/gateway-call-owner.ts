@@ -31,6 +31,7 @@ export interface CallOwnerDeps {
   flights: {
     begin(callId: string, request: FlightRequest): void;
     keep(callId: string, batch: ProgressBatch): void;
+    abandon(callId: string): void;
     end(callId: string): void;
   };
   recordCall(call: LlmCallInput): GatewayWriteResult;
@@ -265,6 +266,7 @@ async function runOwnedCall(
               progress: {
                 cadence: DEFAULT_PROGRESS_CADENCE,
                 keep: (batch: ProgressBatch) => deps.flights.keep(meta.callId, batch),
+                abandon: () => deps.flights.abandon(meta.callId),
               },
             }
           : {}),

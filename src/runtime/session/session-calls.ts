@@ -178,6 +178,7 @@ export class SessionCalls {
           flights.begin(callId, request, now());
         },
         keep: (callId, batch) => flights.keep(callId, batch),
+        abandon: (callId) => flights.abandon(callId),
         end(callId) {
           // Ended by its record, then again once its work settled: the second end writes nothing.
           if (running.delete(callId)) flights.end(callId);

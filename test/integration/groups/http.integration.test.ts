@@ -7,6 +7,8 @@ describe("gateway-choices.integration.test.ts", async () =>
   void (await import("../gateway-choices.integration.test")));
 describe("gateway-upstream-errors.integration.test.ts", async () =>
   void (await import("../gateway-upstream-errors.integration.test")));
+describe("call-ids.integration.test.ts", async () =>
+  void (await import("../call-ids.integration.test")));
 describe("gateway-keys.integration.test.ts", async () =>
   void (await import("../gateway-keys.integration.test")));
 describe("input-guards.integration.test.ts", async () =>
