@@ -121,40 +121,49 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const requestFailures: string[] = [];
   try {
     const batchIds: string[] = [];
-    for (const agent of BATCH_AGENTS) {
-      for (let b = 0; b < options.batchesPerAgent; b++) {
-        const offset = (b * options.rowsPerBatch) % rows.length;
-        const batch = {
-          batch_id: `soak-${runId}-${agent}-${b}`,
-          agent,
-          rows: Array.from(
-            { length: options.rowsPerBatch },
-            (_, i) => rows[(offset + i) % rows.length],
-          ),
-          n: options.n,
-          mode: "train",
-          training_mode: "async",
-          data_manager: "train",
-          // A short step budget keeps a crashed driver's lease (step_timeout_ms + 15 s) from stalling the run.
-          config: { max_steps: 6, step_timeout_ms: 20_000 },
-        };
-        // Submitted twice: the second submission must create nothing.
-        for (let copy = 0; copy < 2; copy++) {
-          const answer = await http.create<{ batch_id?: string; created?: boolean }>(
-            "/v1/batches",
-            batch,
-            (body) => body.batch_id === batch.batch_id && typeof body.created === "boolean",
-          );
-          if (!answer.ok) requestFailures.push(`batch ${batch.batch_id}: ${answer.reason}`);
-          else if (copy === 1 && answer.body.created)
-            requestFailures.push(`batch ${batch.batch_id}: the second submission created it again`);
+    // Submitted while the run is watched, so the kills fall across the whole run (submitting 40
+    // batches twice takes a while, and the first rollouts end meanwhile).
+    let submittedAll = false;
+    const submitting = (async () => {
+      for (const agent of BATCH_AGENTS) {
+        for (let b = 0; b < options.batchesPerAgent; b++) {
+          const offset = (b * options.rowsPerBatch) % rows.length;
+          const batch = {
+            batch_id: `soak-${runId}-${agent}-${b}`,
+            agent,
+            rows: Array.from(
+              { length: options.rowsPerBatch },
+              (_, i) => rows[(offset + i) % rows.length],
+            ),
+            n: options.n,
+            mode: "train",
+            training_mode: "async",
+            data_manager: "train",
+            // A short step budget keeps a crashed driver's lease (step_timeout_ms + 15 s) from stalling the run.
+            config: { max_steps: 6, step_timeout_ms: 20_000 },
+          };
+          // Submitted twice: the second submission must create nothing.
+          for (let copy = 0; copy < 2; copy++) {
+            const answer = await http.create<{ batch_id?: string; created?: boolean }>(
+              "/v1/batches",
+              batch,
+              (body) => body.batch_id === batch.batch_id && typeof body.created === "boolean",
+            );
+            if (!answer.ok) requestFailures.push(`batch ${batch.batch_id}: ${answer.reason}`);
+            else if (copy === 1 && answer.body.created)
+              requestFailures.push(
+                `batch ${batch.batch_id}: the second submission created it again`,
+              );
+          }
+          batchIds.push(batch.batch_id);
         }
-        batchIds.push(batch.batch_id);
       }
-    }
-    const batchTotal = batchIds.length * options.rowsPerBatch * options.n;
+      submittedAll = true;
+    })();
+    const batchTotal =
+      BATCH_AGENTS.length * options.batchesPerAgent * options.rowsPerBatch * options.n;
     log(
-      `submitted ${batchIds.length} batches (${batchTotal} rollouts), starting ${options.externalGroups * 4} external rollouts`,
+      `submitting ${BATCH_AGENTS.length * options.batchesPerAgent} batches (${batchTotal} rollouts), starting ${options.externalGroups * 4} external rollouts`,
     );
     const externals = runExternalGroups(http, runId, options.externalGroups, 6);
     externals.catch(() => undefined);
@@ -172,7 +181,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (;;) {
       const ended = await progress();
       log(`progress ${ended}/${batchTotal} (kills ${kills}, 5xx seen ${tally.fivexx})`);
-      if (ended >= batchTotal) break;
+      if (ended >= batchTotal && submittedAll) break;
       if (Date.now() > deadline) {
         stoppedOnDeadline = true;
         break;
@@ -196,6 +205,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       // all ended within a second, and would then end with no crash at all (the tiny soak e2e once did).
       await sleep(kills < options.kills ? 200 : 1_000);
     }
+    await submitting;
     const { ids: externalIds, failures: externalFailures } = await externals;
     requestFailures.push(...externalFailures);
     await readStats();
