@@ -15,10 +15,11 @@ export interface ProgressCadence {
 
 /**
  * The cadence the session uses. 128 tokens: a batch row of ~128 chunks is ~30 KB (far under the
- * ~2 MB SQLite value limit) and one write per 128 tokens is <1% of a 128-token decode's time even
- * at a few ms a write (docs/architecture.md, "Restarts"); a restart then regenerates at most 128
- * tokens (a few seconds of decode) per call. 2 s bounds what a slow stream (long prefills,
- * tool-heavy output) can lose in wall time.
+ * ~2 MB SQLite value limit), and `npm run bench:keep` measured one batch at ~1 ms of the object's
+ * time, 0.05% of 128 tokens of decode at 20 ms a token, where a row per token costs ~86 times as
+ * much (a write per chunk event); a restart then regenerates fewer than 128 tokens (a few seconds
+ * of one sequence's decode) per call. 2 s bounds what a slow stream (long prefills, tool-heavy
+ * output) can lose in wall time.
  */
 export const DEFAULT_PROGRESS_CADENCE: ProgressCadence = { tokens: 128, ms: 2_000 };
 

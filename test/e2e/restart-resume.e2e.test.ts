@@ -27,7 +27,8 @@ import { freePort } from "../../tools/simulator/free-port";
 type Runner = "miniflare" | "wrangler";
 
 const CALLS = 32;
-const MAX_TOKENS = 600;
+/** Long enough that the slowest caller reaches READ_BEFORE_KILL seconds before the fastest could end (~5 s at 10 ms, ~13 s at 40 ms). */
+const MAX_TOKENS: Record<Runner, number> = { miniflare: 800, wrangler: 600 };
 /**
  * Decode pace per runner. `wrangler dev`'s proxy workerd opens a loopback connection after
  * connection under a fast stream load and runs out of file descriptors (measured: 16 streams at
@@ -90,6 +91,7 @@ interface Caller {
 /** Reads the call's stream; on a broken stream asks again (the same request, the same call id when named). */
 async function runCaller(
   caller: Caller,
+  maxTokens: number,
   baseURL: string,
   apiKey: string,
   started: (caller: Caller) => void,
@@ -105,7 +107,7 @@ async function runCaller(
         {
           model: "any",
           stream: true,
-          max_tokens: MAX_TOKENS,
+          max_tokens: maxTokens,
           // vLLM's own parameter (benchmarks use it): the generation runs to max_tokens.
           ignore_eos: true,
           messages: [
@@ -151,11 +153,17 @@ describe.each(["miniflare", "wrangler"] as const)(
         let allReading!: () => void;
         const ready = new Promise<void>((resolve) => (allReading = resolve));
         const seen = new Set<Caller>();
-        for (let i = 0; i < CALLS; i++) {
-          const rollout = await json(`${stack.workerUrl}/v1/rollouts`, {
-            method: "POST",
-            body: JSON.stringify({ agent: "external", task: { problem: `restart ${i}` } }),
-          });
+        // Every rollout first, then every caller at once: the callers stream side by side.
+        const rollouts: Array<{ rollout_id: string; llm: { base_url: string; api_key: string } }> =
+          [];
+        for (let i = 0; i < CALLS; i++)
+          rollouts.push(
+            await json(`${stack.workerUrl}/v1/rollouts`, {
+              method: "POST",
+              body: JSON.stringify({ agent: "external", task: { problem: `restart ${i}` } }),
+            }),
+          );
+        rollouts.forEach((rollout, i) => {
           const caller: Caller = {
             rolloutId: rollout.rollout_id,
             named: i % 2 === 0,
@@ -166,14 +174,26 @@ describe.each(["miniflare", "wrangler"] as const)(
           };
           callers.push(caller);
           running.push(
-            runCaller(caller, rollout.llm.base_url, rollout.llm.api_key, (c) => {
-              if (seen.has(c)) return;
-              seen.add(c);
-              if (++reading === CALLS) allReading();
-            }),
+            runCaller(
+              caller,
+              MAX_TOKENS[runner],
+              rollout.llm.base_url,
+              rollout.llm.api_key,
+              (c) => {
+                if (seen.has(c)) return;
+                seen.add(c);
+                if (++reading === CALLS) allReading();
+              },
+            ),
           );
-        }
-        await ready;
+        });
+        // A caller that fails or ends before the kill fails the test here, not by its timeout.
+        await Promise.race([
+          ready,
+          Promise.all(running).then(() => {
+            throw new Error("every call ended before the kill");
+          }),
+        ]);
         await stack.kill();
         stack = await startStack(runner, port, stateDir, sim.url);
         await Promise.all(running);
@@ -187,7 +207,7 @@ describe.each(["miniflare", "wrangler"] as const)(
         for (const caller of callers) {
           expect(caller.tries).toBe(2);
           expect(caller.finish).toBe("length");
-          expect(caller.answer).toHaveLength(MAX_TOKENS);
+          expect(caller.answer).toHaveLength(MAX_TOKENS[runner]);
           // What the caller saw before the kill is where the answer it read afterwards starts.
           expect(caller.before.length).toBeGreaterThanOrEqual(READ_BEFORE_KILL);
           expect(caller.answer.slice(0, caller.before.length)).toEqual(caller.before);
