@@ -1,13 +1,18 @@
 /** @module The Durable Object that admits and counts model calls for a slice of the rollouts: typed RPC over AdmissionShardCore. */
 import { DurableObject } from "cloudflare:workers";
-import type { PolicyAdmission, PolicySnapshot } from "../src/schemas/policy";
 import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
 import type { AdmissionShardApi } from "../src/runtime/policy/admission-shard-api";
+import { installSurface } from "../src/runtime/objects/install-surface";
 import { objects } from "../src/runtime/objects/object-directory";
 import { AdmissionShardCore, type ApplyResult } from "../src/runtime/policy/admission-shard-core";
-import type { GetResourceResult, ReleaseResult } from "../src/runtime/policy/policy-results";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { CountingSql } from "../src/runtime/sql-counter";
+
+/** The methods installed from the table below; the class writes out the rest of AdmissionShardApi. */
+type Installed = Omit<AdmissionShardApi, "apply" | "requestCounts">;
+
+/** The installed methods, as TypeScript sees them (the class still `implements` the whole interface). */
+export interface AdmissionShard extends Installed {}
 
 /**
  * One of `ADMISSION_SHARDS` objects named `admission-<k>`: every model call of the rollouts that
@@ -33,39 +38,16 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
     });
   }
 
-  /** Releases `releasing` (ended calls of the same rollout), then admits one model call, or refuses it while weights sync. */
-  acquire(
-    callId: string,
-    ttlMs: number,
-    rolloutId?: string,
-    releasing?: readonly string[],
-  ): Promise<PolicyAdmission> {
-    this.#requests.count("acquire");
-    return this.#core.acquire(callId, ttlMs, rolloutId, releasing);
-  }
-
-  /** Ends every call of a rollout that ended or whose driver died; returns how many were dropped. */
-  releaseRollout(rolloutId: string): number {
-    this.#requests.count("releaseRollout");
-    return this.#core.releaseRollout(rolloutId);
-  }
-
-  /** The policy as this shard enforces it (what a runner's claim is answered with). */
-  policySnapshot(): Promise<PolicySnapshot> {
-    this.#requests.count("policySnapshot");
-    return this.#core.policySnapshot();
-  }
-
-  /** The latest version of a named resource, read from the policy object once per version. */
-  resource(name: string): Promise<GetResourceResult> {
-    this.#requests.count("resource");
-    return this.#core.resource(name);
-  }
-
-  /** Ends an in-flight call; returns the version in force now. */
-  release(callId: string): ReleaseResult {
-    this.#requests.count("release");
-    return this.#core.release(callId);
+  static {
+    installSurface<AdmissionShard, Installed>(AdmissionShard, (s) => s.#requests, {
+      acquire: (s, callId, ttlMs, rolloutId, releasing) =>
+        s.#core.acquire(callId, ttlMs, rolloutId, releasing),
+      releaseRollout: (s, rolloutId) => s.#core.releaseRollout(rolloutId),
+      policySnapshot: (s) => s.#core.policySnapshot(),
+      resource: (s, name) => s.#core.resource(name),
+      release: (s, callId) => s.#core.release(callId),
+      inFlight: (s) => s.#core.inFlight(),
+    });
   }
 
   /**
@@ -100,12 +82,6 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
       ),
     );
     return result;
-  }
-
-  /** Calls admitted and not released or expired. */
-  inFlight(): number {
-    this.#requests.count("inFlight");
-    return this.#core.inFlight();
   }
 
   /** Requests this object served and the SQLite rows it read and wrote since it started (benchmarks read it; not persisted). */

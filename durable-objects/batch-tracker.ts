@@ -1,18 +1,14 @@
 /** @module One batch of rollouts: its rows, fan-out, progress and cancel, as typed RPC methods over BatchCore. */
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { DurableObject } from "cloudflare:workers";
-import type { BatchProgress } from "../src/schemas/batch";
-import type { BatchSummary, EvalRow, RolloutListPage } from "../src/schemas/batch-listing";
 import { EXTERNAL_AGENT, isExternalAgent } from "../src/schemas/rollout-api";
 import { agentRegistry } from "../src/sdk/agent-registry";
 import { BatchCore } from "../src/runtime/batch/batch-core";
 import { BatchRunnersStore } from "../src/runtime/batch/batch-runners";
-import type { BatchRunners } from "../src/schemas/batch-runners";
-import type { BatchStepStats } from "../src/schemas/run-view";
-import type { StoredVerdict } from "../src/runtime/batch/batch-storage";
 import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
-import type { CancelResult, ResultAck, SubmitResult } from "../src/runtime/batch/batch-results";
+import type { ResultAck } from "../src/runtime/batch/batch-results";
 import type { BatchTrackerApi } from "../src/runtime/batch/batch-tracker-api";
+import { installSurface } from "../src/runtime/objects/install-surface";
 import { objects, type ObjectDirectory } from "../src/runtime/objects/object-directory";
 import { memberSignal } from "../src/training/member-signal";
 import { r2Blobs } from "../src/sink/publication/r2-blobs";
@@ -40,6 +36,12 @@ function sessions(directory: ObjectDirectory): RolloutSessionsPort {
     },
   };
 }
+
+/** The methods installed from the table below; the class writes out the rest of BatchTrackerApi. */
+type Installed = Omit<BatchTrackerApi, "onResults" | "onResult" | "requestCounts">;
+
+/** The installed methods, as TypeScript sees them (the class still `implements` the whole interface). */
+export interface BatchTracker extends Installed {}
 
 /**
  * A batch's rows and the state of each of its rollouts (`<batch_id>:<row>:<sample>`). One
@@ -79,10 +81,22 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
     });
   }
 
-  /** Starts the batch described by a BatchMessage (validated here: RPC callers are not trusted); idempotent. */
-  submit(message: unknown): Promise<SubmitResult> {
-    this.#requests.count("submit");
-    return this.#core.submit(message);
+  static {
+    installSurface<BatchTracker, Installed>(BatchTracker, (s) => s.#requests, {
+      submit: (s, message) => s.#core.submit(message),
+      cancel: (s) => s.#core.cancel(),
+      progress: (s) => s.#core.progress(),
+      rollouts: (s, query) => s.#core.rollouts(query),
+      summary: (s) => s.#core.summary(),
+      stepStats: (s) => s.#core.stepStats(),
+      reportTrainer: (s, report) => s.#core.reportTrainer(report),
+      groupVerdict: (s, rowIndex) => s.#core.groupVerdict(Number(rowIndex)),
+      evaluation: (s, passThreshold) => s.#core.evaluation(passThreshold),
+      runnerEvent: (s, event) => s.#runners.record(event),
+      runnerSeen: (s, runnerId, leaseMs, attempts = []) =>
+        s.#runners.heartbeat(runnerId, leaseMs, attempts),
+      runners: (s) => s.#runners.view(),
+    });
   }
 
   /** Records a consumer batch's finished rollouts of this batch (one request for all), each as `onResult`. */
@@ -101,84 +115,6 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
     this.#requests.count("onResult");
     this.#runners.resultFinished(message);
     return this.#core.onResult(message);
-  }
-
-  /** Stops the batch: cancels released rollouts still running; unreleased ones are never created. */
-  cancel(): Promise<CancelResult> {
-    this.#requests.count("cancel");
-    return this.#core.cancel();
-  }
-
-  /** Counts by status and termination reason, reward mean, done flag. */
-  progress(): BatchProgress | undefined {
-    this.#requests.count("progress");
-    return this.#core.progress();
-  }
-
-  /** One page of the batch's rollouts (a RolloutListQuery: paging and filters). */
-  rollouts(
-    query: unknown,
-  ): RolloutListPage | { invalid: Array<{ path: string; message: string }> } | undefined {
-    this.#requests.count("rollouts");
-    return this.#core.rollouts(query);
-  }
-
-  /** Reward distribution and means by data source and agent. */
-  summary(): BatchSummary | undefined {
-    this.#requests.count("summary");
-    return this.#core.summary();
-  }
-
-  /** The run view's numbers of this batch (one training step). */
-  stepStats(): BatchStepStats | undefined {
-    this.#requests.count("stepStats");
-    return this.#core.stepStats();
-  }
-
-  /** Keeps the trainer's report of this batch (validated by the core); undefined if never submitted. */
-  reportTrainer(
-    report: unknown,
-  ): { ok: true } | { invalid: Array<{ path: string; message: string }> } | undefined {
-    this.#requests.count("reportTrainer");
-    return this.#core.reportTrainer(report);
-  }
-
-  /** What became of one group of this batch (null: not complete yet). */
-  groupVerdict(
-    rowIndex: number,
-  ): { verdict: StoredVerdict; decided_at: number } | null | undefined {
-    this.#requests.count("groupVerdict");
-    return this.#core.groupVerdict(Number(rowIndex));
-  }
-
-  /** Per-row pass counts for pass@k and the failures by termination reason. */
-  evaluation(
-    passThreshold: number,
-  ): { rows: EvalRow[]; failures: Record<string, number> } | undefined {
-    this.#requests.count("evaluation");
-    return this.#core.evaluation(passThreshold);
-  }
-
-  /** Counts what a runner did with one attempt of this batch (reported by the rollout's session). */
-  runnerEvent(event: unknown): void {
-    this.#requests.count("runnerEvent");
-    this.#runners.record(event);
-  }
-
-  /** A heartbeat of a runner holding leases of this batch: the attempts it holds count as claimed once each. */
-  runnerSeen(
-    runnerId: string,
-    leaseMs: number,
-    attempts: ReadonlyArray<{ rollout_id: string; attempt: number }> = [],
-  ): void {
-    this.#requests.count("runnerSeen");
-    this.#runners.heartbeat(runnerId, leaseMs, attempts);
-  }
-
-  /** The runners working on this batch: claimed, heartbeating, lost. */
-  runners(): BatchRunners {
-    this.#requests.count("runners");
-    return this.#runners.view();
   }
 
   /** Requests this object served since it started, by method (benches count requests per rollout with it). */

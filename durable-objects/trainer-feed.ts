@@ -1,15 +1,10 @@
 /** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
 import { DurableObject } from "cloudflare:workers";
-import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../src/schemas/feed";
 import type { TrainerFeedApi } from "../src/runtime/feed/feed-api";
+import { installSurface } from "../src/runtime/objects/install-surface";
 import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
-import type {
-  AckResult,
-  ConfigureResult,
-  IngestResult,
-  PullResult,
-} from "../src/runtime/feed/feed-results";
+import type { PullResult } from "../src/runtime/feed/feed-results";
 import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
 import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
 import {
@@ -21,6 +16,12 @@ import {
 import { ARROW_STREAM_MEDIA_TYPE } from "../src/sink/formats/arrow/arrow-format";
 import { ARROW_EOS } from "../src/sink/formats/arrow/arrow-ipc";
 import { streamSpans } from "../src/sink/publication/r2-span-stream";
+
+/** The methods installed from the table below; the class writes out the rest of TrainerFeedApi. */
+type Installed = Omit<TrainerFeedApi, "ingestBatch" | "pull" | "recordPacks" | "requestCounts">;
+
+/** The installed methods, as TypeScript sees them (the class still `implements` the whole interface). */
+export interface TrainerFeed extends Installed {}
 
 /**
  * GRPO groups on their way to the trainer: held until complete (or timed out), dropped when too
@@ -59,10 +60,18 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
     this.#packs = new PackIndex(storage.sql);
   }
 
-  /** Holds one finished rollout (a ResultMessage; validated here too) in its group; idempotent by rollout id. */
-  ingest(message: unknown): Promise<IngestResult> {
-    this.#requests.count("ingest");
-    return this.#core.ingest(message);
+  static {
+    installSurface<TrainerFeed, Installed>(TrainerFeed, (s) => s.#requests, {
+      ingest: (s, message) => s.#core.ingest(message),
+      holds: (s, rolloutId) => s.#core.holds(rolloutId),
+      holdsMany: (s, rolloutIds) => rolloutIds.map((id) => s.#core.holds(id)),
+      droppedGroups: (s, batchId) => s.#core.droppedGroups(batchId),
+      returnGroups: (s, leaseId, uids) => s.#core.returnGroups(leaseId, uids),
+      ack: (s, leaseId) => s.#core.ack(leaseId),
+      stats: (s, query) => s.#core.stats(query),
+      config: (s) => s.#core.config(),
+      configure: (s, patch) => s.#core.configure(patch),
+    });
   }
 
   /**
@@ -101,27 +110,6 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
       );
     }
     return outcomes;
-  }
-
-  /** Whether a result of `rolloutId` was ingested (a session confirming its delivery asks this). */
-  holds(rolloutId: string): boolean {
-    this.#requests.count("holds");
-    return this.#core.holds(rolloutId);
-  }
-
-  /**
-   * Which of `rolloutIds` were ingested: the results consumer asks once per shard for a whole
-   * batch of sessions' delivery checks (one request, not one per rollout).
-   */
-  holdsMany(rolloutIds: string[]): boolean[] {
-    this.#requests.count("holdsMany");
-    return rolloutIds.map((id) => this.#core.holds(id));
-  }
-
-  /** The groups of a batch dropped instead of delivered (read only: nothing is pulled or dropped). */
-  droppedGroups(batchId: string): DroppedGroup[] {
-    this.#requests.count("droppedGroups");
-    return this.#core.droppedGroups(batchId);
   }
 
   /**
@@ -206,36 +194,6 @@ export class TrainerFeed extends DurableObject<Env> implements TrainerFeedApi {
       httpMetadata: { contentType: ARROW_STREAM_MEDIA_TYPE },
     });
     return this.#packs.move(plan.moves, Date.now());
-  }
-
-  /** Puts groups of a live lease back to ready (an inline pull over its budget); returns how many. */
-  returnGroups(leaseId: string, uids: string[]): Promise<number> {
-    this.#requests.count("returnGroups");
-    return this.#core.returnGroups(leaseId, uids);
-  }
-
-  /** Deletes a lease's groups (idempotent); an unknown or expired lease is a result, not a throw. */
-  ack(leaseId: string): Promise<AckResult> {
-    this.#requests.count("ack");
-    return this.#core.ack(leaseId);
-  }
-
-  /** Counters and live counts, in total, per training mode and per batch (narrowed by `query`). */
-  stats(query?: StatsQueryInput): Promise<FeedStats> {
-    this.#requests.count("stats");
-    return this.#core.stats(query);
-  }
-
-  /** The config in force. */
-  config(): FeedConfig {
-    this.#requests.count("config");
-    return this.#core.config();
-  }
-
-  /** Changes the config (e.g. `group_timeout_ms`). */
-  configure(patch: unknown): Promise<ConfigureResult> {
-    this.#requests.count("configure");
-    return this.#core.configure(patch);
   }
 
   /** Requests this object served since it started, by method (benches count requests per rollout with it). */

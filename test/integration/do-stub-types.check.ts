@@ -21,7 +21,7 @@ import type {
   PolicyRpc,
   SessionRpc,
 } from "../../src/runtime/objects/object-directory";
-import type { RpcSurface } from "../../src/rpc-surface";
+import type { DurableObjectHandler, RpcSurface } from "../../src/rpc-surface";
 import type { SessionHandle } from "../../src/runtime/session/session-handle";
 import type { LlmCall, LlmCallInput } from "../../src/schemas/llm-call";
 
@@ -55,6 +55,7 @@ export const sessionIsHandle = (stub: SessionRpc): SessionHandle => stub;
 
 /** The surface leaves the runtime's handlers out: a stub offers no `alarm` or `fetch` to call. */
 export type HandlersLeftOut = [
+  Assert<Equal<DurableObjectHandler, keyof DurableObject>>,
   Assert<Equal<"alarm" extends keyof SessionRpc ? true : false, false>>,
   Assert<Equal<"fetch" extends keyof FeedRpc ? true : false, false>>,
 ];

@@ -1,4 +1,5 @@
 /** @module What a BatchTracker object offers over RPC: the interface the class implements and its stubs are typed by. */
+import { methodNames } from "../../rpc-surface";
 import type { BatchProgress } from "../../schemas/batch";
 import type { BatchSummary, EvalRow, RolloutListPage } from "../../schemas/batch-listing";
 import type { BatchRunners } from "../../schemas/batch-runners";
@@ -39,7 +40,7 @@ export interface BatchTrackerApi {
   ): { rows: EvalRow[]; failures: Record<string, number> } | undefined;
   /** Counts what a runner did with one attempt of this batch (reported by the rollout's session). */
   runnerEvent(event: unknown): void;
-  /** A heartbeat of a runner holding leases of this batch. */
+  /** A heartbeat of a runner holding leases of this batch: the attempts it holds count as claimed once each. */
   runnerSeen(
     runnerId: string,
     leaseMs: number,
@@ -50,3 +51,22 @@ export interface BatchTrackerApi {
   /** Requests this object served since it started, by method (benches count requests per rollout with it). */
   requestCounts(): RequestCounts;
 }
+
+/** Every method of BatchTrackerApi, at run time. */
+export const BATCH_TRACKER_METHODS = methodNames<BatchTrackerApi>({
+  submit: true,
+  onResults: true,
+  onResult: true,
+  cancel: true,
+  progress: true,
+  rollouts: true,
+  summary: true,
+  stepStats: true,
+  reportTrainer: true,
+  groupVerdict: true,
+  evaluation: true,
+  runnerEvent: true,
+  runnerSeen: true,
+  runners: true,
+  requestCounts: true,
+});

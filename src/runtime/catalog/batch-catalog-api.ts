@@ -1,4 +1,5 @@
 /** @module What the BatchCatalog object offers over RPC: the interface the class implements and its stubs are typed by. */
+import { methodNames } from "../../rpc-surface";
 import type { BatchCatalogEntry } from "../../schemas/batch-listing";
 import type { RegisterResult } from "./batch-catalog-core";
 
@@ -11,3 +12,10 @@ export interface BatchCatalogApi {
   /** Batches newest first (a BatchListQuery). */
   list(query: unknown): BatchCatalogEntry[];
 }
+
+/** Every method of BatchCatalogApi, at run time. */
+export const BATCH_CATALOG_METHODS = methodNames<BatchCatalogApi>({
+  register: true,
+  get: true,
+  list: true,
+});

@@ -1,4 +1,5 @@
 /** @module What a ClaimQueue object (one shard of a runner agent's queue) offers over RPC: the interface the class implements and its stubs are typed by. */
+import { methodNames } from "../../rpc-surface";
 import type { TakenOffer } from "./claim-queue-core";
 
 /** One shard of a runner agent's claim queue: external rollouts offered to its runners. */
@@ -12,3 +13,11 @@ export interface ClaimQueueApi {
   /** How many offers wait in this shard. */
   size(): { waiting: number; visible: number };
 }
+
+/** Every method of ClaimQueueApi, at run time. */
+export const CLAIM_QUEUE_METHODS = methodNames<ClaimQueueApi>({
+  offer: true,
+  take: true,
+  settle: true,
+  size: true,
+});

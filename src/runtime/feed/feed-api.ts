@@ -2,6 +2,7 @@
  * @module What a TrainerFeed object (one feed shard) offers over RPC: the interface the class
  * implements and its stubs are typed by. The feed as a whole is the ShardedFeed over these.
  */
+import { methodNames } from "../../rpc-surface";
 import type { DroppedGroup, FeedConfig, FeedStats, StatsQueryInput } from "../../schemas/feed";
 import type { RequestCounts } from "../request-counter";
 import type { PullLimits } from "./feed-core";
@@ -43,3 +44,20 @@ export interface TrainerFeedApi {
   /** Requests this object served since it started, by method (benches count requests per rollout with it). */
   requestCounts(): RequestCounts;
 }
+
+/** Every method of TrainerFeedApi, at run time. */
+export const TRAINER_FEED_METHODS = methodNames<TrainerFeedApi>({
+  ingest: true,
+  ingestBatch: true,
+  holds: true,
+  holdsMany: true,
+  droppedGroups: true,
+  pull: true,
+  recordPacks: true,
+  returnGroups: true,
+  ack: true,
+  stats: true,
+  config: true,
+  configure: true,
+  requestCounts: true,
+});

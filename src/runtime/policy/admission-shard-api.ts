@@ -1,4 +1,5 @@
 /** @module What an AdmissionShard object offers over RPC: the interface the class implements and its stubs are typed by. */
+import { methodNames } from "../../rpc-surface";
 import type { PolicyAdmission, PolicySnapshot } from "../../schemas/policy";
 import type { RequestCounts } from "../request-counter";
 import type { AdmissionFence } from "./admission-fence";
@@ -29,3 +30,15 @@ export interface AdmissionShardApi {
   /** Requests this object served and the SQLite rows it read and wrote since it started (benchmarks read it; not persisted). */
   requestCounts(): RequestCounts;
 }
+
+/** Every method of AdmissionShardApi, at run time. */
+export const ADMISSION_SHARD_METHODS = methodNames<AdmissionShardApi>({
+  acquire: true,
+  releaseRollout: true,
+  release: true,
+  apply: true,
+  policySnapshot: true,
+  resource: true,
+  inFlight: true,
+  requestCounts: true,
+});

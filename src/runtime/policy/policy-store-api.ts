@@ -1,4 +1,5 @@
 /** @module What the PolicyStore object offers over RPC: the interface the class implements and its stubs are typed by. */
+import { methodNames } from "../../rpc-surface";
 import type { RequestCounts } from "../request-counter";
 import type { AdmissionFence } from "./admission-fence";
 import type { PolicyView } from "./policy-api";
@@ -40,3 +41,19 @@ export interface PolicyStoreApi {
   /** Requests this object served since it started (benchmarks read it; not persisted). */
   requestCounts(): RequestCounts;
 }
+
+/** Every method of PolicyStoreApi, at run time. */
+export const POLICY_STORE_METHODS = methodNames<PolicyStoreApi>({
+  snapshot: true,
+  fence: true,
+  republish: true,
+  update: true,
+  beginSync: true,
+  waitIdle: true,
+  endSync: true,
+  abortSync: true,
+  syncs: true,
+  putResource: true,
+  getResource: true,
+  requestCounts: true,
+});

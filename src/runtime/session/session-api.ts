@@ -5,6 +5,7 @@
  */
 import type { UpstreamPath } from "../../gateway/model-backend";
 import type { WireError } from "../../gateway/wire-errors";
+import { methodNames } from "../../rpc-surface";
 import type { JsonObject } from "../../schemas/json";
 import type { CallPurpose, LlmCall, LlmCallInput } from "../../schemas/llm-call";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../../schemas/rollout-api";
@@ -97,13 +98,21 @@ export interface RolloutSessionApi {
   subscribe(afterStepIndex: number, opening?: SseEvent): ReadableStream<Uint8Array> | undefined;
   /** Limits and replica for a gateway call, unless the rollout is missing or finished (or `attempt` is no longer live). */
   admitCall(attempt?: number): AdmitCallResult;
-  /** Runs a call of the rollout's gateway endpoint in the object, where it outlives the HTTP request that asked for it. */
+  /**
+   * Runs a call of the rollout's gateway endpoint in the object, where it outlives the HTTP
+   * request that asked for it: the upstream is read to its end, the call recorded and its
+   * admission released whether the caller reads, stalls or hangs up (gateway-call-owner.ts).
+   */
   gatewayCall(
     path: UpstreamPath,
     body: JsonObject & { stream?: boolean },
     meta: GatewayCallMeta & { rolloutId: string },
   ): Promise<GatewayCallResult>;
-  /** An `interrupt` weight sync replacing `replacedVersion` began: cuts the interruptible calls running here. */
+  /**
+   * An `interrupt` weight sync replacing `replacedVersion` began: cuts every interruptible call
+   * running here, and the calls of that version still opening their stream as they open (each
+   * resumes after the sync).
+   */
   interruptCalls(replacedVersion?: number): number;
   /** Registers (null: drops) the interrupt of a call the rollout's driver runs in its own invocation (an RPC function stub). */
   remoteCallInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void;
@@ -141,3 +150,38 @@ export interface RolloutSessionApi {
   /** Ends an external rollout whose call the gateway refused for a limit. */
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
 }
+
+/** Every method of RolloutSessionApi, at run time. */
+export const ROLLOUT_SESSION_METHODS = methodNames<RolloutSessionApi>({
+  usageCounts: true,
+  create: true,
+  forkSource: true,
+  createFork: true,
+  recordFork: true,
+  requestDrive: true,
+  lease: true,
+  commitStep: true,
+  handoff: true,
+  finish: true,
+  beginAttempt: true,
+  renewLease: true,
+  attemptCalls: true,
+  deliveryChecked: true,
+  cancel: true,
+  read: true,
+  subscribe: true,
+  admitCall: true,
+  gatewayCall: true,
+  interruptCalls: true,
+  remoteCallInterrupt: true,
+  callerLeft: true,
+  claim: true,
+  heartbeat: true,
+  finishAttempt: true,
+  releaseAttempt: true,
+  recordCall: true,
+  amendCallVersion: true,
+  addEvents: true,
+  finishExternal: true,
+  endForLimit: true,
+});

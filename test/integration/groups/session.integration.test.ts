@@ -27,3 +27,5 @@ describe("rollouts-api.integration.test.ts", async () =>
   void (await import("../rollouts-api.integration.test")));
 describe("tree-fork.integration.test.ts", async () =>
   void (await import("../tree-fork.integration.test")));
+describe("object-surfaces.integration.test.ts", async () =>
+  void (await import("../object-surfaces.integration.test")));
