@@ -53,15 +53,15 @@ const RULES: PhaseRule[] = [
   },
   {
     label: "session: drive trigger (requestDrive, alarm → DRIVER)",
-    file: /^src\/runtime\/session\/session-drive/,
+    file: /^src\/runtime\/session\/lifecycle\/session-drive/,
   },
   {
     label: "session alarm: publication (record + ATIF to R2, result message)",
-    file: /^(src\/sink\/|src\/training\/|src\/runtime\/session\/(result-publication|result-delivery|publish-result))/,
+    file: /^(src\/sink\/|src\/training\/|src\/runtime\/session\/publication\/)/,
   },
   {
     label: "session: SSE events to the client",
-    file: /^(src\/runtime\/session\/(event-hub|session-view))/,
+    file: /^(src\/runtime\/session\/kernel\/(event-hub|session-view))/,
   },
   {
     label: "session: other (create, alarm, state reads)",

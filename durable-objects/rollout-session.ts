@@ -2,8 +2,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { installSurface } from "../src/runtime/objects/install-surface";
 import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
-import { onDeliveryChecked } from "../src/runtime/session/result-delivery";
-import type { RolloutSessionApi } from "../src/runtime/session/session-api";
+import { onDeliveryChecked, type RolloutSessionApi } from "../src/runtime/session";
 import { sessionParts, type SessionParts } from "../src/runtime/session/session-parts";
 import type { SqlCounts } from "../src/runtime/sql-counter";
 

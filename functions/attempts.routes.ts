@@ -2,7 +2,7 @@
 import { objects } from "../src/runtime/objects/object-directory";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
-import type { AttemptEndResult } from "../src/runtime/session/session-results";
+import type { AttemptEndResult } from "../src/runtime/session";
 import { FinishRolloutRequest, RolloutId } from "../src/schemas/rollout-api";
 import { ReleaseAttemptRequest, RunnerId } from "../src/schemas/runner-claims";
 import type { AppEnv } from "./env";

@@ -1,7 +1,7 @@
 /** @module What a gateway call says about itself: its id, its attempt (path or header) and its purpose. */
 import type { Context } from "hono";
 import { InvalidInputError, NotFoundError } from "../src/errors";
-import type { GatewayCallMeta } from "../src/runtime/session/session-api";
+import type { GatewayCallMeta } from "../src/runtime/session";
 import {
   ATTEMPT_HEADER,
   CALL_ID_HEADER,

@@ -56,7 +56,7 @@ function toldWhenCallerLeaves(
 /**
  * Forwards one call through the rollout's session object, which owns it from there: it reads the
  * upstream to its end, records the call and releases its admission whatever this request does
- * (src/runtime/session/gateway-call-owner.ts). This route authorizes and relays the answer.
+ * (src/runtime/session/calls/gateway-call-owner.ts). This route authorizes and relays the answer.
  */
 async function forward(
   c: GatewayContext,

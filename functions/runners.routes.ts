@@ -5,7 +5,7 @@ import { rolloutKey } from "../src/gateway/rollout-keys";
 import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
 import { eachLimited } from "../src/runtime/each-limited";
 import { shardVisitOrder } from "../src/runtime/claims/claim-shards";
-import type { ClaimResult } from "../src/runtime/session/session-results";
+import type { ClaimResult } from "../src/runtime/session";
 import {
   ClaimRequest,
   type ClaimedRollout,

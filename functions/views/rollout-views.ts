@@ -4,7 +4,7 @@ import { InvalidInputError, NotFoundError } from "../../src/errors";
 import { RolloutListQuery, type RolloutListEntry } from "../../src/schemas/batch-listing";
 import { RolloutId, type RolloutView } from "../../src/schemas/rollout-api";
 import type { AppEnv } from "../env";
-import type { SseEvent } from "../../src/runtime/session/event-hub";
+import type { SseEvent } from "../../src/runtime/session";
 import { fieldProblems, parseQuery } from "../middleware/problem-details";
 import { batchIdParam, batchRolloutsPage } from "./batch-views";
 

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SessionStore } from "../../src/runtime/session/session-store";
+import { SessionStore } from "../../src/runtime/session/kernel";
 import { LlmCall } from "../../src/schemas/llm-call";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
 import { fakeCommit, sessionOf } from "../fixtures/hand-session";

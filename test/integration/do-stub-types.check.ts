@@ -22,7 +22,7 @@ import type {
   SessionRpc,
 } from "../../src/runtime/objects/object-directory";
 import type { DurableObjectHandler, RpcSurface } from "../../src/rpc-surface";
-import type { SessionHandle } from "../../src/runtime/session/session-handle";
+import type { SessionHandle } from "../../src/runtime/session";
 import type { LlmCall, LlmCallInput } from "../../src/schemas/llm-call";
 
 type Equal<A, B> =

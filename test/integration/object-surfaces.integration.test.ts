@@ -20,7 +20,7 @@ import { TRAINER_FEED_METHODS } from "../../src/runtime/feed/feed-api";
 import { objects } from "../../src/runtime/objects/object-directory";
 import { ADMISSION_SHARD_METHODS } from "../../src/runtime/policy/admission-shard-api";
 import { POLICY_STORE_METHODS } from "../../src/runtime/policy/policy-store-api";
-import { ROLLOUT_SESSION_METHODS } from "../../src/runtime/session/session-api";
+import { ROLLOUT_SESSION_METHODS } from "../../src/runtime/session";
 import { createByHand } from "../fixtures/hand-session";
 import { uniqueId } from "../fixtures/rollouts";
 

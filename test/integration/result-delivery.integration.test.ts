@@ -13,12 +13,9 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { r2Blobs } from "../../src/sink/publication/r2-blobs";
-import { RolloutSessionCore } from "../../src/runtime/session/rollout-session-core";
-import { SessionKernel } from "../../src/runtime/session/session-kernel";
-import {
-  DELIVERY_CHECK_DELAYS_MS,
-  onDeliveryChecked,
-} from "../../src/runtime/session/result-delivery";
+import { RolloutSessionCore } from "../../src/runtime/session/lifecycle";
+import { SessionKernel } from "../../src/runtime/session/kernel";
+import { DELIVERY_CHECK_DELAYS_MS, onDeliveryChecked } from "../../src/runtime/session/publication";
 import { RolloutSpec } from "../../src/schemas/rollout-api";
 import type { ResultMessage } from "../../src/schemas/result-message";
 import { uniqueId, waitFor } from "../fixtures/rollouts";

@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
 import { createByHand, fakeCommit } from "../fixtures/hand-session";
-import { SessionStore } from "../../src/runtime/session/session-store";
+import { SessionStore } from "../../src/runtime/session/kernel";
 import { getRollout, runRollout, uniqueId } from "../fixtures/rollouts";
 import "../fixtures/test-agents";
 

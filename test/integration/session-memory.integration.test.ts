@@ -6,8 +6,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SessionKernel } from "../../src/runtime/session/session-kernel";
-import { SessionStore } from "../../src/runtime/session/session-store";
+import { SessionKernel, SessionStore } from "../../src/runtime/session/kernel";
 import { LlmCall } from "../../src/schemas/llm-call";
 import { createByHand, expireLease, fakeCommit, readState } from "../fixtures/hand-session";
 import { uniqueId } from "../fixtures/rollouts";

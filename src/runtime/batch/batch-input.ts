@@ -7,7 +7,7 @@ import { placementIssues } from "../../training/training-modes";
 import type { AgentCatalog } from "./batch-ports";
 import type { BatchIssue } from "./batch-results";
 import { rowToTask, type RowTask } from "./row-task";
-import { agentForkRefusal } from "../session/fork-plan";
+import { agentForkRefusal } from "../session";
 import { RolloutId } from "../../schemas/rollout-id";
 import { batchRolloutId } from "../../schemas/batch-rollout-id";
 

@@ -1,8 +1,6 @@
 /** @module What a batch tracker reaches beyond its own storage: rollout sessions and the agent registry. */
 import type { RolloutSpec } from "../../schemas/rollout-api";
-import type { CreateResult, FinishResult } from "../session/session-results";
-import type { ForkPrefix } from "../session/fork-prefix";
-import type { ForkSourceResult } from "../session/session-fork";
+import type { CreateResult, FinishResult, ForkPrefix, ForkSourceResult } from "../session";
 import type { AgentDefinition } from "../../sdk/agent-registry";
 import type { RolloutOutcome } from "./batch-storage";
 

@@ -7,7 +7,7 @@ import { standInResult, type StandInKind } from "./taken-slot";
 import { eachLimited } from "../each-limited";
 import { slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
 import type { BatchStorage } from "./batch-storage";
-import type { CreateResult } from "../session/session-results";
+import type { CreateResult } from "../session";
 import type { RolloutGroup } from "../../schemas/rollout-group";
 import type { AgentDefinition } from "../../sdk/agent-registry";
 import {

@@ -13,8 +13,7 @@
 import type { RolloutGroup } from "../../schemas/rollout-group";
 import type { RolloutSpec } from "../../schemas/rollout-api";
 import type { AgentDefinition } from "../../sdk/agent-registry";
-import { planFork } from "../session/fork-plan";
-import type { ForkSourceResult } from "../session/session-fork";
+import { type ForkSourceResult, planFork } from "../session";
 import { baseSlotId, groupUid, type BatchRecord, type RolloutSlot } from "./batch-state";
 
 /** One branch on a node's path from its root: the step forked at and which child it is. */

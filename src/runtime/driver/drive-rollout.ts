@@ -1,7 +1,7 @@
 /** @module The stateless driver: lease a rollout, hand it to its agent's engine. */
 import { createEngine } from "../engines/agent-engine";
 import type { EngineStream } from "../engines/engine-types";
-import type { SessionHandle } from "../session/session-handle";
+import type { SessionHandle } from "../session";
 import type { JsonObject } from "../../schemas/json";
 import type { DriverDeps, DriveOutcome } from "./driver-deps";
 import { runWithRolloutConsole } from "./rollout-console";

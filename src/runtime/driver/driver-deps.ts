@@ -5,7 +5,7 @@ import type { TerminationReason } from "../../schemas/termination";
 import type { AgentDefinition } from "../../sdk/agent-registry";
 import type { InWorkerGateway } from "../engines/llm-resource";
 import type { ResourcePort } from "../engines/named-resources";
-import type { SessionLocator } from "../session/session-handle";
+import type { SessionLocator } from "../session";
 
 /** What attempt engines (function, LitAgent, workflow agents) need to run agent code inside the Worker. */
 export interface InWorkerDeps {

@@ -1,7 +1,7 @@
 /** @module One attempt's spans: buffered in call order, tagged with the attempt, flushed to the session in order. */
 import { primaryReward, SpanInput } from "../../schemas/span";
 import type { SpanSink } from "../../sdk/emitter-context";
-import type { SessionHandle } from "../session/session-handle";
+import type { SessionHandle } from "../session";
 
 /** Spans are sent to the session once this many are waiting (and at the end of the attempt). */
 export const SPAN_FLUSH_AT = 32;

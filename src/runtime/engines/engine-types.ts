@@ -6,9 +6,7 @@ import type { AgentTask } from "../../schemas/agent-task";
 import type { Step } from "../../schemas/step";
 import type { AgentKind } from "../../sdk/agent-registry";
 import type { DriverDeps, DriveOutcome } from "../driver/driver-deps";
-import type { SessionHandle } from "../session/session-handle";
-import type { ResumeState } from "../session/session-results";
-import type { Lease } from "../session/session-state";
+import type { Lease, ResumeState, SessionHandle } from "../session";
 
 /** A leased rollout, as the driver hands it to an engine. */
 export interface EngineRun {

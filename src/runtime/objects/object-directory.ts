@@ -25,7 +25,7 @@ import { ShardedFeed } from "../feed/sharded-feed";
 import { admissionShardCount, shardIndexFor, shardName } from "../policy/admission-fence";
 import type { AdmissionShardApi } from "../policy/admission-shard-api";
 import type { PolicyStoreApi } from "../policy/policy-store-api";
-import type { RolloutSessionApi } from "../session/session-api";
+import type { RolloutSessionApi } from "../session";
 import { CATALOG_OBJECT_NAME, FEED_OBJECT_NAME, POLICY_OBJECT_NAME } from "./object-names";
 
 /** A RolloutSession stub (it satisfies the driver's SessionHandle). */

@@ -4,19 +4,14 @@
  * needs the class, and a class that drifts from it does not compile.
  */
 import type { UpstreamPath } from "../../gateway/model-backend";
-import type { WireError } from "../../gateway/wire-errors";
 import { methodNames } from "../../rpc-surface";
 import type { JsonObject } from "../../schemas/json";
-import type { CallPurpose, LlmCall, LlmCallInput } from "../../schemas/llm-call";
+import type { LlmCall, LlmCallInput } from "../../schemas/llm-call";
 import type { FinishRolloutRequest, RolloutSpec, RolloutView } from "../../schemas/rollout-api";
 import type { ForkRecord } from "../../schemas/rollout-tree";
 import type { Span, SpanInput } from "../../schemas/span";
 import type { RequestCounts } from "../request-counter";
 import type { SqlCounts } from "../sql-counter";
-import type { SseEvent } from "./event-hub";
-import type { ForkPrefix } from "./fork-prefix";
-import type { RequestDriveResult } from "./session-drive";
-import type { ForkSourceResult } from "./session-fork";
 import type {
   AdmitCallResult,
   AttemptEndResult,
@@ -30,35 +25,12 @@ import type {
   HeartbeatResult,
   LeaseResult,
   RenewLeaseResult,
+  SseEvent,
   StepCommit,
-} from "./session-results";
-
-/** Who asked for a gateway call, as the route established it. */
-export interface GatewayCallMeta {
-  callId: string;
-  /** The runner attempt in the path, when the call came through an attempt's endpoint. */
-  pathAttempt?: number;
-  /** The attempt the call belongs to (path or header), null when neither says. */
-  attempt: number | null;
-  purpose: CallPurpose;
-  /**
-   * A harness turn (Messages, Responses, or chat asking for it): earlier turns are the gateway's
-   * own records and a continuation's prompt is built from token ids (src/gateway/turns/); always
-   * answered as one JSON reply, which the route turns into the caller's API.
-   */
-  turns?: boolean;
-  /**
-   * The client named the call (`x-edge-rollout-call-id`): a retry with the same id attaches to the
-   * call if it is still running after a restart, or reads its answer again if it was recorded.
-   */
-  clientCallId?: boolean;
-}
-
-/** A gateway call's answer: an SSE body to relay, a JSON reply's text, or an error as data. */
-export type GatewayCallResult =
-  | { ok: true; stream: ReadableStream<Uint8Array> }
-  | { ok: true; json: string }
-  | { ok: false; error: WireError };
+} from "./kernel";
+import type { ForkPrefix, ForkSourceResult } from "./fork";
+import type { RequestDriveResult } from "./lifecycle";
+import type { GatewayCallMeta, GatewayCallResult } from "./calls";
 
 /** One rollout's object (one per rollout, named by its id): its methods as the class declares them. */
 export interface RolloutSessionApi {

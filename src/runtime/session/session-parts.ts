@@ -10,12 +10,10 @@ import { CountingSql } from "../sql-counter";
 import type { DriveTrigger } from "../../ports";
 import type { DeliveryCheckMessage } from "../../schemas/delivery-check-message";
 import { r2Blobs } from "../../sink/publication/r2-blobs";
-import { RolloutSessionCore } from "./rollout-session-core";
-import { SessionAttemptOps } from "./session-attempts";
-import { SessionCalls } from "./session-calls";
-import { SessionForkOps } from "./session-fork";
-import { SessionGatewayOps } from "./session-gateway";
-import { SessionKernel } from "./session-kernel";
+import { RolloutSessionCore, SessionAttemptOps } from "./lifecycle";
+import { SessionCalls, SessionGatewayOps } from "./calls";
+import { SessionForkOps } from "./fork";
+import { SessionKernel } from "./kernel";
 
 /** The bindings a session is wired from (the Worker's `Env` satisfies them). */
 export type SessionBindings = ObjectBindings &

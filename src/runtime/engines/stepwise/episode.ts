@@ -5,8 +5,7 @@ import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
 import type { BaseAgent } from "../../../sdk/base-agent";
 import type { BaseEnv, EnvClass } from "../../../sdk/base-env";
 import { type ModelResponse, modelResponseFrom } from "../../../sdk/model-response";
-import type { CallCounters } from "../../session/call-accounting";
-import type { ResumeState } from "../../session/session-results";
+import type { CallCounters, ResumeState } from "../../session";
 import { callUserCode } from "../user-code";
 import { callEnv } from "./env-lock";
 

@@ -12,7 +12,7 @@ import type { TerminationReason } from "../../../schemas/termination";
 import type { Clock } from "../../../ports";
 import type { ModelClient } from "../../../gateway/model-client";
 import type { ModelResponse } from "../../../sdk/model-response";
-import type { StepCommit } from "../../session/session-results";
+import type { StepCommit } from "../../session";
 import type { Episode } from "./episode";
 import type { StepTimer } from "./step-timer";
 import { callLimitsFor } from "../../../gateway/request-shaping";

@@ -11,7 +11,7 @@ import { runStep } from "./run-step";
 import { StepTimer } from "./step-timer";
 import { callEnv } from "./env-lock";
 import { callUserCode } from "../user-code";
-import { countCall } from "../../session/call-accounting";
+import { countCall } from "../../session";
 import type { AgentEngine, EngineRun, EngineStream } from "../engine-types";
 
 /**

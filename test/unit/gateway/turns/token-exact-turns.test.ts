@@ -12,7 +12,7 @@ import type { ChatMessage } from "../../../../src/schemas/chat";
 import type { JsonObject } from "../../../../src/schemas/json";
 import type { LlmCall } from "../../../../src/schemas/llm-call";
 import { type VllmSimulator, startVllmSimulator } from "../../../../tools/simulator";
-import { encodeCall } from "../../../../src/runtime/session/call-codec";
+import { encodeCall } from "../../../../src/runtime/session/kernel";
 import { ROOMY_LIMITS } from "../backends/backend-fixtures";
 
 let sim: VllmSimulator;

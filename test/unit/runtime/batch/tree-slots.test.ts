@@ -15,7 +15,7 @@ import {
   subtreeSlots,
   treePath,
 } from "../../../../src/runtime/batch/tree-slots";
-import type { ForkSourceResult } from "../../../../src/runtime/session/session-fork";
+import type { ForkSourceResult } from "../../../../src/runtime/session/fork";
 import type { AgentDefinition } from "../../../../src/sdk/agent-registry";
 
 const record = { batch_id: "b:x", n: 2, tree: { branch_at: [1, 3], width: 2 } };
