@@ -131,6 +131,10 @@ export function createPythonSandbox(
       let harness: PythonHarness | undefined;
       let bootError: unknown;
       for (let attempt = 0; attempt < BOOT_ATTEMPTS && harness === undefined; attempt++) {
+        // A boot that failed is tried again a moment later, not at once: the local workerd's
+        // snapshot-boot flake (a fresh isolate reported as hung) came back three times in a row
+        // when the tries followed each other within ~100 ms.
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
         const candidate = load(
           { "snapshot.bin": { data: bytes } },
           input.timeoutMs + PYTHON_BOOT_ALLOWANCE_MS,
