@@ -1,12 +1,13 @@
 /** @module The Durable Object that admits and counts model calls for a slice of the rollouts: typed RPC over AdmissionShardCore. */
 import { DurableObject } from "cloudflare:workers";
-import type { AdmissionFence } from "../src/runtime/policy/admission-fence";
-import type { AdmissionShardApi } from "../src/runtime/policy/admission-shard-api";
-import { installSurface } from "../src/runtime/objects/install-surface";
-import { objects } from "../src/runtime/objects/object-directory";
-import { AdmissionShardCore, type ApplyResult } from "../src/runtime/policy/admission-shard-core";
-import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
-import { CountingSql } from "../src/runtime/sql-counter";
+import {
+  AdmissionShardCore,
+  type AdmissionFence,
+  type AdmissionShardApi,
+  type ApplyResult,
+} from "../src/runtime/policy";
+import { installSurface, objects } from "../src/runtime/objects";
+import { CountingSql, RequestCounter, type RequestCounts } from "../src/runtime";
 
 /** The methods installed from the table below; the class writes out the rest of AdmissionShardApi. */
 type Installed = Omit<AdmissionShardApi, "apply" | "requestCounts">;

@@ -1,8 +1,11 @@
 /** @module The catalog of batches (one instance, CATALOG_OBJECT_NAME): which batches exist, newest first. */
 import { DurableObject } from "cloudflare:workers";
 import type { BatchCatalogEntry } from "../src/schemas/batch-listing";
-import type { BatchCatalogApi } from "../src/runtime/catalog/batch-catalog-api";
-import { BatchCatalogCore, type RegisterResult } from "../src/runtime/catalog/batch-catalog-core";
+import {
+  BatchCatalogCore,
+  type BatchCatalogApi,
+  type RegisterResult,
+} from "../src/runtime/catalog";
 
 /**
  * One row per batch, written once when the batch is submitted: batches are created far below a

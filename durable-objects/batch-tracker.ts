@@ -1,17 +1,18 @@
 /** @module One batch of rollouts: its rows, fan-out, progress and cancel, as typed RPC methods over BatchCore. */
-import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
+import { RequestCounter, type RequestCounts } from "../src/runtime";
 import { DurableObject } from "cloudflare:workers";
 import { EXTERNAL_AGENT, isExternalAgent } from "../src/schemas/rollout-api";
-import { agentRegistry } from "../src/sdk/agent-registry";
-import { BatchCore } from "../src/runtime/batch/batch-core";
-import { BatchRunnersStore } from "../src/runtime/batch/batch-runners";
-import type { RolloutSessionsPort } from "../src/runtime/batch/batch-ports";
-import type { ResultAck } from "../src/runtime/batch/batch-results";
-import type { BatchTrackerApi } from "../src/runtime/batch/batch-tracker-api";
-import { installSurface } from "../src/runtime/objects/install-surface";
-import { objects, type ObjectDirectory } from "../src/runtime/objects/object-directory";
-import { memberSignal } from "../src/training/member-signal";
-import { r2Blobs } from "../src/sink/publication/r2-blobs";
+import { agentRegistry } from "../src/sdk";
+import {
+  BatchCore,
+  BatchRunnersStore,
+  type BatchTrackerApi,
+  type ResultAck,
+  type RolloutSessionsPort,
+} from "../src/runtime/batch";
+import { installSurface, objects, type ObjectDirectory } from "../src/runtime/objects";
+import { memberSignal } from "../src/training";
+import { r2Blobs } from "../src/sink/publication";
 
 function sessions(directory: ObjectDirectory): RolloutSessionsPort {
   const stub = directory.session;

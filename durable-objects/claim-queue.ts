@@ -1,11 +1,10 @@
 /** @module One shard of a runner agent's claim queue, as typed RPC methods over ClaimQueueCore. */
 import { DurableObject } from "cloudflare:workers";
-import type { ClaimQueueApi } from "../src/runtime/claims/claim-queue-api";
-import { ClaimQueueCore, type TakenOffer } from "../src/runtime/claims/claim-queue-core";
+import { ClaimQueueCore, type ClaimQueueApi, type TakenOffer } from "../src/runtime/claims";
 
 /**
  * Offers of external rollouts to the runners of one agent, one shard of several (see
- * src/runtime/claims/claim-shards.ts for why it is sharded and how shards are named).
+ * src/runtime/object-names.ts for why it is sharded and how shards are named).
  */
 export class ClaimQueue extends DurableObject<Env> implements ClaimQueueApi {
   readonly #core: ClaimQueueCore;

@@ -1,10 +1,8 @@
 /** @module The Durable Object that holds the policy and named resources: typed RPC methods over PolicyCore. */
 import { DurableObject } from "cloudflare:workers";
-import { objects } from "../src/runtime/objects/object-directory";
-import { installSurface } from "../src/runtime/objects/install-surface";
-import { PolicyCore } from "../src/runtime/policy/policy-core";
-import type { PolicyStoreApi } from "../src/runtime/policy/policy-store-api";
-import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
+import { installSurface, objects } from "../src/runtime/objects";
+import { PolicyCore, type PolicyStoreApi } from "../src/runtime/policy";
+import { RequestCounter, type RequestCounts } from "../src/runtime";
 
 /** The methods installed from the table below; the class writes out the rest of PolicyStoreApi. */
 type Installed = Omit<PolicyStoreApi, "requestCounts">;
@@ -15,7 +13,7 @@ export interface PolicyStore extends Installed {}
 /**
  * The policy version, model, backend and sampling defaults the trainer controls, the weight-sync
  * handshake, and immutable versioned resources. One instance, POLICY_OBJECT_NAME (see
- * src/runtime/objects/object-names.ts). Model calls never come here: the admission shards admit them under
+ * src/runtime/object-names.ts). Model calls never come here: the admission shards admit them under
  * the fence this object pushes on every change (so it serves trainer requests, not traffic).
  */
 export class PolicyStore extends DurableObject<Env> implements PolicyStoreApi {

@@ -1,10 +1,9 @@
 /** @module The Durable Object that holds one rollout: its RPC methods, each served by a part of the session (session-parts.ts). */
 import { DurableObject } from "cloudflare:workers";
-import { installSurface } from "../src/runtime/objects/install-surface";
-import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
+import { installSurface } from "../src/runtime/objects";
+import { RequestCounter, type RequestCounts, type SqlCounts } from "../src/runtime";
 import { onDeliveryChecked, type RolloutSessionApi } from "../src/runtime/session";
 import { sessionParts, type SessionParts } from "../src/runtime/session/session-parts";
-import type { SqlCounts } from "../src/runtime/sql-counter";
 
 /** The methods installed from the table below; the class writes out the rest of RolloutSessionApi. */
 type Installed = Omit<RolloutSessionApi, "usageCounts" | "deliveryChecked">;

@@ -1,21 +1,22 @@
 /** @module The trainer feed Durable Object: finished rollouts grouped by uid, leased to a trainer and acked. */
-import { RequestCounter, type RequestCounts } from "../src/runtime/request-counter";
+import { RequestCounter, type RequestCounts } from "../src/runtime";
 import { DurableObject } from "cloudflare:workers";
-import type { TrainerFeedApi } from "../src/runtime/feed/feed-api";
-import { installSurface } from "../src/runtime/objects/install-surface";
-import { FeedCore, type PullLimits } from "../src/runtime/feed/feed-core";
-import type { PullResult } from "../src/runtime/feed/feed-results";
-import type { BatchIngestOutcome } from "../src/runtime/feed/result-ingestion";
-import { PackIndex, type PackRef } from "../src/runtime/feed/pack-index";
 import {
   COMPACTION_LIMITS,
+  FeedCore,
+  PackIndex,
   planCompaction,
   QUIET_COMPACTION_MS,
+  type BatchIngestOutcome,
   type CompactionPlan,
-} from "../src/runtime/feed/pack-compaction";
-import { ARROW_STREAM_MEDIA_TYPE } from "../src/sink/formats/arrow/arrow-format";
-import { ARROW_EOS } from "../src/sink/formats/arrow/arrow-ipc";
-import { streamSpans } from "../src/sink/publication/r2-span-stream";
+  type PackRef,
+  type PullLimits,
+  type PullResult,
+  type TrainerFeedApi,
+} from "../src/runtime/feed";
+import { installSurface } from "../src/runtime/objects";
+import { ARROW_EOS, ARROW_STREAM_MEDIA_TYPE } from "../src/sink/formats/arrow";
+import { streamSpans } from "../src/sink/publication";
 
 /** The methods installed from the table below; the class writes out the rest of TrainerFeedApi. */
 type Installed = Omit<TrainerFeedApi, "ingestBatch" | "pull" | "recordPacks" | "requestCounts">;

@@ -1,8 +1,8 @@
 /** @module The Hono application: middleware, routes and error rendering. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono } from "hono";
 import { NotFoundError } from "../src/errors";
-import { agentRegistry } from "../src/sdk/agent-registry";
+import { agentRegistry } from "../src/sdk";
 import type { AppEnv } from "./env";
 import { batchesRoutes } from "./batches.routes";
 import { dashboardRoutes } from "./dashboard/dashboard.routes";

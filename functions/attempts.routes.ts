@@ -1,5 +1,5 @@
 /** @module `/v1/rollouts/:id/attempts/:attempt`: a runner ends the attempt it holds (finish, release). */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import type { AttemptEndResult } from "../src/runtime/session";

@@ -1,7 +1,7 @@
 /** @module The `edge-rollout-batches` consumer: batch messages from any producer start batches. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { BatchMessage } from "../src/schemas/batch";
-import { startBatch } from "../src/runtime/batch/batch-delivery";
+import { startBatch } from "../src/runtime/batch";
 import type { AppEnv } from "./env";
 import { consumeEach } from "./queue-messages";
 

@@ -1,14 +1,13 @@
 /** @module `/v1/batches`: start a batch of rollouts over dataset rows, follow its progress, cancel it. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
-import type { BatchIssue, SubmitResult } from "../src/runtime/batch/batch-results";
+import { startBatch, type BatchIssue, type SubmitResult } from "../src/runtime/batch";
 import {
   BATCH_MESSAGE_SCHEMA_VERSION,
   CreateBatchRequest,
   type BatchMessage,
 } from "../src/schemas/batch";
-import { startBatch } from "../src/runtime/batch/batch-delivery";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { TrainerReport } from "../src/schemas/run-view";

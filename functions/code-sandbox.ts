@@ -6,12 +6,13 @@
 import { env } from "cloudflare:workers";
 import type { CodeSandbox, RunCodeInput } from "../src/schemas/run-code";
 import {
-  type PyodideBucket,
   createBucketPythonSandbox,
-} from "../src/sandbox/bucket-python-sandbox";
-import { SANDBOX_COMPATIBILITY_DATE, createLoaderSandbox } from "../src/sandbox/loader-sandbox";
-import { createRemoteSandbox } from "../src/sandbox/remote-sandbox";
-import { installCodeSandbox } from "../src/sdk/run-code";
+  createLoaderSandbox,
+  createRemoteSandbox,
+  SANDBOX_COMPATIBILITY_DATE,
+  type PyodideBucket,
+} from "../src/sandbox";
+import { installCodeSandbox } from "../src/sdk";
 import type { AppEnv } from "./env";
 
 /**

@@ -6,7 +6,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { Hono } from "hono";
 import { NotFoundError } from "../src/errors";
-import { driveRollout } from "../src/runtime/driver/drive-rollout";
+import { driveRollout } from "../src/runtime/driver";
 import { RolloutId } from "../src/schemas/rollout-api";
 import { driverDeps } from "./driver-deps";
 import type { AppEnv } from "./env";

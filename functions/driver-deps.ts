@@ -1,18 +1,18 @@
 /** @module The stateless driver's dependencies, built from the Worker's bindings (one place for the drive route and tests). */
-import { objects } from "../src/runtime/objects/object-directory";
-import { r2Blobs } from "../src/sink/publication/r2-blobs";
-import { createModelClient } from "../src/gateway/model-client";
-import { rolloutKey } from "../src/gateway/rollout-keys";
-import type { DriverDeps } from "../src/runtime/driver/drive-rollout";
-import { INTERNAL_ORIGIN } from "../src/runtime/engines/llm-resource";
-import { agentRegistry } from "../src/sdk/agent-registry";
+import { objects } from "../src/runtime/objects";
+import { r2Blobs } from "../src/sink/publication";
+import {
+  createModelClient,
+  releaseOnNextAdmission,
+  rolloutKey,
+  type ReleasingPolicyPort,
+} from "../src/gateway";
+import type { DriverDeps } from "../src/runtime/driver";
+import { INTERNAL_ORIGIN } from "../src/runtime/engines";
+import { agentRegistry } from "../src/sdk";
 import { createApp } from "./app";
 import { type AppEnv, gatewaySecret } from "./env";
-import { gatewayFor } from "../src/runtime/gateway-deps";
-import {
-  releaseOnNextAdmission,
-  type ReleasingPolicyPort,
-} from "../src/gateway/release-on-next-admission";
+import { gatewayFor } from "../src/runtime";
 
 /** The Worker's HTTP app, for agents inside the Worker that call their rollout's gateway in-process. */
 const app = createApp();

@@ -1,27 +1,26 @@
 /** @module `/v1/feed`: the trainer pulls complete GRPO groups under a lease, acks them, reads stats. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono } from "hono";
-import { r2SizedReader } from "../src/sink/publication/r2-blobs";
+import { r2SizedReader, streamSpans } from "../src/sink/publication";
 import { ConflictError, InvalidInputError, NotAcceptableError } from "../src/errors";
-import { encodeArrowPullChunks, encodeStreamedPullHead } from "../src/runtime/feed/arrow-pull";
-import { MAX_STREAMED_BYTES, planStreamedPull } from "../src/runtime/feed/pack-spans";
-import { ARROW_EOS } from "../src/sink/formats/arrow/arrow-ipc";
-import { streamSpans } from "../src/sink/publication/r2-span-stream";
 import {
+  AcceptHeader,
+  encodeArrowPullChunks,
+  encodeStreamedPullHead,
   inlineGroups,
   MAX_INLINE_BYTES,
   MAX_INLINE_GROUPS,
   MAX_INLINE_MEMBERS,
-  readPulledSamples,
-} from "../src/runtime/feed/inline-samples";
-import {
-  AcceptHeader,
+  MAX_STREAMED_BYTES,
   negotiatePullFormat,
+  planStreamedPull,
   PULL_MEDIA_TYPES,
-} from "../src/runtime/feed/pull-format";
-import type { FieldIssue } from "../src/runtime/feed/feed-results";
+  readPulledSamples,
+  type FieldIssue,
+} from "../src/runtime/feed";
+import { ARROW_EOS } from "../src/sink/formats/arrow";
 import { AckRequest, FeedConfigUpdate, PullRequest, StatsQuery } from "../src/schemas/feed";
-import { trainingModes } from "../src/training/training-modes";
+import { trainingModes } from "../src/training";
 import type { AppEnv } from "./env";
 import { fieldProblems, parseJsonBody } from "./middleware/problem-details";
 

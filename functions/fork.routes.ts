@@ -1,11 +1,11 @@
 /** @module `POST /v1/rollouts/:id/fork`: n children that share the parent's first k steps and continue on their own. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
-import { eachLimited } from "../src/runtime/each-limited";
+import { eachLimited } from "../src/runtime";
 import { type CreateResult, planFork } from "../src/runtime/session";
 import { ForkRolloutRequest } from "../src/schemas/rollout-tree";
-import { agentRegistry } from "../src/sdk/agent-registry";
+import { agentRegistry } from "../src/sdk";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { rolloutIdParam } from "./views/rollout-views";

@@ -29,8 +29,8 @@ import type { AppEnv } from "./env";
 import { authorizeRollout } from "./gateway-auth";
 import { failsEarly, runTurn, SSE_HEADERS } from "./gateway-turn";
 import { z } from "zod";
-import { countChatTokensFor } from "../src/runtime/gateway-deps";
-import { objects } from "../src/runtime/objects/object-directory";
+import { countChatTokensFor } from "../src/runtime";
+import { objects } from "../src/runtime/objects";
 import { MAX_GATEWAY_BODY_BYTES } from "./gateway-limits";
 import { parseJsonBody } from "./middleware/problem-details";
 

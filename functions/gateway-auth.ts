@@ -6,7 +6,7 @@
  */
 import type { Context } from "hono";
 import { NotFoundError, UnauthorizedError } from "../src/errors";
-import { checkRolloutKey } from "../src/gateway/rollout-keys";
+import { checkRolloutKey } from "../src/gateway";
 import { RolloutId } from "../src/schemas/rollout-api";
 import { type AppEnv, gatewaySecret } from "./env";
 

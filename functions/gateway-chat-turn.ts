@@ -5,7 +5,7 @@
  * token ids. Other chat callers keep the plain forward, streamed from upstream as it comes.
  */
 import type { Context } from "hono";
-import { chatEventStream } from "../src/gateway/apis/chat/chat-event-stream";
+import { chatEventStream } from "../src/gateway/apis/chat";
 import type { JsonObject } from "../src/schemas/json";
 import type { AppEnv } from "./env";
 import { failsEarly, runTurn, SSE_HEADERS } from "./gateway-turn";

@@ -6,8 +6,8 @@
  * small-model check): recorded with `purpose: "side"`, never trained on, never a turn.
  */
 import type { Context } from "hono";
-import { fromWireError } from "../src/gateway/wire-errors";
-import { objects } from "../src/runtime/objects/object-directory";
+import { fromWireError } from "../src/gateway";
+import { objects } from "../src/runtime/objects";
 import type { JsonObject } from "../src/schemas/json";
 import type { AppEnv } from "./env";
 import { callMetaOf } from "./gateway-call-meta";

@@ -1,8 +1,7 @@
 /** @module A rollout's own OpenAI-compatible endpoint: `/v1/rollouts/:id/llm/v1/*`, keyed per rollout. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono, type Context } from "hono";
-import type { UpstreamPath } from "../src/gateway/model-backend";
-import { fromWireError } from "../src/gateway/wire-errors";
+import { fromWireError, type UpstreamPath } from "../src/gateway";
 import { GatewayChatRequest, GatewayCompletionRequest } from "../src/schemas/gateway-requests";
 import { CALL_ID_HEADER } from "../src/schemas/llm-call";
 import type { JsonObject } from "../src/schemas/json";

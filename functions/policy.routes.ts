@@ -1,17 +1,17 @@
 /** @module `/v1/policy` and `/v1/resources`: what the trainer controls, and named versioned resources. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono } from "hono";
 import { z } from "zod";
 import { JsonValue } from "../src/schemas/json";
+import { ResourceName } from "../src/schemas/policy";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import {
   PolicyUpdate,
   redactPolicy,
   restoreRedacted,
-  ResourceName,
   SyncBeginRequest,
   SyncEndRequest,
-} from "../src/runtime/policy/policy-api";
+} from "../src/runtime/policy";
 import type { AppEnv } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 

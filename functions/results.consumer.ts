@@ -1,12 +1,17 @@
 /** @module The ROLLOUT_RESULTS consumer: finished rollouts into the trainer feed and batch progress, one request per object per batch. */
-import { objects } from "../src/runtime/objects/object-directory";
-import { packCompletedGroups, type CompletedGroup } from "../src/runtime/feed/group-pack";
-import { ingestResults, type IngestionTargets } from "../src/runtime/feed/result-ingestion";
-import { answerDeliveryChecks, confirmDeliveries } from "../src/runtime/feed/delivery-checks";
-import { withinDeadline } from "../src/runtime/deadline";
+import { objects } from "../src/runtime/objects";
+import {
+  answerDeliveryChecks,
+  confirmDeliveries,
+  ingestResults,
+  packCompletedGroups,
+  type CompletedGroup,
+  type IngestionTargets,
+} from "../src/runtime/feed";
+import { withinDeadline } from "../src/runtime";
 import { DeliveryCheckMessage } from "../src/schemas/delivery-check-message";
 import { ResultMessage } from "../src/schemas/result-message";
-import { r2Blobs, r2SizedReader } from "../src/sink/publication/r2-blobs";
+import { r2Blobs, r2SizedReader } from "../src/sink/publication";
 import type { AppEnv } from "./env";
 
 /**

@@ -1,5 +1,5 @@
 /** @module `/v1/rollouts`: create, read, follow (SSE) and cancel rollouts. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { Hono } from "hono";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/errors";
 import {
@@ -11,15 +11,15 @@ import {
   runnerAgentOf,
   type RolloutSpec,
 } from "../src/schemas/rollout-api";
-import { rolloutKey } from "../src/gateway/rollout-keys";
-import { agentRegistry } from "../src/sdk/agent-registry";
+import { rolloutKey } from "../src/gateway";
+import { agentRegistry } from "../src/sdk";
 import { type AppEnv, gatewaySecret } from "./env";
 import { parseJsonBody } from "./middleware/problem-details";
 import { rolloutEvents, rolloutIdParam, rolloutView } from "./views/rollout-views";
-import { rolloutTrace } from "../src/sink/formats/otlp-trace";
-import { batchOfGroupUid } from "../src/runtime/batch/batch-state";
+import { rolloutTrace } from "../src/sink/formats";
+import { batchOfGroupUid } from "../src/runtime/batch";
 import type { RolloutGroup } from "../src/schemas/rollout-group";
-import { placementIssues } from "../src/training/training-modes";
+import { placementIssues } from "../src/training";
 
 /** Headers of a rollout's event stream: not cached, not buffered by a proxy on the way. */
 const SSE_HEADERS = {

@@ -1,10 +1,9 @@
 /** @module `/v1/runners`: runners claim external rollouts and keep their leases with heartbeats. */
-import { objects, type AdmissionShardRpc } from "../src/runtime/objects/object-directory";
+import { objects, type AdmissionShardRpc } from "../src/runtime/objects";
 import { Hono } from "hono";
-import { rolloutKey } from "../src/gateway/rollout-keys";
-import type { TakenOffer } from "../src/runtime/claims/claim-queue-core";
-import { eachLimited } from "../src/runtime/each-limited";
-import { shardVisitOrder } from "../src/runtime/claims/claim-shards";
+import { rolloutKey } from "../src/gateway";
+import type { TakenOffer } from "../src/runtime/claims";
+import { claimShardVisitOrder, eachLimited } from "../src/runtime";
 import type { ClaimResult } from "../src/runtime/session";
 import {
   ClaimRequest,
@@ -32,7 +31,7 @@ async function claimFromAgent(
   body: ClaimRequest,
   granted: Granted[],
 ): Promise<void> {
-  for (const shard of shardVisitOrder()) {
+  for (const shard of claimShardVisitOrder()) {
     const wanted = body.max - granted.length;
     if (wanted <= 0) return;
     const queue = objects(env).claims(agent, shard);

@@ -6,8 +6,14 @@
  * snapshot (made at the first ask) and `PUT /python/snapshot` installs one made by another process.
  */
 import { InvalidInputError } from "../src/errors";
-import { SANDBOX_COMPATIBILITY_DATE, createLoaderSandbox } from "../src/sandbox/loader-sandbox";
-import { type PythonSandbox, createPythonSandbox } from "../src/sandbox/python-sandbox";
+import {
+  createLoaderSandbox,
+  createPythonSandbox,
+  SANDBOX_COMPATIBILITY_DATE,
+  type PythonSandbox,
+} from "../src/sandbox";
+// The file, not the SDK's door: this Worker runs without nodejs_compat, and the door's emitters
+// import node:async_hooks (test/unit/architecture/front-doors.test.ts lists the exception).
 import { parseRunCodeRequest } from "../src/sdk/run-code";
 
 /** The host's bindings. */

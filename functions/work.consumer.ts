@@ -1,5 +1,5 @@
 /** @module The ROLLOUT_WORK queue consumer: the durable trigger that gets each rollout driven. */
-import { objects } from "../src/runtime/objects/object-directory";
+import { objects } from "../src/runtime/objects";
 import { WorkMessage } from "../src/schemas/work-message";
 import type { AppEnv } from "./env";
 import { consumeEach } from "./queue-messages";

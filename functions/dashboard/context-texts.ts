@@ -7,8 +7,7 @@
  */
 import type { LlmCall } from "../../src/schemas/llm-call";
 import type { TrainingSample } from "../../src/schemas/training-sample";
-import { replicaUrls } from "../../src/gateway/backends/replica-url";
-import { fetchTokenTexts } from "../../src/gateway/backends/token-texts";
+import { fetchTokenTexts, replicaUrls } from "../../src/gateway/backends";
 
 /** Texts by call id: one per id of that call's `prompt_token_ids`. */
 export type PromptTexts = ReadonlyMap<string, readonly string[]>;

@@ -3,7 +3,7 @@
  * (functions/views), behind the same API_TOKEN through a session cookie. No build step, no
  * client framework: a few lines of script follow a running rollout over SSE.
  */
-import { objects } from "../../src/runtime/objects/object-directory";
+import { objects } from "../../src/runtime/objects";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { BatchListQuery, seriesOf } from "../../src/schemas/batch-listing";

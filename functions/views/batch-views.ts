@@ -2,9 +2,9 @@
  * @module What the batch API routes and the dashboard pages read about batches: one function per
  * view, so a number on a page is the number the API answers.
  */
-import { objects } from "../../src/runtime/objects/object-directory";
+import { objects } from "../../src/runtime/objects";
 import { InvalidInputError, NotFoundError } from "../../src/errors";
-import { scoreByDataSource, scoreRows } from "../../src/runtime/eval/pass-at-k";
+import { scoreByDataSource, scoreRows } from "../../src/runtime/eval";
 import { BatchId, type BatchProgress } from "../../src/schemas/batch";
 import {
   BatchListQuery,

@@ -1,12 +1,12 @@
 /** @module What the overview page and `GET /v1/backends` read: policy, feed, backends, recent batches. */
-import { objects } from "../../src/runtime/objects/object-directory";
+import { objects } from "../../src/runtime/objects";
 import {
   backendRegistry,
   defaultBackendDeps,
   resolveBackend,
   vllmServerConfig,
 } from "../../src/gateway/backends";
-import type { PolicyView } from "../../src/runtime/policy/policy-api";
+import type { PolicyView } from "../../src/schemas/policy";
 import type { FeedStats } from "../../src/schemas/feed";
 import type { AppEnv } from "../env";
 import { listBatches, type ListedBatch } from "./batch-views";

@@ -1,5 +1,5 @@
 /** @module What the rollout API routes and the dashboard pages read about rollouts. */
-import { objects } from "../../src/runtime/objects/object-directory";
+import { objects } from "../../src/runtime/objects";
 import { InvalidInputError, NotFoundError } from "../../src/errors";
 import { RolloutListQuery, type RolloutListEntry } from "../../src/schemas/batch-listing";
 import { RolloutId, type RolloutView } from "../../src/schemas/rollout-api";

@@ -3,10 +3,10 @@
  * step order with each step's numbers (`GET /v1/runs/:series`), and one GRPO group's members with
  * the advantages verl would give them (`GET /v1/groups/:uid`).
  */
-import { objects } from "../../src/runtime/objects/object-directory";
+import { objects } from "../../src/runtime/objects";
 import { InvalidInputError, NotFoundError } from "../../src/errors";
-import { eachLimited } from "../../src/runtime/each-limited";
-import { grpoAdvantages } from "../../src/runtime/eval/grpo-advantage";
+import { eachLimited } from "../../src/runtime";
+import { grpoAdvantages } from "../../src/runtime/eval";
 import type { LlmCall } from "../../src/schemas/llm-call";
 import type {
   GroupMember,

@@ -64,6 +64,9 @@ export { PromptTemplate } from "./prompt-template";
 export { PolicyError } from "./policy-error";
 export type { Artifacts, AttemptInfo, RolloutInfo } from "./rollout-info";
 export { AgentContractError } from "./contract-error";
+// `runCode` runs model-written code in a fresh sandboxed isolate: the sandbox the Worker installs
+// at start.
+export { installCodeSandbox, runCode } from "./run-code";
 export type { Action } from "../schemas/action";
 export type { ChatMessage, ToolCall, ToolDefinition } from "../schemas/chat";
 export type { JsonObject, JsonValue } from "../schemas/json";

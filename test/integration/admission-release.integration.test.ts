@@ -7,7 +7,7 @@
 import { objects } from "../../src/runtime/objects/object-directory";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { admissionShardCount, shardIndexOf } from "../../src/runtime/policy/admission-fence";
+import { admissionShardCount, shardIndexOf } from "../../src/runtime/object-names";
 import { driveRollout } from "../../src/runtime/driver/drive-rollout";
 import { createExternal, openaiFor } from "../fixtures/external-rollouts";
 import { createByHand, dyingDriverDeps, expireLease, sessionOf } from "../fixtures/hand-session";

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../src/runtime/feed/arrow-pull";
+import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../src/schemas/pull-metadata";
 import type { InlineFeedGroup, PullResponse } from "../../src/schemas/feed";
 import type { TrainingSample } from "../../src/schemas/training-sample";
 import { ARROW_STREAM_MEDIA_TYPE } from "../../src/sink/formats/arrow/arrow-format";

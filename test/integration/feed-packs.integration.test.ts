@@ -11,7 +11,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../functions/worker";
-import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../src/runtime/feed/arrow-pull";
+import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../src/schemas/pull-metadata";
 import {
   DEFAULT_PACK_COMPACTION_MIN_BYTES,
   type InlineFeedGroup,

@@ -8,7 +8,7 @@ import "../fixtures/authoring-agents";
 import { workflowSaw } from "../fixtures/authoring-agents";
 import { calculatorRows, postBatch, waitForBatch } from "../fixtures/datasets/batch-api";
 import { api, postRollout, uniqueId, waitFor } from "../fixtures/rollouts";
-import { POLICY_OBJECT_NAME } from "../../src/runtime/objects/object-names";
+import { POLICY_OBJECT_NAME } from "../../src/runtime/object-names";
 
 interface Problem {
   status: number;

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { objects } from "../../src/runtime/objects/object-directory";
-import { shardIndexFor } from "../../src/runtime/policy/admission-fence";
+import { admissionShardOf } from "../../src/runtime/object-names";
 
 /** The id a stub from the directory addresses (its type shows only the RPC methods). */
 const idOf = (stub: unknown): DurableObjectId => (stub as DurableObjectStub).id;
@@ -26,7 +26,7 @@ describe("the object directory (integration)", () => {
       [
         dir.shard(rolloutId),
         env.ADMISSION_SHARD.idFromName(
-          `admission-${shardIndexFor(rolloutId, env.ADMISSION_SHARDS)}`,
+          `admission-${admissionShardOf(rolloutId, env.ADMISSION_SHARDS)}`,
         ),
       ],
     ];

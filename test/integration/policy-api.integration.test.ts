@@ -1,6 +1,6 @@
 /** Integration: `GET/PUT /v1/policy` and `/v1/resources` over HTTP, with problem+json for bad input. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PolicyView } from "../../src/runtime/policy/policy-api";
+import type { PolicyView } from "../../src/schemas/policy";
 import type { PolicyState } from "../../src/runtime/policy/policy-state";
 import { api, uniqueId } from "../fixtures/rollouts";
 import { readPolicyState, restorePolicyState } from "./policy-fixtures";

@@ -4,7 +4,7 @@
  * and never leave it syncing.
  */
 import { objects, type PolicyRpc } from "../../src/runtime/objects/object-directory";
-import { POLICY_OBJECT_NAME } from "../../src/runtime/objects/object-names";
+import { POLICY_OBJECT_NAME } from "../../src/runtime/object-names";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import type { ReleasingPolicyPort } from "../../src/gateway/release-on-next-admission";

@@ -4,7 +4,7 @@ import { api, getRollout, waitFor, waitForEnd } from "../fixtures/rollouts";
 import { claim, externalBatch, heartbeat, postJson, uniqueAgent } from "../fixtures/runner-claims";
 import type { BatchRunners } from "../../src/schemas/batch-runners";
 import type { ClaimedRollout } from "../../src/schemas/runner-claims";
-import { shardIndexFor } from "../../src/runtime/policy/admission-fence";
+import { admissionShardOf } from "../../src/runtime/object-names";
 import { env } from "cloudflare:workers";
 import { policy, readPolicyState, restorePolicyState } from "./policy-fixtures";
 
@@ -252,7 +252,7 @@ describe("runner claims (integration)", () => {
     const claims: ClaimedRollout[] = [];
     // More claims than the 16 shards: some shard answers twice, from what it read once.
     for (let i = 0; i < 20; i++) claims.push(await claimOne());
-    const shards = new Set(claims.map((c) => shardIndexFor(c.rollout_id, env.ADMISSION_SHARDS)));
+    const shards = new Set(claims.map((c) => admissionShardOf(c.rollout_id, env.ADMISSION_SHARDS)));
     const firstReads = (await reads()) - before;
     expect((await put("second")).status).toBe(201);
     const last = await claimOne();

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fnv1a32 } from "../../src/fnv1a";
-import { shardIndexOf } from "../../src/runtime/policy/admission-fence";
-import { shardOf } from "../../src/runtime/claims/claim-shards";
+import { claimShardOf, shardIndexOf } from "../../src/runtime/object-names";
 
 describe("fnv1a32", () => {
   it("matches FNV-1a's published 32-bit vectors (ASCII: one code unit per byte)", () => {
@@ -11,9 +10,10 @@ describe("fnv1a32", () => {
   });
 
   it("keeps every rollout on the shard it had before the hash was shared (a move would orphan admissions and offers)", () => {
-    // What the separate copies (admission-fence.ts, claim-shards.ts) computed for these ids.
+    // What the separate copies (admission-fence.ts, claim-shards.ts) computed for these ids
+    // before src/runtime/object-names.ts held the one rule.
     expect(shardIndexOf("rollout-1", 16)).toBe(4);
     expect([shardIndexOf("r-abc", 7), shardIndexOf("r-abd", 7)]).toEqual([5, 5]);
-    expect(shardOf("rollout-1")).toBe(4);
+    expect(claimShardOf("rollout-1")).toBe(4);
   });
 });

@@ -1,5 +1,5 @@
 /** @module The checks `edge-rollout doctor` runs, each with what to do when it fails. */
-import type { PolicyView } from "../../src/runtime/policy/policy-api";
+import type { PolicyView } from "../../src/schemas/policy";
 import type { ApiClient } from "./api-client";
 import { describeCause, OperationError, UnreachableError } from "./errors";
 import { formatDuration } from "./format";

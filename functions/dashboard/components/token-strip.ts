@@ -14,7 +14,7 @@
 import { html, raw } from "hono/html";
 import type { LlmCall } from "../../../src/schemas/llm-call";
 import type { TrainingSample } from "../../../src/schemas/training-sample";
-import { maskTotals } from "../../../src/training/mask-display";
+import { maskTotals } from "../../../src/training";
 import type { PromptTexts } from "../context-texts";
 import type { Html } from "../layout";
 import { num } from "./format";

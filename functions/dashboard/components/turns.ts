@@ -5,8 +5,8 @@ import type { LlmCall } from "../../../src/schemas/llm-call";
 import type { RolloutView } from "../../../src/schemas/rollout-api";
 import type { Span } from "../../../src/schemas/span";
 import type { Step } from "../../../src/schemas/step";
-import { newMessages } from "../../../src/sink/formats/conversation";
-import { untrainableReason } from "../../../src/training/sample-builder";
+import { newMessages } from "../../../src/sink/formats";
+import { untrainableReason } from "../../../src/training";
 import type { Html } from "../layout";
 import { duration, num } from "./format";
 

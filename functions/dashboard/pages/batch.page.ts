@@ -1,6 +1,6 @@
 /** @module `/batches/:id`: progress, pace, rewards (distribution, by data source, over the series), reasons, dropped groups, cancel. */
 import { html } from "hono/html";
-import { batchThroughput } from "../../../src/runtime/batch/batch-throughput";
+import { batchThroughput } from "../../../src/runtime/batch";
 import type { BatchProgress } from "../../../src/schemas/batch";
 import type { BatchSummary, RewardGroup } from "../../../src/schemas/batch-listing";
 import type { EvalReport } from "../../../src/schemas/eval-report";

@@ -6,7 +6,7 @@ import type { RolloutView } from "../../../src/schemas/rollout-api";
 import type { TrainingSample } from "../../../src/schemas/training-sample";
 import { TERMINAL_STATUSES } from "../../../src/schemas/termination";
 import { groupOf, parseBatchRolloutId } from "../../../src/schemas/batch-rollout-id";
-import { buildSamplesForView } from "../../../src/training/sample-builder";
+import { buildSamplesForView } from "../../../src/training";
 import { duration, num, pill, time } from "../components/format";
 import { tokenStrip } from "../components/token-strip";
 import type { PromptTexts } from "../context-texts";

@@ -31,6 +31,8 @@ export {
   type CallOutcome,
 } from "./replica-router";
 export { rendezvousOrder, rendezvousScore } from "./rendezvous";
+export { replicaUrls, type ReplicaUrls } from "./replica-url";
+export { fetchTokenTexts, type TokenTextSource } from "./token-texts";
 
 /** A registry with the built-in backends registered: `vllm`, `vllm_pd`, `openai`. */
 export function createDefaultBackendRegistry(): BackendRegistry {

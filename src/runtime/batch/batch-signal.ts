@@ -1,12 +1,13 @@
 /**
  * @module A batch's side of its groups' signal: re-running a slot whose rollout failed for
- * infrastructure, judging each group once complete (the feed's rule, group-verdict.ts), and
- * cutting an over-sampled batch once `target_groups` groups with signal are complete.
+ * infrastructure, judging each group once complete (the feed's rule,
+ * src/training/group-verdict.ts), and cutting an over-sampled batch once `target_groups` groups
+ * with signal are complete.
  */
 import type { Clock, StoragePort } from "../../ports";
 import { outcomeOf } from "../../schemas/member-outcome";
 import type { ResultMessage } from "../../schemas/result-message";
-import { groupVerdict, type GroupVerdict } from "../feed/group-verdict";
+import { groupVerdict, type GroupVerdict } from "../../training/group-verdict";
 import { retrySlot, slotAt, type BatchRecord, type RolloutSlot } from "./batch-state";
 import type { BatchStorage, FinishedMember, StoredVerdict } from "./batch-storage";
 import type { FanOut } from "./fan-out";

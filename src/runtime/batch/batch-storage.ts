@@ -31,7 +31,7 @@ const MIGRATIONS = [
    )`,
   `CREATE INDEX IF NOT EXISTS rollouts_status ON rollouts (status, created, checked_at)`,
   `CREATE INDEX IF NOT EXISTS rollouts_position ON rollouts (row_index, sample_index)`,
-  // One row per complete GRPO group (row), with what became of it (see group-verdict.ts).
+  // One row per complete GRPO group (row), with what became of it (src/training/group-verdict.ts).
   `CREATE TABLE IF NOT EXISTS group_verdicts (row_index INTEGER PRIMARY KEY, verdict TEXT NOT NULL, decided_at INTEGER NOT NULL)`,
 ];
 

@@ -3,10 +3,10 @@ import { createEngine } from "../engines/agent-engine";
 import type { EngineStream } from "../engines/engine-types";
 import type { SessionHandle } from "../session";
 import type { JsonObject } from "../../schemas/json";
-import type { DriverDeps, DriveOutcome } from "./driver-deps";
+import type { DriverDeps, DriveOutcome } from "../engines/driver-deps";
 import { runWithRolloutConsole } from "./rollout-console";
 
-export type { DriverDeps, DriveOutcome, InWorkerDeps } from "./driver-deps";
+export type { DriverDeps, DriveOutcome, InWorkerDeps } from "../engines/driver-deps";
 
 /**
  * Advances one rollout as far as this invocation may. The lease makes this driver the only one;

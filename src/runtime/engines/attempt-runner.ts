@@ -3,7 +3,7 @@ import type { OutcomeHint } from "../../schemas/member-outcome";
 import type { AgentTask } from "../../schemas/agent-task";
 import type { ChatMessage } from "../../schemas/chat";
 import type { TerminationReason } from "../../schemas/termination";
-import type { DriveOutcome } from "../driver/driver-deps";
+import type { DriveOutcome } from "./driver-deps";
 import type { EngineRun, EngineStream } from "./engine-types";
 import { type AttemptAgent, runAttempt } from "./run-attempt";
 

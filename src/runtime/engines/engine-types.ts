@@ -5,7 +5,7 @@
 import type { AgentTask } from "../../schemas/agent-task";
 import type { Step } from "../../schemas/step";
 import type { AgentKind } from "../../sdk/agent-registry";
-import type { DriverDeps, DriveOutcome } from "../driver/driver-deps";
+import type { DriverDeps, DriveOutcome } from "./driver-deps";
 import type { Lease, ResumeState, SessionHandle } from "../session";
 
 /** A leased rollout, as the driver hands it to an engine. */

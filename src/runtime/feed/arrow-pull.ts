@@ -2,12 +2,18 @@
  * @module The binary answer of `POST /v1/feed/pull` (`Accept: application/vnd.apache.arrow.stream`):
  * one Arrow IPC stream of every pulled sample, one row each in group → member → segment order,
  * whose schema metadata `edge_rollout.pull` holds the pull's JSON answer with each member's
- * `samples` a count and `first_sample` its first row. Groups read from their packs are passed
- * through: each group's stored record batch goes out byte for byte behind the pull's own schema message,
- * so the Worker neither decodes nor re-encodes their samples. Only when the groups' column types
- * differ (a rare int64 token id or float64 logprob) is everything decoded into one batch.
+ * `samples` a count and `first_sample` its first row (src/schemas/pull-metadata.ts). Groups read
+ * from their packs are passed through: each group's stored record batch goes out byte for byte
+ * behind the pull's own schema message, so the Worker neither decodes nor re-encodes their
+ * samples. Only when the groups' column types differ (a rare int64 token id or float64 logprob)
+ * is everything decoded into one batch.
  */
-import type { FeedGroup, FeedMember, PullResponse } from "../../schemas/feed";
+import type { PullResponse } from "../../schemas/feed";
+import {
+  PULL_METADATA_KEY,
+  type ArrowPullMember,
+  type ArrowPullMetadata,
+} from "../../schemas/pull-metadata";
 import type { ArrowTable } from "../../sink/formats/arrow/arrow-format";
 import {
   ARROW_EOS,
@@ -27,17 +33,6 @@ import {
 import { groupPackStream } from "./group-pack";
 import type { PulledGroup } from "./inline-samples";
 import type { StreamedPull } from "./pack-spans";
-
-/** Schema metadata key of the pull's JSON part. */
-export const PULL_METADATA_KEY = "edge_rollout.pull";
-
-/** A member in the Arrow pull's metadata: its rows are `first_sample` … `first_sample + samples - 1`. */
-export type ArrowPullMember = FeedMember & { first_sample: number; record_error?: string };
-
-/** The JSON part of an Arrow pull (under PULL_METADATA_KEY). */
-export type ArrowPullMetadata = PullResponse<
-  Omit<FeedGroup, "members"> & { members: ArrowPullMember[] }
-> & { returned_groups: number; samples: number };
 
 /** One group's rows as record batch messages, and the columns that type them. */
 interface GroupBatches {

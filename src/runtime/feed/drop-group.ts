@@ -5,7 +5,7 @@
  */
 import type { DroppedGroup, FeedCounterName } from "../../schemas/feed";
 import type { FeedStorage, GroupRow } from "./feed-storage";
-import type { GroupVerdict } from "./group-verdict";
+import type { GroupVerdict } from "../../training/group-verdict";
 
 /**
  * Why a group is dropped: `stale` at the pulling trainer's `policy_version`, or the verdict that

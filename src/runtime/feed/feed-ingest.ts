@@ -11,7 +11,7 @@ import { issuesOf, type IngestResult } from "./feed-results";
 import { dropGroup } from "./drop-group";
 import { tallyGeneration } from "./feed-stats";
 import type { FeedStorage, GroupRow } from "./feed-storage";
-import { groupVerdict, type VerdictMember } from "./group-verdict";
+import { groupVerdict, type VerdictMember } from "../../training/group-verdict";
 
 /** A result message that may be held: valid, terminal, in range, of a known training mode. */
 export type CheckedResult = { ok: true; message: ResultMessage; mode: ResolvedTrainingMode };

@@ -12,7 +12,7 @@ export interface FieldIssue {
  * `completed`: its group is now ready; `duplicate`: this rollout id was ingested before;
  * `late`: its group was already released (or acked, or dropped) or already holds its sample index;
  * `superseded`: an infrastructure failure whose slot is re-run (never a member); `withheld`: it
- * completed its group, which was dropped instead of delivered (see group-verdict.ts).
+ * completed its group, which was dropped instead of delivered (see src/training/group-verdict.ts).
  */
 export type IngestResult =
   | { ok: true; outcome: "held" | "completed"; uid: string; arrived: number; group_size: number }

@@ -3,13 +3,9 @@
  * its uid hashes to (so a group's members always meet in one object), and, while a deployment
  * changes the count, the shards of the previous layout (`FEED_PREVIOUS_SHARDS`) that still hold
  * groups. One shard is today's single feed, FEED_OBJECT_NAME, so a deployment that never sets the
- * variable keeps its object and its groups.
+ * variable keeps its object and its groups. The shards' names and the hash: ../object-names.ts.
  */
-import { FEED_OBJECT_NAME } from "../objects/object-names";
-import { shardIndexOf } from "../policy/admission-fence";
-
-/** Most feed shards: at ~1,000 requests/s an object, 256 serve far beyond 100k concurrent rollouts. */
-export const MAX_FEED_SHARDS = 256;
+import { feedShardIndex, feedShardName, MAX_FEED_SHARDS } from "../object-names";
 
 /** The feed objects in force: the current layout's, then the previous layout's (being drained). */
 export interface FeedLayout {
@@ -23,16 +19,6 @@ export interface FeedLayout {
 export interface FeedLayoutProblem {
   variable: "FEED_SHARDS" | "FEED_PREVIOUS_SHARDS";
   message: string;
-}
-
-/** The name of shard `index` of `count`: the single feed keeps its historical name. */
-export function feedShardName(index: number, count: number): string {
-  return count === 1 ? FEED_OBJECT_NAME : `feed-${count}-${index}`;
-}
-
-/** The shard of `uid` among `count` (FNV-1a of the uid: every member of a group lands in one shard). */
-export function feedShardIndex(uid: string, count: number): number {
-  return shardIndexOf(uid, count);
 }
 
 function count(

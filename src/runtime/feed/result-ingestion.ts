@@ -8,7 +8,6 @@ import { describeError } from "../../errors";
 import type { FeedMember } from "../../schemas/feed";
 import type { ResultMessage } from "../../schemas/result-message";
 import { dataManagers } from "../../training/training-modes";
-import type { ResultAck } from "../batch/batch-results";
 import type { IngestResult } from "./feed-results";
 
 /** One result's fate in a batched ingest, and, when it completed its group, the group's members. */
@@ -30,9 +29,14 @@ export interface FeedBatchPort {
   ): Promise<{ outcomes: BatchIngestOutcome[]; requests: number }>;
 }
 
-/** A batch tracker as batched ingestion needs it (in a Worker: the BatchTracker stub). */
+/**
+ * A batch tracker as batched ingestion needs it (in a Worker: the BatchTracker stub, whose
+ * `ResultAck`s are these): per result, recorded, or why not (logged; the queue does not retry it).
+ */
 export interface TrackerBatchPort {
-  onResults(messages: ResultMessage[]): Promise<ResultAck[]>;
+  onResults(
+    messages: ResultMessage[],
+  ): Promise<Array<{ ok: true } | { ok: false; reason: string; message: string }>>;
 }
 
 /** Where each result goes. */

@@ -18,15 +18,21 @@ import type { RpcSurface } from "../../rpc-surface";
 import type { BatchTrackerApi } from "../batch/batch-tracker-api";
 import type { BatchCatalogApi } from "../catalog/batch-catalog-api";
 import type { ClaimQueueApi } from "../claims/claim-queue-api";
-import { claimQueueName } from "../claims/claim-shards";
 import type { TrainerFeedApi } from "../feed/feed-api";
 import { feedLayout, isLayoutProblem, type FeedLayout } from "../feed/feed-shards";
 import { ShardedFeed } from "../feed/sharded-feed";
-import { admissionShardCount, shardIndexFor, shardName } from "../policy/admission-fence";
+import {
+  admissionShardCount,
+  admissionShardName,
+  admissionShardOf,
+  CATALOG_OBJECT_NAME,
+  claimQueueName,
+  FEED_OBJECT_NAME,
+  POLICY_OBJECT_NAME,
+} from "../object-names";
 import type { AdmissionShardApi } from "../policy/admission-shard-api";
 import type { PolicyStoreApi } from "../policy/policy-store-api";
 import type { RolloutSessionApi } from "../session";
-import { CATALOG_OBJECT_NAME, FEED_OBJECT_NAME, POLICY_OBJECT_NAME } from "./object-names";
 
 /** A RolloutSession stub (it satisfies the driver's SessionHandle). */
 export type SessionRpc = RpcSurface<RolloutSessionApi>;
@@ -61,7 +67,7 @@ export interface ObjectBindings {
   BATCH_TRACKER: ObjectNamespace;
   BATCH_CATALOG: ObjectNamespace;
   CLAIM_QUEUE: ObjectNamespace;
-  /** Admission shards (default 16, see admission-fence.ts). */
+  /** Admission shards (default 16, see ../object-names.ts). */
   ADMISSION_SHARDS?: string;
   /** Feed shards and, while the count changes, the previous count (see feed-shards.ts). */
   FEED_SHARDS?: string;
@@ -96,7 +102,7 @@ export interface ObjectDirectory {
   feedLayout(): FeedLayout;
   /** One TrainerFeed object by name: the single feed by default; tests name their own. */
   feedShard(name?: string): FeedRpc;
-  /** Shard `shard` of runner agent `agent`'s claim queue (see claim-shards.ts). */
+  /** Shard `shard` of runner agent `agent`'s claim queue (see ../object-names.ts). */
   claims(agent: string, shard: number): ClaimQueueRpc;
   /** The tracker of batch `batchId` (one object per batch, named by its id). */
   batch(batchId: string): BatchRpc;
@@ -115,7 +121,7 @@ function shardId(namespace: ObjectNamespace, index: number): DurableObjectId {
   let ids = shardIds.get(namespace);
   if (!ids) shardIds.set(namespace, (ids = new Map()));
   let id = ids.get(index);
-  if (!id) ids.set(index, (id = namespace.idFromName(shardName(index))));
+  if (!id) ids.set(index, (id = namespace.idFromName(admissionShardName(index))));
   return id;
 }
 
@@ -141,21 +147,21 @@ export function objects(env: ObjectBindings): ObjectDirectory {
   return {
     session: (rolloutId) => named<RolloutSessionApi>(env.ROLLOUT_SESSION, rolloutId),
     policy: () => named<PolicyStoreApi>(env.POLICY_STORE, POLICY_OBJECT_NAME),
-    shard: (rolloutId) => shardAt(shardIndexFor(rolloutId, env.ADMISSION_SHARDS)),
+    shard: (rolloutId) => shardAt(admissionShardOf(rolloutId, env.ADMISSION_SHARDS)),
     shards: () =>
       Array.from({ length: admissionShardCount(env.ADMISSION_SHARDS) }, (_, k) => shardAt(k)),
     admission: () => {
       const stubs = new Map<number, AdmissionShardRpc>();
-      const shardOf = (rolloutId: string) => {
-        const index = shardIndexFor(rolloutId, env.ADMISSION_SHARDS);
+      const stubOf = (rolloutId: string) => {
+        const index = admissionShardOf(rolloutId, env.ADMISSION_SHARDS);
         let stub = stubs.get(index);
         if (!stub) stubs.set(index, (stub = shardAt(index)));
         return stub;
       };
       return {
         acquire: (rolloutId, callId, ttlMs, releasing) =>
-          shardOf(rolloutId).acquire(callId, ttlMs, rolloutId, releasing),
-        release: (rolloutId, callId) => shardOf(rolloutId).release(callId),
+          stubOf(rolloutId).acquire(callId, ttlMs, rolloutId, releasing),
+        release: (rolloutId, callId) => stubOf(rolloutId).release(callId),
       };
     },
     feed: () => new ShardedFeed(layout(), feedShard),

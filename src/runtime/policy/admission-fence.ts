@@ -1,9 +1,9 @@
 /**
  * @module What the policy object pushes to its admission shards: the policy snapshot, whether a
- * weight sync is under way, and a generation that orders the pushes.
+ * weight sync is under way, and a generation that orders the pushes. How many shards there are
+ * and which one admits a rollout: src/runtime/object-names.ts.
  */
 import { z } from "zod";
-import { fnv1a32 } from "../../fnv1a";
 import { PolicySnapshot } from "../../schemas/policy";
 
 /**
@@ -26,32 +26,3 @@ export const AdmissionFence = z
   })
   .strict();
 export type AdmissionFence = z.infer<typeof AdmissionFence>;
-
-/** Shards when `ADMISSION_SHARDS` is unset: 16 × ~500 calls/s (two requests per call at ~1,000 req/s per object). */
-export const DEFAULT_ADMISSION_SHARDS = 16;
-/** Most shards a deployment may name: a weight sync fans out to every shard (well inside 1,000 subrequests per request). */
-export const MAX_ADMISSION_SHARDS = 256;
-
-/** The shard count from the `ADMISSION_SHARDS` variable: an integer 1..256, else the default. */
-export function admissionShardCount(raw: string | undefined): number {
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 1 && n <= MAX_ADMISSION_SHARDS ? n : DEFAULT_ADMISSION_SHARDS;
-}
-
-/** The name of shard `index` (Durable Object names are stable: renaming would orphan counts). */
-export function shardName(index: number): string {
-  return `admission-${index}`;
-}
-
-/**
- * The shard that admits `rolloutId`'s calls (FNV-1a of the id, modulo `shards`): every call of one
- * rollout counts in the same shard, and rollouts spread evenly over all of them.
- */
-export function shardIndexOf(rolloutId: string, shards: number): number {
-  return fnv1a32(rolloutId) % shards;
-}
-
-/** The shard index of `rolloutId` under the `ADMISSION_SHARDS` variable's value (the Worker's and the session's one rule). */
-export function shardIndexFor(rolloutId: string, configuredShards: string | undefined): number {
-  return shardIndexOf(rolloutId, admissionShardCount(configuredShards));
-}

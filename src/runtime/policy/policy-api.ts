@@ -1,8 +1,11 @@
-/** @module Wire shapes of `/v1/policy` and `/v1/resources`: request bodies and the answers. */
+/**
+ * @module The request bodies of `/v1/policy` and `/v1/resources` (a backend is checked against
+ * the Worker's registry, so they live beside the policy object), and what the API shows of the
+ * policy. The answer's shape, `PolicyView`, is a wire type: src/schemas/policy.ts.
+ */
 import { z } from "zod";
-import { PolicySnapshot, SamplingDefaults } from "../../schemas/policy";
+import { SamplingDefaults, type PolicyView } from "../../schemas/policy";
 import { PolicyBackend } from "./policy-backend";
-import { SyncState } from "./policy-state";
 
 /** Longest a `sync/begin` may wait for in-flight calls to drain: 10 minutes. */
 export const MAX_SYNC_WAIT_MS = 600_000;
@@ -63,30 +66,6 @@ export const SyncEndRequest = z
   })
   .strict();
 export type SyncEndRequest = z.infer<typeof SyncEndRequest>;
-
-/** A resource's name: what goes in `/v1/resources/:name` and before the `@` of its id. */
-export const ResourceName = z
-  .string()
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "name must be 1-64 characters of A-Z a-z 0-9 _ . -")
-  .refine(
-    (name) => name !== "." && name !== "..",
-    "name must not be . or .. (URL normalization would make it unreachable)",
-  );
-export type ResourceName = z.infer<typeof ResourceName>;
-
-/** A resource name with its latest version. */
-export const ResourceVersion = z.object({ name: ResourceName, version: z.int().min(1) });
-export type ResourceVersion = z.infer<typeof ResourceVersion>;
-
-/** `GET /v1/policy`: the snapshot the gateway hands out, plus sync state, load and resources. */
-export const PolicyView = PolicySnapshot.extend({
-  syncing: SyncState.nullable(),
-  /** Model calls admitted and not yet released (expired ones are not counted). */
-  in_flight: z.int().min(0),
-  resources: z.array(ResourceVersion),
-  updated_at: z.number(),
-});
-export type PolicyView = z.infer<typeof PolicyView>;
 
 /** The immutable id of one resource version, `name@version`. */
 export function resourceId(name: string, version: number): string {

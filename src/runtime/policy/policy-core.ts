@@ -1,6 +1,7 @@
 /** @module The logic of the policy object: version, sync (fenced through the admission shards), resources. */
 import type { Clock, StoragePort } from "../../ports";
-import { MAX_SYNC_WAIT_MS, PolicyUpdate, resourceId, type PolicyView } from "./policy-api";
+import type { PolicyView } from "../../schemas/policy";
+import { MAX_SYNC_WAIT_MS, PolicyUpdate, resourceId } from "./policy-api";
 import type {
   BeginSyncResult,
   AbortSyncResult,
@@ -32,7 +33,7 @@ export interface ShardPort {
 export interface PolicyDeps {
   storage: Pick<StoragePort, "sql" | "transactionSync">;
   now: Clock;
-  /** Every admission shard of the deployment (see admission-fence.ts). */
+  /** Every admission shard of the deployment (see ../object-names.ts). */
   shards: ShardPort[];
   /** Waits `ms`; injected so unit tests need no real timers. Default: setTimeout. */
   sleep?: (ms: number) => Promise<void>;

@@ -1,6 +1,6 @@
 /** @module Result shapes of the policy object's RPC methods: expected failures are values, not throws. */
 import type { JsonValue } from "../../schemas/json";
-import type { PolicyView } from "./policy-api";
+import type { PolicyView } from "../../schemas/policy";
 
 /** One invalid field, by dot path (`sampling.temperature`), as problem+json reports it. */
 export interface FieldIssue {

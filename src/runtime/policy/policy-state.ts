@@ -1,23 +1,11 @@
 /** @module The policy object's mutable state, persisted as one validated row. */
 import { z } from "zod";
 import { BackendConfig } from "../../schemas/backend-config";
-import { SamplingDefaults, type PolicySnapshot } from "../../schemas/policy";
+import { SamplingDefaults, SyncState, type PolicySnapshot } from "../../schemas/policy";
 import type { AdmissionFence } from "./admission-fence";
 
 /** Version of the persisted PolicyState shape. */
 export const POLICY_STATE_SCHEMA_VERSION = 1;
-
-/** A weight sync under way: set by `beginSync`, cleared by `endSync`. */
-export const SyncState = z
-  .object({
-    since: z.number(),
-    /** The version the trainer said it will end with, if it said (informational; `endSync` decides). */
-    requested_version: z.int().min(0).optional(),
-    /** `drain` (absent: rows written before modes) waits calls out; `interrupt` cuts plain calls and resumes them after `endSync`. */
-    mode: z.enum(["drain", "interrupt"]).optional(),
-  })
-  .strict();
-export type SyncState = z.infer<typeof SyncState>;
 
 /** The policy in force and whether a weight sync is under way (in-flight calls and resources live in their own tables). */
 export const PolicyState = z

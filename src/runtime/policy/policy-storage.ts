@@ -4,7 +4,8 @@
  */
 import type { JsonValue } from "../../schemas/json";
 import type { SqlPort } from "../../ports";
-import { resourceId, type ResourceVersion } from "./policy-api";
+import type { ResourceVersion } from "../../schemas/policy";
+import { resourceId } from "./policy-api";
 import type { ResourceRecord } from "./policy-results";
 import { initialPolicyState, PolicyState } from "./policy-state";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";

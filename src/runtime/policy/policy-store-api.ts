@@ -2,7 +2,7 @@
 import { methodNames } from "../../rpc-surface";
 import type { RequestCounts } from "../request-counter";
 import type { AdmissionFence } from "./admission-fence";
-import type { PolicyView } from "./policy-api";
+import type { PolicyView } from "../../schemas/policy";
 import type {
   BeginSyncResult,
   AbortSyncResult,

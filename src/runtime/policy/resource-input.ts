@@ -1,5 +1,5 @@
 /** @module Checks on a resource before it is stored: its name and its JSON value. */
-import { ResourceName } from "./policy-api";
+import { ResourceName } from "../../schemas/policy";
 import type { FieldIssue } from "./policy-results";
 
 /**

@@ -4,8 +4,8 @@
  * serve the object's RPC methods (durable-objects/rollout-session.ts).
  */
 import { objects, type ObjectBindings } from "../objects/object-directory";
-import { shardOf } from "../claims/claim-shards";
 import { gatewayFor, type GatewayBindings } from "../gateway-deps";
+import { claimShardOf } from "../object-names";
 import { CountingSql } from "../sql-counter";
 import type { DriveTrigger } from "../../ports";
 import type { DeliveryCheckMessage } from "../../schemas/delivery-check-message";
@@ -92,7 +92,7 @@ export function sessionParts(ctx: DurableObjectState, env: SessionBindings): Ses
     },
     claims: {
       offer: async (runnerAgent, rolloutId) => {
-        await others.claims(runnerAgent, shardOf(rolloutId)).offer(rolloutId);
+        await others.claims(runnerAgent, claimShardOf(rolloutId)).offer(rolloutId);
       },
     },
     runnerEvents: {

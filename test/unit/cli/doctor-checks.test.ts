@@ -6,7 +6,7 @@ import {
   policyServers,
   serverRoot,
 } from "../../../tools/cli/doctor-checks";
-import type { PolicyView } from "../../../src/runtime/policy/policy-api";
+import type { PolicyView } from "../../../src/schemas/policy";
 
 const policy = (backend: PolicyView["backend"]): PolicyView => ({
   policy_version: 3,

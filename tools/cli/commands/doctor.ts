@@ -1,6 +1,6 @@
 /** @module `edge-rollout doctor`: is this machine and this deployment ready to run rollouts, and what to fix. */
 import { readFileSync } from "node:fs";
-import type { PolicyView } from "../../../src/runtime/policy/policy-api";
+import type { PolicyView } from "../../../src/schemas/policy";
 import type { ApiClient } from "../api-client";
 import { checkNode, checkServer, checkStack, policyServers, type Check } from "../doctor-checks";
 import { ExitCode } from "../errors";

@@ -2,7 +2,7 @@
  * @module `edge-rollout drain --out FILE.jsonl` (or `--format arrow --out FOLDER`): pull complete
  * GRPO groups, write their samples, ack.
  */
-import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../../src/runtime/feed/arrow-pull";
+import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../../src/schemas/pull-metadata";
 import {
   BatchCounts,
   type DroppedGroup,

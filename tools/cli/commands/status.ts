@@ -1,5 +1,5 @@
 /** @module `edge-rollout status [BATCH]`: one batch's progress, or the trainer feed and the policy. */
-import type { PolicyView } from "../../../src/runtime/policy/policy-api";
+import type { PolicyView } from "../../../src/schemas/policy";
 import type { BatchProgress } from "../../../src/schemas/batch";
 import type { FeedStats } from "../../../src/schemas/feed";
 import type { ApiClient } from "../api-client";

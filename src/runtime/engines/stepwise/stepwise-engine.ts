@@ -5,7 +5,7 @@ import type { AgentTask } from "../../../schemas/agent-task";
 import type { LlmCall } from "../../../schemas/llm-call";
 import { statusForReason, type TerminationReason } from "../../../schemas/termination";
 import type { StepwiseAgentDefinition } from "../../../sdk/agent-registry";
-import type { DriveOutcome } from "../../driver/driver-deps";
+import type { DriveOutcome } from "../driver-deps";
 import { type Episode, rebuildEpisode } from "./episode";
 import { runStep } from "./run-step";
 import { StepTimer } from "./step-timer";

@@ -1,15 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  encodeStreamedPullHead,
-  PULL_METADATA_KEY,
-  type ArrowPullMetadata,
-} from "../../../../src/runtime/feed/arrow-pull";
+import { encodeStreamedPullHead } from "../../../../src/runtime/feed/arrow-pull";
 import { columnsOfSignature, planStreamedPull } from "../../../../src/runtime/feed/pack-spans";
 import {
   columnsSignature,
   encodeSchemaFrame,
   joinChunks,
 } from "../../../../src/sink/formats/arrow/arrow-ipc";
+import { PULL_METADATA_KEY, type ArrowPullMetadata } from "../../../../src/schemas/pull-metadata";
 import { decodeArrowStream } from "../../../../src/sink/formats/arrow/arrow-read";
 import {
   columnsToSamples,

@@ -1,11 +1,15 @@
-/** @module What the stateless driver is given, and how one drive of a rollout ends. */
+/**
+ * @module What the stateless driver is given and hands on to an engine, and how one drive of a
+ * rollout ends. Beside the engines that take it, so they need nothing of the driver: the driver
+ * (src/runtime/driver/) imports the engines, never the reverse.
+ */
 import type { ModelClient } from "../../gateway/model-client";
 import type { BlobStorePort, Clock } from "../../ports";
 import type { TerminationReason } from "../../schemas/termination";
 import type { AgentDefinition } from "../../sdk/agent-registry";
-import type { InWorkerGateway } from "../engines/llm-resource";
-import type { ResourcePort } from "../engines/named-resources";
 import type { SessionLocator } from "../session";
+import type { InWorkerGateway } from "./llm-resource";
+import type { ResourcePort } from "./named-resources";
 
 /** What attempt engines (function, LitAgent, workflow agents) need to run agent code inside the Worker. */
 export interface InWorkerDeps {

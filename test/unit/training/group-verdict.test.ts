@@ -3,7 +3,7 @@ import {
   groupVerdict,
   populationStd,
   type VerdictMember,
-} from "../../../../src/runtime/feed/group-verdict";
+} from "../../../src/training/group-verdict";
 
 function member(
   sample_index: number,

@@ -2,10 +2,11 @@
  * @module What a complete GRPO group becomes: delivered, delivered with only its valid members
  * flagged, or withheld (cut, infrastructure failure, no signal). The feed applies it when a
  * group completes; the batch tracker applies the same rule to count the groups with signal an
- * over-sampled batch still needs.
+ * over-sampled batch still needs. Here, beside the member signal it judges, so that the two
+ * share it without either importing the other.
  */
-import type { InfraFailurePolicy, MemberOutcome, SignalFilter } from "../../schemas/member-outcome";
-import type { TerminationReason } from "../../schemas/termination";
+import type { InfraFailurePolicy, MemberOutcome, SignalFilter } from "../schemas/member-outcome";
+import type { TerminationReason } from "../schemas/termination";
 
 /** One member as the verdict sees it. */
 export interface VerdictMember {
