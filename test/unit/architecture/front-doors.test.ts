@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type ImportGraph, readImportGraph } from "./import-graph";
+import { type ImportGraph, readImportGraph, CODE_ROOTS } from "./import-graph";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const RUNTIME = "src/runtime/";
@@ -101,15 +101,7 @@ function ownDoors(graph: ImportGraph): string[] {
   );
 }
 
-const graph = readImportGraph(root, [
-  "src",
-  "functions",
-  "durable-objects",
-  "tools",
-  "bench",
-  "scripts",
-  "test",
-]);
+const graph = readImportGraph(root, [...CODE_ROOTS]);
 
 describe("front doors (unit)", () => {
   it("finds an import past a door, an import up the ranks and a folder entering by its own door", () => {

@@ -106,3 +106,14 @@ export function importCircles(graph: ImportGraph): string[][] {
   }
   return circles;
 }
+
+/** Every folder of the repository whose TypeScript imports the architecture tests read. */
+export const CODE_ROOTS = [
+  "src",
+  "functions",
+  "durable-objects",
+  "tools",
+  "bench",
+  "scripts",
+  "test",
+] as const;

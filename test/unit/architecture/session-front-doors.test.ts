@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type ImportGraph, readImportGraph } from "./import-graph";
+import { type ImportGraph, readImportGraph, CODE_ROOTS } from "./import-graph";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const SESSION = "src/runtime/session/";
@@ -52,15 +52,7 @@ function pastFrontDoors(graph: ImportGraph): string[] {
   );
 }
 
-const graph = readImportGraph(root, [
-  "src",
-  "functions",
-  "durable-objects",
-  "tools",
-  "bench",
-  "scripts",
-  "test",
-]);
+const graph = readImportGraph(root, [...CODE_ROOTS]);
 
 describe("the session's front doors (unit)", () => {
   it("finds an import past a part's index.ts from outside the part, and allows one inside it", () => {
