@@ -117,21 +117,22 @@ export class CallFlights {
 
   /** Drops what a call kept (a batch could not be written): a restart then runs it again whole. */
   abandon(callId: string): void {
-    this.restarted(callId, false);
-    this.#sql.exec(`UPDATE call_flights SET restarts = restarts - 1 WHERE call_id = ?`, callId);
+    if (this.#exist()) this.#dropChunks(callId);
   }
 
-  /** Starts a flight again after a restart: its kept chunks stay, the count of restarts grows. */
+  /** Starts a flight again after a restart: the count of restarts grows; its kept chunks stay unless it runs whole. */
   restarted(callId: string, keepChunks: boolean): void {
     if (!this.#exist()) return;
     this.#sql.exec(`UPDATE call_flights SET restarts = restarts + 1 WHERE call_id = ?`, callId);
-    if (!keepChunks) {
-      this.#sql.exec(`DELETE FROM call_flight_parts WHERE call_id = ? AND kind = 'chunks'`, callId);
-      this.#sql.exec(
-        `UPDATE call_flights SET kept_tokens = 0, runs = NULL, interrupted = 0, batches = 0 WHERE call_id = ?`,
-        callId,
-      );
-    }
+    if (!keepChunks) this.#dropChunks(callId);
+  }
+
+  #dropChunks(callId: string): void {
+    this.#sql.exec(`DELETE FROM call_flight_parts WHERE call_id = ? AND kind = 'chunks'`, callId);
+    this.#sql.exec(
+      `UPDATE call_flights SET kept_tokens = 0, runs = NULL, interrupted = 0, batches = 0 WHERE call_id = ?`,
+      callId,
+    );
   }
 
   /** Drops a flight (its call was recorded, or failed and answered). */

@@ -76,6 +76,11 @@ export class ReattachableCalls {
     );
   }
 
+  /** Whether any answer is held (most object lives hold none: a caller's request then skips the claim). */
+  get holding(): boolean {
+    return this.#held.size > 0;
+  }
+
   /**
    * The answer for a request that may be a cut call's caller coming back: by `callId` when the
    * client sent one, else the unclaimed resumed call whose request is exactly `key`. Undefined

@@ -68,7 +68,10 @@ export class SessionCalls {
   ): Promise<GatewayCallResult> {
     this.resumeCut();
     const named = meta.clientCallId === true ? meta.callId : null;
-    const attached = this.#reattach.claim(named, requestKey(path, body));
+    // The request's key is its whole body as text: made only when an answer is held to match it against.
+    const attached = this.#reattach.holding
+      ? this.#reattach.claim(named, requestKey(path, body))
+      : undefined;
     if (attached !== undefined) return attached;
     if (named !== null) {
       const again = this.#again(named, path, body);
