@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import type { Plugin } from "vite";
 import { configDefaults, defineConfig } from "vitest/config";
@@ -48,15 +48,16 @@ const PREBUNDLED = [
 const GROUPS_DIR = "test/integration/groups";
 
 /**
- * The test files a group file runs (`describe(…, () => import("../x.integration.test"))`), as
- * paths from the repository root. In grouped mode these do not run on their own as well.
+ * The test files a group file runs (`describe(…, () => import("../runtime/feed/x.….test"))`, in
+ * any subfolder), as paths from the repository root, each import resolved from the groups folder.
+ * In grouped mode these do not run on their own as well.
  */
 function groupedFiles(): string[] {
   return readdirSync(GROUPS_DIR)
     .filter((name) => name.endsWith(".test.ts"))
     .flatMap((name) =>
-      [...readFileSync(join(GROUPS_DIR, name), "utf8").matchAll(/import\("\.\.\/([^"]+)"\)/g)].map(
-        (match) => `test/integration/${match[1]}.ts`,
+      [...readFileSync(join(GROUPS_DIR, name), "utf8").matchAll(/import\("(\.\.?\/[^"]+)"\)/g)].map(
+        (match) => posix.join(GROUPS_DIR, `${match[1]}.ts`),
       ),
     );
 }

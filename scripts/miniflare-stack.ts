@@ -52,7 +52,7 @@ export interface MiniflareStack {
 
 /** Options: those of `startLocalStack`, plus the DevTools inspector for CPU profiles. */
 export interface MiniflareStackOptions extends Omit<LocalStackOptions, "verbose"> {
-  /** Open workerd's inspector (CPU profiles in bench/cpu-profile.ts). Default false. */
+  /** Open workerd's inspector (CPU profiles in bench/kit/cpu-profile.ts). Default false. */
   inspector?: boolean;
   /**
    * Where Durable Objects, queues and R2 keep their data. Default `<stateDir>/state/v3`, the
@@ -109,7 +109,7 @@ function bundleOptions(
         },
       },
     ],
-    // External source map: CPU profiles are attributed back to source files (bench/source-map.ts).
+    // External source map: CPU profiles are attributed back to source files (bench/kit/source-map.ts).
     sourcemap: "external",
     logLevel: "silent",
   };

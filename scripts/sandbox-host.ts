@@ -3,7 +3,7 @@
  * functions/sandbox-host.worker.ts with a Worker Loader binding) behind a small Node server that
  * enforces the limits local workerd does not.
  *
- * Why (bench/sandbox-spike.ts): locally a loaded isolate runs on its parent's thread and workerd
+ * Why (bench/sandbox/sandbox-spike.ts): locally a loaded isolate runs on its parent's thread and workerd
  * enforces no CPU or memory limit (`limits.cpuMs` is ignored), so `while (true) {}` wedges the
  * whole process: the parent's own timer never fires and no other request is served. So each
  * process runs ONE call at a time (a pool of `processes`, calls queue for a free one), and the Node

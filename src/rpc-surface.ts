@@ -3,7 +3,8 @@
  * The handlers the runtime itself calls on a Durable Object (the keys of the platform's
  * `DurableObject` interface), which a stub does not offer. Named here rather than taken from that
  * interface so this file needs no platform types (Node-side unit tests import the interfaces that
- * import it); test/integration/do-stub-types.check.ts asserts the two agree.
+ * import it); test/integration/durable-objects/do-stub-types.check.ts asserts the two
+ * agree.
  */
 export type DurableObjectHandler =
   "fetch" | "connect" | "alarm" | "webSocketMessage" | "webSocketClose" | "webSocketError";
@@ -24,7 +25,8 @@ export type RpcSurface<T> = {
 /**
  * The method names of `Api` at run time, from a record that names each once: a name left out, or
  * one `Api` lacks, does not compile. Each object's list stands beside its interface, and
- * test/integration/object-surfaces.integration.test.ts checks that its class has every one.
+ * test/integration/durable-objects/object-surfaces.integration.test.ts checks that its class has
+ * every one.
  */
 export function methodNames<Api>(names: Record<keyof Api, true>): Array<keyof Api & string> {
   return Object.keys(names) as Array<keyof Api & string>;

@@ -11,8 +11,8 @@ import { describeStepCost } from "../../tools/simulator/engine/cost-model";
 import { DEFAULT_STEP_COST } from "../../tools/simulator/engine/default-step-cost";
 import { resolveOptions } from "../../tools/simulator/options";
 import { SimulatorStats } from "../../tools/simulator/stats";
-import { treeCpuByName } from "../process-cpu";
-import { startSimulatorProcess } from "../simulator-process";
+import { treeCpuByName } from "../kit/process-cpu";
+import { startSimulatorProcess } from "../kit/simulator-process";
 import { type CallResult, type WorkloadShape, runCalls } from "./engine-workload";
 
 const { values } = parseArgs({

@@ -14,9 +14,9 @@ import { existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { startBenchStack } from "../bench-stack";
+import { startBenchStack } from "../kit/bench-stack";
 import { freePort } from "../../tools/simulator/free-port";
-import { startSimulatorProcess } from "../simulator-process";
+import { startSimulatorProcess } from "../kit/simulator-process";
 import { turnCpu } from "./turn-cpu";
 import {
   ROOT,

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { printedUrl } from "../simulator-process";
+import { printedUrl } from "../kit/simulator-process";
 import { PYTHON_ROOT } from "./learn-setup";
 
 /** One step as the trainer reports it (edge_rollout.learn.trainer). */

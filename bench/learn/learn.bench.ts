@@ -13,9 +13,9 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type BenchStack, startBenchStack } from "../bench-stack";
+import { type BenchStack, startBenchStack } from "../kit/bench-stack";
 import { freePort } from "../../tools/simulator/free-port";
-import { startSimulatorProcess } from "../simulator-process";
+import { startSimulatorProcess } from "../kit/simulator-process";
 import { type EngineProcess, type StepLine, runTrainer, startEngine } from "./learn-processes";
 import { digitsRows, outputIds, warmUp } from "./learn-setup";
 

@@ -1,5 +1,5 @@
 /** @module The three arms of `bench:sampling`, the batch each submits, and the order they run in. */
-import type { MathRow } from "../sampling-runs";
+import type { MathRow } from "./sampling-runs";
 
 /** plain: every row, every group; early-stop: cut at `target_groups`, no filter; filtered: DAPO's filter and the same cut. */
 export const ARMS = ["plain", "early-stop", "filtered"] as const;

@@ -1,5 +1,5 @@
 /** @module `bench:sampling`'s figures: per-arm medians and spreads over the repeats, the headline line, and the ratios. */
-import type { SamplingOutcome } from "../sampling-runs";
+import type { SamplingOutcome } from "./sampling-runs";
 import { ARMS, type Arm } from "./arms";
 
 /** One timed repeat: each arm's outcome, every ratio taken within the repeat. */

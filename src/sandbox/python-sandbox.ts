@@ -2,7 +2,7 @@
  * @module `language: "python"` on a Worker Loader binding: Pyodide (its npm package, no network)
  * in a fresh isolate per call, booted from a memory snapshot.
  *
- * Why a snapshot (bench/pyodide-snapshot-probe.ts): a plain `loadPyodide` in a fresh isolate took
+ * Why a snapshot (bench/pyodide/pyodide-snapshot-probe.ts): a plain `loadPyodide` in a fresh isolate took
  * 2.2–2.6 s on an idle machine and 7–10 s on this loaded one, nearly all of it starting the
  * interpreter and importing its stdlib. A snapshot of the booted interpreter's memory (about 30 MB,
  * made once in its own isolate) restores in 0.4–1.8 s on the same loaded machine, and the Python
@@ -104,7 +104,7 @@ export function createPythonSandbox(
         const made = await load({}, 60_000).boot("make");
         // Copied (30 MB, briefly twice): keeping the RPC answer's own buffer aborted the whole
         // workerd ("tried to defer destruction during isolate shutdown") when the maker isolate
-        // went away, 3 of 3 runs of test/integration/python-loader.integration.test.ts.
+        // went away, 3 of 3 runs of test/integration/sandbox/python-loader.integration.test.ts.
         return new Uint8Array(made.snapshot!).buffer as ArrayBuffer;
       } catch (error) {
         last = error;

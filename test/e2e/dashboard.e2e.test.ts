@@ -1,7 +1,7 @@
 /**
  * End to end in a real browser: the local stack behind an API_TOKEN, batches run on it, and every
  * dashboard page checked against the API's own numbers in headless Chromium. Screenshots go to
- * .tmp/screenshots/. Timings on big data are bench/dashboard.bench.ts's (the machine is shared).
+ * .tmp/screenshots/. Timings on big data are bench/dashboard/dashboard.bench.ts's (the machine is shared).
  * One stack and one browser serve every group (test/e2e/dashboard/), registered in the order they
  * run: the first logs the shared page in.
  */

@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type VllmSimulator, startVllmSimulator } from "../../tools/simulator";
-import { printedUrl } from "../../bench/simulator-process";
+import { printedUrl } from "../../bench/kit/simulator-process";
 
 const PYTHON_ROOT = resolve(import.meta.dirname, "../../clients/python");
 // The digits "0".."9" and <|im_end|> in Qwen3's vocabulary: all the policy may emit.

@@ -6,7 +6,8 @@ tokens masked 0), drift segments (a template that strips ``<think>`` from histor
 untrainable samples (``max_steps: 1``), per-call segments, failed rollouts with no sample
 (the model answering 5xx: the trainer's placeholders), and validation rollouts whose calls carry
 no training data. Samples whose calls lack logprobs are covered in the workerd test
-(test/integration/feed-arrow.integration.test.ts): the stack's vLLM backend always returns them.
+(test/integration/runtime/feed/feed-arrow.integration.test.ts): the stack's vLLM backend always
+returns them.
 """
 from __future__ import annotations
 

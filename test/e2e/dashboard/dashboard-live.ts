@@ -53,7 +53,7 @@ export function livePages(ctx: DashboardContext): void {
     }
   }, 90_000);
 
-  // The same pages at 10,000 rollouts and 50 calls, timed: `npx tsx bench/dashboard.bench.ts` (issue 27).
+  // The same pages at 10,000 rollouts and 50 calls, timed: `npx tsx bench/dashboard/dashboard.bench.ts` (issue 27).
   it("lists a queued batch's first, last and filtered pages with the API's totals, renders a many-call rollout turn by turn, and cancels a batch from its page", async () => {
     const { stack, api, page, val } = ctx;
     const big = `${run}-big`;

@@ -2,18 +2,18 @@
 import { describe } from "vitest";
 
 describe("authoring-attempts.integration.test.ts", async () =>
-  void (await import("../authoring-attempts.integration.test")));
+  void (await import("../sdk/authoring-attempts.integration.test")));
 describe("authoring-emitters.integration.test.ts", async () =>
-  void (await import("../authoring-emitters.integration.test")));
+  void (await import("../sdk/authoring-emitters.integration.test")));
 describe("authoring-function.integration.test.ts", async () =>
-  void (await import("../authoring-function.integration.test")));
+  void (await import("../sdk/authoring-function.integration.test")));
 describe("authoring-lit-agent.integration.test.ts", async () =>
-  void (await import("../authoring-lit-agent.integration.test")));
+  void (await import("../sdk/authoring-lit-agent.integration.test")));
 describe("authoring-workflow.integration.test.ts", async () =>
-  void (await import("../authoring-workflow.integration.test")));
+  void (await import("../sdk/authoring-workflow.integration.test")));
 describe("stepwise-emitters.integration.test.ts", async () =>
-  void (await import("../stepwise-emitters.integration.test")));
+  void (await import("../sdk/stepwise-emitters.integration.test")));
 describe("seed-engines.integration.test.ts", async () =>
-  void (await import("../seed-engines.integration.test")));
+  void (await import("../runtime/engines/seed-engines.integration.test")));
 describe("seed-stepwise.integration.test.ts", async () =>
-  void (await import("../seed-stepwise.integration.test")));
+  void (await import("../sdk/seed-stepwise.integration.test")));

@@ -33,7 +33,9 @@ const RANKS: Record<string, number> = {
   claims: 0,
   eval: 0,
   feed: 0,
+  online: 0,
   policy: 0,
+  pressure: 0,
   // One rollout's object, reached through its door.
   session: 1,
   // What runs rollouts: a batch fans out over sessions, an engine runs one.
@@ -51,6 +53,8 @@ const AGAINST_THE_GRAIN = [
   "src/runtime/gateway-deps.ts -> src/runtime/objects/object-directory.ts",
   // The session's parts wired to the bindings (its class alone imports it): other objects through the directory.
   "src/runtime/session/session-parts.ts -> src/runtime/objects/object-directory.ts",
+  // The feed shard's parts likewise (its class alone imports them): stale drops told to batches.
+  "src/runtime/feed/feed-parts.ts -> src/runtime/objects/object-directory.ts",
 ];
 
 /** The folder of `src/runtime/` that `path` is in (`feed`, `engines`, …), "" for the root's files, null outside. */

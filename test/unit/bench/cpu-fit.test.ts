@@ -1,6 +1,6 @@
 /** Unit: splitting CPU per step into what a rollout costs once and what each step costs. */
 import { describe, expect, it } from "vitest";
-import { fitCpuParts, formatCpuFit, stepsToMeet } from "../../../bench/cpu-fit";
+import { fitCpuParts, formatCpuFit, stepsToMeet } from "../../../bench/loop/cpu-fit";
 
 /** Points of a rollout costing `f` once and `p` per step. */
 const points = (f: number, p: number, counts: number[]) =>

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { r2Stored, storedPerRollout } from "../../../bench/r2-bytes";
+import { r2Stored, storedPerRollout } from "../../../bench/kit/r2-bytes";
 
 const roots: string[] = [];
 afterEach(() => {

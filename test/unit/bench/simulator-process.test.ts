@@ -26,7 +26,7 @@ describe("the benches' simulator process (unit)", () => {
     const bench = join(dir, "failing-bench.mts");
     writeFileSync(
       bench,
-      `import { startSimulatorProcess } from ${JSON.stringify(join(root, "bench/simulator-process.ts"))};
+      `import { startSimulatorProcess } from ${JSON.stringify(join(root, "bench/kit/simulator-process.ts"))};
        const simulator = await startSimulatorProcess(["--seed", "1"]);
        console.log("pid", simulator.child.pid);
        throw new Error("the stack would not start");`,
