@@ -4,9 +4,10 @@ import { z } from "zod";
 const ServerUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 /** How the `vllm` backend picks a replica (docs/scale.md, "Replica routing"). */
-export const RoutingPolicyName = z.enum(["hash", "least_loaded", "sticky_least_loaded"], {
-  error: 'policy must be "hash", "least_loaded" or "sticky_least_loaded"',
-});
+export const RoutingPolicyName = z.enum(
+  ["hash", "prefix_hash", "least_loaded", "sticky_least_loaded"],
+  { error: 'policy must be "hash", "prefix_hash", "least_loaded" or "sticky_least_loaded"' },
+);
 export type RoutingPolicyName = z.infer<typeof RoutingPolicyName>;
 
 /** The default routing policy: the winner of `npm run bench:routing` (docs/scale.md). */
@@ -21,7 +22,9 @@ export const DEFAULT_ROUTING_BOUND = 16;
 
 /**
  * Replica routing. `hash`: rendezvous hash of the rollout id with bounded load (`load_factor`),
- * sticky per rollout. `least_loaded`: every call to the replica with the fewest calls in flight.
+ * sticky per rollout. `prefix_hash`: every call to the replica that owns the first 8,192
+ * characters of its prompt's shared prefix on a consistent-hash ring (no load bound).
+ * `least_loaded`: every call to the replica with the fewest calls in flight.
  * `sticky_least_loaded`: a rollout stays on its replica unless that replica carries more than
  * `bound` calls in flight beyond the least-loaded one; a new rollout goes to the replica its
  * prompt's prefix hashes to (so a GRPO group, which shares its prompt, lands together) under the

@@ -1,11 +1,14 @@
 /**
  * @module Picks the replica for one call by the backend's routing policy (routing-policies.ts):
  * `hash` keeps the rollout's own replica while it is healthy, otherwise rendezvous order with
- * bounded load; `least_loaded` and `sticky_least_loaded` weigh calls in flight. Every policy
+ * bounded load; `prefix_hash` sends each call where its prompt prefix falls on a consistent-hash
+ * ring; `least_loaded` and `sticky_least_loaded` weigh calls in flight. Every policy
  * skips unhealthy replicas until a lazy `/health` probe readmits them. All state is per backend
  * instance, hence per isolate.
  */
 import type { ReplicaRouting } from "../../schemas/backend-config";
+import { HashRing } from "./hash-ring";
+import { PREFIX_HASH_CHARS } from "./prefix-key";
 import { rendezvousOrder } from "./rendezvous";
 import { replicaPaces } from "./replica-pace";
 import { chooseReplica, leastLoaded, SLOW_REPLICA_PACE } from "./routing-policies";
@@ -61,6 +64,7 @@ export class ReplicaRouter {
   readonly #replicas: ReplicaState[];
   readonly #byUrl = new Map<string, ReplicaState>();
   readonly #sticky: StickyAssignments;
+  readonly #ring: HashRing<ReplicaState>;
   readonly #options: ReplicaRouterOptions;
 
   /** `urls` must be non-empty and distinct once normalised (the backend config checks both). */
@@ -69,6 +73,7 @@ export class ReplicaRouter {
     this.#replicas = urls.map((url) => new ReplicaState(url, timing));
     for (const replica of this.#replicas) this.#byUrl.set(replica.url, replica);
     this.#sticky = new StickyAssignments(options.stickyCapacity);
+    this.#ring = new HashRing(this.#replicas);
     this.#options = options;
   }
 
@@ -82,16 +87,23 @@ export class ReplicaRouter {
    * one this isolate last saw it use), if healthy or readmitted by a probe. `hash` keeps it; else
    * it takes the rendezvous ranking of the rollout id with bounded load. `sticky_least_loaded`
    * keeps it within the bound, and ranks a new rollout by `prefixKey` (its prompt's prefix);
-   * `least_loaded` ignores it. Unhealthy replicas that rank above the first healthy one are
-   * probed; with every replica unhealthy, the one that failed longest ago is used. Placement is
-   * synchronous unless a probe runs, so concurrent first calls see each other's load.
+   * `least_loaded` ignores it; `prefix_hash` ignores it and load, placing every call by its
+   * prefix's first `PREFIX_HASH_CHARS` on the ring (the next replica clockwise if that one is
+   * down). Unhealthy replicas that rank above the first healthy one are probed; with every
+   * replica unhealthy, the one that failed longest ago is used. Placement is synchronous unless a
+   * probe runs, so concurrent first calls see each other's load.
    */
   async acquire(
     rolloutId: string,
     hint?: string | null,
-    prefixKey?: () => string | null,
+    prefixKey?: (maxChars?: number) => string | null,
   ): Promise<ReplicaLease> {
     const routing = this.#options.routing;
+    if (routing?.policy === "prefix_hash")
+      return this.#firstUp(
+        this.#ring.order(prefixKey?.(PREFIX_HASH_CHARS) ?? rolloutId),
+        rolloutId,
+      );
     const remembered = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
     const kept =
       remembered &&
@@ -105,9 +117,7 @@ export class ReplicaRouter {
     const key =
       (!sticky && routing?.policy === "sticky_least_loaded" ? prefixKey?.() : null) ?? rolloutId;
     const ranked = rendezvousOrder(key, this.#replicas);
-    for (const replica of ranked) {
-      if (replica.healthy || (await this.#probeIfDue(replica))) break;
-    }
+    await this.#probeAbove(ranked);
     if (!routing || routing.policy === "hash")
       return this.#lease(this.#pickBounded(ranked), rolloutId);
     const healthy = ranked.filter((replica) => replica.healthy);
@@ -161,6 +171,20 @@ export class ReplicaRouter {
     const calls = this.#sticky.callsOn(rolloutId, replica.url);
     if (calls === undefined || calls > YOUNG_ROLLOUT_CALLS) return false;
     return replicaPaces(this.#replicas, this.#options.now())(replica) >= SLOW_REPLICA_PACE;
+  }
+
+  /** Probes the unhealthy replicas ranked above the first healthy one (see `acquire`). */
+  async #probeAbove(ranked: readonly ReplicaState[]): Promise<void> {
+    for (const replica of ranked) {
+      if (replica.healthy || (await this.#probeIfDue(replica))) return;
+    }
+  }
+
+  /** The first healthy replica of `ranked` (after probing those above it), else the one that failed longest ago. */
+  async #firstUp(ranked: ReplicaState[], rolloutId: string): Promise<ReplicaLease> {
+    await this.#probeAbove(ranked);
+    const up = ranked.find((replica) => replica.healthy);
+    return this.#lease(up ?? this.#longestFailed(ranked), rolloutId);
   }
 
   /** Bounded load over the healthy replicas in rendezvous order; least busy if all are at capacity. */

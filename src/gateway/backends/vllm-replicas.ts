@@ -67,7 +67,9 @@ export function buildVllmBackend(
     name: "vllm",
     returnsTokenIds: true,
     async request(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs, headers }) {
-      const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
+      const lease = await router.acquire(rolloutId, replicaHint, (maxChars) =>
+        prefixKey(body, maxChars),
+      );
       const reply = await callOnReplica(lease, signal, () =>
         postUpstreamReply(deps.fetch, `${lease.url}${path}`, body, {
           apiKey,
@@ -79,7 +81,9 @@ export function buildVllmBackend(
       return { ...reply, replica: lease.url };
     },
     async openStream(path, body, { rolloutId, replicaHint, signal, attemptTimeoutMs, headers }) {
-      const lease = await router.acquire(rolloutId, replicaHint, () => prefixKey(body));
+      const lease = await router.acquire(rolloutId, replicaHint, (maxChars) =>
+        prefixKey(body, maxChars),
+      );
       const response = await openOnReplica(lease, signal, () =>
         sendUpstream(deps.fetch, `${lease.url}${path}`, body, {
           apiKey,

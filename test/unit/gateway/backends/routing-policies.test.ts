@@ -241,7 +241,7 @@ describe("backend.routing validation", () => {
     expect(invalid({ policy: "round_robin" })).toEqual([
       {
         path: "backend.routing.policy",
-        message: 'policy must be "hash", "least_loaded" or "sticky_least_loaded"',
+        message: 'policy must be "hash", "prefix_hash", "least_loaded" or "sticky_least_loaded"',
       },
     ]);
     expect(invalid({ bound: Number.POSITIVE_INFINITY })).toMatchObject([
