@@ -24,7 +24,7 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
   readonly #core: AdmissionShardCore;
   readonly #requests = new RequestCounter();
   readonly #sql: CountingSql;
-  /** The generation of the last `interrupt` fence passed on to the sessions (each is passed on once). */
+  /** The generation of the last sync or version fence passed on to the sessions (each is passed on once). */
   #interruptedAt = -1;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -52,33 +52,38 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
   }
 
   /**
-   * Takes the policy's fence (if newer) and reports the calls in flight. A new `interrupt` sync
-   * fence is passed on to the session of every rollout with a call in flight here (this shard
-   * knows them all), which cuts its plain calls and releases them.
+   * Takes the policy's fence (if newer) and reports the calls in flight. A new sync fence, or a
+   * newer policy version, is passed on to the session of every rollout with a call in flight here
+   * (this shard knows them all): an `interrupt` sync cuts their plain calls, and every one of them
+   * applies the staleness rule at the version the sync will end at (at least one newer), so a
+   * rollout that could no longer be trained ends STALE and the sync does not wait for its calls.
    */
   apply(fence: AdmissionFence): ApplyResult {
     this.#requests.count("apply");
+    const before = this.#core.heldVersion();
     const result = this.#core.apply(fence);
-    if (
-      !fence.syncing ||
-      !fence.interrupt ||
-      result.generation !== fence.generation ||
-      this.#interruptedAt >= fence.generation
-    )
+    if (result.generation !== fence.generation || this.#interruptedAt >= fence.generation)
       return result;
+    const version = fence.snapshot.policy_version;
+    const advanced = !fence.syncing && before !== undefined && version > before;
+    if (!fence.syncing && !advanced) return result;
     this.#interruptedAt = fence.generation;
     // Not awaited: the policy answers once every shard holds the fence, and its wait for calls in
     // flight sees the cut calls release (each session cuts them within milliseconds of hearing).
     const sessions = objects(this.env);
     this.ctx.waitUntil(
       Promise.all(
-        this.#core.liveRollouts().map(async (rolloutId) => {
-          await sessions
-            .session(rolloutId)
-            .interruptCalls(fence.snapshot.policy_version)
-            .catch((error: unknown) =>
-              console.error("admission shard: interrupting", rolloutId, "failed", error),
-            );
+        this.#core.liveRolloutVersions().map(async ({ rollout_id: rolloutId, version: since }) => {
+          const session = sessions.session(rolloutId);
+          // A call still generating holds tokens from the version it was admitted under (`since`),
+          // which its session learns only when the call is recorded.
+          await (
+            fence.syncing && fence.interrupt
+              ? session.interruptCalls(version, since)
+              : session.staleCheck(fence.syncing ? version + 1 : version, since)
+          ).catch((error: unknown) =>
+            console.error("admission shard: telling", rolloutId, "of the sync failed", error),
+          );
         }),
       ),
     );

@@ -79,6 +79,16 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
         definition: (name) => (isExternalAgent(name) ? undefined : agentRegistry.get(name)),
       },
       now: () => Date.now(),
+      // An `on_stale: "wait"` batch holds until the feed holds none of its groups ready (stale-groups.ts).
+      feed: {
+        readyGroups: async (batchId) =>
+          (await objects(env).feed().stats({ batch_id: batchId })).by_batch[batchId]
+            ?.ready_groups ?? 0,
+      },
+      pressure: {
+        share: (batchId, maxConcurrent, live) =>
+          objects(env).policy().pressureShare(batchId, maxConcurrent, live),
+      },
     });
   }
 
@@ -86,6 +96,7 @@ export class BatchTracker extends DurableObject<Env> implements BatchTrackerApi 
     installSurface<BatchTracker, Installed>(BatchTracker, (s) => s.#requests, {
       submit: (s, message) => s.#core.submit(message),
       cancel: (s) => s.#core.cancel(),
+      groupDropped: (s, notice) => s.#core.groupDropped(notice),
       progress: (s) => s.#core.progress(),
       rollouts: (s, query) => s.#core.rollouts(query),
       summary: (s) => s.#core.summary(),

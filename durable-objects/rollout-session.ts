@@ -6,7 +6,7 @@ import { onDeliveryChecked, type RolloutSessionApi } from "../src/runtime/sessio
 import { sessionParts, type SessionParts } from "../src/runtime/session/session-parts";
 
 /** The methods installed from the table below; the class writes out the rest of RolloutSessionApi. */
-type Installed = Omit<RolloutSessionApi, "usageCounts" | "deliveryChecked">;
+type Installed = Omit<RolloutSessionApi, "usageCounts" | "deliveryChecked" | "purge">;
 
 /** The installed methods, as TypeScript sees them (the class still `implements` the whole interface). */
 export interface RolloutSession extends Installed {}
@@ -17,7 +17,7 @@ export interface RolloutSession extends Installed {}
  * one request to its name and calls the part that serves it.
  */
 export class RolloutSession extends DurableObject<Env> implements RolloutSessionApi {
-  readonly #parts: SessionParts;
+  #parts: SessionParts;
   readonly #requests = new RequestCounter();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -44,9 +44,12 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
       subscribe: (s, afterStepIndex, opening) => s.#parts.core.subscribe(afterStepIndex, opening),
       admitCall: (s, attempt) => s.#parts.gateway.admitCall(attempt),
       gatewayCall: (s, path, body, meta) => s.#parts.calls.call(path, body, meta),
-      interruptCalls: (s, replacedVersion) => s.#parts.calls.callers.interruptAll(replacedVersion),
+      interruptCalls: (s, replacedVersion, inFlightSince) =>
+        s.#parts.calls.interruptForSync(replacedVersion, inFlightSince),
+      staleCheck: (s, policyVersion, inFlightSince) =>
+        s.#parts.calls.staleness.check(policyVersion, inFlightSince),
       remoteCallInterrupt: (s, callId, interrupt, legVersion) =>
-        s.#parts.calls.callers.setRemoteInterrupt(callId, interrupt, legVersion),
+        s.#parts.calls.remoteInterrupt(callId, interrupt, legVersion),
       callerLeft: (s, callId) => s.#parts.calls.callers.left(callId),
       claim: (s, runnerId, leaseMs) => s.#parts.core.claims.claim(runnerId, leaseMs),
       heartbeat: (s, attempt, runnerId, leaseMs) =>
@@ -81,6 +84,14 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
     // A re-send runs on after the answer: the consumer must not wait on its own queue.
     const { resending } = await onDeliveryChecked(this.#parts.kernel, held);
     if (resending !== undefined) this.ctx.waitUntil(resending);
+  }
+
+  /** Deletes the rollout's storage and alarm, then wires fresh parts over the empty storage (nothing cached survives). */
+  async purge(): Promise<void> {
+    this.#requests.count("purge");
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.#parts = sessionParts(this.ctx, this.env);
   }
 
   /** The watchdog. */

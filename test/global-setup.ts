@@ -44,13 +44,26 @@ export async function setup(project: TestProject): Promise<void> {
     latency: { ttftMs: 0, perTokenMs: 25 },
     tail: { distribution: "pareto" as const, scaleTokens: 160, maxTokens: 240 },
   };
-  const [simulator, slow, paced, partialRollouts, host] = await Promise.all([
+  const [simulator, slow, paced, pacedPeer, partialRollouts, pressure, host] = await Promise.all([
     startVllmSimulator({ port: 0, seed: 7 }),
     startVllmSimulator({ port: 0, seed: 7, latency: { ttftMs: SLOW_TTFT_MS, perTokenMs: 0 } }),
+    startVllmSimulator(pacedOptions),
+    // The paced one's peer: two replicas of one backend (interrupt-replica-health), never reconfigured.
     startVllmSimulator(pacedOptions),
     // The partial-rollout tests reconfigure theirs (pace, policy version): a simulator of their own,
     // so no other file sees it change under it (issue 52).
     startVllmSimulator(pacedOptions),
+    // A KV cache of 24 blocks of 16 tokens and 10 ms steps: three 350-token calls overfill it and
+    // preempt each other (the pressure-control test's replica, no one else's).
+    startVllmSimulator({
+      port: 0,
+      seed: 7,
+      tokenizer: "toy",
+      prefixCache: { blockSize: 16, capacityBlocks: 24 },
+      engine: {
+        costModel: { fixedMs: 10, perSequenceMs: 0, perPrefillTokenMs: 0, perKContextTokensMs: 0 },
+      },
+    }),
     startSandboxHost({ memoryLimitMb: 512, processes: 2 }),
   ]);
   pyodideFiles = await servePyodideFiles();
@@ -60,11 +73,13 @@ export async function setup(project: TestProject): Promise<void> {
   );
   sandbox = host;
   project.provide("sandboxUrl", host.url);
-  simulators = [simulator, slow, paced, partialRollouts];
+  simulators = [simulator, slow, paced, pacedPeer, partialRollouts, pressure];
   project.provide("simulatorUrl", simulator.url);
   project.provide("slowSimulatorUrl", slow.url);
   project.provide("pacedSimulatorUrl", paced.url);
+  project.provide("pacedPeerSimulatorUrl", pacedPeer.url);
   project.provide("partialRolloutsSimulatorUrl", partialRollouts.url);
+  project.provide("pressureSimulatorUrl", pressure.url);
 }
 
 export async function teardown(): Promise<void> {

@@ -100,6 +100,8 @@ const VERDICT_REASONS: Record<string, string> = {
     "filtered: no signal (its members' metric spread is at or below the batch filter's min_std)",
   infra_failure: "withheld: a member failed for infrastructure after its retries; never trained",
   cut: "cut: the batch met target_groups and cancelled this group's running members; never trained",
+  cancelled:
+    "cancelled: a member ended STALE while it ran (the policy moved past the training mode's max_staleness), its siblings with it; never trained, refilled from the batch's reserve rows",
 };
 
 /** The text of a call's reply (content only: reasoning is apart). */

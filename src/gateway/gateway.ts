@@ -71,6 +71,12 @@ export interface GatewayCall {
   signal?: AbortSignal;
   /** In-process callers wait a weight sync out; HTTP callers get 429 with Retry-After. */
   whileSyncing: "wait" | "refuse";
+  /**
+   * Told the policy a call was admitted under, before anything is sent upstream; may throw (the
+   * staleness rule: a rollout too far behind that version ends instead), and the admission is then
+   * released and the error passed on.
+   */
+  onAdmitted?: (policy: PolicySnapshot) => void;
   /** Told when the call starts and stops waiting for a sync (a step timer pauses meanwhile). */
   onSyncWait?: (waiting: boolean) => void;
   /**
@@ -217,6 +223,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const policy = await admit(call);
     const release = releaser(call, policy);
     try {
+      call.onAdmitted?.(policy);
       const backend = deps.backendFor(policy.backend);
       const shaped = shapeRequest(
         path,

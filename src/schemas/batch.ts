@@ -81,6 +81,14 @@ export type DatasetRow = z.infer<typeof DatasetRow>;
 /** A row as a producer writes it (defaults not applied). */
 export type DatasetRowInput = z.input<typeof DatasetRow>;
 
+/** What a batch does with a group lost to the staleness rule: replace it at once, or hold new rollouts until the trainer catches up first. */
+export const OnStale = z.enum(["drop", "wait"], 'on_stale must be "drop" or "wait"');
+export type OnStale = z.infer<typeof OnStale>;
+/** Refills a batch gets by default (groups lost to staleness replaced from its reserve rows). */
+export const DEFAULT_REFILL_BUDGET = 16;
+/** Largest `refill_budget`. */
+export const MAX_REFILL_BUDGET = 10_000;
+
 /** The fields a batch request and a batch message share. */
 const batchFields = {
   /** Registered agent name (or `external`); a row's `agent_name` overrides it. */
@@ -147,6 +155,18 @@ const batchFields = {
   on_infra_failure: InfraFailurePolicy.default("withhold"),
   /** Tree sampling: each of a row's n roots branched at `branch_at` steps into `width` children per node (batch-tree.ts). */
   tree: BatchTree.optional(),
+  /**
+   * A group lost to the staleness rule (cancelled while it ran, or dropped when pulled): `drop`
+   * (default) replaces it at once from the reserve rows; `wait` first holds the batch's new
+   * rollouts until the trainer has pulled its ready groups (docs/decisions/0016-stale-groups-drop-wait-refill.md).
+   */
+  on_stale: OnStale.default("drop"),
+  /** Groups lost to staleness the batch replaces from its reserve rows (over `target_groups`), 0..10,000. Default 16. */
+  refill_budget: z
+    .int("refill_budget must be an integer")
+    .min(0, "refill_budget must be >= 0")
+    .max(MAX_REFILL_BUDGET, `refill_budget must be <= ${MAX_REFILL_BUDGET}`)
+    .default(DEFAULT_REFILL_BUDGET),
 };
 
 /** Exactly one of `rows` and `dataset_key`; a `target_groups` inline rows can give; a tree of bounded size, without `target_groups`. */
@@ -237,6 +257,23 @@ export type BatchCounts = z.infer<typeof BatchCounts>;
 export const BatchStatus = z.enum(["running", "cancelling", "cancelled", "completed"]);
 export type BatchStatus = z.infer<typeof BatchStatus>;
 
+/**
+ * A batch's groups lost to the staleness rule and their replacement (src/runtime/batch/stale-refill.ts):
+ * `cancelled` (a member ended STALE while it ran), `stale` (dropped by the feed when pulled),
+ * `refilled` (replaced from the reserve rows, within `budget`), `unreplaced` (past the budget or
+ * without `target_groups`: the batch ends that many short), and since when an `on_stale: "wait"`
+ * batch holds its new rollouts (null: it does not).
+ */
+export const BatchRefill = z.object({
+  stale: z.int(),
+  cancelled: z.int(),
+  refilled: z.int(),
+  unreplaced: z.int(),
+  budget: z.int(),
+  holding_since: z.number().nullable(),
+});
+export type BatchRefill = z.infer<typeof BatchRefill>;
+
 /** `GET /v1/batches/:id`: progress of one batch. `counts` add up to `rollouts`. */
 export const BatchProgress = z.object({
   batch_id: z.string(),
@@ -292,6 +329,15 @@ export const BatchProgress = z.object({
       cut: 0,
       cut_at: null,
     }),
+  /** Groups lost to staleness and their refills. */
+  refill: BatchRefill.default({
+    stale: 0,
+    cancelled: 0,
+    refilled: 0,
+    unreplaced: 0,
+    budget: DEFAULT_REFILL_BUDGET,
+    holding_since: null,
+  }),
   created_at: z.number(),
   updated_at: z.number(),
   finished_at: z.number().nullable(),

@@ -265,7 +265,12 @@ export type InlineFeedGroup = z.infer<typeof InlineFeedGroup>;
  * same on the batch's filter metric: no GRPO gradient), `cut` (a member was cancelled: a batch
  * cancel, or the surplus of an over-sampled batch).
  */
-export const DropReason = z.enum(["stale", "infra_failure", "no_signal", "cut"]);
+/**
+ * Why the feed dropped a group: `stale` when pulled (src/training/staleness.ts), `cancelled` when a
+ * member was ended while it ran by the same rule (termination STALE), or its verdict's withhold
+ * reason (`infra_failure`, `no_signal`, `cut`).
+ */
+export const DropReason = z.enum(["stale", "cancelled", "infra_failure", "no_signal", "cut"]);
 export type DropReason = z.infer<typeof DropReason>;
 
 /**
@@ -345,6 +350,8 @@ export const FeedCounts = z.object({
   dropped_no_signal: z.int(),
   /** Groups withheld because a member was cancelled (cut). */
   dropped_cut: z.int(),
+  /** Groups withheld because a member was ended while it ran for staleness (termination STALE). */
+  dropped_cancelled: z.int().default(0),
   /** Results of infrastructure failures whose slot was re-run: never members, their replacements are. */
   retried: z.int(),
   /** Groups delivered with infrastructure failures among their members (`on_infra_failure: "deliver_valid"`). */

@@ -13,7 +13,8 @@ import type { TerminationReason } from "./termination";
  * - `infra`: something that was not the policy (MODEL_ERROR, ENV_ERROR / AGENT_ERROR raised by
  *   user code, a step or server that did not answer within `step_timeout_ms`, a lost runner, a
  *   crashed drive);
- * - `cut`: cancelled (a batch cancel, or the surplus of an over-sampled batch).
+ * - `cut`: cancelled (a batch cancel, the surplus of an over-sampled batch, or STALE: too far
+ *   behind the policy to be trained).
  */
 export const MemberOutcome = z.enum(["policy", "infra", "cut"]);
 export type MemberOutcome = z.infer<typeof MemberOutcome>;
@@ -38,6 +39,7 @@ export function outcomeOf(
     case "MAX_RESPONSE_LENGTH":
       return "policy";
     case "CANCELLED":
+    case "STALE":
       return "cut";
     case "TIMEOUT":
     case "ENV_ERROR":

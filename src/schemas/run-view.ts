@@ -76,9 +76,9 @@ export type RunView = z.infer<typeof RunView>;
 /** A group's verdict, or why it is not trained; `complete` false while members still run. */
 export const GroupStatus = z.object({
   complete: z.boolean(),
-  /** `deliver`, `deliver_valid`, `no_signal` (filtered), `infra_failure` (withheld), `cut`, or `stale` (dropped by the feed), null while incomplete. */
+  /** `deliver`, `deliver_valid`, `no_signal` (filtered), `infra_failure` (withheld), `cut`, `cancelled` (a member ended STALE while it ran), or `stale` (dropped by the feed), null while incomplete. */
   verdict: z
-    .enum(["deliver", "deliver_valid", "no_signal", "infra_failure", "cut", "stale"])
+    .enum(["deliver", "deliver_valid", "no_signal", "infra_failure", "cut", "cancelled", "stale"])
     .nullable(),
   /** Why, in words. */
   reason: z.string(),

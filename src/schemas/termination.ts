@@ -12,6 +12,11 @@ export const TerminationReason = z.enum([
   "AGENT_ERROR",
   "MODEL_ERROR",
   "CANCELLED",
+  /**
+   * Ended while it ran because it could no longer be trained: the policy version moved more than
+   * its training mode's `max_staleness` past its oldest token's (src/training/staleness.ts).
+   */
+  "STALE",
 ]);
 export type TerminationReason = z.infer<typeof TerminationReason>;
 
@@ -38,6 +43,7 @@ export function statusForReason(reason: TerminationReason): RolloutStatus {
     case "MAX_RESPONSE_LENGTH":
       return "succeeded";
     case "CANCELLED":
+    case "STALE":
       return "cancelled";
     default:
       return "failed";

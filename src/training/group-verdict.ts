@@ -35,7 +35,7 @@ export type FailedMember = Pick<
 export type GroupVerdict =
   | { kind: "deliver" }
   | { kind: "deliver_valid"; valid: number[]; failed: FailedMember[] }
-  | { kind: "withhold"; reason: "cut" | "infra_failure"; failed: FailedMember[] }
+  | { kind: "withhold"; reason: "cut" | "cancelled" | "infra_failure"; failed: FailedMember[] }
   | { kind: "withhold"; reason: "no_signal"; metric: string; std: number };
 
 /** Population standard deviation (what verl's GRPO divides by is the sample std; either is 0 exactly when all are equal). */
@@ -63,14 +63,16 @@ function failedOf(members: readonly VerdictMember[]): FailedMember[] {
  * infrastructure failure cannot give its valid members their true advantage: withheld whole,
  * unless the batch opted into delivering the valid members (at least 2: verl gives a one-row
  * group mean 0 and std 1) for an estimator that skips invalid rows. A cut member withholds its
- * group (the group is the surplus, or was cancelled). The filter applies to valid members only.
+ * group (the group is the surplus, or was cancelled); a member ended STALE while it ran makes
+ * the group `cancelled` (its siblings are cut with it: the group's oldest token decides its
+ * staleness, so none of them could be trained). The filter applies to valid members only.
  */
 export function groupVerdict(members: readonly VerdictMember[], rules: GroupRules): GroupVerdict {
   const cut = members.filter((member) => member.outcome === "cut");
   if (cut.length > 0)
     return {
       kind: "withhold",
-      reason: "cut",
+      reason: members.some((member) => member.termination_reason === "STALE") ? "cancelled" : "cut",
       failed: failedOf(members.filter((member) => member.outcome !== "policy")),
     };
   const invalid = members.filter((member) => member.outcome === "infra");

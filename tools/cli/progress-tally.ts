@@ -15,13 +15,19 @@ export interface ProgressTally {
   termination_reasons: Record<string, number>;
   /** Infrastructure failures whose slot was re-run. */
   retried: number;
-  /** Complete groups: delivered with signal, filtered (no signal), withheld (infrastructure), cut. */
+  /**
+   * Complete groups: delivered with signal, filtered (no signal), withheld (infrastructure), cut;
+   * lost to staleness (stale: dropped when pulled; cancelled: ended while they ran) and refilled.
+   */
   groups: {
     target: number | null;
     delivered: number;
     filtered: number;
     withheld: number;
     cut: number;
+    stale: number;
+    cancelled: number;
+    refilled: number;
   };
 }
 
@@ -39,7 +45,16 @@ export function emptyTally(rollouts = 0): ProgressTally {
     reward_count: 0,
     termination_reasons: {},
     retried: 0,
-    groups: { target: null, delivered: 0, filtered: 0, withheld: 0, cut: 0 },
+    groups: {
+      target: null,
+      delivered: 0,
+      filtered: 0,
+      withheld: 0,
+      cut: 0,
+      stale: 0,
+      cancelled: 0,
+      refilled: 0,
+    },
   };
 }
 
@@ -67,6 +82,9 @@ export function tallyOf(progress: BatchProgress): ProgressTally {
       filtered: progress.groups.filtered,
       withheld: progress.groups.withheld,
       cut: progress.groups.cut,
+      stale: progress.refill.stale,
+      cancelled: progress.refill.cancelled,
+      refilled: progress.refill.refilled,
     },
   };
 }
@@ -87,7 +105,15 @@ export function addTallies(...tallies: ProgressTally[]): ProgressTally {
     total.retried += t.retried;
     if (t.groups.target !== null)
       total.groups.target = (total.groups.target ?? 0) + t.groups.target;
-    for (const key of ["delivered", "filtered", "withheld", "cut"] as const)
+    for (const key of [
+      "delivered",
+      "filtered",
+      "withheld",
+      "cut",
+      "stale",
+      "cancelled",
+      "refilled",
+    ] as const)
       total.groups[key] += t.groups[key];
     for (const [reason, count] of Object.entries(t.termination_reasons))
       total.termination_reasons[reason] = (total.termination_reasons[reason] ?? 0) + count;

@@ -30,7 +30,7 @@ export function describeFrame(frame: ProgressFrame): string {
   return `${counts}${signalPart(tally)} | reward ${formatNumber(rewardMean(tally))} | ${frame.rate.toFixed(1)} rollouts/s | ETA ${eta}`;
 }
 
-/** ` | groups 12/16 filtered 3 withheld 1 cut 2 retried 4`: only what happened (nothing for a plain batch without failures). */
+/** ` | groups 12/16 filtered 3 withheld 1 cut 2 stale 1 cancelled 2 refilled 3 retried 4`: only what happened (nothing for a plain batch without failures). */
 function signalPart(tally: ProgressTally): string {
   const { groups } = tally;
   const parts = [
@@ -42,6 +42,10 @@ function signalPart(tally: ProgressTally): string {
     groups.filtered ? `filtered ${groups.filtered}` : "",
     groups.withheld ? `withheld ${groups.withheld}` : "",
     groups.cut ? `cut ${groups.cut}` : "",
+    // Lost to the staleness rule: dropped when pulled, or cancelled while they ran; and refilled.
+    groups.stale ? `stale ${groups.stale}` : "",
+    groups.cancelled ? `cancelled ${groups.cancelled}` : "",
+    groups.refilled ? `refilled ${groups.refilled}` : "",
     tally.retried ? `retried ${tally.retried}` : "",
   ].filter((part) => part !== "");
   return parts.length > 0 ? ` | ${parts.join(" ")}` : "";

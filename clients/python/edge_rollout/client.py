@@ -120,7 +120,8 @@ class Client:
                      limit: Optional[int] = None, target_groups: Optional[int] = None,
                      filter: Optional[Mapping[str, Any]] = None, max_member_retries: Optional[int] = None,
                      on_infra_failure: Optional[str] = None, series: Optional[str] = None,
-                     tree: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+                     tree: Optional[Mapping[str, Any]] = None, on_stale: Optional[str] = None,
+                     refill_budget: Optional[int] = None) -> dict[str, Any]:
         """``POST /v1/batches``: runs every row ``n`` times (GRPO groups ``<batch_id>:<row>``).
 
         ``rows`` are verl RL dataset rows (``prompt``, ``data_source``, ``ability``,
@@ -136,7 +137,9 @@ class Client:
         ``series`` names the training run the batch belongs to (the run view ``/runs/<series>``;
         default: the batch id without its trailing number). ``tree`` (``{"branch_at": [1, 3], "width": 2}``)
         forks each root at those steps into ``width`` children per node, one GRPO group per node
-        (docs/api.md, *Tree sampling*); samples carry ``extra_fields["tree"]``. Returns ``{batch_id, rollouts, status, created, progress, links}``.
+        (docs/api.md, *Tree sampling*); samples carry ``extra_fields["tree"]``. ``on_stale``
+        (``"drop"`` or ``"wait"``) and ``refill_budget`` (default 16): what the batch does with a group
+        lost to the staleness rule (docs/api.md, *Staleness while rollouts run*). Returns ``{batch_id, rollouts, status, created, progress, links}``.
         """
         if (rows is None) == (dataset_key is None):
             raise ValueError("exactly one of rows and dataset_key is required")
@@ -144,7 +147,8 @@ class Client:
                            "max_concurrent": max_concurrent, "training_mode": training_mode,
                            "data_manager": data_manager, "dataset_key": dataset_key, "limit": limit,
                            "target_groups": target_groups, "filter": filter, "max_member_retries": max_member_retries,
-                           "on_infra_failure": on_infra_failure, "series": series, "tree": tree})
+                           "on_infra_failure": on_infra_failure, "series": series, "tree": tree,
+                           "on_stale": on_stale, "refill_budget": refill_budget})
         if rows is not None:
             body["rows"] = list(rows)
         return self.request("POST", "/v1/batches", body)

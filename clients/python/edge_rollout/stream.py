@@ -78,10 +78,11 @@ def stream_groups(client: FeedClient, *, max_groups: Optional[int] = 64, max_sam
 def why_dropped(group: Mapping[str, Any]) -> str:
     """Why the feed dropped ``group`` (one of a pull's ``dropped_groups``), in words."""
     reason = group.get("reason")
-    if reason in ("infra_failure", "cut"):
+    if reason in ("infra_failure", "cut", "cancelled"):
         failed = group.get("failed_members") or []
         ends = ", ".join(f"sample {m.get('sample_index')} {m.get('termination_reason') or m.get('outcome')}" for m in failed[:4])
-        what = "an infrastructure failure after its retries" if reason == "infra_failure" else "a cancelled member (cut)"
+        what = {"infra_failure": "an infrastructure failure after its retries", "cut": "a cancelled member (cut)",
+                "cancelled": "a member ended STALE while it ran (too far behind the policy to be trained)"}[reason]
         return f"{reason}: {what}" + (f" ({ends})" if ends else "")
     if reason == "no_signal":
         return f"no_signal: every member scored alike on {group.get('metric')} (std {group.get('metric_std')})"

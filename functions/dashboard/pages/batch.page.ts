@@ -107,7 +107,20 @@ function signalRows(p: BatchProgress): Html {
       : html` / <span data-field="target-groups">${g.target}</span>${g.cut_at !== null ? " (met: the rest cut)" : ""}`;
   return html`<tr><th>groups delivered${g.target === null ? "" : " / target"}</th><td class="num"><span data-field="groups-delivered">${g.delivered}</span>${target}</td></tr>
 <tr><th>groups filtered · withheld · cut</th><td class="num"><span data-field="groups-filtered">${g.filtered}</span> · <span data-field="groups-withheld">${g.withheld}</span> · <span data-field="groups-cut">${g.cut}</span></td></tr>
-<tr><th>retried (infrastructure)</th><td class="num" data-field="retried">${p.retried}</td></tr>`;
+<tr><th>retried (infrastructure)</th><td class="num" data-field="retried">${p.retried}</td></tr>
+${staleRow(p)}`;
+}
+
+/**
+ * Groups lost to the staleness rule (dropped when pulled · cancelled while they ran) and the
+ * reserve rows released for them; only once any was lost, or while a `wait` batch holds.
+ */
+function staleRow(p: BatchProgress): Html {
+  const r = p.refill;
+  if (r.stale + r.cancelled === 0 && r.holding_since === null) return html``;
+  const short = r.unreplaced > 0 ? html` (${r.unreplaced} not replaced: budget ${r.budget})` : "";
+  const holding = r.holding_since !== null ? " · holding until the trainer catches up" : "";
+  return html`<tr><th>groups stale · cancelled · refilled</th><td class="num"><span data-field="groups-stale">${r.stale}</span> · <span data-field="groups-cancelled">${r.cancelled}</span> · <span data-field="groups-refilled">${r.refilled}</span>${short}${holding}</td></tr>`;
 }
 
 /** Why a group was dropped, in words: its stale versions, its failed members, or its metric. */

@@ -29,6 +29,9 @@ import { FanOut } from "./fan-out";
 import { generatedBy, stepStats, writeTrainerReport } from "./batch-step-stats";
 import { type BatchStepStats, TrainerReport } from "../../schemas/run-view";
 import type { StoredVerdict } from "./batch-storage";
+import { BatchPressure, type PressurePort } from "./pressure-requeue";
+import { StaleRefill } from "./stale-refill";
+import { StaleGroups, type FeedBacklogPort } from "./stale-groups";
 
 /** How often the alarm checks on a running batch (re-creates, status checks, read-backs, release). */
 export const TICK_MS = 5_000;
@@ -47,6 +50,10 @@ export interface BatchDeps {
   blobs: BlobStorePort;
   agents: AgentCatalog;
   now: Clock;
+  /** The policy object's KV-pressure control (src/runtime/pressure); absent: `max_concurrent` alone. */
+  pressure?: PressurePort;
+  /** The trainer feed's ready groups of a batch: when an `on_stale: "wait"` batch stops holding; absent: it never holds. */
+  feed?: FeedBacklogPort;
 }
 
 /**
@@ -59,11 +66,31 @@ export class BatchCore {
   readonly #storage: BatchStorage;
   readonly #fanOut: FanOut;
   readonly #signal: BatchSignal;
+  readonly #pressure: BatchPressure | null;
+  readonly #refill: StaleRefill;
+  readonly #stale: StaleGroups;
 
   constructor(deps: BatchDeps) {
     this.#deps = deps;
     this.#storage = new BatchStorage(deps.storage.sql);
     this.#storage.migrate();
+    this.#refill = new StaleRefill({
+      sql: deps.storage.sql,
+      storage: this.#storage,
+      transactionSync: (fn) => deps.storage.transactionSync(fn),
+      now: deps.now,
+    });
+    this.#pressure = deps.pressure
+      ? new BatchPressure({
+          sql: deps.storage.sql,
+          storage: this.#storage,
+          transactionSync: (fn) => deps.storage.transactionSync(fn),
+          sessions: deps.sessions,
+          results: deps.results,
+          policy: deps.pressure,
+          now: deps.now,
+        })
+      : null;
     this.#fanOut = new FanOut({
       storage: this.#storage,
       transactionSync: (fn) => deps.storage.transactionSync(fn),
@@ -71,11 +98,24 @@ export class BatchCore {
       results: deps.results,
       definition: (name) => deps.agents.definition(name),
       now: deps.now,
+      ...(this.#pressure ? { pressure: this.#pressure } : {}),
+      held: () => this.#refill.holdingSince() !== null,
     });
     this.#signal = new BatchSignal({
       storage: this.#storage,
       transactionSync: (fn) => deps.storage.transactionSync(fn),
       fanOut: this.#fanOut,
+      now: deps.now,
+      targetMet: (record) => this.#refill.targetMet(record),
+      judged: (row, verdict) => this.#stale.judged(row, verdict),
+    });
+    this.#stale = new StaleGroups({
+      storage: this.#storage,
+      refill: this.#refill,
+      fanOut: this.#fanOut,
+      signal: this.#signal,
+      rearm: async () => void (await deps.storage.setAlarm(deps.now() + TICK_MS)),
+      ...(deps.feed ? { feed: deps.feed } : {}),
       now: deps.now,
     });
   }
@@ -84,7 +124,7 @@ export class BatchCore {
   #existing(fingerprint: string): SubmitResult | undefined {
     const record = this.#storage.readBatch();
     if (!record) return undefined;
-    const progress = buildProgress(record, this.#storage);
+    const progress = this.#progressOf(record);
     if (record.fingerprint === fingerprint) return { ok: true, created: false, progress };
     return {
       ok: false,
@@ -144,6 +184,8 @@ export class BatchCore {
       filter: message.filter ?? null,
       on_infra_failure: message.on_infra_failure,
       cut_at: null,
+      on_stale: message.on_stale,
+      refill_budget: message.refill_budget,
       created_at: now,
       updated_at: now,
       finished_at: null,
@@ -205,6 +247,7 @@ export class BatchCore {
       };
     }
     const slot = this.#storage.slotOf(message.rollout_id);
+    if (slot && message.termination_reason === "STALE") await this.#stale.memberStale(slot);
     if (slot) await this.#signal.afterResult(slot, message);
     await this.#fanOut.release();
     this.#finishIfDone();
@@ -221,6 +264,17 @@ export class BatchCore {
     await this.#signal.judgeRows(await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT));
     this.#finishIfDone();
     return { ok: true, progress: this.#progressOf(this.#storage.readBatch()!) };
+  }
+
+  /**
+   * The feed dropped one of this batch's groups (a GroupDropNotice, validated here): a `stale`
+   * drop is counted and refilled from the reserve rows, reopening a cut or finished batch.
+   * Returns whether it counted (a repeated notice does not).
+   */
+  async groupDropped(notice: unknown): Promise<boolean> {
+    const counted = await this.#stale.dropped(notice);
+    if (counted) this.#finishIfDone();
+    return counted;
   }
 
   /** Progress of the batch, or undefined if it was never submitted. */
@@ -317,9 +371,11 @@ export class BatchCore {
     const now = this.#deps.now();
     if (record.cancelled_at !== null || record.cut_at !== null) {
       await this.#signal.judgeRows(await this.#fanOut.cancelLive(MAX_MAX_CONCURRENT));
+      await this.#cutRequeued(record);
     } else {
       await this.#fanOut.check(record, CHECK_PER_TICK);
-      await this.#fanOut.release();
+      await this.#pressure?.follow(record);
+      if (!(await this.#stale.holding(record))) await this.#fanOut.release();
     }
     await this.#fanOut.readBack(now - RESULT_GRACE_MS, CHECK_PER_TICK, (slot, superseded) =>
       this.#signal.afterResult(slot, { superseded }),
@@ -338,14 +394,33 @@ export class BatchCore {
         record.cancelled_at !== null ||
         record.cut_at !== null ||
         record.next_index === rootSlots(record);
-      if (!drained || this.#storage.countLive() > 0) return false;
+      if (!drained || this.#storage.countLive() > 0 || (this.#pressure?.pending() ?? 0) > 0)
+        return false;
       const now = this.#deps.now();
       this.#storage.writeBatch({ ...record, finished_at: now, updated_at: now });
       return true;
     });
   }
 
+  /** A stopped batch's requeued slots never run again: each is recorded cut and gets a cut stand-in, so its group closes. */
+  async #cutRequeued(record: BatchRecord): Promise<void> {
+    const slots = this.#pressure?.drainStopped() ?? [];
+    if (slots.length === 0) return;
+    const now = this.#deps.now();
+    this.#deps.storage.transactionSync(() => {
+      this.#storage.insertReleased(slots, now);
+      for (const slot of slots)
+        this.#storage.recordOutcome(
+          slot.rollout_id,
+          { status: "cancelled", termination_reason: "CANCELLED", reward: null, outcome: "cut" },
+          now,
+        );
+    });
+    await this.#fanOut.standInCut(record, slots);
+    await this.#signal.judgeRows(slots);
+  }
+
   #progressOf(record: BatchRecord): BatchProgress {
-    return buildProgress(record, this.#storage);
+    return buildProgress(record, this.#storage, this.#refill.counts(record));
   }
 }

@@ -1,6 +1,11 @@
 /** @module From a batch message to stored tasks: defaults, fingerprint, dataset loading, row checks. */
 import type { BlobStorePort } from "../../ports";
-import { DEFAULT_MEMBER_RETRIES, type BatchMessage, type DatasetRow } from "../../schemas/batch";
+import {
+  DEFAULT_MEMBER_RETRIES,
+  DEFAULT_REFILL_BUDGET,
+  type BatchMessage,
+  type DatasetRow,
+} from "../../schemas/batch";
 import { RolloutConfig } from "../../schemas/rollout-config";
 import { readDataset } from "../../sink/formats/dataset-reader";
 import { placementIssues } from "../../training/training-modes";
@@ -50,12 +55,16 @@ export async function fingerprintBatch(message: BatchMessage): Promise<string> {
     data_manager: _manager,
     max_member_retries,
     on_infra_failure,
+    on_stale,
+    refill_budget,
     ...rest
   } = message;
   // Signal options at their defaults are left out, so a batch submitted before they existed hashes as it did.
   const signal = {
     ...(max_member_retries === DEFAULT_MEMBER_RETRIES ? {} : { max_member_retries }),
     ...(on_infra_failure === "withhold" ? {} : { on_infra_failure }),
+    ...(on_stale === "drop" ? {} : { on_stale }),
+    ...(refill_budget === DEFAULT_REFILL_BUDGET ? {} : { refill_budget }),
   };
   const text = JSON.stringify(canonical({ ...rest, ...signal, ...resolveSettings(message) }));
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

@@ -1,5 +1,10 @@
 /** @module A batch's progress, computed from its record and its rollouts table. */
-import { BatchProgress, type BatchCounts, type BatchStatus } from "../../schemas/batch";
+import {
+  BatchProgress,
+  type BatchCounts,
+  type BatchRefill,
+  type BatchStatus,
+} from "../../schemas/batch";
 import { TerminationReason } from "../../schemas/termination";
 import type { BatchRecord } from "./batch-state";
 import type { BatchStorage, StoredVerdict } from "./batch-storage";
@@ -32,7 +37,11 @@ function groupProgress(
  * `cancelled` once the batch is cancelled (they are never created). Termination reasons and the
  * reward mean cover rollouts that finished.
  */
-export function buildProgress(record: BatchRecord, storage: BatchStorage): BatchProgress {
+export function buildProgress(
+  record: BatchRecord,
+  storage: BatchStorage,
+  refill?: BatchRefill,
+): BatchProgress {
   const byStatus = storage.countByStatus();
   // Roots are released by index, tree children as their parents end.
   const released = record.next_index + (record.tree ? storage.tree.countSlots() : 0);
@@ -72,6 +81,7 @@ export function buildProgress(record: BatchRecord, storage: BatchStorage): Batch
     reward: storage.rewardStats(),
     retried: storage.countSuperseded(),
     groups: groupProgress(record, storage.countVerdicts()),
+    ...(refill ? { refill } : {}),
     created_at: record.created_at,
     updated_at: Math.max(record.updated_at, storage.lastChange()),
     finished_at: record.finished_at,

@@ -1,6 +1,6 @@
 /** @module A batch's spec and progress cursor, persisted as one validated row of its tracker. */
 import { z } from "zod";
-import { BatchId } from "../../schemas/batch";
+import { BatchId, DEFAULT_REFILL_BUDGET, OnStale } from "../../schemas/batch";
 import { DEFAULT_MEMBER_RETRIES } from "../../schemas/batch";
 import { InfraFailurePolicy, MAX_MEMBER_RETRIES, SignalFilter } from "../../schemas/member-outcome";
 import { RolloutConfig } from "../../schemas/rollout-config";
@@ -44,8 +44,12 @@ export const BatchRecord = z
     on_infra_failure: InfraFailurePolicy.default("withhold"),
     /** Tree sampling (batch-tree.ts); null: independent samples. */
     tree: BatchTree.nullable().default(null),
-    /** When `target_groups` was met: nothing more is released, what runs is cancelled (cut). */
+    /** When `target_groups` was met: nothing more is released, what runs is cancelled (cut); cleared when a group lost to staleness reopens it (stale-refill.ts). */
     cut_at: z.number().nullable().default(null),
+    /** What a group lost to staleness does: replaced at once (`drop`) or after the trainer caught up (`wait`). */
+    on_stale: OnStale.default("drop"),
+    /** Groups lost to staleness replaced from the reserve rows; past it the batch ends short. */
+    refill_budget: z.int().min(0).default(DEFAULT_REFILL_BUDGET),
     created_at: z.number(),
     updated_at: z.number(),
     finished_at: z.number().nullable(),

@@ -18,6 +18,11 @@ export interface BatchTrackerApi {
   onResult(message: unknown): Promise<ResultAck>;
   /** Stops the batch: cancels released rollouts still running; unreleased ones are never created. */
   cancel(): Promise<CancelResult>;
+  /**
+   * The trainer feed dropped one of this batch's groups (a GroupDropNotice: uid, reason, the
+   * pull's policy version): a `stale` drop is refilled from the reserve rows. Whether it counted.
+   */
+  groupDropped(notice: unknown): Promise<boolean>;
   /** Counts by status and termination reason, reward mean, done flag. */
   progress(): BatchProgress | undefined;
   /** One page of the batch's rollouts (a RolloutListQuery: paging and filters). */
@@ -58,6 +63,7 @@ export const BATCH_TRACKER_METHODS = methodNames<BatchTrackerApi>({
   onResults: true,
   onResult: true,
   cancel: true,
+  groupDropped: true,
   progress: true,
   rollouts: true,
   summary: true,

@@ -10,6 +10,8 @@ import type { BatchStorage } from "./batch-storage";
 import type { CreateResult } from "../session";
 import type { RolloutGroup } from "../../schemas/rollout-group";
 import type { AgentDefinition } from "../../sdk/agent-registry";
+import type { BatchPressure } from "./pressure-requeue";
+import { MAX_MEMBER_RETRIES } from "../../schemas/member-outcome";
 import {
   branchStepOf,
   childSlots,
@@ -32,6 +34,10 @@ export interface FanOutDeps {
   /** An agent's definition, for a tree child's fork plan. */
   definition: (name: string) => AgentDefinition | undefined;
   now: Clock;
+  /** True while an `on_stale: "wait"` batch holds its new rollouts (stale-refill.ts). */
+  held?: () => boolean;
+  /** KV-pressure control (pressure-requeue.ts): the release limit, requeued slots, and their count per slot. */
+  pressure?: Pick<BatchPressure, "limit" | "take" | "requeuesOf">;
 }
 
 /** A tree child that can never be created: its parent ended before the branch step. */
@@ -62,7 +68,11 @@ export class FanOut {
       training_mode: record.training_mode,
       data_manager: record.data_manager,
       attempt: slot.attempt ?? 0,
-      max_member_retries: record.max_member_retries,
+      // Runs requeued under KV pressure are not failures: they widen the slot's retry budget.
+      max_member_retries: Math.min(
+        MAX_MEMBER_RETRIES,
+        record.max_member_retries + (this.#deps.pressure?.requeuesOf(slot) ?? 0),
+      ),
       signal_filter: record.filter,
       on_infra_failure: record.on_infra_failure,
     };
@@ -90,18 +100,27 @@ export class FanOut {
     const reserved = this.#deps.transactionSync(() => {
       const record = storage.readBatch();
       if (!record || record.cancelled_at !== null || record.cut_at !== null) return null;
-      // Roots only: a tree's children are released by their parents' ends (`branch`).
-      const count = Math.min(
-        record.max_concurrent - storage.countLive(),
-        rootSlots(record) - record.next_index,
-      );
-      if (count <= 0) return null;
+      if (this.#deps.held?.()) return null;
+      // Requeued slots first (pressure-requeue.ts), then roots: a tree's children are released by
+      // their parents' ends (`branch`).
+      const room =
+        (this.#deps.pressure?.limit(record) ?? record.max_concurrent) - storage.countLive();
+      const requeued = this.#deps.pressure?.take(room) ?? [];
+      const count = Math.min(room - requeued.length, rootSlots(record) - record.next_index);
+      if (count <= 0 && requeued.length === 0) return null;
       const now = this.#deps.now();
-      const slots = Array.from({ length: count }, (_, offset) =>
-        slotAt(record, record.next_index + offset),
-      );
+      const slots = [
+        ...requeued,
+        ...Array.from({ length: Math.max(0, count) }, (_, offset) =>
+          slotAt(record, record.next_index + offset),
+        ),
+      ];
       storage.insertReleased(slots, now);
-      const updated = { ...record, next_index: record.next_index + count, updated_at: now };
+      const updated = {
+        ...record,
+        next_index: record.next_index + Math.max(0, count),
+        updated_at: now,
+      };
       storage.writeBatch(updated);
       return { record: updated, slots };
     });
@@ -284,6 +303,14 @@ export class FanOut {
   /** Cancels every live rollout of the batch (those never created become cancelled as they are). */
   async cancelLive(limit: number): Promise<RolloutSlot[]> {
     return this.#cancelSessions(this.#deps.storage.listLive(limit));
+  }
+
+  /** Cancels the live root rollouts of row `rowIndex` (its group can no longer be trained); returns those recorded cancelled. */
+  async cancelRow(rowIndex: number): Promise<RolloutSlot[]> {
+    const live = this.#deps.storage.listLive(Number.MAX_SAFE_INTEGER);
+    return this.#cancelSessions(
+      live.filter((slot) => slot.row_index === rowIndex && !slot.parent_id),
+    );
   }
 
   /** Cancels the slots' sessions; returns those recorded as cancelled here. */

@@ -7,7 +7,8 @@ import type { MemberOutcome } from "../../schemas/member-outcome";
 import type { TerminationReason } from "../../schemas/termination";
 
 /** What became of a complete group: a GroupVerdict's kind, or its withholding reason. */
-export type StoredVerdict = "deliver" | "deliver_valid" | "cut" | "infra_failure" | "no_signal";
+export type StoredVerdict =
+  "deliver" | "deliver_valid" | "cut" | "cancelled" | "infra_failure" | "no_signal";
 
 /** A finished member of a group, as its result reported it. */
 export interface FinishedMember {

@@ -17,6 +17,7 @@ export type GroupDrop =
 const COUNTER_OF_REASON = {
   stale: "dropped_stale",
   cut: "dropped_cut",
+  cancelled: "dropped_cancelled",
   infra_failure: "dropped_infra_failure",
   no_signal: "dropped_no_signal",
 } as const satisfies Record<GroupDrop["reason"], FeedCounterName>;

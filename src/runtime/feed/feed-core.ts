@@ -21,6 +21,7 @@ import {
   type PullResult,
 } from "./feed-results";
 import { dropGroup } from "./drop-group";
+import { exceedsStaleness } from "../../training/staleness";
 import { checkResult, holdResult } from "./feed-ingest";
 import { buildStats } from "./feed-stats";
 import { FeedStorage, type GroupRow } from "./feed-storage";
@@ -45,6 +46,19 @@ export interface FeedDeps {
   newLeaseId?: () => string;
   /** Where `training_mode` is resolved; default the Worker's `trainingModes`. */
   modes?: TrainingModeRegistry;
+  /**
+   * Told, after a pull committed, the groups of batches it dropped as stale: their trackers had
+   * judged them already and refill them (src/runtime/batch/stale-groups.ts). Must not throw.
+   */
+  onStaleDrops?: (drops: StaleDropNotice[]) => void;
+}
+
+/** One batch group a pull dropped as stale, as its tracker is told. */
+export interface StaleDropNotice {
+  uid: string;
+  batch_id: string;
+  reason: "stale";
+  policy_version: number;
 }
 
 function feedGroupOf(group: GroupRow, members: FeedMember[]): FeedGroup {
@@ -158,9 +172,10 @@ export class FeedCore {
       throw new RangeError("currentPolicyVersion must be an integer >= 0");
     const body = parsed.data;
     const now = this.#deps.now();
+    const staleDrops: StaleDropNotice[] = [];
     const result = this.#tx((): PullResult => {
       this.#settle(now);
-      const dropped = this.#dropStale(currentPolicyVersion, now);
+      const dropped = this.#dropStale(currentPolicyVersion, now, staleDrops);
       const chosen: GroupRow[] = [];
       let samples = 0;
       let members = 0;
@@ -233,6 +248,7 @@ export class FeedCore {
         groups,
       };
     });
+    if (staleDrops.length > 0) this.#deps.onStaleDrops?.(staleDrops);
     await this.#schedule(now);
     return result;
   }
@@ -352,14 +368,24 @@ export class FeedCore {
     storage.prune(now - DEDUPE_RETENTION_MS);
   }
 
-  /** Drops ready groups whose version lags `current` by more than their mode allows; returns how many. */
-  #dropStale(current: number, now: number): number {
+  /** Drops ready groups whose version lags `current` by more than their mode allows (a batch's into `notices`); returns how many. */
+  #dropStale(current: number, now: number, notices: StaleDropNotice[]): number {
     let dropped = 0;
     for (const group of this.#storage.groupsIn("ready")) {
       // A group without samples holds nothing that could be off-policy: deliver it (its failures count).
-      if (group.sample_count === 0 || current - group.policy_version_start <= group.max_staleness)
+      if (
+        group.sample_count === 0 ||
+        !exceedsStaleness(current, group.policy_version_start, group.max_staleness)
+      )
         continue;
       dropGroup(this.#storage, group, { reason: "stale", policy_version: current }, now);
+      if (group.batch_id !== null)
+        notices.push({
+          uid: group.uid,
+          batch_id: group.batch_id,
+          reason: "stale",
+          policy_version: current,
+        });
       dropped += 1;
     }
     return dropped;

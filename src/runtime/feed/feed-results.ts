@@ -20,7 +20,7 @@ export type IngestResult =
       ok: true;
       outcome: "withheld";
       uid: string;
-      reason: "cut" | "infra_failure" | "no_signal";
+      reason: "cut" | "cancelled" | "infra_failure" | "no_signal";
       arrived: number;
       group_size: number;
     }

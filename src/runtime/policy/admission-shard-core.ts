@@ -78,9 +78,19 @@ export class AdmissionShardCore {
     };
   }
 
+  /** The policy version of the fence held (undefined before the first). */
+  heldVersion(): number | undefined {
+    return this.#fence?.snapshot.policy_version;
+  }
+
   /** The rollouts with calls in flight here: whose sessions an `interrupt` sync tells to cut them. */
   liveRollouts(): string[] {
     return this.#calls.liveRollouts(this.#deps.now());
+  }
+
+  /** The rollouts with calls in flight here, each with the oldest version those calls were admitted under. */
+  liveRolloutVersions(): Array<{ rollout_id: string; version: number }> {
+    return this.#calls.liveRolloutVersions(this.#deps.now());
   }
 
   /** Calls admitted and neither released nor expired. */

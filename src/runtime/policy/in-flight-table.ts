@@ -154,6 +154,22 @@ export class InFlightTable {
       .map((row) => row.rollout_id);
   }
 
+  /**
+   * The rollouts with a call in flight, each with the oldest version its live calls were admitted
+   * under: the oldest token a call still generating will hold (the staleness rule's input before the
+   * call is recorded anywhere).
+   */
+  liveRolloutVersions(now: number): Array<{ rollout_id: string; version: number }> {
+    this.flush();
+    return this.#sql
+      .exec<{ rollout_id: string; version: number }>(
+        `SELECT rollout_id, MIN(acquired_version) AS version FROM in_flight_calls
+         WHERE expires_at > ? AND rollout_id IS NOT NULL GROUP BY rollout_id`,
+        now,
+      )
+      .toArray();
+  }
+
   /** Drops calls whose ttl passed without a release, then counts the rest. */
   countLive(now: number): number {
     this.flush();

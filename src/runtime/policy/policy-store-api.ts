@@ -13,6 +13,7 @@ import type {
   WaitIdleResult,
 } from "./policy-results";
 import type { SyncRecord } from "./policy-storage";
+import type { FieldProblem, PressureShare, PressureView } from "../../schemas/pressure";
 
 /** The policy object (one per deployment): version, model, backend, sampling, weight syncs, resources. */
 export interface PolicyStoreApi {
@@ -38,6 +39,14 @@ export interface PolicyStoreApi {
   putResource(name: string, value: unknown): Promise<PutResourceResult>;
   /** One version of a resource (the latest by default). */
   getResource(name: string, version?: number): GetResourceResult;
+  /** KV-pressure control: its config, the budget of rollouts in flight, the last sample and the batches' shares. */
+  pressure(): PressureView;
+  /** Merges a `PUT /v1/policy/pressure` body (validated by the object) into the pressure config. */
+  configurePressure(
+    patch: unknown,
+  ): Promise<{ ok: true; view: PressureView } | { ok: false; errors: FieldProblem[] }>;
+  /** A batch tracker's periodic ask (its alarm, never per call): its share of the rollouts in flight. */
+  pressureShare(batchId: string, maxConcurrent: number, live: number): Promise<PressureShare>;
   /** Requests this object served since it started (benchmarks read it; not persisted). */
   requestCounts(): RequestCounts;
 }
@@ -55,5 +64,8 @@ export const POLICY_STORE_METHODS = methodNames<PolicyStoreApi>({
   syncs: true,
   putResource: true,
   getResource: true,
+  pressure: true,
+  configurePressure: true,
+  pressureShare: true,
   requestCounts: true,
 });

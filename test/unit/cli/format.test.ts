@@ -61,6 +61,7 @@ function progress(
       cut: 0,
       cut_at: null,
     },
+    refill: { stale: 0, cancelled: 0, refilled: 0, unreplaced: 0, budget: 16, holding_since: null },
     created_at: 0,
     updated_at: 0,
     finished_at: null,
@@ -173,6 +174,26 @@ describe("formatting for people (unit)", () => {
       retried: 4,
       groups: { target: 10, delivered: 9, filtered: 2, withheld: 1, cut: 2 },
     });
+  });
+
+  it("shows groups lost to staleness and the slots refilled for them", () => {
+    const base = progress({ succeeded: 28, cancelled: 8 }, { mean: 0.5, count: 28 }, 36);
+    const tally = tallyOf({
+      ...base,
+      groups: { target: 6, complete: 9, delivered: 7, filtered: 0, withheld: 0, cut: 0, cut_at: 1 },
+      refill: {
+        stale: 1,
+        cancelled: 2,
+        refilled: 3,
+        unreplaced: 0,
+        budget: 16,
+        holding_since: null,
+      },
+    });
+    expect(describeFrame({ tally, elapsedMs: 0, rate: 1, etaMs: null })).toContain(
+      "| groups 7/6 stale 1 cancelled 2 refilled 3 |",
+    );
+    expect(addTallies(tally, tally).groups).toMatchObject({ stale: 2, cancelled: 4, refilled: 6 });
   });
 
   it("summarizes a completed submission for scripts and for people", () => {

@@ -6,7 +6,7 @@ import {
   statusForReason,
 } from "../../../src/schemas/termination";
 
-/** Limits end a rollout normally, cancellation cancels it, errors and timeouts fail it. */
+/** Limits end a rollout normally, cancellation (and the staleness rule) cancels it, errors and timeouts fail it. */
 const EXPECTED: Record<TerminationReason, RolloutStatus> = {
   ENV_DONE: "succeeded",
   MAX_STEPS: "succeeded",
@@ -17,6 +17,7 @@ const EXPECTED: Record<TerminationReason, RolloutStatus> = {
   AGENT_ERROR: "failed",
   MODEL_ERROR: "failed",
   CANCELLED: "cancelled",
+  STALE: "cancelled",
 };
 
 describe("statusForReason", () => {

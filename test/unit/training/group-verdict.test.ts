@@ -40,6 +40,15 @@ describe("a complete group's verdict (unit)", () => {
     });
   });
 
+  it("withholds a group with a member ended STALE as cancelled, its cut siblings listed", () => {
+    const stale = { ...member(0, "cut"), termination_reason: "STALE" as const };
+    expect(groupVerdict([stale, member(1, "cut"), member(2, "policy")], plain)).toMatchObject({
+      kind: "withhold",
+      reason: "cancelled",
+      failed: [{ sample_index: 0, termination_reason: "STALE" }, { sample_index: 1 }],
+    });
+  });
+
   it("delivers the valid members of an opted-in group only when at least two are valid, and filters them too", () => {
     const opted = { ...filtered, on_infra_failure: "deliver_valid" as const };
     expect(

@@ -164,7 +164,13 @@ function whyDropped(group: DroppedGroup): string {
       return `had no signal: every member scored alike on ${group.metric ?? "reward"}`;
     default: {
       const failed = group.failed_members ?? [];
-      return `held ${failed.length} member${failed.length === 1 ? "" : "s"} that ${group.reason === "cut" ? "were cut" : "failed for infrastructure"} (${failed
+      const what =
+        group.reason === "cut"
+          ? "were cut"
+          : group.reason === "cancelled"
+            ? "were cancelled while they ran, the policy too far ahead of their oldest token (STALE)"
+            : "failed for infrastructure";
+      return `held ${failed.length} member${failed.length === 1 ? "" : "s"} that ${what} (${failed
         .slice(0, 3)
         .map((m) => `#${m.sample_index} ${m.termination_reason ?? m.outcome}`)
         .join(", ")})`;

@@ -96,6 +96,7 @@ export async function rebuildEpisode(
       last_context_tokens: resume.last_context_tokens,
       last_context_messages: resume.last_context_messages,
       last_replica: resume.last_replica,
+      oldest_policy_version: resume.oldest_policy_version ?? null,
     },
   };
 }

@@ -1,7 +1,14 @@
 /** @module One step of the stepwise loop: env feedback → model call → action → env step. */
 import type { OutcomeHint } from "../../../schemas/member-outcome";
 import { PolicyError } from "../../../sdk/policy-error";
-import { describeError, LimitExceededError, ModelError, UserCodeError } from "../../../errors";
+import {
+  describeError,
+  LimitExceededError,
+  ModelError,
+  StaleRolloutError,
+  UserCodeError,
+} from "../../../errors";
+import { exceedsStaleness, staleMessage, stalenessBoundOf } from "../../../training/staleness";
 import { Action } from "../../../schemas/action";
 import type { JsonObject, JsonValue } from "../../../schemas/json";
 import type { LlmCall } from "../../../schemas/llm-call";
@@ -110,6 +117,8 @@ export async function runStep(context: StepContext): Promise<StepOutcome> {
     }
     if (error instanceof LimitExceededError)
       return { kind: "terminate", reason: error.reason, error: error.message };
+    if (error instanceof StaleRolloutError)
+      return { kind: "terminate", reason: "STALE", error: error.message };
     if (error instanceof ModelError)
       return { kind: "terminate", reason: "MODEL_ERROR", error: error.message };
     throw error;
@@ -152,6 +161,14 @@ async function runStepUnguarded({
       replicaHint: episode.counters.last_replica,
       signal: timer.signal,
       onSyncWait: (waiting) => timer.pause(waiting),
+      // The staleness rule at each admission: a rollout the admitted version leaves untrainable
+      // ends STALE before its call generates anything.
+      onAdmitted: ({ policy_version }) => {
+        const bound = stalenessBoundOf(spec);
+        const oldest = episode.counters.oldest_policy_version;
+        if (bound !== null && exceedsStaleness(policy_version, oldest, bound))
+          throw new StaleRolloutError(staleMessage(spec, policy_version, oldest!));
+      },
       // A driver that dies mid-call leaves its admission for no longer than its lease would live.
       admissionTtlMs: leaseTtlMs(config),
     },

@@ -37,6 +37,8 @@ export interface CallOwnerDeps {
   recordCall(call: LlmCallInput): GatewayWriteResult;
   amendCallVersion(callId: string, versionEnd: number): GatewayWriteResult;
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
+  /** Applies the staleness rule at the version a call was admitted under; throws StaleRolloutError (the rollout ended STALE). */
+  admitVersion(policyVersion: number): void;
   /** The call a harness turn of `attempt` may continue (the rollout's newest policy call of it). */
   previousTurn(attempt: number | null): LlmCall | null;
   /** Keeps the call's read alive after this RPC answered (the object's `ctx.waitUntil`). */
@@ -129,6 +131,16 @@ export class CallerRegistry {
     return registered.length + opening;
   }
 
+  /**
+   * Stops every call running here and cuts those the rollout's driver runs (its rollout ended
+   * STALE: nothing they generate could be trained). A cut call that tries to resume finds its
+   * rollout ended.
+   */
+  stopAll(): void {
+    for (const controller of this.#calls.values()) controller.abort();
+    this.interruptAll();
+  }
+
   /** The caller of `callId` left (unknown ids, say of a call already over, are ignored). */
   left(callId: string): void {
     this.#calls.get(callId)?.abort();
@@ -166,6 +178,8 @@ function admitted(
     limits: result.limits,
     replicaHint: result.replica_hint,
     admissionTtlMs: result.call_ttl_ms,
+    // A resumed call runs on whatever happened meanwhile (see SessionGatewayOps.admitCall).
+    ...(resumed ? {} : { onAdmitted: (policy) => deps.admitVersion(policy.policy_version) }),
   };
 }
 

@@ -20,6 +20,7 @@ import { ReattachableCalls } from "./reattach";
 import type { GatewayCallMeta, GatewayCallResult } from "./gateway-call";
 import type { SessionGatewayOps } from "./session-gateway";
 import type { SessionKernel } from "../kernel";
+import { SessionStaleness } from "./session-staleness";
 
 /**
  * How soon after a restart a cut call whose caller does not come back is run on: the alarm is kept
@@ -42,6 +43,8 @@ export interface SessionCallsDeps {
 export class SessionCalls {
   /** Callers of the streamed calls running here, told when they leave; interrupts for weight syncs. */
   readonly callers = new CallerRegistry();
+  /** The staleness rule while the rollout runs: checked at each call's admission and when a weight sync reaches the session. */
+  readonly staleness: SessionStaleness;
   readonly #kernel: SessionKernel;
   readonly #ops: SessionGatewayOps;
   readonly #deps: SessionCallsDeps;
@@ -58,6 +61,28 @@ export class SessionCalls {
     this.#deps = deps;
     this.#flights = new CallFlights(kernel.deps.storage.sql);
     this.#reattach = new ReattachableCalls(deps.now);
+    this.staleness = new SessionStaleness(kernel, () => this.callers.stopAll());
+  }
+
+  /**
+   * An `interrupt` weight sync replacing `replacedVersion` reached the session: a rollout that the
+   * version after it (at least `replacedVersion + 1`) makes stale ends STALE and its calls stop;
+   * otherwise its calls are cut, to resume under the new version. `inFlightSince`: the oldest
+   * version its calls in flight were admitted under. Returns the calls cut.
+   */
+  /**
+   * Registers the interrupt of a call the rollout's driver runs (`CallerRegistry.setRemoteInterrupt`);
+   * its leg's version is a version the rollout's tokens come from, for the staleness rule.
+   */
+  remoteInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void {
+    if (interrupt !== null && legVersion !== undefined) this.staleness.noteAdmitted(legVersion);
+    this.callers.setRemoteInterrupt(callId, interrupt, legVersion);
+  }
+
+  interruptForSync(replacedVersion?: number, inFlightSince?: number): number {
+    if (replacedVersion !== undefined && this.staleness.check(replacedVersion + 1, inFlightSince))
+      return 0;
+    return this.callers.interruptAll(replacedVersion);
   }
 
   /** Runs one call of the rollout's gateway endpoint here, or attaches its caller to the call it asked before. */
@@ -173,6 +198,7 @@ export class SessionCalls {
       recordCall: (call) => this.#ops.recordCall(call),
       amendCallVersion: (callId, versionEnd) => this.#ops.amendCallVersion(callId, versionEnd),
       endForLimit: (reason, message) => this.#ops.endForLimit(reason, message),
+      admitVersion: (version) => this.staleness.admit(version),
       previousTurn: (attempt) => this.#ops.previousTurn(attempt),
       keepAlive: this.#deps.keepAlive,
       flights: {

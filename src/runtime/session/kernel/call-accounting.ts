@@ -8,13 +8,17 @@ import type { SessionState } from "./session-state";
  */
 export type CallCounters = Pick<
   SessionState,
-  "completion_tokens" | "last_context_tokens" | "last_context_messages" | "last_replica"
+  | "completion_tokens"
+  | "last_context_tokens"
+  | "last_context_messages"
+  | "last_replica"
+  | "oldest_policy_version"
 >;
 
 /**
  * `counters` after `call`: its completion tokens added, its context length (prompt + completion
  * ids, else the reported total) and replica remembered, which bound the next prompt cheaply and
- * keep the rollout on one replica.
+ * keep the rollout on one replica; the oldest version its tokens came from, for the staleness rule.
  */
 export function countCall<C extends CallCounters>(counters: C, call: LlmCall): C {
   return {
@@ -25,6 +29,10 @@ export function countCall<C extends CallCounters>(counters: C, call: LlmCall): C
     last_context_messages:
       (Array.isArray(call.request.messages) ? call.request.messages.length : 0) + 1,
     last_replica: call.replica,
+    oldest_policy_version: Math.min(
+      counters.oldest_policy_version ?? call.policy_version_start,
+      call.policy_version_start,
+    ),
   };
 }
 

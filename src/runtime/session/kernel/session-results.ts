@@ -30,6 +30,8 @@ export interface ResumeState {
   last_context_tokens: number;
   last_context_messages: number;
   last_replica: string | null;
+  /** The oldest policy version among the rollout's tokens so far (null: no call yet). */
+  oldest_policy_version: number | null;
   deadline: number;
 }
 

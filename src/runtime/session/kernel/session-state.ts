@@ -44,6 +44,8 @@ export const SessionState = z.object({
   last_context_messages: z.int().min(0),
   /** The replica that served the latest call: later calls stick to it (prefix-cache reuse). */
   last_replica: z.string().nullable().default(null),
+  /** The oldest policy version among the rollout's tokens (its calls' least `policy_version_start`); null before its first call. The staleness rule reads it. */
+  oldest_policy_version: z.int().min(0).nullable().default(null),
   deadline: z.number(),
   /** Last call or event: an external rollout idle for step_timeout_ms ends TIMEOUT. */
   last_activity_at: z.number().default(0),
@@ -137,6 +139,7 @@ export function initialState(now: number, deadline: number): SessionState {
     last_context_tokens: 0,
     last_context_messages: 0,
     last_replica: null,
+    oldest_policy_version: null,
     deadline,
     last_activity_at: now,
     updated_at: now,

@@ -138,6 +138,7 @@ export class RolloutSessionCore {
         last_context_tokens: state.last_context_tokens,
         last_context_messages: state.last_context_messages,
         last_replica: state.last_replica,
+        oldest_policy_version: state.oldest_policy_version,
         deadline: state.deadline,
       },
     };
