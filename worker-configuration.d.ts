@@ -4,7 +4,7 @@
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./functions/worker");
-		durableNamespaces: "RolloutSession" | "PolicyStore" | "TrainerFeed" | "BatchTracker" | "AdmissionShard" | "ClaimQueue" | "BatchCatalog";
+		durableNamespaces: "RolloutSession" | "PolicyStore" | "TrainerFeed" | "BatchTracker" | "AdmissionShard" | "ClaimQueue" | "BatchCatalog" | "OnlineControl" | "OnlineApp";
 	}
 	interface Env {
 		TRAJECTORIES: R2Bucket;
@@ -22,6 +22,8 @@ declare namespace Cloudflare {
 		BATCH_TRACKER: DurableObjectNamespace<import("./functions/worker").BatchTracker>;
 		CLAIM_QUEUE: DurableObjectNamespace<import("./functions/worker").ClaimQueue>;
 		BATCH_CATALOG: DurableObjectNamespace<import("./functions/worker").BatchCatalog>;
+		ONLINE_CONTROL: DurableObjectNamespace<import("./functions/worker").OnlineControl>;
+		ONLINE_APP: DurableObjectNamespace<import("./functions/worker").OnlineApp>;
 		DRIVER: Service<typeof import("./functions/worker").RolloutDriver>;
 	}
 }

@@ -12,11 +12,14 @@ import { problemResponse } from "./middleware/problem-details";
 import { feedRoutes } from "./feed.routes";
 import { gatewayRoutes } from "./gateway.routes";
 import { policyRoutes } from "./policy.routes";
+import { pressureRoutes } from "./pressure.routes";
 import { rolloutsRoutes } from "./rollouts.routes";
 import { forkRoutes } from "./fork.routes";
 import { attemptsRoutes } from "./attempts.routes";
 import { runnersRoutes } from "./runners.routes";
 import { runsRoutes } from "./runs.routes";
+import { onlineAdminRoutes } from "./online-admin.routes";
+import { onlineRoutes } from "./online.routes";
 import { backendsView } from "./views/overview-view";
 
 /** Builds the HTTP API. Every error, including 404 for unknown routes, is problem+json. */
@@ -42,8 +45,11 @@ export function createApp(): Hono<{ Bindings: AppEnv }> {
   app.route("/v1/runners", runnersRoutes());
   app.route("/v1/rollouts", rolloutsRoutes());
   app.route("/v1", policyRoutes());
+  app.route("/v1", pressureRoutes());
   app.route("/v1/batches", batchesRoutes());
   app.route("/v1/feed", feedRoutes());
+  app.route("/v1/online", onlineRoutes());
+  app.route("/v1/online", onlineAdminRoutes());
   app.route("/v1", runsRoutes());
   app.route("/", dashboardRoutes());
   app.get("/v1/backends", async (c) =>

@@ -11,7 +11,7 @@ import { RolloutId } from "../src/schemas/rollout-api";
 import { type AppEnv, gatewaySecret } from "./env";
 
 /** The key a request presents: the Bearer token, else `x-api-key`; null when neither. */
-function presentedKey(c: Context<{ Bindings: AppEnv }>): string | null {
+export function presentedKey(c: Context<{ Bindings: AppEnv }>): string | null {
   const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
   if (bearer) return bearer[1]!;
   const apiKey = c.req.header("x-api-key")?.trim();

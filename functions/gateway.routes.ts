@@ -23,9 +23,10 @@ type GatewayContext = Context<{ Bindings: AppEnv }>;
 function toldWhenCallerLeaves(
   stream: ReadableStream<Uint8Array>,
   c: GatewayContext,
+  rolloutId: string,
   callId: string,
 ): ReadableStream<Uint8Array> {
-  const stub = objects(c.env).session(c.req.param("id")!);
+  const stub = objects(c.env).session(rolloutId);
   const reader = stream.getReader();
   let told = false;
   const tell = (): void => {
@@ -56,8 +57,9 @@ function toldWhenCallerLeaves(
  * Forwards one call through the rollout's session object, which owns it from there: it reads the
  * upstream to its end, records the call and releases its admission whatever this request does
  * (src/runtime/session/calls/gateway-call-owner.ts). This route authorizes and relays the answer.
+ * Online serving's chat route relays its sessions' calls the same way (functions/online.routes.ts).
  */
-async function forward(
+export async function forward(
   c: GatewayContext,
   rolloutId: string,
   path: UpstreamPath,
@@ -67,7 +69,7 @@ async function forward(
   const result = await objects(c.env).session(rolloutId).gatewayCall(path, body, meta);
   if (!result.ok) throw fromWireError(result.error);
   if ("stream" in result)
-    return new Response(toldWhenCallerLeaves(result.stream, c, meta.callId), {
+    return new Response(toldWhenCallerLeaves(result.stream, c, rolloutId, meta.callId), {
       status: 200,
       headers: {
         "content-type": "text/event-stream; charset=utf-8",

@@ -15,6 +15,8 @@ export { TrainerFeed } from "../durable-objects/trainer-feed";
 export { BatchTracker } from "../durable-objects/batch-tracker";
 export { ClaimQueue } from "../durable-objects/claim-queue";
 export { BatchCatalog } from "../durable-objects/batch-catalog";
+export { OnlineControl } from "../durable-objects/online-control";
+export { OnlineApp } from "../durable-objects/online-app";
 
 const app = createApp();
 

@@ -158,6 +158,17 @@ export class LimitExceededError extends AppError {
   }
 }
 
+/**
+ * The rollout can no longer be trained: the policy version moved more than its training mode's
+ * `max_staleness` past its oldest token's (src/training/staleness.ts). Its session has ended it
+ * STALE; the call that found out is refused (409) instead of generating tokens nobody trains.
+ */
+export class StaleRolloutError extends AppError {
+  override name = "StaleRolloutError";
+  override readonly code = "rollout_stale";
+  override readonly status = 409;
+}
+
 /** The trainer is syncing weights: model calls are refused until it ends (429 with Retry-After). */
 export class PolicySyncingError extends AppError {
   override name = "PolicySyncingError";
@@ -166,6 +177,21 @@ export class PolicySyncingError extends AppError {
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
     super(`weights are being synced; retry after ${retryAfterSeconds} s`);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** A caller over its rate limit (429 with Retry-After): an application key's per-key budget (docs/online.md). */
+export class RateLimitedError extends AppError {
+  override name = "RateLimitedError";
+  override readonly code = "rate_limited";
+  override readonly status = 429;
+  readonly retryAfterSeconds: number;
+  constructor(
+    retryAfterSeconds: number,
+    message = `rate limit exceeded; retry after ${retryAfterSeconds} s`,
+  ) {
+    super(message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -6,13 +6,14 @@
  *   without it, as every /v1 route always was);
  * - `rollout_key`: the rollout's own key from `POST /v1/rollouts` or a runner's claim, as a Bearer
  *   token or `x-api-key` (Anthropic clients), for the rollout in the path; always required;
- * - `dashboard`: a login session cookie, or the admin token (scripts), while API_TOKEN is set.
- * Application keys (online serving) will be one more kind here. A path no entry names is `admin`:
- * a route added without a line here is closed, not open.
+ * - `dashboard`: a login session cookie, or the admin token (scripts), while API_TOKEN is set;
+ * - `app_key`: an application key of online serving (`POST /v1/online/apps`), as a Bearer token or
+ *   `x-api-key`, always required, then its rate limit (functions/online-auth.ts).
+ * A path no entry names is `admin`: a route added without a line here is closed, not open.
  */
 
 /** The credential a route takes. */
-export type CredentialKind = "open" | "admin" | "rollout_key" | "dashboard";
+export type CredentialKind = "open" | "admin" | "rollout_key" | "dashboard" | "app_key";
 
 /** The shape a refusal is written in: problem+json, or the error shape of the API the caller speaks. */
 export type RefusalShape = "problem" | "anthropic" | "openai";
@@ -48,6 +49,11 @@ export const ROUTE_CREDENTIALS: readonly RouteCredential[] = [
     line(`${root}/responses`, "rollout_key", "openai"),
     line(`${root}/*`, "rollout_key"),
   ]),
+  // Online serving: an application's own routes (its apps, split and serving versions are admin's).
+  line("/v1/online/chat/completions", "app_key", "openai"),
+  line("/v1/online/models", "app_key", "openai"),
+  line("/v1/online/sessions", "app_key"),
+  line("/v1/online/sessions/*", "app_key"),
   line("/v1/*", "admin"),
   ...["/", "/batches", "/batches/*", "/rollouts", "/rollouts/*", "/runs/*", "/groups/*"].map(
     (path) => line(path, "dashboard"),

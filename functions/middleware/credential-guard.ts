@@ -4,12 +4,13 @@
  * refusal is written in the shape the caller's API reads (problem+json, Anthropic's or OpenAI's).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { AppError } from "../../src/errors";
+import { AppError, RateLimitedError } from "../../src/errors";
 import { anthropicError } from "../../src/gateway/apis/messages";
 import { openaiError } from "../../src/gateway/apis/responses";
 import { type RefusalShape, credentialFor } from "../credentials/route-credentials";
 import type { AppEnv } from "../env";
 import { authorizeRollout } from "../gateway-auth";
+import { authorizeApp } from "../online-auth";
 import { requireAdminToken } from "./bearer-auth";
 import { checkDashboard } from "./dashboard-session";
 
@@ -24,6 +25,9 @@ function refusal(c: AppContext, shape: RefusalShape, error: unknown): Response {
       : openaiError(error.status, error.message);
   return c.body(JSON.stringify(answer.body), answer.status as 401, {
     "content-type": "application/json",
+    ...(error instanceof RateLimitedError
+      ? { "retry-after": String(error.retryAfterSeconds) }
+      : {}),
   });
 }
 
@@ -34,6 +38,7 @@ export function credentialGuard(): MiddlewareHandler<{ Bindings: AppEnv }> {
     try {
       if (kind === "admin") await requireAdminToken(c);
       else if (kind === "rollout_key") await authorizeRollout(c);
+      else if (kind === "app_key") await authorizeApp(c);
       else if (kind === "dashboard") {
         const redirect = await checkDashboard(c);
         if (redirect) return redirect;

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import {
+  RateLimitedError,
   AppError,
   InvalidInputError,
   PayloadTooLargeError,
@@ -57,7 +58,8 @@ export function problemResponse(c: Context, error: unknown): Response {
   // OpenAI-compatible clients (on the rollout gateway) read `error.message`; problem+json readers ignore it.
   body.error = { message: body.detail, type: code, code: status };
   const headers: Record<string, string> = { "content-type": "application/problem+json" };
-  if (error instanceof PolicySyncingError) headers["retry-after"] = String(error.retryAfterSeconds);
+  if (error instanceof PolicySyncingError || error instanceof RateLimitedError)
+    headers["retry-after"] = String(error.retryAfterSeconds);
   if (transient) {
     headers["retry-after"] = "1";
     headers["x-should-retry"] = "true";

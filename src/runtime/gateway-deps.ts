@@ -6,12 +6,13 @@ import {
   resolveBackend,
   vllmServerConfig,
 } from "../gateway/backends";
-import { createGateway, type Gateway } from "../gateway/gateway";
+import { createGateway, DEFAULT_POLICY, type Gateway } from "../gateway/gateway";
 import { upstreamTimeoutsFrom } from "../gateway/upstream-timeouts";
 import type { ModelBackend } from "../gateway/model-backend";
 import type { PolicyPort } from "../gateway/policy-port";
 import type { BackendConfig } from "../schemas/backend-config";
 import type { JsonObject } from "../schemas/json";
+import type { OnlineAssignment } from "../schemas/online";
 
 /** The bindings the gateway is built from: the objects, the deployment's model server, its timeouts. */
 export type GatewayBindings = ObjectBindings & {
@@ -47,6 +48,28 @@ export function gatewayFor(
     timeouts: upstreamTimeoutsFrom(env),
     now: () => Date.now(),
   });
+}
+
+/**
+ * Admission for an online session's calls (docs/online.md): its assigned serving version and that
+ * version's replica pool, always admitted. Serving is outside the training fence: no admission
+ * shard, no policy object, so a weight sync never answers a live user 429 "syncing", and the call
+ * reaches no deployment-wide object.
+ */
+export function servingPort(assignment: OnlineAssignment): PolicyPort {
+  const admission = {
+    ok: true as const,
+    policy_version: assignment.version,
+    model: assignment.serving.model,
+    backend: assignment.serving.backend,
+    sampling: DEFAULT_POLICY.sampling,
+  };
+  const released = { policy_version: assignment.version };
+  return {
+    acquire: async () => admission,
+    release: async () => released,
+    releasedAll: () => true,
+  };
 }
 
 /**

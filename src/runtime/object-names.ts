@@ -17,6 +17,9 @@ export const POLICY_OBJECT_NAME = "default";
 /** The one BatchCatalog. */
 export const CATALOG_OBJECT_NAME = "default";
 
+/** The one OnlineControl (applications and the serving split; never on the per-call path). */
+export const ONLINE_CONTROL_OBJECT_NAME = "default";
+
 /**
  * The single trainer feed (FEED_SHARDS unset or 1), and so the feed object that holds a
  * deployment's groups from before feed sharding. One feed serves every training mode: a trainer

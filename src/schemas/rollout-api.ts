@@ -11,6 +11,7 @@ import { MemberOutcome } from "./member-outcome";
 import { RolloutGroup } from "./rollout-group";
 import { RolloutId } from "./rollout-id";
 import { ForkRecord, RolloutTree } from "./rollout-tree";
+import { OnlineAssignment, OnlineFields } from "./online";
 
 /** The rollout id schema (its own file, so schemas this one imports can use it too). */
 export { RolloutId } from "./rollout-id";
@@ -78,6 +79,8 @@ export const RolloutSpec = z.object({
   runner: z.string().nullable().default(null),
   /** Where a forked rollout sits in its tree (`POST /v1/rollouts/:id/fork`); null for a rollout not forked from another. */
   tree: RolloutTree.nullable().default(null),
+  /** An online session (docs/online.md): its application, session id and the serving version it is assigned (sticky); null otherwise. */
+  online: OnlineAssignment.nullable().optional(),
 });
 export type RolloutSpec = z.infer<typeof RolloutSpec>;
 
@@ -140,6 +143,8 @@ export const RolloutView = z.object({
   tree: RolloutTree.nullable().default(null),
   /** The forks made of this rollout (`POST /v1/rollouts/:id/fork`), oldest first; its own steps, calls and outcome never change for them. */
   forks: z.array(ForkRecord).default([]),
+  /** An online session's application, version, status and feedback (docs/online.md); absent otherwise. */
+  online: OnlineFields.nullable().optional(),
   usage: z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), llm_calls: z.int() }),
   trajectory: Trajectory,
   llm_calls: z.array(LlmCall),
@@ -189,8 +194,8 @@ export const FinishRolloutRequest = z
       .optional(),
     /** The final conversation, kept with the rollout. */
     messages: z.array(ChatMessage).optional(),
-    /** Default ENV_DONE. CANCELLED is what /cancel is for. */
-    termination_reason: TerminationReason.exclude(["CANCELLED"]).default("ENV_DONE"),
+    /** Default ENV_DONE. CANCELLED is what /cancel is for; STALE only the staleness rule sets. */
+    termination_reason: TerminationReason.exclude(["CANCELLED", "STALE"]).default("ENV_DONE"),
     error: z.string().max(2000).nullable().optional(),
     /**
      * Whose doing a TIMEOUT, ENV_ERROR or AGENT_ERROR was: `policy` (an agent harness that ran past

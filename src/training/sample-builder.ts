@@ -10,6 +10,7 @@
 import type { LlmCall } from "../schemas/llm-call";
 import type { RolloutView } from "../schemas/rollout-api";
 import type { RolloutTree } from "../schemas/rollout-tree";
+import type { OnlineFields } from "../schemas/online";
 import type { TerminationReason, RolloutStatus } from "../schemas/termination";
 import { TRAINING_SAMPLE_SCHEMA_VERSION, type TrainingSample } from "../schemas/training-sample";
 import { missingTrainingTokens } from "../schemas/training-tokens";
@@ -27,6 +28,8 @@ export interface SampleBuildInput {
   mode: "cumulative" | "per_call";
   /** A forked rollout's place in its tree: its calls copied from the parent (`forked_from`) are context unless `train_shared_prefix`. */
   tree?: RolloutTree | null;
+  /** An online session's application, version and feedback (`extra_fields.online`, docs/online.md). */
+  online?: OnlineFields | null;
 }
 
 /** The samples and how many times the prefix broke. */
@@ -252,6 +255,11 @@ export function buildTrainingSamples(input: SampleBuildInput): SampleBuildResult
         calls: segment.calls.map((call) => call.call_id),
         ...(input.reward === null ? { reward_missing: true } : {}),
         ...(tree ? { tree: treeFields(tree) } : {}),
+        // The behaviour policy of an online sample is its serving version, and its logprobs are
+        // response_logprobs: what an importance correction needs once training has moved on.
+        ...(input.online
+          ? { online: { ...input.online, behaviour_version: input.online.version } }
+          : {}),
       },
     };
     return checkedLengths(sample);
@@ -291,7 +299,7 @@ export function buildSamplesForView(
   view: Pick<
     RolloutView,
     "rollout_id" | "status" | "termination_reason" | "reward" | "llm_calls" | "config"
-  > & { tree?: RolloutView["tree"] },
+  > & { tree?: RolloutView["tree"]; online?: RolloutView["online"] },
   group: { uid: string; sample_index: number },
 ): SampleBuildResult {
   return buildTrainingSamples({
@@ -304,5 +312,6 @@ export function buildSamplesForView(
     sample_index: group.sample_index,
     mode: view.config.sample_mode,
     tree: view.tree ?? null,
+    online: view.online ?? null,
   });
 }

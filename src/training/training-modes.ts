@@ -147,6 +147,13 @@ export class DataManagerRegistry {
 /** Default staleness of the bare `async` mode; `async/<k>` picks another bound per group. */
 export const DEFAULT_ASYNC_MAX_STALENESS = 4;
 
+/**
+ * Default staleness of online data (`online`): feedback may come long after the conversation, so
+ * its bound is its own, wider than the async modes'; the samples carry their serving version and
+ * behaviour log-probs for the importance correction (docs/online.md, "Staleness").
+ */
+export const DEFAULT_ONLINE_MAX_STALENESS = 8;
+
 /** The training modes the Worker (and its TrainerFeed) resolve `training_mode` against. */
 export const trainingModes = new TrainingModeRegistry()
   .register("verl/hybrid", {
@@ -161,6 +168,12 @@ export const trainingModes = new TrainingModeRegistry()
     max_staleness: DEFAULT_ASYNC_MAX_STALENESS,
     parametric: true,
     description: "fully asynchronous: `async` allows 4 versions behind, `async/<k>` allows k",
+  })
+  .register("online", {
+    max_staleness: DEFAULT_ONLINE_MAX_STALENESS,
+    parametric: true,
+    description:
+      "live traffic (docs/online.md): `online` allows 8 versions behind, `online/<k>` allows k",
   });
 
 /** The data managers the results consumer resolves `data_manager` against. */

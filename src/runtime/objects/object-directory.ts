@@ -28,11 +28,13 @@ import {
   CATALOG_OBJECT_NAME,
   claimQueueName,
   FEED_OBJECT_NAME,
+  ONLINE_CONTROL_OBJECT_NAME,
   POLICY_OBJECT_NAME,
 } from "../object-names";
 import type { AdmissionShardApi } from "../policy/admission-shard-api";
 import type { PolicyStoreApi } from "../policy/policy-store-api";
 import type { RolloutSessionApi } from "../session";
+import type { OnlineAppApi, OnlineControlApi } from "../online";
 
 /** A RolloutSession stub (it satisfies the driver's SessionHandle). */
 export type SessionRpc = RpcSurface<RolloutSessionApi>;
@@ -48,6 +50,10 @@ export type BatchRpc = RpcSurface<BatchTrackerApi>;
 export type CatalogRpc = RpcSurface<BatchCatalogApi>;
 /** A ClaimQueue stub: one shard of a runner agent's queue. */
 export type ClaimQueueRpc = RpcSurface<ClaimQueueApi>;
+/** The OnlineControl stub. */
+export type OnlineControlRpc = RpcSurface<OnlineControlApi>;
+/** An OnlineApp stub: one application's sessions. */
+export type OnlineAppRpc = RpcSurface<OnlineAppApi>;
 
 /**
  * What the directory uses of a Durable Object namespace binding. Any class's namespace is one: the
@@ -67,6 +73,8 @@ export interface ObjectBindings {
   BATCH_TRACKER: ObjectNamespace;
   BATCH_CATALOG: ObjectNamespace;
   CLAIM_QUEUE: ObjectNamespace;
+  ONLINE_CONTROL: ObjectNamespace;
+  ONLINE_APP: ObjectNamespace;
   /** Admission shards (default 16, see ../object-names.ts). */
   ADMISSION_SHARDS?: string;
   /** Feed shards and, while the count changes, the previous count (see feed-shards.ts). */
@@ -108,6 +116,10 @@ export interface ObjectDirectory {
   batch(batchId: string): BatchRpc;
   /** The one BatchCatalog. */
   catalog(): CatalogRpc;
+  /** The one OnlineControl: applications, keys, serving versions and split. */
+  onlineControl(): OnlineControlRpc;
+  /** The sessions of application `appId` (one object per application, named by its id). */
+  onlineApp(appId: string): OnlineAppRpc;
 }
 
 /**
@@ -170,5 +182,7 @@ export function objects(env: ObjectBindings): ObjectDirectory {
     claims: (agent, shard) => named<ClaimQueueApi>(env.CLAIM_QUEUE, claimQueueName(agent, shard)),
     batch: (batchId) => named<BatchTrackerApi>(env.BATCH_TRACKER, batchId),
     catalog: () => named<BatchCatalogApi>(env.BATCH_CATALOG, CATALOG_OBJECT_NAME),
+    onlineControl: () => named<OnlineControlApi>(env.ONLINE_CONTROL, ONLINE_CONTROL_OBJECT_NAME),
+    onlineApp: (appId) => named<OnlineAppApi>(env.ONLINE_APP, appId),
   };
 }

@@ -17,6 +17,7 @@ export {
   type ResumeState,
   type SseEvent,
   type StepCommit,
+  ONLINE_OUTCOME_SPAN,
 } from "./kernel";
 export type { GatewayCallMeta, GatewayCallResult } from "./calls";
 export { agentForkRefusal, planFork, type ForkPrefix, type ForkSourceResult } from "./fork";

@@ -83,9 +83,17 @@ export interface RolloutSessionApi {
   /**
    * An `interrupt` weight sync replacing `replacedVersion` began: cuts every interruptible call
    * running here, and the calls of that version still opening their stream as they open (each
-   * resumes after the sync).
+   * resumes after the sync), unless the version after the sync makes the rollout stale: it then
+   * ends STALE and its calls stop (src/training/staleness.ts).
    */
-  interruptCalls(replacedVersion?: number): number;
+  interruptCalls(replacedVersion?: number, inFlightSince?: number): number;
+  /**
+   * The policy version is (or a sync under way will end at least at) `policyVersion`: a rollout
+   * that can no longer be trained at it ends STALE and its calls stop. `inFlightSince`: the oldest
+   * version a call of it still generating was admitted under (its admission shard knows it before
+   * the call is recorded). True when it is ended STALE.
+   */
+  staleCheck(policyVersion: number, inFlightSince?: number): boolean;
   /** Registers (null: drops) the interrupt of a call the rollout's driver runs in its own invocation (an RPC function stub). */
   remoteCallInterrupt(callId: string, interrupt: (() => void) | null, legVersion?: number): void;
   /** The caller of a streamed call this object runs has left: the call is recorded as one nobody received. */
@@ -121,6 +129,12 @@ export interface RolloutSessionApi {
   ): FinishResult | Exclude<GatewayWriteResult, { ok: true }>;
   /** Ends an external rollout whose call the gateway refused for a limit. */
   endForLimit(reason: "MAX_PROMPT_LENGTH" | "MAX_RESPONSE_LENGTH", message: string): void;
+  /**
+   * Deletes everything this object stores, its alarm included (an online session deleted on
+   * request or past its retention: users' conversations are personal data); afterwards it is
+   * empty, as if never created.
+   */
+  purge(): Promise<void>;
 }
 
 /** Every method of RolloutSessionApi, at run time. */
@@ -145,6 +159,7 @@ export const ROLLOUT_SESSION_METHODS = methodNames<RolloutSessionApi>({
   admitCall: true,
   gatewayCall: true,
   interruptCalls: true,
+  staleCheck: true,
   remoteCallInterrupt: true,
   callerLeft: true,
   claim: true,
@@ -156,4 +171,5 @@ export const ROLLOUT_SESSION_METHODS = methodNames<RolloutSessionApi>({
   addEvents: true,
   finishExternal: true,
   endForLimit: true,
+  purge: true,
 });

@@ -4,7 +4,7 @@
  * serve the object's RPC methods (durable-objects/rollout-session.ts).
  */
 import { objects, type ObjectBindings } from "../objects/object-directory";
-import { gatewayFor, type GatewayBindings } from "../gateway-deps";
+import { gatewayFor, servingPort, type GatewayBindings } from "../gateway-deps";
 import { claimShardOf } from "../object-names";
 import { CountingSql } from "../sql-counter";
 import type { DriveTrigger } from "../../ports";
@@ -102,6 +102,8 @@ export function sessionParts(ctx: DurableObjectState, env: SessionBindings): Ses
     },
     drive: driveTrigger(env),
     releaseAdmissions: async (rolloutId) => {
+      // An online session's calls were never counted at a shard (servingPort).
+      if (kernel.spec?.online) return;
       await others.shard(rolloutId).releaseRollout(rolloutId);
     },
   });
@@ -112,7 +114,11 @@ export function sessionParts(ctx: DurableObjectState, env: SessionBindings): Ses
   const fork = new SessionForkOps(kernel);
   calls = new SessionCalls(kernel, gateway, {
     rolloutId: () => kernel.spec?.rollout_id,
-    gateway: () => gatewayFor(env),
+    // An online session is served by its assigned version's pool, outside the training fence.
+    gateway: () => {
+      const online = kernel.spec?.online;
+      return online ? gatewayFor(env, servingPort(online)) : gatewayFor(env);
+    },
     keepAlive: (work) => ctx.waitUntil(work),
     getAlarm: () => storage.getAlarm(),
     setAlarm: (time) => storage.setAlarm(time),

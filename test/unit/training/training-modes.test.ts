@@ -42,7 +42,7 @@ describe("trainingModes", () => {
   it("names the known modes when resolving an unknown one", () => {
     expect(() => trainingModes.resolve("verl/nope")).toThrow(InvalidInputError);
     expect(() => trainingModes.resolve("verl/nope")).toThrow(
-      'unknown training mode "verl/nope"; known modes: async, async/<k>, verl/hybrid, verl/one_step_off',
+      'unknown training mode "verl/nope"; known modes: async, async/<k>, online, online/<k>, verl/hybrid, verl/one_step_off',
     );
   });
 

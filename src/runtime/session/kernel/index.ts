@@ -27,3 +27,4 @@ export { decodeCall, encodeCall, type StoredCall } from "./call-codec";
 export { repeatedCreate } from "./same-rollout";
 export type { SseEvent } from "./event-hub";
 export { buildRolloutView, endEvent, spanEvent, stepEvent } from "./session-view";
+export { ONLINE_OUTCOME_SPAN } from "./online-fields";

@@ -10,6 +10,7 @@ import type { SseEvent } from "./event-hub";
 import type { SessionState } from "./session-state";
 import { attemptSteps, withTrainingExclusion } from "./attempt-view";
 import { toolcallReward, withMcReturns } from "./trajectory-returns";
+import { onlineFieldsOf } from "./online-fields";
 
 /**
  * Steps are stored without their prompt (the LlmCall already holds it, and a conversation copied
@@ -86,6 +87,7 @@ export function buildRolloutView(
     group: spec.group,
     tree: spec.tree ?? null,
     forks: records.forks ?? [],
+    ...(spec.online ? { online: onlineFieldsOf(spec.online, records.spans) } : {}),
     usage: {
       prompt_tokens: state.prompt_tokens,
       completion_tokens: state.completion_tokens,
