@@ -8,7 +8,8 @@ type IdentityStreamConstructor = new () => {
 
 /**
  * The same response whose body calls `onEnd` exactly once: `false` when the stream finished or
- * the reader cancelled it, `true` when reading it failed (the connection dropped mid-stream).
+ * the reader cancelled it (`getReader().cancel()` or `body.cancel()`: a caller gone, a weight
+ * sync's interrupt), `true` when reading it failed (the connection dropped mid-stream).
  * A body nobody reads or cancels never ends; the replica's lease TTL covers that case.
  */
 export function holdUntilBodyEnds(response: Response, onEnd: (failed: boolean) => void): Response {
@@ -27,17 +28,16 @@ export function holdUntilBodyEnds(response: Response, onEnd: (failed: boolean) =
     .IdentityTransformStream;
   if (Identity) {
     // workerd: piped natively, no JS per chunk (a JS stream re-enqueueing each chunk cost ~20 µs a
-    // chunk there, 33 ms of CPU for a streamed 1,536-token call). How the pipe ended is told by the
-    // source: a reader that cancelled left it cancelled (cancelling again resolves), a dropped
-    // connection left it errored (cancelling again rejects).
+    // chunk there, 33 ms of CPU for a streamed 1,536-token call). The native pipe cannot say which
+    // side ended it: a reader's cancel and a dropped connection both reject it with that side's
+    // error and leave the source errored (`preventCancel` and `preventAbort` are ignored), so the
+    // readable notes its reader's cancel itself (a caller gone, a weight sync's interrupt, a stop
+    // string): only a pipe that failed without one is the replica's failure.
     const { readable, writable } = new Identity();
+    const consumer = noteCancel(readable);
     upstream.pipeTo(writable).then(
       () => end(false),
-      (reason: unknown) =>
-        upstream.cancel(reason).then(
-          () => end(false),
-          () => end(true),
-        ),
+      () => end(!consumer.cancelled),
     );
     return new Response(readable, {
       status: response.status,
@@ -73,4 +73,32 @@ export function holdUntilBodyEnds(response: Response, onEnd: (failed: boolean) =
     statusText: response.statusText,
     headers: response.headers,
   });
+}
+
+/**
+ * Notes when `readable`'s reader cancels it: `readable.cancel` and the `cancel` of each reader it
+ * hands out are wrapped on the instance (the gateway reads upstream streams through `getReader`).
+ * Reads stay native. A consumer that stops it some other way (piping it on, then cancelling
+ * there) is not noticed, and its stop counts as a failure.
+ */
+function noteCancel(readable: ReadableStream<Uint8Array>): { readonly cancelled: boolean } {
+  const note = { cancelled: false };
+  const cancel = readable.cancel.bind(readable);
+  const getReader = readable.getReader.bind(readable) as (options?: unknown) => {
+    cancel(reason?: unknown): Promise<void>;
+  };
+  readable.cancel = (reason?: unknown) => {
+    note.cancelled = true;
+    return cancel(reason);
+  };
+  readable.getReader = ((options?: unknown) => {
+    const reader = getReader(options);
+    const cancelReader = reader.cancel.bind(reader);
+    reader.cancel = (reason?: unknown) => {
+      note.cancelled = true;
+      return cancelReader(reason);
+    };
+    return reader;
+  }) as typeof readable.getReader;
+  return note;
 }

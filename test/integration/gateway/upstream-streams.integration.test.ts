@@ -81,6 +81,10 @@ describe("holdUntilBodyEnds in workerd", () => {
       await settle();
       expect(seen.calls).toEqual([false]);
     }
+    const unread = ends();
+    await holdUntilBodyEnds(await pacedStream(), unread.onEnd).body!.cancel("caller left");
+    await settle();
+    expect(unread.calls).toEqual([false]);
   });
 
   it("ends failed when a fetched body's connection is torn down mid-stream", async () => {
