@@ -18,6 +18,7 @@ import "../../fixtures/test-agents";
 import { createExternal, type ExternalRollout } from "../../fixtures/external-rollouts";
 import { api, waitFor } from "../../fixtures/rollouts";
 import { claim, externalBatch, uniqueAgent } from "../../fixtures/runner-claims";
+import { chat, createApp as createOnlineApp, serveVersions } from "../online/online-fixtures";
 import { createRng } from "../../../tools/simulator/rng";
 
 /** Ids that are malformed, hostile or merely unusual, for every `:param` of a route. */
@@ -149,12 +150,22 @@ interface Valid {
   rollout: ExternalRollout;
   claimed: ClaimedRollout;
   batchId: string;
+  /** An application key of online serving, and a conversation of its application. */
+  appKey: string;
+  onlineSession: string;
 }
+
+/** Online serving's routes an application key opens (functions/credentials/route-credentials.ts). */
+const APP_KEY_ROUTE = /^\/v1\/online\/(chat\/completions|models|sessions)/;
 
 /** A valid value for each `:param` of `path`, by what it names there; throws for a parameter this test does not know yet. */
 function fillValid(path: string, valid: Valid): string {
   const batchRoute = /^\/(v1\/)?batches\//.test(path);
   const attemptRoute = path.includes("/attempts/:attempt");
+  // Feedback needs a conversation that exists; the session's own route gets one that does not,
+  // so fuzzing its DELETE leaves the feedback route's conversation in place for the other mode.
+  if (/^\/v1\/online\/sessions\/:id\/feedback$/.test(path))
+    return path.replace(":id", valid.onlineSession);
   return path.replace(/:([a-z_]+)/g, (_, name: string) => {
     if (name === "id")
       return batchRoute
@@ -189,7 +200,8 @@ const NO_JSON_BODY = new Set([
   "POST /v1/policy/sync/abort",
 ]);
 /** The gateway's Anthropic Messages and OpenAI Responses routes answer errors in their API's own JSON shape (an SDK reads them), not problem+json. */
-const API_SHAPED = /\/llm\/v1\/(messages|messages\/count_tokens|responses)$/;
+const API_SHAPED =
+  /(\/llm\/v1\/(messages|messages\/count_tokens|responses)|\/v1\/online\/(chat\/completions|models))$/;
 /** The dashboard's login form answers a refused login with the form again (401 text/html), for a browser. */
 const HTML_FORM = "POST /login";
 
@@ -260,7 +272,17 @@ beforeAll(async () => {
     body: JSON.stringify({ prompt: "fuzz" }),
   });
   expect(put.status).toBe(201);
-  valid = { rollout, claimed, batchId };
+  // Online serving: an application, a version served from the test simulator, one conversation.
+  const onlineApp = await createOnlineApp();
+  await serveVersions({ "3": 1 });
+  await chat(onlineApp.api_key, "fuzz-conversation");
+  valid = {
+    rollout,
+    claimed,
+    batchId,
+    appKey: onlineApp.api_key,
+    onlineSession: "fuzz-conversation",
+  };
 });
 
 afterAll(() => {
@@ -287,12 +309,17 @@ describe.each([
       fuzzed.add(`${withToken} ${route.method} ${route.path}`);
       const hasBody = route.method === "POST" || route.method === "PUT";
       const target = fillValid(route.path, valid);
-      const key = route.path.includes("/attempts/:attempt")
-        ? valid.claimed.llm.api_key
-        : valid.rollout.llm.api_key;
-      // The gateway takes the rollout's own key; with API_TOKEN set every other route takes that token.
-      const auth = {
-        authorization: `Bearer ${withToken && !/\/llm\//.test(route.path) ? TOKEN : key}`,
+      const ownKey = APP_KEY_ROUTE.test(route.path);
+      const key = ownKey
+        ? valid.appKey
+        : route.path.includes("/attempts/:attempt")
+          ? valid.claimed.llm.api_key
+          : valid.rollout.llm.api_key;
+      // The gateway takes the rollout's own key and online serving the application's; with
+      // API_TOKEN set every other route takes that token.
+      const auth: Record<string, string> = {
+        authorization: `Bearer ${withToken && !ownKey && !/\/llm\//.test(route.path) ? TOKEN : key}`,
+        ...(ownKey ? { "x-edge-rollout-session": valid.onlineSession } : {}),
       };
       const go = async (
         path: string,
