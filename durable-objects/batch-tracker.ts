@@ -18,7 +18,7 @@ function sessions(directory: ObjectDirectory): RolloutSessionsPort {
   const stub = directory.session;
   return {
     create: (spec) => stub(spec.rollout_id).create(spec),
-    cancel: (rolloutId) => stub(rolloutId).cancel(),
+    cancel: (rolloutId, options) => stub(rolloutId).cancel(options),
     forkSource: (parentId, atStep) => stub(parentId).forkSource(atStep),
     createFork: (spec, prefix) => stub(spec.rollout_id).createFork(spec, prefix),
     async outcome(rolloutId) {

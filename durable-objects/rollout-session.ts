@@ -39,7 +39,7 @@ export class RolloutSession extends DurableObject<Env> implements RolloutSession
       beginAttempt: (s, leaseId) => s.#parts.attempts.beginAttempt(leaseId),
       renewLease: (s, leaseId) => s.#parts.attempts.renewLease(leaseId),
       attemptCalls: (s, attempt) => s.#parts.attempts.attemptCalls(attempt),
-      cancel: (s) => s.#parts.core.cancel(),
+      cancel: (s, options) => s.#parts.core.cancel(options),
       read: (s) => s.#parts.core.read(),
       subscribe: (s, afterStepIndex, opening) => s.#parts.core.subscribe(afterStepIndex, opening),
       admitCall: (s, attempt) => s.#parts.gateway.admitCall(attempt),

@@ -131,6 +131,8 @@ export const RolloutView = z.object({
   termination_reason: TerminationReason.nullable(),
   /** Once ended: `policy` (scored), `infra` (an infrastructure failure: retried or withheld, never scored) or `cut`. */
   outcome: MemberOutcome.nullable().default(null),
+  /** Cancelled by its batch to run again under KV pressure: its slot's next run (`.retry-<k>`) replaces it. */
+  superseded: z.boolean().default(false),
   reward: z.number().nullable(),
   error: z.string().nullable(),
   created_at: z.number(),

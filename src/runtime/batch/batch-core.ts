@@ -86,7 +86,6 @@ export class BatchCore {
           storage: this.#storage,
           transactionSync: (fn) => deps.storage.transactionSync(fn),
           sessions: deps.sessions,
-          results: deps.results,
           policy: deps.pressure,
           now: deps.now,
         })

@@ -1,6 +1,12 @@
 /** @module What a batch tracker reaches beyond its own storage: rollout sessions and the agent registry. */
 import type { RolloutSpec } from "../../schemas/rollout-api";
-import type { CreateResult, FinishResult, ForkPrefix, ForkSourceResult } from "../session";
+import type {
+  CancelOptions,
+  CreateResult,
+  FinishResult,
+  ForkPrefix,
+  ForkSourceResult,
+} from "../session";
 import type { AgentDefinition } from "../../sdk/agent-registry";
 import type { RolloutOutcome } from "./batch-storage";
 
@@ -8,8 +14,8 @@ import type { RolloutOutcome } from "./batch-storage";
 export interface RolloutSessionsPort {
   /** `RolloutSession.create`: idempotent by rollout id, so it also answers "what state is it in". */
   create(spec: RolloutSpec): Promise<CreateResult>;
-  /** `RolloutSession.cancel`. */
-  cancel(rolloutId: string): Promise<FinishResult>;
+  /** `RolloutSession.cancel` (`superseded`: the slot runs again, so the session publishes the run superseded). */
+  cancel(rolloutId: string, options?: CancelOptions): Promise<FinishResult>;
   /** How the rollout ended (read from its session), or undefined when it does not exist or has not ended. */
   outcome(rolloutId: string): Promise<RolloutOutcome | undefined>;
   /** `RolloutSession.forkSource` of the parent: what a tree child at `atStep` copies. */

@@ -4,20 +4,17 @@
  * limit; when the controller declares sustained overload it cancels its youngest rollouts above
  * the share and queues their slots to run again later. A requeued run is superseded, not failed:
  * its slot's next run does not spend the infrastructure retry budget (`max_member_retries`), and
- * the feed is told first (a superseded result under the run's own id) so the group waits for the
- * re-run instead of closing on a cancelled member.
+ * its session is cancelled `superseded`, so the run's own result says so and the feed's group waits
+ * for the re-run instead of closing on a cancelled member.
  */
-import type { ResultsQueuePort, SqlPort, StoragePort } from "../../ports";
+import type { SqlPort, StoragePort } from "../../ports";
 import { MAX_MEMBER_RETRIES } from "../../schemas/member-outcome";
 import type { PressureShare } from "../../schemas/pressure";
-import { RESULT_MESSAGE_SCHEMA_VERSION, ResultMessage } from "../../schemas/result-message";
-import { rolloutAtifKey, rolloutRecordKey } from "../../sink/publication/r2-keys";
 import { eachLimited } from "../each-limited";
 import { CREATE_META_TABLE, readMetaText, writeMetaText } from "../meta-table";
 import type { RolloutSessionsPort } from "./batch-ports";
 import { type BatchRecord, type RolloutSlot, retrySlot } from "./batch-state";
 import type { BatchStorage, RolloutOutcome } from "./batch-storage";
-import { slotGroup } from "./tree-slots";
 
 /** The policy object as a tracker asks it (one request per tracker alarm, never per rollout). */
 export interface PressurePort {
@@ -30,7 +27,6 @@ export interface BatchPressureDeps {
   storage: BatchStorage;
   transactionSync: StoragePort["transactionSync"];
   sessions: RolloutSessionsPort;
-  results: ResultsQueuePort;
   policy: PressurePort;
   now: () => number;
 }
@@ -146,11 +142,11 @@ export class BatchPressure {
       asked_at: now,
     });
     if (!overloaded || live <= heard.share) return 0;
-    return this.requeueYoungest(record, live - heard.share);
+    return this.requeueYoungest(live - heard.share);
   }
 
   /** Cancels up to `count` of the youngest live root rollouts and queues their slots to run again. */
-  async requeueYoungest(record: BatchRecord, count: number): Promise<number> {
+  async requeueYoungest(count: number): Promise<number> {
     const { sql, storage } = this.#deps;
     const now = this.#deps.now();
     const chosen = this.#deps.transactionSync(() => {
@@ -180,11 +176,10 @@ export class BatchPressure {
       });
     });
     await eachLimited(chosen, 16, async (slot) => {
-      // The feed hears "superseded" under the run's id before the session can publish its cancel,
-      // so it remembers the id as seen and never holds the cancelled run as a member.
+      // The session publishes the run superseded itself: one message, so no order of arrival can
+      // make the feed hold it as a member. A run that ended on its own first keeps its real end.
       try {
-        await this.#deps.results.send(requeueNotice(record, slot, now));
-        await this.#deps.sessions.cancel(slot.rollout_id);
+        await this.#deps.sessions.cancel(slot.rollout_id, { superseded: true });
       } catch (error) {
         console.error("requeued rollout not cancelled", {
           rollout_id: slot.rollout_id,
@@ -208,30 +203,4 @@ export class BatchPressure {
   #write(heard: Heard): void {
     writeMetaText(this.#deps.sql, "pressure_heard", JSON.stringify(heard));
   }
-}
-
-/** The result that tells the feed a requeued run is superseded (its slot runs again). */
-export function requeueNotice(record: BatchRecord, slot: RolloutSlot, now: number): ResultMessage {
-  return ResultMessage.parse({
-    schema_version: RESULT_MESSAGE_SCHEMA_VERSION,
-    rollout_id: slot.rollout_id,
-    status: "cancelled",
-    termination_reason: "CANCELLED",
-    reward: null,
-    ...slotGroup(record, slot),
-    batch_id: record.batch_id,
-    training_mode: record.training_mode,
-    data_manager: record.data_manager,
-    policy_version_start: 0,
-    policy_version_end: 0,
-    key: rolloutRecordKey(slot.rollout_id),
-    atif_key: rolloutAtifKey(slot.rollout_id),
-    samples: 0,
-    finished_at: now,
-    outcome: "cut",
-    member_attempt: slot.attempt ?? 0,
-    superseded: true,
-    signal_filter: record.filter,
-    on_infra_failure: record.on_infra_failure,
-  });
 }

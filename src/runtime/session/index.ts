@@ -10,6 +10,7 @@ export {
   countCall,
   type AttemptEndResult,
   type CallCounters,
+  type CancelOptions,
   type ClaimResult,
   type CreateResult,
   type FinishResult,

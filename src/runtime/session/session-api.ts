@@ -16,6 +16,7 @@ import type {
   AdmitCallResult,
   AttemptEndResult,
   BeginAttemptResult,
+  CancelOptions,
   ClaimResult,
   CommitResult,
   CreateResult,
@@ -62,8 +63,8 @@ export interface RolloutSessionApi {
   attemptCalls(attempt: number): LlmCall[];
   /** The results consumer's answer to this rollout's delivery check: confirmed, or the result is sent again. */
   deliveryChecked(held: boolean): Promise<void>;
-  /** Cancels the rollout unless it already ended. */
-  cancel(): Promise<FinishResult>;
+  /** Cancels the rollout unless it already ended; `superseded`: its batch re-runs the slot (a KV-pressure requeue). */
+  cancel(options?: CancelOptions): Promise<FinishResult>;
   /** The rollout's full view, or undefined if it was never created. */
   read(): RolloutView | undefined;
   /** An SSE byte stream of steps after `afterStepIndex` and of what follows, after `opening` when given. */

@@ -10,6 +10,7 @@ export type {
   AdmitCallResult,
   AttemptEndResult,
   BeginAttemptResult,
+  CancelOptions,
   ClaimResult,
   CommitResult,
   CreateResult,

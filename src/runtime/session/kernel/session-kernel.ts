@@ -158,6 +158,7 @@ export class SessionKernel {
       status,
       termination_reason: input.termination_reason,
       outcome,
+      superseded: input.superseded === true,
       reward: input.reward,
       error: input.error,
       lease: null,

@@ -77,6 +77,17 @@ export interface FinishInput {
    * only from the rollout's first lease (a takeover may leave an earlier driver's calls behind).
    */
   admissions_released?: boolean;
+  /** Cancelled to run again (`CancelOptions.superseded`): the published result says so. */
+  superseded?: boolean;
+}
+
+/** How `cancel` ends the rollout (default: a plain cancel, the rollout cut). */
+export interface CancelOptions {
+  /**
+   * Its batch re-runs the slot (a KV-pressure requeue): the rollout's result is published
+   * superseded, so the trainer feed waits for the re-run instead of holding this run as a member.
+   */
+  superseded?: boolean;
 }
 
 /** `beginAttempt`: the number of the attempt that may start now, or why none may. */

@@ -27,6 +27,11 @@ export const SessionState = z.object({
   termination_reason: TerminationReason.nullable(),
   /** Whether the end may be scored (policy), is an infrastructure failure, or was cut; null while live. */
   outcome: MemberOutcome.nullable().default(null),
+  /**
+   * Cancelled by its batch to run again (a KV-pressure requeue): its slot's next run replaces it.
+   * Published on its result, so the feed never holds it as a member whatever arrives first.
+   */
+  superseded: z.boolean().default(false),
   reward: z.number().nullable(),
   error: z.string().nullable(),
   lease: Lease.nullable(),
@@ -96,7 +101,7 @@ const STATE_FIELDS = Object.keys(SessionState.shape) as Array<
  * that already passed this schema. A field equal to the valid one (the same primitive, or the
  * same object: states are never changed in place, every change builds new objects with spread)
  * is valid as it is; every other field is parsed with its own schema. A step changes a handful of
- * the state's 24 fields, and parsing all of them interpreted (workerd allows zod no code
+ * the state's 30 fields, and parsing all of them interpreted (workerd allows zod no code
  * generation) was most of a state write's CPU, written several times per rollout. Any invalid
  * field throws the whole schema's error, so messages name the field as `parse` does.
  */
@@ -126,6 +131,7 @@ export function initialState(now: number, deadline: number): SessionState {
     status: "queued",
     termination_reason: null,
     outcome: null,
+    superseded: false,
     reward: null,
     error: null,
     lease: null,

@@ -78,6 +78,7 @@ export function buildRolloutView(
     outcome:
       state.outcome ??
       (state.termination_reason === null ? null : outcomeOf(state.termination_reason)),
+    superseded: state.superseded,
     reward: state.reward,
     error: state.error,
     created_at: spec.created_at,

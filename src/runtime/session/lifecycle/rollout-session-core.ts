@@ -8,6 +8,7 @@ import { TERMINAL_STATUSES } from "../../../schemas/termination";
 import {
   accountCall,
   buildRolloutView,
+  type CancelOptions,
   type CommitResult,
   type CreateResult,
   endEvent,
@@ -242,13 +243,22 @@ export class RolloutSessionCore {
     return this.#kernel.end(input);
   }
 
-  /** Cancels a rollout that has not finished; a driver's next commit is then refused. */
-  async cancel(): Promise<FinishResult> {
+  /**
+   * Cancels a rollout that has not finished; a driver's next commit is then refused. A rollout
+   * that already ended keeps its end (and publishes it as it is), superseded or not.
+   */
+  async cancel(options: CancelOptions = {}): Promise<FinishResult> {
     const state = this.#kernel.state;
     if (!state) return { ok: false, reason: "not_found", status: null };
     if (TERMINAL_STATUSES.has(state.status))
       return { ok: false, reason: "terminal", status: state.status };
-    return this.#kernel.end({ termination_reason: "CANCELLED", reward: null, error: null });
+    return this.#kernel.end({
+      termination_reason: "CANCELLED",
+      reward: null,
+      error: null,
+      // Over RPC: only a literal true marks the run superseded.
+      superseded: options?.superseded === true,
+    });
   }
 
   /** The watchdog: ends overdue rollouts, re-announces unclaimed ones, and counts stalled leases. */

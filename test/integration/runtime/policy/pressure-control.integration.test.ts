@@ -3,16 +3,18 @@
  * 24-block KV cache three long calls overfill (they preempt each other), cuts the budget, and
  * declares sustained overload; a batch's tracker lowers its rollouts in flight to its share and
  * requeues its youngest; when the calls end the budget grows back and the requeued slots run
- * again as `.retry-1`, none of them failed. Alarms are run by hand, so each sample is one step.
+ * again as `.retry-1`, none of them failed; each requeued run's session publishes it superseded,
+ * so the feed waits for the re-run. Alarms are run by hand, so each sample is one step.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { POLICY_OBJECT_NAME } from "../../../../src/runtime/object-names";
+import { objects } from "../../../../src/runtime/objects/object-directory";
 import type { BatchProgress } from "../../../../src/schemas/batch";
 import type { PressureView } from "../../../../src/schemas/pressure";
 import { batchRollouts, getBatch, postBatch } from "../../../fixtures/datasets/batch-api";
-import { api, uniqueId, waitFor } from "../../../fixtures/rollouts";
+import { api, getRollout, uniqueId, waitFor } from "../../../fixtures/rollouts";
 
 const sim = inject("pressureSimulatorUrl");
 const policyObject = () => env.POLICY_STORE.get(env.POLICY_STORE.idFromName(POLICY_OBJECT_NAME));
@@ -77,22 +79,6 @@ describe("pressure control (integration)", () => {
     expect(JSON.stringify(await crossed.json())).toContain("low_water must be < high_water");
   });
 
-  it("asks the policy object again only once a minute while control is off", async () => {
-    await putPressure({ enabled: false });
-    const batchId = uniqueId("pressure-off");
-    const rows = [{ prompt: "Off row.", reward_model: { ground_truth: null } }];
-    expect((await postBatch({ batch_id: batchId, agent: "external", rows, n: 1 })).status).toBe(
-      202,
-    );
-    const asked = async () => (await policyObject().requestCounts()).by_method.pressureShare ?? 0;
-    await runDurableObjectAlarm(tracker(batchId)); // hears "off"
-    const before = await asked();
-    await runDurableObjectAlarm(tracker(batchId));
-    await runDurableObjectAlarm(tracker(batchId));
-    expect(await asked()).toBe(before);
-    expect((await api(`/v1/batches/${batchId}/cancel`, { method: "POST" })).status).toBe(200);
-  });
-
   it("lowers a batch's rollouts in flight under pressure, requeues its youngest, and raises them after", async () => {
     expect(
       (
@@ -138,6 +124,18 @@ describe("pressure control (integration)", () => {
     expect(requeued.length).toBeGreaterThan(0);
     // Superseded by the slot's next run: listed, never the slot's outcome.
     expect(requeued.every((r) => r.superseded)).toBe(true);
+    // Each run's own session publishes it superseded (nothing else tells the feed), so whatever
+    // arrives first the feed never holds it: its group of one waits for the re-run, not withheld cut.
+    const views = await Promise.all(requeued.map((r) => getRollout(r.rollout_id)));
+    expect(views.map((v) => [v.status, v.superseded])).toEqual(
+      views.map(() => ["cancelled", true]),
+    );
+    const feed = objects(env).feed();
+    const ids = views.map((v) => ({ rollout_id: v.rollout_id, uid: v.group!.uid }));
+    await waitFor("the requeued runs' own results to reach the feed", async () =>
+      (await feed.holdsMany(ids)).every(Boolean) ? true : undefined,
+    );
+    expect(await feed.droppedGroups(batchId)).toEqual([]);
 
     abort.abort();
     await calls;
@@ -158,4 +156,23 @@ describe("pressure control (integration)", () => {
     // Its rollouts wait for runners that never come: cancelled, so nothing is left running.
     expect((await api(`/v1/batches/${batchId}/cancel`, { method: "POST" })).status).toBe(200);
   }, 60_000);
+
+  // After the batch above, never before it: a batch registers with the policy object when it asks
+  // (control on or off) and counts towards the budget's ceiling for 15 s (BATCH_IDLE_MS), so one
+  // asked just before would raise the ceiling and move the limits asserted there.
+  it("asks the policy object again only once a minute while control is off", async () => {
+    await putPressure({ enabled: false });
+    const batchId = uniqueId("pressure-off");
+    const rows = [{ prompt: "Off row.", reward_model: { ground_truth: null } }];
+    expect((await postBatch({ batch_id: batchId, agent: "external", rows, n: 1 })).status).toBe(
+      202,
+    );
+    const asked = async () => (await policyObject().requestCounts()).by_method.pressureShare ?? 0;
+    await runDurableObjectAlarm(tracker(batchId)); // hears "off"
+    const before = await asked();
+    await runDurableObjectAlarm(tracker(batchId));
+    await runDurableObjectAlarm(tracker(batchId));
+    expect(await asked()).toBe(before);
+    expect((await api(`/v1/batches/${batchId}/cancel`, { method: "POST" })).status).toBe(200);
+  });
 });
