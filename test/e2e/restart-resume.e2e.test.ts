@@ -213,8 +213,18 @@ describe.each(["miniflare", "wrangler"] as const)(
 
         const stats = sim.stats();
         // One continuation per call, from its kept ids; no call started again from its prompt.
-        expect(stats.byEndpoint["POST /v1/completions"]).toBe(CALLS);
-        expect(stats.byEndpoint["POST /v1/chat/completions"]).toBe(CALLS);
+        // Both counts and every caller at once, so a failure shows which calls ran again and how.
+        expect({
+          continuations: stats.byEndpoint["POST /v1/completions"],
+          starts: stats.byEndpoint["POST /v1/chat/completions"],
+          callers: callers.map(
+            (c) => `${c.named ? "named" : "plain"} ${c.tries} ${c.before.length}`,
+          ),
+        }).toEqual({
+          continuations: CALLS,
+          starts: CALLS,
+          callers: callers.map((c) => `${c.named ? "named" : "plain"} 2 ${c.before.length}`),
+        });
         const kept: number[] = [];
         const twice: number[] = [];
         for (const caller of callers) {

@@ -65,12 +65,6 @@ export class SessionCalls {
   }
 
   /**
-   * An `interrupt` weight sync replacing `replacedVersion` reached the session: a rollout that the
-   * version after it (at least `replacedVersion + 1`) makes stale ends STALE and its calls stop;
-   * otherwise its calls are cut, to resume under the new version. `inFlightSince`: the oldest
-   * version its calls in flight were admitted under. Returns the calls cut.
-   */
-  /**
    * Registers the interrupt of a call the rollout's driver runs (`CallerRegistry.setRemoteInterrupt`);
    * its leg's version is a version the rollout's tokens come from, for the staleness rule.
    */
@@ -79,6 +73,12 @@ export class SessionCalls {
     this.callers.setRemoteInterrupt(callId, interrupt, legVersion);
   }
 
+  /**
+   * An `interrupt` weight sync replacing `replacedVersion` reached the session: a rollout that the
+   * version after it (at least `replacedVersion + 1`) makes stale ends STALE and its calls stop;
+   * otherwise its calls are cut, to resume under the new version. `inFlightSince`: the oldest
+   * version its calls in flight were admitted under. Returns the calls cut.
+   */
   interruptForSync(replacedVersion?: number, inFlightSince?: number): number {
     if (replacedVersion !== undefined && this.staleness.check(replacedVersion + 1, inFlightSince))
       return 0;
