@@ -13,6 +13,9 @@
  *   env step; the policy release runs alongside, no step commit) and `LlmCall.latency_ms`
  *   (upstream call and capture; neither admission nor release). Local workerd clocks advance without I/O
  *   (production's only advance at I/O) and have 1 ms resolution.
+ * - (s) the serving path (issue 55, serving-arm.ts): the same conversations through
+ *   `/v1/online/chat/completions` with an application key, alternated with (b) conversation by
+ *   conversation, after the phases above; printed as serving − gateway, with its own concurrent rounds.
  *
  * Every call is a turn of a 5-turn conversation shaped like the dialogue agent's, max_tokens 16,
  * logprobs and return_token_ids on. The simulator measures its own service time for each call
@@ -32,6 +35,9 @@ import { formatObjectRequests, readObjectRequests } from "../kit/object-requests
 import { startTimedSimulator } from "../kit/timed-simulator";
 import { healthRoundTrips } from "../kit/worker-socket";
 import { commandLine } from "../../scripts/command-line";
+import { runServingArm } from "./serving-arm";
+import { formatServingLines } from "./serving-report";
+import { setUpServing } from "./serving-setup";
 
 const values = commandLine({
   usage: "npm run bench:gateway -- [options]",
@@ -61,6 +67,22 @@ const values = commandLine({
       default: "miniflare",
       help: "miniflare (no dev proxy) or wrangler (adds path b': the proxy bypassed)",
     },
+    "serving-repeats": {
+      type: "string",
+      default: "7",
+      help: "serving arm: sequential repeats (0: no serving arm)",
+    },
+    "serving-pairs": {
+      type: "string",
+      default: "10",
+      help: "serving arm: alternated conversation pairs per repeat",
+    },
+    "serving-concurrency": {
+      type: "string",
+      default: "64",
+      help: "serving arm: conversations at once in its concurrent rounds",
+    },
+    "serving-rounds": { type: "string", default: "4", help: "serving arm: concurrent rounds" },
     "budget-s": {
       type: "string",
       default: "600",
@@ -83,6 +105,10 @@ const seqConversations = flag("seq-conversations", 1);
 const concRounds = flag("conc-rounds", 1);
 const concConversations = flag("conc-conversations", 1);
 const budgetMs = flag("budget-s", 10) * 1000;
+const servingRepeats = flag("serving-repeats", 0);
+const servingPairs = flag("serving-pairs", 1);
+const servingConcurrency = flag("serving-concurrency", 1);
+const servingRounds = flag("serving-rounds", 1);
 flag("ttft-ms", 0);
 flag("per-token-ms", 0);
 /** Per rollout (c), from creation to its end event. */
@@ -261,6 +287,24 @@ try {
   const sequential = await runPhase(seqRounds, seqConversations, 1, 0);
   const concurrent = await runPhase(concRounds, concConversations, concurrency, 10_000);
   const requestsAfter = await readObjectRequests(stack.workerUrl);
+  // The serving arm runs after the object readings above, so their figures are the other paths' alone.
+  const servingPlan = {
+    workerUrl: stack.workerUrl,
+    turns,
+    maxTokens,
+    repeats: servingRepeats,
+    pairs: servingPairs,
+    rounds: servingRounds,
+    concurrency: servingConcurrency,
+    runTag: `run-${Date.now().toString(36)}`,
+  };
+  const serving =
+    servingRepeats > 0
+      ? await setUpServing(stack.workerUrl, sim.url).then(async (apiKey) => {
+          const plan = { ...servingPlan, apiKey };
+          return { plan, results: await runServingArm(plan) };
+        })
+      : null;
   // Model calls through the gateway in both phases: every path but (a) goes through it.
   const gatewayCalls = [sequential, concurrent].reduce(
     (n, phase) =>
@@ -393,6 +437,10 @@ try {
   console.log(
     `mean completion tokens per call (sequential | concurrent): ${meanTokens(sequential)} | ${meanTokens(concurrent)}`,
   );
+  if (serving) {
+    console.log("");
+    for (const line of formatServingLines(serving.plan, serving.results)) console.log(line);
+  }
   console.log("");
   const notes = [
     "method: (a)/(b)/(b') are timed around each openai chat.completions.create in this process (maxRetries 0); (c) comes from the Worker's records:",

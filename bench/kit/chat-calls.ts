@@ -8,6 +8,8 @@ import OpenAI from "openai";
 export interface ChatEndpoint {
   baseURL: string;
   apiKey: string;
+  /** Sent with every call (the serving path's `x-edge-rollout-session`). */
+  headers?: Record<string, string>;
 }
 
 /** How many conversations, how long, and how many at once. */
@@ -19,12 +21,16 @@ export interface ConversationPlan {
   concurrency: number;
   /** Topic of the first conversation; conversation i asks about topic `firstTopic + i`. */
   firstTopic: number;
+  /** Sent as `seed`: the simulator then answers the same prompt the same way on every path. */
+  seed?: number;
 }
 
 /** Per-call start times and latencies (ms, as the caller saw them), completion tokens, and the phase's wall time. */
 export interface CallTimings {
   startMs: number[];
   latencyMs: number[];
+  /** Each call's turn in its conversation (1 = its first call). */
+  turn: number[];
   completionTokens: number[];
   wallMs: number;
 }
@@ -39,12 +45,18 @@ export async function runConversations(
 ): Promise<CallTimings> {
   const startMs: number[] = [];
   const latencyMs: number[] = [];
+  const turnOf: number[] = [];
   const completionTokens: number[] = [];
   let next = 0;
   const conversation = async (index: number) => {
-    const endpoint = endpointFor(index);
+    const { headers, ...endpoint } = endpointFor(index);
     // maxRetries 0: a retried call would hide a failure inside a latency sample.
-    const client = new OpenAI({ ...endpoint, maxRetries: 0, timeout: 30_000 });
+    const client = new OpenAI({
+      ...endpoint,
+      defaultHeaders: headers,
+      maxRetries: 0,
+      timeout: 30_000,
+    });
     const messages: OpenAI.ChatCompletionMessageParam[] = [
       { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: `Tell me about topic ${plan.firstTopic + index}.` },
@@ -59,11 +71,13 @@ export async function runConversations(
         top_p: 1,
         logprobs: true,
         top_logprobs: 0,
+        ...(plan.seed === undefined ? {} : { seed: plan.seed }),
         // vLLM's extension: token ids of prompt and completion, as the gateway always asks.
         ...({ return_token_ids: true } as object),
       });
       startMs.push(start);
       latencyMs.push(performance.now() - start);
+      turnOf.push(turn);
       completionTokens.push(completion.usage?.completion_tokens ?? 0);
       messages.push({ role: "assistant", content: completion.choices[0]?.message.content ?? "" });
       if (turn < plan.turns)
@@ -75,5 +89,11 @@ export async function runConversations(
   };
   const start = performance.now();
   await Promise.all(Array.from({ length: Math.min(plan.concurrency, plan.conversations) }, worker));
-  return { startMs, latencyMs, completionTokens, wallMs: performance.now() - start };
+  return {
+    startMs,
+    latencyMs,
+    turn: turnOf,
+    completionTokens,
+    wallMs: performance.now() - start,
+  };
 }
