@@ -55,9 +55,17 @@ export const ROUTE_CREDENTIALS: readonly RouteCredential[] = [
   line("/v1/online/sessions", "app_key"),
   line("/v1/online/sessions/*", "app_key"),
   line("/v1/*", "admin"),
-  ...["/", "/batches", "/batches/*", "/rollouts", "/rollouts/*", "/runs/*", "/groups/*"].map(
-    (path) => line(path, "dashboard"),
-  ),
+  ...[
+    "/",
+    "/batches",
+    "/batches/*",
+    "/rollouts",
+    "/rollouts/*",
+    "/runs/*",
+    "/groups/*",
+    "/online",
+    "/online/*",
+  ].map((path) => line(path, "dashboard")),
 ];
 
 /** What a path no line names takes. */

@@ -38,6 +38,7 @@ import {
   rolloutPage,
 } from "./pages/rollout.page";
 import { rolloutsPage, type RolloutFilters } from "./pages/rollouts.page";
+import { onlineDashboardRoutes } from "./online-dashboard.routes";
 
 type DashboardContext = Context<{ Bindings: AppEnv }>;
 
@@ -63,7 +64,7 @@ function localPath(next: string | undefined): string {
     : "/";
 }
 
-/** Routes at the Worker's root: `/`, `/batches`, `/batches/:id`, `/rollouts`, `/rollouts/:id`, `/runs/:series`, `/groups/:uid`, `/login`, `/logout`. */
+/** Routes at the Worker's root: `/`, `/batches`, `/batches/:id`, `/rollouts`, `/rollouts/:id`, `/runs/:series`, `/groups/:uid`, `/online/…`, `/login`, `/logout`. */
 export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
   const routes = new Hono<{ Bindings: AppEnv }>();
 
@@ -214,6 +215,8 @@ export function dashboardRoutes(): Hono<{ Bindings: AppEnv }> {
     const view = await groupView(c.env, c.req.param("uid"));
     return render(c, `Group ${view.uid}`, groupPage(view));
   });
+
+  pages.route("/online", onlineDashboardRoutes());
 
   routes.route("/", pages);
   return routes;

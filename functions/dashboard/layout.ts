@@ -49,7 +49,7 @@ export function layout(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · edge-rollout</title><style>${raw(STYLES)}</style></head>
 <body>
-<header><a class="brand" href="/">edge-rollout</a><a href="/">Overview</a><a href="/batches">Batches</a><a href="/rollouts">Rollouts</a>
+<header><a class="brand" href="/">edge-rollout</a><a href="/">Overview</a><a href="/batches">Batches</a><a href="/rollouts">Rollouts</a><a href="/online">Online</a>
 ${options.signedIn ? html`<form method="post" action="/logout"><button type="submit">Log out</button></form>` : ""}</header>
 <main>${body}</main>
 ${options.script ? html`<script>${raw(options.script)}</script>` : ""}

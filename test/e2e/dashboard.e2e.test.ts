@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import { startDashboard, type DashboardContext } from "./dashboard/dashboard-fixtures";
 import { livePages } from "./dashboard/dashboard-live";
+import { onlinePages } from "./dashboard/dashboard-online";
 import { overviewPages } from "./dashboard/dashboard-overview";
 import { rolloutPages } from "./dashboard/dashboard-rollout";
 import { seriesPages } from "./dashboard/dashboard-series";
@@ -28,4 +29,5 @@ describe("the dashboard in Chromium against the local stack (end to end)", () =>
   rolloutPages(ctx);
   seriesPages(ctx);
   livePages(ctx);
+  onlinePages(ctx);
 });

@@ -12,6 +12,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../../functions/app";
+import { appIdOfKey } from "../../../src/online";
 import { seriesOf } from "../../../src/schemas/batch-listing";
 import type { ClaimedRollout } from "../../../src/schemas/runner-claims";
 import "../../fixtures/test-agents";
@@ -179,6 +180,8 @@ function fillValid(path: string, valid: Valid): string {
     // A group of the valid batch (`<batch_id>:<row>`), and the series that batch is listed under.
     if (name === "uid") return encodeURIComponent(`${valid.batchId}:0`);
     if (name === "series") return encodeURIComponent(seriesOf(valid.batchId));
+    // The dashboard's online pages: the application the valid key belongs to.
+    if (name === "app") return appIdOfKey(valid.appKey)!;
     throw new Error(`no valid value for :${name} in ${path}: teach fillValid this parameter`);
   });
 }
