@@ -3,7 +3,8 @@
  * application key, a 50/50 split over two serving versions (one simulator each), 100 conversations
  * through the real `openai` client, feedback on 80 (a quarter of it delayed), the window closing
  * on the other 20: 80 scored samples in the feed, each tagged with its session's version, the
- * versions within binomial noise of 50/50, 20 sessions withheld, none lost.
+ * versions within binomial noise of 50/50, 20 sessions withheld, none lost; then the guard takes
+ * out a candidate whose simulated users like its answers less.
  */
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
@@ -196,5 +197,68 @@ describe("online RL from live traffic (e2e)", () => {
     }
     const scoredOnV3 = pulled.filter((p) => p.version === 3).length;
     expect(Math.abs(scoredOnV3 - WITH_FEEDBACK / 2)).toBeLessThanOrEqual(fourSd(WITH_FEEDBACK));
+  }, 60_000);
+
+  it("takes a candidate whose users' feedback is worse out of the split, logs it, and keeps new conversations off it", async () => {
+    const { api_key } = (await call("POST", "/v1/online/apps", {
+      name: "e2e guard",
+      settings: { feedback_window_ms: WINDOW_MS, rate_limit: { per_second: 1000, burst: 1000 } },
+    })) as { api_key: string };
+    await call("PUT", "/v1/online/split", { weights: { "3": 50, "4": 50 } });
+    await call("PUT", "/v1/online/guard", {
+      enabled: true,
+      stable: "3",
+      min_sessions: 10,
+      z: 2.58,
+    });
+    const ask = async (id: string): Promise<number> => {
+      const client = new OpenAI({
+        baseURL: `${stack.workerUrl}/v1/online`,
+        apiKey: api_key,
+        maxRetries: 0,
+        defaultHeaders: { "x-edge-rollout-session": id },
+      });
+      await client.chat.completions.create({
+        model: "any",
+        messages: [{ role: "user", content: `Guard question ${id}.` }],
+        max_tokens: 4,
+      });
+      const session = (await call("GET", `/v1/online/sessions/${id}`, undefined, api_key)) as {
+        version: number;
+      };
+      return session.version;
+    };
+    // Simulated users: 4 in 5 like the stable version's answers, 1 in 5 the candidate's.
+    const ids = Array.from({ length: 60 }, (_, i) => `guard-${i}`);
+    await eachLimited(ids, 8, async (id) => {
+      const i = Number(id.slice(6));
+      const version = await ask(id);
+      const liked = version === 3 ? i % 5 !== 0 : i % 5 === 0;
+      await call(
+        "POST",
+        `/v1/online/sessions/${id}/feedback`,
+        { reward: liked ? 1 : 0, source: "thumbs" },
+        api_key,
+      );
+    });
+    type Guard = { log: Array<{ action: string; version: string }> };
+    let guard: Guard = { log: [] };
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      guard = (await call("GET", "/v1/online/guard")) as Guard;
+      if (guard.log.some((entry) => entry.action === "remove")) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(guard.log.filter((entry) => entry.action === "remove")).toMatchObject([
+      { action: "remove", version: "4" },
+    ]);
+    const serving = (await call("GET", "/v1/online/serving")) as {
+      weights: Record<string, number>;
+    };
+    expect(serving.weights).toEqual({ "3": 50, "4": 0 });
+    // New conversations all land on the stable version now.
+    const after = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(`after-guard-${i}`)));
+    expect(new Set(after)).toEqual(new Set([3]));
+    await call("PUT", "/v1/online/guard", { enabled: false });
   }, 60_000);
 });

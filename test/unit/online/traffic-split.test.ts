@@ -15,6 +15,23 @@ describe("the traffic split (unit)", () => {
     expect((counts.get(3) ?? 0) + (counts.get(4) ?? 0)).toBe(10_000);
   });
 
+  it("splits a few sequential ids like a fair coin, not in runs", () => {
+    // 100 ids that differ only in their last characters, for 400 applications: each application's
+    // count on one side of a 50/50 split is Binomial(100, 0.5), variance 25 (FNV-1a alone gave 184).
+    const counts = Array.from({ length: 400 }, (_, a) => {
+      const app = `app-${(a * 7919).toString(16).padStart(12, "0")}`;
+      return Array.from({ length: 100 }, (_, i) =>
+        assignVersion(app, `conv-${i}`, { "3": 1, "4": 1 }),
+      ).filter((version) => version === 3).length;
+    });
+    const mean = counts.reduce((sum, c) => sum + c, 0) / counts.length;
+    const variance = counts.reduce((sum, c) => sum + (c - mean) ** 2, 0) / counts.length;
+    expect(Math.abs(mean - 50)).toBeLessThan(1.5);
+    // The sample variance of 400 draws of a variance-25 count stays within about ±20% of it.
+    expect(variance).toBeGreaterThan(18);
+    expect(variance).toBeLessThan(33);
+  });
+
   it("assigns a session id alike every time, and never to a version of weight 0", () => {
     const weights = { "3": 1, "4": 1, "5": 0 };
     for (let i = 0; i < 500; i++) {
