@@ -26,10 +26,13 @@ export function time(ms: number | null | undefined): string {
 /** A duration in ms as `850 ms`, `12.3 s`, `4 min 05 s`. */
 export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return "–";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  return `${minutes} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")} s`;
+  // Each branch rounds first and picks its unit by the rounded value, so a value just under a
+  // boundary reads "1.0 s" or "1 min 00 s", never "1000 ms", "60.0 s" or "9 min 60 s".
+  if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, "0")} s`;
 }
 
 /** A status as a coloured pill. */
