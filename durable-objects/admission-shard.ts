@@ -26,6 +26,8 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
   readonly #sql: CountingSql;
   /** The generation of the last sync or version fence passed on to the sessions (each is passed on once). */
   #interruptedAt = -1;
+  /** The newest version the sessions here were checked at (a sync checks at the version it ends at). */
+  #checkedAt = -1;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -65,9 +67,14 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
     if (result.generation !== fence.generation || this.#interruptedAt >= fence.generation)
       return result;
     const version = fence.snapshot.policy_version;
-    const advanced = !fence.syncing && before !== undefined && version > before;
+    const checkAt = fence.syncing ? version + 1 : version;
+    // A version the sync that ended at it already had checked is not passed on again: admissions
+    // wait during a sync, so the calls in flight now were all in flight then.
+    const advanced =
+      !fence.syncing && before !== undefined && version > before && version > this.#checkedAt;
     if (!fence.syncing && !advanced) return result;
     this.#interruptedAt = fence.generation;
+    this.#checkedAt = Math.max(this.#checkedAt, checkAt);
     // Not awaited: the policy answers once every shard holds the fence, and its wait for calls in
     // flight sees the cut calls release (each session cuts them within milliseconds of hearing).
     const sessions = objects(this.env);
@@ -80,7 +87,7 @@ export class AdmissionShard extends DurableObject<Env> implements AdmissionShard
           await (
             fence.syncing && fence.interrupt
               ? session.interruptCalls(version, since)
-              : session.staleCheck(fence.syncing ? version + 1 : version, since)
+              : session.staleCheck(checkAt, since)
           ).catch((error: unknown) =>
             console.error("admission shard: telling", rolloutId, "of the sync failed", error),
           );

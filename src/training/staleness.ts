@@ -30,7 +30,7 @@ export function exceedsStaleness(
  * when none applies: a rollout alone, `infer` data, an online session (its data carries its own
  * importance weights), an unknown mode.
  */
-export function stalenessBoundOf(spec: Pick<RolloutSpec, "group" | "online">): number | null {
+function stalenessBoundOf(spec: Pick<RolloutSpec, "group" | "online">): number | null {
   const group = spec.group;
   if (!group || spec.online) return null;
   if (!dataManagers.get(group.data_manager)?.feeds_trainer) return null;
@@ -38,11 +38,26 @@ export function stalenessBoundOf(spec: Pick<RolloutSpec, "group" | "online">): n
 }
 
 /** Why a rollout was ended STALE, in words (its `error`). */
-export function staleMessage(
+function staleMessage(
   spec: Pick<RolloutSpec, "group" | "online">,
   current: number,
   oldest: number,
 ): string {
   const mode = spec.group?.training_mode ?? "?";
   return `policy version ${current} is more than ${stalenessBoundOf(spec)} ahead of this rollout's oldest token (version ${oldest}, ${mode}): it could no longer be trained`;
+}
+
+/**
+ * The rule applied to a rollout of `spec`: why its data can no longer be trained at `current` when
+ * its oldest token came from `oldest`, or null while it still can (or no bound applies).
+ */
+export function staleReason(
+  spec: Pick<RolloutSpec, "group" | "online">,
+  current: number,
+  oldest: number | null,
+): string | null {
+  const bound = stalenessBoundOf(spec);
+  return bound !== null && oldest !== null && exceedsStaleness(current, oldest, bound)
+    ? staleMessage(spec, current, oldest)
+    : null;
 }

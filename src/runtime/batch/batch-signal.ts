@@ -20,10 +20,10 @@ export interface BatchSignalDeps {
   transactionSync: StoragePort["transactionSync"];
   fanOut: FanOut;
   now: Clock;
-  /** Whether an over-sampled batch met its target (stale-refill.ts: lost groups do not count); default: delivered >= target. */
-  targetMet?: (record: BatchRecord) => boolean;
+  /** Whether an over-sampled batch met its target (stale-refill.ts: lost groups do not count). */
+  targetMet: (record: BatchRecord) => boolean;
   /** Told each row verdict as it is recorded (a `cancelled` group is lost to staleness: stale-groups.ts). */
-  judged?: (rowIndex: number, verdict: StoredVerdict) => Promise<void>;
+  judged: (rowIndex: number, verdict: StoredVerdict) => Promise<void>;
 }
 
 function storedVerdict(verdict: GroupVerdict): StoredVerdict {
@@ -94,13 +94,10 @@ export class BatchSignal {
       members.map((member) => this.#verdictMember(record, member)),
       { signal_filter: record.filter, on_infra_failure: record.on_infra_failure },
     );
-    if (!storage.recordVerdict(rowIndex, storedVerdict(verdict), this.#deps.now())) return;
-    await this.#deps.judged?.(rowIndex, storedVerdict(verdict));
-    const met = this.#deps.targetMet
-      ? this.#deps.targetMet(record)
-      : record.target_groups !== null &&
-        groupsDelivered(storage.countVerdicts()) >= record.target_groups;
-    if (met) await this.cut();
+    const stored = storedVerdict(verdict);
+    if (!storage.recordVerdict(rowIndex, stored, this.#deps.now())) return;
+    await this.#deps.judged(rowIndex, stored);
+    if (this.#deps.targetMet(record)) await this.cut();
   }
 
   /**

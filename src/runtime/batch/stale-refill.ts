@@ -10,6 +10,7 @@
  */
 import type { Clock, SqlPort, StoragePort } from "../../ports";
 import type { BatchRefill } from "../../schemas/batch";
+import { groupsDelivered } from "./batch-signal";
 import type { BatchRecord } from "./batch-state";
 import type { BatchStorage, StoredVerdict } from "./batch-storage";
 
@@ -116,12 +117,11 @@ export class StaleRefill {
    * the feed dropped afterwards for staleness.
    */
   trainable(verdicts: Map<StoredVerdict, number>): number {
-    const judged = (verdicts.get("deliver") ?? 0) + (verdicts.get("deliver_valid") ?? 0);
     const dropped =
       this.#deps.sql
         .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM lost_groups WHERE judged_delivered = 1`)
         .toArray()[0]?.n ?? 0;
-    return judged - dropped;
+    return groupsDelivered(verdicts) - dropped;
   }
 
   /**

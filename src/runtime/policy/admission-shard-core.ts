@@ -83,11 +83,6 @@ export class AdmissionShardCore {
     return this.#fence?.snapshot.policy_version;
   }
 
-  /** The rollouts with calls in flight here: whose sessions an `interrupt` sync tells to cut them. */
-  liveRollouts(): string[] {
-    return this.#calls.liveRollouts(this.#deps.now());
-  }
-
   /** The rollouts with calls in flight here, each with the oldest version those calls were admitted under. */
   liveRolloutVersions(): Array<{ rollout_id: string; version: number }> {
     return this.#calls.liveRolloutVersions(this.#deps.now());

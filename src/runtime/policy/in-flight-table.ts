@@ -142,18 +142,6 @@ export class InFlightTable {
       .toArray().length;
   }
 
-  /** The rollouts with a call in flight (calls admitted without a rollout id are not listed). */
-  liveRollouts(now: number): string[] {
-    this.flush();
-    return this.#sql
-      .exec<{ rollout_id: string }>(
-        `SELECT DISTINCT rollout_id FROM in_flight_calls WHERE expires_at > ? AND rollout_id IS NOT NULL`,
-        now,
-      )
-      .toArray()
-      .map((row) => row.rollout_id);
-  }
-
   /**
    * The rollouts with a call in flight, each with the oldest version its live calls were admitted
    * under: the oldest token a call still generating will hold (the staleness rule's input before the

@@ -26,7 +26,7 @@ import {
 } from "./pressure-rule";
 
 /** A batch that has not asked for its share for this long no longer shares the budget (three tracker alarms). */
-export const BATCH_IDLE_MS = 15_000;
+const BATCH_IDLE_MS = 15_000;
 
 /** What the controller needs from the policy object. */
 export interface PressureDeps {
@@ -62,7 +62,7 @@ interface Sampled {
 }
 
 /** The metrics URLs a backend's replicas serve (decode engines for `vllm_pd`: KV pressure lives there). */
-export function backendMetricsUrls(backend: BackendConfig | null): string[] {
+function backendMetricsUrls(backend: BackendConfig | null): string[] {
   const servers =
     backend?.name === "vllm"
       ? backend.replicas

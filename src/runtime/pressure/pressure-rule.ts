@@ -63,7 +63,7 @@ export interface PressureSample {
  * mark (the cache is full and contexts are still growing: trim before the cliff). `cool`: usage at
  * or below the low-water mark and nothing waiting (room to grow). `band`: in between (hold).
  */
-export function classify(
+function classify(
   replicas: readonly ReplicaPressure[],
   previous: Record<string, number>,
   config: Pick<PressureConfig, "high_water" | "low_water">,

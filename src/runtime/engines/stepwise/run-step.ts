@@ -8,7 +8,7 @@ import {
   StaleRolloutError,
   UserCodeError,
 } from "../../../errors";
-import { exceedsStaleness, staleMessage, stalenessBoundOf } from "../../../training/staleness";
+import { staleReason } from "../../../training/staleness";
 import { Action } from "../../../schemas/action";
 import type { JsonObject, JsonValue } from "../../../schemas/json";
 import type { LlmCall } from "../../../schemas/llm-call";
@@ -164,10 +164,8 @@ async function runStepUnguarded({
       // The staleness rule at each admission: a rollout the admitted version leaves untrainable
       // ends STALE before its call generates anything.
       onAdmitted: ({ policy_version }) => {
-        const bound = stalenessBoundOf(spec);
-        const oldest = episode.counters.oldest_policy_version;
-        if (bound !== null && exceedsStaleness(policy_version, oldest, bound))
-          throw new StaleRolloutError(staleMessage(spec, policy_version, oldest!));
+        const stale = staleReason(spec, policy_version, episode.counters.oldest_policy_version);
+        if (stale !== null) throw new StaleRolloutError(stale);
       },
       // A driver that dies mid-call leaves its admission for no longer than its lease would live.
       admissionTtlMs: leaseTtlMs(config),

@@ -7,7 +7,7 @@
  */
 import { StaleRolloutError } from "../../../errors";
 import { TERMINAL_STATUSES } from "../../../schemas/termination";
-import { exceedsStaleness, staleMessage, stalenessBoundOf } from "../../../training/staleness";
+import { staleReason } from "../../../training/staleness";
 import type { SessionKernel } from "../kernel";
 
 /** Ends its session's rollout STALE when the rule says so, and stops the calls it runs. */
@@ -39,17 +39,12 @@ export class SessionStaleness {
     const state = this.#kernel.state;
     if (!spec || !state || !Number.isSafeInteger(currentVersion)) return false;
     if (TERMINAL_STATUSES.has(state.status)) return state.termination_reason === "STALE";
-    const bound = stalenessBoundOf(spec);
     const known = [state.oldest_policy_version, this.#admitted, inFlightSince ?? null].filter(
       (version): version is number => version !== null && Number.isSafeInteger(version),
     );
-    const oldest = known.length > 0 ? Math.min(...known) : null;
-    if (bound === null || !exceedsStaleness(currentVersion, oldest, bound)) return false;
-    this.#kernel.end({
-      termination_reason: "STALE",
-      reward: null,
-      error: staleMessage(spec, currentVersion, oldest!),
-    });
+    const stale = staleReason(spec, currentVersion, known.length > 0 ? Math.min(...known) : null);
+    if (stale === null) return false;
+    this.#kernel.end({ termination_reason: "STALE", reward: null, error: stale });
     this.#stopCalls();
     return true;
   }
