@@ -16,7 +16,7 @@ import { presentedKey } from "./gateway-auth";
 import { sameSecret } from "./middleware/bearer-auth";
 
 /** How long an isolate trusts a key record it read: the longest a revocation takes to reach it. */
-export const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MS = 5_000;
 
 /** The application a request's key belongs to, and its settings. */
 export interface OnlineCaller {

@@ -14,7 +14,7 @@ import type { AppEnv } from "./env";
 import type { OnlineCaller } from "./online-auth";
 
 /** How long an isolate serves new sessions by a split it read: the longest a new split takes to apply. */
-export const SERVING_CACHE_MS = 2_000;
+const SERVING_CACHE_MS = 2_000;
 /** How long an isolate remembers a session it opened (a session deleted elsewhere is found gone within it). */
 const OPENED_CACHE_MS = 30_000;
 

@@ -12,9 +12,12 @@ import { objects } from "../src/runtime/objects";
 import { GatewayChatRequest } from "../src/schemas/gateway-requests";
 import type { JsonObject } from "../src/schemas/json";
 import {
+  type AppId,
+  type FeedbackEvent,
   FeedbackRequest,
   ONLINE_SESSION_HEADER,
   OnlineSessionId,
+  type OnlineSessionView,
   PROMPT_KEY_HEADER,
   PromptKey,
 } from "../src/schemas/online";
@@ -61,6 +64,21 @@ function sessionIdOf(c: OnlineContext): string {
   const parsed = OnlineSessionId.safeParse(c.req.param("id"));
   if (!parsed.success) throw new NotFoundError("no such session");
   return parsed.data;
+}
+
+/** Records `event` on the session: 404 when it is not the application's, 409 once its feedback window has closed. */
+export async function addFeedback(
+  env: AppEnv,
+  appId: AppId,
+  sessionId: string,
+  event: Omit<FeedbackEvent, "at">,
+): Promise<OnlineSessionView> {
+  const result = await objects(env).onlineApp(appId).addFeedback(appId, sessionId, event);
+  if (result.ok) return result.session;
+  if (result.reason === "not_found") throw new NotFoundError("no such session");
+  throw new ConflictError(
+    `session ${sessionId} is ${result.status}: its feedback window has closed`,
+  );
 }
 
 /** Routes mounted at `/v1/online` for applications. */
@@ -112,20 +130,12 @@ export function onlineRoutes(): Hono<{ Bindings: AppEnv }> {
     const { appId } = await authorizeApp(c);
     const sessionId = sessionIdOf(c);
     const event = await parseJsonBody(c, FeedbackRequest);
-    const result = await objects(c.env)
-      .onlineApp(appId)
-      .addFeedback(appId, sessionId, {
-        reward: event.reward,
-        label: event.label ?? null,
-        source: event.source,
-      });
-    if (!result.ok) {
-      if (result.reason === "not_found") throw new NotFoundError("no such session");
-      throw new ConflictError(
-        `session ${sessionId} is ${result.status}: its feedback window has closed`,
-      );
-    }
-    return c.json(result.session, 201);
+    const session = await addFeedback(c.env, appId, sessionId, {
+      reward: event.reward,
+      label: event.label ?? null,
+      source: event.source,
+    });
+    return c.json(session, 201);
   });
 
   routes.delete("/sessions/:id", async (c) => {

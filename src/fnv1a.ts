@@ -21,3 +21,18 @@ export function fnv1a32(text: string, seed = FNV1A_OFFSET_BASIS): number {
   for (let i = 0; i < text.length; i++) h = fnv1aStep(h, text.charCodeAt(i));
   return h;
 }
+
+/**
+ * MurmurHash3's 32-bit finalizer: every input bit flips each output bit with probability ~1/2.
+ * FNV-1a alone leaves neighbouring keys ("r-1", "r-2", "conv-1") with close high bits, which
+ * biases a max-of-scores choice and a split that reads the hash as a fraction; mix before either.
+ */
+export function mix32(value: number): number {
+  let h = value >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35) >>> 0;
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -21,6 +21,7 @@ import { MAX_GATEWAY_BODY_BYTES } from "../gateway-limits";
 import { parseJsonBody } from "../middleware/problem-details";
 import type { OnlineCaller } from "../online-auth";
 import { openedSession } from "../online-serving";
+import { addFeedback } from "../online.routes";
 import { appIdParam, onlineApp, onlineAppsView, onlineAppView } from "../views/online-views";
 import { layout, type Html } from "./layout";
 import { onlineAppPage, onlineAppsPage } from "./pages/online-app.page";
@@ -74,20 +75,12 @@ export function onlineDashboardRoutes(): Hono<{ Bindings: AppEnv }> {
   routes.post("/:app/playground/feedback", async (c) => {
     const { appId } = await playgroundCaller(c);
     const { session_id, rating } = await parseJsonBody(c, PlaygroundRating);
-    const result = await objects(c.env)
-      .onlineApp(appId)
-      .addFeedback(appId, session_id, {
-        reward: rating === "up" ? 1 : 0,
-        label: rating === "up" ? "thumbs_up" : "thumbs_down",
-        source: PLAYGROUND_SOURCE,
-      });
-    if (!result.ok) {
-      if (result.reason === "not_found") throw new NotFoundError("no such session");
-      throw new ConflictError(
-        `session ${session_id} is ${result.status}: its feedback window has closed`,
-      );
-    }
-    return c.json(result.session, 201);
+    const session = await addFeedback(c.env, appId, session_id, {
+      reward: rating === "up" ? 1 : 0,
+      label: rating === "up" ? "thumbs_up" : "thumbs_down",
+      source: PLAYGROUND_SOURCE,
+    });
+    return c.json(session, 201);
   });
 
   return routes;

@@ -12,7 +12,6 @@ export type RateVerdict = { ok: true } | { ok: false; retry_after_s: number };
 interface Bucket {
   tokens: number;
   at: number;
-  limit: RateLimit;
 }
 
 /** Most keys one isolate keeps buckets for; the oldest is dropped past it (it starts full again). */
@@ -34,13 +33,12 @@ export class RateLimiter {
     if (!bucket) {
       if (this.#buckets.size >= MAX_BUCKETS)
         this.#buckets.delete(this.#buckets.keys().next().value!);
-      bucket = { tokens: limit.burst, at: now, limit };
+      bucket = { tokens: limit.burst, at: now };
       this.#buckets.set(key, bucket);
     }
     const refill = ((now - bucket.at) / 1000) * limit.per_second;
     bucket.tokens = Math.min(limit.burst, bucket.tokens + refill);
     bucket.at = now;
-    bucket.limit = limit;
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return { ok: true };

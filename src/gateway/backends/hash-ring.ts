@@ -4,8 +4,7 @@
  * a replica that joins or leaves moves only the keys of the arcs it takes or gives up (about
  * 1/N of them), and a prefix stays on the replica whose cache holds it.
  */
-import { fnv1a32 } from "../../fnv1a";
-import { mix32 } from "./rendezvous";
+import { fnv1a32, mix32 } from "../../fnv1a";
 
 /**
  * Points per replica. With 4 replicas and 160 points each (ketama's figure) a replica's share of
