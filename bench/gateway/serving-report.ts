@@ -3,16 +3,16 @@
  * within each sequential repeat (median and range over repeats), first calls apart, the
  * concurrent rounds' per-call percentiles, and the deployment-wide objects' request counts.
  */
-import { percentile } from "../kit/latency-table";
+import { median, percentile } from "../kit/latency-table";
 import type { PathCalls, ServingPlan, ServingResults } from "./serving-arm";
 
 /** Median and range of `values`, as `m (lo–hi)` with one decimal and a sign. */
 export function medianRange(values: number[]): { median: number; low: number; high: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  const median =
-    sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median, low: sorted[0] ?? Number.NaN, high: sorted.at(-1) ?? Number.NaN };
+  return {
+    median: median(values),
+    low: values.length === 0 ? Number.NaN : Math.min(...values),
+    high: values.length === 0 ? Number.NaN : Math.max(...values),
+  };
 }
 
 /** Per repeat, serving's percentile `q` minus the gateway's, over turns 2.. (the per-call path). */

@@ -1,4 +1,4 @@
-/** @module Percentiles (several benches) and bench:gateway's printed latency table. */
+/** @module Percentiles and medians (several benches) and bench:gateway's printed latency table. */
 
 /** Nearest-rank percentile (p in 0..100) of `values`; NaN when empty. */
 export function percentile(values: number[], p: number): number {
@@ -7,6 +7,17 @@ export function percentile(values: number[], p: number): number {
   return sorted[
     Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))
   ]!;
+}
+
+/**
+ * The median of `values`, the mean of the middle two for an even count; NaN when empty
+ * (loop-report's `median` is the lower one: one of the rounds, never an average).
+ */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**

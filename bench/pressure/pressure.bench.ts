@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { describeStepCost } from "../../tools/simulator/engine/cost-model";
 import { DEFAULT_STEP_COST } from "../../tools/simulator/engine/default-step-cost";
 import { PressureConfig } from "../../src/schemas/pressure";
+import { median } from "../kit/latency-table";
 import { startSimulatorProcess } from "../kit/simulator-process";
 import {
   type ArmResult,
@@ -61,12 +62,6 @@ const arms: Record<"fixed" | "pressure", Control> = {
   fixed: { kind: "fixed", concurrency: FIXED },
   pressure: { kind: "pressure", config: pressureConfig, ceiling: FIXED },
 };
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function spread(values: number[], digits: number): string {
   return `${median(values).toFixed(digits)} [${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}]`;

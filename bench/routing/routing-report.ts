@@ -1,6 +1,6 @@
 /** @module What `bench:routing` prints: one line per workload and policy (median and spread over repeats), rankings, ratios. */
 import type { RoutingPolicyName } from "../../src/schemas/backend-config";
-import { percentile } from "../kit/latency-table";
+import { median, percentile } from "../kit/latency-table";
 import type { ReplicaCounters } from "./replica-set";
 import type { WorkloadResult } from "./routing-workload";
 
@@ -32,13 +32,6 @@ export function policyRun(
     callsPerSecond: result.calls / (result.wallMs / 1000),
     groupP90s: percentile(result.groupMs, 90) / 1000,
   };
-}
-
-/** Median (the middle value; the mean of the two middle ones for an even count). */
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** `median (min–max)` with `digits` decimals; just the value for one run. */

@@ -1,15 +1,10 @@
 /** @module `bench:sampling`'s figures: per-arm medians and spreads over the repeats, the headline line, and the ratios. */
 import type { SamplingOutcome } from "./sampling-runs";
+import { median } from "../kit/latency-table";
 import { ARMS, type Arm } from "./arms";
 
 /** One timed repeat: each arm's outcome, every ratio taken within the repeat. */
 export type Repeat = Record<Arm, SamplingOutcome>;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /** `median (min–max)` with `digits` decimals. */
 function summary(values: readonly number[], digits: number): string {

@@ -20,6 +20,7 @@
  */
 import { commandLine, integerFlag } from "../../scripts/command-line";
 import { startBenchStack } from "../kit/bench-stack";
+import { median } from "../kit/loop-report";
 import { startSimulatorProcess } from "../kit/simulator-process";
 import { type ArmResult, type ArmSettings, runArm } from "./staleness-run";
 
@@ -123,7 +124,6 @@ const settings: ArmSettings = {
   timeoutMs: 240_000,
 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const spread = (xs: number[]) => `${Math.min(...xs)}–${Math.max(...xs)}`;
 const stamp = Date.now().toString(36);
 const results: Record<"drop" | "wait", ArmResult[]> = { drop: [], wait: [] };

@@ -3,6 +3,7 @@
  * medians with their min–max over repeats, then the headline ratios (each repeat's ratio taken
  * within that repeat, then their median and spread), and the same-outcomes check.
  */
+import { median } from "../kit/latency-table";
 import type { ModeResult } from "./train-loop";
 
 /** One mode's timed window with what the stack around it measured. */
@@ -20,14 +21,6 @@ export interface Measured extends ModeResult {
 export const tokensPerS = (m: ModeResult): number => m.trainedTokens / (m.wallMs / 1000);
 /** Trained samples per wall second of the window. */
 export const samplesPerS = (m: ModeResult): number => m.trainedSamples / (m.wallMs / 1000);
-
-/** The median of `values` (the mean of the middle two for an even count). */
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 const range = (values: number[], digits: number) =>

@@ -64,7 +64,8 @@ export class ReplicaRouter {
   readonly #replicas: ReplicaState[];
   readonly #byUrl = new Map<string, ReplicaState>();
   readonly #sticky: StickyAssignments;
-  readonly #ring: HashRing<ReplicaState>;
+  /** Built on the first `prefix_hash` call, so routers under other policies never hash points. */
+  #ring: HashRing<ReplicaState> | undefined;
   readonly #options: ReplicaRouterOptions;
 
   /** `urls` must be non-empty and distinct once normalised (the backend config checks both). */
@@ -73,7 +74,6 @@ export class ReplicaRouter {
     this.#replicas = urls.map((url) => new ReplicaState(url, timing));
     for (const replica of this.#replicas) this.#byUrl.set(replica.url, replica);
     this.#sticky = new StickyAssignments(options.stickyCapacity);
-    this.#ring = new HashRing(this.#replicas);
     this.#options = options;
   }
 
@@ -101,7 +101,9 @@ export class ReplicaRouter {
     const routing = this.#options.routing;
     if (routing?.policy === "prefix_hash")
       return this.#firstUp(
-        this.#ring.order(prefixKey?.(PREFIX_HASH_CHARS) ?? rolloutId),
+        (this.#ring ??= new HashRing(this.#replicas)).order(
+          prefixKey?.(PREFIX_HASH_CHARS) ?? rolloutId,
+        ),
         rolloutId,
       );
     const remembered = this.#find(hint) ?? this.#find(this.#sticky.get(rolloutId));
