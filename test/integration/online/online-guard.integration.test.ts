@@ -30,12 +30,14 @@ describe("the split guard (integration)", () => {
     await send("PUT", "/v1/online/guard", { enabled: true, stable: "3", min_sessions: 2 });
     try {
       const { api_key } = await createApp({ feedback_window_ms: 400, retention_ms: 60_000 });
-      const versions = new Set<number>();
-      for (let i = 0; versions.size < 2 || i < 8; i++) {
+      // The guard acts once each version has min_sessions (2) scored sessions: ask until both do.
+      const perVersion = new Map<number, number>();
+      const enough = () => [3, 4].every((v) => (perVersion.get(v) ?? 0) >= 2);
+      for (let i = 0; !enough() || i < 8; i++) {
         const id = `guard-${crypto.randomUUID().slice(0, 8)}`;
         await chat(api_key, id);
         const { version } = await readSession(api_key, id);
-        versions.add(version);
+        perVersion.set(version, (perVersion.get(version) ?? 0) + 1);
         // The candidate's users are unhappy, the stable version's happy.
         await send(
           "POST",
@@ -43,7 +45,7 @@ describe("the split guard (integration)", () => {
           { reward: version === 3 ? 1 : 0 },
           api_key,
         );
-        if (i > 40) throw new Error("40 sessions never reached both versions");
+        if (i > 40) throw new Error("40 sessions never gave both versions two each");
       }
       const guard = await waitFor("the guard's action", async () => {
         const view = (await (await send("GET", "/v1/online/guard")).json()) as GuardView;
